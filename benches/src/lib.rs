@@ -1,0 +1,1 @@
+//! Shared helpers for the maxmargin benchmarks (data loading from `MAXMARGIN_DATA`).
