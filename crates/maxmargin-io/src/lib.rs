@@ -1,1 +1,20 @@
-//! Under construction.
+//! Bytes in, bytes out: data formats and versioned model files.
+//!
+//! - [`libsvm`]: the LIBSVM / SVMlight format (`label [qid:N] idx:val ...`), streamed into a CSR
+//!   [`SparseRows`](maxmargin_core::vector::SparseRows), `.gz` read transparently, and written back.
+//! - [`model_file`]: a versioned header (magic, format version, model kind, crate version) over any
+//!   `Serialize` payload, as bincode 2 or as JSON for paths ending in `.json`. Only this module knows bincode.
+//! - [`atomic`]: every file this crate writes goes to a temporary file in the same directory, is synced,
+//!   then renamed, so a crash never leaves half a file.
+//!
+//! This crate knows formats and bytes, not what a model means; it depends on `maxmargin-core` only.
+//! Every error names the file, and parse errors the line, column and field.
+
+pub mod atomic;
+mod error;
+pub mod libsvm;
+pub mod model_file;
+mod open;
+
+pub use error::IoError;
+pub use open::open_maybe_gz;

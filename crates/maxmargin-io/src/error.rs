@@ -1,0 +1,99 @@
+//! The one error type of `maxmargin-io`: every variant names the file it is about.
+
+use std::path::PathBuf;
+
+/// What can go wrong reading or writing a file.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum IoError {
+    /// The operating system refused (missing file, permissions, full disk, ...).
+    #[error("{path}: {source}", path = .path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A line of a data file does not parse.
+    #[error("{path}:{line}:{column}: {field}: {message}", path = .path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// 1-based column of the offending token.
+        column: usize,
+        /// Which field: `label`, `qid`, `feature index`, `feature value` or `feature`.
+        field: &'static str,
+        /// What is wrong, with the bad text.
+        message: String,
+    },
+    /// A data file with no examples.
+    #[error("{path}: no examples", path = .path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A binary problem needs exactly two classes.
+    #[error("{path}: a binary problem needs exactly two classes, found {found}: {labels}", path = .path.display())]
+    NotBinary {
+        /// The file.
+        path: PathBuf,
+        /// How many distinct labels there are.
+        found: usize,
+        /// The distinct labels (up to a few).
+        labels: String,
+    },
+    /// A model file that is not one, or was cut short, or is corrupt.
+    #[error("{path}: {message}", path = .path.display())]
+    BadModel {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A model file of another kind than the one asked for.
+    #[error("{path}: model kind is {found:?}, expected {expected:?}", path = .path.display())]
+    WrongKind {
+        /// The file.
+        path: PathBuf,
+        /// The kind asked for.
+        expected: String,
+        /// The kind in the file.
+        found: String,
+    },
+    /// A model file written by a newer format than this build reads.
+    #[error("{path}: model format version {found} is newer than the supported {supported}", path = .path.display())]
+    UnsupportedVersion {
+        /// The file.
+        path: PathBuf,
+        /// The version in the file.
+        found: u32,
+        /// The newest version this build reads.
+        supported: u32,
+    },
+    /// A payload that cannot be encoded.
+    #[error("{path}: cannot encode model: {message}", path = .path.display())]
+    Encode {
+        /// The file.
+        path: PathBuf,
+        /// What the encoder said.
+        message: String,
+    },
+}
+
+impl IoError {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub(crate) fn bad_model(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+        Self::BadModel {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}

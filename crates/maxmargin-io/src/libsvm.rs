@@ -1,0 +1,352 @@
+//! The LIBSVM / SVMlight format: `label [qid:N] idx:val idx:val ... [# comment]`, one example per line.
+//!
+//! Indices are 1-based and strictly increasing in the file and 0-based in memory. Blank lines, `#`
+//! comments and CRLF line ends are accepted; a file starting with the gzip magic bytes is decompressed on
+//! the fly. Lines are streamed into one CSR buffer, so a file is never held twice in memory. Labels are
+//! arbitrary finite numbers; [`BinaryLabels`] maps the two classes of a binary problem to ±1. Every error
+//! names the file, line, column and field. The multilabel and svm_hmm variants reuse [`read_with`].
+
+use crate::atomic::write_atomic;
+use crate::{IoError, open_maybe_gz};
+use maxmargin_core::vector::SparseRows;
+use serde::{Deserialize, Serialize};
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+/// A labelled dataset read from a file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dataset<L> {
+    /// The feature rows (0-based indices).
+    pub x: SparseRows,
+    /// One label per row, as written in the file.
+    pub labels: Vec<L>,
+    /// The `qid:` of each row, where given.
+    pub qids: Vec<Option<u64>>,
+    /// Where the data came from (for error messages).
+    pub source: PathBuf,
+}
+
+impl<L> Dataset<L> {
+    /// Number of examples.
+    pub fn n_samples(&self) -> usize {
+        self.labels.len()
+    }
+}
+
+/// A dataset with one real label per row: binary, multiclass or regression targets.
+pub type LabeledData = Dataset<f64>;
+
+/// A parse failure inside one field, before the file and line are attached.
+struct FieldError {
+    column: usize,
+    field: &'static str,
+    message: String,
+}
+
+fn parse_f64(tok: &str) -> Result<f64, String> {
+    match tok.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        Ok(v) => Err(format!("{v} is not a finite number")),
+        Err(_) => Err(format!("{tok:?} is not a number")),
+    }
+}
+
+/// Parses a real label such as `+1`, `-1`, `0`, `2` or `3.5`.
+///
+/// # Errors
+/// A message with the bad text when the label is not a finite number.
+pub fn parse_real_label(tok: &str) -> Result<f64, String> {
+    parse_f64(tok)
+}
+
+/// Byte offset of `tok` inside `line` (both from the same buffer), 1-based.
+fn column_of(line: &str, tok: &str) -> usize {
+    tok.as_ptr() as usize - line.as_ptr() as usize + 1
+}
+
+/// Parses one non-empty, comment-free line into the row buffers; returns the label and qid.
+#[allow(clippy::type_complexity)]
+fn parse_line<L>(
+    line: &str,
+    parse_label: &mut impl FnMut(&str) -> Result<L, String>,
+    idx: &mut Vec<u32>,
+    val: &mut Vec<f64>,
+) -> Result<(L, Option<u64>), FieldError> {
+    idx.clear();
+    val.clear();
+    let mut tokens = line.split_ascii_whitespace();
+    let Some(first) = tokens.next() else {
+        return Err(FieldError {
+            column: 1,
+            field: "label",
+            message: "missing label".into(),
+        });
+    };
+    let label = parse_label(first).map_err(|message| FieldError {
+        column: column_of(line, first),
+        field: "label",
+        message,
+    })?;
+    let mut qid = None;
+    let mut previous: u64 = 0;
+    for (k, tok) in tokens.enumerate() {
+        let column = column_of(line, tok);
+        let fail = |field, message| FieldError {
+            column,
+            field,
+            message,
+        };
+        let Some((key, value)) = tok.split_once(':') else {
+            return Err(fail(
+                "feature",
+                format!("{tok:?} is not of the form index:value"),
+            ));
+        };
+        if key == "qid" {
+            if k != 0 {
+                return Err(fail("qid", "qid must come right after the label".into()));
+            }
+            let q = value
+                .parse::<u64>()
+                .map_err(|_| fail("qid", format!("{value:?} is not a non-negative integer")))?;
+            qid = Some(q);
+            continue;
+        }
+        let j = key.parse::<u64>().map_err(|_| {
+            fail(
+                "feature index",
+                format!("{key:?} is not a positive integer"),
+            )
+        })?;
+        if j == 0 {
+            return Err(fail("feature index", "index 0: indices start at 1".into()));
+        }
+        if j > u64::from(u32::MAX) {
+            return Err(fail(
+                "feature index",
+                format!("index {j} is larger than {}", u32::MAX),
+            ));
+        }
+        if j <= previous {
+            return Err(fail(
+                "feature index",
+                format!("index {j} does not increase (follows {previous})"),
+            ));
+        }
+        previous = j;
+        let v = parse_f64(value).map_err(|m| fail("feature value", m))?;
+        idx.push((j - 1) as u32);
+        val.push(v);
+    }
+    Ok((label, qid))
+}
+
+/// Reads a LIBSVM-format file whose labels `parse_label` understands, streaming it into one CSR matrix.
+///
+/// # Errors
+/// [`IoError::Io`] when the file cannot be read, [`IoError::Parse`] naming the line, column and field of
+/// the first bad token.
+pub fn read_with<L>(
+    path: &Path,
+    parse_label: impl FnMut(&str) -> Result<L, String>,
+) -> Result<Dataset<L>, IoError> {
+    read_from(open_maybe_gz(path)?, path, parse_label)
+}
+
+/// Reads LIBSVM-format text from any buffered reader; `path` names the source in errors.
+///
+/// # Errors
+/// As [`read_with`].
+///
+/// # Examples
+/// ```
+/// # fn main() -> Result<(), maxmargin_io::IoError> {
+/// use maxmargin_io::libsvm::{read_from, parse_real_label};
+/// let d = read_from(&b"1 3:1.5\n0 1:1\n"[..], "inline".as_ref(), parse_real_label)?;
+/// assert_eq!((d.n_samples(), d.x.n_features()), (2, 3));
+/// # Ok(()) }
+/// ```
+pub fn read_from<L>(
+    mut reader: impl BufRead,
+    path: &Path,
+    mut parse_label: impl FnMut(&str) -> Result<L, String>,
+) -> Result<Dataset<L>, IoError> {
+    let mut x = SparseRows::new();
+    let (mut labels, mut qids) = (Vec::new(), Vec::new());
+    let (mut idx, mut val) = (Vec::new(), Vec::new());
+    let mut buf = String::new();
+    let mut line_no = 0;
+    loop {
+        buf.clear();
+        let read = reader
+            .read_line(&mut buf)
+            .map_err(|e| IoError::io(path, e))?;
+        if read == 0 {
+            break;
+        }
+        line_no += 1;
+        let content = buf.split('#').next().unwrap_or("");
+        let content = content.trim_end_matches(['\n', '\r']);
+        if content.trim().is_empty() {
+            continue;
+        }
+        let (label, qid) =
+            parse_line(content, &mut parse_label, &mut idx, &mut val).map_err(|e| {
+                IoError::Parse {
+                    path: path.to_path_buf(),
+                    line: line_no,
+                    column: e.column,
+                    field: e.field,
+                    message: e.message,
+                }
+            })?;
+        x.push_row(&idx, &val).map_err(|e| IoError::Parse {
+            path: path.to_path_buf(),
+            line: line_no,
+            column: 1,
+            field: "feature",
+            message: e.to_string(),
+        })?;
+        labels.push(label);
+        qids.push(qid);
+    }
+    Ok(Dataset {
+        x,
+        labels,
+        qids,
+        source: path.to_path_buf(),
+    })
+}
+
+/// Reads a LIBSVM-format file with real labels.
+///
+/// # Errors
+/// As [`read_with`].
+///
+/// # Examples
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let p = dir.path().join("d.svm");
+/// std::fs::write(&p, "+1 1:2 2:1\r\n# a comment\n\n-1 1:-1 2:-2 # trailing\n")?;
+/// let d = maxmargin_io::libsvm::read(&p)?;
+/// assert_eq!(d.labels, vec![1.0, -1.0]);
+/// assert_eq!(d.x.row(1).values(), &[-1.0, -2.0]);
+/// let err = std::fs::write(&p, "+1 1:2 0:1\n").map(|_| maxmargin_io::libsvm::read(&p));
+/// assert!(err?.unwrap_err().to_string().contains(":1:8: feature index: index 0"));
+/// # Ok(()) }
+/// ```
+pub fn read(path: &Path) -> Result<LabeledData, IoError> {
+    read_with(path, parse_real_label)
+}
+
+/// Writes a dataset in LIBSVM format (1-based indices, `qid:` where present), atomically.
+///
+/// # Errors
+/// [`IoError::Io`] naming the file.
+pub fn write(path: &Path, data: &LabeledData) -> Result<(), IoError> {
+    write_atomic(path, |w| {
+        for (i, row) in data.x.rows().enumerate() {
+            write!(w, "{}", data.labels[i])?;
+            if let Some(Some(q)) = data.qids.get(i) {
+                write!(w, " qid:{q}")?;
+            }
+            for (j, v) in row.iter() {
+                write!(w, " {}:{}", j + 1, v)?;
+            }
+            writeln!(w)?;
+        }
+        Ok(())
+    })
+}
+
+/// The two classes of a binary problem and their mapping to ±1: the smaller label is −1, the larger +1
+/// (so `-1/+1`, `0/1` and `1/2` all map in their natural order).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BinaryLabels {
+    /// The label mapped to −1.
+    pub negative: f64,
+    /// The label mapped to +1.
+    pub positive: f64,
+}
+
+impl BinaryLabels {
+    /// Finds the two classes of `labels`.
+    ///
+    /// # Errors
+    /// [`IoError::Empty`] for no labels, [`IoError::NotBinary`] for one class or more than two.
+    ///
+    /// # Examples
+    /// ```
+    /// # fn main() -> Result<(), maxmargin_io::IoError> {
+    /// use maxmargin_io::libsvm::BinaryLabels;
+    /// let m = BinaryLabels::from_labels("d".as_ref(), &[2.0, 1.0, 2.0])?;
+    /// assert_eq!((m.negative, m.positive), (1.0, 2.0));
+    /// assert!(BinaryLabels::from_labels("d".as_ref(), &[1.0, 1.0]).is_err());
+    /// # Ok(()) }
+    /// ```
+    pub fn from_labels(source: &Path, labels: &[f64]) -> Result<Self, IoError> {
+        let mut distinct: Vec<f64> = Vec::new();
+        for &l in labels {
+            if !distinct.contains(&l) {
+                distinct.push(l);
+                if distinct.len() > 8 {
+                    break;
+                }
+            }
+        }
+        distinct.sort_by(f64::total_cmp);
+        match distinct.as_slice() {
+            [] => Err(IoError::Empty {
+                path: source.to_path_buf(),
+            }),
+            &[negative, positive] => Ok(Self { negative, positive }),
+            other => Err(IoError::NotBinary {
+                path: source.to_path_buf(),
+                found: other.len(),
+                labels: other
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }),
+        }
+    }
+
+    /// ±1 for a known label, `None` for any other.
+    pub fn to_sign(&self, label: f64) -> Option<f64> {
+        if label == self.positive {
+            Some(1.0)
+        } else if label == self.negative {
+            Some(-1.0)
+        } else {
+            None
+        }
+    }
+
+    /// The label for a decision value: positive when `f > 0`, negative otherwise.
+    pub fn from_decision(&self, f: f64) -> f64 {
+        if f > 0.0 {
+            self.positive
+        } else {
+            self.negative
+        }
+    }
+
+    /// The ±1 targets of a whole dataset; a label outside the two classes is an error naming its line.
+    ///
+    /// # Errors
+    /// [`IoError::NotBinary`] when a label is neither class.
+    pub fn targets(&self, data: &LabeledData) -> Result<Vec<f64>, IoError> {
+        data.labels
+            .iter()
+            .map(|&l| {
+                self.to_sign(l).ok_or_else(|| IoError::NotBinary {
+                    path: data.source.clone(),
+                    found: 3,
+                    labels: format!("{}, {}, {l}", self.negative, self.positive),
+                })
+            })
+            .collect()
+    }
+}

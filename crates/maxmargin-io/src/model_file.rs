@@ -1,0 +1,307 @@
+//! Versioned model files: a header, then any `Serialize` payload, as bincode 2 or JSON.
+//!
+//! Binary layout (little endian): the 8 magic bytes `MXMARGIN`, the format version (`u32`), the model kind
+//! and the writing crate's version (each a `u16` length and UTF-8 bytes), the payload length (`u64`), the
+//! payload (bincode 2, standard configuration), and the CRC-32 of the payload (`u32`). Every length is
+//! checked against the file's size before anything is allocated, and the checksum before decoding, so a
+//! truncated or foreign file is a clear error. A path ending in `.json` holds one JSON object instead: the
+//! header keys `format`, `format_version`, `kind`, `crate_version`, then the payload's own fields.
+//!
+//! Files are written atomically (see [`crate::atomic`]). This is the only module that knows bincode, so the
+//! encoding can be swapped here alone; it does not know what a payload means.
+
+use crate::IoError;
+use crate::atomic::write_atomic;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::io::Read;
+use std::path::Path;
+
+/// The first bytes of every binary model file.
+pub const MAGIC: [u8; 8] = *b"MXMARGIN";
+/// The newest format version this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// The value of the `format` key of a JSON model file.
+pub const JSON_FORMAT: &str = "maxmargin-model";
+const HEADER_KEYS: [&str; 4] = ["format", "format_version", "kind", "crate_version"];
+/// Largest payload decoded (bytes); a guard on top of the size checks.
+const PAYLOAD_LIMIT: usize = 1 << 34;
+
+/// What every model file says about itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    /// The format version it was written with.
+    pub format_version: u32,
+    /// The model kind, such as `binary`.
+    pub kind: String,
+    /// The version of the crate that wrote it.
+    pub crate_version: String,
+}
+
+fn is_json(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+}
+
+fn bincode_config() -> impl bincode::config::Config {
+    bincode::config::standard().with_limit::<PAYLOAD_LIMIT>()
+}
+
+/// Saves `payload` as a model of `kind`, as JSON when `path` ends in `.json` and bincode otherwise.
+///
+/// # Errors
+/// [`IoError::Encode`] when the payload cannot be encoded (or is not a JSON object), [`IoError::Io`] when
+/// the file cannot be written; the target is then untouched.
+///
+/// # Examples
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use maxmargin_io::model_file::{load, save};
+/// #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+/// struct M { w: Vec<f64> }
+/// let dir = tempfile::tempdir()?;
+/// for name in ["m.bin", "m.json"] {
+///     let p = dir.path().join(name);
+///     save(&p, "toy", &M { w: vec![0.1, -2.0] })?;
+///     let (header, m): (_, M) = load(&p, "toy")?;
+///     assert_eq!((header.kind.as_str(), m.w), ("toy", vec![0.1, -2.0]));
+/// }
+/// # Ok(()) }
+/// ```
+pub fn save<T: Serialize>(path: &Path, kind: &str, payload: &T) -> Result<(), IoError> {
+    let encode_err = |message: String| IoError::Encode {
+        path: path.to_path_buf(),
+        message,
+    };
+    let bytes = if is_json(path) {
+        let value = serde_json::to_value(payload).map_err(|e| encode_err(e.to_string()))?;
+        let serde_json::Value::Object(fields) = value else {
+            return Err(encode_err("a JSON model payload must be an object".into()));
+        };
+        let mut obj = serde_json::Map::new();
+        obj.insert("format".into(), JSON_FORMAT.into());
+        obj.insert("format_version".into(), FORMAT_VERSION.into());
+        obj.insert("kind".into(), kind.into());
+        obj.insert("crate_version".into(), env!("CARGO_PKG_VERSION").into());
+        for (k, v) in fields {
+            if HEADER_KEYS.contains(&k.as_str()) {
+                return Err(encode_err(format!(
+                    "payload field {k:?} clashes with the header"
+                )));
+            }
+            obj.insert(k, v);
+        }
+        let mut text = serde_json::to_vec_pretty(&serde_json::Value::Object(obj))
+            .map_err(|e| encode_err(e.to_string()))?;
+        text.push(b'\n');
+        text
+    } else {
+        let payload = bincode::serde::encode_to_vec(payload, bincode_config())
+            .map_err(|e| encode_err(e.to_string()))?;
+        let mut out = Vec::with_capacity(payload.len() + 64);
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        for s in [kind, env!("CARGO_PKG_VERSION")] {
+            let len = u16::try_from(s.len())
+                .map_err(|_| encode_err(format!("header string too long: {s:?}")))?;
+            out.extend_from_slice(&len.to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(&payload);
+        out.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+        out
+    };
+    write_atomic(path, |w| w.write_all(&bytes))
+}
+
+/// A cursor over the file's bytes that reports truncation instead of panicking.
+struct Cursor<'a> {
+    path: &'a Path,
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], IoError> {
+        let end = self.pos.checked_add(n).filter(|&e| e <= self.bytes.len());
+        let Some(end) = end else {
+            return Err(IoError::bad_model(
+                self.path,
+                format!(
+                    "truncated: {what} needs {n} bytes at offset {}, the file has {}",
+                    self.pos,
+                    self.bytes.len()
+                ),
+            ));
+        };
+        let s = &self.bytes[self.pos..end];
+        self.pos = end;
+        Ok(s)
+    }
+
+    fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N], IoError> {
+        let mut a = [0u8; N];
+        a.copy_from_slice(self.take(N, what)?);
+        Ok(a)
+    }
+
+    fn string(&mut self, what: &str) -> Result<String, IoError> {
+        let len = u16::from_le_bytes(self.array(what)?) as usize;
+        let raw = self.take(len, what)?;
+        String::from_utf8(raw.to_vec())
+            .map_err(|_| IoError::bad_model(self.path, format!("{what} is not UTF-8")))
+    }
+}
+
+fn check_header(path: &Path, header: &Header, expected_kind: &str) -> Result<(), IoError> {
+    if header.format_version > FORMAT_VERSION || header.format_version == 0 {
+        return Err(IoError::UnsupportedVersion {
+            path: path.to_path_buf(),
+            found: header.format_version,
+            supported: FORMAT_VERSION,
+        });
+    }
+    if header.kind != expected_kind {
+        return Err(IoError::WrongKind {
+            path: path.to_path_buf(),
+            expected: expected_kind.into(),
+            found: header.kind.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// Reads only the header of a model file (to dispatch on its kind).
+///
+/// # Errors
+/// [`IoError::BadModel`] for a foreign, truncated or corrupt file, [`IoError::Io`] when it cannot be read.
+pub fn read_header(path: &Path) -> Result<Header, IoError> {
+    Ok(read_parts(path)?.0)
+}
+
+enum Body {
+    Bincode(Vec<u8>, usize),
+    Json(serde_json::Map<String, serde_json::Value>),
+}
+
+fn read_parts(path: &Path) -> Result<(Header, Body), IoError> {
+    let mut file = std::fs::File::open(path).map_err(|e| IoError::io(path, e))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|e| IoError::io(path, e))?;
+    if bytes.starts_with(&MAGIC) {
+        let mut c = Cursor {
+            path,
+            bytes: &bytes,
+            pos: MAGIC.len(),
+        };
+        let format_version = u32::from_le_bytes(c.array("format version")?);
+        if format_version > FORMAT_VERSION {
+            return Err(IoError::UnsupportedVersion {
+                path: path.to_path_buf(),
+                found: format_version,
+                supported: FORMAT_VERSION,
+            });
+        }
+        let kind = c.string("model kind")?;
+        let crate_version = c.string("crate version")?;
+        let len = u64::from_le_bytes(c.array("payload length")?);
+        let remaining = (bytes.len() - c.pos) as u64;
+        if len.checked_add(4) != Some(remaining) {
+            return Err(IoError::bad_model(
+                path,
+                format!(
+                    "truncated or corrupt: header announces a {len}-byte payload, {remaining} bytes follow"
+                ),
+            ));
+        }
+        let start = c.pos;
+        let payload = c.take(len as usize, "payload")?;
+        let crc = u32::from_le_bytes(c.array("checksum")?);
+        if crc32fast::hash(payload) != crc {
+            return Err(IoError::bad_model(
+                path,
+                "corrupt: payload checksum does not match",
+            ));
+        }
+        let header = Header {
+            format_version,
+            kind,
+            crate_version,
+        };
+        let end = start + len as usize;
+        bytes.truncate(end);
+        return Ok((header, Body::Bincode(bytes, start)));
+    }
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first != Some(&b'{') {
+        return Err(IoError::bad_model(
+            path,
+            "not a maxmargin model file (no magic bytes, not JSON)",
+        ));
+    }
+    let value: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| IoError::bad_model(path, format!("invalid JSON model: {e}")))?;
+    let serde_json::Value::Object(mut obj) = value else {
+        return Err(IoError::bad_model(path, "a JSON model must be an object"));
+    };
+    if obj.get("format").and_then(|v| v.as_str()) != Some(JSON_FORMAT) {
+        return Err(IoError::bad_model(
+            path,
+            format!("not a maxmargin model: \"format\" is not {JSON_FORMAT:?}"),
+        ));
+    }
+    let field = |obj: &serde_json::Map<String, serde_json::Value>, k: &str| {
+        obj.get(k)
+            .cloned()
+            .ok_or_else(|| IoError::bad_model(path, format!("missing header key {k:?}")))
+    };
+    let format_version = field(&obj, "format_version")?
+        .as_u64()
+        .and_then(|v| u32::try_from(v).ok())
+        .ok_or_else(|| IoError::bad_model(path, "\"format_version\" is not a version number"))?;
+    let text = |v: serde_json::Value, k: &str| {
+        v.as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| IoError::bad_model(path, format!("{k:?} is not a string")))
+    };
+    let kind = text(field(&obj, "kind")?, "kind")?;
+    let crate_version = text(field(&obj, "crate_version")?, "crate_version")?;
+    for k in HEADER_KEYS {
+        obj.remove(k);
+    }
+    Ok((
+        Header {
+            format_version,
+            kind,
+            crate_version,
+        },
+        Body::Json(obj),
+    ))
+}
+
+/// Loads a model of `expected_kind` written by [`save`], in either encoding (recognised by content).
+///
+/// # Errors
+/// [`IoError::BadModel`] for a foreign, truncated or corrupt file or a payload that does not decode,
+/// [`IoError::WrongKind`], [`IoError::UnsupportedVersion`], or [`IoError::Io`].
+pub fn load<T: DeserializeOwned>(path: &Path, expected_kind: &str) -> Result<(Header, T), IoError> {
+    let (header, body) = read_parts(path)?;
+    check_header(path, &header, expected_kind)?;
+    let payload = match body {
+        Body::Bincode(bytes, start) => {
+            let (value, used) =
+                bincode::serde::decode_from_slice(&bytes[start..], bincode_config()).map_err(
+                    |e| IoError::bad_model(path, format!("payload does not decode: {e}")),
+                )?;
+            if used != bytes.len() - start {
+                return Err(IoError::bad_model(path, "payload has trailing bytes"));
+            }
+            value
+        }
+        Body::Json(obj) => serde_json::from_value(serde_json::Value::Object(obj))
+            .map_err(|e| IoError::bad_model(path, format!("payload does not decode: {e}")))?,
+    };
+    Ok((header, payload))
+}

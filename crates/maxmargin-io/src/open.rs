@@ -1,0 +1,36 @@
+//! Opening data files, gzip-compressed or not: the gzip magic bytes decide, not the file name.
+
+use crate::IoError;
+use flate2::read::MultiGzDecoder;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+/// Opens `path` for buffered reading, decompressing on the fly when it starts with the gzip magic bytes.
+///
+/// # Errors
+/// [`IoError::Io`] naming the file when it cannot be opened or read.
+///
+/// # Examples
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use std::io::BufRead;
+/// let dir = tempfile::tempdir()?;
+/// let p = dir.path().join("plain.txt");
+/// std::fs::write(&p, "+1 1:0.5\n")?;
+/// let mut line = String::new();
+/// maxmargin_io::open_maybe_gz(&p)?.read_line(&mut line)?;
+/// assert_eq!(line, "+1 1:0.5\n");
+/// # Ok(()) }
+/// ```
+pub fn open_maybe_gz(path: &Path) -> Result<Box<dyn BufRead>, IoError> {
+    let file = File::open(path).map_err(|e| IoError::io(path, e))?;
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let head = reader.fill_buf().map_err(|e| IoError::io(path, e))?;
+    if head.starts_with(&[0x1f, 0x8b]) {
+        let decoder: Box<dyn Read> = Box::new(MultiGzDecoder::new(reader));
+        Ok(Box::new(BufReader::with_capacity(1 << 16, decoder)))
+    } else {
+        Ok(Box::new(reader))
+    }
+}

@@ -1,0 +1,5 @@
+//! Integration tests of `maxmargin-io`: LIBSVM reading and writing, model files, the shared datasets.
+
+mod libsvm;
+mod model_file;
+mod shared_data;
