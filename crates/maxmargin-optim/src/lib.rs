@@ -1,1 +1,26 @@
-//! Under construction.
+//! Solvers for max-margin objectives, and the one loop that runs them.
+//!
+//! - [`problem`]: what is minimized, e.g. [`BinaryProblem`]: `λ/2‖w‖² + (1/n)Σ max(0, 1 − y_i(⟨w, x_i⟩ + b))`.
+//! - [`subgradient`]: the batch subgradient method with step rules, keeping the best iterate (it is no
+//!   descent method).
+//! - [`pegasos`]: Pegasos (Shalev-Shwartz, Singer, Srebro, Cotter 2011), `η_t = 1/(λt)`, mini-batches,
+//!   projection, sampling schemes, bias modes, averaging; `w = s·v` so a step costs `O(nnz(x))`.
+//! - [`trainer`]: [`Trainer`] owns the loop: budgets (iterations, epochs, seconds), the tolerance, the
+//!   trace, observers. A [`Solver`] only writes `init` and `step`; solvers never print.
+//!
+//! Randomness comes from one `ChaCha8Rng` seeded from the parameters and carried in the solver state, so
+//! the same seed, data and parameters give the same weights, bit for bit. This crate reads no files.
+
+mod error;
+pub mod pegasos;
+pub mod problem;
+pub mod step;
+pub mod subgradient;
+pub mod trainer;
+
+pub use error::OptimError;
+pub use pegasos::{Pegasos, PegasosParams, Sampling};
+pub use problem::{Bias, BinaryProblem, LinearWeights};
+pub use step::StepRule;
+pub use subgradient::{Subgradient, SubgradientParams};
+pub use trainer::{Budget, Fit, Observer, Progress, Solver, StopReason, TraceRecord, Trainer};

@@ -7,7 +7,10 @@ use proptest::prelude::*;
 
 /// Scores and losses on a grid of halves (so exact ties are common), the truth with Δ = 0, and joint
 /// features for the subgradient.
-fn instance() -> impl Strategy<Value = (Vec<f64>, Vec<f64>, usize, Vec<Vec<f64>>, Vec<f64>)> {
+/// Scores, losses, truth, joint features, weights.
+type Instance = (Vec<f64>, Vec<f64>, usize, Vec<Vec<f64>>, Vec<f64>);
+
+fn instance() -> impl Strategy<Value = Instance> {
     (1..7usize).prop_flat_map(|k| {
         (
             prop::collection::vec(0..6i32, k),

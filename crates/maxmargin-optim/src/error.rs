@@ -1,0 +1,63 @@
+//! The one error type of `maxmargin-optim`.
+
+/// Everything that can be wrong with a solver's parameters or problem.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OptimError {
+    /// A parameter outside its domain.
+    #[error("{name} {reason}, got {value}")]
+    InvalidParam {
+        /// The parameter.
+        name: &'static str,
+        /// Its value, as text.
+        value: String,
+        /// What it must be.
+        reason: &'static str,
+    },
+    /// Binary targets must be −1 or +1.
+    #[error("binary target at row {index} must be -1 or +1, got {value}")]
+    BadTarget {
+        /// The row.
+        index: usize,
+        /// The target.
+        value: f64,
+    },
+    /// Rows and targets differ in number.
+    #[error("{rows} rows but {targets} targets")]
+    LengthMismatch {
+        /// Number of rows.
+        rows: usize,
+        /// Number of targets.
+        targets: usize,
+    },
+    /// A problem with no examples.
+    #[error("the training set has no examples")]
+    NoExamples,
+    /// Weights of the wrong length for a warm start.
+    #[error("initial weights have length {got}, the problem has {expected} features")]
+    WarmStartLength {
+        /// Number of features.
+        expected: usize,
+        /// Length given.
+        got: usize,
+    },
+    /// A budget that never stops.
+    #[error("no budget set: give at least one of iterations, epochs or seconds")]
+    Unbounded,
+    /// An error from the math core.
+    #[error(transparent)]
+    Core(#[from] maxmargin_core::CoreError),
+}
+
+/// An [`OptimError::InvalidParam`] with the value shown.
+pub(crate) fn invalid(
+    name: &'static str,
+    value: impl std::fmt::Display,
+    reason: &'static str,
+) -> OptimError {
+    OptimError::InvalidParam {
+        name,
+        value: value.to_string(),
+        reason,
+    }
+}

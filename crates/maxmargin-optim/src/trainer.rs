@@ -1,0 +1,312 @@
+//! One loop for every solver: budgets, tolerance, trace and observers.
+//!
+//! A [`Solver`] owns only its algorithm (`init`, `step`, and what it can report); the [`Trainer`] decides
+//! when to evaluate the objective, when to stop and what to tell observers. Nothing here prints.
+
+use crate::error::{OptimError, invalid};
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+/// How far a solver has come.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    /// Steps taken.
+    pub iteration: u64,
+    /// Passes over the data: examples touched by steps divided by `n`.
+    pub epoch: f64,
+}
+
+/// Why training stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The iteration budget was used.
+    MaxIterations,
+    /// The epoch budget was used.
+    MaxEpochs,
+    /// The time budget was used.
+    Time,
+    /// The objective stopped improving by more than the tolerance.
+    Tolerance,
+    /// The solver certified convergence itself.
+    Converged,
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::MaxIterations => "max_iterations",
+            Self::MaxEpochs => "max_epochs",
+            Self::Time => "time",
+            Self::Tolerance => "tolerance",
+            Self::Converged => "converged",
+        })
+    }
+}
+
+/// One evaluation in the trace.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceRecord {
+    /// Steps taken.
+    pub iteration: u64,
+    /// Passes over the data.
+    pub epoch: f64,
+    /// Seconds since training started (excluding nothing: evaluations count).
+    pub seconds: f64,
+    /// The primal objective of the solver's current output (for the batch subgradient method, of the best
+    /// iterate so far).
+    pub objective: f64,
+}
+
+/// An algorithm that the [`Trainer`] can run on problems of type `P`.
+pub trait Solver<P> {
+    /// Everything the algorithm carries from step to step (weights, counters, the RNG).
+    type State: Clone;
+    /// What training returns.
+    type Output;
+
+    /// The state before the first step.
+    ///
+    /// # Errors
+    /// When the problem does not suit the solver.
+    fn init(&mut self, problem: &P) -> Result<Self::State, OptimError>;
+
+    /// One step.
+    ///
+    /// # Errors
+    /// When the step cannot be taken.
+    fn step(&mut self, problem: &P, state: Self::State) -> Result<Self::State, OptimError>;
+
+    /// Steps and passes so far.
+    fn progress(&self, problem: &P, state: &Self::State) -> Progress;
+
+    /// The output for the current state (last, averaged or best iterate, as the solver is set up).
+    fn output(&self, problem: &P, state: &Self::State) -> Self::Output;
+
+    /// The primal objective of [`Solver::output`], as cheaply as the solver can give it.
+    fn objective(&self, problem: &P, state: &Self::State) -> f64;
+
+    /// Called once after the last step, before the output is taken (the batch subgradient method evaluates
+    /// its last iterate here). The default changes nothing.
+    fn finish(&mut self, _problem: &P, state: Self::State) -> Self::State {
+        state
+    }
+
+    /// A stop the solver certifies itself (a duality gap, a vanished violation).
+    fn stop(&self, _state: &Self::State) -> Option<StopReason> {
+        None
+    }
+}
+
+/// Receives the trainer's events; every method has a no-op default.
+pub trait Observer {
+    /// After every step.
+    fn on_step(&mut self, _progress: Progress) {}
+    /// After every evaluation of the objective.
+    fn on_eval(&mut self, _record: &TraceRecord) {}
+}
+
+/// The observer that does nothing.
+impl Observer for () {}
+
+/// When to stop and how often to evaluate.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Budget {
+    /// Stop after this many steps.
+    pub max_iterations: Option<u64>,
+    /// Stop after this many passes over the data.
+    pub max_epochs: Option<f64>,
+    /// Stop after this many seconds (then results depend on the machine's speed).
+    pub max_seconds: Option<f64>,
+    /// Stop when the objective improved by less than this, relative, over the last
+    /// [`Budget::TOLERANCE_WINDOW`] evaluations.
+    pub tolerance: Option<f64>,
+    /// Evaluate the objective every this many passes (each evaluation is a pass over the data).
+    pub eval_every_epochs: f64,
+}
+
+impl Budget {
+    /// Evaluations compared by the tolerance test.
+    pub const TOLERANCE_WINDOW: usize = 5;
+
+    /// A budget of `epochs` passes, evaluating once per pass.
+    pub fn epochs(epochs: f64) -> Self {
+        Self {
+            max_iterations: None,
+            max_epochs: Some(epochs),
+            max_seconds: None,
+            tolerance: None,
+            eval_every_epochs: 1.0,
+        }
+    }
+
+    /// A budget of `iterations` steps, evaluating once per pass.
+    pub fn iterations(iterations: u64) -> Self {
+        Self {
+            max_iterations: Some(iterations),
+            max_epochs: None,
+            ..Self::epochs(0.0)
+        }
+    }
+
+    /// Checks that some budget is set and every number is in range.
+    ///
+    /// # Errors
+    /// [`OptimError::Unbounded`] or [`OptimError::InvalidParam`].
+    pub fn check(self) -> Result<Self, OptimError> {
+        if self.max_iterations.is_none() && self.max_epochs.is_none() && self.max_seconds.is_none()
+        {
+            return Err(OptimError::Unbounded);
+        }
+        if let Some(e) = self.max_epochs
+            && !(e.is_finite() && e > 0.0)
+        {
+            return Err(invalid("epochs", e, "must be positive and finite"));
+        }
+        if self.max_iterations == Some(0) {
+            return Err(invalid("iterations", 0, "must be positive"));
+        }
+        if let Some(s) = self.max_seconds
+            && !(s.is_finite() && s > 0.0)
+        {
+            return Err(invalid("seconds", s, "must be positive and finite"));
+        }
+        if let Some(t) = self.tolerance
+            && !(t.is_finite() && t >= 0.0)
+        {
+            return Err(invalid("tolerance", t, "must be finite and >= 0"));
+        }
+        if !(self.eval_every_epochs.is_finite() && self.eval_every_epochs > 0.0) {
+            return Err(invalid(
+                "eval_every_epochs",
+                self.eval_every_epochs,
+                "must be positive and finite",
+            ));
+        }
+        Ok(self)
+    }
+}
+
+/// The result of training.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fit<O> {
+    /// The solver's output.
+    pub output: O,
+    /// Its primal objective.
+    pub objective: f64,
+    /// Every evaluation, in order; the last one is at the end of training.
+    pub trace: Vec<TraceRecord>,
+    /// Why training stopped.
+    pub stop: StopReason,
+    /// Steps and passes taken.
+    pub progress: Progress,
+}
+
+/// Runs a solver under a budget.
+#[derive(Debug, Clone, Copy)]
+pub struct Trainer {
+    budget: Budget,
+}
+
+impl Trainer {
+    /// A trainer with a checked budget.
+    ///
+    /// # Errors
+    /// As [`Budget::check`].
+    pub fn new(budget: Budget) -> Result<Self, OptimError> {
+        Ok(Self {
+            budget: budget.check()?,
+        })
+    }
+
+    fn budget_stop(&self, p: Progress, seconds: f64) -> Option<StopReason> {
+        let b = &self.budget;
+        if b.max_iterations.is_some_and(|m| p.iteration >= m) {
+            Some(StopReason::MaxIterations)
+        } else if b.max_epochs.is_some_and(|m| p.epoch >= m - 1e-12) {
+            Some(StopReason::MaxEpochs)
+        } else if b.max_seconds.is_some_and(|m| seconds >= m) {
+            Some(StopReason::Time)
+        } else {
+            None
+        }
+    }
+
+    fn tolerance_stop(&self, trace: &[TraceRecord]) -> bool {
+        let Some(tol) = self.budget.tolerance else {
+            return false;
+        };
+        let w = Budget::TOLERANCE_WINDOW;
+        if trace.len() <= w {
+            return false;
+        }
+        let old = trace[trace.len() - 1 - w].objective;
+        let new = trace[trace.len() - 1].objective;
+        (old - new) <= tol * old.abs().max(f64::MIN_POSITIVE)
+    }
+
+    /// Trains: steps until a budget, the tolerance or the solver stops it, evaluating on schedule.
+    ///
+    /// # Errors
+    /// What the solver returns.
+    pub fn run<P, S: Solver<P>>(
+        &self,
+        solver: &mut S,
+        problem: &P,
+        observer: &mut dyn Observer,
+    ) -> Result<Fit<S::Output>, OptimError> {
+        let start = Instant::now();
+        let mut state = solver.init(problem)?;
+        let mut trace = Vec::new();
+        let mut next_eval = self.budget.eval_every_epochs;
+        let stop = loop {
+            state = solver.step(problem, state)?;
+            let p = solver.progress(problem, &state);
+            observer.on_step(p);
+            let seconds = start.elapsed().as_secs_f64();
+            let stop = solver.stop(&state).or_else(|| self.budget_stop(p, seconds));
+            if let Some(s) = stop {
+                break s;
+            }
+            if p.epoch >= next_eval - 1e-12 {
+                while next_eval <= p.epoch + 1e-12 {
+                    next_eval += self.budget.eval_every_epochs;
+                }
+                let record = TraceRecord {
+                    iteration: p.iteration,
+                    epoch: p.epoch,
+                    seconds: start.elapsed().as_secs_f64(),
+                    objective: solver.objective(problem, &state),
+                };
+                observer.on_eval(&record);
+                trace.push(record);
+                if self.tolerance_stop(&trace) {
+                    break StopReason::Tolerance;
+                }
+            }
+        };
+        let state = solver.finish(problem, state);
+        let output = solver.output(problem, &state);
+        let objective = solver.objective(problem, &state);
+        let p = solver.progress(problem, &state);
+        if trace.last().is_none_or(|r| r.iteration != p.iteration) {
+            let record = TraceRecord {
+                iteration: p.iteration,
+                epoch: p.epoch,
+                seconds: start.elapsed().as_secs_f64(),
+                objective,
+            };
+            observer.on_eval(&record);
+            trace.push(record);
+        } else if let Some(last) = trace.last_mut() {
+            last.objective = objective;
+        }
+        Ok(Fit {
+            output,
+            objective,
+            trace,
+            stop,
+            progress: p,
+        })
+    }
+}

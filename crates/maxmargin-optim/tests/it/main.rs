@@ -1,0 +1,38 @@
+//! Integration tests of `maxmargin-optim`: worked examples, agreement with naive dense updates, budgets.
+
+mod pegasos;
+mod subgradient;
+mod trainer;
+
+use maxmargin_core::objective::Lambda;
+use maxmargin_core::vector::SparseRows;
+
+/// Rows and targets from dense rows.
+pub fn data(rows: &[(&[f64], f64)]) -> (SparseRows, Vec<f64>) {
+    let dense: Vec<&[f64]> = rows.iter().map(|r| r.0).collect();
+    (
+        SparseRows::from_dense_rows(&dense).unwrap(),
+        rows.iter().map(|r| r.1).collect(),
+    )
+}
+
+/// A checked λ.
+pub fn lambda(v: f64) -> Lambda {
+    Lambda::new(v).unwrap()
+}
+
+/// Formats a number as an exact small fraction when it is one, else to three decimals.
+pub fn frac(v: f64) -> String {
+    for den in 1..=12u32 {
+        let num = v * f64::from(den);
+        if (num - num.round()).abs() < 1e-9 {
+            let num = num.round() as i64;
+            return if den == 1 {
+                format!("{num}")
+            } else {
+                format!("{num}/{den}")
+            };
+        }
+    }
+    format!("{v:.3}")
+}

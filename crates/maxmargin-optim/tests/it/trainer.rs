@@ -1,0 +1,96 @@
+//! The trainer's budgets, tolerance and observers.
+
+use crate::{data, lambda};
+use maxmargin_optim::{
+    Bias, BinaryProblem, Budget, Observer, OptimError, PegasosParams, Progress, StopReason,
+    TraceRecord, Trainer,
+};
+
+struct Count {
+    steps: u64,
+    evals: Vec<TraceRecord>,
+}
+
+impl Observer for Count {
+    fn on_step(&mut self, _p: Progress) {
+        self.steps += 1;
+    }
+    fn on_eval(&mut self, r: &TraceRecord) {
+        self.evals.push(r.clone());
+    }
+}
+
+fn problem_data() -> (maxmargin_core::vector::SparseRows, Vec<f64>) {
+    let rows: Vec<Vec<f64>> = (0..10).map(|i| vec![f64::from(i) - 4.5, 1.0]).collect();
+    let dense: Vec<(&[f64], f64)> = rows.iter().map(|r| (r.as_slice(), r[0].signum())).collect();
+    data(&dense)
+}
+
+#[test]
+fn epochs_budget_and_one_eval_per_epoch() {
+    let (x, y) = problem_data();
+    let problem = BinaryProblem::new(&x, &y, lambda(0.1), Bias::None).unwrap();
+    let mut s = PegasosParams::new().batch_size(2).check().unwrap();
+    let mut obs = Count {
+        steps: 0,
+        evals: Vec::new(),
+    };
+    let fit = Trainer::new(Budget::epochs(3.0))
+        .unwrap()
+        .run(&mut s, &problem, &mut obs)
+        .unwrap();
+    assert_eq!(fit.stop, StopReason::MaxEpochs);
+    assert_eq!(obs.steps, 15);
+    assert_eq!(fit.trace.len(), 3);
+    assert_eq!(obs.evals, fit.trace);
+    assert_eq!(fit.trace.last().unwrap().objective, fit.objective);
+    assert_eq!(
+        fit.trace.iter().map(|r| r.epoch).collect::<Vec<_>>(),
+        vec![1.0, 2.0, 3.0]
+    );
+}
+
+#[test]
+fn tolerance_stops_early() {
+    let (x, y) = problem_data();
+    let problem = BinaryProblem::new(&x, &y, lambda(0.1), Bias::None).unwrap();
+    let mut s = PegasosParams::new().average(true).check().unwrap();
+    let budget = Budget {
+        tolerance: Some(1e-2),
+        ..Budget::epochs(10_000.0)
+    };
+    let fit = Trainer::new(budget)
+        .unwrap()
+        .run(&mut s, &problem, &mut ())
+        .unwrap();
+    assert_eq!(fit.stop, StopReason::Tolerance);
+    assert!(fit.progress.epoch < 10_000.0);
+}
+
+#[test]
+fn bad_budgets_and_problems_are_errors() {
+    let none = Budget {
+        max_epochs: None,
+        ..Budget::epochs(1.0)
+    };
+    assert_eq!(Trainer::new(none).unwrap_err(), OptimError::Unbounded);
+    assert!(matches!(
+        Trainer::new(Budget::epochs(f64::NAN)),
+        Err(OptimError::InvalidParam { .. })
+    ));
+    let (x, _) = problem_data();
+    let y = vec![1.0; 9];
+    assert!(matches!(
+        BinaryProblem::new(&x, &y, lambda(0.1), Bias::None),
+        Err(OptimError::LengthMismatch {
+            rows: 10,
+            targets: 9
+        })
+    ));
+    let mut y = vec![1.0; 10];
+    y[3] = 0.0;
+    assert!(matches!(
+        BinaryProblem::new(&x, &y, lambda(0.1), Bias::None),
+        Err(OptimError::BadTarget { index: 3, .. })
+    ));
+}
