@@ -22,6 +22,8 @@ pub struct Dataset<L> {
     pub labels: Vec<L>,
     /// The `qid:` of each row, where given.
     pub qids: Vec<Option<u64>>,
+    /// The 1-based line of each row in its file (for error messages about a row).
+    pub lines: Vec<usize>,
     /// Where the data came from (for error messages).
     pub source: PathBuf,
 }
@@ -172,7 +174,7 @@ pub fn read_from<L>(
     mut parse_label: impl FnMut(&str) -> Result<L, String>,
 ) -> Result<Dataset<L>, IoError> {
     let mut x = SparseRows::new();
-    let (mut labels, mut qids) = (Vec::new(), Vec::new());
+    let (mut labels, mut qids, mut lines) = (Vec::new(), Vec::new(), Vec::new());
     let (mut idx, mut val) = (Vec::new(), Vec::new());
     let mut buf = String::new();
     let mut line_no = 0;
@@ -209,11 +211,13 @@ pub fn read_from<L>(
         })?;
         labels.push(label);
         qids.push(qid);
+        lines.push(line_no);
     }
     Ok(Dataset {
         x,
         labels,
         qids,
+        lines,
         source: path.to_path_buf(),
     })
 }
@@ -336,15 +340,21 @@ impl BinaryLabels {
     /// The ±1 targets of a whole dataset; a label outside the two classes is an error naming its line.
     ///
     /// # Errors
-    /// [`IoError::NotBinary`] when a label is neither class.
+    /// [`IoError::Parse`] at the first row whose label is neither class.
     pub fn targets(&self, data: &LabeledData) -> Result<Vec<f64>, IoError> {
         data.labels
             .iter()
-            .map(|&l| {
-                self.to_sign(l).ok_or_else(|| IoError::NotBinary {
+            .enumerate()
+            .map(|(i, &l)| {
+                self.to_sign(l).ok_or_else(|| IoError::Parse {
                     path: data.source.clone(),
-                    found: 3,
-                    labels: format!("{}, {}, {l}", self.negative, self.positive),
+                    line: data.lines.get(i).copied().unwrap_or(i + 1),
+                    column: 1,
+                    field: "label",
+                    message: format!(
+                        "label {l} is neither class of the model ({} or {})",
+                        self.negative, self.positive
+                    ),
                 })
             })
             .collect()

@@ -20,19 +20,3 @@ pub fn data(rows: &[(&[f64], f64)]) -> (SparseRows, Vec<f64>) {
 pub fn lambda(v: f64) -> Lambda {
     Lambda::new(v).unwrap()
 }
-
-/// Formats a number as an exact small fraction when it is one, else to three decimals.
-pub fn frac(v: f64) -> String {
-    for den in 1..=12u32 {
-        let num = v * f64::from(den);
-        if (num - num.round()).abs() < 1e-9 {
-            let num = num.round() as i64;
-            return if den == 1 {
-                format!("{num}")
-            } else {
-                format!("{num}/{den}")
-            };
-        }
-    }
-    format!("{v:.3}")
-}

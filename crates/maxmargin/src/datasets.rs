@@ -1,0 +1,30 @@
+//! Small real datasets embedded in the crate, for examples, doctests and `maxmargin demo`.
+//!
+//! Only data small enough to ship is here; see `data/*.SOURCE.md` for provenance and license. Larger
+//! datasets are read from files with [`crate::io::libsvm::read`].
+
+use crate::Error;
+use maxmargin_io::libsvm::{LabeledData, parse_real_label, read_from};
+
+/// The raw LIBSVM text of `heart_scale` (Statlog Heart, 270 examples, 13 features scaled to [−1, 1]).
+pub const HEART_SCALE: &str = include_str!("../data/heart_scale");
+
+/// `heart_scale`, parsed: 270 rows, labels `+1` (120) and `−1` (150).
+///
+/// # Errors
+/// None in practice (the text is fixed); the type is the reader's.
+///
+/// # Examples
+/// ```
+/// # fn main() -> Result<(), maxmargin::Error> {
+/// let d = maxmargin::datasets::heart_scale()?;
+/// assert_eq!((d.n_samples(), d.x.n_features()), (270, 13));
+/// # Ok(()) }
+/// ```
+pub fn heart_scale() -> Result<LabeledData, Error> {
+    Ok(read_from(
+        HEART_SCALE.as_bytes(),
+        "<embedded heart_scale>".as_ref(),
+        parse_real_label,
+    )?)
+}

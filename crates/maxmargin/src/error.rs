@@ -1,0 +1,16 @@
+//! The facade's error: the layers' errors, passed through with their messages.
+
+/// Anything that can go wrong between a file and a trained model.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Reading or writing a file.
+    #[error(transparent)]
+    Io(#[from] maxmargin_io::IoError),
+    /// A solver's parameters or problem.
+    #[error(transparent)]
+    Optim(#[from] maxmargin_optim::OptimError),
+    /// The math core.
+    #[error(transparent)]
+    Core(#[from] maxmargin_core::CoreError),
+}

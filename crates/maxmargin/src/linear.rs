@@ -1,0 +1,542 @@
+//! The binary linear SVM: parameters → checked estimator → `fit` → model → `save` / `load` / `predict`.
+//!
+//! Training minimizes `λ/2‖w‖² + (1/n)Σ max(0, 1 − y_i(⟨w, x_i⟩ + b))` with Pegasos or the batch subgradient
+//! method (see [`crate::optim`]). The two classes of the data, whatever their numbers, are mapped to ±1 (the
+//! smaller label is −1) and the model keeps the mapping, so predictions come back in the data's own labels.
+//! The model also keeps the parameters and seed it was trained with, so a run can be reproduced; it keeps
+//! no timings, so the same seed, data and parameters give the same model file, byte for byte.
+
+use crate::Error;
+use maxmargin_core::hinge::hinge;
+use maxmargin_core::objective::Regularization;
+use maxmargin_core::vector::{SparseRow, SparseRows, norm_sq};
+use maxmargin_io::IoError;
+use maxmargin_io::libsvm::{BinaryLabels, LabeledData};
+use maxmargin_io::model_file;
+use maxmargin_optim::{
+    Bias, BinaryProblem, Budget, LinearWeights, Observer, OptimError, PegasosParams, Sampling,
+    StepRule, StopReason, SubgradientParams, TraceRecord, Trainer,
+};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The model kind written in model files.
+pub const MODEL_KIND: &str = "binary";
+
+/// The default λ when none is given: a moderate regularization that trains well in a few epochs on the
+/// usual LIBSVM benchmarks (`C = 1/(λn)` in LIBLINEAR's terms).
+pub const DEFAULT_LAMBDA: f64 = 1e-4;
+
+/// Which algorithm trains the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SolverKind {
+    /// Pegasos (stochastic, `O(nnz)` per step).
+    #[default]
+    Pegasos,
+    /// The batch subgradient method (one pass per iteration; best iterate kept).
+    Subgradient,
+}
+
+impl std::str::FromStr for SolverKind {
+    type Err = OptimError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "pegasos" => Ok(Self::Pegasos),
+            "subgradient" => Ok(Self::Subgradient),
+            _ => Err(OptimError::InvalidParam {
+                name: "solver",
+                value: s.into(),
+                reason: "must be pegasos or subgradient",
+            }),
+        }
+    }
+}
+
+/// Unchecked parameters of a linear SVM; [`LinearSvmParams::check`] turns them into a [`LinearSvm`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinearSvmParams {
+    /// The algorithm.
+    pub solver: SolverKind,
+    /// λ, or C in LIBLINEAR's (`CSum`) or SVM-struct's (`CMean`) convention.
+    pub regularization: Regularization,
+    /// Passes over the data (for the batch method, iterations).
+    pub epochs: Option<f64>,
+    /// Steps (Pegasos) or iterations (batch).
+    pub iterations: Option<u64>,
+    /// Wall-clock budget in seconds (results then depend on the machine).
+    pub max_seconds: Option<f64>,
+    /// Stop when the objective improves by less than this, relative, over the last evaluations.
+    pub tolerance: Option<f64>,
+    /// Examples per Pegasos step.
+    pub batch_size: usize,
+    /// The step rule; `None` means `1/(λt)`.
+    pub step: Option<StepRule>,
+    /// How the intercept is handled.
+    pub bias: Bias,
+    /// Pegasos' projection onto the ball of radius `1/√λ`.
+    pub projection: bool,
+    /// Return Pegasos' averaged iterate.
+    pub average: bool,
+    /// How Pegasos draws examples.
+    pub sampling: Sampling,
+    /// The seed of all randomness.
+    pub seed: u64,
+    /// Evaluate the objective (for the trace) every this many passes.
+    pub eval_every_epochs: f64,
+}
+
+impl Default for LinearSvmParams {
+    fn default() -> Self {
+        Self {
+            solver: SolverKind::Pegasos,
+            regularization: Regularization::Lambda(DEFAULT_LAMBDA),
+            epochs: None,
+            iterations: None,
+            max_seconds: None,
+            tolerance: None,
+            batch_size: 1,
+            step: None,
+            bias: Bias::Unregularized,
+            projection: false,
+            average: false,
+            sampling: Sampling::Permutation,
+            seed: 0,
+            eval_every_epochs: 1.0,
+        }
+    }
+}
+
+impl LinearSvmParams {
+    /// Default passes when no budget is given: Pegasos.
+    pub const DEFAULT_PEGASOS_EPOCHS: f64 = 10.0;
+    /// Default iterations when no budget is given: the batch method.
+    pub const DEFAULT_SUBGRADIENT_ITERATIONS: u64 = 500;
+
+    /// The defaults: Pegasos, `λ = 1e-4`, 10 epochs, unregularized intercept, seed 0.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the solver.
+    pub fn solver(mut self, solver: SolverKind) -> Self {
+        self.solver = solver;
+        self
+    }
+
+    /// Sets λ.
+    pub fn lambda(mut self, lambda: f64) -> Self {
+        self.regularization = Regularization::Lambda(lambda);
+        self
+    }
+
+    /// Sets C in LIBLINEAR's convention `½‖w‖² + CΣℓ` (converted with the training set size).
+    pub fn c(mut self, c: f64) -> Self {
+        self.regularization = Regularization::CSum(c);
+        self
+    }
+
+    /// Sets the regularization in any convention.
+    pub fn regularization(mut self, r: Regularization) -> Self {
+        self.regularization = r;
+        self
+    }
+
+    /// Sets the number of passes.
+    pub fn epochs(mut self, epochs: f64) -> Self {
+        self.epochs = Some(epochs);
+        self
+    }
+
+    /// Sets the number of steps.
+    pub fn iterations(mut self, iterations: u64) -> Self {
+        self.iterations = Some(iterations);
+        self
+    }
+
+    /// Sets a time budget.
+    pub fn max_seconds(mut self, seconds: f64) -> Self {
+        self.max_seconds = Some(seconds);
+        self
+    }
+
+    /// Sets the tolerance.
+    pub fn tolerance(mut self, tol: f64) -> Self {
+        self.tolerance = Some(tol);
+        self
+    }
+
+    /// Sets the batch size.
+    pub fn batch_size(mut self, k: usize) -> Self {
+        self.batch_size = k;
+        self
+    }
+
+    /// Sets the step rule.
+    pub fn step(mut self, step: StepRule) -> Self {
+        self.step = Some(step);
+        self
+    }
+
+    /// Sets the bias mode.
+    pub fn bias(mut self, bias: Bias) -> Self {
+        self.bias = bias;
+        self
+    }
+
+    /// Turns the projection on or off.
+    pub fn projection(mut self, on: bool) -> Self {
+        self.projection = on;
+        self
+    }
+
+    /// Turns averaging on or off.
+    pub fn average(mut self, on: bool) -> Self {
+        self.average = on;
+        self
+    }
+
+    /// Sets the sampling scheme.
+    pub fn sampling(mut self, s: Sampling) -> Self {
+        self.sampling = s;
+        self
+    }
+
+    /// Sets the seed.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Checks every parameter once; only checked values reach a solver.
+    ///
+    /// # Errors
+    /// [`Error::Optim`] or [`Error::Core`] naming the bad value.
+    ///
+    /// # Examples
+    /// ```
+    /// use maxmargin::LinearSvmParams;
+    /// assert!(LinearSvmParams::new().c(1.0).check().is_ok());
+    /// assert!(LinearSvmParams::new().lambda(-1.0).check().is_err());
+    /// assert!(LinearSvmParams::new().epochs(0.0).check().is_err());
+    /// ```
+    pub fn check(mut self) -> Result<LinearSvm, Error> {
+        // Any positive n validates the constant; the real n is used at fit time.
+        self.regularization.lambda(1)?;
+        if self.epochs.is_none() && self.iterations.is_none() && self.max_seconds.is_none() {
+            match self.solver {
+                SolverKind::Pegasos => self.epochs = Some(Self::DEFAULT_PEGASOS_EPOCHS),
+                SolverKind::Subgradient => {
+                    self.iterations = Some(Self::DEFAULT_SUBGRADIENT_ITERATIONS)
+                }
+            }
+        }
+        self.budget().check()?;
+        self.pegasos().check()?;
+        self.subgradient().check()?;
+        Ok(LinearSvm { params: self })
+    }
+
+    fn budget(&self) -> Budget {
+        Budget {
+            max_iterations: self.iterations,
+            max_epochs: self.epochs,
+            max_seconds: self.max_seconds,
+            tolerance: self.tolerance,
+            eval_every_epochs: self.eval_every_epochs,
+        }
+    }
+
+    fn pegasos(&self) -> PegasosParams {
+        PegasosParams::new()
+            .batch_size(self.batch_size)
+            .step(self.step.unwrap_or(StepRule::Pegasos))
+            .projection(self.projection)
+            .average(self.average)
+            .sampling(self.sampling)
+            .seed(self.seed)
+    }
+
+    fn subgradient(&self) -> SubgradientParams {
+        SubgradientParams::new().step(self.step.unwrap_or(StepRule::Pegasos))
+    }
+}
+
+/// A checked linear SVM estimator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinearSvm {
+    params: LinearSvmParams,
+}
+
+/// What training did, kept in the model (no timings, so models are reproducible byte for byte).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrainingSummary {
+    /// Training examples.
+    pub n_samples: usize,
+    /// The final primal objective in λ-form.
+    pub objective: f64,
+    /// Steps taken.
+    pub iterations: u64,
+    /// Passes over the data.
+    pub epochs: f64,
+    /// Why training stopped.
+    pub stop: StopReason,
+}
+
+/// A trained model and its training trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FitReport {
+    /// The model.
+    pub model: LinearModel,
+    /// The objective at each evaluation (with seconds, which vary from run to run).
+    pub trace: Vec<TraceRecord>,
+}
+
+impl LinearSvm {
+    /// The checked parameters.
+    pub fn params(&self) -> &LinearSvmParams {
+        &self.params
+    }
+
+    /// Trains on a dataset with exactly two classes.
+    ///
+    /// # Errors
+    /// [`Error::Io`] for data without exactly two classes, [`Error::Optim`] for an empty set.
+    pub fn fit(&self, data: &LabeledData) -> Result<LinearModel, Error> {
+        Ok(self.fit_observed(data, &mut ())?.model)
+    }
+
+    /// Trains, telling `observer` about every step and evaluation, and returns the trace too.
+    ///
+    /// # Errors
+    /// As [`LinearSvm::fit`].
+    pub fn fit_observed(
+        &self,
+        data: &LabeledData,
+        observer: &mut dyn Observer,
+    ) -> Result<FitReport, Error> {
+        let labels = BinaryLabels::from_labels(&data.source, &data.labels)?;
+        let y = labels.targets(data)?;
+        let n = data.n_samples();
+        let lambda = self.params.regularization.lambda(n)?;
+        let problem = BinaryProblem::new(&data.x, &y, lambda, self.params.bias)?;
+        let trainer = Trainer::new(self.params.budget())?;
+        let fit = match self.params.solver {
+            SolverKind::Pegasos => {
+                trainer.run(&mut self.params.pegasos().check()?, &problem, observer)?
+            }
+            SolverKind::Subgradient => {
+                trainer.run(&mut self.params.subgradient().check()?, &problem, observer)?
+            }
+        };
+        let LinearWeights { w, b } = fit.output;
+        let model = LinearModel {
+            n_features: w.len(),
+            w,
+            b,
+            labels: [labels.negative, labels.positive],
+            bias: self.params.bias,
+            lambda: lambda.get(),
+            seed: self.params.seed,
+            params: self.params.clone(),
+            training: TrainingSummary {
+                n_samples: n,
+                objective: fit.objective,
+                iterations: fit.progress.iteration,
+                epochs: fit.progress.epoch,
+                stop: fit.stop,
+            },
+        };
+        Ok(FitReport {
+            model,
+            trace: fit.trace,
+        })
+    }
+}
+
+/// A trained binary linear model `f(x) = ⟨w, x⟩ + b`, predicting `labels[1]` when `f(x) > 0`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinearModel {
+    /// One weight per feature (0-based; feature `j` of a LIBSVM file is `w[j − 1]`).
+    pub w: Vec<f64>,
+    /// The intercept.
+    pub b: f64,
+    /// `[negative, positive]`: the data's labels mapped to −1 and +1.
+    pub labels: [f64; 2],
+    /// Number of features seen in training; features beyond it have weight zero.
+    pub n_features: usize,
+    /// How the intercept was trained.
+    pub bias: Bias,
+    /// The λ trained with (after converting any C).
+    pub lambda: f64,
+    /// The seed trained with.
+    pub seed: u64,
+    /// All parameters trained with.
+    pub params: LinearSvmParams,
+    /// What training did.
+    pub training: TrainingSummary,
+}
+
+/// Accuracy, counts, and optionally the primal objective of a model on a labelled dataset.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evaluation {
+    /// Examples.
+    pub n: usize,
+    /// Correct predictions.
+    pub correct: usize,
+    /// `correct / n`.
+    pub accuracy: f64,
+    /// Positive examples predicted positive.
+    pub true_positive: usize,
+    /// Negative examples predicted positive.
+    pub false_positive: usize,
+    /// Negative examples predicted negative.
+    pub true_negative: usize,
+    /// Positive examples predicted negative.
+    pub false_negative: usize,
+    /// `(1/n)Σ max(0, 1 − y_i f(x_i))`.
+    pub mean_hinge: f64,
+    /// The λ of the objective, when one was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lambda: Option<f64>,
+    /// `λ/2‖w‖² + mean hinge` (with `b²` in the norm only when the bias was a regularized feature).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objective: Option<f64>,
+}
+
+impl LinearModel {
+    /// `f(x) = ⟨w, x⟩ + b`.
+    pub fn decision_function(&self, x: SparseRow<'_>) -> f64 {
+        x.dot(&self.w) + self.b
+    }
+
+    /// The predicted label (in the data's own values) of one row.
+    pub fn predict(&self, x: SparseRow<'_>) -> f64 {
+        self.label_map().from_decision(self.decision_function(x))
+    }
+
+    /// The predicted label of every row.
+    pub fn predict_rows(&self, x: &SparseRows) -> Vec<f64> {
+        x.rows().map(|r| self.predict(r)).collect()
+    }
+
+    fn label_map(&self) -> BinaryLabels {
+        BinaryLabels {
+            negative: self.labels[0],
+            positive: self.labels[1],
+        }
+    }
+
+    /// The primal objective `λ/2‖w‖² + (1/n)Σ hinge` on `data` (`b²` joins the norm only for a feature bias).
+    ///
+    /// # Errors
+    /// As [`LinearModel::evaluate`].
+    pub fn objective(&self, data: &LabeledData, lambda: f64) -> Result<f64, Error> {
+        Ok(self
+            .evaluate(data, Some(lambda))?
+            .objective
+            .unwrap_or(f64::NAN))
+    }
+
+    /// Accuracy and counts on `data`, and the objective when `lambda` is given.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file and line of a label that is neither of the model's classes, or for an
+    /// empty dataset; [`Error::Core`] for an invalid λ.
+    pub fn evaluate(&self, data: &LabeledData, lambda: Option<f64>) -> Result<Evaluation, Error> {
+        if data.n_samples() == 0 {
+            return Err(IoError::Empty {
+                path: data.source.clone(),
+            }
+            .into());
+        }
+        let lambda = lambda
+            .map(|l| maxmargin_core::objective::Lambda::new(l).map(|l| l.get()))
+            .transpose()?;
+        let y = self.label_map().targets(data)?;
+        let (mut tp, mut fp, mut tn, mut fn_) = (0, 0, 0, 0);
+        let mut hinge_sum = 0.0;
+        for (row, &yi) in data.x.rows().zip(&y) {
+            let f = self.decision_function(row);
+            hinge_sum += hinge(yi * f);
+            match (yi > 0.0, f > 0.0) {
+                (true, true) => tp += 1,
+                (false, true) => fp += 1,
+                (false, false) => tn += 1,
+                (true, false) => fn_ += 1,
+            }
+        }
+        let n = data.n_samples();
+        let mean_hinge = hinge_sum / n as f64;
+        let reg = norm_sq(&self.w)
+            + if self.bias == Bias::Feature {
+                self.b * self.b
+            } else {
+                0.0
+            };
+        Ok(Evaluation {
+            n,
+            correct: tp + tn,
+            accuracy: (tp + tn) as f64 / n as f64,
+            true_positive: tp,
+            false_positive: fp,
+            true_negative: tn,
+            false_negative: fn_,
+            mean_hinge,
+            lambda,
+            objective: lambda.map(|l| 0.5 * l * reg + mean_hinge),
+        })
+    }
+
+    /// Saves the model atomically: JSON when the path ends in `.json`, the binary format otherwise.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file; an existing file is then left as it was.
+    pub fn save(&self, path: &Path) -> Result<(), Error> {
+        Ok(model_file::save(path, MODEL_KIND, self)?)
+    }
+
+    /// Loads a model saved by [`LinearModel::save`] (either encoding), checking it is whole and consistent.
+    ///
+    /// # Errors
+    /// [`Error::Io`] for a missing, foreign, truncated, corrupt or inconsistent file.
+    ///
+    /// # Examples
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use maxmargin::prelude::*;
+    /// let data = maxmargin::datasets::heart_scale()?;
+    /// let model = LinearSvmParams::new().epochs(2.0).check()?.fit(&data)?;
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("heart.model");
+    /// model.save(&path)?;
+    /// assert_eq!(LinearModel::load(&path)?, model);
+    /// # Ok(()) }
+    /// ```
+    pub fn load(path: &Path) -> Result<Self, Error> {
+        let (_, model): (_, Self) = model_file::load(path, MODEL_KIND)?;
+        let bad = |m: String| {
+            Error::Io(IoError::BadModel {
+                path: path.to_path_buf(),
+                message: m,
+            })
+        };
+        if model.w.len() != model.n_features {
+            return Err(bad(format!(
+                "{} weights for {} features",
+                model.w.len(),
+                model.n_features
+            )));
+        }
+        if !model.w.iter().all(|v| v.is_finite()) || !model.b.is_finite() {
+            return Err(bad("weights must be finite".into()));
+        }
+        if !(model.labels[0] < model.labels[1]) {
+            return Err(bad(format!(
+                "labels {:?} must be two increasing values",
+                model.labels
+            )));
+        }
+        Ok(model)
+    }
+}

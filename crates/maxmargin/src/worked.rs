@@ -1,0 +1,166 @@
+//! The worked examples of the lessons, computed by the library and rendered as fixed-digit tables.
+//!
+//! `maxmargin demo` prints them and the facade's tests snapshot them, so what users see is what is
+//! tested. Each table is computed by the real code (the hinge functions, Pegasos, the batch subgradient
+//! method), never typed in.
+
+use crate::Error;
+use crate::testing::{lesson_rows, two_points};
+use maxmargin_core::hinge::{MarginLoss, ZeroAtBoundary, hinge, hinge_subdifferential};
+use maxmargin_core::objective::Lambda;
+use maxmargin_optim::{
+    Bias, BinaryProblem, Budget, PegasosParams, Sampling, Solver, StepRule, SubgradientParams,
+    Trainer,
+};
+use std::fmt::Write;
+
+/// Formats a number as an exact fraction with a denominator up to 12 when it is one, else to 3 decimals.
+///
+/// # Examples
+/// ```
+/// assert_eq!(maxmargin::worked::fraction(2.0 / 3.0), "2/3");
+/// assert_eq!(maxmargin::worked::fraction(0.1234), "0.123");
+/// ```
+pub fn fraction(v: f64) -> String {
+    for den in 1..=12u32 {
+        let num = v * f64::from(den);
+        if (num - num.round()).abs() < 1e-9 {
+            let num = num.round() as i64;
+            return if den == 1 {
+                format!("{num}")
+            } else {
+                format!("{num}/{den}")
+            };
+        }
+    }
+    format!("{v:.3}")
+}
+
+/// The hinge `max(0, 1 − z)` against the 0-1 loss (a tie `z = 0` counted as a mistake), with `∂_z hinge`.
+///
+/// # Examples
+/// ```
+/// assert!(maxmargin::worked::hinge_table().contains("1.0     0.0    0    [-1, 0]"));
+/// ```
+pub fn hinge_table() -> String {
+    let zero_one = MarginLoss::ZeroOne(ZeroAtBoundary::Mistake);
+    let mut out = String::from("z       hinge  0-1  dhinge/dz\n");
+    for z in [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0] {
+        let d = hinge_subdifferential(z);
+        let sub = if d.is_point() {
+            format!("{{{}}}", d.lo)
+        } else {
+            format!("[{}, {}]", d.lo, d.hi)
+        };
+        let _ = writeln!(
+            out,
+            "{z:<6.1}  {:<5.1}  {:<3}  {sub}",
+            hinge(z),
+            zero_one.value(z)
+        );
+    }
+    out
+}
+
+/// One row of the Pegasos hand table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HandRow {
+    /// Step `t`.
+    pub t: u64,
+    /// `η_t = 1/t`.
+    pub eta: f64,
+    /// 0 for A, 1 for B.
+    pub example: usize,
+    /// `y⟨w_t, x⟩` before the step.
+    pub margin: f64,
+    /// `w_{t+1}`.
+    pub w: [f64; 2],
+}
+
+/// The Pegasos hand table: A = (2, 1), +1 and B = (−1, −2), −1; C = 1 (so `λ = 1/C = 1` and
+/// `η_t = 1/(λt) = 1/t`); no bias; A and B alternating; `w₁ = 0`; six steps, run by the real solver.
+///
+/// # Errors
+/// None in practice (fixed data); the types are the solver's.
+///
+/// # Examples
+/// ```
+/// # fn main() -> Result<(), maxmargin::Error> {
+/// let rows = maxmargin::worked::pegasos_hand_rows()?;
+/// assert_eq!(rows[5].w, [0.5, 0.5]);
+/// # Ok(()) }
+/// ```
+pub fn pegasos_hand_rows() -> Result<Vec<HandRow>, Error> {
+    let (x, y) = two_points();
+    let problem = BinaryProblem::new(&x, &y, Lambda::new(1.0)?, Bias::None)?;
+    let mut solver = PegasosParams::new().sampling(Sampling::Cyclic).check()?;
+    let mut state = solver.init(&problem)?;
+    let mut rows = Vec::new();
+    for _ in 0..6 {
+        state = solver.step(&problem, state)?;
+        let (example, margin) = state.last[0];
+        let w = solver.output(&problem, &state).w;
+        rows.push(HandRow {
+            t: state.t,
+            eta: 1.0 / state.t as f64,
+            example,
+            margin,
+            w: [w[0], w[1]],
+        });
+    }
+    Ok(rows)
+}
+
+/// [`pegasos_hand_rows`] as a table: `t, η_t, example, margin, case, w_{t+1}` in fractions and decimals.
+///
+/// # Errors
+/// As [`pegasos_hand_rows`].
+pub fn pegasos_hand_table() -> Result<String, Error> {
+    let mut out = String::from("t  eta_t  x  margin  case      w_{t+1}\n");
+    for r in pegasos_hand_rows()? {
+        let case = if r.margin < 1.0 { "violated" } else { "else" };
+        let exact = format!("({}, {})", fraction(r.w[0]), fraction(r.w[1]));
+        let _ = writeln!(
+            out,
+            "{}  {:<5}  {}  {:<6}  {:<8}  {exact:<11} = ({:.3}, {:.3})",
+            r.t,
+            fraction(r.eta),
+            ["A", "B"][r.example],
+            fraction(r.margin),
+            case,
+            r.w[0],
+            r.w[1]
+        );
+    }
+    Ok(out)
+}
+
+/// The linear-classifier lesson: six points on a line, `λ = 0.04`, constant step 0.12, unregularized
+/// intercept, 500 full-batch subgradient iterations from `w = b = 0`; the best iterate, its objective and
+/// every row's margin.
+///
+/// # Errors
+/// None in practice (fixed data); the types are the solver's.
+pub fn lesson_example() -> Result<String, Error> {
+    let (x, y) = lesson_rows();
+    let problem = BinaryProblem::new(&x, &y, Lambda::new(0.04)?, Bias::Unregularized)?;
+    let mut solver = SubgradientParams::new()
+        .step(StepRule::Constant(0.12))
+        .check()?;
+    let fit = Trainer::new(Budget::iterations(500))?.run(&mut solver, &problem, &mut ())?;
+    let start = problem.objective(&maxmargin_optim::LinearWeights {
+        w: vec![0.0],
+        b: 0.0,
+    });
+    let mut out = format!(
+        "iterations = {}\nw = {:.6}\nb = {:.6}\nobjective = {:.6} (at w = b = 0: {start:.6})\n",
+        fit.progress.iteration, fit.output.w[0], fit.output.b, fit.objective
+    );
+    out.push_str("x       y   margin   side\n");
+    for (row, &yi) in x.rows().zip(&y) {
+        let m = yi * (row.dot(&fit.output.w) + fit.output.b);
+        let side = if m > 0.0 { "correct" } else { "WRONG" };
+        let _ = writeln!(out, "{:<6.1}  {:+}  {m:<7.4}  {side}", row.values()[0], yi);
+    }
+    Ok(out)
+}

@@ -1,0 +1,163 @@
+//! The linear SVM estimator end to end on the embedded data: fit, evaluate, save, load, predict.
+
+use maxmargin::io::libsvm::read_from;
+use maxmargin::prelude::*;
+
+fn heart() -> LabeledData {
+    maxmargin::datasets::heart_scale().unwrap()
+}
+
+#[test]
+fn fit_predict_save_load_round_trip() {
+    let data = heart();
+    let model = LinearSvmParams::new()
+        .lambda(0.01)
+        .epochs(20.0)
+        .seed(3)
+        .check()
+        .unwrap()
+        .fit(&data)
+        .unwrap();
+    let report = model.evaluate(&data, Some(0.01)).unwrap();
+    assert!(report.accuracy > 0.8, "{report:?}");
+    assert_eq!(report.n, 270);
+    assert_eq!(report.correct, report.true_positive + report.true_negative);
+    // The objective reported at training equals the one the evaluator computes.
+    assert!((report.objective.unwrap() - model.training.objective).abs() < 1e-12);
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["m.model", "m.json"] {
+        let path = dir.path().join(name);
+        model.save(&path).unwrap();
+        let back = LinearModel::load(&path).unwrap();
+        assert_eq!(back, model);
+        assert_eq!(back.predict_rows(&data.x), model.predict_rows(&data.x));
+    }
+    // Predictions come back in the data's own labels.
+    let preds = model.predict_rows(&data.x);
+    assert!(preds.iter().all(|&p| p == 1.0 || p == -1.0));
+}
+
+#[test]
+fn labels_one_two_are_kept() {
+    let text = "1 1:-1\n2 1:1\n1 1:-2\n2 1:2\n";
+    let data = read_from(
+        text.as_bytes(),
+        "inline".as_ref(),
+        maxmargin::io::libsvm::parse_real_label,
+    )
+    .unwrap();
+    let model = LinearSvmParams::new()
+        .lambda(0.1)
+        .epochs(50.0)
+        .check()
+        .unwrap()
+        .fit(&data)
+        .unwrap();
+    assert_eq!(model.labels, [1.0, 2.0]);
+    assert_eq!(model.predict_rows(&data.x), vec![1.0, 2.0, 1.0, 2.0]);
+}
+
+#[test]
+fn same_seed_same_model_bytes() {
+    let data = heart();
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (k, seed) in [(0, 11), (1, 11), (2, 12)] {
+        let svm = LinearSvmParams::new()
+            .sampling(Sampling::Uniform)
+            .average(true)
+            .seed(seed)
+            .check()
+            .unwrap();
+        let path = dir.path().join(format!("{k}.model"));
+        svm.fit(&data).unwrap().save(&path).unwrap();
+        files.push(std::fs::read(&path).unwrap());
+    }
+    assert_eq!(files[0], files[1]);
+    assert_ne!(files[0], files[2]);
+}
+
+#[test]
+fn c_converts_with_the_training_set_size() {
+    let data = heart();
+    let model = LinearSvmParams::new()
+        .c(1.0)
+        .epochs(1.0)
+        .check()
+        .unwrap()
+        .fit(&data)
+        .unwrap();
+    assert!((model.lambda - 1.0 / 270.0).abs() < 1e-15);
+}
+
+#[test]
+fn subgradient_and_pegasos_reach_similar_objectives() {
+    let data = heart();
+    let lambda = 0.05;
+    let sub = LinearSvmParams::new()
+        .solver(SolverKind::Subgradient)
+        .lambda(lambda)
+        .iterations(3000);
+    let peg = LinearSvmParams::new()
+        .lambda(lambda)
+        .epochs(100.0)
+        .average(true)
+        .seed(1);
+    let a = sub
+        .check()
+        .unwrap()
+        .fit(&data)
+        .unwrap()
+        .objective(&data, lambda)
+        .unwrap();
+    let b = peg
+        .check()
+        .unwrap()
+        .fit(&data)
+        .unwrap()
+        .objective(&data, lambda)
+        .unwrap();
+    assert!((a - b).abs() / a < 0.02, "subgradient {a} vs pegasos {b}");
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    let data = heart();
+    let one_class = read_from(
+        "1 1:1\n1 2:1\n".as_bytes(),
+        "one.svm".as_ref(),
+        maxmargin::io::libsvm::parse_real_label,
+    )
+    .unwrap();
+    let svm = LinearSvmParams::new().check().unwrap();
+    let e = svm.fit(&one_class).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("one.svm: a binary problem needs exactly two classes"),
+        "{e}"
+    );
+    let model = svm.fit(&data).unwrap();
+    let other = read_from(
+        "3 1:1\n".as_bytes(),
+        "t.svm".as_ref(),
+        maxmargin::io::libsvm::parse_real_label,
+    )
+    .unwrap();
+    let e = model.evaluate(&other, None).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("t.svm:1:1: label: label 3 is neither class"),
+        "{e}"
+    );
+    assert!(LinearSvmParams::new().batch_size(0).check().is_err());
+    assert!(LinearSvmParams::new().c(f64::NAN).check().is_err());
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("junk.model");
+    std::fs::write(&p, b"not a model").unwrap();
+    assert!(
+        LinearModel::load(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("not a maxmargin model file")
+    );
+}

@@ -1,0 +1,4 @@
+//! Integration tests of the facade: worked examples, fit/save/load/predict, determinism, bad input.
+
+mod linear;
+mod worked;
