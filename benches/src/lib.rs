@@ -1,1 +1,78 @@
-//! Shared helpers for the maxmargin benchmarks (data loading from `MAXMARGIN_DATA`).
+//! Shared helpers for the maxmargin benchmarks: where the data is, and robust timing statistics.
+//!
+//! Large datasets are read from the directory in `MAXMARGIN_DATA` (set by `cargo xtask bench --data-dir`);
+//! without it the benchmarks fall back to the embedded heart_scale, so `cargo bench` always measures
+//! something.
+
+use maxmargin::io::libsvm::{self, LabeledData};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// The data directory, when `MAXMARGIN_DATA` names one.
+pub fn data_dir() -> Option<PathBuf> {
+    std::env::var_os("MAXMARGIN_DATA")
+        .map(PathBuf::from)
+        .filter(|p| p.is_dir())
+}
+
+/// Loads `relative` from the data directory, or `None` when it is not there.
+pub fn load(relative: &str) -> Option<(String, LabeledData)> {
+    let path = data_dir()?.join(relative);
+    let data = libsvm::read(&path).ok()?;
+    let name = relative.split('/').next().unwrap_or(relative).to_string();
+    Some((name, data))
+}
+
+/// The binary training sets the benchmarks use when present, else the embedded heart_scale.
+pub fn binary_sets() -> Vec<(String, LabeledData)> {
+    let found: Vec<_> = [
+        "a9a/a9a.gz",
+        "reuters_lasvm/reuters.trn.gz",
+        "phishing/phishing.gz",
+    ]
+    .into_iter()
+    .filter_map(load)
+    .collect();
+    if found.is_empty() {
+        match maxmargin::datasets::heart_scale() {
+            Ok(d) => vec![("heart_scale".into(), d)],
+            Err(_) => Vec::new(),
+        }
+    } else {
+        found
+    }
+}
+
+/// Seconds taken by `f`.
+pub fn time<T>(f: impl FnOnce() -> T) -> (f64, T) {
+    let start = Instant::now();
+    let out = f();
+    (start.elapsed().as_secs_f64(), out)
+}
+
+/// The median of a non-empty sample.
+pub fn median(xs: &mut [f64]) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if !n.is_multiple_of(2) {
+        xs[n / 2]
+    } else {
+        0.5 * (xs[n / 2 - 1] + xs[n / 2])
+    }
+}
+
+/// `"1_000"`-style thousands for benchmark ids.
+pub fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push('_');
+        }
+        out.push(c);
+    }
+    out
+}

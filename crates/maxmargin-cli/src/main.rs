@@ -1,1 +1,268 @@
-fn main() {}
+//! The `maxmargin` command: train, predict, eval and demo for linear SVMs on LIBSVM files.
+//!
+//! Every flag maps to a field of the library's parameter types, so anything the command does can be done
+//! from Rust; this binary adds only presentation: the progress bar, tables, JSON output and exit codes.
+//! Errors print one line (`error: FILE:LINE:COLUMN: ...` for bad data) and exit with status 1.
+
+mod demo;
+mod progress;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use maxmargin::io::atomic::write_atomic;
+use maxmargin::io::libsvm;
+use maxmargin::linear::FitReport;
+use maxmargin::prelude::*;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Max-margin learning: train, evaluate and apply linear SVMs on LIBSVM / SVMlight files.
+#[derive(Debug, Parser)]
+#[command(name = "maxmargin", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Train a binary linear SVM on a LIBSVM file and save the model.
+    Train(TrainArgs),
+    /// Predict one label per line (in the data's own label values).
+    Predict {
+        /// The model file.
+        model: PathBuf,
+        /// LIBSVM data (plain or .gz).
+        data: PathBuf,
+        /// Write predictions here (atomically) instead of standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Accuracy, counts, and with --lambda the primal objective, of a model on labelled data.
+    Eval {
+        /// The model file.
+        model: PathBuf,
+        /// LIBSVM data (plain or .gz).
+        data: PathBuf,
+        /// Also report λ/2‖w‖² + mean hinge for this λ.
+        #[arg(long)]
+        lambda: Option<f64>,
+        /// Print one JSON object instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run the worked examples and train, save, load and evaluate a model on embedded data.
+    Demo,
+}
+
+#[derive(Debug, Args)]
+struct TrainArgs {
+    /// LIBSVM data (plain or .gz); labels may be any two numbers (+1/-1, 0/1, 1/2, ...).
+    data: PathBuf,
+    /// Where to save the model (JSON when the name ends in .json).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// pegasos or subgradient.
+    #[arg(long, default_value = "pegasos")]
+    solver: SolverKind,
+    /// λ in λ/2‖w‖² + (1/n)Σ hinge [default: 1e-4 unless -c is given].
+    #[arg(long, conflicts_with = "c")]
+    lambda: Option<f64>,
+    /// C in LIBLINEAR's ½‖w‖² + CΣ hinge; converted to λ = 1/(C n).
+    #[arg(short = 'c', long = "cost")]
+    c: Option<f64>,
+    /// Passes over the data [default: 10 for pegasos; for subgradient, 500 iterations].
+    #[arg(long, conflicts_with = "iterations")]
+    epochs: Option<f64>,
+    /// Steps (pegasos) or full-batch iterations (subgradient).
+    #[arg(long)]
+    iterations: Option<u64>,
+    /// Stop after this many seconds (the model then depends on the machine's speed).
+    #[arg(long)]
+    seconds: Option<f64>,
+    /// Stop when the objective improves by less than this, relative, over the last 5 evaluations.
+    #[arg(long)]
+    tolerance: Option<f64>,
+    /// Examples per Pegasos step.
+    #[arg(long, default_value_t = 1)]
+    batch_size: usize,
+    /// constant:ETA, inverse:ETA0 (ETA0/t) or pegasos (1/(λt)).
+    #[arg(long)]
+    step: Option<StepRule>,
+    /// none, unregularized or feature (a regularized constant feature, as LIBLINEAR's -B 1).
+    #[arg(long, default_value = "feature")]
+    bias: Bias,
+    /// Project onto the ball of radius 1/√λ after each Pegasos step.
+    #[arg(long)]
+    projection: bool,
+    /// Return the average of the Pegasos iterates (the default; see --last).
+    #[arg(long, conflicts_with = "last")]
+    average: bool,
+    /// Return the last Pegasos iterate instead of the average.
+    #[arg(long)]
+    last: bool,
+    /// With --average, average only the iterates after this many passes.
+    #[arg(long, default_value_t = 1.0)]
+    average_from: f64,
+    /// permutation (per epoch), uniform (with replacement) or cyclic.
+    #[arg(long, default_value = "permutation")]
+    sampling: Sampling,
+    /// Seed of all randomness.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Evaluate the objective every this many passes (for the trace).
+    #[arg(long, default_value_t = 1.0)]
+    eval_every: f64,
+    /// Write the trace (one JSON object per evaluation, then a summary line) to this file.
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// No progress bar and no summary.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = run(cli) {
+        // One clear line; the chain of causes joined.
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Train(args) => train(&args),
+        Command::Predict {
+            model,
+            data,
+            output,
+        } => predict(&model, &data, output.as_deref()),
+        Command::Eval {
+            model,
+            data,
+            lambda,
+            json,
+        } => eval(&model, &data, lambda, json),
+        Command::Demo => demo::run(),
+    }
+}
+
+/// The library's parameters for the command's flags.
+fn params(args: &TrainArgs) -> LinearSvmParams {
+    let mut p = LinearSvmParams::new()
+        .solver(args.solver)
+        .batch_size(args.batch_size)
+        .bias(args.bias)
+        .projection(args.projection)
+        .average(args.average || !args.last)
+        .sampling(args.sampling)
+        .seed(args.seed);
+    p.eval_every_epochs = args.eval_every;
+    p.average_from_epoch = args.average_from;
+    if let Some(l) = args.lambda {
+        p = p.lambda(l);
+    }
+    if let Some(c) = args.c {
+        p = p.c(c);
+    }
+    p.epochs = args.epochs;
+    p.iterations = args.iterations;
+    p.max_seconds = args.seconds;
+    p.tolerance = args.tolerance;
+    p.step = args.step;
+    p
+}
+
+fn train(args: &TrainArgs) -> Result<()> {
+    let svm = params(args).check()?;
+    let data = libsvm::read(&args.data)?;
+    let mut bar = progress::TrainingProgress::new(svm.params(), data.n_samples(), args.quiet);
+    let FitReport { model, trace } = svm.fit_observed(&data, &mut bar)?;
+    bar.finish();
+    model.save(&args.output)?;
+    if let Some(path) = &args.trace {
+        write_atomic(path, |w| {
+            for r in &trace {
+                serde_json::to_writer(&mut *w, r)?;
+                writeln!(w)?;
+            }
+            serde_json::to_writer(
+                &mut *w,
+                &serde_json::json!({
+                    "stop": model.training.stop,
+                    "objective": model.training.objective,
+                    "iterations": model.training.iterations,
+                    "epoch": model.training.epochs,
+                }),
+            )?;
+            writeln!(w)
+        })?;
+    }
+    if !args.quiet {
+        let seconds = trace.last().map_or(0.0, |r| r.seconds);
+        eprintln!(
+            "trained {} on {} examples x {} features: lambda {:.3e}, objective {:.6}, {} iterations ({:.2} epochs) in {seconds:.2}s, stop: {}",
+            match args.solver {
+                SolverKind::Pegasos => "pegasos",
+                SolverKind::Subgradient => "subgradient",
+            },
+            data.n_samples(),
+            data.x.n_features(),
+            model.lambda,
+            model.training.objective,
+            model.training.iterations,
+            model.training.epochs,
+            model.training.stop,
+        );
+        eprintln!("saved {}", args.output.display());
+    }
+    Ok(())
+}
+
+fn predict(model: &Path, data: &Path, output: Option<&Path>) -> Result<()> {
+    let model = LinearModel::load(model)?;
+    let data = libsvm::read(data)?;
+    let preds = model.predict_rows(&data.x);
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        for p in &preds {
+            writeln!(w, "{p}")?;
+        }
+        Ok(())
+    };
+    match output {
+        Some(path) => write_atomic(path, write)?,
+        None => {
+            let stdout = std::io::stdout();
+            let mut lock = std::io::BufWriter::new(stdout.lock());
+            write(&mut lock).context("writing predictions to standard output")?;
+            lock.flush()
+                .context("writing predictions to standard output")?;
+        }
+    }
+    Ok(())
+}
+
+fn eval(model_path: &Path, data_path: &Path, lambda: Option<f64>, json: bool) -> Result<()> {
+    if let Some(l) = lambda
+        && !(l.is_finite() && l > 0.0)
+    {
+        bail!("--lambda must be positive and finite, got {l}");
+    }
+    let model = LinearModel::load(model_path)?;
+    let data = libsvm::read(data_path)?;
+    let e = model.evaluate(&data, lambda)?;
+    if json {
+        println!("{}", serde_json::to_string(&e)?);
+    } else {
+        println!("accuracy   {:.4}  ({}/{})", e.accuracy, e.correct, e.n);
+        println!("           predicted +  predicted -");
+        println!("actual +   {:<11}  {}", e.true_positive, e.false_negative);
+        println!("actual -   {:<11}  {}", e.false_positive, e.true_negative);
+        println!("mean hinge {:.6}", e.mean_hinge);
+        if let (Some(l), Some(o)) = (e.lambda, e.objective) {
+            println!("objective  {o:.6}  (lambda {l:e})");
+        }
+    }
+    Ok(())
+}

@@ -14,6 +14,7 @@
 mod error;
 pub mod pegasos;
 pub mod problem;
+pub mod random;
 pub mod step;
 pub mod subgradient;
 pub mod trainer;

@@ -7,7 +7,8 @@
 //!
 //! The weights are kept as `w = s·v`: the shrink is `s ← s(1 − η_t λ)`, an update touches only the nonzeros
 //! of the batch, and `‖v‖²` is maintained alongside, so a step costs `O(nnz)` and never `O(d)`. When `s`
-//! gets very small or large, `v ← s·v`, `s ← 1` (rare). The averaged iterate `(1/T)Σ_t w_t` is kept in
+//! gets very small or large, `v ← s·v`, `s ← 1` (rare). The averaged iterate `(1/T)Σ_t w_t` (over the steps
+//! after `average_from_epoch` passes) is kept in
 //! the same cost with the identity `Σ_t s_t v_t = B_T v_T − Σ_k B_{k−1} δ_k`, `B_t = Σ_{τ≤t} s_τ`, where
 //! `δ_k` is step `k`'s change to `v`.
 //!
@@ -20,8 +21,8 @@ use crate::problem::{Bias, BinaryProblem, LinearWeights};
 use crate::step::StepRule;
 use crate::trainer::{Progress, Solver};
 use maxmargin_core::vector::SparseRow;
+use rand::Rng;
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -63,8 +64,11 @@ pub struct PegasosParams {
     pub step: StepRule,
     /// Project onto the ball of radius `1/√λ` after each step.
     pub projection: bool,
-    /// Return the average of all iterates instead of the last.
+    /// Return the average of the iterates instead of the last.
     pub average: bool,
+    /// Average only the iterates after this many passes (the first pass's iterates are far from the
+    /// optimum and would weigh on the average for long); a run shorter than this returns the last iterate.
+    pub average_from_epoch: f64,
     /// How examples are drawn.
     pub sampling: Sampling,
     /// The seed of the `ChaCha8Rng`.
@@ -78,6 +82,7 @@ impl Default for PegasosParams {
             step: StepRule::Pegasos,
             projection: false,
             average: false,
+            average_from_epoch: 1.0,
             sampling: Sampling::Permutation,
             seed: 0,
         }
@@ -114,6 +119,12 @@ impl PegasosParams {
         self
     }
 
+    /// Sets the number of passes after which averaging starts (0 averages every iterate).
+    pub fn average_from_epoch(mut self, epochs: f64) -> Self {
+        self.average_from_epoch = epochs;
+        self
+    }
+
     /// Sets the sampling scheme.
     pub fn sampling(mut self, sampling: Sampling) -> Self {
         self.sampling = sampling;
@@ -142,6 +153,13 @@ impl PegasosParams {
             return Err(invalid("batch size", 0, "must be at least 1"));
         }
         self.step.check()?;
+        if !(self.average_from_epoch.is_finite() && self.average_from_epoch >= 0.0) {
+            return Err(invalid(
+                "average_from_epoch",
+                self.average_from_epoch,
+                "must be finite and >= 0",
+            ));
+        }
         Ok(Pegasos { params: self })
     }
 }
@@ -301,7 +319,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
                 b_sum: 0.0,
                 count: 0,
             }),
-            rng: ChaCha8Rng::seed_from_u64(self.params.seed),
+            rng: crate::random::rng(self.params.seed),
             order: if self.params.sampling == Sampling::Permutation {
                 (0..n).collect()
             } else {
@@ -320,8 +338,8 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
     fn step(
         &mut self,
         problem: &BinaryProblem<'a>,
-        mut st: PegasosState,
-    ) -> Result<PegasosState, OptimError> {
+        st: &mut PegasosState,
+    ) -> Result<(), OptimError> {
         let p = &self.params;
         let (n, d) = (problem.n_samples(), problem.n_features());
         let (x, y, bias, lambda) = (problem.x(), problem.y(), problem.bias(), problem.lambda());
@@ -381,12 +399,14 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
             st.renormalize();
         }
         let (s, b) = (st.s, st.b);
-        if let Some(a) = &mut st.avg {
+        let averaging = st.touched as f64 >= p.average_from_epoch * n as f64;
+        if let Some(a) = st.avg.as_mut().filter(|_| averaging) {
+            // Before the start B stays 0, so the δ's of those steps add nothing to u: the sum starts here.
             a.scale_sum += s;
             a.b_sum += b;
             a.count += 1;
         }
-        Ok(st)
+        Ok(())
     }
 
     fn progress(&self, problem: &BinaryProblem<'a>, st: &PegasosState) -> Progress {

@@ -118,8 +118,8 @@ impl<'a> Solver<BinaryProblem<'a>> for Subgradient {
     fn step(
         &mut self,
         problem: &BinaryProblem<'a>,
-        mut s: SubgradientState,
-    ) -> Result<SubgradientState, OptimError> {
+        s: &mut SubgradientState,
+    ) -> Result<(), OptimError> {
         let (objective, gb) = Self::evaluate(problem, &s.current, &mut s.grad);
         if objective < s.best_objective {
             s.best_objective = objective;
@@ -133,7 +133,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Subgradient {
         if problem.bias() != Bias::None {
             s.current.b -= eta * gb;
         }
-        Ok(s)
+        Ok(())
     }
 
     fn progress(&self, _problem: &BinaryProblem<'a>, s: &SubgradientState) -> Progress {

@@ -97,7 +97,7 @@ pub fn pegasos_hand_rows() -> Result<Vec<HandRow>, Error> {
     let mut state = solver.init(&problem)?;
     let mut rows = Vec::new();
     for _ in 0..6 {
-        state = solver.step(&problem, state)?;
+        solver.step(&problem, &mut state)?;
         let (example, margin) = state.last[0];
         let w = solver.output(&problem, &state).w;
         rows.push(HandRow {

@@ -29,7 +29,7 @@ fn pegasos_hand_table() {
     ];
     let expect_z = [0.0, 4.0, 2.5, 4.0 / 3.0, 1.25, 0.8];
     for t in 0..6 {
-        state = solver.step(&problem, state).unwrap();
+        solver.step(&problem, &mut state).unwrap();
         let (i, z) = state.last[0];
         let w = solver.output(&problem, &state).w;
         assert_eq!(i, t % 2, "alternating A, B");
@@ -49,10 +49,12 @@ fn naive(
     lam: f64,
     bias: Bias,
     projection: bool,
-    average: bool,
+    average: Option<f64>,
     k: usize,
     batches: &[Vec<usize>],
 ) -> (Vec<f64>, f64) {
+    let n = x.n_rows();
+    let mut count = 0.0;
     let d = x.n_features();
     let (mut w, mut b) = (vec![0.0; d], 0.0);
     let (mut sw, mut sb) = (vec![0.0; d], 0.0);
@@ -87,12 +89,14 @@ fn naive(
                 }
             }
         }
-        sw.iter_mut().zip(&w).for_each(|(s, v)| *s += v);
-        sb += b;
+        if average.is_some_and(|from| (t0 + 1) as f64 * k as f64 >= from * n as f64) {
+            sw.iter_mut().zip(&w).for_each(|(s, v)| *s += v);
+            sb += b;
+            count += 1.0;
+        }
     }
-    if average {
-        let c = batches.len() as f64;
-        (sw.iter().map(|s| s / c).collect(), sb / c)
+    if count > 0.0 {
+        (sw.iter().map(|s| s / count).collect(), sb / count)
     } else {
         (w, b)
     }
@@ -115,7 +119,7 @@ proptest! {
         lam in prop_oneof![Just(1e-6), 1e-3..2.0f64],
         bias in bias_mode(),
         projection in any::<bool>(),
-        average in any::<bool>(),
+        average in prop_oneof![Just(None), Just(Some(0.0)), Just(Some(1.0)), Just(Some(2.5))],
         k in 1..4usize,
         sampling in prop_oneof![Just(Sampling::Uniform), Just(Sampling::Permutation), Just(Sampling::Cyclic)],
         steps in 1..60u64,
@@ -125,12 +129,13 @@ proptest! {
         let (x, y) = data(&dense);
         let problem = BinaryProblem::new(&x, &y, lambda(lam), bias).unwrap();
         let mut solver = PegasosParams::new()
-            .batch_size(k).projection(projection).average(average).sampling(sampling).seed(seed)
+            .batch_size(k).projection(projection).average(average.is_some())
+            .average_from_epoch(average.unwrap_or(0.0)).sampling(sampling).seed(seed)
             .check().unwrap();
         let mut st: PegasosState = solver.init(&problem).unwrap();
         let mut batches = Vec::new();
         for _ in 0..steps {
-            st = solver.step(&problem, st).unwrap();
+            solver.step(&problem, &mut st).unwrap();
             batches.push(st.last.iter().map(|&(i, _)| i).collect::<Vec<_>>());
         }
         let got = solver.output(&problem, &st);
@@ -154,7 +159,7 @@ fn permutation_touches_every_example_once_per_epoch() {
     for _epoch in 0..3 {
         let mut seen = Vec::new();
         for _ in 0..7 {
-            st = solver.step(&problem, st).unwrap();
+            solver.step(&problem, &mut st).unwrap();
             seen.push(st.last[0].0);
         }
         seen.sort_unstable();

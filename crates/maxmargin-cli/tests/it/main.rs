@@ -1,0 +1,277 @@
+//! The `maxmargin` binary, run as a user runs it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn maxmargin(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_maxmargin"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = maxmargin(args);
+    assert!(
+        out.status.success(),
+        "maxmargin {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs a failing command and returns its stderr, checking the exit code and that it is one line.
+fn fails(args: &[&str], code: i32) -> String {
+    let out = maxmargin(args);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "maxmargin {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    if code == 1 {
+        assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
+        assert!(err.starts_with("error: "), "{err}");
+    }
+    err
+}
+
+fn shared_data() -> Option<PathBuf> {
+    let dir = std::env::var_os("MAXMARGIN_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "shared data not found at {}",
+            dir.display()
+        );
+        eprintln!("shared data not found at {}; skipping", dir.display());
+        None
+    }
+}
+
+fn heart(dir: &Path) -> PathBuf {
+    let p = dir.join("heart.svm");
+    std::fs::write(&p, maxmargin::datasets::HEART_SCALE).unwrap();
+    p
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn train_predict_eval_round_trip_on_every_binary_dataset() {
+    let Some(data) = shared_data() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    for (train, test) in [
+        ("a9a/a9a.gz", "a9a/a9a.t.gz"),
+        ("mushrooms/mushrooms", "mushrooms/mushrooms"),
+        ("phishing/phishing.gz", "phishing/phishing.gz"),
+        ("heart_scale/heart_scale", "heart_scale/heart_scale"),
+        (
+            "breast-cancer_scale/breast-cancer_scale",
+            "breast-cancer_scale/breast-cancer_scale",
+        ),
+        (
+            "reuters_lasvm/reuters.trn.gz",
+            "reuters_lasvm/reuters.tst.gz",
+        ),
+    ] {
+        let (train, test) = (data.join(train), data.join(test));
+        let model = tmp.path().join("m.model");
+        ok(&[
+            "train",
+            s(&train),
+            "-o",
+            s(&model),
+            "--epochs",
+            "3",
+            "--quiet",
+        ]);
+        let preds = ok(&["predict", s(&model), s(&test)]);
+        let report: serde_json::Value = serde_json::from_str(&ok(&[
+            "eval",
+            s(&model),
+            s(&test),
+            "--json",
+            "--lambda",
+            "1e-4",
+        ]))
+        .unwrap();
+        let n = report["n"].as_u64().unwrap() as usize;
+        assert_eq!(preds.lines().count(), n, "{}", train.display());
+        // The predictions are in the data's own labels, and agree with the reported accuracy.
+        let truth = maxmargin::io::libsvm::read(&test).unwrap().labels;
+        let correct = preds
+            .lines()
+            .zip(&truth)
+            .filter(|(p, t)| p.parse::<f64>().unwrap() == **t)
+            .count();
+        assert_eq!(correct as u64, report["correct"].as_u64().unwrap());
+        let acc = report["accuracy"].as_f64().unwrap();
+        assert!(acc > 0.75, "{}: accuracy {acc}", train.display());
+        assert!(report["objective"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn json_model_has_the_documented_keys() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let model = tmp.path().join("m.json");
+    ok(&["train", s(&data), "-o", s(&model), "-c", "1", "--quiet"]);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(v["kind"], "binary");
+    assert_eq!(v["w"].as_array().unwrap().len(), 13);
+    assert!(v["b"].is_f64());
+    assert_eq!(v["labels"], serde_json::json!([-1.0, 1.0]));
+    assert_eq!(v["n_features"], 13);
+    assert_eq!(v["seed"], 0);
+    assert!((v["lambda"].as_f64().unwrap() - 1.0 / 270.0).abs() < 1e-15);
+    assert_eq!(v["params"]["regularization"]["c_sum"], 1.0);
+}
+
+#[test]
+fn same_flags_same_model_bytes_and_trace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let (a, b) = (tmp.path().join("a.model"), tmp.path().join("b.model"));
+    let trace = tmp.path().join("trace.jsonl");
+    let flags = [
+        "--sampling",
+        "uniform",
+        "--seed",
+        "9",
+        "--batch-size",
+        "4",
+        "--epochs",
+        "6",
+        "--quiet",
+    ];
+    ok(&[
+        &["train", s(&data), "-o", s(&a), "--trace", s(&trace)][..],
+        &flags,
+    ]
+    .concat());
+    ok(&[&["train", s(&data), "-o", s(&b)][..], &flags].concat());
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // One evaluation per pass (a batch of 4 does not divide 270, so passes end just past each integer),
+    // then the summary.
+    assert_eq!(lines.len(), 7, "six evaluations and a summary");
+    let epochs: Vec<f64> = lines[..6]
+        .iter()
+        .map(|l| l["epoch"].as_f64().unwrap())
+        .collect();
+    for (k, e) in epochs.iter().enumerate() {
+        assert!(
+            *e >= (k + 1) as f64 && *e < (k + 1) as f64 + 4.0 / 270.0,
+            "{epochs:?}"
+        );
+    }
+    assert!(
+        lines[0]["objective"].is_f64()
+            && lines[0]["seconds"].is_f64()
+            && lines[0]["iteration"].is_u64()
+    );
+    assert_eq!(lines[6]["stop"], "max_epochs");
+}
+
+#[test]
+fn predict_to_file_and_eval_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let model = tmp.path().join("m.model");
+    ok(&[
+        "train",
+        s(&data),
+        "-o",
+        s(&model),
+        "--solver",
+        "subgradient",
+        "--iterations",
+        "50",
+        "--quiet",
+    ]);
+    let out = tmp.path().join("preds.txt");
+    assert_eq!(ok(&["predict", s(&model), s(&data), "-o", s(&out)]), "");
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 270);
+    let text = ok(&["eval", s(&model), s(&data), "--lambda", "0.01"]);
+    assert!(text.starts_with("accuracy   0."), "{text}");
+    assert!(text.contains("objective  "), "{text}");
+}
+
+#[test]
+fn bad_input_is_one_clear_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.svm");
+    std::fs::write(&bad, "+1 1:0.5\n-1 2:abc\n").unwrap();
+    let model = tmp.path().join("m.model");
+    let err = fails(&["train", s(&bad), "-o", s(&model)], 1);
+    assert!(
+        err.contains("bad.svm:2:4: feature value: \"abc\" is not a number"),
+        "{err}"
+    );
+    assert!(!model.exists(), "no model is written on error");
+
+    let one = tmp.path().join("one.svm");
+    std::fs::write(&one, "1 1:1\n1 2:1\n").unwrap();
+    let err = fails(&["train", s(&one), "-o", s(&model)], 1);
+    assert!(err.contains("exactly two classes"), "{err}");
+
+    let err = fails(&["train", "/no/such/file.svm", "-o", s(&model)], 1);
+    assert!(err.contains("/no/such/file.svm"), "{err}");
+
+    let data = heart(tmp.path());
+    let err = fails(&["train", s(&data), "-o", s(&model), "--lambda", "0"], 1);
+    assert!(
+        err.contains("lambda must be positive and finite, got 0"),
+        "{err}"
+    );
+    let err = fails(&["train", s(&data), "-o", s(&model), "--step", "fast"], 2);
+    assert!(err.contains("step rule"), "{err}");
+    fails(
+        &[
+            "train",
+            s(&data),
+            "-o",
+            s(&model),
+            "--lambda",
+            "1",
+            "-c",
+            "1",
+        ],
+        2,
+    );
+
+    // A model that is not one, and a truncated one.
+    let err = fails(&["predict", s(&bad), s(&data)], 1);
+    assert!(err.contains("not a maxmargin model file"), "{err}");
+    ok(&["train", s(&data), "-o", s(&model), "--quiet"]);
+    let bytes = std::fs::read(&model).unwrap();
+    std::fs::write(&model, &bytes[..bytes.len() / 2]).unwrap();
+    let err = fails(&["eval", s(&model), s(&data)], 1);
+    assert!(err.contains("truncated"), "{err}");
+
+    // Training over an existing model with bad data leaves the old model whole.
+    std::fs::write(&model, &bytes).unwrap();
+    fails(&["train", s(&bad), "-o", s(&model)], 1);
+    assert_eq!(std::fs::read(&model).unwrap(), bytes);
+}
+
+#[test]
+fn demo_runs() {
+    let out = ok(&["demo"]);
+    assert!(out.contains("(1/2, 1/2)"), "{out}");
+    assert!(out.contains("loaded back identical"), "{out}");
+}
