@@ -1,6 +1,38 @@
-//! Output spaces, joint feature maps and loss-augmented inference (`argmax_y′ ⟨w, ψ(x, y′)⟩ + Δ(y, y′)`).
+//! Output spaces, joint feature maps and loss-augmented inference.
 //!
-//! This crate is being built (see the structured-outputs issue); today it re-exports the core's reference
-//! structured hinge, which every space's oracle will be tested against. It knows nothing of solvers or files.
+//! An [`OutputSpace`] says what an output is, how it is scored and how wrong it is: a joint feature map
+//! `ψ(x, y)` (so the score is `s(y) = ⟨w, ψ(x, y)⟩`), a task loss `Δ(y, y′) ≥ 0` with `Δ(y, y) = 0`, plain
+//! decoding `argmax_y′ s(y′)`, and loss-augmented inference `argmax_y′ s(y′) + Δ(y, y′)`. The loss is
+//! added, never subtracted, and the two are separate, named methods: decoding is not loss-augmented
+//! inference, and a hinge computed with decoding can be too small (see the tests).
+//!
+//! Shipped spaces: [`BinarySpace`], [`MulticlassSpace`] (Crammer–Singer, 0-1 loss or a cost matrix),
+//! [`MultilabelSpace`] (independent labels, weighted Hamming loss), [`PerPositionSpace`] (unary scores
+//! per position, labels per position), [`ChainSpace`] (first-order chains, Viterbi), and
+//! [`BruteForce`], which enumerates any [`Enumerable`] space and is the reference the others are tested
+//! against. The structured hinge itself, its maximizers and its subgradient come from
+//! `maxmargin_core::structured`, through [`brute_force`] and [`add_subgradient`].
+//!
+//! This crate knows nothing of solvers or files.
 
-pub use maxmargin_core::structured::{StructuredHinge, decode, structured_hinge};
+mod binary;
+mod chain;
+mod cost;
+mod error;
+mod multiclass;
+mod multilabel;
+mod oracle;
+mod per_position;
+
+pub use binary::BinarySpace;
+pub use chain::{ChainSpace, Sequence};
+pub use cost::CostMatrix;
+pub use error::StructError;
+pub use multiclass::MulticlassSpace;
+pub use multilabel::MultilabelSpace;
+pub use oracle::{
+    BruteForce, Enumerable, OutputSpace, Violation, add_subgradient, brute_force, structured_hinge,
+};
+pub use per_position::{PerPositionSpace, PositionInput};
+
+pub use maxmargin_core::structured::StructuredHinge;

@@ -1,0 +1,85 @@
+//! Cost matrices `C[y][y′] = Δ(y, y′)` over a finite label set: finite, `≥ 0`, zero on the diagonal, and not
+//! necessarily symmetric.
+
+use crate::error::StructError;
+use serde::{Deserialize, Serialize};
+
+/// A checked `L × L` cost matrix.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CostMatrix {
+    n: usize,
+    c: Vec<f64>,
+}
+
+impl CostMatrix {
+    /// The 0-1 loss: `C[y][y′] = 1[y ≠ y′]`.
+    ///
+    /// # Errors
+    /// [`StructError::Empty`] for `n = 0`.
+    pub fn zero_one(n: usize) -> Result<Self, StructError> {
+        Self::from_fn(n, |a, b| if a == b { 0.0 } else { 1.0 })
+    }
+
+    /// Builds and checks `C[a][b] = f(a, b)`.
+    ///
+    /// # Errors
+    /// [`StructError::Empty`] or [`StructError::InvalidCost`].
+    pub fn from_fn(n: usize, f: impl Fn(usize, usize) -> f64) -> Result<Self, StructError> {
+        let rows: Vec<Vec<f64>> = (0..n).map(|a| (0..n).map(|b| f(a, b)).collect()).collect();
+        Self::new(rows)
+    }
+
+    /// Checks rows `C[y] = [Δ(y, 0), ..., Δ(y, L−1)]`.
+    ///
+    /// # Errors
+    /// [`StructError::Empty`], [`StructError::LengthMismatch`] or [`StructError::InvalidCost`].
+    ///
+    /// # Examples
+    /// ```
+    /// use maxmargin_struct::CostMatrix;
+    /// assert!(CostMatrix::new(vec![vec![0.0, 2.0], vec![0.5, 0.0]]).is_ok()); // asymmetric is fine
+    /// assert!(CostMatrix::new(vec![vec![0.0, -1.0], vec![1.0, 0.0]]).is_err());
+    /// assert!(CostMatrix::new(vec![vec![1.0, 1.0], vec![1.0, 0.0]]).is_err());
+    /// ```
+    pub fn new(rows: Vec<Vec<f64>>) -> Result<Self, StructError> {
+        let n = rows.len();
+        if n == 0 {
+            return Err(StructError::Empty { what: "number of labels" });
+        }
+        let mut c = Vec::with_capacity(n * n);
+        for (a, row) in rows.into_iter().enumerate() {
+            if row.len() != n {
+                return Err(StructError::LengthMismatch {
+                    what: "cost matrix row",
+                    expected: n,
+                    got: row.len(),
+                });
+            }
+            for (b, &v) in row.iter().enumerate() {
+                let ok = v.is_finite() && v >= 0.0 && (a != b || v == 0.0);
+                if !ok {
+                    return Err(StructError::InvalidCost { row: a, col: b, value: v });
+                }
+            }
+            c.extend(row);
+        }
+        Ok(Self { n, c })
+    }
+
+    /// Number of labels.
+    pub fn n_labels(&self) -> usize {
+        self.n
+    }
+
+    /// `Δ(y, y′)`.
+    #[inline]
+    pub fn cost(&self, y: usize, y_hat: usize) -> f64 {
+        self.c[y * self.n + y_hat]
+    }
+
+    /// Row `y`: `[Δ(y, y′)]_y′`.
+    #[inline]
+    pub fn row(&self, y: usize) -> &[f64] {
+        &self.c[y * self.n..(y + 1) * self.n]
+    }
+}

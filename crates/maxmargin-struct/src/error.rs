@@ -1,0 +1,102 @@
+//! The one error type of `maxmargin-struct`.
+
+/// What can be wrong with an example, an output or a space's definition.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StructError {
+    /// A label outside the space's label set.
+    #[error("label {label} at position {position} is outside the label set 0..{n_labels}")]
+    LabelOutOfRange {
+        /// The position (0 for unstructured outputs).
+        position: usize,
+        /// The label.
+        label: u32,
+        /// The number of labels.
+        n_labels: usize,
+    },
+    /// A label the space forbids at that position.
+    #[error("label {label} is not allowed at position {position}")]
+    LabelNotAllowed {
+        /// The position.
+        position: usize,
+        /// The label.
+        label: u32,
+    },
+    /// A feature index the model has no weight for.
+    #[error("feature index {index} at position {position} is beyond the model's {n_features} features")]
+    FeatureOutOfRange {
+        /// The position (0 for unstructured inputs).
+        position: usize,
+        /// The index (0-based).
+        index: usize,
+        /// The model's number of features.
+        n_features: usize,
+    },
+    /// A sequence with no positions.
+    #[error("empty sequence: a sequence needs at least one position")]
+    EmptySequence,
+    /// Two things that must match in length do not.
+    #[error("{what}: expected length {expected}, got {got}")]
+    LengthMismatch {
+        /// What.
+        what: &'static str,
+        /// Expected length.
+        expected: usize,
+        /// Actual length.
+        got: usize,
+    },
+    /// A cost that is negative, not finite, or nonzero on the diagonal.
+    #[error("cost[{row}][{col}] must be finite and >= 0 (0 on the diagonal), got {value}")]
+    InvalidCost {
+        /// True label.
+        row: usize,
+        /// Predicted label.
+        col: usize,
+        /// The cost.
+        value: f64,
+    },
+    /// A space with no labels or no features.
+    #[error("{what} must be at least 1")]
+    Empty {
+        /// What is empty.
+        what: &'static str,
+    },
+    /// Too many outputs to enumerate.
+    #[error("the output space has more than {max} outputs; enumerate smaller instances")]
+    TooLarge {
+        /// The limit.
+        max: usize,
+    },
+    /// An error from the math core.
+    #[error(transparent)]
+    Core(#[from] maxmargin_core::CoreError),
+}
+
+/// Checks `w` against a space's dimension.
+pub(crate) fn check_weights(w: &[f64], dim: usize) -> Result<(), StructError> {
+    if w.len() == dim {
+        Ok(())
+    } else {
+        Err(StructError::LengthMismatch {
+            what: "weights",
+            expected: dim,
+            got: w.len(),
+        })
+    }
+}
+
+/// Checks every feature index of `x` against `n_features`.
+pub(crate) fn check_features(
+    x: &maxmargin_core::vector::SparseVec,
+    position: usize,
+    n_features: usize,
+) -> Result<(), StructError> {
+    match x.as_row().indices().last() {
+        Some(&j) if j as usize >= n_features => Err(StructError::FeatureOutOfRange {
+            position,
+            index: j as usize,
+            n_features,
+        }),
+        _ => Ok(()),
+    }
+}

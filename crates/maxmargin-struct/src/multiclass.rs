@@ -1,0 +1,122 @@
+//! Multiclass outputs (Crammer–Singer): `y ∈ {0, ..., K−1}`, `ψ(x, y) = e_y ⊗ x` (so `w` is `K` blocks of `d`
+//! weights and `s(y) = ⟨w_y, x⟩`), with the 0-1 loss or any cost matrix.
+
+use crate::cost::CostMatrix;
+use crate::error::{StructError, check_features, check_weights};
+use crate::oracle::{Enumerable, OutputSpace, Violation};
+use maxmargin_core::vector::SparseVec;
+
+/// `K` classes over `d` features.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MulticlassSpace {
+    n_features: usize,
+    cost: CostMatrix,
+}
+
+impl MulticlassSpace {
+    /// `n_classes` classes with the 0-1 loss.
+    ///
+    /// # Errors
+    /// [`StructError::Empty`].
+    pub fn new(n_features: usize, n_classes: usize) -> Result<Self, StructError> {
+        Self::with_costs(n_features, CostMatrix::zero_one(n_classes)?)
+    }
+
+    /// Classes with a cost matrix `Δ(y, y′) = cost[y][y′]` (need not be symmetric).
+    ///
+    /// # Errors
+    /// [`StructError::Empty`] for no features.
+    pub fn with_costs(n_features: usize, cost: CostMatrix) -> Result<Self, StructError> {
+        if n_features == 0 {
+            return Err(StructError::Empty { what: "number of features" });
+        }
+        Ok(Self { n_features, cost })
+    }
+
+    /// Number of classes `K`.
+    pub fn n_classes(&self) -> usize {
+        self.cost.n_labels()
+    }
+
+    fn class_score(&self, w: &[f64], x: &SparseVec, k: usize) -> f64 {
+        let d = self.n_features;
+        x.as_row().dot(&w[k * d..(k + 1) * d])
+    }
+
+    /// `argmax_k ⟨w_k, x⟩ + extra(k)`, the lowest class on ties.
+    fn argmax(&self, w: &[f64], x: &SparseVec, extra: impl Fn(usize) -> f64) -> (usize, f64) {
+        let mut best = (0, f64::NEG_INFINITY);
+        for k in 0..self.n_classes() {
+            let v = self.class_score(w, x, k) + extra(k);
+            if v > best.1 {
+                best = (k, v);
+            }
+        }
+        best
+    }
+}
+
+impl OutputSpace for MulticlassSpace {
+    type Input = SparseVec;
+    type Output = u32;
+
+    fn dim(&self) -> usize {
+        self.n_features * self.n_classes()
+    }
+
+    fn check_input(&self, x: &SparseVec) -> Result<(), StructError> {
+        check_features(x, 0, self.n_features)
+    }
+
+    fn check_output(&self, _x: &SparseVec, y: &u32) -> Result<(), StructError> {
+        if (*y as usize) < self.n_classes() {
+            Ok(())
+        } else {
+            Err(StructError::LabelOutOfRange {
+                position: 0,
+                label: *y,
+                n_labels: self.n_classes(),
+            })
+        }
+    }
+
+    fn add_joint_feature(&self, x: &SparseVec, y: &u32, scale: f64, into: &mut [f64]) {
+        let d = self.n_features;
+        let k = *y as usize;
+        x.as_row().axpy(scale, &mut into[k * d..(k + 1) * d]);
+    }
+
+    fn score(&self, w: &[f64], x: &SparseVec, y: &u32) -> f64 {
+        self.class_score(w, x, *y as usize)
+    }
+
+    fn loss(&self, y: &u32, y_hat: &u32) -> f64 {
+        self.cost.cost(*y as usize, *y_hat as usize)
+    }
+
+    /// The class with the highest score; the lowest index on ties.
+    fn decode(&self, w: &[f64], x: &SparseVec) -> Result<u32, StructError> {
+        check_weights(w, self.dim())?;
+        Ok(self.argmax(w, x, |_| 0.0).0 as u32)
+    }
+
+    /// `argmax_k ⟨w_k, x⟩ + Δ(y, k)`; the lowest index on ties.
+    fn loss_augmented(&self, w: &[f64], x: &SparseVec, y: &u32) -> Result<Violation<u32>, StructError> {
+        check_weights(w, self.dim())?;
+        self.check_output(x, y)?;
+        let row = self.cost.row(*y as usize);
+        let (k, v) = self.argmax(w, x, |k| row[k]);
+        let truth = self.class_score(w, x, *y as usize);
+        Ok(Violation {
+            output: k as u32,
+            loss: row[k],
+            hinge: (v - truth).max(0.0),
+        })
+    }
+}
+
+impl Enumerable for MulticlassSpace {
+    fn enumerate(&self, _x: &SparseVec) -> Result<Vec<u32>, StructError> {
+        Ok((0..self.n_classes() as u32).collect())
+    }
+}

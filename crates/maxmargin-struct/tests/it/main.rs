@@ -1,0 +1,6 @@
+//! Integration tests of `maxmargin-struct`: every shipped space against brute force, the common mistake,
+//! and bad input.
+
+mod bad_input;
+mod brute_force;
+mod mistake;
