@@ -4,6 +4,8 @@
 //!   [`SparseRows`](maxmargin_core::vector::SparseRows), `.gz` read transparently, and written back.
 //! - [`model_file`]: a versioned header (magic, format version, model kind, crate version) over any
 //!   `Serialize` payload, as bincode 2 or as JSON for paths ending in `.json`. Only this module knows bincode.
+//! - [`multilabel`], [`svm_hmm`], [`conll`]: the LIBSVM multilabel format, Joachims' svm_hmm sequences,
+//!   and CoNLL column files with chunker feature templates.
 //! - [`atomic`]: every file this crate writes goes to a temporary file in the same directory, is synced,
 //!   then renamed, so a crash never leaves half a file.
 //!
@@ -11,10 +13,13 @@
 //! Every error names the file, and parse errors the line, column and field.
 
 pub mod atomic;
+pub mod conll;
 mod error;
 pub mod libsvm;
 pub mod model_file;
+pub mod multilabel;
 mod open;
+pub mod svm_hmm;
 
 pub use error::IoError;
 pub use open::open_maybe_gz;

@@ -46,6 +46,9 @@ struct FieldError {
 }
 
 fn parse_f64(tok: &str) -> Result<f64, String> {
+    if tok.is_empty() {
+        return Err("missing label".into());
+    }
     match tok.parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
         Ok(v) => Err(format!("{v} is not a finite number")),
@@ -84,14 +87,19 @@ fn parse_line<L>(
             message: "missing label".into(),
         });
     };
-    let label = parse_label(first).map_err(|message| FieldError {
-        column: column_of(line, first),
-        field: "label",
-        message,
-    })?;
+    // A first token with a colon (other than qid:) is a feature: the label field is empty, as the
+    // multilabel format allows for an empty label set.
+    let empty_label = first.contains(':') && !first.starts_with("qid:");
+    let label =
+        parse_label(if empty_label { "" } else { first }).map_err(|message| FieldError {
+            column: column_of(line, first),
+            field: "label",
+            message,
+        })?;
     let mut qid = None;
     let mut previous: u64 = 0;
-    for (k, tok) in tokens.enumerate() {
+    let rest = std::iter::once(first).filter(|_| empty_label).chain(tokens);
+    for (k, tok) in rest.enumerate() {
         let column = column_of(line, tok);
         let fail = |field, message| FieldError {
             column,

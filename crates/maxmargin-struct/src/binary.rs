@@ -20,7 +20,9 @@ impl BinarySpace {
     /// [`StructError::Empty`] for no features.
     pub fn new(n_features: usize) -> Result<Self, StructError> {
         if n_features == 0 {
-            return Err(StructError::Empty { what: "number of features" });
+            return Err(StructError::Empty {
+                what: "number of features",
+            });
         }
         Ok(Self { n_features })
     }
@@ -69,14 +71,27 @@ impl OutputSpace for BinarySpace {
     }
 
     /// `−y` when `1 − y⟨w, x⟩ > 0`, else `y` (a tie keeps the truth).
-    fn loss_augmented(&self, w: &[f64], x: &SparseVec, y: &i8) -> Result<Violation<i8>, StructError> {
+    fn loss_augmented(
+        &self,
+        w: &[f64],
+        x: &SparseVec,
+        y: &i8,
+    ) -> Result<Violation<i8>, StructError> {
         check_weights(w, self.dim())?;
         self.check_output(x, y)?;
         let h = 1.0 - f64::from(*y) * x.as_row().dot(w);
         Ok(if h > 0.0 {
-            Violation { output: -*y, loss: 1.0, hinge: h }
+            Violation {
+                output: -*y,
+                loss: 1.0,
+                hinge: h,
+            }
         } else {
-            Violation { output: *y, loss: 0.0, hinge: 0.0 }
+            Violation {
+                output: *y,
+                loss: 0.0,
+                hinge: 0.0,
+            }
         })
     }
 }

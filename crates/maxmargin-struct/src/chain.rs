@@ -51,11 +51,21 @@ impl ChainSpace {
     ///
     /// # Errors
     /// [`StructError::Empty`] for no features.
-    pub fn with_costs(n_features: usize, cost: CostMatrix, start_end: bool) -> Result<Self, StructError> {
+    pub fn with_costs(
+        n_features: usize,
+        cost: CostMatrix,
+        start_end: bool,
+    ) -> Result<Self, StructError> {
         if n_features == 0 {
-            return Err(StructError::Empty { what: "number of features" });
+            return Err(StructError::Empty {
+                what: "number of features",
+            });
         }
-        Ok(Self { n_features, cost, start_end })
+        Ok(Self {
+            n_features,
+            cost,
+            start_end,
+        })
     }
 
     /// Number of labels `L`.
@@ -77,7 +87,8 @@ impl ChainSpace {
     }
 
     fn start(&self) -> Option<usize> {
-        self.start_end.then(|| self.unary_len() + self.n_labels() * self.n_labels())
+        self.start_end
+            .then(|| self.unary_len() + self.n_labels() * self.n_labels())
     }
 
     /// Viterbi: the best labelling under unary + `cost_row(t)` scores, and its total value.
@@ -168,10 +179,22 @@ impl OutputSpace for ChainSpace {
 
     fn check_output(&self, x: &Sequence, y: &Vec<u32>) -> Result<(), StructError> {
         if y.len() != x.len() {
-            return Err(StructError::LengthMismatch { what: "labels", expected: x.len(), got: y.len() });
+            return Err(StructError::LengthMismatch {
+                what: "labels",
+                expected: x.len(),
+                got: y.len(),
+            });
         }
-        match y.iter().enumerate().find(|(_, l)| **l as usize >= self.n_labels()) {
-            Some((t, &l)) => Err(StructError::LabelOutOfRange { position: t, label: l, n_labels: self.n_labels() }),
+        match y
+            .iter()
+            .enumerate()
+            .find(|(_, l)| **l as usize >= self.n_labels())
+        {
+            Some((t, &l)) => Err(StructError::LabelOutOfRange {
+                position: t,
+                label: l,
+                n_labels: self.n_labels(),
+            }),
             None => Ok(()),
         }
     }
@@ -214,7 +237,10 @@ impl OutputSpace for ChainSpace {
     }
 
     fn loss(&self, y: &Vec<u32>, y_hat: &Vec<u32>) -> f64 {
-        y.iter().zip(y_hat).map(|(&a, &b)| self.cost.cost(a as usize, b as usize)).sum()
+        y.iter()
+            .zip(y_hat)
+            .map(|(&a, &b)| self.cost.cost(a as usize, b as usize))
+            .sum()
     }
 
     /// Viterbi decoding; the lowest label on ties.
@@ -227,7 +253,12 @@ impl OutputSpace for ChainSpace {
     }
 
     /// Loss-augmented Viterbi (`C[y_t][·]` added to the unary scores); the lowest label on ties.
-    fn loss_augmented(&self, w: &[f64], x: &Sequence, y: &Vec<u32>) -> Result<Violation<Vec<u32>>, StructError> {
+    fn loss_augmented(
+        &self,
+        w: &[f64],
+        x: &Sequence,
+        y: &Vec<u32>,
+    ) -> Result<Violation<Vec<u32>>, StructError> {
         check_weights(w, self.dim())?;
         if x.is_empty() {
             return Err(StructError::EmptySequence);
@@ -236,7 +267,11 @@ impl OutputSpace for ChainSpace {
         let (out, value) = self.viterbi(w, x, Some(y));
         let loss = self.loss(y, &out);
         let hinge = (value - self.score(w, x, y)).max(0.0);
-        Ok(Violation { output: out, loss, hinge })
+        Ok(Violation {
+            output: out,
+            loss,
+            hinge,
+        })
     }
 }
 

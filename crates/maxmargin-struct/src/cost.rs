@@ -44,7 +44,9 @@ impl CostMatrix {
     pub fn new(rows: Vec<Vec<f64>>) -> Result<Self, StructError> {
         let n = rows.len();
         if n == 0 {
-            return Err(StructError::Empty { what: "number of labels" });
+            return Err(StructError::Empty {
+                what: "number of labels",
+            });
         }
         let mut c = Vec::with_capacity(n * n);
         for (a, row) in rows.into_iter().enumerate() {
@@ -58,7 +60,11 @@ impl CostMatrix {
             for (b, &v) in row.iter().enumerate() {
                 let ok = v.is_finite() && v >= 0.0 && (a != b || v == 0.0);
                 if !ok {
-                    return Err(StructError::InvalidCost { row: a, col: b, value: v });
+                    return Err(StructError::InvalidCost {
+                        row: a,
+                        col: b,
+                        value: v,
+                    });
                 }
             }
             c.extend(row);

@@ -23,7 +23,9 @@ pub enum StructError {
         label: u32,
     },
     /// A feature index the model has no weight for.
-    #[error("feature index {index} at position {position} is beyond the model's {n_features} features")]
+    #[error(
+        "feature index {index} at position {position} is beyond the model's {n_features} features"
+    )]
     FeatureOutOfRange {
         /// The position (0 for unstructured inputs).
         position: usize,

@@ -28,7 +28,9 @@ impl MulticlassSpace {
     /// [`StructError::Empty`] for no features.
     pub fn with_costs(n_features: usize, cost: CostMatrix) -> Result<Self, StructError> {
         if n_features == 0 {
-            return Err(StructError::Empty { what: "number of features" });
+            return Err(StructError::Empty {
+                what: "number of features",
+            });
         }
         Ok(Self { n_features, cost })
     }
@@ -101,7 +103,12 @@ impl OutputSpace for MulticlassSpace {
     }
 
     /// `argmax_k ⟨w_k, x⟩ + Δ(y, k)`; the lowest index on ties.
-    fn loss_augmented(&self, w: &[f64], x: &SparseVec, y: &u32) -> Result<Violation<u32>, StructError> {
+    fn loss_augmented(
+        &self,
+        w: &[f64],
+        x: &SparseVec,
+        y: &u32,
+    ) -> Result<Violation<u32>, StructError> {
         check_weights(w, self.dim())?;
         self.check_output(x, y)?;
         let row = self.cost.row(*y as usize);

@@ -31,15 +31,29 @@ impl MultilabelSpace {
     /// [`StructError::Empty`] or [`StructError::InvalidCost`] for a negative or non-finite weight.
     pub fn weighted(n_features: usize, label_weights: Vec<f64>) -> Result<Self, StructError> {
         if n_features == 0 {
-            return Err(StructError::Empty { what: "number of features" });
+            return Err(StructError::Empty {
+                what: "number of features",
+            });
         }
         if label_weights.is_empty() {
-            return Err(StructError::Empty { what: "number of labels" });
+            return Err(StructError::Empty {
+                what: "number of labels",
+            });
         }
-        if let Some(l) = label_weights.iter().position(|c| !(c.is_finite() && *c >= 0.0)) {
-            return Err(StructError::InvalidCost { row: l, col: l, value: label_weights[l] });
+        if let Some(l) = label_weights
+            .iter()
+            .position(|c| !(c.is_finite() && *c >= 0.0))
+        {
+            return Err(StructError::InvalidCost {
+                row: l,
+                col: l,
+                value: label_weights[l],
+            });
         }
-        Ok(Self { n_features, weights: label_weights })
+        Ok(Self {
+            n_features,
+            weights: label_weights,
+        })
     }
 
     /// Number of labels `L`.
@@ -104,11 +118,18 @@ impl OutputSpace for MultilabelSpace {
     /// Label `l` is on when `⟨w_l, x⟩ > 0` (a tie is off).
     fn decode(&self, w: &[f64], x: &SparseVec) -> Result<Vec<bool>, StructError> {
         check_weights(w, self.dim())?;
-        Ok((0..self.n_labels()).map(|l| self.label_score(w, x, l) > 0.0).collect())
+        Ok((0..self.n_labels())
+            .map(|l| self.label_score(w, x, l) > 0.0)
+            .collect())
     }
 
     /// Per label: on iff `⟨w_l, x⟩ + c_l 1[y_l = 0] > c_l 1[y_l = 1]`, the true value on ties.
-    fn loss_augmented(&self, w: &[f64], x: &SparseVec, y: &Vec<bool>) -> Result<Violation<Vec<bool>>, StructError> {
+    fn loss_augmented(
+        &self,
+        w: &[f64],
+        x: &SparseVec,
+        y: &Vec<bool>,
+    ) -> Result<Violation<Vec<bool>>, StructError> {
         check_weights(w, self.dim())?;
         self.check_output(x, y)?;
         let (mut out, mut loss, mut hinge) = (Vec::with_capacity(y.len()), 0.0, 0.0);
@@ -125,7 +146,11 @@ impl OutputSpace for MultilabelSpace {
             // Contribution to Δ + s(ŷ) − s(y) of this label.
             hinge += if pick { on } else { off } - if truth { s } else { 0.0 };
         }
-        Ok(Violation { output: out, loss, hinge: hinge.max(0.0) })
+        Ok(Violation {
+            output: out,
+            loss,
+            hinge: hinge.max(0.0),
+        })
     }
 }
 
@@ -135,6 +160,8 @@ impl Enumerable for MultilabelSpace {
         if l > 20 {
             return Err(StructError::TooLarge { max: 1 << 20 });
         }
-        Ok((0u32..(1 << l)).map(|m| (0..l).map(|k| m & (1 << k) != 0).collect()).collect())
+        Ok((0u32..(1 << l))
+            .map(|m| (0..l).map(|k| m & (1 << k) != 0).collect())
+            .collect())
     }
 }

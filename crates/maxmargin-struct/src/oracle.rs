@@ -74,7 +74,13 @@ pub trait OutputSpace: Sync {
     ) -> Result<Violation<Self::Output>, StructError>;
 
     /// The [`Violation`] of a given candidate `ŷ`: its loss and `max(0, Δ + s(ŷ) − s(y))`.
-    fn violation(&self, w: &[f64], x: &Self::Input, y: &Self::Output, y_hat: Self::Output) -> Violation<Self::Output> {
+    fn violation(
+        &self,
+        w: &[f64],
+        x: &Self::Input,
+        y: &Self::Output,
+        y_hat: Self::Output,
+    ) -> Violation<Self::Output> {
         let loss = self.loss(y, &y_hat);
         let hinge = (loss + self.score(w, x, &y_hat) - self.score(w, x, y)).max(0.0);
         Violation {
@@ -114,11 +120,14 @@ pub fn brute_force<S: Enumerable>(
     space.check_input(x)?;
     space.check_output(x, y)?;
     let outputs = space.enumerate(x)?;
-    let truth = outputs.iter().position(|o| o == y).ok_or(StructError::LengthMismatch {
-        what: "true output among the enumerated outputs",
-        expected: 1,
-        got: 0,
-    })?;
+    let truth = outputs
+        .iter()
+        .position(|o| o == y)
+        .ok_or(StructError::LengthMismatch {
+            what: "true output among the enumerated outputs",
+            expected: 1,
+            got: 0,
+        })?;
     let scores: Vec<f64> = outputs.iter().map(|o| space.score(w, x, o)).collect();
     let losses: Vec<f64> = outputs.iter().map(|o| space.loss(y, o)).collect();
     let h = structured::structured_hinge(&scores, &losses, truth, tol)?;
@@ -135,7 +144,12 @@ pub fn brute_force<S: Enumerable>(
 ///
 /// # Errors
 /// As [`OutputSpace::loss_augmented`].
-pub fn structured_hinge<S: OutputSpace>(space: &S, w: &[f64], x: &S::Input, y: &S::Output) -> Result<f64, StructError> {
+pub fn structured_hinge<S: OutputSpace>(
+    space: &S,
+    w: &[f64],
+    x: &S::Input,
+    y: &S::Output,
+) -> Result<f64, StructError> {
     Ok(space.loss_augmented(w, x, y)?.hinge)
 }
 

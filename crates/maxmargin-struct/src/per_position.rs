@@ -8,8 +8,8 @@
 use crate::chain::Sequence;
 use crate::cost::CostMatrix;
 use crate::error::{StructError, check_features, check_weights};
-use crate::oracle::{Enumerable, OutputSpace, Violation};
 use crate::oracle::MAX_ENUMERATED;
+use crate::oracle::{Enumerable, OutputSpace, Violation};
 
 /// A sequence whose positions may each allow only some labels.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,7 +28,12 @@ pub struct PerPositionSpace {
 }
 
 /// `u[l] += Σ_j x_j w[j·L + l]` for every label `l`: the unary scores of one position.
-pub(crate) fn add_unary(w: &[f64], x: &maxmargin_core::vector::SparseVec, n_labels: usize, u: &mut [f64]) {
+pub(crate) fn add_unary(
+    w: &[f64],
+    x: &maxmargin_core::vector::SparseVec,
+    n_labels: usize,
+    u: &mut [f64],
+) {
     let n_features = w.len() / n_labels;
     for (j, v) in x.as_row().iter() {
         if j < n_features {
@@ -54,7 +59,9 @@ impl PerPositionSpace {
     /// [`StructError::Empty`] for no features.
     pub fn with_costs(n_features: usize, cost: CostMatrix) -> Result<Self, StructError> {
         if n_features == 0 {
-            return Err(StructError::Empty { what: "number of features" });
+            return Err(StructError::Empty {
+                what: "number of features",
+            });
         }
         Ok(Self { n_features, cost })
     }
@@ -69,7 +76,12 @@ impl PerPositionSpace {
     }
 
     /// Per position, the allowed label maximizing unary score plus `extra(t, l)`; the lowest on ties.
-    fn best_per_position(&self, w: &[f64], x: &PositionInput, extra: impl Fn(usize, usize) -> f64) -> (Vec<u32>, f64) {
+    fn best_per_position(
+        &self,
+        w: &[f64],
+        x: &PositionInput,
+        extra: impl Fn(usize, usize) -> f64,
+    ) -> (Vec<u32>, f64) {
         let n_labels = self.n_labels();
         let mut u = vec![0.0; n_labels];
         let mut total = 0.0;
@@ -124,15 +136,24 @@ impl OutputSpace for PerPositionSpace {
             }
             for (t, a) in allowed.iter().enumerate() {
                 if a.is_empty() {
-                    return Err(StructError::Empty { what: "allowed labels at a position" });
+                    return Err(StructError::Empty {
+                        what: "allowed labels at a position",
+                    });
                 }
                 for pair in a.windows(2) {
                     if pair[1] <= pair[0] {
-                        return Err(StructError::LabelNotAllowed { position: t, label: pair[1] });
+                        return Err(StructError::LabelNotAllowed {
+                            position: t,
+                            label: pair[1],
+                        });
                     }
                 }
                 if let Some(&l) = a.iter().find(|&&l| l as usize >= self.n_labels()) {
-                    return Err(StructError::LabelOutOfRange { position: t, label: l, n_labels: self.n_labels() });
+                    return Err(StructError::LabelOutOfRange {
+                        position: t,
+                        label: l,
+                        n_labels: self.n_labels(),
+                    });
                 }
             }
         }
@@ -141,16 +162,27 @@ impl OutputSpace for PerPositionSpace {
 
     fn check_output(&self, x: &PositionInput, y: &Vec<u32>) -> Result<(), StructError> {
         if y.len() != x.features.len() {
-            return Err(StructError::LengthMismatch { what: "labels", expected: x.features.len(), got: y.len() });
+            return Err(StructError::LengthMismatch {
+                what: "labels",
+                expected: x.features.len(),
+                got: y.len(),
+            });
         }
         for (t, &l) in y.iter().enumerate() {
             if l as usize >= self.n_labels() {
-                return Err(StructError::LabelOutOfRange { position: t, label: l, n_labels: self.n_labels() });
+                return Err(StructError::LabelOutOfRange {
+                    position: t,
+                    label: l,
+                    n_labels: self.n_labels(),
+                });
             }
             if let Some(allowed) = &x.allowed
                 && allowed.get(t).is_some_and(|a| a.binary_search(&l).is_err())
             {
-                return Err(StructError::LabelNotAllowed { position: t, label: l });
+                return Err(StructError::LabelNotAllowed {
+                    position: t,
+                    label: l,
+                });
             }
         }
         Ok(())
@@ -181,7 +213,10 @@ impl OutputSpace for PerPositionSpace {
     }
 
     fn loss(&self, y: &Vec<u32>, y_hat: &Vec<u32>) -> f64 {
-        y.iter().zip(y_hat).map(|(&a, &b)| self.cost.cost(a as usize, b as usize)).sum()
+        y.iter()
+            .zip(y_hat)
+            .map(|(&a, &b)| self.cost.cost(a as usize, b as usize))
+            .sum()
     }
 
     /// Per position, the allowed label with the highest unary score; the lowest label on ties.
@@ -192,14 +227,23 @@ impl OutputSpace for PerPositionSpace {
     }
 
     /// Per position, the allowed label maximizing unary score `+ C[y_t][l]`; the lowest label on ties.
-    fn loss_augmented(&self, w: &[f64], x: &PositionInput, y: &Vec<u32>) -> Result<Violation<Vec<u32>>, StructError> {
+    fn loss_augmented(
+        &self,
+        w: &[f64],
+        x: &PositionInput,
+        y: &Vec<u32>,
+    ) -> Result<Violation<Vec<u32>>, StructError> {
         check_weights(w, self.dim())?;
         self.check_input(x)?;
         self.check_output(x, y)?;
         let (out, value) = self.best_per_position(w, x, |t, l| self.cost.cost(y[t] as usize, l));
         let loss = self.loss(y, &out);
         let hinge = (value - self.score(w, x, y)).max(0.0);
-        Ok(Violation { output: out, loss, hinge })
+        Ok(Violation {
+            output: out,
+            loss,
+            hinge,
+        })
     }
 }
 
@@ -207,7 +251,11 @@ impl Enumerable for PerPositionSpace {
     fn enumerate(&self, x: &PositionInput) -> Result<Vec<Vec<u32>>, StructError> {
         let all: Vec<u32> = (0..self.n_labels() as u32).collect();
         let sets: Vec<&[u32]> = (0..x.features.len())
-            .map(|t| x.allowed.as_ref().map_or(all.as_slice(), |a| a[t].as_slice()))
+            .map(|t| {
+                x.allowed
+                    .as_ref()
+                    .map_or(all.as_slice(), |a| a[t].as_slice())
+            })
             .collect();
         product(&sets)
     }
@@ -215,9 +263,13 @@ impl Enumerable for PerPositionSpace {
 
 /// Every sequence with position `t` taken from `sets[t]`, in lexicographic order.
 pub(crate) fn product(sets: &[&[u32]]) -> Result<Vec<Vec<u32>>, StructError> {
-    let count = sets.iter().try_fold(1usize, |acc, s| acc.checked_mul(s.len()).filter(|&c| c <= MAX_ENUMERATED));
+    let count = sets.iter().try_fold(1usize, |acc, s| {
+        acc.checked_mul(s.len()).filter(|&c| c <= MAX_ENUMERATED)
+    });
     let Some(count) = count else {
-        return Err(StructError::TooLarge { max: MAX_ENUMERATED });
+        return Err(StructError::TooLarge {
+            max: MAX_ENUMERATED,
+        });
     };
     let mut out = Vec::with_capacity(count);
     let mut idx = vec![0usize; sets.len()];

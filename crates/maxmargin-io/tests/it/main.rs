@@ -3,3 +3,4 @@
 mod libsvm;
 mod model_file;
 mod shared_data;
+mod structured_formats;

@@ -2,8 +2,8 @@
 
 use maxmargin_core::vector::SparseVec;
 use maxmargin_struct::{
-    ChainSpace, CostMatrix, MulticlassSpace, MultilabelSpace, OutputSpace, PerPositionSpace, PositionInput,
-    StructError,
+    ChainSpace, CostMatrix, MulticlassSpace, MultilabelSpace, OutputSpace, PerPositionSpace,
+    PositionInput, StructError,
 };
 
 fn sv(v: &[f64]) -> SparseVec {
@@ -17,22 +17,44 @@ fn chain_errors() {
     let x = vec![sv(&[1.0, 0.0]), sv(&[0.0, 1.0])];
     assert_eq!(
         space.loss_augmented(&w, &x, &vec![0, 3]).unwrap_err(),
-        StructError::LabelOutOfRange { position: 1, label: 3, n_labels: 3 }
+        StructError::LabelOutOfRange {
+            position: 1,
+            label: 3,
+            n_labels: 3
+        }
     );
     assert_eq!(
         space.loss_augmented(&w, &x, &vec![0]).unwrap_err(),
-        StructError::LengthMismatch { what: "labels", expected: 2, got: 1 }
+        StructError::LengthMismatch {
+            what: "labels",
+            expected: 2,
+            got: 1
+        }
     );
-    assert_eq!(space.decode(&w, &vec![]).unwrap_err(), StructError::EmptySequence);
-    assert_eq!(space.check_input(&vec![]).unwrap_err(), StructError::EmptySequence);
+    assert_eq!(
+        space.decode(&w, &vec![]).unwrap_err(),
+        StructError::EmptySequence
+    );
+    assert_eq!(
+        space.check_input(&vec![]).unwrap_err(),
+        StructError::EmptySequence
+    );
     assert_eq!(
         space.decode(&w[1..], &x).unwrap_err(),
-        StructError::LengthMismatch { what: "weights", expected: space.dim(), got: space.dim() - 1 }
+        StructError::LengthMismatch {
+            what: "weights",
+            expected: space.dim(),
+            got: space.dim() - 1
+        }
     );
     let too_wide = vec![sv(&[1.0, 0.0, 0.0, 1.0])];
     assert_eq!(
         space.check_input(&too_wide).unwrap_err(),
-        StructError::FeatureOutOfRange { position: 0, index: 3, n_features: 2 }
+        StructError::FeatureOutOfRange {
+            position: 0,
+            index: 3,
+            n_features: 2
+        }
     );
     // Unknown features at prediction time are dropped, not an error.
     assert!(space.decode(&w, &too_wide).is_ok());
@@ -40,8 +62,14 @@ fn chain_errors() {
 
 #[test]
 fn space_definition_errors() {
-    assert!(matches!(ChainSpace::new(0, 2), Err(StructError::Empty { .. })));
-    assert!(matches!(MulticlassSpace::new(3, 0), Err(StructError::Empty { .. })));
+    assert!(matches!(
+        ChainSpace::new(0, 2),
+        Err(StructError::Empty { .. })
+    ));
+    assert!(matches!(
+        MulticlassSpace::new(3, 0),
+        Err(StructError::Empty { .. })
+    ));
     assert!(matches!(
         CostMatrix::new(vec![vec![0.0, f64::NAN], vec![1.0, 0.0]]),
         Err(StructError::InvalidCost { row: 0, col: 1, .. })
@@ -50,7 +78,10 @@ fn space_definition_errors() {
         CostMatrix::new(vec![vec![0.0, 1.0], vec![1.0]]),
         Err(StructError::LengthMismatch { .. })
     ));
-    assert!(matches!(MultilabelSpace::weighted(2, vec![1.0, -1.0]), Err(StructError::InvalidCost { .. })));
+    assert!(matches!(
+        MultilabelSpace::weighted(2, vec![1.0, -1.0]),
+        Err(StructError::InvalidCost { .. })
+    ));
 }
 
 #[test]
@@ -66,13 +97,32 @@ fn other_spaces_errors() {
         Err(StructError::LengthMismatch { .. })
     ));
     let pp = PerPositionSpace::new(2, 3).unwrap();
-    let input = PositionInput { features: vec![sv(&[1.0]), sv(&[1.0])], allowed: Some(vec![vec![0, 2], vec![1]]) };
+    let input = PositionInput {
+        features: vec![sv(&[1.0]), sv(&[1.0])],
+        allowed: Some(vec![vec![0, 2], vec![1]]),
+    };
     assert_eq!(
-        pp.loss_augmented(&[0.0; 6], &input, &vec![1, 1]).unwrap_err(),
-        StructError::LabelNotAllowed { position: 0, label: 1 }
+        pp.loss_augmented(&[0.0; 6], &input, &vec![1, 1])
+            .unwrap_err(),
+        StructError::LabelNotAllowed {
+            position: 0,
+            label: 1
+        }
     );
-    let bad_sets = PositionInput { features: vec![sv(&[1.0])], allowed: Some(vec![vec![]]) };
-    assert!(matches!(pp.check_input(&bad_sets), Err(StructError::Empty { .. })));
-    let empty = PositionInput { features: vec![], allowed: None };
-    assert_eq!(pp.decode(&[0.0; 6], &empty).unwrap_err(), StructError::EmptySequence);
+    let bad_sets = PositionInput {
+        features: vec![sv(&[1.0])],
+        allowed: Some(vec![vec![]]),
+    };
+    assert!(matches!(
+        pp.check_input(&bad_sets),
+        Err(StructError::Empty { .. })
+    ));
+    let empty = PositionInput {
+        features: vec![],
+        allowed: None,
+    };
+    assert_eq!(
+        pp.decode(&[0.0; 6], &empty).unwrap_err(),
+        StructError::EmptySequence
+    );
 }

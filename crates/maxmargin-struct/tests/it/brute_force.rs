@@ -10,21 +10,46 @@ use maxmargin_struct::{
 use proptest::prelude::*;
 
 /// Checks a space on one example against brute force.
-fn check<S: Enumerable>(space: &S, w: &[f64], x: &S::Input, y: &S::Output, z: &[f64]) -> Result<(), TestCaseError> {
+fn check<S: Enumerable>(
+    space: &S,
+    w: &[f64],
+    x: &S::Input,
+    y: &S::Output,
+    z: &[f64],
+) -> Result<(), TestCaseError> {
     let (h, augmented, decoded) = brute_force(space, w, x, y, 1e-9).unwrap();
     let v = space.loss_augmented(w, x, y).unwrap();
-    prop_assert!((v.hinge - h.value).abs() < 1e-9, "hinge {} vs brute force {}", v.hinge, h.value);
-    prop_assert!(augmented.contains(&v.output), "{:?} not among {:?}", v.output, augmented);
+    prop_assert!(
+        (v.hinge - h.value).abs() < 1e-9,
+        "hinge {} vs brute force {}",
+        v.hinge,
+        h.value
+    );
+    prop_assert!(
+        augmented.contains(&v.output),
+        "{:?} not among {:?}",
+        v.output,
+        augmented
+    );
     prop_assert!((v.loss - space.loss(y, &v.output)).abs() < 1e-12);
     let d = space.decode(w, x).unwrap();
-    prop_assert!(decoded.contains(&d), "decoded {:?} not among {:?}", d, decoded);
+    prop_assert!(
+        decoded.contains(&d),
+        "decoded {:?} not among {:?}",
+        d,
+        decoded
+    );
     // Δ(y, decode(x)) ≤ hinge.
     prop_assert!(space.loss(y, &d) <= v.hinge + 1e-9);
     // ψ(ŷ) − ψ(y) is a subgradient of the hinge: H(z) ≥ H(w) + ⟨g, z − w⟩.
     let mut g = vec![0.0; space.dim()];
     add_subgradient(space, x, y, &v.output, 1.0, &mut g);
     let hz = brute_force(space, z, x, y, 0.0).unwrap().0.value;
-    let lin: f64 = g.iter().zip(z.iter().zip(w)).map(|(g, (z, w))| g * (z - w)).sum();
+    let lin: f64 = g
+        .iter()
+        .zip(z.iter().zip(w))
+        .map(|(g, (z, w))| g * (z - w))
+        .sum();
     prop_assert!(hz >= h.value + lin - 1e-9);
     Ok(())
 }
@@ -38,11 +63,14 @@ fn sparse(d: usize) -> impl Strategy<Value = SparseVec> {
 }
 
 fn cost(l: usize) -> impl Strategy<Value = CostMatrix> {
-    ints(l * l, 0, 3).prop_map(move |c| CostMatrix::from_fn(l, |a, b| if a == b { 0.0 } else { c[a * l + b] }).unwrap())
+    ints(l * l, 0, 3).prop_map(move |c| {
+        CostMatrix::from_fn(l, |a, b| if a == b { 0.0 } else { c[a * l + b] }).unwrap()
+    })
 }
 
 /// A chain (T ≤ 6, L ≤ 4, d ≤ 3, with or without start/end), weights, input, truth, and a second point.
-fn chain_case() -> impl Strategy<Value = (ChainSpace, Vec<f64>, Vec<SparseVec>, Vec<u32>, Vec<f64>)> {
+fn chain_case() -> impl Strategy<Value = (ChainSpace, Vec<f64>, Vec<SparseVec>, Vec<u32>, Vec<f64>)>
+{
     (1..=4usize, 1..=3usize, 1..=6usize, any::<bool>()).prop_flat_map(|(l, d, t, start_end)| {
         let dim = d * l + l * l + if start_end { 2 * l } else { 0 };
         (
@@ -52,7 +80,9 @@ fn chain_case() -> impl Strategy<Value = (ChainSpace, Vec<f64>, Vec<SparseVec>, 
             ints(dim, -2, 2),
             ints(dim, -3, 3),
         )
-            .prop_map(move |(c, x, y, w, z)| (ChainSpace::with_costs(d, c, start_end).unwrap(), w, x, y, z))
+            .prop_map(move |(c, x, y, w, z)| {
+                (ChainSpace::with_costs(d, c, start_end).unwrap(), w, x, y, z)
+            })
     })
 }
 
@@ -138,7 +168,10 @@ fn chain_decodes_a_known_sequence() {
     let space = ChainSpace::with_costs(1, CostMatrix::zero_one(2).unwrap(), false).unwrap();
     // w layout: W (feature 0: label 0, label 1), then A (00, 01, 10, 11).
     let w = [-1.0, 1.0, 2.0, 0.0, 0.0, 2.0];
-    let x: Vec<SparseVec> = [1.0, 1.0, -0.5, 1.0].iter().map(|&v| SparseVec::from_dense(&[v]).unwrap()).collect();
+    let x: Vec<SparseVec> = [1.0, 1.0, -0.5, 1.0]
+        .iter()
+        .map(|&v| SparseVec::from_dense(&[v]).unwrap())
+        .collect();
     assert_eq!(space.decode(&w, &x).unwrap(), vec![1, 1, 1, 1]);
     let v = space.loss_augmented(&w, &x, &vec![1, 1, 1, 1]).unwrap();
     assert!(v.hinge >= 0.0 && v.loss <= v.hinge + 1e-12);

@@ -8,7 +8,12 @@ use maxmargin_struct::{CostMatrix, MulticlassSpace, OutputSpace};
 /// decoded output is too small.
 #[test]
 fn decoding_is_not_loss_augmented_inference() {
-    let cost = CostMatrix::new(vec![vec![0.0, 0.1, 5.0], vec![1.0, 0.0, 1.0], vec![1.0, 1.0, 0.0]]).unwrap();
+    let cost = CostMatrix::new(vec![
+        vec![0.0, 0.1, 5.0],
+        vec![1.0, 0.0, 1.0],
+        vec![1.0, 1.0, 0.0],
+    ])
+    .unwrap();
     let space = MulticlassSpace::with_costs(1, cost).unwrap();
     let x = SparseVec::from_dense(&[1.0]).unwrap();
     let w = [0.0, 2.0, 1.0]; // scores: class 0 → 0, class 1 → 2, class 2 → 1
