@@ -368,3 +368,78 @@ impl BinaryLabels {
             .collect()
     }
 }
+
+/// The classes of a multiclass problem, sorted, mapped to `0..K` in that order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClassLabels {
+    /// The distinct labels, increasing; class `k` is `classes[k]`.
+    pub classes: Vec<f64>,
+}
+
+impl ClassLabels {
+    /// Finds the classes of `labels`.
+    ///
+    /// # Errors
+    /// [`IoError::Empty`] for no labels.
+    ///
+    /// # Examples
+    /// ```
+    /// # fn main() -> Result<(), maxmargin_io::IoError> {
+    /// use maxmargin_io::libsvm::ClassLabels;
+    /// let c = ClassLabels::from_labels("d".as_ref(), &[3.0, 1.0, 3.0, 2.0])?;
+    /// assert_eq!((c.index_of(3.0), c.index_of(5.0)), (Some(2), None));
+    /// # Ok(()) }
+    /// ```
+    pub fn from_labels(source: &Path, labels: &[f64]) -> Result<Self, IoError> {
+        let mut classes = labels.to_vec();
+        classes.sort_by(f64::total_cmp);
+        classes.dedup();
+        if classes.is_empty() {
+            return Err(IoError::Empty {
+                path: source.to_path_buf(),
+            });
+        }
+        Ok(Self { classes })
+    }
+
+    /// Number of classes.
+    pub fn len(&self) -> usize {
+        self.classes.len()
+    }
+
+    /// Always false: there is at least one class.
+    pub fn is_empty(&self) -> bool {
+        self.classes.is_empty()
+    }
+
+    /// The class index of a label.
+    pub fn index_of(&self, label: f64) -> Option<u32> {
+        self.classes
+            .binary_search_by(|c| c.total_cmp(&label))
+            .ok()
+            .map(|k| k as u32)
+    }
+
+    /// The class indices of a dataset; a label outside the classes is an error naming its line.
+    ///
+    /// # Errors
+    /// [`IoError::Parse`] at the first unknown label.
+    pub fn indices(&self, data: &LabeledData) -> Result<Vec<u32>, IoError> {
+        data.labels
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| {
+                self.index_of(l).ok_or_else(|| IoError::Parse {
+                    path: data.source.clone(),
+                    line: data.lines.get(i).copied().unwrap_or(i + 1),
+                    column: 1,
+                    field: "label",
+                    message: format!(
+                        "label {l} is not one of the {} training classes",
+                        self.len()
+                    ),
+                })
+            })
+            .collect()
+    }
+}

@@ -1,4 +1,5 @@
 //! Integration tests of the facade: worked examples, fit/save/load/predict, determinism, bad input.
 
 mod linear;
+mod spaces;
 mod worked;
