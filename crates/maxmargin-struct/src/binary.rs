@@ -52,6 +52,11 @@ impl OutputSpace for BinarySpace {
         }
     }
 
+    fn for_each_feature(&self, x: &SparseVec, y: &i8, visit: &mut dyn FnMut(usize, f64)) {
+        let half = f64::from(*y) / 2.0;
+        x.as_row().iter().for_each(|(j, v)| visit(j, half * v));
+    }
+
     fn add_joint_feature(&self, x: &SparseVec, y: &i8, scale: f64, into: &mut [f64]) {
         x.as_row().axpy(scale * f64::from(*y) / 2.0, into);
     }

@@ -199,21 +199,24 @@ impl OutputSpace for ChainSpace {
         }
     }
 
-    fn add_joint_feature(&self, x: &Sequence, y: &Vec<u32>, scale: f64, into: &mut [f64]) {
+    fn for_each_feature(&self, x: &Sequence, y: &Vec<u32>, visit: &mut dyn FnMut(usize, f64)) {
         let n_labels = self.n_labels();
         for (xt, &l) in x.iter().zip(y) {
             for (j, v) in xt.as_row().iter() {
                 if j < self.n_features {
-                    into[j * n_labels + l as usize] += scale * v;
+                    visit(j * n_labels + l as usize, v);
                 }
             }
         }
         for pair in y.windows(2) {
-            into[self.trans() + pair[0] as usize * n_labels + pair[1] as usize] += scale;
+            visit(
+                self.trans() + pair[0] as usize * n_labels + pair[1] as usize,
+                1.0,
+            );
         }
         if let (Some(start), Some(first), Some(last)) = (self.start(), y.first(), y.last()) {
-            into[start + *first as usize] += scale;
-            into[start + n_labels + *last as usize] += scale;
+            visit(start + *first as usize, 1.0);
+            visit(start + n_labels + *last as usize, 1.0);
         }
     }
 

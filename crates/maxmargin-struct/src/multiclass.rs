@@ -82,6 +82,11 @@ impl OutputSpace for MulticlassSpace {
         }
     }
 
+    fn for_each_feature(&self, x: &SparseVec, y: &u32, visit: &mut dyn FnMut(usize, f64)) {
+        let base = *y as usize * self.n_features;
+        x.as_row().iter().for_each(|(j, v)| visit(base + j, v));
+    }
+
     fn add_joint_feature(&self, x: &SparseVec, y: &u32, scale: f64, into: &mut [f64]) {
         let d = self.n_features;
         let k = *y as usize;

@@ -91,6 +91,13 @@ impl OutputSpace for MultilabelSpace {
         }
     }
 
+    fn for_each_feature(&self, x: &SparseVec, y: &Vec<bool>, visit: &mut dyn FnMut(usize, f64)) {
+        let d = self.n_features;
+        for (l, _) in y.iter().enumerate().filter(|(_, on)| **on) {
+            x.as_row().iter().for_each(|(j, v)| visit(l * d + j, v));
+        }
+    }
+
     fn add_joint_feature(&self, x: &SparseVec, y: &Vec<bool>, scale: f64, into: &mut [f64]) {
         let d = self.n_features;
         for (l, _) in y.iter().enumerate().filter(|(_, on)| **on) {

@@ -2,6 +2,7 @@
 
 use crate::error::{StructError, check_weights};
 use maxmargin_core::structured::{self, StructuredHinge};
+use maxmargin_core::vector::SparseVec;
 use std::fmt::Debug;
 
 /// The result of loss-augmented inference for one example.
@@ -42,8 +43,47 @@ pub trait OutputSpace: Sync {
     /// A [`StructError`] naming what is wrong.
     fn check_output(&self, x: &Self::Input, y: &Self::Output) -> Result<(), StructError>;
 
-    /// `into ← into + scale·ψ(x, y)`, for checked `x` and `y`.
-    fn add_joint_feature(&self, x: &Self::Input, y: &Self::Output, scale: f64, into: &mut [f64]);
+    /// Calls `visit(j, v)` for the nonzero entries of `ψ(x, y)`, for checked `x` and `y` (an index may come
+    /// more than once; its values add up). This is `ψ` as a sparse vector: solvers that store per-example
+    /// shares of `w` (BCFW) keep them sparse through it.
+    fn for_each_feature(
+        &self,
+        x: &Self::Input,
+        y: &Self::Output,
+        visit: &mut dyn FnMut(usize, f64),
+    );
+
+    /// `into ← into + scale·ψ(x, y)`, for checked `x` and `y` (entries beyond `into` are dropped).
+    fn add_joint_feature(&self, x: &Self::Input, y: &Self::Output, scale: f64, into: &mut [f64]) {
+        self.for_each_feature(x, y, &mut |j, v| {
+            if let Some(slot) = into.get_mut(j) {
+                *slot += scale * v;
+            }
+        });
+    }
+
+    /// `ψ(x, y)` as a sorted sparse vector (repeated indices merged, zeros kept out).
+    fn joint_feature(&self, x: &Self::Input, y: &Self::Output) -> SparseVec {
+        let mut pairs: Vec<(usize, f64)> = Vec::new();
+        self.for_each_feature(x, y, &mut |j, v| pairs.push((j, v)));
+        pairs.sort_by_key(|p| p.0);
+        let (mut idx, mut val): (Vec<u32>, Vec<f64>) = (
+            Vec::with_capacity(pairs.len()),
+            Vec::with_capacity(pairs.len()),
+        );
+        for (j, v) in pairs {
+            if idx.last() == Some(&(j as u32)) {
+                if let Some(last) = val.last_mut() {
+                    *last += v;
+                }
+            } else {
+                idx.push(j as u32);
+                val.push(v);
+            }
+        }
+        let (idx, val) = idx.into_iter().zip(val).filter(|(_, v)| *v != 0.0).unzip();
+        SparseVec::new(idx, val).unwrap_or_default()
+    }
 
     /// The score `⟨w, ψ(x, y)⟩` for checked `x`, `y` and `w.len() == dim()`. The default builds `ψ` densely;
     /// spaces override it with their structure.
@@ -184,6 +224,14 @@ impl<S: Enumerable> OutputSpace for BruteForce<S> {
     }
     fn check_output(&self, x: &Self::Input, y: &Self::Output) -> Result<(), StructError> {
         self.0.check_output(x, y)
+    }
+    fn for_each_feature(
+        &self,
+        x: &Self::Input,
+        y: &Self::Output,
+        visit: &mut dyn FnMut(usize, f64),
+    ) {
+        self.0.for_each_feature(x, y, visit);
     }
     fn add_joint_feature(&self, x: &Self::Input, y: &Self::Output, scale: f64, into: &mut [f64]) {
         self.0.add_joint_feature(x, y, scale, into);

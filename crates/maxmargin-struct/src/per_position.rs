@@ -188,12 +188,12 @@ impl OutputSpace for PerPositionSpace {
         Ok(())
     }
 
-    fn add_joint_feature(&self, x: &PositionInput, y: &Vec<u32>, scale: f64, into: &mut [f64]) {
+    fn for_each_feature(&self, x: &PositionInput, y: &Vec<u32>, visit: &mut dyn FnMut(usize, f64)) {
         let n_labels = self.n_labels();
         for (xt, &l) in x.features.iter().zip(y) {
             for (j, v) in xt.as_row().iter() {
-                if let Some(slot) = into.get_mut(j * n_labels + l as usize) {
-                    *slot += scale * v;
+                if j < self.n_features {
+                    visit(j * n_labels + l as usize, v);
                 }
             }
         }

@@ -18,6 +18,12 @@ fn check<S: Enumerable>(
     z: &[f64],
 ) -> Result<(), TestCaseError> {
     let (h, augmented, decoded) = brute_force(space, w, x, y, 1e-9).unwrap();
+    // ψ three ways agree: sparse, dense accumulation, and the score.
+    let psi = space.joint_feature(x, y);
+    let mut dense = vec![0.0; space.dim()];
+    space.add_joint_feature(x, y, 1.0, &mut dense);
+    prop_assert_eq!(psi.as_row().to_dense(space.dim()), dense);
+    prop_assert!((psi.as_row().dot(w) - space.score(w, x, y)).abs() < 1e-9);
     let v = space.loss_augmented(w, x, y).unwrap();
     prop_assert!(
         (v.hinge - h.value).abs() < 1e-9,

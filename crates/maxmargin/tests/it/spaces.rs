@@ -96,9 +96,11 @@ impl OutputSpace for Ordinal {
             })
         }
     }
-    fn add_joint_feature(&self, x: &SparseVec, y: &u32, scale: f64, into: &mut [f64]) {
-        x.as_row().axpy(scale * f64::from(*y), &mut into[..self.d]);
-        into[self.d + *y as usize] += scale;
+    fn for_each_feature(&self, x: &SparseVec, y: &u32, visit: &mut dyn FnMut(usize, f64)) {
+        x.as_row()
+            .iter()
+            .for_each(|(j, v)| visit(j, f64::from(*y) * v));
+        visit(self.d + *y as usize, 1.0);
     }
     fn loss(&self, y: &u32, y_hat: &u32) -> f64 {
         f64::from(y.abs_diff(*y_hat))
