@@ -250,6 +250,46 @@ impl SparseVec {
         Ok(Self { idx, val })
     }
 
+    /// `a·x + b·y` by merging the index lists; entries that come out exactly zero are dropped.
+    ///
+    /// # Examples
+    /// ```
+    /// # fn main() -> Result<(), maxmargin_core::CoreError> {
+    /// use maxmargin_core::vector::SparseVec;
+    /// let x = SparseVec::new(vec![0, 2], vec![1.0, 1.0])?;
+    /// let y = SparseVec::new(vec![2, 5], vec![1.0, 4.0])?;
+    /// let z = SparseVec::lincomb(2.0, &x, -2.0, &y);
+    /// assert_eq!((z.as_row().indices(), z.as_row().values()), (&[0, 5][..], &[2.0, -8.0][..]));
+    /// # Ok(()) }
+    /// ```
+    pub fn lincomb(a: f64, x: &SparseVec, b: f64, y: &SparseVec) -> SparseVec {
+        let (mut i, mut k) = (0, 0);
+        let n = x.idx.len() + y.idx.len();
+        let (mut idx, mut val) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let mut push = |j: u32, v: f64| {
+            if v != 0.0 {
+                idx.push(j);
+                val.push(v);
+            }
+        };
+        while i < x.idx.len() || k < y.idx.len() {
+            let xj = x.idx.get(i).copied().unwrap_or(u32::MAX);
+            let yj = y.idx.get(k).copied().unwrap_or(u32::MAX);
+            if i < x.idx.len() && (k >= y.idx.len() || xj < yj) {
+                push(xj, a * x.val[i]);
+                i += 1;
+            } else if k < y.idx.len() && (i >= x.idx.len() || yj < xj) {
+                push(yj, b * y.val[k]);
+                k += 1;
+            } else {
+                push(xj, a * x.val[i] + b * y.val[k]);
+                i += 1;
+                k += 1;
+            }
+        }
+        SparseVec { idx, val }
+    }
+
     /// The borrowed view used by every operation.
     pub fn as_row(&self) -> SparseRow<'_> {
         SparseRow {

@@ -44,6 +44,20 @@ pub enum OptimError {
     /// A budget that never stops.
     #[error("no budget set: give at least one of iterations, epochs or seconds")]
     Unbounded,
+    /// A training example that does not fit the output space.
+    #[error("example {index}: {source}")]
+    Example {
+        /// The example (0-based).
+        index: usize,
+        /// What is wrong with it.
+        source: maxmargin_struct::StructError,
+    },
+    /// An output-space error.
+    #[error(transparent)]
+    Struct(#[from] maxmargin_struct::StructError),
+    /// The QP of a cutting-plane method could not be solved.
+    #[error("the cutting-plane QP failed: {0}")]
+    Qp(String),
     /// An error from the math core.
     #[error(transparent)]
     Core(#[from] maxmargin_core::CoreError),

@@ -11,17 +11,27 @@
 //! Randomness comes from one `ChaCha8Rng` seeded from the parameters and carried in the solver state, so
 //! the same seed, data and parameters give the same weights, bit for bit. This crate reads no files.
 
+pub mod bcfw;
+pub mod cutting_plane;
 mod error;
 pub mod pegasos;
 pub mod problem;
+mod qp;
 pub mod random;
+pub mod sampler;
 pub mod step;
+pub mod structural;
 pub mod subgradient;
 pub mod trainer;
 
+pub use bcfw::{Bcfw, BcfwParams};
+pub use cutting_plane::{NSlack, NSlackParams, OneSlack, OneSlackParams};
 pub use error::OptimError;
 pub use pegasos::{Pegasos, PegasosParams, Sampling};
 pub use problem::{Bias, BinaryProblem, LinearWeights};
 pub use step::StepRule;
+pub use structural::{Ssg, SsgParams, StructProblem};
 pub use subgradient::{Subgradient, SubgradientParams};
-pub use trainer::{Budget, Fit, Observer, Progress, Solver, StopReason, TraceRecord, Trainer};
+pub use trainer::{
+    Budget, Certificate, Fit, Observer, Progress, Solver, StopReason, TraceRecord, Trainer,
+};

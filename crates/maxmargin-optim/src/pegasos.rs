@@ -18,12 +18,10 @@
 
 use crate::error::{OptimError, invalid};
 use crate::problem::{Bias, BinaryProblem, LinearWeights};
+use crate::sampler::Sampler;
 use crate::step::StepRule;
 use crate::trainer::{Progress, Solver};
 use maxmargin_core::vector::SparseRow;
-use rand::Rng;
-use rand::seq::SliceRandom;
-use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 /// How examples are drawn.
@@ -190,17 +188,12 @@ struct Averager {
 pub struct PegasosState {
     /// Steps taken.
     pub t: u64,
-    /// Examples touched.
-    pub touched: u64,
     s: f64,
     v: Vec<f64>,
     v_norm_sq: f64,
     b: f64,
     avg: Option<Averager>,
-    rng: ChaCha8Rng,
-    order: Vec<usize>,
-    pos: usize,
-    batch: Vec<usize>,
+    sampler: Sampler,
     /// The examples of the last step and their margins `y_i(⟨w_t, x_i⟩ + b_t)` before the step.
     pub last: Vec<(usize, f64)>,
 }
@@ -273,21 +266,6 @@ impl PegasosState {
         }
         self.v_norm_sq = (self.v_norm_sq + delta_norm).max(0.0);
     }
-
-    fn next_example(&mut self, n: usize, sampling: Sampling) -> usize {
-        match sampling {
-            Sampling::Uniform => self.rng.random_range(0..n),
-            Sampling::Cyclic => (self.touched % n as u64) as usize,
-            Sampling::Permutation => {
-                if self.pos == self.order.len() {
-                    self.order.shuffle(&mut self.rng);
-                    self.pos = 0;
-                }
-                self.pos += 1;
-                self.order[self.pos - 1]
-            }
-        }
-    }
 }
 
 impl Pegasos {
@@ -307,7 +285,6 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
         let n = problem.n_samples();
         Ok(PegasosState {
             t: 0,
-            touched: 0,
             s: 1.0,
             v: vec![0.0; len],
             v_norm_sq: 0.0,
@@ -319,18 +296,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
                 b_sum: 0.0,
                 count: 0,
             }),
-            rng: crate::random::rng(self.params.seed),
-            order: if self.params.sampling == Sampling::Permutation {
-                (0..n).collect()
-            } else {
-                Vec::new()
-            },
-            pos: if self.params.sampling == Sampling::Permutation {
-                n
-            } else {
-                0
-            },
-            batch: Vec::with_capacity(self.params.batch_size),
+            sampler: Sampler::new(self.params.sampling, n, self.params.seed),
             last: Vec::with_capacity(self.params.batch_size),
         })
     }
@@ -346,12 +312,9 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
         let k = p.batch_size;
 
         // Draw the batch and record the margins at w_t, before any change.
-        st.batch.clear();
         st.last.clear();
         for _ in 0..k {
-            let i = st.next_example(n, p.sampling);
-            st.touched += 1;
-            st.batch.push(i);
+            let i = st.sampler.next_index();
             let z = y[i] * st.decision(x.row(i), d, bias);
             st.last.push((i, z));
         }
@@ -399,7 +362,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
             st.renormalize();
         }
         let (s, b) = (st.s, st.b);
-        let averaging = st.touched as f64 >= p.average_from_epoch * n as f64;
+        let averaging = st.sampler.drawn as f64 >= p.average_from_epoch * n as f64;
         if let Some(a) = st.avg.as_mut().filter(|_| averaging) {
             // Before the start B stays 0, so the δ's of those steps add nothing to u: the sum starts here.
             a.scale_sum += s;
@@ -409,10 +372,10 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
         Ok(())
     }
 
-    fn progress(&self, problem: &BinaryProblem<'a>, st: &PegasosState) -> Progress {
+    fn progress(&self, _problem: &BinaryProblem<'a>, st: &PegasosState) -> Progress {
         Progress {
             iteration: st.t,
-            epoch: st.touched as f64 / problem.n_samples() as f64,
+            epoch: st.sampler.epochs(),
         }
     }
 

@@ -56,6 +56,31 @@ pub struct TraceRecord {
     /// The primal objective of the solver's current output (for the batch subgradient method, of the best
     /// iterate so far).
     pub objective: f64,
+    /// The dual objective, for solvers that have one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dual: Option<f64>,
+    /// The duality gap (primal − dual), for solvers that have one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gap: Option<f64>,
+    /// Active constraints (working-set size), for cutting-plane solvers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_constraints: Option<usize>,
+    /// Calls of the loss-augmented oracle so far, for structured solvers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oracle_calls: Option<u64>,
+}
+
+/// What a solver can certify about its current state, beyond the primal objective.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Certificate {
+    /// The dual objective.
+    pub dual: Option<f64>,
+    /// The duality gap.
+    pub gap: Option<f64>,
+    /// Active constraints.
+    pub active_constraints: Option<usize>,
+    /// Oracle calls so far.
+    pub oracle_calls: Option<u64>,
 }
 
 /// An algorithm that the [`Trainer`] can run on problems of type `P`.
@@ -86,6 +111,12 @@ pub trait Solver<P> {
 
     /// The primal objective of [`Solver::output`], as cheaply as the solver can give it.
     fn objective(&self, problem: &P, state: &Self::State) -> f64;
+
+    /// What the solver can certify now (dual, gap, working set, oracle calls), asked at each evaluation
+    /// with the primal `objective` just computed. The default certifies nothing.
+    fn certificate(&self, _problem: &P, _state: &Self::State, _objective: f64) -> Certificate {
+        Certificate::default()
+    }
 
     /// Called once after the last step, before the output is taken (the batch subgradient method evaluates
     /// its last iterate here). The default changes nothing.
@@ -203,6 +234,19 @@ pub struct Fit<O> {
     pub progress: Progress,
 }
 
+fn record(p: Progress, start: Instant, objective: f64, c: Certificate) -> TraceRecord {
+    TraceRecord {
+        iteration: p.iteration,
+        epoch: p.epoch,
+        seconds: start.elapsed().as_secs_f64(),
+        objective,
+        dual: c.dual,
+        gap: c.gap,
+        active_constraints: c.active_constraints,
+        oracle_calls: c.oracle_calls,
+    }
+}
+
 /// Runs a solver under a budget.
 #[derive(Debug, Clone, Copy)]
 pub struct Trainer {
@@ -278,12 +322,13 @@ impl Trainer {
                 while next_eval <= p.epoch + 1e-12 {
                     next_eval += self.budget.eval_every_epochs;
                 }
-                let record = TraceRecord {
-                    iteration: p.iteration,
-                    epoch: p.epoch,
-                    seconds: start.elapsed().as_secs_f64(),
-                    objective: solver.objective(problem, &state),
-                };
+                let objective = solver.objective(problem, &state);
+                let record = record(
+                    p,
+                    start,
+                    objective,
+                    solver.certificate(problem, &state, objective),
+                );
                 observer.on_eval(&record);
                 trace.push(record);
                 if self.tolerance_stop(&trace) {
@@ -295,17 +340,17 @@ impl Trainer {
         let output = solver.output(problem, &state);
         let objective = solver.objective(problem, &state);
         let p = solver.progress(problem, &state);
+        let certificate = solver.certificate(problem, &state, objective);
         if trace.last().is_none_or(|r| r.iteration != p.iteration) {
-            let record = TraceRecord {
-                iteration: p.iteration,
-                epoch: p.epoch,
-                seconds: start.elapsed().as_secs_f64(),
-                objective,
-            };
+            let record = record(p, start, objective, certificate);
             observer.on_eval(&record);
             trace.push(record);
         } else if let Some(last) = trace.last_mut() {
-            last.objective = objective;
+            let seconds = last.seconds;
+            *last = TraceRecord {
+                seconds,
+                ..record(p, start, objective, certificate)
+            };
         }
         Ok(Fit {
             output,

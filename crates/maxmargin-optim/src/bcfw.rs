@@ -1,0 +1,260 @@
+//! Block-coordinate Frank–Wolfe for structural SVMs (Lacoste-Julien, Jaggi, Schmidt, Pletscher 2013).
+//!
+//! The dual of `λ/2‖w‖² + (1/n)Σ H_i(w)` is kept through per-example shares: `w = Σ_i w_i`, `ℓ = Σ_i ℓ_i`.
+//! A step on block `i` calls the oracle at `w` for `ŷ`, forms the corner `w_s = (ψ(x_i, y_i) − ψ(x_i, ŷ))/(λn)`,
+//! `ℓ_s = Δ(y_i, ŷ)/n`, and moves `(w_i, ℓ_i)` toward it with the exact line search
+//! `γ = [λ(w_i − w_s)ᵀw − ℓ_i + ℓ_s] / [λ‖w_i − w_s‖²]` clipped to `[0, 1]`. The shares are sparse vectors (the
+//! support of `ψ` on example `i`), so memory is `O(nnz)`, not `n × dim`, and a step never touches all of `w`.
+//!
+//! The weighted average `w̄ = Σ_k k·w^(k) / Σ_k k` (and `ℓ̄` alike) is kept in `O(nnz)` per step with
+//! `Σ_k c_k w^(k) = C w − Σ_k C_{k−1} δ_k`. The duality gap `F(w) − D(α) = λ‖w‖² + (1/n)ΣH_i(w) − ℓ` is exact
+//! (one pass of oracle calls, in parallel) and is computed every `gap_every` passes as the stopping test.
+
+use crate::error::{OptimError, invalid};
+use crate::pegasos::Sampling;
+use crate::sampler::Sampler;
+use crate::structural::StructProblem;
+use crate::trainer::{Certificate, Progress, Solver, StopReason};
+use maxmargin_core::vector::{SparseVec, norm_sq};
+use maxmargin_struct::OutputSpace;
+use serde::{Deserialize, Serialize};
+
+/// Unchecked BCFW parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BcfwParams {
+    /// Return the weighted average of the iterates (the paper's BCFW-wavg).
+    pub average: bool,
+    /// How blocks are drawn (`Permutation` or `Uniform`; `Cyclic` is allowed for worked examples).
+    pub sampling: Sampling,
+    /// The seed.
+    pub seed: u64,
+    /// Compute the exact duality gap every this many passes.
+    pub gap_every: f64,
+    /// Stop when the gap is at most this fraction of the primal objective.
+    pub gap_tolerance: Option<f64>,
+}
+
+impl Default for BcfwParams {
+    fn default() -> Self {
+        Self {
+            average: true,
+            sampling: Sampling::Permutation,
+            seed: 0,
+            gap_every: 5.0,
+            gap_tolerance: Some(0.01),
+        }
+    }
+}
+
+impl BcfwParams {
+    /// Checks the parameters.
+    ///
+    /// # Errors
+    /// [`OptimError::InvalidParam`].
+    pub fn check(self) -> Result<Bcfw, OptimError> {
+        if !(self.gap_every.is_finite() && self.gap_every > 0.0) {
+            return Err(invalid(
+                "gap_every",
+                self.gap_every,
+                "must be positive and finite",
+            ));
+        }
+        if let Some(t) = self.gap_tolerance
+            && !(t.is_finite() && t >= 0.0)
+        {
+            return Err(invalid("gap tolerance", t, "must be finite and >= 0"));
+        }
+        Ok(Bcfw { params: self })
+    }
+}
+
+/// Checked BCFW.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bcfw {
+    params: BcfwParams,
+}
+
+/// The weighted running sums behind `w̄` and `ℓ̄`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct WeightedAverage {
+    u: Vec<f64>,
+    c_sum: f64,
+    ell_sum: f64,
+}
+
+/// BCFW state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BcfwState {
+    /// Steps taken.
+    pub k: u64,
+    w: Vec<f64>,
+    ell: f64,
+    w_i: Vec<SparseVec>,
+    ell_i: Vec<f64>,
+    psi_truth: Vec<SparseVec>,
+    avg: Option<WeightedAverage>,
+    sampler: Sampler,
+    next_gap: f64,
+    /// The last exact certificate: `(primal, dual, gap)` of the output.
+    pub last: Option<(f64, f64, f64)>,
+}
+
+impl Bcfw {
+    fn output_of(&self, st: &BcfwState) -> (Vec<f64>, f64) {
+        match &st.avg {
+            Some(a) if a.c_sum > 0.0 => (
+                st.w.iter()
+                    .zip(&a.u)
+                    .map(|(w, u)| (a.c_sum * w - u) / a.c_sum)
+                    .collect(),
+                a.ell_sum / a.c_sum,
+            ),
+            _ => (st.w.clone(), st.ell),
+        }
+    }
+
+    fn certify<S: OutputSpace>(
+        &self,
+        problem: &StructProblem<'_, S>,
+        st: &mut BcfwState,
+    ) -> Result<(), OptimError>
+    where
+        S::Output: Sync,
+    {
+        let (w, ell) = self.output_of(st);
+        let primal = problem.primal(&w)?;
+        let dual = -0.5 * problem.lambda() * norm_sq(&w) + ell;
+        st.last = Some((primal, dual, primal - dual));
+        Ok(())
+    }
+}
+
+impl<'a, S> Solver<StructProblem<'a, S>> for Bcfw
+where
+    S: OutputSpace,
+    S::Output: Sync,
+{
+    type State = BcfwState;
+    type Output = Vec<f64>;
+
+    fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<BcfwState, OptimError> {
+        let (n, dim) = (problem.n_samples(), problem.dim());
+        let space = problem.space();
+        Ok(BcfwState {
+            k: 0,
+            w: vec![0.0; dim],
+            ell: 0.0,
+            w_i: vec![SparseVec::default(); n],
+            ell_i: vec![0.0; n],
+            psi_truth: problem
+                .x()
+                .iter()
+                .zip(problem.y())
+                .map(|(x, y)| space.joint_feature(x, y))
+                .collect(),
+            avg: self.params.average.then(|| WeightedAverage {
+                u: vec![0.0; dim],
+                c_sum: 0.0,
+                ell_sum: 0.0,
+            }),
+            sampler: Sampler::new(self.params.sampling, n, self.params.seed),
+            next_gap: self.params.gap_every,
+            last: None,
+        })
+    }
+
+    fn step(
+        &mut self,
+        problem: &StructProblem<'a, S>,
+        st: &mut BcfwState,
+    ) -> Result<(), OptimError> {
+        let i = st.sampler.next_index();
+        let (n, lambda) = (problem.n_samples() as f64, problem.lambda());
+        let v = problem.oracle(&st.w, i)?;
+        let psi_hat = problem.space().joint_feature(&problem.x()[i], &v.output);
+        // The corner: w_s = (ψ(y_i) − ψ(ŷ))/(λn), ℓ_s = Δ/n.
+        let scale = 1.0 / (lambda * n);
+        let w_s = SparseVec::lincomb(scale, &st.psi_truth[i], -scale, &psi_hat);
+        let ell_s = v.loss / n;
+        let d = SparseVec::lincomb(1.0, &st.w_i[i], -1.0, &w_s);
+        let numerator = lambda * d.as_row().dot(&st.w) - st.ell_i[i] + ell_s;
+        let denominator = lambda * d.as_row().norm_sq();
+        let gamma = if denominator > 0.0 {
+            (numerator / denominator).clamp(0.0, 1.0)
+        } else if numerator > 0.0 {
+            1.0
+        } else {
+            0.0
+        };
+        st.k += 1;
+        let c_prev = st.avg.as_ref().map_or(0.0, |a| a.c_sum);
+        if gamma > 0.0 {
+            // w_i ← w_i − γ d, w ← w − γ d, and the averaging sum u += C_{k−1}·δ with δ = −γ d.
+            for (j, dj) in d.as_row().iter() {
+                st.w[j] -= gamma * dj;
+                if let Some(a) = &mut st.avg {
+                    a.u[j] -= c_prev * gamma * dj;
+                }
+            }
+            st.w_i[i] = SparseVec::lincomb(1.0, &st.w_i[i], -gamma, &d);
+            let ell_new = (1.0 - gamma) * st.ell_i[i] + gamma * ell_s;
+            st.ell += ell_new - st.ell_i[i];
+            st.ell_i[i] = ell_new;
+        }
+        let (k, ell) = (st.k as f64, st.ell);
+        if let Some(a) = &mut st.avg {
+            a.c_sum += k;
+            a.ell_sum += k * ell;
+        }
+        if st.sampler.epochs() >= st.next_gap - 1e-12 {
+            st.next_gap += self.params.gap_every;
+            self.certify(problem, st)?;
+        }
+        Ok(())
+    }
+
+    fn progress(&self, _problem: &StructProblem<'a, S>, st: &BcfwState) -> Progress {
+        Progress {
+            iteration: st.k,
+            epoch: st.sampler.epochs(),
+        }
+    }
+
+    fn output(&self, _problem: &StructProblem<'a, S>, st: &BcfwState) -> Vec<f64> {
+        self.output_of(st).0
+    }
+
+    fn objective(&self, problem: &StructProblem<'a, S>, st: &BcfwState) -> f64 {
+        let (w, _) = self.output_of(st);
+        problem.primal(&w).unwrap_or(f64::NAN)
+    }
+
+    fn certificate(
+        &self,
+        problem: &StructProblem<'a, S>,
+        st: &BcfwState,
+        objective: f64,
+    ) -> Certificate {
+        let (w, ell) = self.output_of(st);
+        let dual = -0.5 * problem.lambda() * norm_sq(&w) + ell;
+        Certificate {
+            dual: Some(dual),
+            gap: Some(objective - dual),
+            active_constraints: None,
+            oracle_calls: Some(problem.oracle_calls()),
+        }
+    }
+
+    fn finish(&mut self, problem: &StructProblem<'a, S>, mut st: BcfwState) -> BcfwState {
+        if self.certify(problem, &mut st).is_err() {
+            st.last = None;
+        }
+        st
+    }
+
+    fn stop(&self, st: &BcfwState) -> Option<StopReason> {
+        let tol = self.params.gap_tolerance?;
+        let (primal, _, gap) = st.last?;
+        (gap <= tol * primal.abs()).then_some(StopReason::Converged)
+    }
+}

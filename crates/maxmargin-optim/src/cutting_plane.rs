@@ -1,0 +1,460 @@
+//! Cutting-plane training of structural SVMs: n-slack (Tsochantaridis, Joachims, Hofmann, Altun 2005) and
+//! 1-slack (Joachims, Finley, Yu 2009), in λ-form.
+//!
+//! Both keep a working set of linear constraints `⟨w, a_j⟩ ≥ b_j − ξ_g` and solve the dual QP
+//! `max_α Σ α_j b_j − (1/(2λ))‖Σ α_j a_j‖²`, `α ≥ 0`, `Σ_{j∈g} α_j ≤ cap_g` with clarabel, so that
+//! `w = (1/λ)Σ α_j a_j`; the dual value certifies a gap against the primal. n-slack has one group per example
+//! (`a = ψ(x_i, y_i) − ψ(x_i, ȳ)`, `b = Δ(y_i, ȳ)`, cap `1/n`) and adds, after each pass, every output whose
+//! violation exceeds the example's slack by more than ε. 1-slack has one group (cap 1) of joint constraints
+//! `a = (1/n)Σ_i (ψ(x_i, y_i) − ψ(x_i, ȳ_i))`, `b = (1/n)Σ_i Δ(y_i, ȳ_i)`; it first tries the most violated
+//! joint constraint from a per-example cache of past outputs (no oracle calls) and calls the oracle on every
+//! example only when the cache has nothing violated by more than ε; it stops when the oracle's constraint is
+//! violated by at most ε. Its constraints inactive (α = 0) for `inactive_limit` solves are dropped; n-slack
+//! keeps every constraint it adds.
+//!
+//! The QP grows with the working set (a dense Gram matrix): right for 1-slack, whose working set stays
+//! small, and for n-slack on small and medium problems.
+
+use crate::error::{OptimError, invalid};
+use crate::qp::solve_dual;
+use crate::structural::StructProblem;
+use crate::trainer::{Certificate, Progress, Solver, StopReason};
+use maxmargin_core::vector::{SparseVec, norm_sq};
+use maxmargin_struct::OutputSpace;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Plane {
+    a: SparseVec,
+    b: f64,
+    group: usize,
+    idle: usize,
+}
+
+/// Constraints, their Gram matrix and their dual variables.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+struct WorkingSet {
+    planes: Vec<Plane>,
+    gram: Vec<Vec<f64>>,
+    alpha: Vec<f64>,
+}
+
+impl WorkingSet {
+    fn add(&mut self, a: SparseVec, b: f64, group: usize) {
+        let row: Vec<f64> = self
+            .planes
+            .iter()
+            .map(|p| p.a.as_row().dot_sparse(&a.as_row()))
+            .collect();
+        let diag = a.as_row().norm_sq();
+        for (g, r) in self.gram.iter_mut().zip(&row) {
+            g.push(*r);
+        }
+        let mut new_row = row;
+        new_row.push(diag);
+        self.gram.push(new_row);
+        self.planes.push(Plane {
+            a,
+            b,
+            group,
+            idle: 0,
+        });
+        self.alpha.push(0.0);
+    }
+
+    /// Solves the dual and rebuilds `w = (1/λ)Σ α_j a_j`.
+    fn solve(&mut self, lambda: f64, caps: &[f64], w: &mut [f64]) -> Result<(), OptimError> {
+        let b: Vec<f64> = self.planes.iter().map(|p| p.b).collect();
+        let group: Vec<usize> = self.planes.iter().map(|p| p.group).collect();
+        self.alpha = solve_dual(&self.gram, &b, lambda, &group, caps)?;
+        w.iter_mut().for_each(|v| *v = 0.0);
+        for (p, &a) in self.planes.iter().zip(&self.alpha) {
+            if a > 0.0 {
+                p.a.as_row().axpy(a / lambda, w);
+            }
+        }
+        Ok(())
+    }
+
+    /// Ages constraints with `α_j ≤ 1e-10 · max α` and drops those idle for more than `limit` solves.
+    fn drop_idle(&mut self, limit: usize) {
+        let top = self.alpha.iter().copied().fold(0.0, f64::max);
+        for (p, &a) in self.planes.iter_mut().zip(&self.alpha) {
+            p.idle = if a > 1e-10 * top { 0 } else { p.idle + 1 };
+        }
+        let keep: Vec<bool> = self.planes.iter().map(|p| p.idle <= limit).collect();
+        if keep.iter().all(|&k| k) {
+            return;
+        }
+        let filter = |v: &mut Vec<f64>| {
+            let mut it = keep.iter();
+            v.retain(|_| *it.next().unwrap_or(&true));
+        };
+        for row in &mut self.gram {
+            filter(row);
+        }
+        let mut it = keep.iter();
+        self.gram.retain(|_| *it.next().unwrap_or(&true));
+        filter(&mut self.alpha);
+        let mut it = keep.iter();
+        self.planes.retain(|_| *it.next().unwrap_or(&true));
+    }
+
+    /// `D(α) = Σ α_j b_j − λ/2‖w‖²` for the current `w`.
+    fn dual(&self, lambda: f64, w: &[f64]) -> f64 {
+        self.planes
+            .iter()
+            .zip(&self.alpha)
+            .map(|(p, a)| a * p.b)
+            .sum::<f64>()
+            - 0.5 * lambda * norm_sq(w)
+    }
+
+    /// The slack of group `g`: `max(0, max_{j∈g} b_j − ⟨w, a_j⟩)`.
+    fn slack(&self, g: usize, w: &[f64]) -> f64 {
+        self.planes
+            .iter()
+            .filter(|p| p.group == g)
+            .map(|p| p.b - p.a.as_row().dot(w))
+            .fold(0.0, f64::max)
+    }
+}
+
+/// Unchecked 1-slack parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct OneSlackParams {
+    /// Stop when the most violated joint constraint is violated by at most ε (in mean-hinge units).
+    pub epsilon: f64,
+    /// Past outputs kept per example for cheap iterations (0 turns the cache off).
+    pub cache_size: usize,
+    /// Solves after which a constraint with α = 0 is dropped.
+    pub inactive_limit: usize,
+}
+
+impl Default for OneSlackParams {
+    fn default() -> Self {
+        Self {
+            epsilon: 1e-3,
+            cache_size: 10,
+            inactive_limit: 50,
+        }
+    }
+}
+
+fn check_epsilon(e: f64) -> Result<(), OptimError> {
+    if e.is_finite() && e > 0.0 {
+        Ok(())
+    } else {
+        Err(invalid("epsilon", e, "must be positive and finite"))
+    }
+}
+
+impl OneSlackParams {
+    /// Checks the parameters.
+    ///
+    /// # Errors
+    /// [`OptimError::InvalidParam`] for a bad ε.
+    pub fn check(self) -> Result<OneSlack, OptimError> {
+        check_epsilon(self.epsilon)?;
+        Ok(OneSlack { params: self })
+    }
+}
+
+/// Checked 1-slack cutting planes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OneSlack {
+    params: OneSlackParams,
+}
+
+/// 1-slack state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OneSlackState<O> {
+    /// QP solves (constraints added).
+    pub iteration: u64,
+    /// Oracle calls made by training (not by evaluations).
+    pub oracle_calls: u64,
+    /// Iterations served from the cache.
+    pub cached_iterations: u64,
+    w: Vec<f64>,
+    set: WorkingSet,
+    cache: Vec<Vec<O>>,
+    psi_truth: Vec<SparseVec>,
+    converged: bool,
+}
+
+impl OneSlack {
+    /// The joint constraint of outputs `y_hat` (one per example).
+    fn joint<S: OutputSpace>(
+        problem: &StructProblem<'_, S>,
+        psi_truth: &[SparseVec],
+        y_hat: &[&S::Output],
+    ) -> (SparseVec, f64) {
+        let n = problem.n_samples() as f64;
+        let mut dense = vec![0.0; problem.dim()];
+        let mut b = 0.0;
+        for (i, yh) in y_hat.iter().enumerate() {
+            psi_truth[i].as_row().axpy(1.0 / n, &mut dense);
+            problem
+                .space()
+                .add_joint_feature(&problem.x()[i], yh, -1.0 / n, &mut dense);
+            b += problem.space().loss(&problem.y()[i], yh) / n;
+        }
+        (SparseVec::from_dense(&dense).unwrap_or_default(), b)
+    }
+}
+
+impl<'a, S> Solver<StructProblem<'a, S>> for OneSlack
+where
+    S: OutputSpace,
+    S::Output: Sync,
+{
+    type State = OneSlackState<S::Output>;
+    type Output = Vec<f64>;
+
+    fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<Self::State, OptimError> {
+        let space = problem.space();
+        Ok(OneSlackState {
+            iteration: 0,
+            oracle_calls: 0,
+            cached_iterations: 0,
+            w: vec![0.0; problem.dim()],
+            set: WorkingSet::default(),
+            cache: vec![Vec::new(); problem.n_samples()],
+            psi_truth: problem
+                .x()
+                .iter()
+                .zip(problem.y())
+                .map(|(x, y)| space.joint_feature(x, y))
+                .collect(),
+            converged: false,
+        })
+    }
+
+    fn step(
+        &mut self,
+        problem: &StructProblem<'a, S>,
+        st: &mut Self::State,
+    ) -> Result<(), OptimError> {
+        let eps = self.params.epsilon;
+        let xi = st.set.slack(0, &st.w);
+        let space = problem.space();
+        // A cheap iteration: the most violated joint constraint among cached outputs.
+        let mut plane = None;
+        if self.params.cache_size > 0 && st.cache.iter().all(|c| !c.is_empty()) {
+            let picks: Vec<&S::Output> = st
+                .cache
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let (x, y) = (&problem.x()[i], &problem.y()[i]);
+                    let value = |o: &S::Output| space.loss(y, o) + space.score(&st.w, x, o);
+                    c.iter().fold(
+                        &c[0],
+                        |best, o| if value(o) > value(best) { o } else { best },
+                    )
+                })
+                .collect();
+            let (a, b) = Self::joint(problem, &st.psi_truth, &picks);
+            if b - a.as_row().dot(&st.w) > xi + eps {
+                plane = Some((a, b));
+                st.cached_iterations += 1;
+            }
+        }
+        let (a, b) = match plane {
+            Some(p) => p,
+            None => {
+                let v = problem.oracle_all(&st.w)?;
+                st.oracle_calls += v.len() as u64;
+                let outputs: Vec<&S::Output> = v.iter().map(|v| &v.output).collect();
+                let (a, b) = Self::joint(problem, &st.psi_truth, &outputs);
+                for (c, v) in st.cache.iter_mut().zip(&v) {
+                    if self.params.cache_size > 0 && !c.contains(&v.output) {
+                        if c.len() == self.params.cache_size {
+                            c.remove(0);
+                        }
+                        c.push(v.output.clone());
+                    }
+                }
+                if b - a.as_row().dot(&st.w) <= xi + eps {
+                    st.converged = true;
+                    return Ok(());
+                }
+                (a, b)
+            }
+        };
+        st.set.add(a, b, 0);
+        st.set.solve(problem.lambda(), &[1.0], &mut st.w)?;
+        st.set.drop_idle(self.params.inactive_limit);
+        st.iteration += 1;
+        Ok(())
+    }
+
+    fn progress(&self, problem: &StructProblem<'a, S>, st: &Self::State) -> Progress {
+        Progress {
+            iteration: st.iteration,
+            epoch: st.oracle_calls as f64 / problem.n_samples() as f64,
+        }
+    }
+
+    fn output(&self, _problem: &StructProblem<'a, S>, st: &Self::State) -> Vec<f64> {
+        st.w.clone()
+    }
+
+    fn objective(&self, problem: &StructProblem<'a, S>, st: &Self::State) -> f64 {
+        problem.primal(&st.w).unwrap_or(f64::NAN)
+    }
+
+    fn certificate(
+        &self,
+        problem: &StructProblem<'a, S>,
+        st: &Self::State,
+        objective: f64,
+    ) -> Certificate {
+        let dual = st.set.dual(problem.lambda(), &st.w);
+        Certificate {
+            dual: Some(dual),
+            gap: Some(objective - dual),
+            active_constraints: Some(st.set.planes.len()),
+            oracle_calls: Some(problem.oracle_calls()),
+        }
+    }
+
+    fn stop(&self, st: &Self::State) -> Option<StopReason> {
+        st.converged.then_some(StopReason::Converged)
+    }
+}
+
+/// Unchecked n-slack parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct NSlackParams {
+    /// Add an output when it violates its example's constraints by more than ε; stop when none does.
+    pub epsilon: f64,
+}
+
+impl Default for NSlackParams {
+    fn default() -> Self {
+        Self { epsilon: 1e-3 }
+    }
+}
+
+impl NSlackParams {
+    /// Checks the parameters.
+    ///
+    /// # Errors
+    /// [`OptimError::InvalidParam`] for a bad ε.
+    pub fn check(self) -> Result<NSlack, OptimError> {
+        check_epsilon(self.epsilon)?;
+        Ok(NSlack { params: self })
+    }
+}
+
+/// Checked n-slack cutting planes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NSlack {
+    params: NSlackParams,
+}
+
+/// n-slack state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NSlackState<O> {
+    /// Passes (each a pass of oracle calls and a QP solve).
+    pub iteration: u64,
+    w: Vec<f64>,
+    set: WorkingSet,
+    outputs: Vec<Vec<O>>,
+    psi_truth: Vec<SparseVec>,
+    converged: bool,
+}
+
+impl<'a, S> Solver<StructProblem<'a, S>> for NSlack
+where
+    S: OutputSpace,
+    S::Output: Sync,
+{
+    type State = NSlackState<S::Output>;
+    type Output = Vec<f64>;
+
+    fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<Self::State, OptimError> {
+        let space = problem.space();
+        Ok(NSlackState {
+            iteration: 0,
+            w: vec![0.0; problem.dim()],
+            set: WorkingSet::default(),
+            outputs: vec![Vec::new(); problem.n_samples()],
+            psi_truth: problem
+                .x()
+                .iter()
+                .zip(problem.y())
+                .map(|(x, y)| space.joint_feature(x, y))
+                .collect(),
+            converged: false,
+        })
+    }
+
+    fn step(
+        &mut self,
+        problem: &StructProblem<'a, S>,
+        st: &mut Self::State,
+    ) -> Result<(), OptimError> {
+        let v = problem.oracle_all(&st.w)?;
+        st.iteration += 1;
+        let mut slacks = vec![0.0f64; problem.n_samples()];
+        for p in &st.set.planes {
+            slacks[p.group] = slacks[p.group].max(p.b - p.a.as_row().dot(&st.w));
+        }
+        let mut added = 0;
+        for (i, v) in v.into_iter().enumerate() {
+            if v.hinge > slacks[i] + self.params.epsilon && !st.outputs[i].contains(&v.output) {
+                let psi_hat = problem.space().joint_feature(&problem.x()[i], &v.output);
+                st.set.add(
+                    SparseVec::lincomb(1.0, &st.psi_truth[i], -1.0, &psi_hat),
+                    v.loss,
+                    i,
+                );
+                st.outputs[i].push(v.output);
+                added += 1;
+            }
+        }
+        if added == 0 {
+            st.converged = true;
+            return Ok(());
+        }
+        let caps = vec![1.0 / problem.n_samples() as f64; problem.n_samples()];
+        st.set.solve(problem.lambda(), &caps, &mut st.w)?;
+        Ok(())
+    }
+
+    fn progress(&self, _problem: &StructProblem<'a, S>, st: &Self::State) -> Progress {
+        Progress {
+            iteration: st.iteration,
+            epoch: st.iteration as f64,
+        }
+    }
+
+    fn output(&self, _problem: &StructProblem<'a, S>, st: &Self::State) -> Vec<f64> {
+        st.w.clone()
+    }
+
+    fn objective(&self, problem: &StructProblem<'a, S>, st: &Self::State) -> f64 {
+        problem.primal(&st.w).unwrap_or(f64::NAN)
+    }
+
+    fn certificate(
+        &self,
+        problem: &StructProblem<'a, S>,
+        st: &Self::State,
+        objective: f64,
+    ) -> Certificate {
+        let dual = st.set.dual(problem.lambda(), &st.w);
+        Certificate {
+            dual: Some(dual),
+            gap: Some(objective - dual),
+            active_constraints: Some(st.set.planes.len()),
+            oracle_calls: Some(problem.oracle_calls()),
+        }
+    }
+
+    fn stop(&self, st: &Self::State) -> Option<StopReason> {
+        st.converged.then_some(StopReason::Converged)
+    }
+}

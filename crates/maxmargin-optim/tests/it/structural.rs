@@ -1,0 +1,170 @@
+//! Structural solvers: the four methods agree on the optimum of a small problem, certificates hold.
+
+use maxmargin_core::objective::Lambda;
+use maxmargin_core::vector::SparseVec;
+use maxmargin_optim::{
+    BcfwParams, Budget, NSlackParams, OneSlackParams, Solver, SsgParams, StopReason, StructProblem,
+    Trainer,
+};
+use maxmargin_struct::{ChainSpace, CostMatrix};
+
+/// Twenty short sequences over 3 labels and 4 features, generated deterministically, with labels that
+/// depend on the features (so the problem is not trivial) and some noise.
+fn small_chain() -> (ChainSpace, Vec<Vec<SparseVec>>, Vec<Vec<u32>>) {
+    let mut x = Vec::new();
+    let mut y = Vec::new();
+    let mut state = 17u64;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as f64 / (1u64 << 31) as f64
+    };
+    for s in 0..20 {
+        let t = 3 + s % 3;
+        let mut xs = Vec::new();
+        let mut ys = Vec::new();
+        for _ in 0..t {
+            let f: Vec<f64> = (0..4).map(|_| (next() * 4.0).floor() - 1.0).collect();
+            let label = if next() < 0.15 {
+                (next() * 3.0) as u32 % 3
+            } else {
+                u32::from(f[0] > 0.5) + u32::from(f[1] > 1.5)
+            };
+            xs.push(SparseVec::from_dense(&f).unwrap());
+            ys.push(label);
+        }
+        x.push(xs);
+        y.push(ys);
+    }
+    (
+        ChainSpace::with_costs(4, CostMatrix::zero_one(3).unwrap(), true).unwrap(),
+        x,
+        y,
+    )
+}
+
+fn run<S: Solver<StructProblem<'static, ChainSpace>, Output = Vec<f64>>>(
+    solver: &mut S,
+    problem: &StructProblem<'static, ChainSpace>,
+    budget: Budget,
+) -> maxmargin_optim::Fit<Vec<f64>> {
+    Trainer::new(budget)
+        .unwrap()
+        .run(solver, problem, &mut ())
+        .unwrap()
+}
+
+#[test]
+fn four_solvers_agree_on_a_small_problem() {
+    let (space, x, y) = small_chain();
+    let (space, x, y): (
+        &'static ChainSpace,
+        &'static [Vec<SparseVec>],
+        &'static [Vec<u32>],
+    ) = (
+        Box::leak(Box::new(space)),
+        Box::leak(x.into_boxed_slice()),
+        Box::leak(y.into_boxed_slice()),
+    );
+    let lambda = Lambda::new(0.1).unwrap();
+    let problem = StructProblem::new(space, x, y, lambda).unwrap();
+
+    let budget = |epochs: f64| Budget {
+        eval_every_epochs: 50.0,
+        ..Budget::epochs(epochs)
+    };
+    let mut bcfw = BcfwParams {
+        gap_tolerance: Some(2e-5),
+        gap_every: 10.0,
+        ..BcfwParams::default()
+    }
+    .check()
+    .unwrap();
+    let b = run(&mut bcfw, &problem, budget(20_000.0));
+    assert_eq!(b.stop, StopReason::Converged, "{:?}", b.trace.last());
+    let mut one = OneSlackParams {
+        epsilon: 1e-9,
+        ..OneSlackParams::default()
+    }
+    .check()
+    .unwrap();
+    let o = run(&mut one, &problem, Budget::iterations(5_000));
+    assert_eq!(o.stop, StopReason::Converged);
+    let mut nslack = NSlackParams { epsilon: 1e-9 }.check().unwrap();
+    let n = run(&mut nslack, &problem, Budget::iterations(500));
+    assert_eq!(n.stop, StopReason::Converged);
+    let mut ssg = SsgParams {
+        seed: 3,
+        ..SsgParams::default()
+    }
+    .check()
+    .unwrap();
+    let s = run(&mut ssg, &problem, budget(20_000.0));
+
+    eprintln!(
+        "bcfw {} ({} passes), 1-slack {}, n-slack {}, ssg {}",
+        b.objective, b.progress.epoch, o.objective, n.objective, s.objective
+    );
+    let reference = o.objective;
+    for (name, f) in [("bcfw", &b), ("n-slack", &n), ("ssg", &s)] {
+        let rel = (f.objective - reference).abs() / reference;
+        assert!(
+            rel < 1e-4,
+            "{name}: {} vs bcfw {reference} (relative {rel:e})",
+            f.objective
+        );
+    }
+    // Certificates: every dual is below every primal (weak duality), and the gaps are small.
+    for f in [&b, &o, &n] {
+        let last = f.trace.last().unwrap();
+        let (dual, gap) = (last.dual.unwrap(), last.gap.unwrap());
+        assert!(
+            dual <= reference * (1.0 + 1e-9) + 1e-12,
+            "dual {dual} above primal {reference}"
+        );
+        assert!(gap <= 1e-4 * reference, "gap {gap}");
+    }
+}
+
+#[test]
+fn structural_training_is_deterministic_and_checks_examples() {
+    let (space, x, mut y) = small_chain();
+    let lambda = Lambda::new(0.1).unwrap();
+    let problem = StructProblem::new(&space, &x, &y, lambda).unwrap();
+    let run_bcfw = || {
+        let mut s = BcfwParams {
+            seed: 5,
+            gap_tolerance: None,
+            ..BcfwParams::default()
+        }
+        .check()
+        .unwrap();
+        Trainer::new(Budget::epochs(20.0))
+            .unwrap()
+            .run(&mut s, &problem, &mut ())
+            .unwrap()
+            .output
+    };
+    let bits = |w: Vec<f64>| w.into_iter().map(f64::to_bits).collect::<Vec<_>>();
+    assert_eq!(bits(run_bcfw()), bits(run_bcfw()));
+    // The same result on one thread and on two.
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
+        .install(|| problem.primal(&run_bcfw()).unwrap());
+    let two = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap()
+        .install(|| problem.primal(&run_bcfw()).unwrap());
+    assert_eq!(one.to_bits(), two.to_bits());
+
+    y[3][1] = 7;
+    let e = StructProblem::new(&space, &x, &y, lambda).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "example 3: label 7 at position 1 is outside the label set 0..3"
+    );
+}
