@@ -82,6 +82,20 @@ struct WeightedAverage {
     ell_sum: f64,
 }
 
+/// Per-example shares `w_i` are stored densely when `n × dim` doubles fit in this many bytes: a share's
+/// support (features of `x_i` times every label seen) can exceed `dim` on small spaces such as OCR, where
+/// sparse merges would cost more than dense passes.
+pub const DENSE_SHARES_MAX_BYTES: usize = 256 << 20;
+
+/// The per-example shares `w_i`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+enum Shares {
+    /// `n × dim`, row-major.
+    Dense(Vec<f64>),
+    /// One sparse vector per example.
+    Sparse(Vec<SparseVec>),
+}
+
 /// BCFW state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BcfwState {
@@ -89,7 +103,7 @@ pub struct BcfwState {
     pub k: u64,
     w: Vec<f64>,
     ell: f64,
-    w_i: Vec<SparseVec>,
+    w_i: Shares,
     ell_i: Vec<f64>,
     psi_truth: Vec<SparseVec>,
     avg: Option<WeightedAverage>,
@@ -97,6 +111,18 @@ pub struct BcfwState {
     next_gap: f64,
     /// The last exact certificate: `(primal, dual, gap)` of the output.
     pub last: Option<(f64, f64, f64)>,
+}
+
+/// The exact line search `γ = numerator / denominator` clipped to `[0, 1]` (a zero denominator moves all
+/// the way when the numerator is positive).
+fn line_search(numerator: f64, denominator: f64) -> f64 {
+    if denominator > 0.0 {
+        (numerator / denominator).clamp(0.0, 1.0)
+    } else if numerator > 0.0 {
+        1.0
+    } else {
+        0.0
+    }
 }
 
 impl Bcfw {
@@ -144,7 +170,11 @@ where
             k: 0,
             w: vec![0.0; dim],
             ell: 0.0,
-            w_i: vec![SparseVec::default(); n],
+            w_i: if n.saturating_mul(dim).saturating_mul(8) <= DENSE_SHARES_MAX_BYTES {
+                Shares::Dense(vec![0.0; n * dim])
+            } else {
+                Shares::Sparse(vec![SparseVec::default(); n])
+            },
             ell_i: vec![0.0; n],
             psi_truth: problem
                 .x()
@@ -176,27 +206,69 @@ where
         let scale = 1.0 / (lambda * n);
         let w_s = SparseVec::lincomb(scale, &st.psi_truth[i], -scale, &psi_hat);
         let ell_s = v.loss / n;
-        let d = SparseVec::lincomb(1.0, &st.w_i[i], -1.0, &w_s);
-        let numerator = lambda * d.as_row().dot(&st.w) - st.ell_i[i] + ell_s;
-        let denominator = lambda * d.as_row().norm_sq();
-        let gamma = if denominator > 0.0 {
-            (numerator / denominator).clamp(0.0, 1.0)
-        } else if numerator > 0.0 {
-            1.0
-        } else {
-            0.0
-        };
+        let dim = st.w.len();
         st.k += 1;
         let c_prev = st.avg.as_ref().map_or(0.0, |a| a.c_sum);
-        if gamma > 0.0 {
-            // w_i ← w_i − γ d, w ← w − γ d, and the averaging sum u += C_{k−1}·δ with δ = −γ d.
-            for (j, dj) in d.as_row().iter() {
-                st.w[j] -= gamma * dj;
-                if let Some(a) = &mut st.avg {
-                    a.u[j] -= c_prev * gamma * dj;
+        let gamma = match &mut st.w_i {
+            Shares::Sparse(shares) => {
+                let d = SparseVec::lincomb(1.0, &shares[i], -1.0, &w_s);
+                let numerator = lambda * d.as_row().dot(&st.w) - st.ell_i[i] + ell_s;
+                let gamma = line_search(numerator, lambda * d.as_row().norm_sq());
+                if gamma > 0.0 {
+                    // w_i ← w_i − γ d, w ← w − γ d, and u += C_{k−1}·δ with δ = −γ d.
+                    for (j, dj) in d.as_row().iter() {
+                        st.w[j] -= gamma * dj;
+                        if let Some(a) = &mut st.avg {
+                            a.u[j] -= c_prev * gamma * dj;
+                        }
+                    }
+                    shares[i] = SparseVec::lincomb(1.0, &shares[i], -gamma, &d);
                 }
+                gamma
             }
-            st.w_i[i] = SparseVec::lincomb(1.0, &st.w_i[i], -gamma, &d);
+            Shares::Dense(shares) => {
+                let share = &mut shares[i * dim..(i + 1) * dim];
+                // d = w_i − w_s, with w_s sparse: d·w = w_i·w − w_s·w, ‖d‖² = ‖w_i‖² − 2 w_i·w_s + ‖w_s‖².
+                let ws = w_s.as_row();
+                let wi_w: f64 = share.iter().zip(&st.w).map(|(a, b)| a * b).sum();
+                let wi_sq: f64 = share.iter().map(|a| a * a).sum();
+                let numerator = lambda * (wi_w - ws.dot(&st.w)) - st.ell_i[i] + ell_s;
+                let d_sq = (wi_sq - 2.0 * ws.dot(share) + ws.norm_sq()).max(0.0);
+                let gamma = line_search(numerator, lambda * d_sq);
+                if gamma > 0.0 {
+                    // δ = −γ w_i + γ w_s, applied to w, u and w_i.
+                    match &mut st.avg {
+                        Some(a) => {
+                            for ((w, u), s) in
+                                st.w.iter_mut().zip(a.u.iter_mut()).zip(share.iter_mut())
+                            {
+                                let delta = -gamma * *s;
+                                *w += delta;
+                                *u += c_prev * delta;
+                                *s *= 1.0 - gamma;
+                            }
+                            for (j, v) in ws.iter() {
+                                st.w[j] += gamma * v;
+                                a.u[j] += c_prev * gamma * v;
+                                share[j] += gamma * v;
+                            }
+                        }
+                        None => {
+                            for (w, s) in st.w.iter_mut().zip(share.iter_mut()) {
+                                *w -= gamma * *s;
+                                *s *= 1.0 - gamma;
+                            }
+                            for (j, v) in ws.iter() {
+                                st.w[j] += gamma * v;
+                                share[j] += gamma * v;
+                            }
+                        }
+                    }
+                }
+                gamma
+            }
+        };
+        if gamma > 0.0 {
             let ell_new = (1.0 - gamma) * st.ell_i[i] + gamma * ell_s;
             st.ell += ell_new - st.ell_i[i];
             st.ell_i[i] = ell_new;

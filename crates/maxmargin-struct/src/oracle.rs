@@ -66,7 +66,7 @@ pub trait OutputSpace: Sync {
     fn joint_feature(&self, x: &Self::Input, y: &Self::Output) -> SparseVec {
         let mut pairs: Vec<(usize, f64)> = Vec::new();
         self.for_each_feature(x, y, &mut |j, v| pairs.push((j, v)));
-        pairs.sort_by_key(|p| p.0);
+        pairs.sort_unstable_by_key(|p| p.0);
         let (mut idx, mut val): (Vec<u32>, Vec<f64>) = (
             Vec::with_capacity(pairs.len()),
             Vec::with_capacity(pairs.len()),
