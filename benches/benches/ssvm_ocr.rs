@@ -12,6 +12,9 @@ use maxmargin::structured::{ChainSpace, OutputSpace};
 use maxmargin_benches::{data_dir, time};
 use std::fmt::Write as _;
 
+/// Seconds and the fit of one solver's run, or `None` when it failed.
+type Run = Option<(f64, Fit<Vec<f64>>)>;
+
 fn main() {
     let Some(dir) = data_dir() else {
         println!("ssvm_ocr: set MAXMARGIN_DATA (or cargo xtask bench --data-dir DIR) to run it");
@@ -54,7 +57,7 @@ fn main() {
         solver: &mut S,
         problem: &StructProblem<'p, ChainSpace>,
         budget: Budget,
-    ) -> Option<(f64, Fit<Vec<f64>>)> {
+    ) -> Run {
         let trainer = Trainer::new(budget).ok()?;
         let (secs, fit) = time(|| trainer.run(solver, problem, &mut ()));
         Some((secs, fit.ok()?))
@@ -63,7 +66,7 @@ fn main() {
         eval_every_epochs: 10.0,
         ..Budget::epochs(passes)
     };
-    let mut results: Vec<(&str, Option<(f64, Fit<Vec<f64>>)>)> = Vec::new();
+    let mut results: Vec<(&str, Run)> = Vec::new();
     if wanted("bcfw") {
         let mut s = BcfwParams {
             gap_every: 5.0,
@@ -92,7 +95,11 @@ fn main() {
         ));
     }
     if wanted("nslack") {
-        let mut s = NSlackParams { epsilon: 1e-3 }.check();
+        let mut s = NSlackParams {
+            epsilon: 1e-3,
+            ..NSlackParams::default()
+        }
+        .check();
         results.push((
             "n-slack",
             s.as_mut()

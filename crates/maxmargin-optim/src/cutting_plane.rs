@@ -16,12 +16,23 @@
 //! small, and for n-slack on small and medium problems.
 
 use crate::error::{OptimError, invalid};
-use crate::qp::solve_dual;
+use crate::qp::{solve_dual, solve_dual_smo};
 use crate::structural::StructProblem;
 use crate::trainer::{Certificate, Progress, Solver, StopReason};
 use maxmargin_core::vector::{SparseVec, norm_sq};
 use maxmargin_struct::OutputSpace;
 use serde::{Deserialize, Serialize};
+
+/// How the cutting-plane duals are solved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QpSolver {
+    /// Pairwise coordinate ascent, warm-started from the previous solution (fast; the default).
+    #[default]
+    Smo,
+    /// clarabel's interior-point method, from scratch each time (the reference).
+    Clarabel,
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Plane {
@@ -31,16 +42,27 @@ struct Plane {
     idle: usize,
 }
 
-/// Constraints, their Gram matrix and their dual variables.
+/// Constraints, their Gram matrix (kept only where a solver needs it) and their dual variables.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 struct WorkingSet {
     planes: Vec<Plane>,
     gram: Vec<Vec<f64>>,
     alpha: Vec<f64>,
+    without_gram: bool,
 }
 
 impl WorkingSet {
     fn add(&mut self, a: SparseVec, b: f64, group: usize) {
+        if self.without_gram {
+            self.planes.push(Plane {
+                a,
+                b,
+                group,
+                idle: 0,
+            });
+            self.alpha.push(0.0);
+            return;
+        }
         let row: Vec<f64> = self
             .planes
             .iter()
@@ -62,11 +84,31 @@ impl WorkingSet {
         self.alpha.push(0.0);
     }
 
-    /// Solves the dual and rebuilds `w = (1/λ)Σ α_j a_j`.
-    fn solve(&mut self, lambda: f64, caps: &[f64], w: &mut [f64]) -> Result<(), OptimError> {
+    /// Solves the dual (warm-started SMO, or clarabel) and rebuilds `w = (1/λ)Σ α_j a_j`.
+    fn solve(
+        &mut self,
+        lambda: f64,
+        caps: &[f64],
+        w: &mut [f64],
+        qp: QpSolver,
+    ) -> Result<(), OptimError> {
         let b: Vec<f64> = self.planes.iter().map(|p| p.b).collect();
         let group: Vec<usize> = self.planes.iter().map(|p| p.group).collect();
-        self.alpha = solve_dual(&self.gram, &b, lambda, &group, caps)?;
+        self.alpha = match qp {
+            QpSolver::Smo => {
+                let scale = b.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+                solve_dual_smo(
+                    &self.gram,
+                    &b,
+                    lambda,
+                    &group,
+                    caps,
+                    &self.alpha,
+                    1e-10 * scale,
+                )
+            }
+            QpSolver::Clarabel => solve_dual(&self.gram, &b, lambda, &group, caps)?,
+        };
         w.iter_mut().for_each(|v| *v = 0.0);
         for (p, &a) in self.planes.iter().zip(&self.alpha) {
             if a > 0.0 {
@@ -74,6 +116,81 @@ impl WorkingSet {
             }
         }
         Ok(())
+    }
+
+    /// n-slack's dual by blocks: pairwise coordinate ascent within each example's constraints (plus its
+    /// slack), with the gradients `b_c − ⟨a_c, w⟩` read from `w` itself, which is updated sparsely. A step costs
+    /// `O(|W_i| · nnz(a))`, independent of the total number of constraints, and needs no Gram matrix.
+    fn solve_blocks(&mut self, lambda: f64, cap: f64, n_groups: usize, w: &mut [f64], tol: f64) {
+        let mut members = vec![Vec::new(); n_groups];
+        for (j, p) in self.planes.iter().enumerate() {
+            members[p.group].push(j);
+        }
+        let norms: Vec<f64> = self.planes.iter().map(|p| p.a.as_row().norm_sq()).collect();
+        for _sweep in 0..1000 {
+            let mut worst = 0.0f64;
+            for idx in members.iter().filter(|m| !m.is_empty()) {
+                let mut slack = cap - idx.iter().map(|&j| self.alpha[j]).sum::<f64>();
+                for _ in 0..(20 * idx.len()) {
+                    let (mut up, mut down) = (
+                        (usize::MAX, 0.0),
+                        (usize::MAX, if slack > 0.0 { 0.0 } else { f64::INFINITY }),
+                    );
+                    for &j in idx {
+                        let g = self.planes[j].b - self.planes[j].a.as_row().dot(w);
+                        if g > up.1 {
+                            up = (j, g);
+                        }
+                        if self.alpha[j] > 0.0 && g < down.1 {
+                            down = (j, g);
+                        }
+                    }
+                    let violation = up.1 - down.1;
+                    if violation <= tol || violation.is_nan() || up.0 == down.0 {
+                        break;
+                    }
+                    worst = worst.max(violation);
+                    let (i, j) = (up.0, down.0);
+                    let (ni, nj) = (
+                        norms.get(i).copied().unwrap_or(0.0),
+                        norms.get(j).copied().unwrap_or(0.0),
+                    );
+                    let cross = match (self.planes.get(i), self.planes.get(j)) {
+                        (Some(a), Some(b)) => a.a.as_row().dot_sparse(&b.a.as_row()),
+                        _ => 0.0,
+                    };
+                    let curvature = (ni + nj - 2.0 * cross) / lambda;
+                    let available = if j == usize::MAX {
+                        slack
+                    } else {
+                        self.alpha[j]
+                    };
+                    let t = if curvature > 0.0 {
+                        (violation / curvature).min(available)
+                    } else {
+                        available
+                    };
+                    if t <= 0.0 {
+                        break;
+                    }
+                    if i == usize::MAX {
+                        slack += t;
+                    } else {
+                        self.alpha[i] += t;
+                        self.planes[i].a.as_row().axpy(t / lambda, w);
+                    }
+                    if j == usize::MAX {
+                        slack -= t;
+                    } else {
+                        self.alpha[j] -= t;
+                        self.planes[j].a.as_row().axpy(-t / lambda, w);
+                    }
+                }
+            }
+            if worst <= tol {
+                break;
+            }
+        }
     }
 
     /// Ages constraints with `α_j ≤ 1e-10 · max α` and drops those idle for more than `limit` solves.
@@ -125,18 +242,24 @@ impl WorkingSet {
 pub struct OneSlackParams {
     /// Stop when the most violated joint constraint is violated by at most ε (in mean-hinge units).
     pub epsilon: f64,
-    /// Past outputs kept per example for cheap iterations (0 turns the cache off).
+    /// Past outputs kept per example for cheap iterations (0, the default, turns the cache off). Measured on
+    /// OCR (λ = 0.01): without the cache 1-slack converges to ε = 10⁻³ in 809 iterations and 20 s; with 10
+    /// outputs per example, scoring the cache costs about as much as Viterbi, and 3,000 mostly cached
+    /// iterations (54 s) still leave a 13% gap. The cache pays when the oracle is expensive.
     pub cache_size: usize,
     /// Solves after which a constraint with α = 0 is dropped.
     pub inactive_limit: usize,
+    /// How the dual QP is solved.
+    pub qp: QpSolver,
 }
 
 impl Default for OneSlackParams {
     fn default() -> Self {
         Self {
             epsilon: 1e-3,
-            cache_size: 10,
+            cache_size: 0,
             inactive_limit: 50,
+            qp: QpSolver::Smo,
         }
     }
 }
@@ -283,7 +406,8 @@ where
             }
         };
         st.set.add(a, b, 0);
-        st.set.solve(problem.lambda(), &[1.0], &mut st.w)?;
+        st.set
+            .solve(problem.lambda(), &[1.0], &mut st.w, self.params.qp)?;
         st.set.drop_idle(self.params.inactive_limit);
         st.iteration += 1;
         Ok(())
@@ -329,11 +453,16 @@ where
 pub struct NSlackParams {
     /// Add an output when it violates its example's constraints by more than ε; stop when none does.
     pub epsilon: f64,
+    /// How the dual QP is solved.
+    pub qp: QpSolver,
 }
 
 impl Default for NSlackParams {
     fn default() -> Self {
-        Self { epsilon: 1e-3 }
+        Self {
+            epsilon: 1e-3,
+            qp: QpSolver::Smo,
+        }
     }
 }
 
@@ -379,7 +508,10 @@ where
         Ok(NSlackState {
             iteration: 0,
             w: vec![0.0; problem.dim()],
-            set: WorkingSet::default(),
+            set: WorkingSet {
+                without_gram: self.params.qp == QpSolver::Smo,
+                ..WorkingSet::default()
+            },
             outputs: vec![Vec::new(); problem.n_samples()],
             psi_truth: problem
                 .x()
@@ -419,8 +551,24 @@ where
             st.converged = true;
             return Ok(());
         }
-        let caps = vec![1.0 / problem.n_samples() as f64; problem.n_samples()];
-        st.set.solve(problem.lambda(), &caps, &mut st.w)?;
+        let n = problem.n_samples();
+        match self.params.qp {
+            // The blocks are solved to a KKT tolerance of ε/10 (hinge units): the outer loop only needs the
+            // working-set problem a little more accurately than its own ε, and warm starts carry the rest.
+            QpSolver::Smo => st.set.solve_blocks(
+                problem.lambda(),
+                1.0 / n as f64,
+                n,
+                &mut st.w,
+                0.1 * self.params.epsilon,
+            ),
+            QpSolver::Clarabel => st.set.solve(
+                problem.lambda(),
+                &vec![1.0 / n as f64; n],
+                &mut st.w,
+                self.params.qp,
+            )?,
+        }
         Ok(())
     }
 

@@ -16,7 +16,7 @@ pub mod cutting_plane;
 mod error;
 pub mod pegasos;
 pub mod problem;
-mod qp;
+pub mod qp;
 pub mod random;
 pub mod sampler;
 pub mod step;
@@ -25,7 +25,7 @@ pub mod subgradient;
 pub mod trainer;
 
 pub use bcfw::{Bcfw, BcfwParams};
-pub use cutting_plane::{NSlack, NSlackParams, OneSlack, OneSlackParams};
+pub use cutting_plane::{NSlack, NSlackParams, OneSlack, OneSlackParams, QpSolver};
 pub use error::OptimError;
 pub use pegasos::{Pegasos, PegasosParams, Sampling};
 pub use problem::{Bias, BinaryProblem, LinearWeights};

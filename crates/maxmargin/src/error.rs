@@ -10,6 +10,9 @@ pub enum Error {
     /// A solver's parameters or problem.
     #[error(transparent)]
     Optim(#[from] maxmargin_optim::OptimError),
+    /// An output space.
+    #[error(transparent)]
+    Struct(#[from] maxmargin_struct::StructError),
     /// The math core.
     #[error(transparent)]
     Core(#[from] maxmargin_core::CoreError),

@@ -23,6 +23,7 @@ pub mod datasets;
 mod error;
 pub mod linear;
 pub mod prelude;
+pub mod structured_svm;
 pub mod testing;
 pub mod worked;
 
@@ -32,3 +33,6 @@ pub use maxmargin_core as core;
 pub use maxmargin_io as io;
 pub use maxmargin_optim as optim;
 pub use maxmargin_struct as structured;
+pub use structured_svm::{
+    StructSolverKind, StructuredModel, StructuredSvm, StructuredSvmParams, Task,
+};

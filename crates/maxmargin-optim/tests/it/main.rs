@@ -1,6 +1,7 @@
 //! Integration tests of `maxmargin-optim`: worked examples, agreement with naive dense updates, budgets.
 
 mod pegasos;
+mod qp;
 mod structural;
 mod subgradient;
 mod trainer;

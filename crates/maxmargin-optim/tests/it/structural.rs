@@ -91,7 +91,12 @@ fn four_solvers_agree_on_a_small_problem() {
     .unwrap();
     let o = run(&mut one, &problem, Budget::iterations(5_000));
     assert_eq!(o.stop, StopReason::Converged);
-    let mut nslack = NSlackParams { epsilon: 1e-9 }.check().unwrap();
+    let mut nslack = NSlackParams {
+        epsilon: 1e-9,
+        ..NSlackParams::default()
+    }
+    .check()
+    .unwrap();
     let n = run(&mut nslack, &problem, Budget::iterations(500));
     assert_eq!(n.stop, StopReason::Converged);
     let mut ssg = SsgParams {

@@ -1,0 +1,831 @@
+//! Structural SVMs: multiclass (Crammer–Singer), multilabel and chain models, trained by SSG, n-slack,
+//! 1-slack or BCFW, with the same builder → check → fit → model shape as [`crate::linear`].
+//!
+//! Training minimizes `λ/2‖w‖² + (1/n)Σ_i H_i(w)` with the structured hinge of the task's output space (0-1
+//! loss for multiclass, Hamming loss for multilabel and chains, counted in labels or positions). Models
+//! are saved with the same versioned header as binary ones, under the kinds `multiclass`, `multilabel`
+//! and `chain`; they keep their parameters and seed and no timings.
+
+use crate::Error;
+use maxmargin_core::objective::{Lambda, Regularization};
+use maxmargin_core::vector::{SparseVec, norm_sq};
+use maxmargin_io::IoError;
+use maxmargin_io::libsvm::{ClassLabels, LabeledData};
+use maxmargin_io::model_file;
+use maxmargin_io::multilabel::{MultilabelData, indicators};
+use maxmargin_io::svm_hmm::SequenceData;
+use maxmargin_optim::{
+    BcfwParams, Budget, NSlackParams, Observer, OneSlackParams, OptimError, Solver, SsgParams,
+    StopReason, StructProblem, TraceRecord, Trainer,
+};
+use maxmargin_struct::{ChainSpace, MulticlassSpace, MultilabelSpace, OutputSpace};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// What is predicted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Task {
+    /// One class per example (Crammer–Singer), 0-1 loss.
+    Multiclass,
+    /// A set of labels per example, Hamming loss.
+    Multilabel,
+    /// A tag per position of a sequence (first-order chain), Hamming loss.
+    Chain,
+}
+
+impl Task {
+    /// The model kind in model files.
+    pub fn kind(self) -> &'static str {
+        match self {
+            Self::Multiclass => "multiclass",
+            Self::Multilabel => "multilabel",
+            Self::Chain => "chain",
+        }
+    }
+}
+
+impl std::str::FromStr for Task {
+    type Err = OptimError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "multiclass" => Ok(Self::Multiclass),
+            "multilabel" => Ok(Self::Multilabel),
+            "chain" => Ok(Self::Chain),
+            _ => Err(OptimError::InvalidParam {
+                name: "task",
+                value: s.into(),
+                reason: "must be binary, multiclass, multilabel or chain",
+            }),
+        }
+    }
+}
+
+/// Which structural solver trains the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StructSolverKind {
+    /// Stochastic subgradient (structured Pegasos), averaged.
+    Ssg,
+    /// n-slack cutting planes.
+    Nslack,
+    /// 1-slack cutting planes with a constraint cache.
+    Oneslack,
+    /// Block-coordinate Frank–Wolfe with the exact duality gap.
+    #[default]
+    Bcfw,
+}
+
+impl std::str::FromStr for StructSolverKind {
+    type Err = OptimError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "ssg" => Ok(Self::Ssg),
+            "nslack" => Ok(Self::Nslack),
+            "oneslack" => Ok(Self::Oneslack),
+            "bcfw" => Ok(Self::Bcfw),
+            _ => Err(OptimError::InvalidParam {
+                name: "solver",
+                value: s.into(),
+                reason: "must be ssg, nslack, oneslack or bcfw for structured tasks",
+            }),
+        }
+    }
+}
+
+/// Unchecked parameters of a structural SVM.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StructuredSvmParams {
+    /// What is predicted.
+    pub task: Task,
+    /// The solver.
+    pub solver: StructSolverKind,
+    /// λ, or C (`CSum`: `½‖w‖² + CΣH_i`, λ = 1/(Cn)).
+    pub regularization: Regularization,
+    /// Cutting planes: the violation tolerance ε (mean-hinge units). BCFW: the relative duality gap to stop
+    /// at. SSG: unused.
+    pub epsilon: f64,
+    /// Budget in passes over the data (oracle calls / n); for cutting planes, in iterations × …
+    pub max_passes: Option<f64>,
+    /// Wall-clock budget in seconds.
+    pub max_seconds: Option<f64>,
+    /// Worker threads for oracle passes (`None`: all cores). Results do not depend on it.
+    pub threads: Option<usize>,
+    /// The seed.
+    pub seed: u64,
+    /// Evaluate (and certify) every this many passes.
+    pub eval_every: f64,
+}
+
+impl Default for StructuredSvmParams {
+    fn default() -> Self {
+        Self {
+            task: Task::Multiclass,
+            solver: StructSolverKind::Bcfw,
+            regularization: Regularization::Lambda(0.01),
+            epsilon: 0.01,
+            max_passes: None,
+            max_seconds: None,
+            threads: None,
+            seed: 0,
+            eval_every: 5.0,
+        }
+    }
+}
+
+impl StructuredSvmParams {
+    /// Default passes when no budget is given.
+    pub const DEFAULT_MAX_PASSES: f64 = 1000.0;
+
+    /// Defaults for `task`: BCFW, λ = 0.01, stop at a 1% duality gap or 1000 passes.
+    pub fn new(task: Task) -> Self {
+        Self {
+            task,
+            ..Self::default()
+        }
+    }
+
+    /// Sets the solver.
+    pub fn solver(mut self, s: StructSolverKind) -> Self {
+        self.solver = s;
+        self
+    }
+
+    /// Sets λ.
+    pub fn lambda(mut self, l: f64) -> Self {
+        self.regularization = Regularization::Lambda(l);
+        self
+    }
+
+    /// Sets C in `½‖w‖² + CΣH_i`.
+    pub fn c(mut self, c: f64) -> Self {
+        self.regularization = Regularization::CSum(c);
+        self
+    }
+
+    /// Sets ε.
+    pub fn epsilon(mut self, e: f64) -> Self {
+        self.epsilon = e;
+        self
+    }
+
+    /// Sets the pass budget.
+    pub fn max_passes(mut self, p: f64) -> Self {
+        self.max_passes = Some(p);
+        self
+    }
+
+    /// Sets the number of threads.
+    pub fn threads(mut self, t: usize) -> Self {
+        self.threads = Some(t);
+        self
+    }
+
+    /// Sets the seed.
+    pub fn seed(mut self, s: u64) -> Self {
+        self.seed = s;
+        self
+    }
+
+    /// Checks every parameter once.
+    ///
+    /// # Errors
+    /// [`Error::Optim`] or [`Error::Core`] naming the bad value.
+    pub fn check(mut self) -> Result<StructuredSvm, Error> {
+        self.regularization.lambda(1)?;
+        if self.max_passes.is_none() && self.max_seconds.is_none() {
+            self.max_passes = Some(Self::DEFAULT_MAX_PASSES);
+        }
+        if self.threads == Some(0) {
+            return Err(OptimError::InvalidParam {
+                name: "threads",
+                value: "0".into(),
+                reason: "must be at least 1",
+            }
+            .into());
+        }
+        self.budget().check()?;
+        self.bcfw().check()?;
+        self.one_slack().check()?;
+        self.n_slack().check()?;
+        self.ssg().check()?;
+        Ok(StructuredSvm { params: self })
+    }
+
+    fn budget(&self) -> Budget {
+        Budget {
+            max_iterations: None,
+            max_epochs: self.max_passes,
+            max_seconds: self.max_seconds,
+            tolerance: None,
+            eval_every_epochs: self.eval_every,
+        }
+    }
+
+    fn bcfw(&self) -> BcfwParams {
+        BcfwParams {
+            seed: self.seed,
+            gap_every: self.eval_every,
+            gap_tolerance: Some(self.epsilon),
+            ..BcfwParams::default()
+        }
+    }
+
+    fn one_slack(&self) -> OneSlackParams {
+        OneSlackParams {
+            epsilon: self.epsilon,
+            ..OneSlackParams::default()
+        }
+    }
+
+    fn n_slack(&self) -> NSlackParams {
+        NSlackParams {
+            epsilon: self.epsilon,
+            ..NSlackParams::default()
+        }
+    }
+
+    fn ssg(&self) -> SsgParams {
+        SsgParams {
+            seed: self.seed,
+            ..SsgParams::default()
+        }
+    }
+}
+
+/// A checked structural SVM estimator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StructuredSvm {
+    params: StructuredSvmParams,
+}
+
+/// What training did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StructTrainingSummary {
+    /// Training examples.
+    pub n_samples: usize,
+    /// The final primal objective (λ-form).
+    pub objective: f64,
+    /// The final duality gap, where the solver has one.
+    pub gap: Option<f64>,
+    /// Solver iterations.
+    pub iterations: u64,
+    /// Passes over the data.
+    pub passes: f64,
+    /// Why training stopped.
+    pub stop: StopReason,
+}
+
+/// A trained structural model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StructuredModel {
+    /// What it predicts.
+    pub task: Task,
+    /// The weights (layout of the task's output space).
+    pub w: Vec<f64>,
+    /// Input features.
+    pub n_features: usize,
+    /// Classes, labels or tags.
+    pub n_labels: usize,
+    /// Multiclass: the data's class values, in class-index order.
+    #[serde(default)]
+    pub classes: Vec<f64>,
+    /// The λ trained with.
+    pub lambda: f64,
+    /// The seed trained with.
+    pub seed: u64,
+    /// All parameters trained with.
+    pub params: StructuredSvmParams,
+    /// What training did.
+    pub training: StructTrainingSummary,
+}
+
+/// A structural model with its training trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StructFitReport {
+    /// The model.
+    pub model: StructuredModel,
+    /// Every evaluation (with dual, gap and constraint counts where the solver has them).
+    pub trace: Vec<TraceRecord>,
+}
+
+/// The measures users expect for each task, and the objective when λ was given.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct StructEvaluation {
+    /// Examples (sequences for chains).
+    pub n: usize,
+    /// Multiclass: the fraction of correct classes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub accuracy: Option<f64>,
+    /// Multilabel: the fraction of wrong label decisions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hamming_loss: Option<f64>,
+    /// Multilabel: the fraction of examples with every label right.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact_match: Option<f64>,
+    /// Multilabel: micro-averaged F1 over all label decisions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub micro_f1: Option<f64>,
+    /// Chains: the fraction of wrong positions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_error: Option<f64>,
+    /// Chains: the fraction of sequences with every position right.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sequence_accuracy: Option<f64>,
+    /// The λ of the objective.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lambda: Option<f64>,
+    /// `λ/2‖w‖² + (1/n)Σ H_i(w)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objective: Option<f64>,
+}
+
+/// Inputs and outputs of a task, ready for its space.
+struct Examples<I, O> {
+    x: Vec<I>,
+    y: Vec<O>,
+}
+
+fn rows_to_vecs(data: &maxmargin_core::vector::SparseRows) -> Vec<SparseVec> {
+    data.rows().map(|r| r.to_owned()).collect()
+}
+
+impl StructuredSvm {
+    /// The checked parameters.
+    pub fn params(&self) -> &StructuredSvmParams {
+        &self.params
+    }
+
+    fn run<S>(
+        &self,
+        space: &S,
+        ex: &Examples<S::Input, S::Output>,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<(maxmargin_optim::Fit<Vec<f64>>, f64), Error>
+    where
+        S: OutputSpace,
+        S::Output: Sync,
+    {
+        let lambda = self.params.regularization.lambda(ex.x.len())?;
+        let problem = StructProblem::new(space, &ex.x, &ex.y, lambda)?;
+        let trainer = Trainer::new(self.params.budget())?;
+        let go = |observer: &mut (dyn Observer + Send)| -> Result<maxmargin_optim::Fit<Vec<f64>>, OptimError> {
+            fn with<P, T: Solver<P, Output = Vec<f64>>>(
+                trainer: &Trainer,
+                mut s: T,
+                p: &P,
+                o: &mut dyn Observer,
+            ) -> Result<maxmargin_optim::Fit<Vec<f64>>, OptimError> {
+                trainer.run(&mut s, p, o)
+            }
+            match self.params.solver {
+                StructSolverKind::Bcfw => with(&trainer, self.params.bcfw().check()?, &problem, observer),
+                StructSolverKind::Oneslack => with(&trainer, self.params.one_slack().check()?, &problem, observer),
+                StructSolverKind::Nslack => with(&trainer, self.params.n_slack().check()?, &problem, observer),
+                StructSolverKind::Ssg => with(&trainer, self.params.ssg().check()?, &problem, observer),
+            }
+        };
+        let fit = match self.params.threads {
+            Some(t) => {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(t)
+                    .build()
+                    .map_err(|_| OptimError::InvalidParam {
+                        name: "threads",
+                        value: t.to_string(),
+                        reason: "could not start a thread pool of that size",
+                    })?;
+                pool.install(|| go(observer))?
+            }
+            None => go(observer)?,
+        };
+        Ok((fit, lambda.get()))
+    }
+
+    fn model(
+        &self,
+        fit: &maxmargin_optim::Fit<Vec<f64>>,
+        lambda: f64,
+        n: usize,
+        n_features: usize,
+        n_labels: usize,
+        classes: Vec<f64>,
+    ) -> StructuredModel {
+        StructuredModel {
+            task: self.params.task,
+            w: fit.output.clone(),
+            n_features,
+            n_labels,
+            classes,
+            lambda,
+            seed: self.params.seed,
+            params: self.params.clone(),
+            training: StructTrainingSummary {
+                n_samples: n,
+                objective: fit.objective,
+                gap: fit.trace.last().and_then(|r| r.gap),
+                iterations: fit.progress.iteration,
+                passes: fit.progress.epoch,
+                stop: fit.stop,
+            },
+        }
+    }
+
+    /// Trains a multiclass model on LIBSVM data (any class values).
+    ///
+    /// # Errors
+    /// [`Error::Io`] for data without classes, [`Error::Optim`] for bad parameters.
+    pub fn fit_multiclass(
+        &self,
+        data: &LabeledData,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<StructFitReport, Error> {
+        let classes = ClassLabels::from_labels(&data.source, &data.labels)?;
+        let ex = Examples {
+            x: rows_to_vecs(&data.x),
+            y: classes.indices(data)?,
+        };
+        let space = MulticlassSpace::new(data.x.n_features().max(1), classes.len())?;
+        let (fit, lambda) = self.run(&space, &ex, observer)?;
+        let model = self.model(
+            &fit,
+            lambda,
+            ex.x.len(),
+            data.x.n_features().max(1),
+            classes.len(),
+            classes.classes,
+        );
+        Ok(StructFitReport {
+            model,
+            trace: fit.trace,
+        })
+    }
+
+    /// Trains a multilabel model.
+    ///
+    /// # Errors
+    /// As [`StructuredSvm::fit_multiclass`].
+    pub fn fit_multilabel(
+        &self,
+        data: &MultilabelData,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<StructFitReport, Error> {
+        let l = maxmargin_io::multilabel::n_labels(data).max(1);
+        let ex = Examples {
+            x: rows_to_vecs(&data.x),
+            y: indicators(&data.labels, l),
+        };
+        let space = MultilabelSpace::new(data.x.n_features().max(1), l)?;
+        let (fit, lambda) = self.run(&space, &ex, observer)?;
+        let model = self.model(
+            &fit,
+            lambda,
+            ex.x.len(),
+            data.x.n_features().max(1),
+            l,
+            Vec::new(),
+        );
+        Ok(StructFitReport {
+            model,
+            trace: fit.trace,
+        })
+    }
+
+    /// Trains a chain model on svm_hmm sequences.
+    ///
+    /// # Errors
+    /// As [`StructuredSvm::fit_multiclass`].
+    pub fn fit_chain(
+        &self,
+        data: &SequenceData,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<StructFitReport, Error> {
+        let (d, l) = (data.n_features.max(1), data.n_labels.max(1));
+        let ex = Examples {
+            x: data.sequences.clone(),
+            y: data.labels.clone(),
+        };
+        let space = ChainSpace::new(d, l)?;
+        let (fit, lambda) = self.run(&space, &ex, observer)?;
+        let model = self.model(&fit, lambda, ex.x.len(), d, l, Vec::new());
+        Ok(StructFitReport {
+            model,
+            trace: fit.trace,
+        })
+    }
+}
+
+/// A prediction of a structured model, in the data's own terms.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Prediction {
+    /// A class value.
+    Class(f64),
+    /// A label set (0-based labels, increasing).
+    Labels(Vec<u32>),
+    /// One tag per position (1-based, as in svm_hmm files).
+    Tags(Vec<u32>),
+}
+
+impl std::fmt::Display for Prediction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let join = |v: &[u32], sep: &str| {
+            v.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(sep)
+        };
+        match self {
+            Self::Class(c) => write!(f, "{c}"),
+            Self::Labels(l) => f.write_str(&join(l, ",")),
+            Self::Tags(t) => f.write_str(&join(t, " ")),
+        }
+    }
+}
+
+impl StructuredModel {
+    fn multiclass_space(&self) -> Result<MulticlassSpace, Error> {
+        Ok(MulticlassSpace::new(self.n_features, self.n_labels)?)
+    }
+
+    fn multilabel_space(&self) -> Result<MultilabelSpace, Error> {
+        Ok(MultilabelSpace::new(self.n_features, self.n_labels)?)
+    }
+
+    fn chain_space(&self) -> Result<ChainSpace, Error> {
+        Ok(ChainSpace::new(self.n_features, self.n_labels)?)
+    }
+
+    fn wrong_task(&self, expected: Task) -> Error {
+        Error::Optim(OptimError::InvalidParam {
+            name: "task",
+            value: self.task.kind().into(),
+            reason: match expected {
+                Task::Multiclass => "the data is multiclass",
+                Task::Multilabel => "the data is multilabel",
+                Task::Chain => "the data is sequences",
+            },
+        })
+    }
+
+    /// Predicts every row of multiclass data.
+    ///
+    /// # Errors
+    /// When the model is not a multiclass model.
+    pub fn predict_multiclass(&self, data: &LabeledData) -> Result<Vec<Prediction>, Error> {
+        if self.task != Task::Multiclass {
+            return Err(self.wrong_task(Task::Multiclass));
+        }
+        let space = self.multiclass_space()?;
+        data.x
+            .rows()
+            .map(|r| {
+                let k = space.decode(&self.w, &r.to_owned())? as usize;
+                Ok(Prediction::Class(
+                    self.classes.get(k).copied().unwrap_or(k as f64),
+                ))
+            })
+            .collect()
+    }
+
+    /// Predicts every row of multilabel data.
+    ///
+    /// # Errors
+    /// When the model is not a multilabel model.
+    pub fn predict_multilabel(&self, data: &MultilabelData) -> Result<Vec<Prediction>, Error> {
+        if self.task != Task::Multilabel {
+            return Err(self.wrong_task(Task::Multilabel));
+        }
+        let space = self.multilabel_space()?;
+        data.x
+            .rows()
+            .map(|r| {
+                let on = space.decode(&self.w, &r.to_owned())?;
+                Ok(Prediction::Labels(
+                    (0..on.len() as u32).filter(|&l| on[l as usize]).collect(),
+                ))
+            })
+            .collect()
+    }
+
+    /// Predicts every sequence (tags 1-based, as in svm_hmm files).
+    ///
+    /// # Errors
+    /// When the model is not a chain model, or for an empty sequence.
+    pub fn predict_chain(&self, data: &SequenceData) -> Result<Vec<Prediction>, Error> {
+        if self.task != Task::Chain {
+            return Err(self.wrong_task(Task::Chain));
+        }
+        let space = self.chain_space()?;
+        data.sequences
+            .iter()
+            .map(|x| {
+                Ok(Prediction::Tags(
+                    space
+                        .decode(&self.w, x)?
+                        .into_iter()
+                        .map(|t| t + 1)
+                        .collect(),
+                ))
+            })
+            .collect()
+    }
+
+    fn objective<S: OutputSpace>(
+        &self,
+        space: &S,
+        x: &[S::Input],
+        y: &[S::Output],
+        lambda: Option<f64>,
+    ) -> Result<Option<f64>, Error>
+    where
+        S::Output: Sync,
+    {
+        let Some(l) = lambda else { return Ok(None) };
+        let lambda = Lambda::new(l)?;
+        let problem = StructProblem::new(space, x, y, lambda)?;
+        Ok(Some(
+            0.5 * l * norm_sq(&self.w) + problem.mean_hinge(&self.w)?,
+        ))
+    }
+
+    /// Accuracy (and the objective with `lambda`) on multiclass data.
+    ///
+    /// # Errors
+    /// A label the model does not know (naming its line), or the wrong task.
+    pub fn evaluate_multiclass(
+        &self,
+        data: &LabeledData,
+        lambda: Option<f64>,
+    ) -> Result<StructEvaluation, Error> {
+        if self.task != Task::Multiclass {
+            return Err(self.wrong_task(Task::Multiclass));
+        }
+        let classes = ClassLabels {
+            classes: self.classes.clone(),
+        };
+        let y = classes.indices(data)?;
+        let space = self.multiclass_space()?;
+        let x = rows_to_vecs(&data.x);
+        let correct = x
+            .iter()
+            .zip(&y)
+            .filter(|(xi, yi)| space.decode(&self.w, xi).ok() == Some(**yi))
+            .count();
+        let n = nonempty(data.n_samples(), &data.source)?;
+        Ok(StructEvaluation {
+            n,
+            accuracy: Some(correct as f64 / n as f64),
+            lambda,
+            objective: self.objective(&space, &x, &y, lambda)?,
+            ..StructEvaluation::default()
+        })
+    }
+
+    /// Hamming loss, exact match and micro-F1 (and the objective) on multilabel data.
+    ///
+    /// # Errors
+    /// The wrong task, or an empty dataset.
+    pub fn evaluate_multilabel(
+        &self,
+        data: &MultilabelData,
+        lambda: Option<f64>,
+    ) -> Result<StructEvaluation, Error> {
+        if self.task != Task::Multilabel {
+            return Err(self.wrong_task(Task::Multilabel));
+        }
+        let space = self.multilabel_space()?;
+        let x = rows_to_vecs(&data.x);
+        let y = indicators(&data.labels, self.n_labels);
+        let n = nonempty(data.n_samples(), &data.source)?;
+        let (mut wrong, mut exact, mut tp, mut fp, mut fn_) =
+            (0usize, 0usize, 0usize, 0usize, 0usize);
+        for (xi, yi) in x.iter().zip(&y) {
+            let p = space.decode(&self.w, xi)?;
+            let mut all = true;
+            for (a, b) in p.iter().zip(yi) {
+                match (*a, *b) {
+                    (true, true) => tp += 1,
+                    (true, false) => fp += 1,
+                    (false, true) => fn_ += 1,
+                    (false, false) => {}
+                }
+                if a != b {
+                    wrong += 1;
+                    all = false;
+                }
+            }
+            exact += usize::from(all);
+        }
+        let f1 = if tp == 0 {
+            0.0
+        } else {
+            2.0 * tp as f64 / (2 * tp + fp + fn_) as f64
+        };
+        Ok(StructEvaluation {
+            n,
+            hamming_loss: Some(wrong as f64 / (n * self.n_labels) as f64),
+            exact_match: Some(exact as f64 / n as f64),
+            micro_f1: Some(f1),
+            lambda,
+            objective: self.objective(&space, &x, &y, lambda)?,
+            ..StructEvaluation::default()
+        })
+    }
+
+    /// Per-token error and per-sequence accuracy (and the objective) on sequences.
+    ///
+    /// # Errors
+    /// The wrong task, a tag beyond the model's, or an empty dataset.
+    pub fn evaluate_chain(
+        &self,
+        data: &SequenceData,
+        lambda: Option<f64>,
+    ) -> Result<StructEvaluation, Error> {
+        if self.task != Task::Chain {
+            return Err(self.wrong_task(Task::Chain));
+        }
+        let space = self.chain_space()?;
+        let n = nonempty(data.n_sequences(), &data.source)?;
+        let (mut wrong, mut tokens, mut right_seqs) = (0usize, 0usize, 0usize);
+        for (i, (x, y)) in data.sequences.iter().zip(&data.labels).enumerate() {
+            space
+                .check_output(x, y)
+                .map_err(|source| OptimError::Example { index: i, source })?;
+            let p = space.decode(&self.w, x)?;
+            let w = p.iter().zip(y).filter(|(a, b)| a != b).count();
+            wrong += w;
+            tokens += y.len();
+            right_seqs += usize::from(w == 0);
+        }
+        Ok(StructEvaluation {
+            n,
+            token_error: Some(wrong as f64 / tokens.max(1) as f64),
+            sequence_accuracy: Some(right_seqs as f64 / n as f64),
+            lambda,
+            objective: self.objective(&space, &data.sequences, &data.labels, lambda)?,
+            ..StructEvaluation::default()
+        })
+    }
+
+    /// Saves the model atomically (JSON for `.json` paths).
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file.
+    pub fn save(&self, path: &Path) -> Result<(), Error> {
+        Ok(model_file::save(path, self.task.kind(), self)?)
+    }
+
+    /// Loads a structural model of any task, checking it is whole and consistent.
+    ///
+    /// # Errors
+    /// [`Error::Io`] for a missing, foreign, truncated, corrupt or inconsistent file.
+    pub fn load(path: &Path) -> Result<Self, Error> {
+        let header = model_file::read_header(path)?;
+        let task = match header.kind.as_str() {
+            "multiclass" => Task::Multiclass,
+            "multilabel" => Task::Multilabel,
+            "chain" => Task::Chain,
+            other => {
+                return Err(IoError::WrongKind {
+                    path: path.to_path_buf(),
+                    expected: "multiclass, multilabel or chain".into(),
+                    found: other.into(),
+                }
+                .into());
+            }
+        };
+        let (_, model): (_, Self) = model_file::load(path, task.kind())?;
+        let expected = match task {
+            Task::Multiclass | Task::Multilabel => model.n_features * model.n_labels,
+            Task::Chain => {
+                model.n_features * model.n_labels
+                    + model.n_labels * model.n_labels
+                    + 2 * model.n_labels
+            }
+        };
+        if model.task != task || model.w.len() != expected || !model.w.iter().all(|v| v.is_finite())
+        {
+            return Err(IoError::BadModel {
+                path: path.to_path_buf(),
+                message: format!(
+                    "inconsistent {} model: {} weights, expected {expected}",
+                    task.kind(),
+                    model.w.len()
+                ),
+            }
+            .into());
+        }
+        Ok(model)
+    }
+}
+
+fn nonempty(n: usize, source: &Path) -> Result<usize, Error> {
+    if n == 0 {
+        Err(IoError::Empty {
+            path: source.to_path_buf(),
+        }
+        .into())
+    } else {
+        Ok(n)
+    }
+}
