@@ -6,6 +6,7 @@
 
 mod demo;
 mod progress;
+mod structured;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
@@ -26,8 +27,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Train a binary linear SVM on a LIBSVM file and save the model.
-    Train(TrainArgs),
+    /// Train a binary linear SVM (or, with --task, a multiclass, multilabel or chain SVM) and save the model.
+    Train(Box<TrainArgs>),
     /// Predict one label per line (in the data's own label values).
     Predict {
         /// The model file.
@@ -62,9 +63,21 @@ struct TrainArgs {
     /// Where to save the model (JSON when the name ends in .json).
     #[arg(short, long)]
     output: PathBuf,
-    /// pegasos or subgradient.
-    #[arg(long, default_value = "pegasos")]
-    solver: SolverKind,
+    /// binary, multiclass, multilabel or chain (data: LIBSVM, LIBSVM, LIBSVM multilabel, svm_hmm).
+    #[arg(long, default_value = "binary")]
+    task: String,
+    /// binary: pegasos (default) or subgradient; structured: bcfw (default), oneslack, nslack or ssg.
+    #[arg(long)]
+    solver: Option<String>,
+    /// Structured: cutting-plane violation tolerance, or BCFW's relative duality gap to stop at [default: 0.01].
+    #[arg(long)]
+    epsilon: Option<f64>,
+    /// Structured: budget in passes over the data (oracle calls / n) [default: 1000].
+    #[arg(long)]
+    max_passes: Option<f64>,
+    /// Structured: worker threads for oracle passes [default: all cores]; results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
     /// λ in λ/2‖w‖² + (1/n)Σ hinge [default: 1e-4 unless -c is given].
     #[arg(long, conflicts_with = "c")]
     lambda: Option<f64>,
@@ -148,10 +161,11 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
-/// The library's parameters for the command's flags.
-fn params(args: &TrainArgs) -> LinearSvmParams {
+/// The library's parameters for the command's flags (binary task).
+fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
+    let solver: SolverKind = args.solver.as_deref().unwrap_or("pegasos").parse()?;
     let mut p = LinearSvmParams::new()
-        .solver(args.solver)
+        .solver(solver)
         .batch_size(args.batch_size)
         .bias(args.bias)
         .projection(args.projection)
@@ -171,13 +185,28 @@ fn params(args: &TrainArgs) -> LinearSvmParams {
     p.max_seconds = args.seconds;
     p.tolerance = args.tolerance;
     p.step = args.step;
-    p
+    Ok(p)
 }
 
 fn train(args: &TrainArgs) -> Result<()> {
-    let svm = params(args).check()?;
+    if args.task != "binary" {
+        return structured::train(args);
+    }
+    for (flag, given) in [
+        ("--epsilon", args.epsilon.is_some()),
+        ("--max-passes", args.max_passes.is_some()),
+        ("--threads", args.threads.is_some()),
+    ] {
+        if given {
+            bail!(
+                "{flag} applies to structured tasks (--task multiclass|multilabel|chain), not to binary"
+            );
+        }
+    }
+    let svm = params(args)?.check()?;
     let data = libsvm::read(&args.data)?;
-    let mut bar = progress::TrainingProgress::new(svm.params(), data.n_samples(), args.quiet);
+    let mut bar =
+        progress::TrainingProgress::new(svm.params().epochs, svm.params().iterations, args.quiet);
     let FitReport { model, trace } = svm.fit_observed(&data, &mut bar)?;
     bar.finish();
     model.save(&args.output)?;
@@ -203,10 +232,7 @@ fn train(args: &TrainArgs) -> Result<()> {
         let seconds = trace.last().map_or(0.0, |r| r.seconds);
         eprintln!(
             "trained {} on {} examples x {} features: lambda {:.3e}, objective {:.6}, {} iterations ({:.2} epochs) in {seconds:.2}s, stop: {}",
-            match args.solver {
-                SolverKind::Pegasos => "pegasos",
-                SolverKind::Subgradient => "subgradient",
-            },
+            args.solver.as_deref().unwrap_or("pegasos"),
             data.n_samples(),
             data.x.n_features(),
             model.lambda,
@@ -220,12 +246,38 @@ fn train(args: &TrainArgs) -> Result<()> {
     Ok(())
 }
 
-fn predict(model: &Path, data: &Path, output: Option<&Path>) -> Result<()> {
-    let model = LinearModel::load(model)?;
-    let data = libsvm::read(data)?;
-    let preds = model.predict_rows(&data.x);
+/// Writes a JSONL trace (one record per evaluation, then the summary) atomically.
+fn write_trace(
+    path: &Path,
+    trace: &[maxmargin::optim::TraceRecord],
+    summary: serde_json::Value,
+) -> Result<()> {
+    write_atomic(path, |w| {
+        for r in trace {
+            serde_json::to_writer(&mut *w, r)?;
+            writeln!(w)?;
+        }
+        serde_json::to_writer(&mut *w, &summary)?;
+        writeln!(w)
+    })?;
+    Ok(())
+}
+
+fn predict(model_path: &Path, data: &Path, output: Option<&Path>) -> Result<()> {
+    let kind = maxmargin::io::model_file::read_header(model_path)?.kind;
+    let lines: Vec<String> = if kind == maxmargin::linear::MODEL_KIND {
+        let model = LinearModel::load(model_path)?;
+        let data = libsvm::read(data)?;
+        model
+            .predict_rows(&data.x)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    } else {
+        structured::predict(model_path, data)?
+    };
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
-        for p in &preds {
+        for p in &lines {
             writeln!(w, "{p}")?;
         }
         Ok(())
@@ -248,6 +300,10 @@ fn eval(model_path: &Path, data_path: &Path, lambda: Option<f64>, json: bool) ->
         && !(l.is_finite() && l > 0.0)
     {
         bail!("--lambda must be positive and finite, got {l}");
+    }
+    let kind = maxmargin::io::model_file::read_header(model_path)?.kind;
+    if kind != maxmargin::linear::MODEL_KIND {
+        return structured::eval(model_path, data_path, lambda, json);
     }
     let model = LinearModel::load(model_path)?;
     let data = libsvm::read(data_path)?;

@@ -2,7 +2,6 @@
 //! longer than about a second.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use maxmargin::LinearSvmParams;
 use maxmargin::optim::{Observer, Progress, TraceRecord};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -19,8 +18,8 @@ pub struct TrainingProgress {
 }
 
 impl TrainingProgress {
-    /// A bar sized by the budget in `params`; inactive when quiet or stderr is not a terminal.
-    pub fn new(params: &LinearSvmParams, _n_samples: usize, quiet: bool) -> Self {
+    /// A bar sized by a budget in passes or iterations; inactive when quiet or stderr is not a terminal.
+    pub fn new(total_epochs: Option<f64>, total_iterations: Option<u64>, quiet: bool) -> Self {
         let active = !quiet && std::io::stderr().is_terminal();
         let bar = active.then(|| {
             let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::hidden());
@@ -35,8 +34,8 @@ impl TrainingProgress {
         Self {
             bar,
             start: Instant::now(),
-            total_epochs: params.epochs,
-            total_iterations: params.iterations,
+            total_epochs,
+            total_iterations,
             shown: false,
             steps: 0,
             objective: None,

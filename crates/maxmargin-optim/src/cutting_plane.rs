@@ -121,7 +121,15 @@ impl WorkingSet {
     /// n-slack's dual by blocks: pairwise coordinate ascent within each example's constraints (plus its
     /// slack), with the gradients `b_c − ⟨a_c, w⟩` read from `w` itself, which is updated sparsely. A step costs
     /// `O(|W_i| · nnz(a))`, independent of the total number of constraints, and needs no Gram matrix.
-    fn solve_blocks(&mut self, lambda: f64, cap: f64, n_groups: usize, w: &mut [f64], tol: f64) {
+    /// Returns whether the KKT conditions hold to `tol` (false when the sweep limit stopped it first).
+    fn solve_blocks(
+        &mut self,
+        lambda: f64,
+        cap: f64,
+        n_groups: usize,
+        w: &mut [f64],
+        tol: f64,
+    ) -> bool {
         let mut members = vec![Vec::new(); n_groups];
         for (j, p) in self.planes.iter().enumerate() {
             members[p.group].push(j);
@@ -188,9 +196,10 @@ impl WorkingSet {
                 }
             }
             if worst <= tol {
-                break;
+                return true;
             }
         }
+        false
     }
 
     /// Ages constraints with `α_j ≤ 1e-10 · max α` and drops those idle for more than `limit` solves.
@@ -488,6 +497,8 @@ pub struct NSlack {
 pub struct NSlackState<O> {
     /// Passes (each a pass of oracle calls and a QP solve).
     pub iteration: u64,
+    /// Whether the last working-set QP was solved to its tolerance.
+    qp_solved: bool,
     w: Vec<f64>,
     set: WorkingSet,
     outputs: Vec<Vec<O>>,
@@ -507,6 +518,7 @@ where
         let space = problem.space();
         Ok(NSlackState {
             iteration: 0,
+            qp_solved: true,
             w: vec![0.0; problem.dim()],
             set: WorkingSet {
                 without_gram: self.params.qp == QpSolver::Smo,
@@ -534,20 +546,24 @@ where
         for p in &st.set.planes {
             slacks[p.group] = slacks[p.group].max(p.b - p.a.as_row().dot(&st.w));
         }
-        let mut added = 0;
+        // Converged when no example is violated by more than ε beyond its slack. A violated output that
+        // is already in the working set adds nothing, but means the working-set QP needs more solving.
+        let mut violated = 0;
         for (i, v) in v.into_iter().enumerate() {
-            if v.hinge > slacks[i] + self.params.epsilon && !st.outputs[i].contains(&v.output) {
-                let psi_hat = problem.space().joint_feature(&problem.x()[i], &v.output);
-                st.set.add(
-                    SparseVec::lincomb(1.0, &st.psi_truth[i], -1.0, &psi_hat),
-                    v.loss,
-                    i,
-                );
-                st.outputs[i].push(v.output);
-                added += 1;
+            if v.hinge > slacks[i] + self.params.epsilon {
+                violated += 1;
+                if !st.outputs[i].contains(&v.output) {
+                    let psi_hat = problem.space().joint_feature(&problem.x()[i], &v.output);
+                    st.set.add(
+                        SparseVec::lincomb(1.0, &st.psi_truth[i], -1.0, &psi_hat),
+                        v.loss,
+                        i,
+                    );
+                    st.outputs[i].push(v.output);
+                }
             }
         }
-        if added == 0 {
+        if violated == 0 && st.qp_solved {
             st.converged = true;
             return Ok(());
         }
@@ -555,19 +571,24 @@ where
         match self.params.qp {
             // The blocks are solved to a KKT tolerance of ε/10 (hinge units): the outer loop only needs the
             // working-set problem a little more accurately than its own ε, and warm starts carry the rest.
-            QpSolver::Smo => st.set.solve_blocks(
-                problem.lambda(),
-                1.0 / n as f64,
-                n,
-                &mut st.w,
-                0.1 * self.params.epsilon,
-            ),
-            QpSolver::Clarabel => st.set.solve(
-                problem.lambda(),
-                &vec![1.0 / n as f64; n],
-                &mut st.w,
-                self.params.qp,
-            )?,
+            QpSolver::Smo => {
+                st.qp_solved = st.set.solve_blocks(
+                    problem.lambda(),
+                    1.0 / n as f64,
+                    n,
+                    &mut st.w,
+                    0.1 * self.params.epsilon,
+                );
+            }
+            QpSolver::Clarabel => {
+                st.set.solve(
+                    problem.lambda(),
+                    &vec![1.0 / n as f64; n],
+                    &mut st.w,
+                    self.params.qp,
+                )?;
+                st.qp_solved = true;
+            }
         }
         Ok(())
     }

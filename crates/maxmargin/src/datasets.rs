@@ -1,4 +1,4 @@
-//! Small real datasets embedded in the crate, for examples, doctests and `maxmargin demo`.
+//! Small real datasets embedded in the crate (heart_scale, iris), for examples, doctests and `maxmargin demo`.
 //!
 //! Only data small enough to ship is here; see `data/*.SOURCE.md` for provenance and license. Larger
 //! datasets are read from files with [`crate::io::libsvm::read`].
@@ -25,6 +25,30 @@ pub fn heart_scale() -> Result<LabeledData, Error> {
     Ok(read_from(
         HEART_SCALE.as_bytes(),
         "<embedded heart_scale>".as_ref(),
+        parse_real_label,
+    )?)
+}
+
+/// The LIBSVM text of Fisher's iris (150 examples, 4 features, classes 0, 1, 2), decompressed from the
+/// shared `sklearn_iris/iris.libsvm.gz`.
+pub const IRIS: &str = include_str!("../data/iris.libsvm");
+
+/// Iris, parsed: 150 rows, 4 features, 3 classes of 50.
+///
+/// # Errors
+/// None in practice (the bytes are fixed); the type is the reader's.
+///
+/// # Examples
+/// ```
+/// # fn main() -> Result<(), maxmargin::Error> {
+/// let d = maxmargin::datasets::iris()?;
+/// assert_eq!((d.n_samples(), d.x.n_features()), (150, 4));
+/// # Ok(()) }
+/// ```
+pub fn iris() -> Result<LabeledData, Error> {
+    Ok(read_from(
+        IRIS.as_bytes(),
+        "<embedded iris>".as_ref(),
         parse_real_label,
     )?)
 }

@@ -115,6 +115,14 @@ pub struct StructuredSvmParams {
     pub seed: u64,
     /// Evaluate (and certify) every this many passes.
     pub eval_every: f64,
+    /// Append a constant feature 1 to every input (to every position of a sequence), so each class, label
+    /// or tag gets a (regularized) bias weight.
+    #[serde(default = "yes")]
+    pub bias: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for StructuredSvmParams {
@@ -129,6 +137,7 @@ impl Default for StructuredSvmParams {
             threads: None,
             seed: 0,
             eval_every: 5.0,
+            bias: true,
         }
     }
 }
@@ -283,7 +292,7 @@ pub struct StructuredModel {
     pub task: Task,
     /// The weights (layout of the task's output space).
     pub w: Vec<f64>,
-    /// Input features.
+    /// Input features of the data (the constant bias feature, when used, is one more, at this index).
     pub n_features: usize,
     /// Classes, labels or tags.
     pub n_labels: usize,
@@ -346,8 +355,40 @@ struct Examples<I, O> {
     y: Vec<O>,
 }
 
-fn rows_to_vecs(data: &maxmargin_core::vector::SparseRows) -> Vec<SparseVec> {
-    data.rows().map(|r| r.to_owned()).collect()
+/// The rows as sparse vectors of width `n_features`, with the constant feature appended at index
+/// `n_features` when `bias` (features at or beyond `n_features`, unseen in training, are dropped).
+fn rows_to_vecs(
+    data: &maxmargin_core::vector::SparseRows,
+    n_features: usize,
+    bias: bool,
+) -> Vec<SparseVec> {
+    data.rows()
+        .map(|r| with_bias(&r.to_owned(), n_features, bias))
+        .collect()
+}
+
+fn with_bias(x: &SparseVec, n_features: usize, bias: bool) -> SparseVec {
+    let r = x.as_row();
+    let (mut idx, mut val): (Vec<u32>, Vec<f64>) = r
+        .iter()
+        .filter(|(j, _)| *j < n_features)
+        .map(|(j, v)| (j as u32, v))
+        .unzip();
+    if bias {
+        idx.push(n_features as u32);
+        val.push(1.0);
+    }
+    SparseVec::new(idx, val).unwrap_or_default()
+}
+
+fn sequences_with_bias(
+    seqs: &[Vec<SparseVec>],
+    n_features: usize,
+    bias: bool,
+) -> Vec<Vec<SparseVec>> {
+    seqs.iter()
+        .map(|s| s.iter().map(|x| with_bias(x, n_features, bias)).collect())
+        .collect()
 }
 
 impl StructuredSvm {
@@ -402,6 +443,11 @@ impl StructuredSvm {
         Ok((fit, lambda.get()))
     }
 
+    /// The space's input width: the data's features, plus the constant one.
+    fn width(&self, n_features: usize) -> usize {
+        (n_features + usize::from(self.params.bias)).max(1)
+    }
+
     fn model(
         &self,
         fit: &maxmargin_optim::Fit<Vec<f64>>,
@@ -441,20 +487,14 @@ impl StructuredSvm {
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
         let classes = ClassLabels::from_labels(&data.source, &data.labels)?;
+        let d = data.x.n_features();
         let ex = Examples {
-            x: rows_to_vecs(&data.x),
+            x: rows_to_vecs(&data.x, d, self.params.bias),
             y: classes.indices(data)?,
         };
-        let space = MulticlassSpace::new(data.x.n_features().max(1), classes.len())?;
+        let space = MulticlassSpace::new(self.width(d), classes.len())?;
         let (fit, lambda) = self.run(&space, &ex, observer)?;
-        let model = self.model(
-            &fit,
-            lambda,
-            ex.x.len(),
-            data.x.n_features().max(1),
-            classes.len(),
-            classes.classes,
-        );
+        let model = self.model(&fit, lambda, ex.x.len(), d, classes.len(), classes.classes);
         Ok(StructFitReport {
             model,
             trace: fit.trace,
@@ -471,20 +511,14 @@ impl StructuredSvm {
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
         let l = maxmargin_io::multilabel::n_labels(data).max(1);
+        let d = data.x.n_features();
         let ex = Examples {
-            x: rows_to_vecs(&data.x),
+            x: rows_to_vecs(&data.x, d, self.params.bias),
             y: indicators(&data.labels, l),
         };
-        let space = MultilabelSpace::new(data.x.n_features().max(1), l)?;
+        let space = MultilabelSpace::new(self.width(d), l)?;
         let (fit, lambda) = self.run(&space, &ex, observer)?;
-        let model = self.model(
-            &fit,
-            lambda,
-            ex.x.len(),
-            data.x.n_features().max(1),
-            l,
-            Vec::new(),
-        );
+        let model = self.model(&fit, lambda, ex.x.len(), d, l, Vec::new());
         Ok(StructFitReport {
             model,
             trace: fit.trace,
@@ -500,12 +534,12 @@ impl StructuredSvm {
         data: &SequenceData,
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
-        let (d, l) = (data.n_features.max(1), data.n_labels.max(1));
+        let (d, l) = (data.n_features, data.n_labels.max(1));
         let ex = Examples {
-            x: data.sequences.clone(),
+            x: sequences_with_bias(&data.sequences, d, self.params.bias),
             y: data.labels.clone(),
         };
-        let space = ChainSpace::new(d, l)?;
+        let space = ChainSpace::new(self.width(d), l)?;
         let (fit, lambda) = self.run(&space, &ex, observer)?;
         let model = self.model(&fit, lambda, ex.x.len(), d, l, Vec::new());
         Ok(StructFitReport {
@@ -543,16 +577,28 @@ impl std::fmt::Display for Prediction {
 }
 
 impl StructuredModel {
+    fn width(&self) -> usize {
+        (self.n_features + usize::from(self.params.bias)).max(1)
+    }
+
     fn multiclass_space(&self) -> Result<MulticlassSpace, Error> {
-        Ok(MulticlassSpace::new(self.n_features, self.n_labels)?)
+        Ok(MulticlassSpace::new(self.width(), self.n_labels)?)
     }
 
     fn multilabel_space(&self) -> Result<MultilabelSpace, Error> {
-        Ok(MultilabelSpace::new(self.n_features, self.n_labels)?)
+        Ok(MultilabelSpace::new(self.width(), self.n_labels)?)
     }
 
     fn chain_space(&self) -> Result<ChainSpace, Error> {
-        Ok(ChainSpace::new(self.n_features, self.n_labels)?)
+        Ok(ChainSpace::new(self.width(), self.n_labels)?)
+    }
+
+    fn inputs(&self, x: &maxmargin_core::vector::SparseRows) -> Vec<SparseVec> {
+        rows_to_vecs(x, self.n_features, self.params.bias)
+    }
+
+    fn sequences(&self, seqs: &[Vec<SparseVec>]) -> Vec<Vec<SparseVec>> {
+        sequences_with_bias(seqs, self.n_features, self.params.bias)
     }
 
     fn wrong_task(&self, expected: Task) -> Error {
@@ -576,10 +622,10 @@ impl StructuredModel {
             return Err(self.wrong_task(Task::Multiclass));
         }
         let space = self.multiclass_space()?;
-        data.x
-            .rows()
-            .map(|r| {
-                let k = space.decode(&self.w, &r.to_owned())? as usize;
+        self.inputs(&data.x)
+            .iter()
+            .map(|x| {
+                let k = space.decode(&self.w, x)? as usize;
                 Ok(Prediction::Class(
                     self.classes.get(k).copied().unwrap_or(k as f64),
                 ))
@@ -596,10 +642,10 @@ impl StructuredModel {
             return Err(self.wrong_task(Task::Multilabel));
         }
         let space = self.multilabel_space()?;
-        data.x
-            .rows()
-            .map(|r| {
-                let on = space.decode(&self.w, &r.to_owned())?;
+        self.inputs(&data.x)
+            .iter()
+            .map(|x| {
+                let on = space.decode(&self.w, x)?;
                 Ok(Prediction::Labels(
                     (0..on.len() as u32).filter(|&l| on[l as usize]).collect(),
                 ))
@@ -665,7 +711,7 @@ impl StructuredModel {
         };
         let y = classes.indices(data)?;
         let space = self.multiclass_space()?;
-        let x = rows_to_vecs(&data.x);
+        let x = self.inputs(&data.x);
         let correct = x
             .iter()
             .zip(&y)
@@ -694,7 +740,7 @@ impl StructuredModel {
             return Err(self.wrong_task(Task::Multilabel));
         }
         let space = self.multilabel_space()?;
-        let x = rows_to_vecs(&data.x);
+        let x = self.inputs(&data.x);
         let y = indicators(&data.labels, self.n_labels);
         let n = nonempty(data.n_samples(), &data.source)?;
         let (mut wrong, mut exact, mut tp, mut fp, mut fn_) =
@@ -746,8 +792,9 @@ impl StructuredModel {
         }
         let space = self.chain_space()?;
         let n = nonempty(data.n_sequences(), &data.source)?;
+        let seqs = self.sequences(&data.sequences);
         let (mut wrong, mut tokens, mut right_seqs) = (0usize, 0usize, 0usize);
-        for (i, (x, y)) in data.sequences.iter().zip(&data.labels).enumerate() {
+        for (i, (x, y)) in seqs.iter().zip(&data.labels).enumerate() {
             space
                 .check_output(x, y)
                 .map_err(|source| OptimError::Example { index: i, source })?;
@@ -762,7 +809,7 @@ impl StructuredModel {
             token_error: Some(wrong as f64 / tokens.max(1) as f64),
             sequence_accuracy: Some(right_seqs as f64 / n as f64),
             lambda,
-            objective: self.objective(&space, &data.sequences, &data.labels, lambda)?,
+            objective: self.objective(&space, &seqs, &data.labels, lambda)?,
             ..StructEvaluation::default()
         })
     }
@@ -795,12 +842,11 @@ impl StructuredModel {
             }
         };
         let (_, model): (_, Self) = model_file::load(path, task.kind())?;
+        let d = model.width();
         let expected = match task {
-            Task::Multiclass | Task::Multilabel => model.n_features * model.n_labels,
+            Task::Multiclass | Task::Multilabel => d * model.n_labels,
             Task::Chain => {
-                model.n_features * model.n_labels
-                    + model.n_labels * model.n_labels
-                    + 2 * model.n_labels
+                d * model.n_labels + model.n_labels * model.n_labels + 2 * model.n_labels
             }
         };
         if model.task != task || model.w.len() != expected || !model.w.iter().all(|v| v.is_finite())

@@ -275,3 +275,146 @@ fn demo_runs() {
     assert!(out.contains("(1/2, 1/2)"), "{out}");
     assert!(out.contains("loaded back identical"), "{out}");
 }
+
+#[test]
+fn structured_tasks_train_predict_eval() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Multiclass on the embedded iris, every solver.
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    for solver in ["bcfw", "oneslack", "nslack", "ssg"] {
+        let model = tmp.path().join(format!("iris.{solver}.json"));
+        let trace = tmp.path().join(format!("iris.{solver}.jsonl"));
+        ok(&[
+            "train",
+            "--task",
+            "multiclass",
+            s(&iris),
+            "-o",
+            s(&model),
+            "--solver",
+            solver,
+            "--lambda",
+            "0.01",
+            "--max-passes",
+            "300",
+            "--threads",
+            "1",
+            "--trace",
+            s(&trace),
+            "--quiet",
+        ]);
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+        assert_eq!(v["kind"], "multiclass");
+        let report: serde_json::Value = serde_json::from_str(&ok(&[
+            "eval",
+            s(&model),
+            s(&iris),
+            "--json",
+            "--lambda",
+            "0.01",
+        ]))
+        .unwrap();
+        assert!(
+            report["accuracy"].as_f64().unwrap() > 0.9,
+            "{solver}: {report}"
+        );
+        assert!(report["objective"].as_f64().is_some());
+        let preds = ok(&["predict", s(&model), s(&iris)]);
+        assert_eq!(preds.lines().count(), 150);
+        assert!(
+            preds.lines().all(|l| ["0", "1", "2"].contains(&l)),
+            "{preds}"
+        );
+        let last: serde_json::Value = serde_json::from_str(
+            std::fs::read_to_string(&trace)
+                .unwrap()
+                .lines()
+                .last()
+                .unwrap(),
+        )
+        .unwrap();
+        assert!(last["stop"].is_string(), "{last}");
+    }
+    // Bad combinations are one clear line.
+    let model = tmp.path().join("m.model");
+    let err = fails(
+        &[
+            "train",
+            "--task",
+            "multiclass",
+            s(&iris),
+            "-o",
+            s(&model),
+            "--solver",
+            "pegasos",
+        ],
+        1,
+    );
+    assert!(
+        err.contains("must be ssg, nslack, oneslack or bcfw"),
+        "{err}"
+    );
+    let err = fails(
+        &["train", s(&iris), "-o", s(&model), "--max-passes", "3"],
+        1,
+    );
+    assert!(
+        err.contains("--max-passes applies to structured tasks"),
+        "{err}"
+    );
+    let err = fails(&["train", "--task", "tree", s(&iris), "-o", s(&model)], 1);
+    assert!(err.contains("task"), "{err}");
+
+    let Some(data) = shared_data() else { return };
+    // Chains on OCR fold 0 (a short run), multilabel on yeast.
+    let ocr = data.join("ocr_letters/ocr.fold0.svmhmm.gz");
+    let model = tmp.path().join("ocr.model");
+    ok(&[
+        "train",
+        "--task",
+        "chain",
+        s(&ocr),
+        "-o",
+        s(&model),
+        "--max-passes",
+        "10",
+        "--quiet",
+    ]);
+    let report: serde_json::Value =
+        serde_json::from_str(&ok(&["eval", s(&model), s(&ocr), "--json"])).unwrap();
+    assert!(report["token_error"].as_f64().unwrap() < 0.5, "{report}");
+    assert!(report["sequence_accuracy"].as_f64().is_some());
+    let tags = ok(&["predict", s(&model), s(&ocr)]);
+    assert_eq!(
+        tags.lines().count(),
+        maxmargin::io::svm_hmm::read(&ocr).unwrap().n_tokens()
+    );
+    let yeast = data.join("yeast/yeast.train.libsvm.gz");
+    let model = tmp.path().join("yeast.model");
+    ok(&[
+        "train",
+        "--task",
+        "multilabel",
+        s(&yeast),
+        "-o",
+        s(&model),
+        "--max-passes",
+        "10",
+        "--quiet",
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&ok(&[
+        "eval",
+        s(&model),
+        s(&yeast),
+        "--json",
+        "--lambda",
+        "0.01",
+    ]))
+    .unwrap();
+    for key in ["hamming_loss", "exact_match", "micro_f1", "objective"] {
+        assert!(report[key].as_f64().is_some(), "{key}: {report}");
+    }
+    assert!(report["hamming_loss"].as_f64().unwrap() < 0.3, "{report}");
+}

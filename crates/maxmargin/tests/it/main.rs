@@ -2,4 +2,5 @@
 
 mod linear;
 mod spaces;
+mod structured;
 mod worked;

@@ -1,0 +1,146 @@
+//! The structured tasks of the command: `train --task multiclass|multilabel|chain`, and `predict` / `eval`
+//! for the models they save. Multiclass data is LIBSVM, multilabel data LIBSVM multilabel, chains svm_hmm.
+
+use crate::{TrainArgs, progress, write_trace};
+use anyhow::{Result, bail};
+use maxmargin::io::{libsvm, multilabel, svm_hmm};
+use maxmargin::structured_svm::{StructEvaluation, StructuredModel, StructuredSvmParams, Task};
+
+fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
+    for (flag, given) in [
+        ("--epochs", args.epochs.is_some()),
+        ("--iterations", args.iterations.is_some()),
+    ] {
+        if given {
+            bail!("{flag} applies to binary training; structured tasks take --max-passes");
+        }
+    }
+    let mut p = StructuredSvmParams::new(task).seed(args.seed);
+    if let Some(s) = &args.solver {
+        p = p.solver(s.parse()?);
+    }
+    if let Some(l) = args.lambda {
+        p = p.lambda(l);
+    }
+    if let Some(c) = args.c {
+        p = p.c(c);
+    }
+    if let Some(e) = args.epsilon {
+        p = p.epsilon(e);
+    }
+    if let Some(t) = args.threads {
+        p = p.threads(t);
+    }
+    p.max_passes = args.max_passes;
+    p.max_seconds = args.seconds;
+    p.eval_every = if args.eval_every == 1.0 {
+        p.eval_every
+    } else {
+        args.eval_every
+    };
+    Ok(p)
+}
+
+pub fn train(args: &TrainArgs) -> Result<()> {
+    let task: Task = args.task.parse()?;
+    let svm = params(args, task)?.check()?;
+    let mut bar = progress::TrainingProgress::new(svm.params().max_passes, None, args.quiet);
+    let report = match task {
+        Task::Multiclass => svm.fit_multiclass(&libsvm::read(&args.data)?, &mut bar)?,
+        Task::Multilabel => svm.fit_multilabel(&multilabel::read(&args.data)?, &mut bar)?,
+        Task::Chain => svm.fit_chain(&svm_hmm::read(&args.data)?, &mut bar)?,
+    };
+    bar.finish();
+    let model = &report.model;
+    model.save(&args.output)?;
+    if let Some(path) = &args.trace {
+        write_trace(
+            path,
+            &report.trace,
+            serde_json::json!({
+                "stop": model.training.stop,
+                "objective": model.training.objective,
+                "gap": model.training.gap,
+                "iterations": model.training.iterations,
+                "passes": model.training.passes,
+            }),
+        )?;
+    }
+    if !args.quiet {
+        let seconds = report.trace.last().map_or(0.0, |r| r.seconds);
+        eprintln!(
+            "trained {} {:?} on {} examples: lambda {:.3e}, objective {:.6}, gap {}, {} iterations ({:.1} passes) in {seconds:.2}s, stop: {}",
+            task.kind(),
+            svm.params().solver,
+            model.training.n_samples,
+            model.lambda,
+            model.training.objective,
+            model
+                .training
+                .gap
+                .map_or("-".into(), |g| format!("{g:.3e}")),
+            model.training.iterations,
+            model.training.passes,
+            model.training.stop
+        );
+        eprintln!("saved {}", args.output.display());
+    }
+    Ok(())
+}
+
+/// One line per prediction: a class value, a comma-separated label set, or one tag per token (as the
+/// svm_hmm file has one token per line).
+pub fn predict(model_path: &std::path::Path, data: &std::path::Path) -> Result<Vec<String>> {
+    let model = StructuredModel::load(model_path)?;
+    let preds = match model.task {
+        Task::Multiclass => model.predict_multiclass(&libsvm::read(data)?)?,
+        Task::Multilabel => model.predict_multilabel(&multilabel::read(data)?)?,
+        Task::Chain => model.predict_chain(&svm_hmm::read(data)?)?,
+    };
+    Ok(match model.task {
+        Task::Chain => preds
+            .iter()
+            .flat_map(|p| {
+                p.to_string()
+                    .split(' ')
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect(),
+        _ => preds.iter().map(ToString::to_string).collect(),
+    })
+}
+
+pub fn eval(
+    model_path: &std::path::Path,
+    data: &std::path::Path,
+    lambda: Option<f64>,
+    json: bool,
+) -> Result<()> {
+    let model = StructuredModel::load(model_path)?;
+    let e: StructEvaluation = match model.task {
+        Task::Multiclass => model.evaluate_multiclass(&libsvm::read(data)?, lambda)?,
+        Task::Multilabel => model.evaluate_multilabel(&multilabel::read(data)?, lambda)?,
+        Task::Chain => model.evaluate_chain(&svm_hmm::read(data)?, lambda)?,
+    };
+    if json {
+        println!("{}", serde_json::to_string(&e)?);
+        return Ok(());
+    }
+    println!("examples          {}", e.n);
+    let rows = [
+        ("accuracy", e.accuracy),
+        ("hamming loss", e.hamming_loss),
+        ("exact match", e.exact_match),
+        ("micro F1", e.micro_f1),
+        ("token error", e.token_error),
+        ("sequence accuracy", e.sequence_accuracy),
+        ("objective", e.objective),
+    ];
+    for (name, v) in rows {
+        if let Some(v) = v {
+            println!("{name:<17} {v:.6}");
+        }
+    }
+    Ok(())
+}

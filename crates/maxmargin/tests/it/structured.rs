@@ -1,0 +1,101 @@
+//! The structural SVM estimator end to end: fit, evaluate, save, load, predict, determinism.
+
+use maxmargin::StructuredModel;
+use maxmargin::structured_svm::{StructSolverKind, StructuredSvmParams, Task};
+
+#[test]
+fn iris_multiclass_with_every_solver() {
+    let data = maxmargin::datasets::iris().unwrap();
+    let lambda = 0.01;
+    let mut objectives = Vec::new();
+    for solver in [
+        StructSolverKind::Bcfw,
+        StructSolverKind::Oneslack,
+        StructSolverKind::Nslack,
+        StructSolverKind::Ssg,
+    ] {
+        let params = StructuredSvmParams::new(Task::Multiclass)
+            .solver(solver)
+            .lambda(lambda)
+            .epsilon(1e-4)
+            .max_passes(3000.0)
+            .seed(1);
+        let report = params
+            .check()
+            .unwrap()
+            .fit_multiclass(&data, &mut ())
+            .unwrap();
+        let e = report
+            .model
+            .evaluate_multiclass(&data, Some(lambda))
+            .unwrap();
+        assert!(e.accuracy.unwrap() > 0.9, "{solver:?}: {e:?}");
+        assert!((e.objective.unwrap() - report.model.training.objective).abs() < 1e-9);
+        objectives.push((solver, e.objective.unwrap()));
+    }
+    let best = objectives.iter().map(|o| o.1).fold(f64::INFINITY, f64::min);
+    // The certified solvers agree closely; SSG, an O(1/t) method with no certificate, loosely.
+    for (solver, o) in &objectives {
+        let tol = if *solver == StructSolverKind::Ssg {
+            2e-2
+        } else {
+            2e-3
+        };
+        assert!((o - best) / best < tol, "{solver:?}: {o} vs best {best}");
+    }
+}
+
+#[test]
+fn structured_models_round_trip_and_are_deterministic() {
+    let data = maxmargin::datasets::iris().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let params = StructuredSvmParams::new(Task::Multiclass)
+        .lambda(0.05)
+        .max_passes(50.0)
+        .seed(9);
+    let mut bytes = Vec::new();
+    for (k, threads) in [(0, 1), (1, 2)] {
+        let model = params
+            .clone()
+            .threads(threads)
+            .check()
+            .unwrap()
+            .fit_multiclass(&data, &mut ())
+            .unwrap()
+            .model;
+        let path = dir.path().join(format!("{k}.model"));
+        model.save(&path).unwrap();
+        bytes.push(std::fs::read(&path).unwrap());
+        let json = dir.path().join(format!("{k}.json"));
+        model.save(&json).unwrap();
+        for p in [&path, &json] {
+            let back = StructuredModel::load(p).unwrap();
+            assert_eq!(back.w, model.w);
+            assert_eq!(
+                back.predict_multiclass(&data).unwrap(),
+                model.predict_multiclass(&data).unwrap()
+            );
+        }
+    }
+    // The thread count is in the stored parameters, so compare the weights' bits, not the files.
+    let a = StructuredModel::load(&dir.path().join("0.model")).unwrap();
+    let b = StructuredModel::load(&dir.path().join("1.model")).unwrap();
+    let bits = |w: &[f64]| w.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&a.w), bits(&b.w));
+    assert!(!bytes[0].is_empty());
+    // A binary model is not a structured one.
+    let binary = maxmargin::LinearSvmParams::new()
+        .epochs(1.0)
+        .check()
+        .unwrap()
+        .fit(&maxmargin::datasets::heart_scale().unwrap())
+        .unwrap();
+    let path = dir.path().join("binary.model");
+    binary.save(&path).unwrap();
+    assert!(
+        StructuredModel::load(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("model kind is \"binary\"")
+    );
+}
