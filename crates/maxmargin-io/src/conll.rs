@@ -223,3 +223,89 @@ impl FeatureMap {
             .collect()
     }
 }
+
+/// A chunk: `[start, end)` positions and its type (`NP`, `VP`, ...).
+pub type Chunk = (usize, usize, String);
+
+fn split_tag(tag: &str) -> (&str, &str) {
+    match tag.split_once('-') {
+        Some((prefix, kind)) => (prefix, kind),
+        None => (tag, ""),
+    }
+}
+
+/// The chunks of a BIO tag sequence, by the conlleval rules: a chunk starts at `B-X`, or at `I-X` when the
+/// previous tag is `O` or of another type, and ends before `O`, `B-*`, a tag of another type, or the end.
+///
+/// # Examples
+/// ```
+/// use maxmargin_io::conll::chunks;
+/// let tags = ["B-NP", "I-NP", "O", "I-VP", "B-NP", "B-NP"];
+/// assert_eq!(chunks(&tags), vec![(0, 2, "NP".into()), (3, 4, "VP".into()), (4, 5, "NP".into()), (5, 6, "NP".into())]);
+/// ```
+pub fn chunks<S: AsRef<str>>(tags: &[S]) -> Vec<Chunk> {
+    let mut out = Vec::new();
+    let mut open: Option<(usize, &str)> = None;
+    for (t, tag) in tags.iter().enumerate() {
+        let (prefix, kind) = split_tag(tag.as_ref());
+        let continues = prefix == "I" && open.is_some_and(|(_, k)| k == kind);
+        if !continues {
+            if let Some((start, k)) = open.take() {
+                out.push((start, t, k.to_string()));
+            }
+            if prefix == "B" || prefix == "I" {
+                open = Some((t, kind));
+            }
+        }
+    }
+    if let Some((start, k)) = open {
+        out.push((start, tags.len(), k.to_string()));
+    }
+    out
+}
+
+/// Chunk precision, recall and F1 (conlleval's definition: a chunk counts only with exact type and span).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ChunkScore {
+    /// Chunks predicted with the right span and type.
+    pub correct: usize,
+    /// Chunks predicted.
+    pub predicted: usize,
+    /// Chunks in the gold standard.
+    pub gold: usize,
+    /// `correct / predicted`.
+    pub precision: f64,
+    /// `correct / gold`.
+    pub recall: f64,
+    /// The harmonic mean of precision and recall.
+    pub f1: f64,
+}
+
+/// Scores predicted tag sequences against gold ones, sentence by sentence.
+///
+/// # Examples
+/// ```
+/// use maxmargin_io::conll::chunk_score;
+/// let gold = vec![vec!["B-NP", "I-NP", "B-VP"]];
+/// let pred = vec![vec!["B-NP", "B-NP", "B-VP"]];
+/// let s = chunk_score(&gold, &pred);
+/// assert_eq!((s.correct, s.predicted, s.gold), (1, 3, 2));
+/// ```
+pub fn chunk_score<S: AsRef<str>, T: AsRef<str>>(gold: &[Vec<S>], pred: &[Vec<T>]) -> ChunkScore {
+    let mut s = ChunkScore::default();
+    for (g, p) in gold.iter().zip(pred) {
+        let (gc, pc) = (chunks(g), chunks(p));
+        s.gold += gc.len();
+        s.predicted += pc.len();
+        s.correct += pc.iter().filter(|c| gc.contains(c)).count();
+    }
+    let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    s.precision = ratio(s.correct, s.predicted);
+    s.recall = ratio(s.correct, s.gold);
+    s.f1 = if s.precision + s.recall > 0.0 {
+        2.0 * s.precision * s.recall / (s.precision + s.recall)
+    } else {
+        0.0
+    };
+    s
+}

@@ -1,0 +1,92 @@
+//! CoNLL-2000 chunking with a chain structural SVM: the chunker feature templates of
+//! `maxmargin::io::conll`, BCFW, λ = 10⁻³ (and a few others), and the chunk F1 of conlleval on the test set,
+//! with the time to train. Needs `MAXMARGIN_DATA`. Writes `target/bench-report/conll_chunking.md`.
+
+use maxmargin::io::conll;
+use maxmargin::io::svm_hmm::SequenceData;
+use maxmargin::structured_svm::{Prediction, StructuredSvmParams, Task};
+use maxmargin_benches::{data_dir, time};
+use std::fmt::Write as _;
+
+fn main() {
+    let Some(dir) = data_dir() else {
+        println!(
+            "conll_chunking: set MAXMARGIN_DATA (or cargo xtask bench --data-dir DIR) to run it"
+        );
+        return;
+    };
+    let (Ok(train), Ok(test)) = (
+        conll::read(&dir.join("conll2000/train.txt.gz")),
+        conll::read(&dir.join("conll2000/test.txt.gz")),
+    ) else {
+        println!(
+            "conll_chunking: CoNLL-2000 not found under {}",
+            dir.display()
+        );
+        return;
+    };
+    let (prep, map) = time(|| conll::FeatureMap::fit(&train));
+    let to_data = |s: &[conll::Sentence]| SequenceData {
+        sequences: s.iter().map(|s| map.features(s)).collect(),
+        // Every test tag occurs in training; an unknown one would be scored as tag 0 (a mistake).
+        labels: s
+            .iter()
+            .map(|s| map.tags(s).unwrap_or_else(|_| vec![0; s.words.len()]))
+            .collect(),
+        qids: (0..s.len() as u64).collect(),
+        n_features: map.n_features(),
+        n_labels: map.n_tags(),
+        source: "conll2000".into(),
+    };
+    let (tr, te) = (to_data(&train), to_data(&test));
+    let gold: Vec<Vec<String>> = test.iter().map(|s| s.tags.clone()).collect();
+    let names = map.tag_names();
+    let mut report = format!(
+        "# CoNLL-2000 chunking, chain SSVM with BCFW\n\n{} training sentences, {} test sentences, {} features, {} tags; \
+         the feature dictionary took {prep:.1} s.\n\n\
+         | λ | passes | train seconds | primal | gap | chunk F1 | precision | recall |\n|---|---|---|---|---|---|---|---|\n",
+        train.len(),
+        test.len(),
+        map.n_features(),
+        map.n_tags()
+    );
+    for (lambda, passes) in [(1e-3, 10.0), (1e-3, 30.0), (1e-4, 10.0)] {
+        let mut params = StructuredSvmParams::new(Task::Chain)
+            .lambda(lambda)
+            .max_passes(passes)
+            .epsilon(0.01);
+        params.eval_every = passes;
+        let Ok(svm) = params.check() else { continue };
+        let (secs, fit) = time(|| svm.fit_chain(&tr, &mut ()));
+        let Ok(fit) = fit else { continue };
+        let Ok(preds) = fit.model.predict_chain(&te) else {
+            continue;
+        };
+        let pred: Vec<Vec<String>> = preds
+            .iter()
+            .map(|p| match p {
+                Prediction::Tags(t) => t.iter().map(|&k| names[k as usize - 1].clone()).collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        let s = conll::chunk_score(&gold, &pred);
+        let _ = writeln!(
+            report,
+            "| {lambda:e} | {:.0} | {secs:.1} | {:.4} | {} | {:.4} | {:.4} | {:.4} |",
+            fit.model.training.passes,
+            fit.model.training.objective,
+            fit.model
+                .training
+                .gap
+                .map_or("-".into(), |g| format!("{g:.3}")),
+            s.f1,
+            s.precision,
+            s.recall
+        );
+    }
+    println!("{report}");
+    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-report");
+    if std::fs::create_dir_all(&out).is_ok() {
+        let _ = std::fs::write(out.join("conll_chunking.md"), &report);
+    }
+}
