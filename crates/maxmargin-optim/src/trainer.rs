@@ -300,10 +300,29 @@ impl Trainer {
         problem: &P,
         observer: &mut dyn Observer,
     ) -> Result<Fit<S::Output>, OptimError> {
+        let state = solver.init(problem)?;
+        Ok(self.run_from(solver, problem, state, observer)?.0)
+    }
+
+    /// Trains from a given state (a checkpoint, or the state another run returned) and returns the final
+    /// state too, so training can be resumed later. Budgets count from the state's own progress: a run that
+    /// stopped at 5 epochs and is resumed with a budget of 10 epochs takes 5 more. Resuming continues
+    /// exactly: 5 epochs, then 5 more, give the same bits as 10 in one run.
+    ///
+    /// # Errors
+    /// What the solver returns.
+    pub fn run_from<P, S: Solver<P>>(
+        &self,
+        solver: &mut S,
+        problem: &P,
+        mut state: S::State,
+        observer: &mut dyn Observer,
+    ) -> Result<(Fit<S::Output>, S::State), OptimError> {
         let start = Instant::now();
-        let mut state = solver.init(problem)?;
         let mut trace = Vec::new();
-        let mut next_eval = self.budget.eval_every_epochs;
+        let every = self.budget.eval_every_epochs;
+        let done = solver.progress(problem, &state).epoch;
+        let mut next_eval = ((done / every).floor() + 1.0) * every;
         let stop = loop {
             solver.step(problem, &mut state)?;
             let p = solver.progress(problem, &state);
@@ -352,12 +371,15 @@ impl Trainer {
                 ..record(p, start, objective, certificate)
             };
         }
-        Ok(Fit {
-            output,
-            objective,
-            trace,
-            stop,
-            progress: p,
-        })
+        Ok((
+            Fit {
+                output,
+                objective,
+                trace,
+                stop,
+                progress: p,
+            },
+            state,
+        ))
     }
 }

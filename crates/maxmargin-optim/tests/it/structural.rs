@@ -173,3 +173,32 @@ fn structural_training_is_deterministic_and_checks_examples() {
         "example 3: label 7 at position 1 is outside the label set 0..3"
     );
 }
+
+#[test]
+fn bcfw_resumes_exactly() {
+    let (space, x, y) = small_chain();
+    let problem = StructProblem::new(&space, &x, &y, Lambda::new(0.1).unwrap()).unwrap();
+    let params = BcfwParams {
+        seed: 2,
+        gap_tolerance: None,
+        gap_every: 4.0,
+        ..BcfwParams::default()
+    };
+    let straight = Trainer::new(Budget::epochs(20.0))
+        .unwrap()
+        .run(&mut params.check().unwrap(), &problem, &mut ())
+        .unwrap();
+    let mut s = params.check().unwrap();
+    let state = s.init(&problem).unwrap();
+    let (_, state) = Trainer::new(Budget::epochs(8.0))
+        .unwrap()
+        .run_from(&mut s, &problem, state, &mut ())
+        .unwrap();
+    let (rest, _) = Trainer::new(Budget::epochs(20.0))
+        .unwrap()
+        .run_from(&mut s, &problem, state, &mut ())
+        .unwrap();
+    let bits = |w: &[f64]| w.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&rest.output), bits(&straight.output));
+    assert_eq!(rest.progress, straight.progress);
+}

@@ -94,3 +94,33 @@ fn bad_budgets_and_problems_are_errors() {
         Err(OptimError::BadTarget { index: 3, .. })
     ));
 }
+
+#[test]
+fn resuming_continues_exactly() {
+    let (x, y) = problem_data();
+    let problem = BinaryProblem::new(&x, &y, lambda(0.1), Bias::Feature).unwrap();
+    let params = PegasosParams::new()
+        .average(true)
+        .batch_size(3)
+        .sampling(maxmargin_optim::Sampling::Uniform)
+        .seed(4);
+    let straight = Trainer::new(Budget::epochs(10.0))
+        .unwrap()
+        .run(&mut params.check().unwrap(), &problem, &mut ())
+        .unwrap();
+    let mut s = params.check().unwrap();
+    let state = maxmargin_optim::Solver::init(&mut s, &problem).unwrap();
+    let (half, state) = Trainer::new(Budget::epochs(5.0))
+        .unwrap()
+        .run_from(&mut s, &problem, state, &mut ())
+        .unwrap();
+    assert!(half.progress.epoch < 6.0);
+    let (rest, _) = Trainer::new(Budget::epochs(10.0))
+        .unwrap()
+        .run_from(&mut s, &problem, state, &mut ())
+        .unwrap();
+    let bits = |w: &[f64]| w.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&rest.output.w), bits(&straight.output.w));
+    assert_eq!(rest.output.b.to_bits(), straight.output.b.to_bits());
+    assert_eq!(rest.progress, straight.progress);
+}
