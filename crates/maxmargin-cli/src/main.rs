@@ -78,6 +78,12 @@ struct TrainArgs {
     /// Structured: worker threads for oracle passes [default: all cores]; results do not depend on it.
     #[arg(long)]
     threads: Option<usize>,
+    /// Structured: write the solver's final state here, to continue later with --resume.
+    #[arg(long)]
+    checkpoint: Option<PathBuf>,
+    /// Structured: continue from a --checkpoint file (same data, task, solver and λ); budgets count from it.
+    #[arg(long)]
+    resume: Option<PathBuf>,
     /// λ in λ/2‖w‖² + (1/n)Σ hinge [default: 1e-4 unless -c is given].
     #[arg(long, conflicts_with = "c")]
     lambda: Option<f64>,

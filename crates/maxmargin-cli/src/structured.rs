@@ -43,7 +43,13 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
 
 pub fn train(args: &TrainArgs) -> Result<()> {
     let task: Task = args.task.parse()?;
-    let svm = params(args, task)?.check()?;
+    let mut svm = params(args, task)?.check()?;
+    if let Some(path) = &args.resume {
+        svm = svm.resume_from(path);
+    }
+    if let Some(path) = &args.checkpoint {
+        svm = svm.checkpoint_to(path);
+    }
     let mut bar = progress::TrainingProgress::new(svm.params().max_passes, None, args.quiet);
     let report = match task {
         Task::Multiclass => svm.fit_multiclass(&libsvm::read(&args.data)?, &mut bar)?,

@@ -299,7 +299,7 @@ pub struct OneSlack {
 }
 
 /// 1-slack state.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OneSlackState<O> {
     /// QP solves (constraints added).
     pub iteration: u64,
@@ -493,7 +493,7 @@ pub struct NSlack {
 }
 
 /// n-slack state.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NSlackState<O> {
     /// Passes (each a pass of oracle calls and a QP solve).
     pub iteration: u64,

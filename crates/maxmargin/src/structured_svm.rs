@@ -218,7 +218,11 @@ impl StructuredSvmParams {
         self.one_slack().check()?;
         self.n_slack().check()?;
         self.ssg().check()?;
-        Ok(StructuredSvm { params: self })
+        Ok(StructuredSvm {
+            params: self,
+            resume: None,
+            checkpoint: None,
+        })
     }
 
     fn budget(&self) -> Budget {
@@ -266,6 +270,19 @@ impl StructuredSvmParams {
 #[derive(Debug, Clone, PartialEq)]
 pub struct StructuredSvm {
     params: StructuredSvmParams,
+    resume: Option<std::path::PathBuf>,
+    checkpoint: Option<std::path::PathBuf>,
+}
+
+/// What a checkpoint file holds: the solver's whole state (weights, duals, working sets, counters, RNG) and
+/// what it was made for, so that resuming continues exactly where the run stopped.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct CheckpointFile<St> {
+    n_samples: usize,
+    dim: usize,
+    lambda: f64,
+    params: StructuredSvmParams,
+    state: St,
 }
 
 /// What training did.
@@ -397,6 +414,76 @@ impl StructuredSvm {
         &self.params
     }
 
+    /// Starts training from the solver state in a checkpoint file written by [`StructuredSvm::checkpoint_to`]
+    /// (same task, solver, data and λ); budgets count from where that run stopped.
+    pub fn resume_from(mut self, path: &Path) -> Self {
+        self.resume = Some(path.to_path_buf());
+        self
+    }
+
+    /// Writes the solver's final state to `path` (atomically) after training, for a later
+    /// [`StructuredSvm::resume_from`].
+    pub fn checkpoint_to(mut self, path: &Path) -> Self {
+        self.checkpoint = Some(path.to_path_buf());
+        self
+    }
+
+    fn checkpoint_kind(&self) -> String {
+        let solver = match self.params.solver {
+            StructSolverKind::Ssg => "ssg",
+            StructSolverKind::Nslack => "nslack",
+            StructSolverKind::Oneslack => "oneslack",
+            StructSolverKind::Bcfw => "bcfw",
+        };
+        format!("checkpoint-{}-{solver}", self.params.task.kind())
+    }
+
+    /// Runs solver `s` from scratch or from the checkpoint, and writes the checkpoint when asked.
+    fn with<P, T>(
+        &self,
+        trainer: &Trainer,
+        mut s: T,
+        p: &P,
+        meta: (usize, usize, f64),
+        o: &mut dyn Observer,
+    ) -> Result<maxmargin_optim::Fit<Vec<f64>>, Error>
+    where
+        T: Solver<P, Output = Vec<f64>>,
+        T::State: Serialize + serde::de::DeserializeOwned,
+    {
+        let (n_samples, dim, lambda) = meta;
+        let kind = self.checkpoint_kind();
+        let state = match &self.resume {
+            Some(path) => {
+                let (_, file): (_, CheckpointFile<T::State>) = model_file::load(path, &kind)?;
+                if (file.n_samples, file.dim) != (n_samples, dim) || file.lambda != lambda {
+                    return Err(IoError::BadModel {
+                        path: path.clone(),
+                        message: format!(
+                            "checkpoint made for {} examples, {} weights, lambda {}; this run has {n_samples}, {dim}, {lambda}",
+                            file.n_samples, file.dim, file.lambda
+                        ),
+                    }
+                    .into());
+                }
+                file.state
+            }
+            None => s.init(p)?,
+        };
+        let (fit, state) = trainer.run_from(&mut s, p, state, o)?;
+        if let Some(path) = &self.checkpoint {
+            let file = CheckpointFile {
+                n_samples,
+                dim,
+                lambda,
+                params: self.params.clone(),
+                state,
+            };
+            model_file::save(path, &kind, &file)?;
+        }
+        Ok(fit)
+    }
+
     fn run<S>(
         &self,
         space: &S,
@@ -405,25 +492,18 @@ impl StructuredSvm {
     ) -> Result<(maxmargin_optim::Fit<Vec<f64>>, f64), Error>
     where
         S: OutputSpace,
-        S::Output: Sync,
+        S::Output: Sync + Serialize + serde::de::DeserializeOwned,
     {
         let lambda = self.params.regularization.lambda(ex.x.len())?;
         let problem = StructProblem::new(space, &ex.x, &ex.y, lambda)?;
         let trainer = Trainer::new(self.params.budget())?;
-        let go = |observer: &mut (dyn Observer + Send)| -> Result<maxmargin_optim::Fit<Vec<f64>>, OptimError> {
-            fn with<P, T: Solver<P, Output = Vec<f64>>>(
-                trainer: &Trainer,
-                mut s: T,
-                p: &P,
-                o: &mut dyn Observer,
-            ) -> Result<maxmargin_optim::Fit<Vec<f64>>, OptimError> {
-                trainer.run(&mut s, p, o)
-            }
+        let meta = (ex.x.len(), space.dim(), lambda.get());
+        let go = |observer: &mut (dyn Observer + Send)| -> Result<maxmargin_optim::Fit<Vec<f64>>, Error> {
             match self.params.solver {
-                StructSolverKind::Bcfw => with(&trainer, self.params.bcfw().check()?, &problem, observer),
-                StructSolverKind::Oneslack => with(&trainer, self.params.one_slack().check()?, &problem, observer),
-                StructSolverKind::Nslack => with(&trainer, self.params.n_slack().check()?, &problem, observer),
-                StructSolverKind::Ssg => with(&trainer, self.params.ssg().check()?, &problem, observer),
+                StructSolverKind::Bcfw => self.with(&trainer, self.params.bcfw().check()?, &problem, meta, observer),
+                StructSolverKind::Oneslack => self.with(&trainer, self.params.one_slack().check()?, &problem, meta, observer),
+                StructSolverKind::Nslack => self.with(&trainer, self.params.n_slack().check()?, &problem, meta, observer),
+                StructSolverKind::Ssg => self.with(&trainer, self.params.ssg().check()?, &problem, meta, observer),
             }
         };
         let fit = match self.params.threads {

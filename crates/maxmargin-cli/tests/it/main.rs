@@ -337,6 +337,61 @@ fn structured_tasks_train_predict_eval() {
         .unwrap();
         assert!(last["stop"].is_string(), "{last}");
     }
+    // A checkpointed run resumed to the same budget gives the model of one straight run.
+    let (a, b, ck) = (
+        tmp.path().join("a.json"),
+        tmp.path().join("b.json"),
+        tmp.path().join("run.ck"),
+    );
+    let common = [
+        "--task",
+        "multiclass",
+        "--solver",
+        "bcfw",
+        "--lambda",
+        "0.01",
+        "--epsilon",
+        "1e-9",
+        "--quiet",
+    ];
+    ok(&[
+        &["train", s(&iris), "-o", s(&a), "--max-passes", "30"][..],
+        &common,
+    ]
+    .concat());
+    ok(&[
+        &[
+            "train",
+            s(&iris),
+            "-o",
+            s(&b),
+            "--max-passes",
+            "10",
+            "--checkpoint",
+            s(&ck),
+        ][..],
+        &common,
+    ]
+    .concat());
+    ok(&[
+        &[
+            "train",
+            s(&iris),
+            "-o",
+            s(&b),
+            "--max-passes",
+            "30",
+            "--resume",
+            s(&ck),
+        ][..],
+        &common,
+    ]
+    .concat());
+    let w = |p: &Path| {
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(p).unwrap()).unwrap()["w"].clone()
+    };
+    assert_eq!(w(&a), w(&b));
+
     // Bad combinations are one clear line.
     let model = tmp.path().join("m.model");
     let err = fails(

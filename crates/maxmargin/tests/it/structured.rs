@@ -99,3 +99,68 @@ fn structured_models_round_trip_and_are_deterministic() {
             .contains("model kind is \"binary\"")
     );
 }
+
+#[test]
+fn checkpoint_and_resume_continue_exactly() {
+    let data = maxmargin::datasets::iris().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for solver in [
+        StructSolverKind::Bcfw,
+        StructSolverKind::Oneslack,
+        StructSolverKind::Ssg,
+        StructSolverKind::Nslack,
+    ] {
+        let base = StructuredSvmParams::new(Task::Multiclass)
+            .solver(solver)
+            .lambda(0.01)
+            .epsilon(1e-6)
+            .seed(3);
+        let straight = base
+            .clone()
+            .max_passes(40.0)
+            .check()
+            .unwrap()
+            .fit_multiclass(&data, &mut ())
+            .unwrap()
+            .model;
+        let ck = dir.path().join(format!("{solver:?}.ck"));
+        base.clone()
+            .max_passes(15.0)
+            .check()
+            .unwrap()
+            .checkpoint_to(&ck)
+            .fit_multiclass(&data, &mut ())
+            .unwrap();
+        let resumed = base
+            .clone()
+            .max_passes(40.0)
+            .check()
+            .unwrap()
+            .resume_from(&ck)
+            .fit_multiclass(&data, &mut ())
+            .unwrap()
+            .model;
+        let bits = |w: &[f64]| w.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&resumed.w), bits(&straight.w), "{solver:?}");
+        assert_eq!(
+            resumed.training.passes, straight.training.passes,
+            "{solver:?}"
+        );
+    }
+    // A checkpoint of another solver or problem is a clear error.
+    let ck = dir.path().join("Bcfw.ck");
+    let other = StructuredSvmParams::new(Task::Multiclass)
+        .solver(StructSolverKind::Ssg)
+        .check()
+        .unwrap()
+        .resume_from(&ck);
+    let e = other.fit_multiclass(&data, &mut ()).unwrap_err();
+    assert!(e.to_string().contains("checkpoint-multiclass-bcfw"), "{e}");
+    let wrong_lambda = StructuredSvmParams::new(Task::Multiclass)
+        .lambda(0.5)
+        .check()
+        .unwrap()
+        .resume_from(&ck);
+    let e = wrong_lambda.fit_multiclass(&data, &mut ()).unwrap_err();
+    assert!(e.to_string().contains("checkpoint made for"), "{e}");
+}
