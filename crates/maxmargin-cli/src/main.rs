@@ -132,6 +132,9 @@ struct TrainArgs {
     /// Evaluate the objective every this many passes (for the trace).
     #[arg(long, default_value_t = 1.0)]
     eval_every: f64,
+    /// Return the evaluated model with the lowest objective instead of the final one.
+    #[arg(long)]
+    keep_best: bool,
     /// Write the trace (one JSON object per evaluation, then a summary line) to this file.
     #[arg(long)]
     trace: Option<PathBuf>,
@@ -180,6 +183,7 @@ fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
         .seed(args.seed);
     p.eval_every_epochs = args.eval_every;
     p.average_from_epoch = args.average_from;
+    p.keep_best = args.keep_best;
     if let Some(l) = args.lambda {
         p = p.lambda(l);
     }

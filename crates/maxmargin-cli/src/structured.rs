@@ -32,6 +32,7 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
         p = p.threads(t);
     }
     p.max_passes = args.max_passes;
+    p.keep_best = args.keep_best;
     p.max_seconds = args.seconds;
     p.eval_every = if args.eval_every == 1.0 {
         p.eval_every

@@ -88,7 +88,7 @@ pub trait Solver<P> {
     /// Everything the algorithm carries from step to step (weights, counters, the RNG).
     type State: Clone;
     /// What training returns.
-    type Output;
+    type Output: Clone;
 
     /// The state before the first step.
     ///
@@ -155,6 +155,10 @@ pub struct Budget {
     pub tolerance: Option<f64>,
     /// Evaluate the objective every this many passes (each evaluation is a pass over the data).
     pub eval_every_epochs: f64,
+    /// Return the evaluated output with the lowest objective rather than the last one (for methods that
+    /// are not descent methods; the batch subgradient method keeps its best iterate by itself).
+    #[serde(default)]
+    pub keep_best: bool,
 }
 
 impl Budget {
@@ -169,6 +173,7 @@ impl Budget {
             max_seconds: None,
             tolerance: None,
             eval_every_epochs: 1.0,
+            keep_best: false,
         }
     }
 
@@ -323,6 +328,7 @@ impl Trainer {
         let every = self.budget.eval_every_epochs;
         let done = solver.progress(problem, &state).epoch;
         let mut next_eval = ((done / every).floor() + 1.0) * every;
+        let mut best: Option<(f64, S::Output, Progress)> = None;
         let stop = loop {
             solver.step(problem, &mut state)?;
             let p = solver.progress(problem, &state);
@@ -342,6 +348,9 @@ impl Trainer {
                     next_eval += self.budget.eval_every_epochs;
                 }
                 let objective = solver.objective(problem, &state);
+                if self.budget.keep_best && best.as_ref().is_none_or(|(o, _, _)| objective < *o) {
+                    best = Some((objective, solver.output(problem, &state), p));
+                }
                 let record = record(
                     p,
                     start,
@@ -356,8 +365,14 @@ impl Trainer {
             }
         };
         let state = solver.finish(problem, state);
-        let output = solver.output(problem, &state);
-        let objective = solver.objective(problem, &state);
+        let mut output = solver.output(problem, &state);
+        let mut objective = solver.objective(problem, &state);
+        if let Some((o, out, _)) = best
+            && o < objective
+        {
+            output = out;
+            objective = o;
+        }
         let p = solver.progress(problem, &state);
         let certificate = solver.certificate(problem, &state, objective);
         if trace.last().is_none_or(|r| r.iteration != p.iteration) {

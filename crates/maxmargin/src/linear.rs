@@ -86,6 +86,9 @@ pub struct LinearSvmParams {
     pub seed: u64,
     /// Evaluate the objective (for the trace) every this many passes.
     pub eval_every_epochs: f64,
+    /// Return the evaluated iterate with the lowest objective instead of the final one.
+    #[serde(default)]
+    pub keep_best: bool,
 }
 
 impl Default for LinearSvmParams {
@@ -106,6 +109,7 @@ impl Default for LinearSvmParams {
             sampling: Sampling::Permutation,
             seed: 0,
             eval_every_epochs: 1.0,
+            keep_best: false,
         }
     }
 }
@@ -259,6 +263,7 @@ impl LinearSvmParams {
             max_seconds: self.max_seconds,
             tolerance: self.tolerance,
             eval_every_epochs: self.eval_every_epochs,
+            keep_best: self.keep_best,
         }
     }
 

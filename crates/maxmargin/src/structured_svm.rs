@@ -119,6 +119,10 @@ pub struct StructuredSvmParams {
     /// or tag gets a (regularized) bias weight.
     #[serde(default = "yes")]
     pub bias: bool,
+    /// Return the evaluated weights with the lowest primal objective instead of the final ones (useful for
+    /// SSG, which is no descent method).
+    #[serde(default)]
+    pub keep_best: bool,
 }
 
 fn yes() -> bool {
@@ -138,6 +142,7 @@ impl Default for StructuredSvmParams {
             seed: 0,
             eval_every: 5.0,
             bias: true,
+            keep_best: false,
         }
     }
 }
@@ -232,6 +237,7 @@ impl StructuredSvmParams {
             max_seconds: self.max_seconds,
             tolerance: None,
             eval_every_epochs: self.eval_every,
+            keep_best: self.keep_best,
         }
     }
 

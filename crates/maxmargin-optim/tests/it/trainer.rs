@@ -124,3 +124,33 @@ fn resuming_continues_exactly() {
     assert_eq!(rest.output.b.to_bits(), straight.output.b.to_bits());
     assert_eq!(rest.progress, straight.progress);
 }
+
+#[test]
+fn keep_best_returns_the_lowest_evaluated_objective() {
+    // Pegasos' last iterate with a large constant step oscillates; the kept best is the lowest evaluation.
+    let (x, y) = problem_data();
+    let problem = BinaryProblem::new(&x, &y, lambda(0.1), Bias::None).unwrap();
+    let params = PegasosParams::new()
+        .step(maxmargin_optim::StepRule::Constant(2.0))
+        .seed(1);
+    let budget = Budget {
+        keep_best: true,
+        ..Budget::epochs(30.0)
+    };
+    let fit = Trainer::new(budget)
+        .unwrap()
+        .run(&mut params.check().unwrap(), &problem, &mut ())
+        .unwrap();
+    let lowest = fit
+        .trace
+        .iter()
+        .map(|r| r.objective)
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(fit.objective, lowest);
+    assert!((problem.objective(&fit.output) - lowest).abs() < 1e-12);
+    let last = Trainer::new(Budget::epochs(30.0))
+        .unwrap()
+        .run(&mut params.check().unwrap(), &problem, &mut ())
+        .unwrap();
+    assert!(fit.objective <= last.objective);
+}
