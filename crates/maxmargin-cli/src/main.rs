@@ -66,10 +66,10 @@ struct TrainArgs {
     /// binary, multiclass, multilabel or chain (data: LIBSVM, LIBSVM, LIBSVM multilabel, svm_hmm).
     #[arg(long, default_value = "binary")]
     task: String,
-    /// binary: pegasos (default) or subgradient; structured: bcfw (default), oneslack, nslack or ssg.
+    /// binary: pegasos (default), subgradient or dcd; structured: bcfw (default), oneslack, nslack or ssg.
     #[arg(long)]
     solver: Option<String>,
-    /// Structured: cutting-plane violation tolerance, or BCFW's relative duality gap to stop at [default: 0.01].
+    /// dcd: projected-gradient tolerance [0.1]; structured: cutting-plane violation, or BCFW's relative gap [0.01].
     #[arg(long)]
     epsilon: Option<f64>,
     /// Structured: budget in passes over the data (oracle calls / n) [default: 1000].
@@ -184,6 +184,12 @@ fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
     p.eval_every_epochs = args.eval_every;
     p.average_from_epoch = args.average_from;
     p.keep_best = args.keep_best;
+    if let Some(e) = args.epsilon {
+        if solver != SolverKind::Dcd {
+            bail!("--epsilon applies to --solver dcd and to structured tasks");
+        }
+        p.epsilon = e;
+    }
     if let Some(l) = args.lambda {
         p = p.lambda(l);
     }
@@ -203,7 +209,6 @@ fn train(args: &TrainArgs) -> Result<()> {
         return structured::train(args);
     }
     for (flag, given) in [
-        ("--epsilon", args.epsilon.is_some()),
         ("--max-passes", args.max_passes.is_some()),
         ("--threads", args.threads.is_some()),
     ] {

@@ -13,6 +13,7 @@
 
 pub mod bcfw;
 pub mod cutting_plane;
+pub mod dcd;
 mod error;
 pub mod pegasos;
 pub mod problem;
@@ -26,6 +27,7 @@ pub mod trainer;
 
 pub use bcfw::{Bcfw, BcfwParams};
 pub use cutting_plane::{NSlack, NSlackParams, OneSlack, OneSlackParams, QpSolver};
+pub use dcd::{Dcd, DcdParams};
 pub use error::OptimError;
 pub use pegasos::{Pegasos, PegasosParams, Sampling};
 pub use problem::{Bias, BinaryProblem, LinearWeights};

@@ -36,6 +36,8 @@ pub enum SolverKind {
     Pegasos,
     /// The batch subgradient method (one pass per iteration; best iterate kept).
     Subgradient,
+    /// Dual coordinate descent (LIBLINEAR's `-s 3`), stopping on the projected gradient.
+    Dcd,
 }
 
 impl std::str::FromStr for SolverKind {
@@ -44,10 +46,11 @@ impl std::str::FromStr for SolverKind {
         match s {
             "pegasos" => Ok(Self::Pegasos),
             "subgradient" => Ok(Self::Subgradient),
+            "dcd" => Ok(Self::Dcd),
             _ => Err(OptimError::InvalidParam {
                 name: "solver",
                 value: s.into(),
-                reason: "must be pegasos or subgradient",
+                reason: "must be pegasos, subgradient or dcd",
             }),
         }
     }
@@ -89,6 +92,13 @@ pub struct LinearSvmParams {
     /// Return the evaluated iterate with the lowest objective instead of the final one.
     #[serde(default)]
     pub keep_best: bool,
+    /// DCD: stop when the projected gradient's spread is below this (LIBLINEAR's `-e`).
+    #[serde(default = "dcd_epsilon")]
+    pub epsilon: f64,
+}
+
+fn dcd_epsilon() -> f64 {
+    0.1
 }
 
 impl Default for LinearSvmParams {
@@ -110,6 +120,7 @@ impl Default for LinearSvmParams {
             seed: 0,
             eval_every_epochs: 1.0,
             keep_best: false,
+            epsilon: 0.1,
         }
     }
 }
@@ -119,6 +130,8 @@ impl LinearSvmParams {
     pub const DEFAULT_PEGASOS_EPOCHS: f64 = 10.0;
     /// Default iterations when no budget is given: the batch method.
     pub const DEFAULT_SUBGRADIENT_ITERATIONS: u64 = 500;
+    /// Default passes when no budget is given: DCD (which normally stops on its own test long before).
+    pub const DEFAULT_DCD_EPOCHS: f64 = 1000.0;
 
     /// The defaults: Pegasos, `λ = 1e-4`, 10 epochs, the intercept as a regularized constant feature, the
     /// iterates averaged from the second epoch on, permutation sampling, seed 0.
@@ -248,11 +261,21 @@ impl LinearSvmParams {
                 SolverKind::Subgradient => {
                     self.iterations = Some(Self::DEFAULT_SUBGRADIENT_ITERATIONS)
                 }
+                SolverKind::Dcd => self.epochs = Some(Self::DEFAULT_DCD_EPOCHS),
             }
         }
         self.budget().check()?;
         self.pegasos().check()?;
         self.subgradient().check()?;
+        self.dcd().check()?;
+        if self.solver == SolverKind::Dcd && self.bias == Bias::Unregularized {
+            return Err(OptimError::InvalidParam {
+                name: "bias",
+                value: "unregularized".into(),
+                reason: "is not supported by dcd; use feature or none",
+            }
+            .into());
+        }
         Ok(LinearSvm { params: self })
     }
 
@@ -276,6 +299,14 @@ impl LinearSvmParams {
             .average_from_epoch(self.average_from_epoch)
             .sampling(self.sampling)
             .seed(self.seed)
+    }
+
+    fn dcd(&self) -> maxmargin_optim::DcdParams {
+        maxmargin_optim::DcdParams {
+            epsilon: self.epsilon,
+            shrinking: true,
+            seed: self.seed,
+        }
     }
 
     fn subgradient(&self) -> SubgradientParams {
@@ -349,6 +380,7 @@ impl LinearSvm {
             SolverKind::Subgradient => {
                 trainer.run(&mut self.params.subgradient().check()?, &problem, observer)?
             }
+            SolverKind::Dcd => trainer.run(&mut self.params.dcd().check()?, &problem, observer)?,
         };
         let LinearWeights { w, b } = fit.output;
         let model = LinearModel {

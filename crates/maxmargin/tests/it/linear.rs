@@ -161,3 +161,49 @@ fn bad_input_is_an_error_not_a_panic() {
             .contains("not a maxmargin model file")
     );
 }
+
+#[test]
+fn dcd_converges_with_a_certified_gap_and_matches_the_other_solvers() {
+    let data = heart();
+    let lambda = 0.01;
+    let dcd = LinearSvmParams::new()
+        .solver(SolverKind::Dcd)
+        .lambda(lambda);
+    let mut params = dcd.clone();
+    params.epsilon = 1e-6;
+    let report = params
+        .check()
+        .unwrap()
+        .fit_observed(&data, &mut ())
+        .unwrap();
+    assert_eq!(report.model.training.stop, StopReason::Converged);
+    let last = report.trace.last().unwrap();
+    let (dual, gap) = (last.dual.unwrap(), last.gap.unwrap());
+    assert!(
+        gap >= -1e-12 && gap < 1e-5 * last.objective,
+        "gap {gap}, dual {dual}"
+    );
+    let sub = LinearSvmParams::new()
+        .solver(SolverKind::Subgradient)
+        .lambda(lambda)
+        .bias(Bias::Feature)
+        .iterations(20_000);
+    let s = sub
+        .check()
+        .unwrap()
+        .fit(&data)
+        .unwrap()
+        .objective(&data, lambda)
+        .unwrap();
+    assert!(
+        report.model.training.objective <= s + 1e-9,
+        "dcd {} vs subgradient {s}",
+        report.model.training.objective
+    );
+    assert!((s - report.model.training.objective) / s < 1e-3);
+    // Same seed, same bits; the unregularized bias is refused.
+    let a = dcd.clone().seed(4).check().unwrap().fit(&data).unwrap();
+    let b = dcd.clone().seed(4).check().unwrap().fit(&data).unwrap();
+    assert_eq!(a, b);
+    assert!(dcd.bias(Bias::Unregularized).check().is_err());
+}
