@@ -84,6 +84,9 @@ struct TrainArgs {
     /// Structured: continue from a --checkpoint file (same data, task, solver and λ); budgets count from it.
     #[arg(long)]
     resume: Option<PathBuf>,
+    /// Structured, ssg: start from this model's weights.
+    #[arg(long)]
+    warm_start: Option<PathBuf>,
     /// λ in λ/2‖w‖² + (1/n)Σ hinge [default: 1e-4 unless -c is given].
     #[arg(long, conflicts_with = "c")]
     lambda: Option<f64>,

@@ -51,6 +51,9 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     if let Some(path) = &args.checkpoint {
         svm = svm.checkpoint_to(path);
     }
+    if let Some(path) = &args.warm_start {
+        svm = svm.warm_start_from(&StructuredModel::load(path)?)?;
+    }
     let mut bar = progress::TrainingProgress::new(svm.params().max_passes, None, args.quiet);
     let report = match task {
         Task::Multiclass => svm.fit_multiclass(&libsvm::read(&args.data)?, &mut bar)?,

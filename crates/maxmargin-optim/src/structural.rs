@@ -192,16 +192,33 @@ impl SsgParams {
                 "must be finite and >= 0",
             ));
         }
-        Ok(Ssg { params: self })
+        Ok(Ssg {
+            params: self,
+            initial: None,
+        })
     }
 }
 
 /// The checked stochastic subgradient method for structural SVMs:
 /// `w ← (1 − η_t λ) w − η_t (ψ(x_i, ŷ) − ψ(x_i, y_i))` with `ŷ` from loss-augmented inference.
 /// The regularizer's shrink is `O(dim)` per step (the oracle needs `w` itself); BCFW has no such cost.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Ssg {
     params: SsgParams,
+    initial: Option<Vec<f64>>,
+}
+
+impl Ssg {
+    /// Starts from weights `w` (a previous model's) instead of zero: a warm start. The step schedule starts as
+    /// if one pass had already been made (`η = 1/(λ(n + t))` under the Pegasos rule): from `t = 1` the first
+    /// step would shrink `w` by `1 − 1/1 = 0` and erase the start.
+    ///
+    /// # Errors
+    /// [`OptimError::WarmStartLength`] is reported at `init` when the length differs from the space's.
+    pub fn warm_start(mut self, w: Vec<f64>) -> Self {
+        self.initial = Some(w);
+        self
+    }
 }
 
 /// State of [`Ssg`].
@@ -209,6 +226,8 @@ pub struct Ssg {
 pub struct SsgState {
     /// Steps taken.
     pub t: u64,
+    /// Steps counted as already taken by the step schedule (a warm start's `n`).
+    offset: u64,
     w: Vec<f64>,
     sum: Vec<f64>,
     count: u64,
@@ -225,9 +244,24 @@ where
 
     fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<SsgState, OptimError> {
         let dim = problem.dim();
+        let w = match &self.initial {
+            Some(w) if w.len() != dim => {
+                return Err(OptimError::WarmStartLength {
+                    expected: dim,
+                    got: w.len(),
+                });
+            }
+            Some(w) => w.clone(),
+            None => vec![0.0; dim],
+        };
         Ok(SsgState {
             t: 0,
-            w: vec![0.0; dim],
+            offset: if self.initial.is_some() {
+                problem.n_samples() as u64
+            } else {
+                0
+            },
+            w,
             sum: if self.params.average {
                 vec![0.0; dim]
             } else {
@@ -247,8 +281,8 @@ where
         let v = problem.oracle(&st.w, i)?;
         st.t += 1;
         let lambda = problem.lambda();
-        let eta = self.params.step.eta(st.t, lambda);
-        let shrink = self.params.step.shrink(st.t, lambda);
+        let eta = self.params.step.eta(st.offset + st.t, lambda);
+        let shrink = self.params.step.shrink(st.offset + st.t, lambda);
         st.w.iter_mut().for_each(|x| *x *= shrink);
         if v.hinge > 0.0 {
             add_subgradient(

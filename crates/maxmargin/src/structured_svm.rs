@@ -227,6 +227,7 @@ impl StructuredSvmParams {
             params: self,
             resume: None,
             checkpoint: None,
+            warm: None,
         })
     }
 
@@ -278,6 +279,7 @@ pub struct StructuredSvm {
     params: StructuredSvmParams,
     resume: Option<std::path::PathBuf>,
     checkpoint: Option<std::path::PathBuf>,
+    warm: Option<Vec<f64>>,
 }
 
 /// What a checkpoint file holds: the solver's whole state (weights, duals, working sets, counters, RNG) and
@@ -434,6 +436,32 @@ impl StructuredSvm {
         self
     }
 
+    /// Starts SSG from a trained model's weights (same task and shape). The other solvers carry dual
+    /// variables that a model does not hold: continue them with [`StructuredSvm::resume_from`] instead.
+    ///
+    /// # Errors
+    /// [`Error::Optim`] when the solver is not SSG or the model's task differs.
+    pub fn warm_start_from(mut self, model: &StructuredModel) -> Result<Self, Error> {
+        if self.params.solver != StructSolverKind::Ssg {
+            return Err(OptimError::InvalidParam {
+                name: "warm start",
+                value: format!("{:?}", self.params.solver).to_lowercase(),
+                reason: "needs the ssg solver (the others keep dual variables: use a checkpoint and resume)",
+            }
+            .into());
+        }
+        if model.task != self.params.task || model.params.bias != self.params.bias {
+            return Err(OptimError::InvalidParam {
+                name: "warm start",
+                value: model.task.kind().into(),
+                reason: "the model's task or bias differs from this run's",
+            }
+            .into());
+        }
+        self.warm = Some(model.w.clone());
+        Ok(self)
+    }
+
     fn checkpoint_kind(&self) -> String {
         let solver = match self.params.solver {
             StructSolverKind::Ssg => "ssg",
@@ -509,7 +537,13 @@ impl StructuredSvm {
                 StructSolverKind::Bcfw => self.with(&trainer, self.params.bcfw().check()?, &problem, meta, observer),
                 StructSolverKind::Oneslack => self.with(&trainer, self.params.one_slack().check()?, &problem, meta, observer),
                 StructSolverKind::Nslack => self.with(&trainer, self.params.n_slack().check()?, &problem, meta, observer),
-                StructSolverKind::Ssg => self.with(&trainer, self.params.ssg().check()?, &problem, meta, observer),
+                StructSolverKind::Ssg => {
+                    let mut ssg = self.params.ssg().check()?;
+                    if let Some(w) = &self.warm {
+                        ssg = ssg.warm_start(w.clone());
+                    }
+                    self.with(&trainer, ssg, &problem, meta, observer)
+                }
             }
         };
         let fit = match self.params.threads {

@@ -164,3 +164,56 @@ fn checkpoint_and_resume_continue_exactly() {
     let e = wrong_lambda.fit_multiclass(&data, &mut ()).unwrap_err();
     assert!(e.to_string().contains("checkpoint made for"), "{e}");
 }
+
+#[test]
+fn ssg_warm_starts_from_a_model() {
+    let data = maxmargin::datasets::iris().unwrap();
+    let lambda = 0.01;
+    let best = StructuredSvmParams::new(Task::Multiclass)
+        .lambda(lambda)
+        .epsilon(1e-5)
+        .max_passes(2000.0);
+    let good = best
+        .check()
+        .unwrap()
+        .fit_multiclass(&data, &mut ())
+        .unwrap()
+        .model;
+    let ssg = StructuredSvmParams::new(Task::Multiclass)
+        .solver(StructSolverKind::Ssg)
+        .lambda(lambda)
+        .max_passes(1.0)
+        .seed(2);
+    let cold = ssg
+        .clone()
+        .check()
+        .unwrap()
+        .fit_multiclass(&data, &mut ())
+        .unwrap()
+        .model;
+    let warm = ssg
+        .check()
+        .unwrap()
+        .warm_start_from(&good)
+        .unwrap()
+        .fit_multiclass(&data, &mut ())
+        .unwrap()
+        .model;
+    // One pass from the optimum stays near it; one pass from zero does not.
+    assert!(
+        warm.training.objective < cold.training.objective,
+        "{} vs {}",
+        warm.training.objective,
+        cold.training.objective
+    );
+    let other = StructuredSvmParams::new(Task::Multiclass)
+        .check()
+        .unwrap()
+        .warm_start_from(&good);
+    assert!(
+        other
+            .unwrap_err()
+            .to_string()
+            .contains("needs the ssg solver")
+    );
+}
