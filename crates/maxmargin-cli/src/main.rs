@@ -135,6 +135,9 @@ struct TrainArgs {
     /// Evaluate the objective every this many passes (for the trace).
     #[arg(long, default_value_t = 1.0)]
     eval_every: f64,
+    /// hinge, or squared-hinge (with --solver dcd).
+    #[arg(long, default_value = "hinge")]
+    loss: maxmargin::optim::BinaryLoss,
     /// Return the evaluated model with the lowest objective instead of the final one.
     #[arg(long)]
     keep_best: bool,
@@ -187,6 +190,7 @@ fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
     p.eval_every_epochs = args.eval_every;
     p.average_from_epoch = args.average_from;
     p.keep_best = args.keep_best;
+    p.loss = args.loss;
     if let Some(e) = args.epsilon {
         if solver != SolverKind::Dcd {
             bail!("--epsilon applies to --solver dcd and to structured tasks");

@@ -1,4 +1,6 @@
-//! Dual coordinate descent for the L2-regularized hinge-loss SVM (Hsieh, Chang, Lin, Keerthi, Sundararajan 2008).
+//! Dual coordinate descent for L2-regularized SVMs with the hinge (L1) or squared hinge (L2) loss (Hsieh, Chang,
+//! Lin, Keerthi, Sundararajan 2008). For the squared hinge the box is `[0, ∞)` and `Q` gains `1/(2C)` on its
+//! diagonal; everything else is the same.
 //!
 //! In LIBLINEAR's C-form the dual is `min_α ½αᵀQα − eᵀα`, `0 ≤ α_i ≤ C`, `Q_ij = y_i y_j ⟨x_i, x_j⟩`, with
 //! `w = Σ α_i y_i x_i`; here `C = 1/(λn)` so the primal is the λ-form `λ/2‖w‖² + (1/n)Σ hinge` (which is `λ`
@@ -10,7 +12,7 @@
 //! would add an equality constraint to the dual and is not supported.
 
 use crate::error::{OptimError, invalid};
-use crate::problem::{Bias, BinaryProblem, LinearWeights};
+use crate::problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
 use crate::trainer::{Certificate, Progress, Solver, StopReason};
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -78,8 +80,18 @@ pub struct DcdState {
 }
 
 impl Dcd {
-    fn upper(problem: &BinaryProblem<'_>) -> f64 {
+    /// `C = 1/(λn)`.
+    fn c(problem: &BinaryProblem<'_>) -> f64 {
         1.0 / (problem.lambda() * problem.n_samples() as f64)
+    }
+
+    /// The box `U` and the diagonal `D_ii`: `(C, 0)` for the hinge, `(∞, 1/(2C))` for the squared hinge.
+    fn box_and_diag(problem: &BinaryProblem<'_>) -> (f64, f64) {
+        let c = Self::c(problem);
+        match problem.loss() {
+            BinaryLoss::Hinge => (c, 0.0),
+            BinaryLoss::SquaredHinge => (f64::INFINITY, 0.5 / c),
+        }
     }
 }
 
@@ -126,7 +138,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
         let (x, y) = (problem.x(), problem.y());
         let d = problem.n_features();
         let feature = problem.bias() == Bias::Feature;
-        let upper = Self::upper(problem);
+        let (upper, diag) = Self::box_and_diag(problem);
         st.active.shuffle(&mut st.rng);
         let (mut pg_max, mut pg_min) = (f64::NEG_INFINITY, f64::INFINITY);
         let mut k = 0;
@@ -134,8 +146,8 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
             let i = st.active[k];
             st.visited += 1;
             let row = x.row(i);
-            let g = y[i] * dot(&st.w, row, d, feature) - 1.0;
             let a = st.alpha[i];
+            let g = y[i] * dot(&st.w, row, d, feature) - 1.0 + diag * a;
             let mut pg = 0.0;
             if a == 0.0 {
                 if self.params.shrinking && g > st.pg_max_old {
@@ -220,9 +232,12 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
         st: &DcdState,
         objective: f64,
     ) -> Certificate {
-        // D_C(α) = Σα − ½‖w‖², and the λ-form dual is λ·D_C.
+        // D_C(α) = Σα − ½‖w‖² − ½ D Σα², and the λ-form dual is λ·D_C.
+        let (_, diag) = Self::box_and_diag(problem);
         let norm: f64 = st.w.iter().map(|v| v * v).sum();
-        let dual = problem.lambda() * (st.alpha.iter().sum::<f64>() - 0.5 * norm);
+        let sum_sq: f64 = st.alpha.iter().map(|a| a * a).sum();
+        let dual =
+            problem.lambda() * (st.alpha.iter().sum::<f64>() - 0.5 * norm - 0.5 * diag * sum_sq);
         Certificate {
             dual: Some(dual),
             gap: Some(objective - dual),

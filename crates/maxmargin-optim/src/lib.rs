@@ -30,7 +30,7 @@ pub use cutting_plane::{NSlack, NSlackParams, OneSlack, OneSlackParams, QpSolver
 pub use dcd::{Dcd, DcdParams};
 pub use error::OptimError;
 pub use pegasos::{Pegasos, PegasosParams, Sampling};
-pub use problem::{Bias, BinaryProblem, LinearWeights};
+pub use problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
 pub use step::StepRule;
 pub use structural::{Ssg, SsgParams, StructProblem};
 pub use subgradient::{Subgradient, SubgradientParams};

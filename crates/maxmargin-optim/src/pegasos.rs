@@ -280,6 +280,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
     type Output = LinearWeights;
 
     fn init(&mut self, problem: &BinaryProblem<'a>) -> Result<PegasosState, OptimError> {
+        problem.require_hinge("pegasos")?;
         let d = problem.n_features();
         let len = d + usize::from(problem.bias() == Bias::Feature);
         let n = problem.n_samples();

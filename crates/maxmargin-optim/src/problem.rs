@@ -38,6 +38,43 @@ impl std::str::FromStr for Bias {
     }
 }
 
+/// The loss of a binary problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BinaryLoss {
+    /// `max(0, 1 − z)` (L1-loss SVM).
+    #[default]
+    Hinge,
+    /// `max(0, 1 − z)²` (L2-loss SVM; dual coordinate descent only).
+    SquaredHinge,
+}
+
+impl BinaryLoss {
+    /// `ℓ(z)`.
+    pub fn value(self, z: f64) -> f64 {
+        let h = hinge(z);
+        match self {
+            Self::Hinge => h,
+            Self::SquaredHinge => h * h,
+        }
+    }
+}
+
+impl std::str::FromStr for BinaryLoss {
+    type Err = OptimError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "hinge" => Ok(Self::Hinge),
+            "squared-hinge" | "squared_hinge" => Ok(Self::SquaredHinge),
+            _ => Err(crate::error::invalid(
+                "loss",
+                s,
+                "must be hinge or squared-hinge",
+            )),
+        }
+    }
+}
+
 /// Weights and intercept of a linear decision function `f(x) = ⟨w, x⟩ + b`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LinearWeights {
@@ -54,6 +91,7 @@ pub struct BinaryProblem<'a> {
     y: &'a [f64],
     lambda: Lambda,
     bias: Bias,
+    loss: BinaryLoss,
 }
 
 impl<'a> BinaryProblem<'a> {
@@ -83,7 +121,24 @@ impl<'a> BinaryProblem<'a> {
                 value: y[index],
             });
         }
-        Ok(Self { x, y, lambda, bias })
+        Ok(Self {
+            x,
+            y,
+            lambda,
+            bias,
+            loss: BinaryLoss::Hinge,
+        })
+    }
+
+    /// The same problem with another loss (the hinge by default).
+    pub fn with_loss(mut self, loss: BinaryLoss) -> Self {
+        self.loss = loss;
+        self
+    }
+
+    /// The loss.
+    pub fn loss(&self) -> BinaryLoss {
+        self.loss
     }
 
     /// The rows.
@@ -126,19 +181,31 @@ impl<'a> BinaryProblem<'a> {
         norm_sq(&weights.w) + extra
     }
 
-    /// The mean hinge `(1/n)Σ max(0, 1 − y_i(⟨w, x_i⟩ + b))`.
+    /// The mean loss `(1/n)Σ ℓ(y_i(⟨w, x_i⟩ + b))` (the hinge unless the problem says otherwise).
     pub fn mean_hinge(&self, weights: &LinearWeights) -> f64 {
         let sum: f64 = self
             .x
             .rows()
             .zip(self.y)
-            .map(|(row, &y)| hinge(y * (row.dot(&weights.w) + weights.b)))
+            .map(|(row, &y)| self.loss.value(y * (row.dot(&weights.w) + weights.b)))
             .sum();
         sum / self.n_samples() as f64
     }
 
-    /// The primal objective `λ/2 (‖w‖² [+ b²]) + (1/n)Σ hinge`.
+    /// The primal objective `λ/2 (‖w‖² [+ b²]) + (1/n)Σ ℓ`.
     pub fn objective(&self, weights: &LinearWeights) -> f64 {
         0.5 * self.lambda() * self.reg_norm_sq(weights) + self.mean_hinge(weights)
+    }
+
+    /// An error unless the loss is the hinge (for solvers written for it).
+    pub(crate) fn require_hinge(&self, solver: &'static str) -> Result<(), OptimError> {
+        match self.loss {
+            BinaryLoss::Hinge => Ok(()),
+            BinaryLoss::SquaredHinge => Err(crate::error::invalid(
+                solver,
+                "squared-hinge",
+                "supports the hinge loss only; use dcd",
+            )),
+        }
     }
 }

@@ -102,6 +102,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Subgradient {
     type Output = LinearWeights;
 
     fn init(&mut self, problem: &BinaryProblem<'a>) -> Result<SubgradientState, OptimError> {
+        problem.require_hinge("subgradient")?;
         let zero = LinearWeights {
             w: vec![0.0; problem.n_features()],
             b: 0.0,

@@ -14,8 +14,8 @@ use maxmargin_io::IoError;
 use maxmargin_io::libsvm::{BinaryLabels, LabeledData};
 use maxmargin_io::model_file;
 use maxmargin_optim::{
-    Bias, BinaryProblem, Budget, LinearWeights, Observer, OptimError, PegasosParams, Sampling,
-    StepRule, StopReason, SubgradientParams, TraceRecord, Trainer,
+    Bias, BinaryLoss, BinaryProblem, Budget, LinearWeights, Observer, OptimError, PegasosParams,
+    Sampling, StepRule, StopReason, SubgradientParams, TraceRecord, Trainer,
 };
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -95,6 +95,9 @@ pub struct LinearSvmParams {
     /// DCD: stop when the projected gradient's spread is below this (LIBLINEAR's `-e`).
     #[serde(default = "dcd_epsilon")]
     pub epsilon: f64,
+    /// The loss: the hinge, or the squared hinge (DCD only).
+    #[serde(default)]
+    pub loss: BinaryLoss,
 }
 
 fn dcd_epsilon() -> f64 {
@@ -121,6 +124,7 @@ impl Default for LinearSvmParams {
             eval_every_epochs: 1.0,
             keep_best: false,
             epsilon: 0.1,
+            loss: BinaryLoss::Hinge,
         }
     }
 }
@@ -371,7 +375,8 @@ impl LinearSvm {
         let y = labels.targets(data)?;
         let n = data.n_samples();
         let lambda = self.params.regularization.lambda(n)?;
-        let problem = BinaryProblem::new(&data.x, &y, lambda, self.params.bias)?;
+        let problem =
+            BinaryProblem::new(&data.x, &y, lambda, self.params.bias)?.with_loss(self.params.loss);
         let trainer = Trainer::new(self.params.budget())?;
         let fit = match self.params.solver {
             SolverKind::Pegasos => {
@@ -452,7 +457,7 @@ pub struct Evaluation {
     /// The λ of the objective, when one was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lambda: Option<f64>,
-    /// `λ/2‖w‖² + mean hinge` (with `b²` in the norm only when the bias was a regularized feature).
+    /// `λ/2‖w‖² + mean loss` (the model's loss; `b²` in the norm only when the bias was a regularized feature).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub objective: Option<f64>,
 }
@@ -508,10 +513,11 @@ impl LinearModel {
             .transpose()?;
         let y = self.label_map().targets(data)?;
         let (mut tp, mut fp, mut tn, mut fn_) = (0, 0, 0, 0);
-        let mut hinge_sum = 0.0;
+        let (mut hinge_sum, mut loss_sum) = (0.0, 0.0);
         for (row, &yi) in data.x.rows().zip(&y) {
             let f = self.decision_function(row);
             hinge_sum += hinge(yi * f);
+            loss_sum += self.params.loss.value(yi * f);
             match (yi > 0.0, f > 0.0) {
                 (true, true) => tp += 1,
                 (false, true) => fp += 1,
@@ -537,7 +543,7 @@ impl LinearModel {
             false_negative: fn_,
             mean_hinge,
             lambda,
-            objective: lambda.map(|l| 0.5 * l * reg + mean_hinge),
+            objective: lambda.map(|l| 0.5 * l * reg + loss_sum / n as f64),
         })
     }
 

@@ -207,3 +207,31 @@ fn dcd_converges_with_a_certified_gap_and_matches_the_other_solvers() {
     assert_eq!(a, b);
     assert!(dcd.bias(Bias::Unregularized).check().is_err());
 }
+
+#[test]
+fn squared_hinge_dcd_certifies_its_optimum() {
+    let data = heart();
+    let mut params = LinearSvmParams::new().solver(SolverKind::Dcd).lambda(0.01);
+    params.loss = maxmargin::optim::BinaryLoss::SquaredHinge;
+    params.epsilon = 1e-6;
+    let report = params
+        .clone()
+        .check()
+        .unwrap()
+        .fit_observed(&data, &mut ())
+        .unwrap();
+    let last = report.trace.last().unwrap();
+    let gap = last.gap.unwrap();
+    assert!(gap >= -1e-12 && gap < 1e-5 * last.objective, "gap {gap}");
+    // The model's objective is evaluated with its own loss.
+    let e = report.model.evaluate(&data, Some(0.01)).unwrap();
+    assert!((e.objective.unwrap() - report.model.training.objective).abs() < 1e-12);
+    // Pegasos refuses the squared hinge.
+    let mut peg = LinearSvmParams::new();
+    peg.loss = maxmargin::optim::BinaryLoss::SquaredHinge;
+    let err = peg.check().unwrap().fit(&data).unwrap_err();
+    assert!(
+        err.to_string().contains("supports the hinge loss only"),
+        "{err}"
+    );
+}
