@@ -52,6 +52,32 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Stratified, seeded k-fold cross-validation of a binary linear SVM: accuracy per fold and their mean.
+    Cv {
+        /// LIBSVM data (plain or .gz) with two classes.
+        data: PathBuf,
+        /// Number of folds.
+        #[arg(short = 'k', long, default_value_t = 5)]
+        folds: usize,
+        /// pegasos (default), subgradient or dcd.
+        #[arg(long, default_value = "pegasos")]
+        solver: SolverKind,
+        /// λ [default: 1e-4 unless -c is given].
+        #[arg(long, conflicts_with = "c")]
+        lambda: Option<f64>,
+        /// C in LIBLINEAR's convention (converted with each training fold's size).
+        #[arg(short = 'c', long = "cost")]
+        c: Option<f64>,
+        /// Passes over the data (pegasos; for subgradient, iterations).
+        #[arg(long)]
+        epochs: Option<f64>,
+        /// Seed of the folds and of training.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Print one JSON object (`fold_accuracy`, `accuracy`, `std`).
+        #[arg(long)]
+        json: bool,
+    },
     /// Run the worked examples and train, save, load and evaluate a model on embedded data.
     Demo,
 }
@@ -172,6 +198,37 @@ fn run(cli: Cli) -> Result<()> {
             lambda,
             json,
         } => eval(&model, &data, lambda, json),
+        Command::Cv {
+            data,
+            folds,
+            solver,
+            lambda,
+            c,
+            epochs,
+            seed,
+            json,
+        } => {
+            let mut p = LinearSvmParams::new().solver(solver).seed(seed);
+            if let Some(l) = lambda {
+                p = p.lambda(l);
+            }
+            if let Some(c) = c {
+                p = p.c(c);
+            }
+            p.epochs = epochs;
+            let svm = p.check()?;
+            let data = libsvm::read(&data)?;
+            let cv = maxmargin::linear::cross_validate(&svm, &data, folds, seed)?;
+            if json {
+                println!("{}", serde_json::to_string(&cv)?);
+            } else {
+                for (f, a) in cv.fold_accuracy.iter().enumerate() {
+                    println!("fold {}  accuracy {a:.4}", f + 1);
+                }
+                println!("mean    accuracy {:.4} (sd {:.4})", cv.accuracy, cv.std);
+            }
+            Ok(())
+        }
         Command::Demo => demo::run(),
     }
 }

@@ -599,3 +599,94 @@ impl LinearModel {
         Ok(model)
     }
 }
+
+/// The result of k-fold cross-validation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CrossValidation {
+    /// Test accuracy of each fold, in fold order.
+    pub fold_accuracy: Vec<f64>,
+    /// Their mean.
+    pub accuracy: f64,
+    /// Their standard deviation.
+    pub std: f64,
+}
+
+/// Stratified, seeded k-fold cross-validation of a linear SVM: each class's examples are permuted with `seed`
+/// and dealt round-robin into `k` folds; each fold is tested on a model trained on the other `k − 1`. Folds
+/// train in parallel and the result does not depend on the number of threads.
+///
+/// # Errors
+/// [`Error::Optim`] for `k < 2` or `k` above the number of examples; what training returns.
+///
+/// # Examples
+/// ```
+/// # fn main() -> Result<(), maxmargin::Error> {
+/// let data = maxmargin::datasets::heart_scale()?;
+/// let svm = maxmargin::LinearSvmParams::new().lambda(0.01).epochs(5.0).check()?;
+/// let cv = maxmargin::linear::cross_validate(&svm, &data, 5, 1)?;
+/// assert_eq!(cv.fold_accuracy.len(), 5);
+/// assert!(cv.accuracy > 0.75);
+/// # Ok(()) }
+/// ```
+pub fn cross_validate(
+    svm: &LinearSvm,
+    data: &LabeledData,
+    k: usize,
+    seed: u64,
+) -> Result<CrossValidation, Error> {
+    use rayon::prelude::*;
+    let n = data.n_samples();
+    if k < 2 || k > n {
+        return Err(OptimError::InvalidParam {
+            name: "folds",
+            value: k.to_string(),
+            reason: "must be at least 2 and at most the number of examples",
+        }
+        .into());
+    }
+    let labels = BinaryLabels::from_labels(&data.source, &data.labels)?;
+    let y = labels.targets(data)?;
+    let mut fold_of = vec![0usize; n];
+    let mut next = 0;
+    for (c, class) in [-1.0, 1.0].into_iter().enumerate() {
+        let members: Vec<usize> = (0..n).filter(|&i| y[i] == class).collect();
+        for &j in &maxmargin_optim::random::permutation(members.len(), seed.wrapping_add(c as u64))
+        {
+            fold_of[members[j]] = next % k;
+            next += 1;
+        }
+    }
+    let subset = |rows: &[usize]| LabeledData {
+        x: data.x.select(rows),
+        labels: rows.iter().map(|&i| data.labels[i]).collect(),
+        qids: rows
+            .iter()
+            .map(|&i| data.qids.get(i).copied().flatten())
+            .collect(),
+        lines: rows
+            .iter()
+            .map(|&i| data.lines.get(i).copied().unwrap_or(i + 1))
+            .collect(),
+        source: data.source.clone(),
+    };
+    let fold_accuracy = (0..k)
+        .into_par_iter()
+        .map(|f| {
+            let train: Vec<usize> = (0..n).filter(|&i| fold_of[i] != f).collect();
+            let test: Vec<usize> = (0..n).filter(|&i| fold_of[i] == f).collect();
+            let model = svm.fit(&subset(&train))?;
+            Ok(model.evaluate(&subset(&test), None)?.accuracy)
+        })
+        .collect::<Result<Vec<f64>, Error>>()?;
+    let mean = fold_accuracy.iter().sum::<f64>() / k as f64;
+    let var = fold_accuracy
+        .iter()
+        .map(|a| (a - mean).powi(2))
+        .sum::<f64>()
+        / k as f64;
+    Ok(CrossValidation {
+        fold_accuracy,
+        accuracy: mean,
+        std: var.sqrt(),
+    })
+}

@@ -270,6 +270,28 @@ fn bad_input_is_one_clear_line() {
 }
 
 #[test]
+fn cv_reports_folds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let out: serde_json::Value = serde_json::from_str(&ok(&[
+        "cv",
+        s(&data),
+        "-k",
+        "3",
+        "--solver",
+        "dcd",
+        "-c",
+        "1",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(out["fold_accuracy"].as_array().unwrap().len(), 3);
+    assert!(out["accuracy"].as_f64().unwrap() > 0.75, "{out}");
+    let err = fails(&["cv", s(&data), "-k", "1"], 1);
+    assert!(err.contains("folds"), "{err}");
+}
+
+#[test]
 fn demo_runs() {
     let out = ok(&["demo"]);
     assert!(out.contains("(1/2, 1/2)"), "{out}");

@@ -235,3 +235,22 @@ fn squared_hinge_dcd_certifies_its_optimum() {
         "{err}"
     );
 }
+
+#[test]
+fn cross_validation_is_stratified_and_deterministic() {
+    let data = heart();
+    let svm = LinearSvmParams::new()
+        .lambda(0.01)
+        .epochs(5.0)
+        .check()
+        .unwrap();
+    let a = maxmargin::linear::cross_validate(&svm, &data, 5, 3).unwrap();
+    let b = maxmargin::linear::cross_validate(&svm, &data, 5, 3).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(a.fold_accuracy.len(), 5);
+    assert!(a.accuracy > 0.75 && a.std >= 0.0);
+    let mean = a.fold_accuracy.iter().sum::<f64>() / 5.0;
+    assert!((mean - a.accuracy).abs() < 1e-15);
+    assert!(maxmargin::linear::cross_validate(&svm, &data, 1, 3).is_err());
+    assert!(maxmargin::linear::cross_validate(&svm, &data, 271, 3).is_err());
+}
