@@ -95,9 +95,16 @@ fn main() {
         .check();
         results.push((
             "1-slack",
-            s.as_mut()
-                .ok()
-                .and_then(|s| run(s, &problem, Budget::iterations(2_000))),
+            s.as_mut().ok().and_then(|s| {
+                run(
+                    s,
+                    &problem,
+                    Budget {
+                        eval_every_epochs: 10.0,
+                        ..Budget::iterations(2_000)
+                    },
+                )
+            }),
         ));
     }
     if wanted("nslack") {
@@ -108,9 +115,16 @@ fn main() {
         .check();
         results.push((
             "n-slack",
-            s.as_mut()
-                .ok()
-                .and_then(|s| run(s, &problem, Budget::iterations(200))),
+            s.as_mut().ok().and_then(|s| {
+                run(
+                    s,
+                    &problem,
+                    Budget {
+                        eval_every_epochs: 10.0,
+                        ..Budget::iterations(200)
+                    },
+                )
+            }),
         ));
     }
     if wanted("ssg") {
