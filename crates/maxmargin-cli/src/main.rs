@@ -161,6 +161,9 @@ struct TrainArgs {
     /// Evaluate the objective every this many passes (for the trace).
     #[arg(long, default_value_t = 1.0)]
     eval_every: f64,
+    /// Class weight LABEL=WEIGHT (repeatable): that class's losses count WEIGHT times, as LIBLINEAR's -wi.
+    #[arg(short = 'w', long = "weight", value_parser = parse_class_weight, allow_hyphen_values = true)]
+    class_weights: Vec<(f64, f64)>,
     /// hinge, or squared-hinge (with --solver dcd).
     #[arg(long, default_value = "hinge")]
     loss: maxmargin::optim::BinaryLoss,
@@ -173,6 +176,23 @@ struct TrainArgs {
     /// No progress bar and no summary.
     #[arg(short, long)]
     quiet: bool,
+}
+
+/// Parses `LABEL=WEIGHT`.
+fn parse_class_weight(s: &str) -> Result<(f64, f64), String> {
+    let (label, weight) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?} is not LABEL=WEIGHT"))?;
+    let label: f64 = label
+        .parse()
+        .map_err(|_| format!("{label:?} is not a label"))?;
+    let weight: f64 = weight
+        .parse()
+        .map_err(|_| format!("{weight:?} is not a weight"))?;
+    if !(weight.is_finite() && weight >= 0.0) {
+        return Err(format!("weight must be finite and >= 0, got {weight}"));
+    }
+    Ok((label, weight))
 }
 
 fn main() {
@@ -248,6 +268,7 @@ fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
     p.average_from_epoch = args.average_from;
     p.keep_best = args.keep_best;
     p.loss = args.loss;
+    p.class_weights.clone_from(&args.class_weights);
     if let Some(e) = args.epsilon {
         if solver != SolverKind::Dcd {
             bail!("--epsilon applies to --solver dcd and to structured tasks");

@@ -72,6 +72,8 @@ pub struct DcdState {
     w: Vec<f64>,
     alpha: Vec<f64>,
     qd: Vec<f64>,
+    upper: Vec<f64>,
+    diag: Vec<f64>,
     active: Vec<usize>,
     pg_max_old: f64,
     pg_min_old: f64,
@@ -85,9 +87,13 @@ impl Dcd {
         1.0 / (problem.lambda() * problem.n_samples() as f64)
     }
 
-    /// The box `U` and the diagonal `D_ii`: `(C, 0)` for the hinge, `(∞, 1/(2C))` for the squared hinge.
-    fn box_and_diag(problem: &BinaryProblem<'_>) -> (f64, f64) {
-        let c = Self::c(problem);
+    /// The box `U_i` and the diagonal `D_ii` of example `i` with weight `c_i`: `(c_i C, 0)` for the hinge,
+    /// `(∞, 1/(2 c_i C))` for the squared hinge. A zero weight gives `(0, 0)`: the example is left out.
+    fn box_and_diag(problem: &BinaryProblem<'_>, i: usize) -> (f64, f64) {
+        let c = Self::c(problem) * problem.weight(i);
+        if c == 0.0 {
+            return (0.0, 0.0);
+        }
         match problem.loss() {
             BinaryLoss::Hinge => (c, 0.0),
             BinaryLoss::SquaredHinge => (f64::INFINITY, 0.5 / c),
@@ -115,10 +121,13 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
         }
         let feature = problem.bias() == Bias::Feature;
         let (n, d) = (problem.n_samples(), problem.n_features());
+        let (upper, diag): (Vec<f64>, Vec<f64>) =
+            (0..n).map(|i| Self::box_and_diag(problem, i)).unzip();
         let qd = problem
             .x()
             .rows()
-            .map(|r| r.norm_sq() + if feature { 1.0 } else { 0.0 })
+            .zip(&diag)
+            .map(|(r, dg)| r.norm_sq() + if feature { 1.0 } else { 0.0 } + dg)
             .collect();
         Ok(DcdState {
             iteration: 0,
@@ -126,6 +135,8 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
             w: vec![0.0; d + usize::from(feature)],
             alpha: vec![0.0; n],
             qd,
+            upper,
+            diag,
             active: (0..n).collect(),
             pg_max_old: f64::INFINITY,
             pg_min_old: f64::NEG_INFINITY,
@@ -138,7 +149,6 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
         let (x, y) = (problem.x(), problem.y());
         let d = problem.n_features();
         let feature = problem.bias() == Bias::Feature;
-        let (upper, diag) = Self::box_and_diag(problem);
         st.active.shuffle(&mut st.rng);
         let (mut pg_max, mut pg_min) = (f64::NEG_INFINITY, f64::INFINITY);
         let mut k = 0;
@@ -146,6 +156,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
             let i = st.active[k];
             st.visited += 1;
             let row = x.row(i);
+            let (upper, diag) = (st.upper[i], st.diag[i]);
             let a = st.alpha[i];
             let g = y[i] * dot(&st.w, row, d, feature) - 1.0 + diag * a;
             let mut pg = 0.0;
@@ -233,11 +244,9 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
         objective: f64,
     ) -> Certificate {
         // D_C(α) = Σα − ½‖w‖² − ½ D Σα², and the λ-form dual is λ·D_C.
-        let (_, diag) = Self::box_and_diag(problem);
         let norm: f64 = st.w.iter().map(|v| v * v).sum();
-        let sum_sq: f64 = st.alpha.iter().map(|a| a * a).sum();
-        let dual =
-            problem.lambda() * (st.alpha.iter().sum::<f64>() - 0.5 * norm - 0.5 * diag * sum_sq);
+        let quad: f64 = st.alpha.iter().zip(&st.diag).map(|(a, d)| d * a * a).sum();
+        let dual = problem.lambda() * (st.alpha.iter().sum::<f64>() - 0.5 * norm - 0.5 * quad);
         Certificate {
             dual: Some(dual),
             gap: Some(objective - dual),

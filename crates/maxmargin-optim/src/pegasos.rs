@@ -338,6 +338,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
         for m in 0..k {
             let (i, z) = st.last[m];
             if z < 1.0 {
+                let gain = gain * problem.weight(i);
                 let a = gain * y[i] / st.s;
                 st.add(a, x.row(i), d, bias == Bias::Feature);
                 if bias == Bias::Unregularized {

@@ -92,6 +92,7 @@ pub struct BinaryProblem<'a> {
     lambda: Lambda,
     bias: Bias,
     loss: BinaryLoss,
+    weights: Option<&'a [f64]>,
 }
 
 impl<'a> BinaryProblem<'a> {
@@ -127,6 +128,7 @@ impl<'a> BinaryProblem<'a> {
             lambda,
             bias,
             loss: BinaryLoss::Hinge,
+            weights: None,
         })
     }
 
@@ -139,6 +141,35 @@ impl<'a> BinaryProblem<'a> {
     /// The loss.
     pub fn loss(&self) -> BinaryLoss {
         self.loss
+    }
+
+    /// Per-example weights `c_i ≥ 0` on the loss (class weights, expanded): the objective becomes
+    /// `λ/2‖w‖² + (1/n)Σ c_i ℓ_i`.
+    ///
+    /// # Errors
+    /// [`OptimError::LengthMismatch`] or [`OptimError::InvalidParam`] for a negative or non-finite weight.
+    pub fn with_example_weights(mut self, c: &'a [f64]) -> Result<Self, OptimError> {
+        if c.len() != self.y.len() {
+            return Err(OptimError::LengthMismatch {
+                rows: self.y.len(),
+                targets: c.len(),
+            });
+        }
+        if let Some(bad) = c.iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
+            return Err(crate::error::invalid(
+                "example weight",
+                bad,
+                "must be finite and >= 0",
+            ));
+        }
+        self.weights = Some(c);
+        Ok(self)
+    }
+
+    /// The weight `c_i` of example `i` (1 without weights).
+    #[inline]
+    pub fn weight(&self, i: usize) -> f64 {
+        self.weights.map_or(1.0, |c| c[i])
     }
 
     /// The rows.
@@ -187,7 +218,10 @@ impl<'a> BinaryProblem<'a> {
             .x
             .rows()
             .zip(self.y)
-            .map(|(row, &y)| self.loss.value(y * (row.dot(&weights.w) + weights.b)))
+            .enumerate()
+            .map(|(i, (row, &y))| {
+                self.weight(i) * self.loss.value(y * (row.dot(&weights.w) + weights.b))
+            })
             .sum();
         sum / self.n_samples() as f64
     }

@@ -84,12 +84,13 @@ impl Subgradient {
         } else {
             0.0
         };
-        for (row, &y) in problem.x().rows().zip(problem.y()) {
+        for (i, (row, &y)) in problem.x().rows().zip(problem.y()).enumerate() {
             let z = y * (row.dot(&at.w) + at.b);
             if z < 1.0 {
-                loss += 1.0 - z;
-                row.axpy(-y / n, grad);
-                gb -= y / n;
+                let c = problem.weight(i);
+                loss += c * (1.0 - z);
+                row.axpy(-c * y / n, grad);
+                gb -= c * y / n;
             }
         }
         let objective = 0.5 * lambda * problem.reg_norm_sq(at) + loss / n;

@@ -98,6 +98,10 @@ pub struct LinearSvmParams {
     /// The loss: the hinge, or the squared hinge (DCD only).
     #[serde(default)]
     pub loss: BinaryLoss,
+    /// Class weights `(label, weight)`: the loss of an example of that label counts `weight` times
+    /// (LIBLINEAR's `-wi`); labels not listed weigh 1.
+    #[serde(default)]
+    pub class_weights: Vec<(f64, f64)>,
 }
 
 fn dcd_epsilon() -> f64 {
@@ -125,6 +129,7 @@ impl Default for LinearSvmParams {
             keep_best: false,
             epsilon: 0.1,
             loss: BinaryLoss::Hinge,
+            class_weights: Vec::new(),
         }
     }
 }
@@ -375,8 +380,33 @@ impl LinearSvm {
         let y = labels.targets(data)?;
         let n = data.n_samples();
         let lambda = self.params.regularization.lambda(n)?;
-        let problem =
+        let mut problem =
             BinaryProblem::new(&data.x, &y, lambda, self.params.bias)?.with_loss(self.params.loss);
+        let weights: Vec<f64>;
+        if !self.params.class_weights.is_empty() {
+            for &(label, _) in &self.params.class_weights {
+                if labels.to_sign(label).is_none() {
+                    return Err(OptimError::InvalidParam {
+                        name: "class weight",
+                        value: label.to_string(),
+                        reason: "names a label the training data does not have",
+                    }
+                    .into());
+                }
+            }
+            weights = data
+                .labels
+                .iter()
+                .map(|l| {
+                    self.params
+                        .class_weights
+                        .iter()
+                        .find(|(c, _)| c == l)
+                        .map_or(1.0, |(_, w)| *w)
+                })
+                .collect();
+            problem = problem.with_example_weights(&weights)?;
+        }
         let trainer = Trainer::new(self.params.budget())?;
         let fit = match self.params.solver {
             SolverKind::Pegasos => {
@@ -457,7 +487,8 @@ pub struct Evaluation {
     /// The λ of the objective, when one was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lambda: Option<f64>,
-    /// `λ/2‖w‖² + mean loss` (the model's loss; `b²` in the norm only when the bias was a regularized feature).
+    /// `λ/2‖w‖² + (1/n)Σ c_i ℓ_i` (the model's loss and class weights; `b²` in the norm only when the bias was
+    /// a regularized feature).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub objective: Option<f64>,
 }
@@ -514,10 +545,16 @@ impl LinearModel {
         let y = self.label_map().targets(data)?;
         let (mut tp, mut fp, mut tn, mut fn_) = (0, 0, 0, 0);
         let (mut hinge_sum, mut loss_sum) = (0.0, 0.0);
-        for (row, &yi) in data.x.rows().zip(&y) {
+        for ((row, &yi), label) in data.x.rows().zip(&y).zip(&data.labels) {
             let f = self.decision_function(row);
             hinge_sum += hinge(yi * f);
-            loss_sum += self.params.loss.value(yi * f);
+            let weight = self
+                .params
+                .class_weights
+                .iter()
+                .find(|(c, _)| c == label)
+                .map_or(1.0, |(_, w)| *w);
+            loss_sum += weight * self.params.loss.value(yi * f);
             match (yi > 0.0, f > 0.0) {
                 (true, true) => tp += 1,
                 (false, true) => fp += 1,

@@ -270,6 +270,34 @@ fn bad_input_is_one_clear_line() {
 }
 
 #[test]
+fn class_weights_from_the_command_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let model = tmp.path().join("w.json");
+    ok(&[
+        "train",
+        s(&data),
+        "-o",
+        s(&model),
+        "--solver",
+        "dcd",
+        "-w",
+        "1=4",
+        "-w",
+        "-1=0.5",
+        "--quiet",
+    ]);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(
+        v["params"]["class_weights"],
+        serde_json::json!([[1.0, 4.0], [-1.0, 0.5]])
+    );
+    let err = fails(&["train", s(&data), "-o", s(&model), "-w", "1=-2"], 2);
+    assert!(err.contains("weight must be finite and >= 0"), "{err}");
+}
+
+#[test]
 fn cv_reports_folds() {
     let tmp = tempfile::tempdir().unwrap();
     let data = heart(tmp.path());

@@ -254,3 +254,61 @@ fn cross_validation_is_stratified_and_deterministic() {
     assert!(maxmargin::linear::cross_validate(&svm, &data, 1, 3).is_err());
     assert!(maxmargin::linear::cross_validate(&svm, &data, 271, 3).is_err());
 }
+
+#[test]
+fn class_weights_shift_the_decision_and_keep_certificates() {
+    let data = heart();
+    let base = LinearSvmParams::new().solver(SolverKind::Dcd).lambda(0.01);
+    let plain = base.clone().check().unwrap().fit(&data).unwrap();
+    let mut ones = base.clone();
+    ones.class_weights = vec![(1.0, 1.0), (-1.0, 1.0)];
+    assert_eq!(
+        ones.check().unwrap().fit(&data).unwrap().w,
+        plain.w,
+        "weights of one change nothing"
+    );
+    let mut heavy = base.clone();
+    heavy.class_weights = vec![(1.0, 5.0)];
+    heavy.epsilon = 1e-6;
+    let report = heavy
+        .clone()
+        .check()
+        .unwrap()
+        .fit_observed(&data, &mut ())
+        .unwrap();
+    let last = report.trace.last().unwrap();
+    assert!(last.gap.unwrap() < 1e-5 * last.objective, "{last:?}");
+    let (p, h) = (
+        plain.evaluate(&data, None).unwrap(),
+        report.model.evaluate(&data, Some(0.01)).unwrap(),
+    );
+    assert!(
+        h.true_positive > p.true_positive,
+        "more weight on +1 finds more positives"
+    );
+    assert!((h.objective.unwrap() - report.model.training.objective).abs() < 1e-12);
+    // Pegasos and the subgradient method take the same weights.
+    for solver in [SolverKind::Pegasos, SolverKind::Subgradient] {
+        let mut p = heavy.clone();
+        p.solver = solver;
+        let m = p.check().unwrap().fit(&data).unwrap();
+        assert!(
+            m.evaluate(&data, None).unwrap().true_positive >= p_tp(&plain, &data),
+            "{solver:?}"
+        );
+    }
+    heavy.class_weights = vec![(3.0, 2.0)];
+    assert!(
+        heavy
+            .check()
+            .unwrap()
+            .fit(&data)
+            .unwrap_err()
+            .to_string()
+            .contains("label the training data does not have")
+    );
+}
+
+fn p_tp(m: &LinearModel, data: &LabeledData) -> usize {
+    m.evaluate(data, None).unwrap().true_positive
+}
