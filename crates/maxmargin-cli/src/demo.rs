@@ -67,6 +67,12 @@ pub fn run() -> Result<()> {
                 .lambda(lambda)
                 .iterations(2000),
         ),
+        (
+            "dcd",
+            LinearSvmParams::new()
+                .solver(SolverKind::Dcd)
+                .lambda(lambda),
+        ),
     ] {
         let start = Instant::now();
         let model = params.check()?.fit(&train)?;
@@ -90,6 +96,32 @@ pub fn run() -> Result<()> {
         );
     }
     println!("\nEach model was saved, loaded back identical, and evaluated from the file.");
+
+    let iris = maxmargin::datasets::iris()?;
+    println!(
+        "\n== iris (embedded): multiclass Crammer-Singer SVM, lambda 0.01, every structural solver =="
+    );
+    println!("solver     passes  objective  gap        accuracy");
+    for solver in ["bcfw", "oneslack", "nslack", "ssg"] {
+        let params = maxmargin::StructuredSvmParams::new(maxmargin::Task::Multiclass)
+            .solver(solver.parse()?)
+            .lambda(0.01)
+            .epsilon(1e-3)
+            .max_passes(500.0)
+            .seed(1);
+        let model = params.check()?.fit_multiclass(&iris, &mut ())?.model;
+        let e = model.evaluate_multiclass(&iris, None)?;
+        println!(
+            "{solver:<10} {:<7.0} {:<10.6} {:<10} {:.4}",
+            model.training.passes,
+            model.training.objective,
+            model
+                .training
+                .gap
+                .map_or("-".into(), |g| format!("{g:.2e}")),
+            e.accuracy.unwrap_or(f64::NAN)
+        );
+    }
     println!(
         "Next: maxmargin train DATA -o MODEL; maxmargin eval MODEL DATA --lambda L; maxmargin predict MODEL DATA"
     );
