@@ -109,8 +109,9 @@ pub struct BcfwState {
     avg: Option<WeightedAverage>,
     sampler: Sampler,
     next_gap: f64,
-    /// The last exact certificate: `(primal, dual, gap)` of the output.
-    pub last: Option<(f64, f64, f64)>,
+    /// The last exact certificate of the output: `(step k, primal, dual, gap)`. The primal is reused while
+    /// no step has been taken since, so a gap check and an evaluation at the same state cost one pass.
+    pub last: Option<(u64, f64, f64, f64)>,
 }
 
 /// The exact line search `γ = numerator / denominator` clipped to `[0, 1]` (a zero denominator moves all
@@ -147,10 +148,13 @@ impl Bcfw {
     where
         S::Output: Sync,
     {
+        if st.last.is_some_and(|l| l.0 == st.k) {
+            return Ok(());
+        }
         let (w, ell) = self.output_of(st);
         let primal = problem.primal(&w)?;
         let dual = -0.5 * problem.lambda() * norm_sq(&w) + ell;
-        st.last = Some((primal, dual, primal - dual));
+        st.last = Some((st.k, primal, dual, primal - dual));
         Ok(())
     }
 }
@@ -297,8 +301,10 @@ where
     }
 
     fn objective(&self, problem: &StructProblem<'a, S>, st: &BcfwState) -> f64 {
-        let (w, _) = self.output_of(st);
-        problem.primal(&w).unwrap_or(f64::NAN)
+        match st.last {
+            Some((k, primal, _, _)) if k == st.k => primal,
+            _ => problem.primal(&self.output_of(st).0).unwrap_or(f64::NAN),
+        }
     }
 
     fn certificate(
@@ -326,7 +332,7 @@ where
 
     fn stop(&self, st: &BcfwState) -> Option<StopReason> {
         let tol = self.params.gap_tolerance?;
-        let (primal, _, gap) = st.last?;
+        let (_, primal, _, gap) = st.last?;
         (gap <= tol * primal.abs()).then_some(StopReason::Converged)
     }
 }
