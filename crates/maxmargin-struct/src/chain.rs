@@ -11,7 +11,7 @@
 use crate::cost::CostMatrix;
 use crate::error::{StructError, check_features, check_weights};
 use crate::oracle::{Enumerable, OutputSpace, Violation};
-use crate::per_position::{add_unary, product};
+use crate::per_position::{add_unary, product, unary_score, visit_unary};
 use maxmargin_core::vector::SparseVec;
 use std::cell::RefCell;
 
@@ -201,13 +201,7 @@ impl OutputSpace for ChainSpace {
 
     fn for_each_feature(&self, x: &Sequence, y: &Vec<u32>, visit: &mut dyn FnMut(usize, f64)) {
         let n_labels = self.n_labels();
-        for (xt, &l) in x.iter().zip(y) {
-            for (j, v) in xt.as_row().iter() {
-                if j < self.n_features {
-                    visit(j * n_labels + l as usize, v);
-                }
-            }
-        }
+        visit_unary(x, y, self.n_features, n_labels, visit);
         for pair in y.windows(2) {
             visit(
                 self.trans() + pair[0] as usize * n_labels + pair[1] as usize,
@@ -222,14 +216,7 @@ impl OutputSpace for ChainSpace {
 
     fn score(&self, w: &[f64], x: &Sequence, y: &Vec<u32>) -> f64 {
         let n_labels = self.n_labels();
-        let mut s = 0.0;
-        for (xt, &l) in x.iter().zip(y) {
-            for (j, v) in xt.as_row().iter() {
-                if j < self.n_features {
-                    s += v * w[j * n_labels + l as usize];
-                }
-            }
-        }
+        let mut s = unary_score(w, x, y, self.n_features, n_labels);
         for pair in y.windows(2) {
             s += w[self.trans() + pair[0] as usize * n_labels + pair[1] as usize];
         }
@@ -240,10 +227,7 @@ impl OutputSpace for ChainSpace {
     }
 
     fn loss(&self, y: &Vec<u32>, y_hat: &Vec<u32>) -> f64 {
-        y.iter()
-            .zip(y_hat)
-            .map(|(&a, &b)| self.cost.cost(a as usize, b as usize))
-            .sum()
+        self.cost.sequence_loss(y, y_hat)
     }
 
     /// Viterbi decoding; the lowest label on ties.

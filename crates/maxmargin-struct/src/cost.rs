@@ -83,6 +83,14 @@ impl CostMatrix {
         self.c[y * self.n + y_hat]
     }
 
+    /// `Σ_t C[y_t][ŷ_t]`: the loss of a labelling that decomposes over positions (Hamming for the 0-1 matrix).
+    pub fn sequence_loss(&self, y: &[u32], y_hat: &[u32]) -> f64 {
+        y.iter()
+            .zip(y_hat)
+            .map(|(&a, &b)| self.cost(a as usize, b as usize))
+            .sum()
+    }
+
     /// Row `y`: `[Δ(y, y′)]_y′`.
     #[inline]
     pub fn row(&self, y: usize) -> &[f64] {

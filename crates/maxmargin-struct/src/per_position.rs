@@ -44,6 +44,37 @@ pub(crate) fn add_unary(
     }
 }
 
+/// Calls `visit(j·L + y_t, v)` for every feature `(j, v)` of every position `t` (features `>= n_features`
+/// dropped): the unary part of `ψ(x, y)`, shared by the per-position and chain spaces.
+pub(crate) fn visit_unary(
+    x: &[maxmargin_core::vector::SparseVec],
+    y: &[u32],
+    n_features: usize,
+    n_labels: usize,
+    visit: &mut dyn FnMut(usize, f64),
+) {
+    for (xt, &l) in x.iter().zip(y) {
+        for (j, v) in xt.as_row().iter() {
+            if j < n_features {
+                visit(j * n_labels + l as usize, v);
+            }
+        }
+    }
+}
+
+/// `Σ_t ⟨W_{·, y_t}, x_t⟩`, the unary part of the score, for feature-major unary weights `w[j·L + l]`.
+pub(crate) fn unary_score(
+    w: &[f64],
+    x: &[maxmargin_core::vector::SparseVec],
+    y: &[u32],
+    n_features: usize,
+    n_labels: usize,
+) -> f64 {
+    let mut s = 0.0;
+    visit_unary(x, y, n_features, n_labels, &mut |k, v| s += v * w[k]);
+    s
+}
+
 impl PerPositionSpace {
     /// `n_labels` labels with the Hamming loss (each wrong position costs 1).
     ///
@@ -189,34 +220,15 @@ impl OutputSpace for PerPositionSpace {
     }
 
     fn for_each_feature(&self, x: &PositionInput, y: &Vec<u32>, visit: &mut dyn FnMut(usize, f64)) {
-        let n_labels = self.n_labels();
-        for (xt, &l) in x.features.iter().zip(y) {
-            for (j, v) in xt.as_row().iter() {
-                if j < self.n_features {
-                    visit(j * n_labels + l as usize, v);
-                }
-            }
-        }
+        visit_unary(&x.features, y, self.n_features, self.n_labels(), visit);
     }
 
     fn score(&self, w: &[f64], x: &PositionInput, y: &Vec<u32>) -> f64 {
-        let n_labels = self.n_labels();
-        let mut s = 0.0;
-        for (xt, &l) in x.features.iter().zip(y) {
-            for (j, v) in xt.as_row().iter() {
-                if j < self.n_features {
-                    s += v * w[j * n_labels + l as usize];
-                }
-            }
-        }
-        s
+        unary_score(w, &x.features, y, self.n_features, self.n_labels())
     }
 
     fn loss(&self, y: &Vec<u32>, y_hat: &Vec<u32>) -> f64 {
-        y.iter()
-            .zip(y_hat)
-            .map(|(&a, &b)| self.cost.cost(a as usize, b as usize))
-            .sum()
+        self.cost.sequence_loss(y, y_hat)
     }
 
     /// Per position, the allowed label with the highest unary score; the lowest label on ties.
