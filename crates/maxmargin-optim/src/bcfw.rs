@@ -169,7 +169,6 @@ where
 
     fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<BcfwState, OptimError> {
         let (n, dim) = (problem.n_samples(), problem.dim());
-        let space = problem.space();
         Ok(BcfwState {
             k: 0,
             w: vec![0.0; dim],
@@ -180,12 +179,7 @@ where
                 Shares::Sparse(vec![SparseVec::default(); n])
             },
             ell_i: vec![0.0; n],
-            psi_truth: problem
-                .x()
-                .iter()
-                .zip(problem.y())
-                .map(|(x, y)| space.joint_feature(x, y))
-                .collect(),
+            psi_truth: problem.truth_features(),
             avg: self.params.average.then(|| WeightedAverage {
                 u: vec![0.0; dim],
                 c_sum: 0.0,

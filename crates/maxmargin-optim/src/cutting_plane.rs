@@ -236,6 +236,22 @@ impl WorkingSet {
             - 0.5 * lambda * norm_sq(w)
     }
 
+    /// The certificate of `w = (1/λ)Σ α_j a_j` against the primal `objective`: dual, gap, working-set size.
+    fn certificate<S: OutputSpace>(
+        &self,
+        problem: &StructProblem<'_, S>,
+        w: &[f64],
+        objective: f64,
+    ) -> Certificate {
+        let dual = self.dual(problem.lambda(), w);
+        Certificate {
+            dual: Some(dual),
+            gap: Some(objective - dual),
+            active_constraints: Some(self.planes.len()),
+            oracle_calls: Some(problem.oracle_calls()),
+        }
+    }
+
     /// The slack of group `g`: `max(0, max_{j∈g} b_j − ⟨w, a_j⟩)`.
     fn slack(&self, g: usize, w: &[f64]) -> f64 {
         self.planes
@@ -344,7 +360,6 @@ where
     type Output = Vec<f64>;
 
     fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<Self::State, OptimError> {
-        let space = problem.space();
         Ok(OneSlackState {
             iteration: 0,
             oracle_calls: 0,
@@ -352,12 +367,7 @@ where
             w: vec![0.0; problem.dim()],
             set: WorkingSet::default(),
             cache: vec![Vec::new(); problem.n_samples()],
-            psi_truth: problem
-                .x()
-                .iter()
-                .zip(problem.y())
-                .map(|(x, y)| space.joint_feature(x, y))
-                .collect(),
+            psi_truth: problem.truth_features(),
             converged: false,
         })
     }
@@ -443,13 +453,7 @@ where
         st: &Self::State,
         objective: f64,
     ) -> Certificate {
-        let dual = st.set.dual(problem.lambda(), &st.w);
-        Certificate {
-            dual: Some(dual),
-            gap: Some(objective - dual),
-            active_constraints: Some(st.set.planes.len()),
-            oracle_calls: Some(problem.oracle_calls()),
-        }
+        st.set.certificate(problem, &st.w, objective)
     }
 
     fn stop(&self, st: &Self::State) -> Option<StopReason> {
@@ -515,7 +519,6 @@ where
     type Output = Vec<f64>;
 
     fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<Self::State, OptimError> {
-        let space = problem.space();
         Ok(NSlackState {
             iteration: 0,
             qp_solved: true,
@@ -525,12 +528,7 @@ where
                 ..WorkingSet::default()
             },
             outputs: vec![Vec::new(); problem.n_samples()],
-            psi_truth: problem
-                .x()
-                .iter()
-                .zip(problem.y())
-                .map(|(x, y)| space.joint_feature(x, y))
-                .collect(),
+            psi_truth: problem.truth_features(),
             converged: false,
         })
     }
@@ -614,13 +612,7 @@ where
         st: &Self::State,
         objective: f64,
     ) -> Certificate {
-        let dual = st.set.dual(problem.lambda(), &st.w);
-        Certificate {
-            dual: Some(dual),
-            gap: Some(objective - dual),
-            active_constraints: Some(st.set.planes.len()),
-            oracle_calls: Some(problem.oracle_calls()),
-        }
+        st.set.certificate(problem, &st.w, objective)
     }
 
     fn stop(&self, st: &Self::State) -> Option<StopReason> {

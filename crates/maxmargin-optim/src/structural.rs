@@ -13,7 +13,7 @@ use crate::sampler::Sampler;
 use crate::step::StepRule;
 use crate::trainer::{Certificate, Progress, Solver};
 use maxmargin_core::objective::Lambda;
-use maxmargin_core::vector::norm_sq;
+use maxmargin_core::vector::{SparseVec, norm_sq};
 use maxmargin_struct::{OutputSpace, Violation, add_subgradient};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -93,6 +93,15 @@ impl<'a, S: OutputSpace> StructProblem<'a, S> {
     /// Length of `w`.
     pub fn dim(&self) -> usize {
         self.space.dim()
+    }
+
+    /// `ψ(x_i, y_i)` of every example, as sparse vectors (what the dual methods subtract from).
+    pub fn truth_features(&self) -> Vec<SparseVec> {
+        self.x
+            .iter()
+            .zip(self.y)
+            .map(|(x, y)| self.space.joint_feature(x, y))
+            .collect()
     }
 
     /// Loss-augmented inference on example `i` (counted).
