@@ -28,7 +28,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Train a binary linear SVM (or, with --task, a multiclass, multilabel or chain SVM) and save the model.
-    Train(Box<TrainArgs>),
+    Train(Box<TrainCmd>),
     /// Predict one label per line (in the data's own label values).
     Predict {
         /// The model file.
@@ -52,47 +52,51 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Stratified, seeded k-fold cross-validation of a binary linear SVM: accuracy per fold and their mean.
-    Cv {
-        /// LIBSVM data (plain or .gz) with two classes.
-        data: PathBuf,
-        /// Number of folds.
-        #[arg(short = 'k', long, default_value_t = 5)]
-        folds: usize,
-        /// pegasos (default), subgradient or dcd.
-        #[arg(long, default_value = "pegasos")]
-        solver: SolverKind,
-        /// λ [default: 1e-4 unless -c is given].
-        #[arg(long, conflicts_with = "c")]
-        lambda: Option<f64>,
-        /// C in LIBLINEAR's convention (converted with each training fold's size).
-        #[arg(short = 'c', long = "cost")]
-        c: Option<f64>,
-        /// Passes over the data (pegasos; for subgradient, iterations).
-        #[arg(long)]
-        epochs: Option<f64>,
-        /// Seed of the folds and of training.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Print one JSON object (`fold_accuracy`, `accuracy`, `std`).
-        #[arg(long)]
-        json: bool,
-    },
+    /// Stratified, seeded k-fold cross-validation of a binary linear SVM (any of train's flags): accuracy per
+    /// fold and their mean, or with --c-path, per C along a warm-started regularization path.
+    Cv(Box<CvCmd>),
     /// Run the worked examples and train, save, load and evaluate a model on embedded data.
     Demo,
 }
 
 #[derive(Debug, Args)]
-struct TrainArgs {
+struct TrainCmd {
     /// LIBSVM data (plain or .gz); labels may be any two numbers (+1/-1, 0/1, 1/2, ...).
     data: PathBuf,
     /// Where to save the model (JSON when the name ends in .json).
     #[arg(short, long)]
     output: PathBuf,
+    #[command(flatten)]
+    opts: TrainArgs,
+}
+
+#[derive(Debug, Args)]
+struct CvCmd {
+    /// LIBSVM data (plain or .gz) with two classes.
+    data: PathBuf,
+    /// Number of folds.
+    #[arg(short = 'k', long, default_value_t = 5)]
+    folds: usize,
+    /// A regularization path: increasing C values, comma-separated (e.g. 0.01,0.1,1,10); each fold's model
+    /// at a C starts from its dual solution at the previous C (dcd).
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["c", "lambda"])]
+    c_path: Vec<f64>,
+    /// Print one JSON object (`fold_accuracy`, `accuracy`, `std`), or with --c-path a JSON array of
+    /// (`c`, `cv`, `passes`, `objective`).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    opts: TrainArgs,
+}
+
+/// Training flags shared by `train` and `cv`.
+#[derive(Debug, Args)]
+struct TrainArgs {
     /// binary, multiclass, multilabel or chain (data: LIBSVM, LIBSVM, LIBSVM multilabel, svm_hmm).
     #[arg(long, default_value = "binary")]
     task: String,
-    /// binary: pegasos (default), subgradient or dcd; structured: bcfw (default), oneslack, nslack or ssg.
+    /// binary: pegasos (default), subgradient or dcd; structured: bcfw (default), oneslack, nslack or ssg;
+    /// multiclass also dcd (Crammer–Singer, as LIBLINEAR's -s 4) or ovr (one-vs-rest DCD, classes in parallel).
     #[arg(long)]
     solver: Option<String>,
     /// dcd: projected-gradient tolerance [0.1]; structured: cutting-plane violation, or BCFW's relative gap [0.01].
@@ -101,9 +105,17 @@ struct TrainArgs {
     /// Structured: budget in passes over the data (oracle calls / n) [default: 1000].
     #[arg(long)]
     max_passes: Option<f64>,
-    /// Structured: worker threads for oracle passes [default: all cores]; results do not depend on it.
+    /// Worker threads [default: all cores]; the model does not depend on it.
     #[arg(long)]
     threads: Option<usize>,
+    /// dcd: blocks of examples updated in parallel per pass (1: sequential, as LIBLINEAR); the model depends
+    /// on the blocks and the seed, not on --threads.
+    #[arg(long, default_value_t = 1)]
+    blocks: usize,
+    /// Stop once the duality gap is at most this fraction of the objective (dcd, and structured solvers with
+    /// a gap), checked every --eval-every passes.
+    #[arg(long)]
+    gap: Option<f64>,
     /// Structured: write the solver's final state here, to continue later with --resume.
     #[arg(long)]
     checkpoint: Option<PathBuf>,
@@ -206,7 +218,7 @@ fn main() {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Train(args) => train(&args),
+        Command::Train(cmd) => train(&cmd.data, &cmd.output, &cmd.opts),
         Command::Predict {
             model,
             data,
@@ -218,37 +230,7 @@ fn run(cli: Cli) -> Result<()> {
             lambda,
             json,
         } => eval(&model, &data, lambda, json),
-        Command::Cv {
-            data,
-            folds,
-            solver,
-            lambda,
-            c,
-            epochs,
-            seed,
-            json,
-        } => {
-            let mut p = LinearSvmParams::new().solver(solver).seed(seed);
-            if let Some(l) = lambda {
-                p = p.lambda(l);
-            }
-            if let Some(c) = c {
-                p = p.c(c);
-            }
-            p.epochs = epochs;
-            let svm = p.check()?;
-            let data = libsvm::read(&data)?;
-            let cv = maxmargin::linear::cross_validate(&svm, &data, folds, seed)?;
-            if json {
-                println!("{}", serde_json::to_string(&cv)?);
-            } else {
-                for (f, a) in cv.fold_accuracy.iter().enumerate() {
-                    println!("fold {}  accuracy {a:.4}", f + 1);
-                }
-                println!("mean    accuracy {:.4} (sd {:.4})", cv.accuracy, cv.std);
-            }
-            Ok(())
-        }
+        Command::Cv(cmd) => cv(&cmd),
         Command::Demo => demo::run(),
     }
 }
@@ -286,30 +268,75 @@ fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
     p.max_seconds = args.seconds;
     p.tolerance = args.tolerance;
     p.step = args.step;
+    p.gap = args.gap;
+    p.blocks = args.blocks;
+    p.threads = args.threads;
     Ok(p)
 }
 
-fn train(args: &TrainArgs) -> Result<()> {
+fn cv(cmd: &CvCmd) -> Result<()> {
+    let args = &cmd.opts;
     if args.task != "binary" {
-        return structured::train(args);
+        bail!(
+            "cv trains binary models; --task {} is not supported",
+            args.task
+        );
     }
-    for (flag, given) in [
-        ("--max-passes", args.max_passes.is_some()),
-        ("--threads", args.threads.is_some()),
-    ] {
-        if given {
-            bail!(
-                "{flag} applies to structured tasks (--task multiclass|multilabel|chain), not to binary"
-            );
+    if args.trace.is_some() || args.max_passes.is_some() {
+        bail!("--trace and --max-passes do not apply to cv");
+    }
+    let params = params(args)?;
+    let data = libsvm::read(&cmd.data)?;
+    if !cmd.c_path.is_empty() {
+        let path = maxmargin::linear::regularization_path(
+            &params,
+            &data,
+            &cmd.c_path,
+            cmd.folds,
+            args.seed,
+        )?;
+        if cmd.json {
+            println!("{}", serde_json::to_string(&path)?);
+        } else {
+            println!("C            accuracy  sd      passes");
+            for p in &path {
+                println!(
+                    "{:<12} {:.4}    {:.4}  {:.1}",
+                    p.c, p.cv.accuracy, p.cv.std, p.passes
+                );
+            }
         }
+        return Ok(());
+    }
+    let svm = params.check()?;
+    let cv = maxmargin::linear::cross_validate(&svm, &data, cmd.folds, args.seed)?;
+    if cmd.json {
+        println!("{}", serde_json::to_string(&cv)?);
+    } else {
+        for (f, a) in cv.fold_accuracy.iter().enumerate() {
+            println!("fold {}  accuracy {a:.4}", f + 1);
+        }
+        println!("mean    accuracy {:.4} (sd {:.4})", cv.accuracy, cv.std);
+    }
+    Ok(())
+}
+
+fn train(data_path: &Path, output: &Path, args: &TrainArgs) -> Result<()> {
+    if args.task != "binary" {
+        return structured::train(data_path, output, args);
+    }
+    if args.max_passes.is_some() {
+        bail!(
+            "--max-passes applies to structured tasks (--task multiclass|multilabel|chain), not to binary"
+        );
     }
     let svm = params(args)?.check()?;
-    let data = libsvm::read(&args.data)?;
+    let data = libsvm::read(data_path)?;
     let mut bar =
         progress::TrainingProgress::new(svm.params().epochs, svm.params().iterations, args.quiet);
     let FitReport { model, trace } = svm.fit_observed(&data, &mut bar)?;
     bar.finish();
-    model.save(&args.output)?;
+    model.save(output)?;
     if let Some(path) = &args.trace {
         write_atomic(path, |w| {
             for r in &trace {
@@ -341,7 +368,7 @@ fn train(args: &TrainArgs) -> Result<()> {
             model.training.epochs,
             model.training.stop,
         );
-        eprintln!("saved {}", args.output.display());
+        eprintln!("saved {}", output.display());
     }
     Ok(())
 }

@@ -5,6 +5,7 @@ use crate::{TrainArgs, progress, write_trace};
 use anyhow::{Result, bail};
 use maxmargin::io::{libsvm, multilabel, svm_hmm};
 use maxmargin::structured_svm::{StructEvaluation, StructuredModel, StructuredSvmParams, Task};
+use std::path::Path;
 
 fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
     for (flag, given) in [
@@ -14,6 +15,9 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
         if given {
             bail!("{flag} applies to binary training; structured tasks take --max-passes");
         }
+    }
+    if args.blocks != 1 {
+        bail!("--blocks applies to binary dcd training");
     }
     let mut p = StructuredSvmParams::new(task).seed(args.seed);
     if let Some(s) = &args.solver {
@@ -32,6 +36,7 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
         p = p.threads(t);
     }
     p.max_passes = args.max_passes;
+    p.gap = args.gap;
     p.keep_best = args.keep_best;
     p.max_seconds = args.seconds;
     p.eval_every = if args.eval_every == 1.0 {
@@ -42,7 +47,7 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
     Ok(p)
 }
 
-pub fn train(args: &TrainArgs) -> Result<()> {
+pub fn train(data: &Path, output: &Path, args: &TrainArgs) -> Result<()> {
     let task: Task = args.task.parse()?;
     let mut svm = params(args, task)?.check()?;
     if let Some(path) = &args.resume {
@@ -56,13 +61,13 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     }
     let mut bar = progress::TrainingProgress::new(svm.params().max_passes, None, args.quiet);
     let report = match task {
-        Task::Multiclass => svm.fit_multiclass(&libsvm::read(&args.data)?, &mut bar)?,
-        Task::Multilabel => svm.fit_multilabel(&multilabel::read(&args.data)?, &mut bar)?,
-        Task::Chain => svm.fit_chain(&svm_hmm::read(&args.data)?, &mut bar)?,
+        Task::Multiclass => svm.fit_multiclass(&libsvm::read(data)?, &mut bar)?,
+        Task::Multilabel => svm.fit_multilabel(&multilabel::read(data)?, &mut bar)?,
+        Task::Chain => svm.fit_chain(&svm_hmm::read(data)?, &mut bar)?,
     };
     bar.finish();
     let model = &report.model;
-    model.save(&args.output)?;
+    model.save(output)?;
     if let Some(path) = &args.trace {
         write_trace(
             path,
@@ -93,7 +98,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
             model.training.passes,
             model.training.stop
         );
-        eprintln!("saved {}", args.output.display());
+        eprintln!("saved {}", output.display());
     }
     Ok(())
 }

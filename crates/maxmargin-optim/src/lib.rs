@@ -5,6 +5,10 @@
 //!   descent method).
 //! - [`pegasos`]: Pegasos (Shalev-Shwartz, Singer, Srebro, Cotter 2011), `η_t = 1/(λt)`, mini-batches,
 //!   projection, sampling schemes, bias modes, averaging; `w = s·v` so a step costs `O(nnz(x))`.
+//! - [`dcd`]: dual coordinate descent for the hinge and squared hinge (LIBLINEAR's `-s 3` / `-s 1`), with a
+//!   block-parallel mode whose result depends on the seed only; [`crammer_singer`]: the multiclass dual by
+//!   blocks of one example (LIBLINEAR's `-s 4`); [`ovr`]: one-vs-rest from the binary solver, classes in
+//!   parallel.
 //! - [`trainer`]: [`Trainer`] owns the loop: budgets (iterations, epochs, seconds), the tolerance, the
 //!   trace, observers. A [`Solver`] only writes `init` and `step`; solvers never print.
 //!
@@ -12,9 +16,11 @@
 //! the same seed, data and parameters give the same weights, bit for bit. This crate reads no files.
 
 pub mod bcfw;
+pub mod crammer_singer;
 pub mod cutting_plane;
 pub mod dcd;
 mod error;
+pub mod ovr;
 pub mod pegasos;
 pub mod problem;
 pub mod qp;
@@ -26,6 +32,7 @@ pub mod subgradient;
 pub mod trainer;
 
 pub use bcfw::{Bcfw, BcfwParams};
+pub use crammer_singer::{CrammerSinger, CrammerSingerParams};
 pub use cutting_plane::{NSlack, NSlackParams, OneSlack, OneSlackParams, QpSolver};
 pub use dcd::{Dcd, DcdParams};
 pub use error::OptimError;

@@ -30,6 +30,8 @@ pub enum StopReason {
     Tolerance,
     /// The solver certified convergence itself.
     Converged,
+    /// The duality gap fell below the gap tolerance.
+    Gap,
 }
 
 impl std::fmt::Display for StopReason {
@@ -40,6 +42,7 @@ impl std::fmt::Display for StopReason {
             Self::Time => "time",
             Self::Tolerance => "tolerance",
             Self::Converged => "converged",
+            Self::Gap => "gap",
         })
     }
 }
@@ -159,6 +162,10 @@ pub struct Budget {
     /// are not descent methods; the batch subgradient method keeps its best iterate by itself).
     #[serde(default)]
     pub keep_best: bool,
+    /// Stop at an evaluation whose certified duality gap is at most this times `|objective|` (solvers
+    /// without a certificate never stop on it).
+    #[serde(default)]
+    pub gap_tolerance: Option<f64>,
 }
 
 impl Budget {
@@ -174,6 +181,7 @@ impl Budget {
             tolerance: None,
             eval_every_epochs: 1.0,
             keep_best: false,
+            gap_tolerance: None,
         }
     }
 
@@ -212,6 +220,11 @@ impl Budget {
             && !(t.is_finite() && t >= 0.0)
         {
             return Err(invalid("tolerance", t, "must be finite and >= 0"));
+        }
+        if let Some(t) = self.gap_tolerance
+            && !(t.is_finite() && t >= 0.0)
+        {
+            return Err(invalid("gap", t, "must be finite and >= 0"));
         }
         if !(self.eval_every_epochs.is_finite() && self.eval_every_epochs > 0.0) {
             return Err(invalid(
@@ -351,16 +364,17 @@ impl Trainer {
                 if self.budget.keep_best && best.as_ref().is_none_or(|(o, _, _)| objective < *o) {
                     best = Some((objective, solver.output(problem, &state), p));
                 }
-                let record = record(
-                    p,
-                    start,
-                    objective,
-                    solver.certificate(problem, &state, objective),
-                );
+                let certificate = solver.certificate(problem, &state, objective);
+                let record = record(p, start, objective, certificate);
                 observer.on_eval(&record);
                 trace.push(record);
                 if self.tolerance_stop(&trace) {
                     break StopReason::Tolerance;
+                }
+                if let (Some(tol), Some(gap)) = (self.budget.gap_tolerance, certificate.gap)
+                    && gap <= tol * objective.abs()
+                {
+                    break StopReason::Gap;
                 }
             }
         };

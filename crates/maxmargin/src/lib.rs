@@ -22,6 +22,7 @@
 pub mod datasets;
 mod error;
 pub mod linear;
+mod parallel;
 pub mod prelude;
 pub mod structured_svm;
 pub mod testing;

@@ -15,7 +15,7 @@ use maxmargin_io::libsvm::{BinaryLabels, LabeledData};
 use maxmargin_io::model_file;
 use maxmargin_optim::{
     Bias, BinaryLoss, BinaryProblem, Budget, LinearWeights, Observer, OptimError, PegasosParams,
-    Sampling, StepRule, StopReason, SubgradientParams, TraceRecord, Trainer,
+    Sampling, Solver, StepRule, StopReason, SubgradientParams, TraceRecord, Trainer,
 };
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -102,6 +102,20 @@ pub struct LinearSvmParams {
     /// (LIBLINEAR's `-wi`); labels not listed weigh 1.
     #[serde(default)]
     pub class_weights: Vec<(f64, f64)>,
+    /// Stop at an evaluation whose certified duality gap is at most this fraction of the objective (DCD).
+    #[serde(default)]
+    pub gap: Option<f64>,
+    /// DCD: blocks updated in parallel per pass (1: sequential). The model depends on this and the seed,
+    /// not on the number of threads.
+    #[serde(default = "one_block")]
+    pub blocks: usize,
+    /// Worker threads (`None`: all cores). The model does not depend on it.
+    #[serde(default)]
+    pub threads: Option<usize>,
+}
+
+fn one_block() -> usize {
+    1
 }
 
 fn dcd_epsilon() -> f64 {
@@ -130,6 +144,9 @@ impl Default for LinearSvmParams {
             epsilon: 0.1,
             loss: BinaryLoss::Hinge,
             class_weights: Vec::new(),
+            gap: None,
+            blocks: 1,
+            threads: None,
         }
     }
 }
@@ -243,6 +260,30 @@ impl LinearSvmParams {
         self
     }
 
+    /// Sets DCD's stopping tolerance on the projected gradient (LIBLINEAR's `-e`).
+    pub fn epsilon(mut self, epsilon: f64) -> Self {
+        self.epsilon = epsilon;
+        self
+    }
+
+    /// Stops DCD when the duality gap is at most this fraction of the objective (checked at evaluations).
+    pub fn gap(mut self, gap: f64) -> Self {
+        self.gap = Some(gap);
+        self
+    }
+
+    /// Sets the number of DCD blocks updated in parallel.
+    pub fn blocks(mut self, blocks: usize) -> Self {
+        self.blocks = blocks;
+        self
+    }
+
+    /// Sets the number of worker threads.
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = Some(threads);
+        self
+    }
+
     /// Sets the seed.
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = seed;
@@ -273,6 +314,7 @@ impl LinearSvmParams {
                 SolverKind::Dcd => self.epochs = Some(Self::DEFAULT_DCD_EPOCHS),
             }
         }
+        crate::parallel::check_threads(self.threads)?;
         self.budget().check()?;
         self.pegasos().check()?;
         self.subgradient().check()?;
@@ -296,6 +338,7 @@ impl LinearSvmParams {
             tolerance: self.tolerance,
             eval_every_epochs: self.eval_every_epochs,
             keep_best: self.keep_best,
+            gap_tolerance: self.gap,
         }
     }
 
@@ -315,6 +358,7 @@ impl LinearSvmParams {
             epsilon: self.epsilon,
             shrinking: true,
             seed: self.seed,
+            blocks: self.blocks,
         }
     }
 
@@ -374,8 +418,34 @@ impl LinearSvm {
     pub fn fit_observed(
         &self,
         data: &LabeledData,
-        observer: &mut dyn Observer,
+        observer: &mut (dyn Observer + Send),
     ) -> Result<FitReport, Error> {
+        Ok(self.fit_warm(data, None, observer)?.0)
+    }
+
+    /// Trains DCD starting from the dual `alpha` of an earlier fit on the same examples (clipped into this
+    /// fit's box), and returns the new dual with the report; the other solvers ignore `alpha` and return no
+    /// dual. This is how [`regularization_path`] moves from one `C` to the next.
+    ///
+    /// # Errors
+    /// As [`LinearSvm::fit`], and [`Error::Optim`] when `alpha` has not one entry per example.
+    pub fn fit_warm(
+        &self,
+        data: &LabeledData,
+        alpha: Option<&[f64]>,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<(FitReport, Option<Vec<f64>>), Error> {
+        crate::parallel::with_threads(self.params.threads, || {
+            self.fit_in_pool(data, alpha, observer)
+        })
+    }
+
+    fn fit_in_pool(
+        &self,
+        data: &LabeledData,
+        alpha: Option<&[f64]>,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<(FitReport, Option<Vec<f64>>), Error> {
         let labels = BinaryLabels::from_labels(&data.source, &data.labels)?;
         let y = labels.targets(data)?;
         let n = data.n_samples();
@@ -408,6 +478,7 @@ impl LinearSvm {
             problem = problem.with_example_weights(&weights)?;
         }
         let trainer = Trainer::new(self.params.budget())?;
+        let mut dual = None;
         let fit = match self.params.solver {
             SolverKind::Pegasos => {
                 trainer.run(&mut self.params.pegasos().check()?, &problem, observer)?
@@ -415,7 +486,16 @@ impl LinearSvm {
             SolverKind::Subgradient => {
                 trainer.run(&mut self.params.subgradient().check()?, &problem, observer)?
             }
-            SolverKind::Dcd => trainer.run(&mut self.params.dcd().check()?, &problem, observer)?,
+            SolverKind::Dcd => {
+                let mut dcd = self.params.dcd().check()?;
+                let state = match alpha {
+                    Some(a) => dcd.warm_state(&problem, a)?,
+                    None => dcd.init(&problem)?,
+                };
+                let (fit, state) = trainer.run_from(&mut dcd, &problem, state, observer)?;
+                dual = Some(state.alpha().to_vec());
+                fit
+            }
         };
         let LinearWeights { w, b } = fit.output;
         let model = LinearModel {
@@ -435,10 +515,13 @@ impl LinearSvm {
                 stop: fit.stop,
             },
         };
-        Ok(FitReport {
-            model,
-            trace: fit.trace,
-        })
+        Ok((
+            FitReport {
+                model,
+                trace: fit.trace,
+            },
+            dual,
+        ))
     }
 }
 
@@ -672,6 +755,37 @@ pub fn cross_validate(
     seed: u64,
 ) -> Result<CrossValidation, Error> {
     use rayon::prelude::*;
+    let fold_of = stratified_folds(data, k, seed)?;
+    let fold_accuracy = (0..k)
+        .into_par_iter()
+        .map(|f| {
+            let (train, test) = split(data, &fold_of, f);
+            let model = svm.fit(&train)?;
+            Ok(model.evaluate(&test, None)?.accuracy)
+        })
+        .collect::<Result<Vec<f64>, Error>>()?;
+    Ok(CrossValidation::from_folds(fold_accuracy))
+}
+
+impl CrossValidation {
+    fn from_folds(fold_accuracy: Vec<f64>) -> Self {
+        let k = fold_accuracy.len().max(1) as f64;
+        let mean = fold_accuracy.iter().sum::<f64>() / k;
+        let var = fold_accuracy
+            .iter()
+            .map(|a| (a - mean).powi(2))
+            .sum::<f64>()
+            / k;
+        Self {
+            fold_accuracy,
+            accuracy: mean,
+            std: var.sqrt(),
+        }
+    }
+}
+
+/// The fold (0..k) of every example: each class's examples are permuted with `seed` and dealt round-robin.
+fn stratified_folds(data: &LabeledData, k: usize, seed: u64) -> Result<Vec<usize>, Error> {
     let n = data.n_samples();
     if k < 2 || k > n {
         return Err(OptimError::InvalidParam {
@@ -693,6 +807,11 @@ pub fn cross_validate(
             next += 1;
         }
     }
+    Ok(fold_of)
+}
+
+/// The examples of `data` outside fold `f` (training) and inside it (test), each in file order.
+fn split(data: &LabeledData, fold_of: &[usize], f: usize) -> (LabeledData, LabeledData) {
     let subset = |rows: &[usize]| LabeledData {
         x: data.x.select(rows),
         labels: rows.iter().map(|&i| data.labels[i]).collect(),
@@ -706,24 +825,95 @@ pub fn cross_validate(
             .collect(),
         source: data.source.clone(),
     };
-    let fold_accuracy = (0..k)
-        .into_par_iter()
-        .map(|f| {
-            let train: Vec<usize> = (0..n).filter(|&i| fold_of[i] != f).collect();
-            let test: Vec<usize> = (0..n).filter(|&i| fold_of[i] == f).collect();
-            let model = svm.fit(&subset(&train))?;
-            Ok(model.evaluate(&subset(&test), None)?.accuracy)
-        })
-        .collect::<Result<Vec<f64>, Error>>()?;
-    let mean = fold_accuracy.iter().sum::<f64>() / k as f64;
-    let var = fold_accuracy
+    let n = fold_of.len();
+    let train: Vec<usize> = (0..n).filter(|&i| fold_of[i] != f).collect();
+    let test: Vec<usize> = (0..n).filter(|&i| fold_of[i] == f).collect();
+    (subset(&train), subset(&test))
+}
+
+/// One `C` of a regularization path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PathPoint {
+    /// LIBLINEAR's `C` (`λ = 1/(C n)`, with `n` the training examples of each fold).
+    pub c: f64,
+    /// Cross-validated accuracy at this `C`.
+    pub cv: CrossValidation,
+    /// Passes over the data at this `C`, averaged over the folds (warm starts make them fewer).
+    pub passes: f64,
+    /// The final objective of each fold's model (λ-form).
+    pub objective: Vec<f64>,
+}
+
+/// A regularization path: for each `C` of `cs` (increasing), k-fold cross-validated accuracy, where each
+/// fold's model at a `C` starts from that fold's dual solution at the previous `C` (DCD; the other solvers
+/// start from scratch). The folds are those of [`cross_validate`] and run in parallel; the result does not
+/// depend on the number of threads.
+///
+/// # Errors
+/// [`Error::Optim`] for an empty, non-increasing or non-positive `cs`, bad folds, or what training returns.
+///
+/// # Examples
+/// ```
+/// # fn main() -> Result<(), maxmargin::Error> {
+/// let data = maxmargin::datasets::heart_scale()?;
+/// let params = maxmargin::LinearSvmParams::new().solver(maxmargin::SolverKind::Dcd);
+/// let path = maxmargin::linear::regularization_path(&params, &data, &[0.01, 0.1, 1.0], 5, 1)?;
+/// assert_eq!(path.len(), 3);
+/// assert!(path.iter().all(|p| p.cv.accuracy > 0.7));
+/// # Ok(()) }
+/// ```
+pub fn regularization_path(
+    params: &LinearSvmParams,
+    data: &LabeledData,
+    cs: &[f64],
+    k: usize,
+    seed: u64,
+) -> Result<Vec<PathPoint>, Error> {
+    use rayon::prelude::*;
+    if cs.is_empty()
+        || cs
+            .windows(2)
+            .any(|p| p[0].partial_cmp(&p[1]) != Some(std::cmp::Ordering::Less))
+    {
+        return Err(OptimError::InvalidParam {
+            name: "c path",
+            value: format!("{cs:?}"),
+            reason: "must be a non-empty list of increasing values",
+        }
+        .into());
+    }
+    let svms = cs
         .iter()
-        .map(|a| (a - mean).powi(2))
-        .sum::<f64>()
-        / k as f64;
-    Ok(CrossValidation {
-        fold_accuracy,
-        accuracy: mean,
-        std: var.sqrt(),
-    })
+        .map(|&c| params.clone().c(c).check())
+        .collect::<Result<Vec<_>, _>>()?;
+    let fold_of = stratified_folds(data, k, seed)?;
+    let run = || {
+        (0..k)
+            .into_par_iter()
+            .map(|f| {
+                let (train, test) = split(data, &fold_of, f);
+                let mut alpha: Option<Vec<f64>> = None;
+                svms.iter()
+                    .map(|svm| {
+                        let (report, dual) = svm.fit_in_pool(&train, alpha.as_deref(), &mut ())?;
+                        alpha = dual;
+                        let accuracy = report.model.evaluate(&test, None)?.accuracy;
+                        let t = &report.model.training;
+                        Ok((accuracy, t.epochs, t.objective))
+                    })
+                    .collect::<Result<Vec<_>, Error>>()
+            })
+            .collect::<Result<Vec<_>, Error>>()
+    };
+    let per_fold = crate::parallel::with_threads(params.threads, run)?;
+    Ok(cs
+        .iter()
+        .enumerate()
+        .map(|(j, &c)| PathPoint {
+            c,
+            cv: CrossValidation::from_folds(per_fold.iter().map(|f| f[j].0).collect()),
+            passes: per_fold.iter().map(|f| f[j].1).sum::<f64>() / k as f64,
+            objective: per_fold.iter().map(|f| f[j].2).collect(),
+        })
+        .collect())
 }

@@ -15,8 +15,8 @@ use maxmargin_io::model_file;
 use maxmargin_io::multilabel::{MultilabelData, indicators};
 use maxmargin_io::svm_hmm::SequenceData;
 use maxmargin_optim::{
-    BcfwParams, Budget, NSlackParams, Observer, OneSlackParams, OptimError, Solver, SsgParams,
-    StopReason, StructProblem, TraceRecord, Trainer,
+    BcfwParams, Budget, CrammerSingerParams, NSlackParams, Observer, OneSlackParams, OptimError,
+    Solver, SsgParams, StopReason, StructProblem, TraceRecord, Trainer,
 };
 use maxmargin_struct::{ChainSpace, MulticlassSpace, MultilabelSpace, OutputSpace};
 use serde::{Deserialize, Serialize};
@@ -74,6 +74,11 @@ pub enum StructSolverKind {
     /// Block-coordinate Frank–Wolfe with the exact duality gap.
     #[default]
     Bcfw,
+    /// Multiclass only: the Crammer–Singer dual by coordinate descent over examples (LIBLINEAR's `-s 4`).
+    Dcd,
+    /// Multiclass only: one binary DCD problem per class against the rest, classes in parallel (not the
+    /// Crammer–Singer objective; the model's objective is the sum of the binary ones).
+    Ovr,
 }
 
 impl std::str::FromStr for StructSolverKind {
@@ -84,10 +89,12 @@ impl std::str::FromStr for StructSolverKind {
             "nslack" => Ok(Self::Nslack),
             "oneslack" => Ok(Self::Oneslack),
             "bcfw" => Ok(Self::Bcfw),
+            "dcd" | "cs" => Ok(Self::Dcd),
+            "ovr" => Ok(Self::Ovr),
             _ => Err(OptimError::InvalidParam {
                 name: "solver",
                 value: s.into(),
-                reason: "must be ssg, nslack, oneslack or bcfw for structured tasks",
+                reason: "must be ssg, nslack, oneslack, bcfw, or for multiclass dcd or ovr",
             }),
         }
     }
@@ -103,7 +110,7 @@ pub struct StructuredSvmParams {
     /// λ, or C (`CSum`: `½‖w‖² + CΣH_i`, λ = 1/(Cn)).
     pub regularization: Regularization,
     /// Cutting planes: the violation tolerance ε (mean-hinge units). BCFW: the relative duality gap to stop
-    /// at. SSG: unused.
+    /// at. DCD and OvR: LIBLINEAR's stopping tolerance (largest violation). SSG: unused.
     pub epsilon: f64,
     /// Budget in passes over the data (oracle calls / n); for cutting planes, in iterations × …
     pub max_passes: Option<f64>,
@@ -123,6 +130,10 @@ pub struct StructuredSvmParams {
     /// SSG, which is no descent method).
     #[serde(default)]
     pub keep_best: bool,
+    /// Stop at an evaluation whose duality gap is at most this fraction of the objective (any solver with
+    /// a certificate).
+    #[serde(default)]
+    pub gap: Option<f64>,
 }
 
 fn yes() -> bool {
@@ -143,6 +154,7 @@ impl Default for StructuredSvmParams {
             eval_every: 5.0,
             bias: true,
             keep_best: false,
+            gap: None,
         }
     }
 }
@@ -210,14 +222,18 @@ impl StructuredSvmParams {
         if self.max_passes.is_none() && self.max_seconds.is_none() {
             self.max_passes = Some(Self::DEFAULT_MAX_PASSES);
         }
-        if self.threads == Some(0) {
+        crate::parallel::check_threads(self.threads)?;
+        if matches!(self.solver, StructSolverKind::Dcd | StructSolverKind::Ovr)
+            && self.task != Task::Multiclass
+        {
             return Err(OptimError::InvalidParam {
-                name: "threads",
-                value: "0".into(),
-                reason: "must be at least 1",
+                name: "solver",
+                value: format!("{:?}", self.solver).to_lowercase(),
+                reason: "is for the multiclass task only",
             }
             .into());
         }
+        self.cs().check()?;
         self.budget().check()?;
         self.bcfw().check()?;
         self.one_slack().check()?;
@@ -239,6 +255,7 @@ impl StructuredSvmParams {
             tolerance: None,
             eval_every_epochs: self.eval_every,
             keep_best: self.keep_best,
+            gap_tolerance: self.gap,
         }
     }
 
@@ -262,6 +279,14 @@ impl StructuredSvmParams {
         NSlackParams {
             epsilon: self.epsilon,
             ..NSlackParams::default()
+        }
+    }
+
+    fn cs(&self) -> CrammerSingerParams {
+        CrammerSingerParams {
+            epsilon: self.epsilon,
+            shrinking: true,
+            seed: self.seed,
         }
     }
 
@@ -468,6 +493,8 @@ impl StructuredSvm {
             StructSolverKind::Nslack => "nslack",
             StructSolverKind::Oneslack => "oneslack",
             StructSolverKind::Bcfw => "bcfw",
+            StructSolverKind::Dcd => "dcd",
+            StructSolverKind::Ovr => "ovr",
         };
         format!("checkpoint-{}-{solver}", self.params.task.kind())
     }
@@ -537,6 +564,12 @@ impl StructuredSvm {
                 StructSolverKind::Bcfw => self.with(&trainer, self.params.bcfw().check()?, &problem, meta, observer),
                 StructSolverKind::Oneslack => self.with(&trainer, self.params.one_slack().check()?, &problem, meta, observer),
                 StructSolverKind::Nslack => self.with(&trainer, self.params.n_slack().check()?, &problem, meta, observer),
+                StructSolverKind::Dcd | StructSolverKind::Ovr => Err(OptimError::InvalidParam {
+                    name: "solver",
+                    value: format!("{:?}", self.params.solver).to_lowercase(),
+                    reason: "is for the multiclass task only",
+                }
+                .into()),
                 StructSolverKind::Ssg => {
                     let mut ssg = self.params.ssg().check()?;
                     if let Some(w) = &self.warm {
@@ -546,19 +579,105 @@ impl StructuredSvm {
                 }
             }
         };
-        let fit = match self.params.threads {
-            Some(t) => {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(t)
-                    .build()
-                    .map_err(|_| OptimError::InvalidParam {
-                        name: "threads",
-                        value: t.to_string(),
-                        reason: "could not start a thread pool of that size",
-                    })?;
-                pool.install(|| go(observer))?
+        let fit = crate::parallel::with_threads(self.params.threads, || go(observer))?;
+        Ok((fit, lambda.get()))
+    }
+
+    /// The Crammer–Singer dual (see [`maxmargin_optim::crammer_singer`]).
+    fn run_cs(
+        &self,
+        space: &MulticlassSpace,
+        ex: &Examples<SparseVec, u32>,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<(maxmargin_optim::Fit<Vec<f64>>, f64), Error> {
+        let lambda = self.params.regularization.lambda(ex.x.len())?;
+        let problem = StructProblem::new(space, &ex.x, &ex.y, lambda)?;
+        let trainer = Trainer::new(self.params.budget())?;
+        let meta = (ex.x.len(), space.dim(), lambda.get());
+        let fit = crate::parallel::with_threads(self.params.threads, || {
+            self.with(
+                &trainer,
+                self.params.cs().check()?,
+                &problem,
+                meta,
+                observer,
+            )
+        })?;
+        Ok((fit, lambda.get()))
+    }
+
+    /// One-vs-rest: one binary DCD per class, classes in parallel, assembled into the multiclass layout
+    /// (class-major blocks of `width` weights, the bias weight last in each block). The objective, gap and
+    /// passes are the sums over the classes, in one trace record.
+    fn run_ovr(
+        &self,
+        data: &LabeledData,
+        y: &[u32],
+        n_classes: usize,
+    ) -> Result<(maxmargin_optim::Fit<Vec<f64>>, f64), Error> {
+        let n = data.n_samples();
+        let lambda = self.params.regularization.lambda(n)?;
+        let classes: Vec<usize> = y.iter().map(|&c| c as usize).collect();
+        let bias = if self.params.bias {
+            maxmargin_optim::Bias::Feature
+        } else {
+            maxmargin_optim::Bias::None
+        };
+        let dcd = maxmargin_optim::DcdParams {
+            epsilon: self.params.epsilon,
+            shrinking: true,
+            seed: self.params.seed,
+            blocks: 1,
+        };
+        let fits = crate::parallel::with_threads(self.params.threads, || {
+            let ovr = maxmargin_optim::ovr::OneVsRest {
+                lambda,
+                bias,
+                loss: maxmargin_optim::BinaryLoss::Hinge,
+                dcd,
+                budget: self.params.budget(),
+            };
+            Ok(ovr.fit(&data.x, &classes, n_classes)?)
+        })?;
+        let d = data.x.n_features();
+        let width = self.width(d);
+        let mut w = vec![0.0; width * n_classes];
+        for (m, fit) in fits.iter().enumerate() {
+            w[m * width..m * width + d].copy_from_slice(&fit.output.w);
+            if self.params.bias {
+                w[m * width + d] = fit.output.b;
             }
-            None => go(observer)?,
+        }
+        let gap = fits
+            .iter()
+            .map(|f| f.trace.last().and_then(|r| r.gap))
+            .sum::<Option<f64>>();
+        let last = maxmargin_optim::TraceRecord {
+            iteration: fits.iter().map(|f| f.progress.iteration).sum(),
+            epoch: fits.iter().map(|f| f.progress.epoch).sum(),
+            seconds: fits
+                .iter()
+                .filter_map(|f| f.trace.last().map(|r| r.seconds))
+                .fold(0.0, f64::max),
+            objective: fits.iter().map(|f| f.objective).sum(),
+            dual: None,
+            gap,
+            active_constraints: None,
+            oracle_calls: None,
+        };
+        let fit = maxmargin_optim::Fit {
+            output: w,
+            objective: last.objective,
+            stop: fits
+                .iter()
+                .map(|f| f.stop)
+                .find(|s| *s != StopReason::Converged)
+                .unwrap_or(StopReason::Converged),
+            progress: maxmargin_optim::Progress {
+                iteration: last.iteration,
+                epoch: last.epoch,
+            },
+            trace: vec![last],
         };
         Ok((fit, lambda.get()))
     }
@@ -613,7 +732,11 @@ impl StructuredSvm {
             y: classes.indices(data)?,
         };
         let space = MulticlassSpace::new(self.width(d), classes.len())?;
-        let (fit, lambda) = self.run(&space, &ex, observer)?;
+        let (fit, lambda) = match self.params.solver {
+            StructSolverKind::Ovr => self.run_ovr(data, &ex.y, classes.len())?,
+            StructSolverKind::Dcd => self.run_cs(&space, &ex, observer)?,
+            _ => self.run(&space, &ex, observer)?,
+        };
         let model = self.model(&fit, lambda, ex.x.len(), d, classes.len(), classes.classes);
         Ok(StructFitReport {
             model,

@@ -317,6 +317,80 @@ fn cv_reports_folds() {
     assert!(out["accuracy"].as_f64().unwrap() > 0.75, "{out}");
     let err = fails(&["cv", s(&data), "-k", "1"], 1);
     assert!(err.contains("folds"), "{err}");
+    // Train's flags apply to cv too, and a path reports every C.
+    let path: serde_json::Value = serde_json::from_str(&ok(&[
+        "cv",
+        s(&data),
+        "-k",
+        "3",
+        "--solver",
+        "dcd",
+        "--epsilon",
+        "0.01",
+        "--c-path",
+        "0.01,0.1,1",
+        "--threads",
+        "1",
+        "--json",
+    ]))
+    .unwrap();
+    let points = path.as_array().unwrap();
+    assert_eq!(points.len(), 3);
+    assert_eq!(points[2]["c"], 1.0);
+    assert_eq!(
+        points[2]["cv"]["fold_accuracy"].as_array().unwrap().len(),
+        3
+    );
+    let err = fails(&["cv", s(&data), "--solver", "dcd", "--c-path", "1,0.1"], 1);
+    assert!(err.contains("increasing"), "{err}");
+    let err = fails(&["cv", s(&data), "--task", "chain"], 1);
+    assert!(err.contains("binary"), "{err}");
+}
+
+#[test]
+fn binary_dcd_blocks_and_gap_stop() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let mut weights = Vec::new();
+    for threads in ["1", "2"] {
+        let model = tmp.path().join(format!("blocks-{threads}.json"));
+        ok(&[
+            "train",
+            s(&data),
+            "-o",
+            s(&model),
+            "--solver",
+            "dcd",
+            "-c",
+            "1",
+            "--blocks",
+            "3",
+            "--threads",
+            threads,
+            "--quiet",
+        ]);
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+        weights.push(v["w"].clone());
+    }
+    assert_eq!(weights[0], weights[1]);
+    let model = tmp.path().join("gap.json");
+    ok(&[
+        "train",
+        s(&data),
+        "-o",
+        s(&model),
+        "--solver",
+        "dcd",
+        "--epsilon",
+        "1e-9",
+        "--gap",
+        "1e-3",
+        "--quiet",
+    ]);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(v["training"]["stop"], "gap");
 }
 
 #[test]
@@ -332,7 +406,7 @@ fn structured_tasks_train_predict_eval() {
     // Multiclass on the embedded iris, every solver.
     let iris = tmp.path().join("iris.svm");
     std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
-    for solver in ["bcfw", "oneslack", "nslack", "ssg"] {
+    for solver in ["bcfw", "oneslack", "nslack", "ssg", "dcd", "ovr"] {
         let model = tmp.path().join(format!("iris.{solver}.json"));
         let trace = tmp.path().join(format!("iris.{solver}.jsonl"));
         ok(&[
@@ -457,10 +531,7 @@ fn structured_tasks_train_predict_eval() {
         ],
         1,
     );
-    assert!(
-        err.contains("must be ssg, nslack, oneslack or bcfw"),
-        "{err}"
-    );
+    assert!(err.contains("must be ssg, nslack, oneslack, bcfw"), "{err}");
     let err = fails(
         &["train", s(&iris), "-o", s(&model), "--max-passes", "3"],
         1,

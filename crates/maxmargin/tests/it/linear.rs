@@ -312,3 +312,27 @@ fn class_weights_shift_the_decision_and_keep_certificates() {
 fn p_tp(m: &LinearModel, data: &LabeledData) -> usize {
     m.evaluate(data, None).unwrap().true_positive
 }
+
+#[test]
+fn regularization_path_warm_starts_and_matches_cold_cross_validation() {
+    let data = maxmargin::datasets::heart_scale().unwrap();
+    let params = LinearSvmParams::new().solver(SolverKind::Dcd).epsilon(1e-6);
+    let cs = [0.01, 0.1, 1.0, 10.0];
+    let path = maxmargin::linear::regularization_path(&params, &data, &cs, 4, 3).unwrap();
+    assert_eq!(path.len(), 4);
+    for (point, &c) in path.iter().zip(&cs) {
+        let cold =
+            maxmargin::linear::cross_validate(&params.clone().c(c).check().unwrap(), &data, 4, 3)
+                .unwrap();
+        // Same folds, same optimum up to the tolerance: the same held-out accuracy.
+        assert_eq!(point.c, c);
+        assert!(
+            (point.cv.accuracy - cold.accuracy).abs() <= 1.0 / 67.0,
+            "C {c}: path {} vs cold {}",
+            point.cv.accuracy,
+            cold.accuracy
+        );
+    }
+    assert!(maxmargin::linear::regularization_path(&params, &data, &[1.0, 0.1], 4, 3).is_err());
+    assert!(maxmargin::linear::regularization_path(&params, &data, &[], 4, 3).is_err());
+}

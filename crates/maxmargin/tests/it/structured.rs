@@ -13,11 +13,16 @@ fn iris_multiclass_with_every_solver() {
         StructSolverKind::Oneslack,
         StructSolverKind::Nslack,
         StructSolverKind::Ssg,
+        StructSolverKind::Dcd,
     ] {
         let params = StructuredSvmParams::new(Task::Multiclass)
             .solver(solver)
             .lambda(lambda)
-            .epsilon(1e-4)
+            .epsilon(if solver == StructSolverKind::Dcd {
+                1e-3
+            } else {
+                1e-4
+            })
             .max_passes(3000.0)
             .seed(1);
         let report = params
@@ -216,4 +221,36 @@ fn ssg_warm_starts_from_a_model() {
             .to_string()
             .contains("needs the ssg solver")
     );
+}
+
+#[test]
+fn one_vs_rest_trains_every_class_and_ignores_the_thread_count() {
+    let data = maxmargin::datasets::iris().unwrap();
+    let fit = |threads: usize| {
+        StructuredSvmParams::new(Task::Multiclass)
+            .solver(StructSolverKind::Ovr)
+            .c(1.0)
+            .epsilon(0.1)
+            .threads(threads)
+            .check()
+            .unwrap()
+            .fit_multiclass(&data, &mut ())
+            .unwrap()
+            .model
+    };
+    let (one, two) = (fit(1), fit(2));
+    assert_eq!(one.w, two.w);
+    assert_eq!(one.w.len(), 3 * (4 + 1));
+    let e = one.evaluate_multiclass(&data, None).unwrap();
+    assert!(e.accuracy.unwrap() > 0.85, "{e:?}");
+    assert_eq!(one.training.stop, maxmargin::optim::StopReason::Converged);
+    // The multiclass-only solvers refuse other tasks.
+    for solver in [StructSolverKind::Ovr, StructSolverKind::Dcd] {
+        assert!(
+            StructuredSvmParams::new(Task::Chain)
+                .solver(solver)
+                .check()
+                .is_err()
+        );
+    }
 }

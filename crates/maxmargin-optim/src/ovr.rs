@@ -1,0 +1,71 @@
+//! One-vs-rest multiclass training from the binary solver: class `m` against the others, one binary DCD
+//! problem per class, the classes in parallel. Predicting takes `argmax_m ⟨w_m, x⟩ + b_m`.
+//!
+//! Each class is trained exactly as a binary problem would be (same λ, bias, loss, seed), and the results are
+//! returned in class order, so they do not depend on the number of threads.
+
+use crate::dcd::DcdParams;
+use crate::error::OptimError;
+use crate::problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
+use crate::trainer::{Budget, Fit, Trainer};
+use maxmargin_core::objective::Lambda;
+use maxmargin_core::vector::SparseRows;
+
+/// How every class's binary problem is set up and solved.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OneVsRest {
+    /// λ of every binary problem.
+    pub lambda: Lambda,
+    /// The bias mode.
+    pub bias: Bias,
+    /// The loss.
+    pub loss: BinaryLoss,
+    /// The solver's parameters.
+    pub dcd: DcdParams,
+    /// The budget of each class.
+    pub budget: Budget,
+}
+
+impl OneVsRest {
+    /// Trains `n_classes` binary DCD problems, class `m` (targets `+1` where `classes[i] == m`) against the
+    /// rest, and returns their fits in class order.
+    ///
+    /// # Errors
+    /// [`OptimError::LengthMismatch`] when `classes` has not one entry per row, [`OptimError::InvalidParam`]
+    /// for a class index out of range or bad parameters, or what a binary fit returns.
+    pub fn fit(
+        &self,
+        x: &SparseRows,
+        classes: &[usize],
+        n_classes: usize,
+    ) -> Result<Vec<Fit<LinearWeights>>, OptimError> {
+        use rayon::prelude::*;
+        if classes.len() != x.n_rows() {
+            return Err(OptimError::LengthMismatch {
+                rows: x.n_rows(),
+                targets: classes.len(),
+            });
+        }
+        if let Some(&bad) = classes.iter().find(|&&c| c >= n_classes) {
+            return Err(crate::error::invalid(
+                "class index",
+                bad,
+                "must be below the number of classes",
+            ));
+        }
+        let trainer = Trainer::new(self.budget)?;
+        self.dcd.check()?;
+        (0..n_classes)
+            .into_par_iter()
+            .map(|m| {
+                let y: Vec<f64> = classes
+                    .iter()
+                    .map(|&c| if c == m { 1.0 } else { -1.0 })
+                    .collect();
+                let problem =
+                    BinaryProblem::new(x, &y, self.lambda, self.bias)?.with_loss(self.loss);
+                trainer.run(&mut self.dcd.check()?, &problem, &mut ())
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,223 @@
+//! The dual coordinate methods: the Crammer–Singer dual against the 1-slack reference, shrinking on and off,
+//! badly scaled features; the block-parallel binary DCD and warm starts.
+
+use maxmargin_core::objective::Lambda;
+use maxmargin_core::vector::{SparseRows, SparseVec};
+use maxmargin_optim::{
+    Bias, BinaryProblem, Budget, CrammerSingerParams, DcdParams, OneSlackParams, Solver,
+    StopReason, StructProblem, Trainer,
+};
+use maxmargin_struct::MulticlassSpace;
+
+/// A deterministic pseudo-random stream in [0, 1).
+fn stream(seed: u64) -> impl FnMut() -> f64 {
+    let mut state = seed;
+    move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as f64 / (1u64 << 31) as f64
+    }
+}
+
+/// `n` examples of `k` classes over 4 features (plus a constant one), features multiplied by `scale`, with
+/// 20% label noise so that many duals end up at their bounds and in between.
+fn multiclass(n: usize, k: u32, scale: f64) -> (Vec<SparseVec>, Vec<u32>) {
+    let mut next = stream(5);
+    let mut x = Vec::new();
+    let mut y = Vec::new();
+    for _ in 0..n {
+        let f: Vec<f64> = (0..4).map(|_| next() * 2.0 - 1.0).collect();
+        let mut label = if f[0] > 0.0 { 1 } else { 0 } + if f[1] > 0.3 { 2 } else { 0 };
+        if next() < 0.2 {
+            label = (next() * f64::from(k)) as u32;
+        }
+        let mut dense: Vec<f64> = f.iter().map(|v| v * scale).collect();
+        dense.push(1.0);
+        x.push(SparseVec::from_dense(&dense).unwrap());
+        y.push(label % k);
+    }
+    (x, y)
+}
+
+fn check_cs(scale: f64, shrinking: bool) {
+    let (x, y) = multiclass(120, 4, scale);
+    let space = MulticlassSpace::new(5, 4).unwrap();
+    let lambda = Lambda::new(0.05).unwrap();
+    let problem = StructProblem::new(&space, &x, &y, lambda).unwrap();
+    let mut cs = CrammerSingerParams {
+        epsilon: 1e-7,
+        shrinking,
+        seed: 3,
+    }
+    .check()
+    .unwrap();
+    let budget = Budget {
+        eval_every_epochs: 1e9,
+        ..Budget::epochs(200_000.0)
+    };
+    let fit = Trainer::new(budget)
+        .unwrap()
+        .run(&mut cs, &problem, &mut ())
+        .unwrap();
+    assert_eq!(
+        fit.stop,
+        StopReason::Converged,
+        "scale {scale}, shrinking {shrinking}"
+    );
+    let gap = fit.trace.last().unwrap().gap.unwrap();
+    assert!(
+        gap.abs() <= 1e-6 * fit.objective,
+        "gap {gap} at objective {}",
+        fit.objective
+    );
+    let mut reference = OneSlackParams {
+        epsilon: 1e-7,
+        ..OneSlackParams::default()
+    }
+    .check()
+    .unwrap();
+    let r = Trainer::new(Budget::iterations(5000))
+        .unwrap()
+        .run(&mut reference, &problem, &mut ())
+        .unwrap();
+    let rel = (fit.objective - r.objective).abs() / r.objective;
+    assert!(
+        rel < 1e-5,
+        "dcd {} vs 1-slack {}",
+        fit.objective,
+        r.objective
+    );
+}
+
+#[test]
+fn crammer_singer_reaches_the_one_slack_optimum() {
+    for scale in [1.0, 30.0] {
+        for shrinking in [true, false] {
+            check_cs(scale, shrinking);
+        }
+    }
+}
+
+/// `n` binary examples over 6 features with 15% label noise.
+fn binary(n: usize) -> (SparseRows, Vec<f64>) {
+    let mut next = stream(11);
+    let mut rows = Vec::new();
+    let mut y = Vec::new();
+    for _ in 0..n {
+        let f: Vec<f64> = (0..6).map(|_| next() * 2.0 - 1.0).collect();
+        let mut label = if f[0] + 0.5 * f[1] - 0.3 * f[2] > 0.1 {
+            1.0
+        } else {
+            -1.0
+        };
+        if next() < 0.15 {
+            label = -label;
+        }
+        rows.push(f);
+        y.push(label);
+    }
+    let refs: Vec<&[f64]> = rows.iter().map(Vec::as_slice).collect();
+    (SparseRows::from_dense_rows(&refs).unwrap(), y)
+}
+
+fn dcd(blocks: usize, epsilon: f64) -> maxmargin_optim::Dcd {
+    DcdParams {
+        epsilon,
+        blocks,
+        seed: 9,
+        ..DcdParams::default()
+    }
+    .check()
+    .unwrap()
+}
+
+fn quiet(epochs: f64) -> Budget {
+    Budget {
+        eval_every_epochs: 1e9,
+        ..Budget::epochs(epochs)
+    }
+}
+
+#[test]
+fn block_dcd_gives_the_same_bits_on_any_number_of_threads_and_the_serial_optimum() {
+    let (x, y) = binary(400);
+    let problem = BinaryProblem::new(&x, &y, Lambda::new(0.002).unwrap(), Bias::Feature).unwrap();
+    let on = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| {
+                Trainer::new(quiet(50_000.0))
+                    .unwrap()
+                    .run(&mut dcd(4, 1e-4), &problem, &mut ())
+                    .unwrap()
+            })
+    };
+    let (one, two) = (on(1), on(2));
+    assert_eq!(one.output, two.output);
+    assert_eq!(one.stop, StopReason::Converged);
+    let serial = Trainer::new(quiet(50_000.0))
+        .unwrap()
+        .run(&mut dcd(1, 1e-4), &problem, &mut ())
+        .unwrap();
+    let rel = (one.objective - serial.objective).abs() / serial.objective;
+    assert!(
+        rel < 1e-5,
+        "blocks {} vs serial {}",
+        one.objective,
+        serial.objective
+    );
+}
+
+#[test]
+fn dcd_warm_start_from_a_smaller_c_reaches_the_same_optimum_in_fewer_passes() {
+    let (x, y) = binary(400);
+    let lam = |c: f64| Lambda::new(1.0 / (c * 400.0)).unwrap();
+    let small = BinaryProblem::new(&x, &y, lam(0.1), Bias::Feature).unwrap();
+    let big = BinaryProblem::new(&x, &y, lam(1.0), Bias::Feature).unwrap();
+    let trainer = Trainer::new(quiet(10_000.0)).unwrap();
+    let mut s = dcd(1, 1e-4);
+    let start = s.init(&small).unwrap();
+    let (_, first) = trainer.run_from(&mut s, &small, start, &mut ()).unwrap();
+    let cold = trainer.run(&mut dcd(1, 1e-4), &big, &mut ()).unwrap();
+    let mut s = dcd(1, 1e-4);
+    let warm_state = s.warm_state(&big, first.alpha()).unwrap();
+    let (warm, _) = trainer.run_from(&mut s, &big, warm_state, &mut ()).unwrap();
+    assert!(
+        (warm.objective - cold.objective).abs() < 1e-6 * cold.objective,
+        "warm {} cold {}",
+        warm.objective,
+        cold.objective
+    );
+    assert!(
+        warm.progress.epoch < cold.progress.epoch,
+        "warm {} passes, cold {}",
+        warm.progress.epoch,
+        cold.progress.epoch
+    );
+    assert!(s.warm_state(&big, &[0.0; 3]).is_err());
+}
+
+#[test]
+fn the_trainer_stops_on_the_duality_gap() {
+    let (x, y) = binary(400);
+    let problem = BinaryProblem::new(&x, &y, Lambda::new(0.002).unwrap(), Bias::Feature).unwrap();
+    let budget = Budget {
+        gap_tolerance: Some(1e-3),
+        ..Budget::epochs(1000.0)
+    };
+    let fit = Trainer::new(budget)
+        .unwrap()
+        .run(&mut dcd(1, 1e-9), &problem, &mut ())
+        .unwrap();
+    assert_eq!(fit.stop, StopReason::Gap);
+    let last = fit.trace.last().unwrap();
+    assert!(last.gap.unwrap() <= 1e-3 * last.objective);
+    let bad = Budget {
+        gap_tolerance: Some(-1.0),
+        ..Budget::epochs(1.0)
+    };
+    assert!(Trainer::new(bad).is_err());
+}
