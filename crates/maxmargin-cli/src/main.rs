@@ -216,7 +216,27 @@ fn main() {
     }
 }
 
+/// With `--threads T`, every parallel part of the command (reading the data, training, cross-validation)
+/// runs on T threads: the global pool is sized before anything else starts.
+fn size_thread_pool(threads: Option<usize>) -> Result<()> {
+    if let Some(t) = threads {
+        if t == 0 {
+            bail!("--threads must be at least 1, got 0");
+        }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build_global()
+            .context("starting the thread pool")?;
+    }
+    Ok(())
+}
+
 fn run(cli: Cli) -> Result<()> {
+    match &cli.command {
+        Command::Train(cmd) => size_thread_pool(cmd.opts.threads)?,
+        Command::Cv(cmd) => size_thread_pool(cmd.opts.threads)?,
+        _ => {}
+    }
     match cli.command {
         Command::Train(cmd) => train(&cmd.data, &cmd.output, &cmd.opts),
         Command::Predict {

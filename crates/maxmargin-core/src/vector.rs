@@ -401,6 +401,30 @@ impl SparseRows {
         self.idx.len()
     }
 
+    /// Reserves room for `nnz` more stored entries (pages never written are never resident, so an upper
+    /// bound costs address space, not memory, and saves the copies and the slack of growing).
+    pub fn reserve(&mut self, nnz: usize) {
+        self.idx.reserve(nnz);
+        self.val.reserve(nnz);
+    }
+
+    /// Releases unused capacity.
+    pub fn shrink_to_fit(&mut self) {
+        self.indptr.shrink_to_fit();
+        self.idx.shrink_to_fit();
+        self.val.shrink_to_fit();
+    }
+
+    /// Appends all rows of `other` (already checked when they were pushed there).
+    pub fn append(&mut self, other: &SparseRows) {
+        let base = self.idx.len();
+        self.idx.extend_from_slice(&other.idx);
+        self.val.extend_from_slice(&other.val);
+        self.indptr
+            .extend(other.indptr[1..].iter().map(|&p| base + p));
+        self.n_features = self.n_features.max(other.n_features);
+    }
+
     /// The rows at `rows`, in that order, as a new matrix with the same number of features.
     pub fn select(&self, rows: &[usize]) -> Self {
         let mut out = Self::new();

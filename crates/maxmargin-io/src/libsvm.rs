@@ -2,7 +2,10 @@
 //!
 //! Indices are 1-based and strictly increasing in the file and 0-based in memory. Blank lines, `#`
 //! comments and CRLF line ends are accepted; a file starting with the gzip magic bytes is decompressed on
-//! the fly. Lines are streamed into one CSR buffer, so a file is never held twice in memory. Labels are
+//! the fly. Lines are streamed into one CSR buffer, so a file is never held twice in memory. [`read`] parses
+//! on all cores: it reads 1 MiB of text at a time, cuts it into 64 KiB pieces at line ends, parses the
+//! pieces in parallel and appends them in file order, so the result and the first error reported are the
+//! same as a sequential read's, whatever the number of threads. Labels are
 //! arbitrary finite numbers; [`BinaryLabels`] maps the two classes of a binary problem to ±1. Every error
 //! names the file, line, column and field. The multilabel and svm_hmm variants reuse [`read_with`].
 
@@ -230,7 +233,219 @@ pub fn read_from<L>(
     })
 }
 
-/// Reads a LIBSVM-format file with real labels.
+/// Text per parallel piece, and the text read from the file per round (pieces × this).
+const PIECE_BYTES: usize = 64 << 10;
+const PIECES_PER_ROUND: usize = 16;
+
+/// One piece of a file, parsed: rows, labels, qids, 1-based lines inside the piece, and its line count.
+struct Piece<L> {
+    x: SparseRows,
+    labels: Vec<L>,
+    qids: Vec<Option<u64>>,
+    lines: Vec<usize>,
+    n_lines: usize,
+}
+
+/// Parses one piece of whole lines; an error carries its 1-based line inside the piece.
+fn parse_piece<L>(
+    bytes: &[u8],
+    parse_label: &(impl Fn(&str) -> Result<L, String> + Sync),
+) -> Result<Piece<L>, (usize, FieldError)> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let before = &bytes[..e.valid_up_to()];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = before.len()
+            - before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1)
+            + 1;
+        (
+            line,
+            FieldError {
+                column,
+                field: "text",
+                message: "invalid UTF-8".into(),
+            },
+        )
+    })?;
+    let mut piece = Piece {
+        x: SparseRows::new(),
+        labels: Vec::new(),
+        qids: Vec::new(),
+        lines: Vec::new(),
+        n_lines: 0,
+    };
+    let (mut idx, mut val) = (Vec::new(), Vec::new());
+    let mut label_of = |t: &str| parse_label(t);
+    for raw in text.split_inclusive('\n') {
+        piece.n_lines += 1;
+        let line = piece.n_lines;
+        let content = raw.split('#').next().unwrap_or("");
+        let content = content.trim_end_matches(['\n', '\r']);
+        if content.trim().is_empty() {
+            continue;
+        }
+        let (label, qid) =
+            parse_line(content, &mut label_of, &mut idx, &mut val).map_err(|e| (line, e))?;
+        piece.x.push_row(&idx, &val).map_err(|e| {
+            (
+                line,
+                FieldError {
+                    column: 1,
+                    field: "feature",
+                    message: e.to_string(),
+                },
+            )
+        })?;
+        piece.labels.push(label);
+        piece.qids.push(qid);
+        piece.lines.push(line);
+    }
+    Ok(piece)
+}
+
+/// Reads LIBSVM-format text on all cores (see the module docs); `path` names the source in errors.
+///
+/// # Errors
+/// As [`read_with`]; invalid UTF-8 is a parse error of the field `text`.
+///
+/// # Examples
+/// ```
+/// # fn main() -> Result<(), maxmargin_io::IoError> {
+/// use maxmargin_io::libsvm::{read_parallel_from, parse_real_label};
+/// let d = read_parallel_from(&b"1 3:1.5\n0 1:1\n"[..], "inline".as_ref(), parse_real_label)?;
+/// assert_eq!((d.n_samples(), d.x.n_features()), (2, 3));
+/// # Ok(()) }
+/// ```
+pub fn read_parallel_from<L: Send>(
+    reader: impl std::io::Read,
+    path: &Path,
+    parse_label: impl Fn(&str) -> Result<L, String> + Sync,
+) -> Result<Dataset<L>, IoError> {
+    read_in_pieces(
+        reader,
+        path,
+        parse_label,
+        PIECE_BYTES,
+        PIECES_PER_ROUND,
+        None,
+    )
+}
+
+/// Largest text size whose entry bound is reserved up front (beyond it the buffers grow as they fill).
+const RESERVE_LIMIT: u64 = 4 << 30;
+
+/// The text size of a file: its length, or for gzip the size its trailer records (exact for one member
+/// below 4 GiB); `None` when unknown.
+fn text_size(path: &Path) -> Option<u64> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    let mut magic = [0u8; 2];
+    f.read_exact(&mut magic).ok()?;
+    if magic != [0x1f, 0x8b] {
+        return Some(len);
+    }
+    if len < 18 {
+        return None;
+    }
+    f.seek(SeekFrom::End(-4)).ok()?;
+    let mut isize = [0u8; 4];
+    f.read_exact(&mut isize).ok()?;
+    Some(u64::from(u32::from_le_bytes(isize)))
+}
+
+/// [`read_parallel_from`] with the piece size and pieces per round given (for tests that cut small texts
+/// into many pieces and rounds), and the text's size when known: every stored entry takes at least four
+/// bytes of text (`1:1 `), so a quarter of it bounds the entries, and reserving that bound up front keeps
+/// the peak memory at the matrix itself instead of up to twice it while growing.
+///
+/// # Errors
+/// As [`read_parallel_from`].
+#[doc(hidden)]
+pub fn read_in_pieces<L: Send>(
+    mut reader: impl std::io::Read,
+    path: &Path,
+    parse_label: impl Fn(&str) -> Result<L, String> + Sync,
+    piece_bytes: usize,
+    pieces_per_round: usize,
+    text_bytes: Option<u64>,
+) -> Result<Dataset<L>, IoError> {
+    use rayon::prelude::*;
+    use std::io::Read;
+    let mut out = Dataset {
+        x: SparseRows::new(),
+        labels: Vec::new(),
+        qids: Vec::new(),
+        lines: Vec::new(),
+        source: path.to_path_buf(),
+    };
+    if let Some(bytes) = text_bytes {
+        out.x.reserve(usize::try_from(bytes / 4).unwrap_or(0));
+    }
+    let mut carry: Vec<u8> = Vec::new();
+    let mut line_base = 0;
+    loop {
+        let mut buf = std::mem::take(&mut carry);
+        // At least one piece more than what is carried over, so an overlong line still makes progress.
+        let piece_bytes = piece_bytes.max(1);
+        let want = (piece_bytes * pieces_per_round.max(1)).max(buf.len() + piece_bytes) - buf.len();
+        let got = (&mut reader)
+            .take(want as u64)
+            .read_to_end(&mut buf)
+            .map_err(|e| IoError::io(path, e))?;
+        let eof = got < want;
+        if !eof {
+            // Keep the unfinished last line for the next round.
+            match buf.iter().rposition(|&b| b == b'\n') {
+                Some(p) => carry = buf.split_off(p + 1),
+                None => {
+                    carry = buf;
+                    continue;
+                }
+            }
+        }
+        let mut bounds = vec![0];
+        while let Some(&start) = bounds.last().filter(|&&s| s < buf.len()) {
+            let cut = (start + piece_bytes).min(buf.len());
+            let end = buf[cut..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(buf.len(), |p| cut + p + 1);
+            bounds.push(end);
+        }
+        let pieces: Vec<_> = bounds
+            .par_windows(2)
+            .map(|w| parse_piece(&buf[w[0]..w[1]], &parse_label))
+            .collect();
+        for piece in pieces {
+            match piece {
+                Ok(p) => {
+                    out.x.append(&p.x);
+                    out.labels.extend(p.labels);
+                    out.qids.extend(p.qids);
+                    out.lines.extend(p.lines.iter().map(|l| l + line_base));
+                    line_base += p.n_lines;
+                }
+                Err((line, e)) => {
+                    return Err(IoError::Parse {
+                        path: path.to_path_buf(),
+                        line: line_base + line,
+                        column: e.column,
+                        field: e.field,
+                        message: e.message,
+                    });
+                }
+            }
+        }
+        if eof {
+            return Ok(out);
+        }
+    }
+}
+
+/// Reads a LIBSVM-format file with real labels, parsing on all cores.
 ///
 /// # Errors
 /// As [`read_with`].
@@ -249,7 +464,17 @@ pub fn read_from<L>(
 /// # Ok(()) }
 /// ```
 pub fn read(path: &Path) -> Result<LabeledData, IoError> {
-    read_with(path, parse_real_label)
+    let reader = open_maybe_gz(path)?;
+    let mut data = read_in_pieces(
+        reader,
+        path,
+        parse_real_label,
+        PIECE_BYTES,
+        PIECES_PER_ROUND,
+        text_size(path).filter(|&n| n <= RESERVE_LIMIT),
+    )?;
+    data.x.shrink_to_fit();
+    Ok(data)
 }
 
 /// Writes a dataset in LIBSVM format (1-based indices, `qid:` where present), atomically.

@@ -136,3 +136,64 @@ fn write_then_read_round_trips() {
     let back = read(&out).unwrap();
     assert_eq!((back.x, back.labels, back.qids), (d.x, d.labels, d.qids));
 }
+
+/// A line of LIBSVM text from a few fragments: labels, features, qids, comments, blank lines, CRLF, and
+/// some malformed tokens so that errors are compared too.
+fn line_strategy() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let feature = (1u32..6, -3i32..4).prop_map(|(j, v)| (j, v));
+    (
+        prop_oneof![Just("+1"), Just("-1"), Just("2"), Just("x")],
+        proptest::collection::vec(feature, 0..4),
+        prop_oneof![Just(""), Just(" # note"), Just("#only")],
+        prop_oneof![Just("\n"), Just("\r\n")],
+        any::<bool>(),
+    )
+        .prop_map(|(label, mut feats, comment, end, blank)| {
+            if blank {
+                return end.to_string();
+            }
+            feats.sort_unstable();
+            let body: Vec<String> = feats.iter().map(|(j, v)| format!("{j}:{v}")).collect();
+            format!("{label} {}{comment}{end}", body.join(" "))
+        })
+}
+
+proptest::proptest! {
+    #[test]
+    fn parallel_pieces_read_exactly_as_the_sequential_reader(
+        lines in proptest::collection::vec(line_strategy(), 0..40),
+        trailing_newline in proptest::bool::ANY,
+        piece in 1usize..40,
+        per_round in 1usize..4,
+    ) {
+        let mut text: String = lines.concat();
+        if !trailing_newline && text.ends_with('\n') {
+            text.pop();
+        }
+        let path = std::path::Path::new("mem.svm");
+        let seq = maxmargin_io::libsvm::read_from(text.as_bytes(), path, maxmargin_io::libsvm::parse_real_label);
+        let par = maxmargin_io::libsvm::read_in_pieces(
+            text.as_bytes(), path, maxmargin_io::libsvm::parse_real_label, piece, per_round,
+            Some(text.len() as u64),
+        );
+        match (seq, par) {
+            (Ok(a), Ok(b)) => proptest::prop_assert_eq!(a, b),
+            (Err(a), Err(b)) => proptest::prop_assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => proptest::prop_assert!(false, "sequential {:?} vs parallel {:?}", a, b),
+        }
+    }
+}
+
+#[test]
+fn invalid_utf8_is_a_parse_error_with_its_line() {
+    let path = std::path::Path::new("bad.svm");
+    let err = maxmargin_io::libsvm::read_parallel_from(
+        &b"1 1:1\n-1 2:\xff\n"[..],
+        path,
+        maxmargin_io::libsvm::parse_real_label,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("bad.svm:2:6: text: invalid UTF-8"), "{err}");
+}
