@@ -175,11 +175,25 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
         let mut b = vec![0.0; k];
         let mut dd = vec![0.0; k];
         let mut sorted = vec![0.0; k];
+        // The classes whose dual moved, with their steps (usually two or three of the K).
+        let mut moved: Vec<(usize, f64)> = Vec::with_capacity(k);
         let mut violation_max: f64 = 0.0;
         let mut idx = 0;
         while idx < st.active.len() {
             let i = st.active[idx];
             st.visited += 1;
+            // Touch the next example's rows and duals now, so their cache misses overlap with this
+            // example's work (the visiting order is random; this is a prefetch without `unsafe`).
+            if let Some(&next) = st.active.get(idx + 1) {
+                let row = xs[next].as_row();
+                std::hint::black_box((
+                    row.indices().first(),
+                    row.indices().last(),
+                    st.alpha[next * k],
+                    st.alpha[next * k + k - 1],
+                    st.order[next * k],
+                ));
+            }
             let (x, y, a_sq) = (xs[i].as_row(), ys[i] as usize, st.sq[i]);
             let cost = &st.cost[y * k..(y + 1) * k];
             let order = &mut st.order[i * k..(i + 1) * k];
@@ -235,6 +249,7 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
             sorted[..act].copy_from_slice(&dd[..act]);
             sorted[..act].sort_unstable_by(|p, q| q.total_cmp(p));
             let beta = threshold(&sorted[..act], a_sq * c);
+            moved.clear();
             for p in 0..act {
                 let m = order[p] as usize;
                 // At the bound exactly (C for the true class, 0 for the others): a rounded C − 1e-16 would
@@ -244,16 +259,15 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
                 } else {
                     ((beta - b[p]) / a_sq).min(bound(m))
                 };
-                // The step for this class, kept in `b` for the weight update below.
-                b[p] = new - alpha[m];
-                alpha[m] = new;
+                if new != alpha[m] {
+                    moved.push((m, new - alpha[m]));
+                    alpha[m] = new;
+                }
             }
             for (j, v) in x.iter() {
                 let w = &mut st.w[j * k..(j + 1) * k];
-                for p in 0..act {
-                    if b[p] != 0.0 {
-                        w[order[p] as usize] += b[p] * v;
-                    }
+                for &(m, step) in &moved {
+                    w[m] += step * v;
                 }
             }
         }

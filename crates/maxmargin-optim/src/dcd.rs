@@ -388,6 +388,17 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
         while k < st.active.len() {
             let i = st.active[k];
             st.visited += 1;
+            // Touch the next example's row and dual now, so their cache misses overlap with this step
+            // (the order is random; a prefetch without `unsafe`).
+            if let Some(&next) = st.active.get(k + 1) {
+                let r = x.row(next);
+                std::hint::black_box((
+                    r.indices().first(),
+                    r.values().first(),
+                    st.alpha[next],
+                    st.qd[next],
+                ));
+            }
             let row = x.row(i);
             let (upper, diag) = (st.upper[i], st.diag[i]);
             if upper == 0.0 {
