@@ -4,6 +4,8 @@
 //! without it the benchmarks fall back to the embedded heart_scale, so `cargo bench` always measures
 //! something.
 
+pub mod liblinear;
+
 use maxmargin::io::libsvm::{self, LabeledData};
 use std::path::PathBuf;
 use std::time::Instant;

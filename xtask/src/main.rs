@@ -2,8 +2,10 @@
 //!
 //! - `ci`: exactly what `.ci/run` runs (format check, clippy with warnings denied, the tests), plus
 //!   rustdoc with warnings denied and a check that `maxmargin-core` depends on no sibling crate.
-//! - `bench [--data-dir DIR] [--baseline NAME]`: the criterion benchmarks and the end-to-end
-//!   measurements, reading datasets from `DIR` (default `$MAXMARGIN_DATA`).
+//! - `bench [--data-dir DIR] [--baseline NAME] [--bench NAME] [--only DATA,...]`: builds the release command,
+//!   then runs the criterion benchmarks and the end-to-end measurements (`end_to_end`: the table against
+//!   LIBLINEAR, JSON and SVG plots under `target/bench-report/`), reading datasets from `DIR` (default
+//!   `$MAXMARGIN_DATA`). `--bench` runs one benchmark target; `--only` limits `end_to_end` to some datasets.
 //! - `release VERSION`: the release checklist as code: a clean tree, a CHANGELOG entry, the version bump
 //!   in the workspace manifest, and `cargo publish --dry-run` of every crate in dependency order.
 
@@ -77,6 +79,8 @@ fn ci() -> Result<()> {
 fn bench(args: &[String]) -> Result<()> {
     let mut data_dir = std::env::var_os("MAXMARGIN_DATA").map(PathBuf::from);
     let mut baseline = None;
+    let mut only_bench = None;
+    let mut only_data = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -86,6 +90,8 @@ fn bench(args: &[String]) -> Result<()> {
                 ))
             }
             "--baseline" => baseline = Some(it.next().context("--baseline needs a name")?.clone()),
+            "--bench" => only_bench = Some(it.next().context("--bench needs a name")?.clone()),
+            "--only" => only_data = Some(it.next().context("--only needs dataset names")?.clone()),
             other => bail!("unknown bench argument {other:?}"),
         }
     }
@@ -96,11 +102,30 @@ fn bench(args: &[String]) -> Result<()> {
         data_dir.display()
     );
     let data_dir = data_dir.canonicalize()?;
+    // The end-to-end comparison runs the command as users do.
+    run(&mut cargo(&[
+        "build",
+        "--release",
+        "-p",
+        "maxmargin-cli",
+        "--locked",
+    ]))?;
     let mut cmd = cargo(&["bench", "-p", "maxmargin-benches", "--locked"]);
+    if let Some(b) = &only_bench {
+        cmd.args(["--bench", b]);
+    }
     if let Some(b) = &baseline {
         cmd.args(["--", "--save-baseline", b]);
     }
-    run(cmd.env("MAXMARGIN_DATA", &data_dir))
+    if let Some(d) = &only_data {
+        cmd.env("MAXMARGIN_BENCH_ONLY", d);
+    }
+    run(cmd.env("MAXMARGIN_DATA", &data_dir))?;
+    eprintln!(
+        "bench: reports in {}",
+        root().join("target/bench-report").display()
+    );
+    Ok(())
 }
 
 fn release(args: &[String]) -> Result<()> {
@@ -171,7 +196,7 @@ fn main() -> Result<()> {
         Some("bench") => bench(&args[1..]),
         Some("release") => release(&args[1..]),
         _ => bail!(
-            "usage: cargo xtask ci | bench [--data-dir DIR] [--baseline NAME] | release VERSION"
+            "usage: cargo xtask ci | bench [--data-dir DIR] [--baseline NAME] [--bench NAME] [--only DATA,...] | release VERSION"
         ),
     }
 }
