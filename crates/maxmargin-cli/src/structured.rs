@@ -61,7 +61,7 @@ pub fn train(data: &Path, output: &Path, args: &TrainArgs) -> Result<()> {
     }
     let mut bar = progress::TrainingProgress::new(svm.params().max_passes, None, args.quiet);
     let report = match task {
-        Task::Multiclass => svm.fit_multiclass(&libsvm::read(data)?, &mut bar)?,
+        Task::Multiclass => svm.fit_multiclass_owned(libsvm::read(data)?, &mut bar)?,
         Task::Multilabel => svm.fit_multilabel(&multilabel::read(data)?, &mut bar)?,
         Task::Chain => svm.fit_chain(&svm_hmm::read(data)?, &mut bar)?,
     };

@@ -387,10 +387,13 @@ pub fn read_in_pieces<L: Send>(
     let mut carry: Vec<u8> = Vec::new();
     let mut line_base = 0;
     loop {
-        let mut buf = std::mem::take(&mut carry);
         // At least one piece more than what is carried over, so an overlong line still makes progress.
         let piece_bytes = piece_bytes.max(1);
-        let want = (piece_bytes * pieces_per_round.max(1)).max(buf.len() + piece_bytes) - buf.len();
+        let want =
+            (piece_bytes * pieces_per_round.max(1)).max(carry.len() + piece_bytes) - carry.len();
+        // Sized exactly, so reading never doubles the buffer.
+        let mut buf = Vec::with_capacity(carry.len() + want + 1);
+        buf.append(&mut carry);
         let got = (&mut reader)
             .take(want as u64)
             .read_to_end(&mut buf)

@@ -727,13 +727,53 @@ impl StructuredSvm {
     ) -> Result<StructFitReport, Error> {
         let classes = ClassLabels::from_labels(&data.source, &data.labels)?;
         let d = data.x.n_features();
+        let y = classes.indices(data)?;
+        if self.params.solver == StructSolverKind::Ovr {
+            let n = y.len();
+            let (fit, lambda) = self.run_ovr(data, &y, classes.len())?;
+            let model = self.model(&fit, lambda, n, d, classes.len(), classes.classes);
+            return Ok(StructFitReport {
+                model,
+                trace: fit.trace,
+            });
+        }
         let ex = Examples {
             x: rows_to_vecs(&data.x, d, self.params.bias),
-            y: classes.indices(data)?,
+            y,
         };
+        self.multiclass_examples(ex, d, classes, observer)
+    }
+
+    /// As [`StructuredSvm::fit_multiclass`], but takes the data and frees its matrix once the examples are
+    /// built, so the data is held once while training instead of twice (what the command does).
+    ///
+    /// # Errors
+    /// As [`StructuredSvm::fit_multiclass`].
+    pub fn fit_multiclass_owned(
+        &self,
+        data: LabeledData,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<StructFitReport, Error> {
+        if self.params.solver == StructSolverKind::Ovr {
+            return self.fit_multiclass(&data, observer);
+        }
+        let classes = ClassLabels::from_labels(&data.source, &data.labels)?;
+        let d = data.x.n_features();
+        let y = classes.indices(&data)?;
+        let x = rows_to_vecs(&data.x, d, self.params.bias);
+        drop(data);
+        self.multiclass_examples(Examples { x, y }, d, classes, observer)
+    }
+
+    fn multiclass_examples(
+        &self,
+        ex: Examples<SparseVec, u32>,
+        d: usize,
+        classes: ClassLabels,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<StructFitReport, Error> {
         let space = MulticlassSpace::new(self.width(d), classes.len())?;
         let (fit, lambda) = match self.params.solver {
-            StructSolverKind::Ovr => self.run_ovr(data, &ex.y, classes.len())?,
             StructSolverKind::Dcd => self.run_cs(&space, &ex, observer)?,
             _ => self.run(&space, &ex, observer)?,
         };

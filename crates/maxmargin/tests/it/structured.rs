@@ -254,3 +254,28 @@ fn one_vs_rest_trains_every_class_and_ignores_the_thread_count() {
         );
     }
 }
+
+#[test]
+fn owned_multiclass_fit_gives_the_borrowed_fit() {
+    let data = maxmargin::datasets::iris().unwrap();
+    for solver in [
+        StructSolverKind::Dcd,
+        StructSolverKind::Bcfw,
+        StructSolverKind::Ovr,
+    ] {
+        let svm = StructuredSvmParams::new(Task::Multiclass)
+            .solver(solver)
+            .c(1.0)
+            .epsilon(0.1)
+            .max_passes(200.0)
+            .seed(4)
+            .check()
+            .unwrap();
+        let borrowed = svm.fit_multiclass(&data, &mut ()).unwrap().model;
+        let owned = svm
+            .fit_multiclass_owned(data.clone(), &mut ())
+            .unwrap()
+            .model;
+        assert_eq!(borrowed.w, owned.w, "{solver:?}");
+    }
+}
