@@ -302,8 +302,16 @@ fn cv(cmd: &CvCmd) -> Result<()> {
             args.task
         );
     }
-    if args.trace.is_some() || args.max_passes.is_some() {
-        bail!("--trace and --max-passes do not apply to cv");
+    for (flag, given) in [
+        ("--trace", args.trace.is_some()),
+        ("--max-passes", args.max_passes.is_some()),
+        ("--checkpoint", args.checkpoint.is_some()),
+        ("--resume", args.resume.is_some()),
+        ("--warm-start", args.warm_start.is_some()),
+    ] {
+        if given {
+            bail!("{flag} does not apply to cv");
+        }
     }
     let params = params(args)?;
     let data = libsvm::read(&cmd.data)?;

@@ -345,6 +345,8 @@ fn cv_reports_folds() {
     assert!(err.contains("increasing"), "{err}");
     let err = fails(&["cv", s(&data), "--task", "chain"], 1);
     assert!(err.contains("binary"), "{err}");
+    let err = fails(&["cv", s(&data), "--resume", "x.ckpt"], 1);
+    assert!(err.contains("--resume does not apply to cv"), "{err}");
 }
 
 #[test]
