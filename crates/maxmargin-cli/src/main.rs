@@ -116,13 +116,15 @@ struct TrainArgs {
     /// a gap), checked every --eval-every passes.
     #[arg(long)]
     gap: Option<f64>,
-    /// Structured: write the solver's final state here, to continue later with --resume.
+    /// Structured: write the solver's final state here, to continue later with --resume. Binary dcd: write the
+    /// dual solution here, for --warm-start at another C.
     #[arg(long)]
     checkpoint: Option<PathBuf>,
     /// Structured: continue from a --checkpoint file (same data, task, solver and λ); budgets count from it.
     #[arg(long)]
     resume: Option<PathBuf>,
-    /// Structured, ssg: start from this model's weights.
+    /// Structured, ssg: start from this model's weights. Binary dcd: start from the duals of a --checkpoint
+    /// file made on the same examples, at any C (a regularization path by hand).
     #[arg(long)]
     warm_start: Option<PathBuf>,
     /// λ in λ/2‖w‖² + (1/n)Σ hinge [default: 1e-4 unless -c is given].
@@ -362,7 +364,38 @@ fn train(data_path: &Path, output: &Path, args: &TrainArgs) -> Result<()> {
     let data = libsvm::read(data_path)?;
     let mut bar =
         progress::TrainingProgress::new(svm.params().epochs, svm.params().iterations, args.quiet);
-    let FitReport { model, trace } = svm.fit_observed(&data, &mut bar)?;
+    if args.resume.is_some() {
+        bail!(
+            "--resume applies to structured tasks; binary dcd continues from a --checkpoint with --warm-start"
+        );
+    }
+    if (args.checkpoint.is_some() || args.warm_start.is_some())
+        && svm.params().solver != SolverKind::Dcd
+    {
+        bail!(
+            "--checkpoint and --warm-start apply to binary training with --solver dcd (they hold its duals)"
+        );
+    }
+    let warm = match &args.warm_start {
+        Some(path) => Some((path, maxmargin::linear::DualFile::load(path)?)),
+        None => None,
+    };
+    let alpha = match &warm {
+        Some((path, file)) => {
+            let lambda = svm.params().regularization.lambda(data.n_samples())?.get();
+            Some(file.alpha_for(path, &data, lambda)?)
+        }
+        None => None,
+    };
+    let (FitReport { model, trace }, dual) = svm.fit_warm(&data, alpha.as_deref(), &mut bar)?;
+    if let (Some(path), Some(alpha)) = (&args.checkpoint, dual) {
+        maxmargin::linear::DualFile {
+            n_samples: data.n_samples(),
+            lambda: model.lambda,
+            alpha,
+        }
+        .save(path)?;
+    }
     bar.finish();
     model.save(output)?;
     if let Some(path) = &args.trace {

@@ -350,6 +350,87 @@ fn cv_reports_folds() {
 }
 
 #[test]
+fn binary_dcd_warm_starts_from_a_checkpoint_at_another_c() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let (small, big, cold) = (
+        tmp.path().join("small.json"),
+        tmp.path().join("big.json"),
+        tmp.path().join("cold.json"),
+    );
+    let dual = tmp.path().join("small.dual");
+    let train = |out: &Path, c: &str, extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            s(&data),
+            "-o",
+            s(out),
+            "--solver",
+            "dcd",
+            "-c",
+            c,
+            "--epsilon",
+            "1e-6",
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        ok(&args);
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap();
+        v
+    };
+    train(&small, "0.1", &["--checkpoint", s(&dual)]);
+    let warm = train(&big, "1", &["--warm-start", s(&dual)]);
+    let cold = train(&cold, "1", &[]);
+    let (ow, oc) = (
+        warm["training"]["objective"].as_f64().unwrap(),
+        cold["training"]["objective"].as_f64().unwrap(),
+    );
+    assert!((ow - oc).abs() < 1e-6 * oc, "warm {ow} cold {oc}");
+    // Duals of other data, a model instead of duals, other solvers: one clear line each.
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    let other = tmp.path().join("other.json");
+    let err = fails(
+        &[
+            "train",
+            s(&data),
+            "-o",
+            s(&other),
+            "--solver",
+            "dcd",
+            "--warm-start",
+            s(&small),
+        ],
+        1,
+    );
+    assert!(err.contains("small.json"), "{err}");
+    let err = fails(
+        &["train", s(&data), "-o", s(&other), "--warm-start", s(&dual)],
+        1,
+    );
+    assert!(err.contains("--solver dcd"), "{err}");
+    std::fs::write(&iris, "1 1:1\n-1 1:-1\n").unwrap();
+    let err = fails(
+        &[
+            "train",
+            s(&iris),
+            "-o",
+            s(&other),
+            "--solver",
+            "dcd",
+            "--warm-start",
+            s(&dual),
+        ],
+        1,
+    );
+    assert!(
+        err.contains("duals for 270 examples; the training data has 2"),
+        "{err}"
+    );
+}
+
+#[test]
 fn binary_dcd_blocks_and_gap_stop() {
     let tmp = tempfile::tempdir().unwrap();
     let data = heart(tmp.path());
