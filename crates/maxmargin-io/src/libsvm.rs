@@ -3,7 +3,7 @@
 //! Indices are 1-based and strictly increasing in the file and 0-based in memory. Blank lines, `#`
 //! comments and CRLF line ends are accepted; a file starting with the gzip magic bytes is decompressed on
 //! the fly. Lines are streamed into one CSR buffer, so a file is never held twice in memory. [`read`] parses
-//! on all cores: it reads 1 MiB of text at a time, cuts it into 64 KiB pieces at line ends, parses the
+//! on all cores: it reads 256 KiB of text at a time, cuts it into 32 KiB pieces at line ends, parses the
 //! pieces in parallel and appends them in file order, so the result and the first error reported are the
 //! same as a sequential read's, whatever the number of threads. Labels are
 //! arbitrary finite numbers; [`BinaryLabels`] maps the two classes of a binary problem to ±1. Every error
@@ -234,8 +234,8 @@ pub fn read_from<L>(
 }
 
 /// Text per parallel piece, and the text read from the file per round (pieces × this).
-const PIECE_BYTES: usize = 64 << 10;
-const PIECES_PER_ROUND: usize = 16;
+const PIECE_BYTES: usize = 32 << 10;
+const PIECES_PER_ROUND: usize = 8;
 
 /// One piece of a file, parsed: rows, labels, qids, 1-based lines inside the piece, and its line count.
 struct Piece<L> {
