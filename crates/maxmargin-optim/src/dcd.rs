@@ -9,8 +9,16 @@
 //! Shrinking drops examples whose projected gradient says they stay at a bound; the stopping test is
 //! LIBLINEAR's: the spread of the projected gradient over all examples below `epsilon`. The duality gap is
 //! exact and reported (the trainer can stop on it: `Budget::gap_tolerance`). The bias is a regularized
-//! constant feature (LIBLINEAR's `-B 1`); an unregularized bias would add an equality constraint to the dual
-//! and is not supported.
+//! constant feature (LIBLINEAR's `-B 1`), absent, or unregularized.
+//!
+//! **Unregularized bias.** It adds the equality `Σ α_i y_i = 0` to the dual, so single coordinates cannot
+//! move. Each pass computes `v_i = −y_i G_i` for every example, pairs the most violating examples of LIBSVM's
+//! `I_up` (by `v` descending) with those of `I_low` (ascending), each example once, while a pair still
+//! violates, and solves each pair exactly (with fresh gradients) along `α_i += y_i δ, α_j −= y_j δ` (which keeps
+//! the equality; `w` moves by `δ (x_i − x_j)`):
+//! `δ = (y_j G_j − y_i G_i) / (‖x_i − x_j‖² + D_ii + D_jj)`, clipped to both boxes. The stopping test is the
+//! maximal violating pair's (LIBSVM's `m(α) − M(α) ≤ ε` over `−y_i G_i`), and `b = −y_i G_i` averaged over the
+//! free examples (the middle of `[M, m]` when none is free).
 //!
 //! **Blocks (all cores).** With `blocks = B > 1` each pass splits the seeded permutation of the active examples
 //! into `B` fixed blocks and runs the ordinary coordinate steps of every block at once, each against its own
@@ -151,6 +159,17 @@ impl Dcd {
                 }
             }
         }
+        if problem.bias() == Bias::Unregularized {
+            // Clipping may break Σ α_i y_i = 0, which the pair steps keep but cannot restore: start cold then.
+            let (balance, mass) = st
+                .alpha
+                .iter()
+                .zip(problem.y())
+                .fold((0.0, 0.0), |(b, m), (a, y)| (b + a * y, m + a));
+            if balance.abs() > 1e-9 * mass.max(1.0) {
+                return self.init(problem);
+            }
+        }
         Ok(st)
     }
 
@@ -257,6 +276,139 @@ impl Dcd {
         self.end_pass(problem, st, pg_max, pg_min);
     }
 
+    /// `−y_i G_i = y_i (1 − D_ii α_i) − ⟨w, x_i⟩` for every example (the bias-free margin terms).
+    fn minus_y_grad(problem: &BinaryProblem<'_>, st: &DcdState, i: usize) -> f64 {
+        let y = problem.y()[i];
+        y * (1.0 - st.diag[i] * st.alpha[i]) - problem.x().row(i).dot(&st.w)
+    }
+
+    /// `I_up` (α_i can move so that `y_i α_i` grows) and `I_low` (so that it shrinks), LIBSVM's sets.
+    fn up_low(y: f64, a: f64, upper: f64) -> (bool, bool) {
+        let (below, above) = (a < upper, a > 0.0);
+        if y > 0.0 {
+            (below, above)
+        } else {
+            (above, below)
+        }
+    }
+
+    /// The intercept for an unregularized bias: `−y_i G_i` averaged over free examples, else the middle of the
+    /// violating range.
+    fn unregularized_bias(problem: &BinaryProblem<'_>, st: &DcdState) -> f64 {
+        let (mut sum, mut free) = (0.0, 0usize);
+        let (mut m, mut big_m) = (f64::NEG_INFINITY, f64::INFINITY);
+        for i in 0..problem.n_samples() {
+            if st.upper[i] == 0.0 {
+                continue;
+            }
+            let v = Self::minus_y_grad(problem, st, i);
+            let a = st.alpha[i];
+            if a > 0.0 && a < st.upper[i] {
+                sum += v;
+                free += 1;
+            }
+            let (up, low) = Self::up_low(problem.y()[i], a, st.upper[i]);
+            if up {
+                m = m.max(v);
+            }
+            if low {
+                big_m = big_m.min(v);
+            }
+        }
+        if free > 0 {
+            sum / free as f64
+        } else if m.is_finite() && big_m.is_finite() {
+            0.5 * (m + big_m)
+        } else {
+            0.0
+        }
+    }
+
+    /// One pass of pair steps for the unregularized bias (see the module docs).
+    fn step_pairs(&self, problem: &BinaryProblem<'_>, st: &mut DcdState) {
+        let (x, y) = (problem.x(), problem.y());
+        let n = problem.n_samples();
+        // −y G at the pass's start, and LIBSVM's sets.
+        let v: Vec<f64> = (0..n).map(|i| Self::minus_y_grad(problem, st, i)).collect();
+        let (mut up, mut low): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+        for i in (0..n).filter(|&i| st.upper[i] > 0.0) {
+            let (u, l) = Self::up_low(y[i], st.alpha[i], st.upper[i]);
+            if u {
+                up.push(i);
+            }
+            if l {
+                low.push(i);
+            }
+        }
+        st.visited += n as u64;
+        st.iteration += 1;
+        let m = up.iter().map(|&i| v[i]).fold(f64::NEG_INFINITY, f64::max);
+        let big_m = low.iter().map(|&i| v[i]).fold(f64::INFINITY, f64::min);
+        if m - big_m <= self.params.epsilon {
+            st.converged = true;
+            return;
+        }
+        // The most violating pairs first: I_up by v descending against I_low by v ascending, each example
+        // in at most one pair, while the pair still violates.
+        up.sort_by(|&a, &b| v[b].total_cmp(&v[a]).then(a.cmp(&b)));
+        low.sort_by(|&a, &b| v[a].total_cmp(&v[b]).then(a.cmp(&b)));
+        let mut used = vec![false; n];
+        let mut pairs = Vec::new();
+        let (mut a, mut b) = (0, 0);
+        while a < up.len() && b < low.len() {
+            let (i, j) = (up[a], low[b]);
+            if used[i] {
+                a += 1;
+                continue;
+            }
+            if used[j] || i == j {
+                b += 1;
+                continue;
+            }
+            if v[i] - v[j] <= 0.0 {
+                break;
+            }
+            used[i] = true;
+            used[j] = true;
+            pairs.push((i, j));
+            a += 1;
+            b += 1;
+        }
+        for (i, j) in pairs {
+            let (xi, xj) = (x.row(i), x.row(j));
+            let vi = y[i] * (1.0 - st.diag[i] * st.alpha[i]) - xi.dot(&st.w);
+            let vj = y[j] * (1.0 - st.diag[j] * st.alpha[j]) - xj.dot(&st.w);
+            let curvature = (st.qd[i] - st.diag[i]) + (st.qd[j] - st.diag[j])
+                - 2.0 * xi.dot_sparse(&xj)
+                + st.diag[i]
+                + st.diag[j];
+            if curvature <= 0.0 {
+                continue;
+            }
+            // The dual along α_i += y_i δ, α_j −= y_j δ has slope v_i − v_j and curvature as above.
+            let mut delta = (vi - vj) / curvature;
+            // α_i + y_i δ ∈ [0, U_i] and α_j − y_j δ ∈ [0, U_j].
+            let (lo_i, hi_i) = if y[i] > 0.0 {
+                (-st.alpha[i], st.upper[i] - st.alpha[i])
+            } else {
+                (st.alpha[i] - st.upper[i], st.alpha[i])
+            };
+            let (lo_j, hi_j) = if y[j] > 0.0 {
+                (st.alpha[j] - st.upper[j], st.alpha[j])
+            } else {
+                (-st.alpha[j], st.upper[j] - st.alpha[j])
+            };
+            delta = delta.clamp(lo_i.max(lo_j), hi_i.min(hi_j));
+            if delta == 0.0 {
+                continue;
+            }
+            st.alpha[i] = (st.alpha[i] + y[i] * delta).clamp(0.0, st.upper[i]);
+            st.alpha[j] = (st.alpha[j] - y[j] * delta).clamp(0.0, st.upper[j]);
+            xi.axpy(delta, &mut st.w);
+            xj.axpy(-delta, &mut st.w);
+        }
+    }
+
     /// LIBLINEAR's end-of-pass test: stop when the projected gradient's spread is below ε on every example;
     /// on a shrunk set, check everything again first.
     fn end_pass(&self, problem: &BinaryProblem<'_>, st: &mut DcdState, pg_max: f64, pg_min: f64) {
@@ -341,11 +493,11 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
     type Output = LinearWeights;
 
     fn init(&mut self, problem: &BinaryProblem<'a>) -> Result<DcdState, OptimError> {
-        if problem.bias() == Bias::Unregularized {
+        if problem.bias() == Bias::Unregularized && self.params.blocks > 1 {
             return Err(invalid(
                 "bias",
                 "unregularized",
-                "is not supported by dual coordinate descent; use feature or none",
+                "is not supported with blocks; use feature or none, or one block",
             ));
         }
         let feature = problem.bias() == Bias::Feature;
@@ -378,6 +530,10 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
         let (x, y) = (problem.x(), problem.y());
         let d = problem.n_features();
         let feature = problem.bias() == Bias::Feature;
+        if problem.bias() == Bias::Unregularized {
+            self.step_pairs(problem, st);
+            return Ok(());
+        }
         if self.params.blocks > 1 {
             self.step_blocks(problem, st);
             return Ok(());
@@ -455,10 +611,10 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
 
     fn output(&self, problem: &BinaryProblem<'a>, st: &DcdState) -> LinearWeights {
         let d = problem.n_features();
-        let b = if problem.bias() == Bias::Feature {
-            st.w[d]
-        } else {
-            0.0
+        let b = match problem.bias() {
+            Bias::Feature => st.w[d],
+            Bias::Unregularized => Self::unregularized_bias(problem, st),
+            Bias::None => 0.0,
         };
         LinearWeights {
             w: st.w[..d].to_vec(),

@@ -319,11 +319,11 @@ impl LinearSvmParams {
         self.pegasos().check()?;
         self.subgradient().check()?;
         self.dcd().check()?;
-        if self.solver == SolverKind::Dcd && self.bias == Bias::Unregularized {
+        if self.solver == SolverKind::Dcd && self.bias == Bias::Unregularized && self.blocks > 1 {
             return Err(OptimError::InvalidParam {
                 name: "bias",
                 value: "unregularized".into(),
-                reason: "is not supported by dcd; use feature or none",
+                reason: "is not supported by dcd with blocks; use one block, or bias feature or none",
             }
             .into());
         }

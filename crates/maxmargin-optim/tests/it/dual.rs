@@ -221,3 +221,41 @@ fn the_trainer_stops_on_the_duality_gap() {
     };
     assert!(Trainer::new(bad).is_err());
 }
+
+#[test]
+fn dcd_with_an_unregularized_bias_certifies_its_optimum() {
+    let (x, y) = binary(400);
+    for lambda in [0.002, 0.05] {
+        let problem =
+            BinaryProblem::new(&x, &y, Lambda::new(lambda).unwrap(), Bias::Unregularized).unwrap();
+        let mut solver = dcd(1, 1e-7);
+        let fit = Trainer::new(quiet(100_000.0))
+            .unwrap()
+            .run(&mut solver, &problem, &mut ())
+            .unwrap();
+        assert_eq!(fit.stop, StopReason::Converged);
+        let last = fit.trace.last().unwrap();
+        let gap = last.gap.unwrap();
+        assert!(
+            gap.abs() <= 1e-6 * fit.objective,
+            "lambda {lambda}: gap {gap} at {}",
+            fit.objective
+        );
+        // The intercept is really used (the data's boundary is offset).
+        assert!(fit.output.b.abs() > 1e-3, "b = {}", fit.output.b);
+        // No better intercept for these weights: the objective is flat in b at the optimum.
+        let at = |b: f64| {
+            problem.objective(&maxmargin_optim::LinearWeights {
+                w: fit.output.w.clone(),
+                b,
+            })
+        };
+        for db in [-1e-3, 1e-3] {
+            assert!(at(fit.output.b + db) >= fit.objective - 1e-9);
+        }
+    }
+    // Blocks refuse it.
+    let problem =
+        BinaryProblem::new(&x, &y, Lambda::new(0.01).unwrap(), Bias::Unregularized).unwrap();
+    assert!(dcd(2, 0.1).init(&problem).is_err());
+}
