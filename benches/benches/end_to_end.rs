@@ -204,19 +204,24 @@ fn scaled(data: LabeledData, s: f64) -> LabeledData {
     LabeledData { x, ..data }
 }
 
+/// How a solver's output is judged: its training objective, its test accuracy, and the objective to reach.
+struct Judge<'a, O> {
+    objective: &'a dyn Fn(&O) -> f64,
+    accuracy: &'a dyn Fn(&O) -> f64,
+    target: f64,
+}
+
 /// Drives a solver pass by pass, the clock running only inside `step`, the objective evaluated after every
-/// `every` passes off the clock, until the target, the solver's own stop, or the caps.
-#[allow(clippy::too_many_arguments)]
+/// pass off the clock, until the target, the solver's own stop, or the caps.
 fn curve<P, S: Solver<P>>(
     name: &str,
     solver: &mut S,
     problem: &P,
-    objective: &dyn Fn(&S::Output) -> f64,
-    accuracy: &dyn Fn(&S::Output) -> f64,
-    target: f64,
-    every: f64,
+    judge: &Judge<'_, S::Output>,
     max_passes: f64,
 ) -> Option<Curve> {
+    let (objective, accuracy, target) = (judge.objective, judge.accuracy, judge.target);
+    let every = 1.0;
     let mut state = solver.init(problem).ok()?;
     let mut points = Vec::new();
     let mut seconds = 0.0;
@@ -528,50 +533,37 @@ fn run_dataset(
             let target = optimum * (1.0 + TARGET);
             let objective = |w: &LinearWeights| problem.objective(w);
             let accuracy = |w: &LinearWeights| binary_accuracy(&test.x, &y_test, w);
+            let judge = Judge {
+                objective: &objective,
+                accuracy: &accuracy,
+                target,
+            };
             let dcd = |blocks: usize| DcdParams {
                 epsilon: 1e-9,
                 blocks,
                 ..DcdParams::default()
             };
             let runs: Vec<Option<Curve>> = vec![
-                curve(
-                    "dcd",
-                    &mut dcd(1).check().ok()?,
-                    &problem,
-                    &objective,
-                    &accuracy,
-                    target,
-                    1.0,
-                    1e6,
-                ),
+                curve("dcd", &mut dcd(1).check().ok()?, &problem, &judge, 1e6),
                 curve(
                     "dcd --blocks 2 (all cores)",
                     &mut dcd(2).check().ok()?,
                     &problem,
-                    &objective,
-                    &accuracy,
-                    target,
-                    1.0,
+                    &judge,
                     1e6,
                 ),
                 curve(
                     "pegasos",
                     &mut PegasosParams::new().check().ok()?,
                     &problem,
-                    &objective,
-                    &accuracy,
-                    target,
-                    1.0,
+                    &judge,
                     200.0,
                 ),
                 curve(
                     "subgradient",
                     &mut SubgradientParams::new().check().ok()?,
                     &problem,
-                    &objective,
-                    &accuracy,
-                    target,
-                    1.0,
+                    &judge,
                     200.0,
                 ),
             ];
@@ -675,6 +667,11 @@ fn run_dataset(
             let target = optimum * (1.0 + TARGET);
             let objective = |w: &Vec<f64>| problem.primal(w).unwrap_or(f64::INFINITY);
             let accuracy = |w: &Vec<f64>| multiclass_accuracy(&x_test, &y_test, w, k);
+            let judge = Judge {
+                objective: &objective,
+                accuracy: &accuracy,
+                target,
+            };
             let runs: Vec<Option<Curve>> = vec![
                 curve(
                     "cs (dcd)",
@@ -685,10 +682,7 @@ fn run_dataset(
                     .check()
                     .ok()?,
                     &problem,
-                    &objective,
-                    &accuracy,
-                    target,
-                    1.0,
+                    &judge,
                     1e6,
                 ),
                 curve(
@@ -701,10 +695,7 @@ fn run_dataset(
                     .check()
                     .ok()?,
                     &problem,
-                    &objective,
-                    &accuracy,
-                    target,
-                    1.0,
+                    &judge,
                     1e6,
                 ),
                 curve(
@@ -716,20 +707,14 @@ fn run_dataset(
                     .check()
                     .ok()?,
                     &problem,
-                    &objective,
-                    &accuracy,
-                    target,
-                    1.0,
+                    &judge,
                     1e6,
                 ),
                 curve(
                     "ssg",
                     &mut SsgParams::default().check().ok()?,
                     &problem,
-                    &objective,
-                    &accuracy,
-                    target,
-                    1.0,
+                    &judge,
                     500.0,
                 ),
             ];
