@@ -124,7 +124,7 @@ struct TrainArgs {
     #[arg(long)]
     resume: Option<PathBuf>,
     /// Structured, ssg: start from this model's weights. Binary dcd: start from the duals of a --checkpoint
-    /// file made on the same examples, at any C (a regularization path by hand).
+    /// file made on the same examples at any C, or from a binary model (α_i = C inside its margin, else 0).
     #[arg(long)]
     warm_start: Option<PathBuf>,
     /// λ in λ/2‖w‖² + (1/n)Σ hinge [default: 1e-4 unless -c is given].
@@ -376,14 +376,16 @@ fn train(data_path: &Path, output: &Path, args: &TrainArgs) -> Result<()> {
             "--checkpoint and --warm-start apply to binary training with --solver dcd (they hold its duals)"
         );
     }
-    let warm = match &args.warm_start {
-        Some(path) => Some((path, maxmargin::linear::DualFile::load(path)?)),
-        None => None,
-    };
-    let alpha = match &warm {
-        Some((path, file)) => {
+    // A warm start comes from duals (a --checkpoint file) or from a model's margins.
+    let alpha = match &args.warm_start {
+        Some(path) => {
             let lambda = svm.params().regularization.lambda(data.n_samples())?.get();
-            Some(file.alpha_for(path, &data, lambda)?)
+            let kind = maxmargin::io::model_file::read_header(path)?.kind;
+            if kind == maxmargin::linear::MODEL_KIND {
+                Some(LinearModel::load(path)?.dual_guess(&data, lambda)?)
+            } else {
+                Some(maxmargin::linear::DualFile::load(path)?.alpha_for(path, &data, lambda)?)
+            }
         }
         None => None,
     };

@@ -582,6 +582,37 @@ impl LinearModel {
         x.dot(&self.w) + self.b
     }
 
+    /// A dual starting point for DCD on `data` with `lambda` from this model: `α_i = C` for the examples it
+    /// puts inside the margin (`y_i f(x_i) < 1`), `0` for the others, `C = 1/(λn)` (class weights not
+    /// applied; DCD clips into each example's own box). For a model trained at a smaller C this is the duals'
+    /// usual shape at the larger one, and DCD rebuilds `w` from it, so the state is consistent.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the data's labels are not the model's two classes.
+    pub fn dual_guess(&self, data: &LabeledData, lambda: f64) -> Result<Vec<f64>, Error> {
+        let map = self.label_map();
+        let c = 1.0 / (lambda * data.n_samples() as f64);
+        data.x
+            .rows()
+            .zip(&data.labels)
+            .enumerate()
+            .map(|(i, (row, &label))| {
+                let y = map.to_sign(label).ok_or_else(|| IoError::Parse {
+                    path: data.source.clone(),
+                    line: data.lines.get(i).copied().unwrap_or(i + 1),
+                    column: 1,
+                    field: "label",
+                    message: format!("{label} is not one of the model's labels {:?}", self.labels),
+                })?;
+                Ok(if y * self.decision_function(row) < 1.0 {
+                    c
+                } else {
+                    0.0
+                })
+            })
+            .collect()
+    }
+
     /// The predicted label (in the data's own values) of one row.
     pub fn predict(&self, x: SparseRow<'_>) -> f64 {
         self.label_map().from_decision(self.decision_function(x))
