@@ -203,18 +203,9 @@ impl Dcd {
                     let row = x.row(i);
                     let a = alpha[i];
                     let g = y[i] * dot(&local, row, d, feature) - 1.0 + diag[i] * a;
-                    let pg = if a == 0.0 {
-                        if shrinking && g > pg_max_old {
-                            continue;
-                        }
-                        g.min(0.0)
-                    } else if a == upper[i] {
-                        if shrinking && g < pg_min_old {
-                            continue;
-                        }
-                        g.max(0.0)
-                    } else {
-                        g
+                    let bounds = (pg_max_old, pg_min_old);
+                    let Some(pg) = projected_gradient(g, a, upper[i], shrinking, bounds) else {
+                        continue;
                     };
                     r.kept.push(i);
                     r.pg_max = r.pg_max.max(pg);
@@ -376,8 +367,10 @@ impl Dcd {
         }
         for (i, j) in pairs {
             let (xi, xj) = (x.row(i), x.row(j));
-            let vi = y[i] * (1.0 - st.diag[i] * st.alpha[i]) - xi.dot(&st.w);
-            let vj = y[j] * (1.0 - st.diag[j] * st.alpha[j]) - xj.dot(&st.w);
+            let (vi, vj) = (
+                Self::minus_y_grad(problem, st, i),
+                Self::minus_y_grad(problem, st, j),
+            );
             let curvature = (st.qd[i] - st.diag[i]) + (st.qd[j] - st.diag[j])
                 - 2.0 * xi.dot_sparse(&xj)
                 + st.diag[i]
@@ -482,6 +475,32 @@ impl BlockResult {
     }
 }
 
+/// The projected gradient of a coordinate at `α_i = a` in `[0, upper]` with gradient `g`, or `None` when
+/// shrinking drops it: at a bound, with a gradient beyond the previous pass's extreme `(pg_max_old,
+/// pg_min_old)`, it will stay there (LIBLINEAR's rule).
+#[inline]
+fn projected_gradient(
+    g: f64,
+    a: f64,
+    upper: f64,
+    shrinking: bool,
+    (pg_max_old, pg_min_old): (f64, f64),
+) -> Option<f64> {
+    if a == 0.0 {
+        if shrinking && g > pg_max_old {
+            return None;
+        }
+        Some(g.min(0.0))
+    } else if a == upper {
+        if shrinking && g < pg_min_old {
+            return None;
+        }
+        Some(g.max(0.0))
+    } else {
+        Some(g)
+    }
+}
+
 /// `⟨w, x_i⟩` with the constant feature at index `d` when the bias is a feature.
 fn dot(w: &[f64], x: maxmargin_core::vector::SparseRow<'_>, d: usize, feature: bool) -> f64 {
     let s = x.dot(&w[..d]);
@@ -564,26 +583,11 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
             }
             let a = st.alpha[i];
             let g = y[i] * dot(&st.w, row, d, feature) - 1.0 + diag * a;
-            let mut pg = 0.0;
-            if a == 0.0 {
-                if self.params.shrinking && g > st.pg_max_old {
-                    st.active.swap_remove(k);
-                    continue;
-                }
-                if g < 0.0 {
-                    pg = g;
-                }
-            } else if a == upper {
-                if self.params.shrinking && g < st.pg_min_old {
-                    st.active.swap_remove(k);
-                    continue;
-                }
-                if g > 0.0 {
-                    pg = g;
-                }
-            } else {
-                pg = g;
-            }
+            let bounds = (st.pg_max_old, st.pg_min_old);
+            let Some(pg) = projected_gradient(g, a, upper, self.params.shrinking, bounds) else {
+                st.active.swap_remove(k);
+                continue;
+            };
             pg_max = pg_max.max(pg);
             pg_min = pg_min.min(pg);
             if pg.abs() > 1e-12 && st.qd[i] > 0.0 {
