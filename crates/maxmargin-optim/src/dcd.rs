@@ -11,14 +11,20 @@
 //! exact and reported (the trainer can stop on it: `Budget::gap_tolerance`). The bias is a regularized
 //! constant feature (LIBLINEAR's `-B 1`), absent, or unregularized.
 //!
-//! **Unregularized bias.** It adds the equality `Σ α_i y_i = 0` to the dual, so single coordinates cannot
-//! move. Each pass computes `v_i = −y_i G_i` for every example, pairs the most violating examples of LIBSVM's
-//! `I_up` (by `v` descending) with those of `I_low` (ascending), each example once, while a pair still
-//! violates, and solves each pair exactly (with fresh gradients) along `α_i += y_i δ, α_j −= y_j δ` (which keeps
-//! the equality; `w` moves by `δ (x_i − x_j)`):
-//! `δ = (y_j G_j − y_i G_i) / (‖x_i − x_j‖² + D_ii + D_jj)`, clipped to both boxes. The stopping test is the
-//! maximal violating pair's (LIBSVM's `m(α) − M(α) ≤ ε` over `−y_i G_i`), and `b = −y_i G_i` averaged over the
-//! free examples (the middle of `[M, m]` when none is free).
+//! **Unregularized bias.** It adds `Σ α_i y_i = 0` to the dual, so single coordinates cannot move. Two phases:
+//! 1. *Outer search.* For a fixed `b` the problem is the ordinary one with margins `y_i(⟨w, x_i⟩ + b)`, solved
+//!    by the same passes (to `max(ε, 10⁻²)`); its optimum `φ(b)` is convex with slope `−λ Σ α_i(b) y_i`. After
+//!    each inner solve `b` moves toward the root of `s(b) = Σ α_i y_i` (doubling steps until `s` changes sign,
+//!    then safeguarded interpolation), the duals carried over (they stay in their boxes). It ends when
+//!    `|s| ≤ ε·C`, or when the bracket closes on a jump of `s` (with the hinge, examples exactly on the margin
+//!    can take any dual in their box, so `s(b)` is not continuous at the optimal `b`).
+//! 2. *Pair steps* from the duals balanced to `Σ α_i y_i = 0` (the heavier class scaled down): each pass
+//!    computes `v_i = −y_i G_i`, pairs the most violating examples of LIBSVM's `I_up` (by `v` descending) with
+//!    those of `I_low` (ascending), each once, and solves each pair exactly with fresh gradients along
+//!    `α_i += y_i δ, α_j −= y_j δ`: `δ = (v_i − v_j) / (‖x_i − x_j‖² + D_ii + D_jj)`, clipped to both boxes. The
+//!    stop is LIBSVM's `m(α) − M(α) ≤ ε`, and `b = −y_i G_i` averaged over the free examples.
+//!
+//! The certificate balances the duals the same way, so the reported dual is a true lower bound.
 //!
 //! **Blocks (all cores).** With `blocks = B > 1` each pass splits the seeded permutation of the active examples
 //! into `B` fixed blocks and runs the ordinary coordinate steps of every block at once, each against its own
@@ -115,6 +121,18 @@ pub struct DcdState {
     pg_min_old: f64,
     rng: ChaCha8Rng,
     converged: bool,
+    /// Unregularized bias: the intercept of the outer search, its bracket `(b, Σ α_i y_i)`, its step, and
+    /// whether the pair steps have taken over.
+    #[serde(default)]
+    b: f64,
+    #[serde(default)]
+    below: Option<(f64, f64)>,
+    #[serde(default)]
+    above: Option<(f64, f64)>,
+    #[serde(default)]
+    b_step: f64,
+    #[serde(default)]
+    pairs: bool,
 }
 
 impl DcdState {
@@ -157,17 +175,6 @@ impl Dcd {
                 if feature {
                     st.w[d] += delta;
                 }
-            }
-        }
-        if problem.bias() == Bias::Unregularized {
-            // Clipping may break Σ α_i y_i = 0, which the pair steps keep but cannot restore: start cold then.
-            let (balance, mass) = st
-                .alpha
-                .iter()
-                .zip(problem.y())
-                .fold((0.0, 0.0), |(b, m), (a, y)| (b + a * y, m + a));
-            if balance.abs() > 1e-9 * mass.max(1.0) {
-                return self.init(problem);
             }
         }
         Ok(st)
@@ -405,8 +412,20 @@ impl Dcd {
     /// LIBLINEAR's end-of-pass test: stop when the projected gradient's spread is below ε on every example;
     /// on a shrunk set, check everything again first.
     fn end_pass(&self, problem: &BinaryProblem<'_>, st: &mut DcdState, pg_max: f64, pg_min: f64) {
-        if pg_max - pg_min <= self.params.epsilon {
+        // The outer search over b needs only rough inner solves; the pair steps finish to ε.
+        let tolerance = if problem.bias() == Bias::Unregularized && !st.pairs {
+            self.params.epsilon.max(OUTER_INNER_EPSILON)
+        } else {
+            self.params.epsilon
+        };
+        if pg_max - pg_min <= tolerance {
             if st.active.len() == problem.n_samples() {
+                if problem.bias() == Bias::Unregularized && !self.settle_bias(problem, st) {
+                    // A new intercept, or the pair steps from here: the passes go on from these duals.
+                    st.pg_max_old = f64::INFINITY;
+                    st.pg_min_old = f64::NEG_INFINITY;
+                    return;
+                }
                 st.converged = true;
                 return;
             }
@@ -421,6 +440,73 @@ impl Dcd {
         } else {
             f64::NEG_INFINITY
         };
+    }
+
+    /// The outer search over an unregularized intercept, at an inner optimum for the current `b` (see the
+    /// module docs). Returns `true` when `|s| ≤ ε·C`; otherwise moves `b`, or, once the bracket has closed
+    /// on a jump of `s`, balances the duals and hands over to the pair steps, and returns `false`.
+    fn settle_bias(&self, problem: &BinaryProblem<'_>, st: &mut DcdState) -> bool {
+        let s: f64 = st.alpha.iter().zip(problem.y()).map(|(a, y)| a * y).sum();
+        let box_max = st.upper.iter().copied().fold(0.0, f64::max);
+        if s.abs() <= self.params.epsilon * box_max {
+            return true;
+        }
+        if s > 0.0 {
+            st.below = Some((st.b, s));
+        } else {
+            st.above = Some((st.b, s));
+        }
+        st.b = match (st.below, st.above) {
+            (Some((lo, s_lo)), Some((hi, s_hi))) => {
+                if (hi - lo).abs() <= OUTER_BRACKET * (1.0 + st.b.abs()) {
+                    // s jumps here (examples on the margin can take any dual in their box): the pair steps
+                    // finish from balanced duals, which they keep balanced.
+                    let (alpha, w) = Self::balanced(problem, st);
+                    st.alpha = alpha;
+                    st.w = w;
+                    st.pairs = true;
+                    return false;
+                }
+                let t = (s_lo / (s_lo - s_hi)).clamp(0.1, 0.9);
+                lo + t * (hi - lo)
+            }
+            (Some((lo, _)), None) => {
+                st.b_step *= 2.0;
+                lo + st.b_step / 2.0
+            }
+            (None, Some((hi, _))) => {
+                st.b_step *= 2.0;
+                hi - st.b_step / 2.0
+            }
+            (None, None) => st.b,
+        };
+        false
+    }
+
+    /// Duals with `Σ α_i y_i = 0`, the heavier class scaled down (still in the box), and their `w`.
+    fn balanced(problem: &BinaryProblem<'_>, st: &DcdState) -> (Vec<f64>, Vec<f64>) {
+        let y = problem.y();
+        let (pos, neg) =
+            st.alpha.iter().zip(y).fold(
+                (0.0, 0.0),
+                |(p, n), (a, y)| {
+                    if *y > 0.0 { (p + a, n) } else { (p, n + a) }
+                },
+            );
+        let (heavy, factor) = if pos > neg {
+            (1.0, if pos > 0.0 { neg / pos } else { 1.0 })
+        } else {
+            (-1.0, if neg > 0.0 { pos / neg } else { 1.0 })
+        };
+        let mut alpha = st.alpha.clone();
+        let mut w = st.w.clone();
+        for (i, a) in alpha.iter_mut().enumerate() {
+            if y[i] == heavy && *a != 0.0 {
+                problem.x().row(i).axpy(-(1.0 - factor) * *a * y[i], &mut w);
+                *a *= factor;
+            }
+        }
+        (alpha, w)
     }
 
     /// `C = 1/(λn)`.
@@ -441,6 +527,10 @@ impl Dcd {
         }
     }
 }
+
+/// Inner tolerance while searching an unregularized intercept, and the bracket width that ends the search.
+const OUTER_INNER_EPSILON: f64 = 1e-2;
+const OUTER_BRACKET: f64 = 1e-4;
 
 /// What one block of the parallel mode did: its dual steps, the examples it keeps active, its change of `w`
 /// and its projected-gradient range.
@@ -542,6 +632,11 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
             pg_min_old: f64::NEG_INFINITY,
             rng: crate::random::rng(self.params.seed),
             converged: false,
+            b: 0.0,
+            below: None,
+            above: None,
+            b_step: 1.0,
+            pairs: false,
         })
     }
 
@@ -549,7 +644,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
         let (x, y) = (problem.x(), problem.y());
         let d = problem.n_features();
         let feature = problem.bias() == Bias::Feature;
-        if problem.bias() == Bias::Unregularized {
+        if problem.bias() == Bias::Unregularized && st.pairs {
             self.step_pairs(problem, st);
             return Ok(());
         }
@@ -582,7 +677,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
                 continue;
             }
             let a = st.alpha[i];
-            let g = y[i] * dot(&st.w, row, d, feature) - 1.0 + diag * a;
+            let g = y[i] * (dot(&st.w, row, d, feature) + st.b) - 1.0 + diag * a;
             let bounds = (st.pg_max_old, st.pg_min_old);
             let Some(pg) = projected_gradient(g, a, upper, self.params.shrinking, bounds) else {
                 st.active.swap_remove(k);
@@ -617,7 +712,8 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
         let d = problem.n_features();
         let b = match problem.bias() {
             Bias::Feature => st.w[d],
-            Bias::Unregularized => Self::unregularized_bias(problem, st),
+            Bias::Unregularized if st.pairs => Self::unregularized_bias(problem, st),
+            Bias::Unregularized => st.b,
             Bias::None => 0.0,
         };
         LinearWeights {
@@ -636,10 +732,16 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
         st: &DcdState,
         objective: f64,
     ) -> Certificate {
-        // D_C(α) = Σα − ½‖w‖² − ½ D Σα², and the λ-form dual is λ·D_C.
-        let norm: f64 = st.w.iter().map(|v| v * v).sum();
-        let quad: f64 = st.alpha.iter().zip(&st.diag).map(|(a, d)| d * a * a).sum();
-        let dual = problem.lambda() * (st.alpha.iter().sum::<f64>() - 0.5 * norm - 0.5 * quad);
+        // D_C(α) = Σα − ½‖w‖² − ½ D Σα², and the λ-form dual is λ·D_C. With an unregularized bias the dual
+        // also needs Σ α_i y_i = 0: the heavier class's duals are scaled down to balance (still in the box).
+        let (alpha, w) = if problem.bias() == Bias::Unregularized && !st.pairs {
+            Self::balanced(problem, st)
+        } else {
+            (st.alpha.clone(), st.w.clone())
+        };
+        let norm: f64 = w.iter().map(|v| v * v).sum();
+        let quad: f64 = alpha.iter().zip(&st.diag).map(|(a, d)| d * a * a).sum();
+        let dual = problem.lambda() * (alpha.iter().sum::<f64>() - 0.5 * norm - 0.5 * quad);
         Certificate {
             dual: Some(dual),
             gap: Some(objective - dual),
