@@ -4,11 +4,24 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use maxmargin::core::objective::Lambda;
 use maxmargin::core::vector::SparseVec;
-use maxmargin::io::libsvm::BinaryLabels;
+use maxmargin::io::libsvm::{BinaryLabels, LabeledData};
 use maxmargin::optim::{Bias, BinaryProblem, DcdParams, PegasosParams, Solver};
 use maxmargin::structured::{ChainSpace, OutputSpace};
 use maxmargin_benches::{binary_sets, thousands};
 use std::hint::black_box;
+
+/// The data's two classes as ±1 targets.
+fn targets(data: &LabeledData) -> Option<Vec<f64>> {
+    BinaryLabels::from_labels(&data.source, &data.labels)
+        .ok()?
+        .targets(data)
+        .ok()
+}
+
+/// The binary problem at `lambda` with the bias as a feature.
+fn problem<'a>(data: &'a LabeledData, y: &'a [f64], lambda: f64) -> Option<BinaryProblem<'a>> {
+    BinaryProblem::new(&data.x, y, Lambda::new(lambda).ok()?, Bias::Feature).ok()
+}
 
 fn sparse_pass(c: &mut Criterion) {
     let mut group = c.benchmark_group("sparse_pass");
@@ -41,19 +54,13 @@ fn pegasos_epoch(c: &mut Criterion) {
     let mut group = c.benchmark_group("pegasos_epoch");
     group.sample_size(20);
     for (name, data) in binary_sets() {
-        let Ok(labels) = BinaryLabels::from_labels(&data.source, &data.labels) else {
-            continue;
-        };
-        let Ok(y) = labels.targets(&data) else {
-            continue;
-        };
-        let Ok(lambda) = Lambda::new(1e-4) else {
-            continue;
-        };
-        let Ok(problem) = BinaryProblem::new(&data.x, &y, lambda, Bias::Feature) else {
+        let Some(y) = targets(&data) else {
             continue;
         };
         let n = data.n_samples();
+        let Some(problem) = problem(&data, &y, 1e-4) else {
+            continue;
+        };
         let id = format!("{name}/{}feat-{}rows", data.x.n_features(), thousands(n));
         group.throughput(Throughput::Elements(data.x.nnz() as u64));
         for average in [false, true] {
@@ -84,17 +91,11 @@ fn dcd_pass(c: &mut Criterion) {
     let mut group = c.benchmark_group("dcd_pass");
     group.sample_size(20);
     for (name, data) in binary_sets() {
-        let Ok(labels) = BinaryLabels::from_labels(&data.source, &data.labels) else {
-            continue;
-        };
-        let Ok(y) = labels.targets(&data) else {
+        let Some(y) = targets(&data) else {
             continue;
         };
         let n = data.n_samples();
-        let Ok(lambda) = Lambda::new(1.0 / n as f64) else {
-            continue;
-        };
-        let Ok(problem) = BinaryProblem::new(&data.x, &y, lambda, Bias::Feature) else {
+        let Some(problem) = problem(&data, &y, 1.0 / n as f64) else {
             continue;
         };
         let Ok(solver) = (DcdParams {

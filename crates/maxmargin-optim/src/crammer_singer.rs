@@ -17,7 +17,7 @@
 //! The shrinking tolerance starts at `max(10ε, 1)` and halves each time the shrunk problem is solved, and
 //! everything is checked again before stopping. The duality gap is exact and reported.
 
-use crate::error::{OptimError, invalid};
+use crate::error::{OptimError, check_epsilon, invalid};
 use crate::structural::StructProblem;
 use crate::trainer::{Certificate, Progress, Solver, StopReason};
 use maxmargin_struct::{MulticlassSpace, OutputSpace};
@@ -52,13 +52,7 @@ impl CrammerSingerParams {
     /// # Errors
     /// [`OptimError::InvalidParam`] for a bad ε.
     pub fn check(self) -> Result<CrammerSinger, OptimError> {
-        if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
-            return Err(invalid(
-                "epsilon",
-                self.epsilon,
-                "must be positive and finite",
-            ));
-        }
+        check_epsilon(self.epsilon)?;
         Ok(CrammerSinger { params: self })
     }
 }

@@ -15,7 +15,7 @@
 //! The QP grows with the working set (a dense Gram matrix): right for 1-slack, whose working set stays
 //! small, and for n-slack on small and medium problems.
 
-use crate::error::{OptimError, invalid};
+use crate::error::{OptimError, check_epsilon};
 use crate::qp::{solve_dual, solve_dual_smo};
 use crate::structural::StructProblem;
 use crate::trainer::{Certificate, Progress, Solver, StopReason};
@@ -286,14 +286,6 @@ impl Default for OneSlackParams {
             inactive_limit: 50,
             qp: QpSolver::Smo,
         }
-    }
-}
-
-fn check_epsilon(e: f64) -> Result<(), OptimError> {
-    if e.is_finite() && e > 0.0 {
-        Ok(())
-    } else {
-        Err(invalid("epsilon", e, "must be positive and finite"))
     }
 }
 

@@ -41,7 +41,7 @@
 //! **Warm start.** [`Dcd::warm_state`] starts from a previous dual (clipped into the new box, `w` rebuilt from
 //! it), e.g. the solution at a smaller `C` on a regularization path.
 
-use crate::error::{OptimError, invalid};
+use crate::error::{OptimError, check_epsilon, invalid};
 use crate::problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
 use crate::trainer::{Certificate, Progress, Solver, StopReason};
 use rand::seq::SliceRandom;
@@ -84,13 +84,7 @@ impl DcdParams {
     /// # Errors
     /// [`OptimError::InvalidParam`] for a bad ε.
     pub fn check(self) -> Result<Dcd, OptimError> {
-        if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
-            return Err(invalid(
-                "epsilon",
-                self.epsilon,
-                "must be positive and finite",
-            ));
-        }
+        check_epsilon(self.epsilon)?;
         if self.blocks == 0 {
             return Err(invalid("blocks", 0, "must be at least 1"));
         }

@@ -75,3 +75,12 @@ pub(crate) fn invalid(
         reason,
     }
 }
+
+/// A stopping tolerance ε must be positive and finite (every solver that takes one checks it here).
+pub(crate) fn check_epsilon(e: f64) -> Result<(), OptimError> {
+    if e.is_finite() && e > 0.0 {
+        Ok(())
+    } else {
+        Err(invalid("epsilon", e, "must be positive and finite"))
+    }
+}

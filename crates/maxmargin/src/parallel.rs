@@ -13,6 +13,8 @@ pub(crate) fn with_threads<T: Send>(
     f: impl FnOnce() -> Result<T, Error> + Send,
 ) -> Result<T, Error> {
     match threads {
+        // Already on a pool of that size (the command sizes the global pool): no second pool.
+        Some(t) if rayon::current_num_threads() == t => f(),
         Some(t) => rayon::ThreadPoolBuilder::new()
             .num_threads(t)
             .build()
