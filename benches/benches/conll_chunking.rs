@@ -55,7 +55,7 @@ fn main() {
             .lambda(lambda)
             .max_passes(passes)
             .epsilon(0.01);
-        params.eval_every = passes;
+        params.eval_every = Some(passes);
         let Ok(svm) = params.check() else { continue };
         let (secs, fit) = time(|| svm.fit_chain(&tr, &mut ()));
         let Ok(fit) = fit else { continue };

@@ -10,6 +10,7 @@ mod structured;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
+use maxmargin::core::scale::Scaling;
 use maxmargin::io::atomic::write_atomic;
 use maxmargin::io::libsvm;
 use maxmargin::linear::FitReport;
@@ -66,8 +67,52 @@ struct TrainCmd {
     /// Where to save the model (JSON when the name ends in .json).
     #[arg(short, long)]
     output: PathBuf,
+    /// binary, multiclass, multilabel or chain (data: LIBSVM, LIBSVM, LIBSVM multilabel, svm_hmm).
+    #[arg(long, value_enum, default_value_t = TaskArg::Binary)]
+    task: TaskArg,
+    /// Exit with status 3 when the run stops short of its optimum (the model is still written, and the
+    /// warning printed).
+    #[arg(long)]
+    require_convergence: bool,
     #[command(flatten)]
     opts: TrainArgs,
+}
+
+/// What `train --task` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum TaskArg {
+    /// Two classes.
+    Binary,
+    /// One class of many (LIBSVM).
+    Multiclass,
+    /// A set of labels (LIBSVM multilabel).
+    Multilabel,
+    /// A tag per token (svm_hmm).
+    Chain,
+}
+
+/// What `--scale` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ScaleArg {
+    /// The features as they are.
+    None,
+    /// Divide each feature by its largest absolute value (sparse data stays sparse).
+    Maxabs,
+    /// Map each feature's [min, max] to [0, 1] (sparse data stays sparse for non-negative features).
+    Minmax,
+    /// Divide by the standard deviation; centred only on dense data (sparse data stays sparse).
+    Standard,
+}
+
+impl From<ScaleArg> for Scaling {
+    fn from(s: ScaleArg) -> Self {
+        match s {
+            ScaleArg::None => Self::None,
+            ScaleArg::Maxabs => Self::MaxAbs,
+            ScaleArg::Minmax => Self::MinMax,
+            ScaleArg::Standard => Self::Standard,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -92,13 +137,16 @@ struct CvCmd {
 /// Training flags shared by `train` and `cv`.
 #[derive(Debug, Args)]
 struct TrainArgs {
-    /// binary, multiclass, multilabel or chain (data: LIBSVM, LIBSVM, LIBSVM multilabel, svm_hmm).
-    #[arg(long, default_value = "binary")]
-    task: String,
-    /// binary: pegasos (default), subgradient or dcd; structured: bcfw (default), oneslack, nslack or ssg;
-    /// multiclass also dcd (Crammer–Singer, as LIBLINEAR's -s 4) or ovr (one-vs-rest DCD, classes in parallel).
+    /// binary: dcd (default; LIBLINEAR's -s 3), pegasos or subgradient; multiclass: dcd (default;
+    /// Crammer–Singer, as LIBLINEAR's -s 4), ovr (one-vs-rest DCD), bcfw, oneslack, nslack or ssg; multilabel
+    /// and chain: bcfw (default), oneslack, nslack or ssg.
     #[arg(long)]
     solver: Option<String>,
+    /// Scale the features: statistics fitted on the training rows only, stored in the model and applied by
+    /// predict and eval. none (default), maxabs (sparse stays sparse), minmax (to [0, 1]; sparse stays sparse
+    /// for non-negative features), standard (centred on dense data only).
+    #[arg(long, value_enum)]
+    scale: Option<ScaleArg>,
     /// dcd: projected-gradient tolerance [0.1]; structured: cutting-plane violation, or BCFW's relative gap [0.01].
     #[arg(long)]
     epsilon: Option<f64>,
@@ -110,8 +158,8 @@ struct TrainArgs {
     threads: Option<usize>,
     /// dcd: blocks of examples updated in parallel per pass (1: sequential, as LIBLINEAR); the model depends
     /// on the blocks and the seed, not on --threads.
-    #[arg(long, default_value_t = 1)]
-    blocks: usize,
+    #[arg(long)]
+    blocks: Option<usize>,
     /// Stop once the duality gap is at most this fraction of the objective (dcd, and structured solvers with
     /// a gap), checked every --eval-every passes.
     #[arg(long)]
@@ -127,13 +175,14 @@ struct TrainArgs {
     /// file made on the same examples at any C, or from a binary model (α_i = C inside its margin, else 0).
     #[arg(long)]
     warm_start: Option<PathBuf>,
-    /// λ in λ/2‖w‖² + (1/n)Σ hinge [default: 1e-4 unless -c is given].
+    /// λ in λ/2‖w‖² + (1/n)Σ hinge [binary default: C = 1; structured: λ = 0.01].
     #[arg(long, conflicts_with = "c")]
     lambda: Option<f64>,
-    /// C in LIBLINEAR's ½‖w‖² + CΣ hinge; converted to λ = 1/(C n).
+    /// C in LIBLINEAR's ½‖w‖² + CΣ hinge; converted to λ = 1/(C n) [binary default: 1].
     #[arg(short = 'c', long = "cost")]
     c: Option<f64>,
-    /// Passes over the data [default: 10 for pegasos; for subgradient, 500 iterations].
+    /// Passes over the data [default: 1000 for dcd, which stops on its own test first; 10 for pegasos; for
+    /// subgradient, 500 iterations].
     #[arg(long, conflicts_with = "iterations")]
     epochs: Option<f64>,
     /// Steps (pegasos) or full-batch iterations (subgradient).
@@ -145,15 +194,16 @@ struct TrainArgs {
     /// Stop when the objective improves by less than this, relative, over the last 5 evaluations.
     #[arg(long)]
     tolerance: Option<f64>,
-    /// Examples per Pegasos step.
-    #[arg(long, default_value_t = 1)]
-    batch_size: usize,
+    /// Examples per Pegasos step [1].
+    #[arg(long)]
+    batch_size: Option<usize>,
     /// constant:ETA, inverse:ETA0 (ETA0/t) or pegasos (1/(λt)).
     #[arg(long)]
     step: Option<StepRule>,
-    /// none, unregularized or feature (a regularized constant feature, as LIBLINEAR's -B 1).
-    #[arg(long, default_value = "feature")]
-    bias: Bias,
+    /// none, unregularized or feature (a regularized constant feature, as LIBLINEAR's -B 1) [feature];
+    /// structured tasks: none or feature.
+    #[arg(long)]
+    bias: Option<Bias>,
     /// Project onto the ball of radius 1/√λ after each Pegasos step.
     #[arg(long)]
     projection: bool,
@@ -163,31 +213,32 @@ struct TrainArgs {
     /// Return the last Pegasos iterate instead of the average.
     #[arg(long)]
     last: bool,
-    /// With --average, average only the iterates after this many passes.
-    #[arg(long, default_value_t = 1.0)]
-    average_from: f64,
-    /// permutation (per epoch), uniform (with replacement) or cyclic.
-    #[arg(long, default_value = "permutation")]
-    sampling: Sampling,
+    /// With --average, average only the iterates after this many passes [1].
+    #[arg(long)]
+    average_from: Option<f64>,
+    /// Pegasos: permutation (per epoch, the default), uniform (with replacement) or cyclic.
+    #[arg(long)]
+    sampling: Option<Sampling>,
     /// Seed of all randomness.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Evaluate the objective every this many passes (for the trace).
-    #[arg(long, default_value_t = 1.0)]
-    eval_every: f64,
+    /// Evaluate the objective and its certificate every this many passes (for the trace) [with --trace:
+    /// 1 for binary, 5 for structured; otherwise only when a stop needs it, and at the end].
+    #[arg(long)]
+    eval_every: Option<f64>,
     /// Class weight LABEL=WEIGHT (repeatable): that class's losses count WEIGHT times, as LIBLINEAR's -wi.
     #[arg(short = 'w', long = "weight", value_parser = parse_class_weight, allow_hyphen_values = true)]
     class_weights: Vec<(f64, f64)>,
-    /// hinge, or squared-hinge (with --solver dcd).
-    #[arg(long, default_value = "hinge")]
-    loss: maxmargin::optim::BinaryLoss,
+    /// hinge (default), or squared-hinge (with --solver dcd).
+    #[arg(long)]
+    loss: Option<maxmargin::optim::BinaryLoss>,
     /// Return the evaluated model with the lowest objective instead of the final one.
     #[arg(long)]
     keep_best: bool,
     /// Write the trace (one JSON object per evaluation, then a summary line) to this file.
     #[arg(long)]
     trace: Option<PathBuf>,
-    /// No progress bar and no summary.
+    /// No progress bar and no summary (warnings are still printed).
     #[arg(short, long)]
     quiet: bool,
 }
@@ -211,20 +262,24 @@ fn parse_class_weight(s: &str) -> Result<(f64, f64), String> {
 
 fn main() {
     let cli = Cli::parse();
-    if let Err(e) = run(cli) {
-        // One clear line; the chain of causes joined.
-        eprintln!("error: {e:#}");
-        std::process::exit(1);
+    match run(cli) {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            // One clear line; the chain of causes joined.
+            eprintln!("error: {e:#}");
+            std::process::exit(1);
+        }
     }
 }
+
+/// The exit status of a run that trained a model short of its optimum under `--require-convergence`.
+pub const NOT_CONVERGED: i32 = 3;
 
 /// With `--threads T`, every parallel part of the command (reading the data, training, cross-validation)
 /// runs on T threads: the global pool is sized before anything else starts.
 fn size_thread_pool(threads: Option<usize>) -> Result<()> {
     if let Some(t) = threads {
-        if t == 0 {
-            bail!("--threads must be at least 1, got 0");
-        }
+        maxmargin::check_threads(Some(t))?;
         rayon::ThreadPoolBuilder::new()
             .num_threads(t)
             .build_global()
@@ -233,50 +288,104 @@ fn size_thread_pool(threads: Option<usize>) -> Result<()> {
     Ok(())
 }
 
-fn run(cli: Cli) -> Result<()> {
+fn run(cli: Cli) -> Result<i32> {
     match &cli.command {
         Command::Train(cmd) => size_thread_pool(cmd.opts.threads)?,
         Command::Cv(cmd) => size_thread_pool(cmd.opts.threads)?,
         _ => {}
     }
     match cli.command {
-        Command::Train(cmd) => train(&cmd.data, &cmd.output, &cmd.opts),
+        Command::Train(cmd) => train(&cmd),
         Command::Predict {
             model,
             data,
             output,
-        } => predict(&model, &data, output.as_deref()),
+        } => predict(&model, &data, output.as_deref()).map(|()| 0),
         Command::Eval {
             model,
             data,
             lambda,
             json,
-        } => eval(&model, &data, lambda, json),
-        Command::Cv(cmd) => cv(&cmd),
-        Command::Demo => demo::run(),
+        } => eval(&model, &data, lambda, json).map(|()| 0),
+        Command::Cv(cmd) => cv(&cmd).map(|()| 0),
+        Command::Demo => demo::run().map(|()| 0),
     }
 }
 
-/// The library's parameters for the command's flags (binary task).
+/// The flags that were given, by name, from a list of `(flag, given)`.
+fn given(flags: &[(&'static str, bool)]) -> Vec<&'static str> {
+    flags.iter().filter(|(_, g)| *g).map(|(f, _)| *f).collect()
+}
+
+/// An error naming the first flag of `flags` that was given, and why it cannot apply.
+fn refuse(flags: &[(&'static str, bool)], why: &str) -> Result<()> {
+    match given(flags).first() {
+        Some(flag) => bail!("{flag} {why}"),
+        None => Ok(()),
+    }
+}
+
+/// The library's parameters for the command's flags (binary task). Every flag is honoured or refused.
 fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
-    let solver: SolverKind = args.solver.as_deref().unwrap_or("pegasos").parse()?;
+    let solver: SolverKind = args.solver.as_deref().unwrap_or("dcd").parse()?;
+    let pegasos_only = [
+        ("--batch-size", args.batch_size.is_some()),
+        ("--projection", args.projection),
+        ("--average", args.average),
+        ("--last", args.last),
+        ("--average-from", args.average_from.is_some()),
+        ("--sampling", args.sampling.is_some()),
+    ];
+    let dcd_only = [
+        ("--epsilon", args.epsilon.is_some()),
+        ("--blocks", args.blocks.is_some()),
+        (
+            "--loss squared-hinge",
+            args.loss == Some(maxmargin::optim::BinaryLoss::SquaredHinge),
+        ),
+        ("--checkpoint", args.checkpoint.is_some()),
+        ("--warm-start", args.warm_start.is_some()),
+    ];
+    let structured_only = [
+        ("--max-passes", args.max_passes.is_some()),
+        ("--resume", args.resume.is_some()),
+    ];
+    refuse(
+        &structured_only,
+        "applies to structured tasks (--task multiclass|multilabel|chain), not to binary; binary dcd continues \
+         from a --checkpoint with --warm-start",
+    )?;
+    if solver != SolverKind::Pegasos {
+        refuse(
+            &pegasos_only,
+            &format!("applies to --solver pegasos, not {solver}"),
+        )?;
+    }
+    if solver != SolverKind::Dcd {
+        refuse(&dcd_only, &format!("applies to --solver dcd, not {solver}"))?;
+    }
+    if solver == SolverKind::Dcd {
+        refuse(
+            &[("--step", args.step.is_some())],
+            "applies to --solver pegasos or subgradient, not dcd",
+        )?;
+    }
     let mut p = LinearSvmParams::new()
         .solver(solver)
-        .batch_size(args.batch_size)
-        .bias(args.bias)
+        .batch_size(args.batch_size.unwrap_or(1))
+        .bias(args.bias.unwrap_or(Bias::Feature))
         .projection(args.projection)
         .average(args.average || !args.last)
-        .sampling(args.sampling)
-        .seed(args.seed);
+        .sampling(args.sampling.unwrap_or(Sampling::Permutation))
+        .seed(args.seed)
+        .scale(args.scale.map_or(Scaling::None, Scaling::from));
     p.eval_every_epochs = args.eval_every;
-    p.average_from_epoch = args.average_from;
+    p.trace = args.trace.is_some();
+    p.average_from_epoch = args.average_from.unwrap_or(1.0);
     p.keep_best = args.keep_best;
-    p.loss = args.loss;
+    p.loss = args.loss.unwrap_or_default();
     p.class_weights.clone_from(&args.class_weights);
     if let Some(e) = args.epsilon {
-        if solver != SolverKind::Dcd {
-            bail!("--epsilon applies to --solver dcd and to structured tasks");
-        }
         p.epsilon = e;
     }
     if let Some(l) = args.lambda {
@@ -291,30 +400,30 @@ fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
     p.tolerance = args.tolerance;
     p.step = args.step;
     p.gap = args.gap;
-    p.blocks = args.blocks;
+    p.blocks = args.blocks.unwrap_or(1);
     p.threads = args.threads;
     Ok(p)
 }
 
+/// Prints each warning as one `warning:` line on stderr, whatever `--quiet` says.
+fn print_warnings(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
 fn cv(cmd: &CvCmd) -> Result<()> {
     let args = &cmd.opts;
-    if args.task != "binary" {
-        bail!(
-            "cv trains binary models; --task {} is not supported",
-            args.task
-        );
-    }
-    for (flag, given) in [
-        ("--trace", args.trace.is_some()),
-        ("--max-passes", args.max_passes.is_some()),
-        ("--checkpoint", args.checkpoint.is_some()),
-        ("--resume", args.resume.is_some()),
-        ("--warm-start", args.warm_start.is_some()),
-    ] {
-        if given {
-            bail!("{flag} does not apply to cv");
-        }
-    }
+    refuse(
+        &[
+            ("--trace", args.trace.is_some()),
+            ("--max-passes", args.max_passes.is_some()),
+            ("--checkpoint", args.checkpoint.is_some()),
+            ("--resume", args.resume.is_some()),
+            ("--warm-start", args.warm_start.is_some()),
+        ],
+        "does not apply to cv",
+    )?;
     let params = params(args)?;
     let data = libsvm::read(&cmd.data)?;
     if !cmd.c_path.is_empty() {
@@ -351,31 +460,26 @@ fn cv(cmd: &CvCmd) -> Result<()> {
     Ok(())
 }
 
-fn train(data_path: &Path, output: &Path, args: &TrainArgs) -> Result<()> {
-    if args.task != "binary" {
-        return structured::train(data_path, output, args);
-    }
-    if args.max_passes.is_some() {
-        bail!(
-            "--max-passes applies to structured tasks (--task multiclass|multilabel|chain), not to binary"
-        );
-    }
+fn train(cmd: &TrainCmd) -> Result<i32> {
+    let (data_path, output, args) = (&cmd.data, &cmd.output, &cmd.opts);
+    let converged = if cmd.task == TaskArg::Binary {
+        train_binary(data_path, output, args)?
+    } else {
+        structured::train(data_path, output, cmd.task, args)?
+    };
+    Ok(if cmd.require_convergence && !converged {
+        NOT_CONVERGED
+    } else {
+        0
+    })
+}
+
+/// Trains, saves and reports a binary model; returns whether it converged.
+fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) -> Result<bool> {
     let svm = params(args)?.check()?;
     let data = libsvm::read(data_path)?;
     let mut bar =
         progress::TrainingProgress::new(svm.params().epochs, svm.params().iterations, args.quiet);
-    if args.resume.is_some() {
-        bail!(
-            "--resume applies to structured tasks; binary dcd continues from a --checkpoint with --warm-start"
-        );
-    }
-    if (args.checkpoint.is_some() || args.warm_start.is_some())
-        && svm.params().solver != SolverKind::Dcd
-    {
-        bail!(
-            "--checkpoint and --warm-start apply to binary training with --solver dcd (they hold its duals)"
-        );
-    }
     // A warm start comes from duals (a --checkpoint file) or from a model's margins.
     let alpha = match &args.warm_start {
         Some(path) => {
@@ -389,7 +493,14 @@ fn train(data_path: &Path, output: &Path, args: &TrainArgs) -> Result<()> {
         }
         None => None,
     };
-    let (FitReport { model, trace }, dual) = svm.fit_warm(&data, alpha.as_deref(), &mut bar)?;
+    let (
+        FitReport {
+            model,
+            trace,
+            warnings,
+        },
+        dual,
+    ) = svm.fit_warm(&data, alpha.as_deref(), &mut bar)?;
     if let (Some(path), Some(alpha)) = (&args.checkpoint, dual) {
         maxmargin::linear::DualFile {
             n_samples: data.n_samples(),
@@ -400,40 +511,40 @@ fn train(data_path: &Path, output: &Path, args: &TrainArgs) -> Result<()> {
     }
     bar.finish();
     model.save(output)?;
+    let t = &model.training;
     if let Some(path) = &args.trace {
-        write_atomic(path, |w| {
-            for r in &trace {
-                serde_json::to_writer(&mut *w, r)?;
-                writeln!(w)?;
-            }
-            serde_json::to_writer(
-                &mut *w,
-                &serde_json::json!({
-                    "stop": model.training.stop,
-                    "objective": model.training.objective,
-                    "iterations": model.training.iterations,
-                    "epoch": model.training.epochs,
-                }),
-            )?;
-            writeln!(w)
-        })?;
+        write_trace(
+            path,
+            &trace,
+            serde_json::json!({
+                "stop": t.stop,
+                "objective": t.objective,
+                "gap": t.gap,
+                "converged": t.converged,
+                "iterations": t.iterations,
+                "epoch": t.epochs,
+            }),
+        )?;
     }
+    print_warnings(&warnings);
     if !args.quiet {
         let seconds = trace.last().map_or(0.0, |r| r.seconds);
         eprintln!(
-            "trained {} on {} examples x {} features: lambda {:.3e}, objective {:.6}, {} iterations ({:.2} epochs) in {seconds:.2}s, stop: {}",
-            args.solver.as_deref().unwrap_or("pegasos"),
+            "trained {} on {} examples x {} features: lambda {:.3e}, objective {:.6}, gap {}, {} iterations ({:.2} epochs) in {seconds:.2}s, stop: {}{}",
+            svm.params().solver,
             data.n_samples(),
             data.x.n_features(),
             model.lambda,
-            model.training.objective,
-            model.training.iterations,
-            model.training.epochs,
-            model.training.stop,
+            t.objective,
+            t.gap.map_or("-".into(), |g| format!("{g:.3e}")),
+            t.iterations,
+            t.epochs,
+            t.stop,
+            if t.converged { "" } else { " (not converged)" },
         );
         eprintln!("saved {}", output.display());
     }
-    Ok(())
+    Ok(t.converged)
 }
 
 /// Writes a JSONL trace (one record per evaluation, then the summary) atomically.

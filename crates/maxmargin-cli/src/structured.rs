@@ -1,28 +1,53 @@
 //! The structured tasks of the command: `train --task multiclass|multilabel|chain`, and `predict` / `eval`
 //! for the models they save. Multiclass data is LIBSVM, multilabel data LIBSVM multilabel, chains svm_hmm.
 
-use crate::{TrainArgs, progress, write_trace};
+use crate::{TaskArg, TrainArgs, progress, write_trace};
 use anyhow::{Result, bail};
 use maxmargin::io::{libsvm, multilabel, svm_hmm};
+use maxmargin::optim::Bias;
 use maxmargin::structured_svm::{StructEvaluation, StructuredModel, StructuredSvmParams, Task};
 use std::path::Path;
 
 fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
-    for (flag, given) in [
-        ("--epochs", args.epochs.is_some()),
-        ("--iterations", args.iterations.is_some()),
-    ] {
-        if given {
-            bail!("{flag} applies to binary training; structured tasks take --max-passes");
-        }
-    }
-    if args.blocks != 1 {
-        bail!("--blocks applies to binary dcd training");
-    }
+    let name = task.kind();
+    crate::refuse(
+        &[
+            ("--epochs", args.epochs.is_some()),
+            ("--iterations", args.iterations.is_some()),
+        ],
+        &format!("applies to binary training; --task {name} takes --max-passes"),
+    )?;
+    crate::refuse(
+        &[
+            ("--batch-size", args.batch_size.is_some()),
+            ("--step", args.step.is_some()),
+            ("--projection", args.projection),
+            ("--average", args.average),
+            ("--last", args.last),
+            ("--average-from", args.average_from.is_some()),
+            ("--sampling", args.sampling.is_some()),
+            ("--loss", args.loss.is_some()),
+            ("--blocks", args.blocks.is_some()),
+        ],
+        &format!("applies to binary training, not to --task {name}"),
+    )?;
     let mut p = StructuredSvmParams::new(task).seed(args.seed);
     if let Some(s) = &args.solver {
         p = p.solver(s.parse()?);
     }
+    match args.bias {
+        None | Some(Bias::Feature) => {}
+        Some(Bias::None) => p = p.bias(false),
+        Some(Bias::Unregularized) => {
+            bail!(
+                "--bias unregularized applies to binary training; --task {name} takes none or feature"
+            )
+        }
+    }
+    if let Some(scale) = args.scale {
+        p = p.scale(scale.into());
+    }
+    p = p.class_weights(args.class_weights.clone());
     if let Some(l) = args.lambda {
         p = p.lambda(l);
     }
@@ -39,16 +64,20 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
     p.gap = args.gap;
     p.keep_best = args.keep_best;
     p.max_seconds = args.seconds;
-    p.eval_every = if args.eval_every == 1.0 {
-        p.eval_every
-    } else {
-        args.eval_every
-    };
+    p.tolerance = args.tolerance;
+    p.eval_every = args.eval_every;
+    p.trace = args.trace.is_some();
     Ok(p)
 }
 
-pub fn train(data: &Path, output: &Path, args: &TrainArgs) -> Result<()> {
-    let task: Task = args.task.parse()?;
+/// Trains, saves and reports a structured model; returns whether it converged.
+pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Result<bool> {
+    let task = match task {
+        TaskArg::Multiclass => Task::Multiclass,
+        TaskArg::Multilabel => Task::Multilabel,
+        TaskArg::Chain => Task::Chain,
+        TaskArg::Binary => bail!("binary training is not a structured task"),
+    };
     let mut svm = params(args, task)?.check()?;
     if let Some(path) = &args.resume {
         svm = svm.resume_from(path);
@@ -68,39 +97,40 @@ pub fn train(data: &Path, output: &Path, args: &TrainArgs) -> Result<()> {
     bar.finish();
     let model = &report.model;
     model.save(output)?;
+    let t = &model.training;
     if let Some(path) = &args.trace {
         write_trace(
             path,
             &report.trace,
             serde_json::json!({
-                "stop": model.training.stop,
-                "objective": model.training.objective,
-                "gap": model.training.gap,
-                "iterations": model.training.iterations,
-                "passes": model.training.passes,
+                "stop": t.stop,
+                "objective": t.objective,
+                "gap": t.gap,
+                "converged": t.converged,
+                "iterations": t.iterations,
+                "passes": t.passes,
             }),
         )?;
     }
+    crate::print_warnings(&report.warnings);
     if !args.quiet {
         let seconds = report.trace.last().map_or(0.0, |r| r.seconds);
         eprintln!(
-            "trained {} {:?} on {} examples: lambda {:.3e}, objective {:.6}, gap {}, {} iterations ({:.1} passes) in {seconds:.2}s, stop: {}",
+            "trained {} {:?} on {} examples: lambda {:.3e}, objective {:.6}, gap {}, {} iterations ({:.1} passes) in {seconds:.2}s, stop: {}{}",
             task.kind(),
             svm.params().solver,
-            model.training.n_samples,
+            t.n_samples,
             model.lambda,
-            model.training.objective,
-            model
-                .training
-                .gap
-                .map_or("-".into(), |g| format!("{g:.3e}")),
-            model.training.iterations,
-            model.training.passes,
-            model.training.stop
+            t.objective,
+            t.gap.map_or("-".into(), |g| format!("{g:.3e}")),
+            t.iterations,
+            t.passes,
+            t.stop,
+            if t.converged { "" } else { " (not converged)" },
         );
         eprintln!("saved {}", output.display());
     }
-    Ok(())
+    Ok(t.converged)
 }
 
 /// One line per prediction: a class value, a comma-separated label set, or one tag per token (as the

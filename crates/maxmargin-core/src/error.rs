@@ -78,6 +78,14 @@ pub enum CoreError {
         /// Largest valid θ.
         hi: f64,
     },
+    /// A parameter that cannot apply to this input.
+    #[error("{name}: {reason}")]
+    InvalidParam {
+        /// The parameter.
+        name: &'static str,
+        /// Why.
+        reason: &'static str,
+    },
     /// Exact convex-hull membership is only offered for small sets.
     #[error("convex-hull membership is exact for at most {max} slopes, got {got}")]
     TooManySlopes {

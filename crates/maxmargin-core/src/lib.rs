@@ -27,6 +27,7 @@ pub mod affine;
 mod error;
 pub mod hinge;
 pub mod objective;
+pub mod scale;
 pub mod structured;
 pub mod vector;
 

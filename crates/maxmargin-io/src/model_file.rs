@@ -19,8 +19,10 @@ use std::path::Path;
 
 /// The first bytes of every binary model file.
 pub const MAGIC: [u8; 8] = *b"MXMARGIN";
-/// The newest format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest format version this build writes and reads. Version 2 (maxmargin 0.1 after the convergence
+/// work) changed the facade's model payloads; readers of older payloads upgrade them (see `maxmargin`'s
+/// `compat` module).
+pub const FORMAT_VERSION: u32 = 2;
 /// The value of the `format` key of a JSON model file.
 pub const JSON_FORMAT: &str = "maxmargin-model";
 const HEADER_KEYS: [&str; 4] = ["format", "format_version", "kind", "crate_version"];

@@ -53,14 +53,38 @@ impl CrammerSingerParams {
     /// [`OptimError::InvalidParam`] for a bad ε.
     pub fn check(self) -> Result<CrammerSinger, OptimError> {
         check_epsilon(self.epsilon)?;
-        Ok(CrammerSinger { params: self })
+        Ok(CrammerSinger {
+            params: self,
+            class_weights: Vec::new(),
+        })
     }
 }
 
 /// Checked Crammer–Singer DCD.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CrammerSinger {
     params: CrammerSingerParams,
+    class_weights: Vec<f64>,
+}
+
+impl CrammerSinger {
+    /// Class weights, one per class (LIBLINEAR's `-wi`): the losses of class `m`'s examples count
+    /// `weights[m]` times, so their dual box is `weights[m]·C`. Empty: every class weighs 1.
+    ///
+    /// # Errors
+    /// [`OptimError::InvalidParam`] for a negative or non-finite weight.
+    pub fn with_class_weights(mut self, weights: Vec<f64>) -> Result<Self, OptimError> {
+        if let Some(bad) = weights.iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
+            return Err(invalid("class weight", bad, "must be finite and >= 0"));
+        }
+        self.class_weights = weights;
+        Ok(self)
+    }
+
+    /// The weight of class `y` (1 without weights).
+    fn weight(&self, y: usize) -> f64 {
+        self.class_weights.get(y).copied().unwrap_or(1.0)
+    }
 }
 
 /// Crammer–Singer DCD state.
@@ -138,13 +162,39 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
         }
         let d = problem.dim() / k;
         let n = problem.n_samples();
+        let sq: Vec<f64> = problem.x().iter().map(|x| x.as_row().norm_sq()).collect();
+        // An example with x_i = 0 has a linear dual block: its optimum puts C on its class and −C on the
+        // class of largest cost (the primal's hinge there is that cost), and w does not move. The steps below
+        // skip such blocks, so they are set here once, which keeps the certified gap exact.
+        if !self.class_weights.is_empty() && self.class_weights.len() != k {
+            return Err(OptimError::LengthMismatch {
+                rows: k,
+                targets: self.class_weights.len(),
+            });
+        }
+        let mut alpha = vec![0.0; n * k];
+        for (i, (&s, &y)) in sq.iter().zip(problem.y()).enumerate() {
+            let y = y as usize;
+            let c = c_of(problem) * self.weight(y);
+            let worst = (0..k)
+                .filter(|&m| m != y)
+                .max_by(|&a, &b| cost[y * k + a].total_cmp(&cost[y * k + b]).then(b.cmp(&a)));
+            if s <= 0.0
+                && c > 0.0
+                && let Some(m) = worst
+                && cost[y * k + m] > 0.0
+            {
+                alpha[i * k + y] = c;
+                alpha[i * k + m] = -c;
+            }
+        }
         Ok(CrammerSingerState {
             iteration: 0,
             visited: 0,
             w: vec![0.0; d * k],
-            alpha: vec![0.0; n * k],
+            alpha,
             cost,
-            sq: problem.x().iter().map(|x| x.as_row().norm_sq()).collect(),
+            sq,
             active: (0..n).collect(),
             order: (0..n).flat_map(|_| 0..k as u32).collect(),
             n_active: vec![k as u32; n],
@@ -161,7 +211,7 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
         st: &mut CrammerSingerState,
     ) -> Result<(), OptimError> {
         let k = problem.space().n_classes();
-        let c = c_of(problem);
+        let c_base = c_of(problem);
         let (xs, ys) = (problem.x(), problem.y());
         st.active.shuffle(&mut st.rng);
         // Scratch, indexed by position in the example's class order.
@@ -189,6 +239,7 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
                 ));
             }
             let (x, y, a_sq) = (xs[i].as_row(), ys[i] as usize, st.sq[i]);
+            let c = c_base * self.weight(y);
             let cost = &st.cost[y * k..(y + 1) * k];
             let order = &mut st.order[i * k..(i + 1) * k];
             let alpha = &mut st.alpha[i * k..(i + 1) * k];
@@ -319,9 +370,23 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
         problem: &StructProblem<'a, MulticlassSpace>,
         st: &CrammerSingerState,
     ) -> f64 {
-        problem
-            .primal(&self.output(problem, st))
-            .unwrap_or(f64::INFINITY)
+        let w = self.output(problem, st);
+        if self.class_weights.is_empty() {
+            return problem.primal(&w).unwrap_or(f64::INFINITY);
+        }
+        // λ/2‖W‖² + (1/n)Σ c_{y_i} H_i(W).
+        match problem.oracle_all(&w) {
+            Ok(v) => {
+                let loss: f64 = v
+                    .iter()
+                    .zip(problem.y())
+                    .map(|(v, &y)| self.weight(y as usize) * v.hinge)
+                    .sum();
+                0.5 * problem.lambda() * w.iter().map(|v| v * v).sum::<f64>()
+                    + loss / problem.n_samples() as f64
+            }
+            Err(_) => f64::INFINITY,
+        }
     }
 
     fn certificate(

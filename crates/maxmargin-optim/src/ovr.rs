@@ -39,7 +39,29 @@ impl OneVsRest {
         classes: &[usize],
         n_classes: usize,
     ) -> Result<Vec<Fit<LinearWeights>>, OptimError> {
+        self.fit_weighted(x, classes, n_classes, &[])
+    }
+
+    /// As [`OneVsRest::fit`], with class weights (one per class, or empty for none): in the problem of class
+    /// `m` its own examples' losses count `class_weights[m]` times and the rest once (LIBLINEAR's `-wi` for
+    /// one-vs-rest).
+    ///
+    /// # Errors
+    /// As [`OneVsRest::fit`], and [`OptimError::LengthMismatch`] for weights not one per class.
+    pub fn fit_weighted(
+        &self,
+        x: &SparseRows,
+        classes: &[usize],
+        n_classes: usize,
+        class_weights: &[f64],
+    ) -> Result<Vec<Fit<LinearWeights>>, OptimError> {
         use rayon::prelude::*;
+        if !class_weights.is_empty() && class_weights.len() != n_classes {
+            return Err(OptimError::LengthMismatch {
+                rows: n_classes,
+                targets: class_weights.len(),
+            });
+        }
         if classes.len() != x.n_rows() {
             return Err(OptimError::LengthMismatch {
                 rows: x.n_rows(),
@@ -62,8 +84,19 @@ impl OneVsRest {
                     .iter()
                     .map(|&c| if c == m { 1.0 } else { -1.0 })
                     .collect();
-                let problem =
+                let weights: Vec<f64> = if class_weights.is_empty() {
+                    Vec::new()
+                } else {
+                    classes
+                        .iter()
+                        .map(|&c| if c == m { class_weights[m] } else { 1.0 })
+                        .collect()
+                };
+                let mut problem =
                     BinaryProblem::new(x, &y, self.lambda, self.bias)?.with_loss(self.loss);
+                if !weights.is_empty() {
+                    problem = problem.with_example_weights(&weights)?;
+                }
                 trainer.run(&mut self.dcd.check()?, &problem, &mut ())
             })
             .collect()

@@ -409,4 +409,20 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
     fn objective(&self, problem: &BinaryProblem<'a>, st: &PegasosState) -> f64 {
         problem.objective(&self.output(problem, st))
     }
+
+    /// No dual of its own: a dual-feasible point built from the output's margins (see
+    /// [`crate::dcd::dual_bound`]) certifies how far the output is from the optimum.
+    fn certificate(
+        &self,
+        problem: &BinaryProblem<'a>,
+        st: &Self::State,
+        objective: f64,
+    ) -> crate::trainer::Certificate {
+        let dual = crate::dcd::dual_bound(problem, &self.output(problem, st)).ok();
+        crate::trainer::Certificate {
+            dual,
+            gap: dual.map(|d| objective - d),
+            ..crate::trainer::Certificate::default()
+        }
+    }
 }

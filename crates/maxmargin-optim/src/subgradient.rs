@@ -161,4 +161,20 @@ impl<'a> Solver<BinaryProblem<'a>> for Subgradient {
     fn objective(&self, _problem: &BinaryProblem<'a>, s: &SubgradientState) -> f64 {
         s.best_objective
     }
+
+    /// No dual of its own: a dual-feasible point built from the output's margins (see
+    /// [`crate::dcd::dual_bound`]) certifies how far the output is from the optimum.
+    fn certificate(
+        &self,
+        problem: &BinaryProblem<'a>,
+        s: &Self::State,
+        objective: f64,
+    ) -> crate::trainer::Certificate {
+        let dual = crate::dcd::dual_bound(problem, &self.output(problem, s)).ok();
+        crate::trainer::Certificate {
+            dual,
+            gap: dual.map(|d| objective - d),
+            ..crate::trainer::Certificate::default()
+        }
+    }
 }

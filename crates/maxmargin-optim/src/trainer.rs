@@ -156,7 +156,9 @@ pub struct Budget {
     /// Stop when the objective improved by less than this, relative, over the last
     /// [`Budget::TOLERANCE_WINDOW`] evaluations.
     pub tolerance: Option<f64>,
-    /// Evaluate the objective every this many passes (each evaluation is a pass over the data).
+    /// Evaluate the objective every this many passes (each evaluation is a pass over the data, and a
+    /// certificate may cost more); `f64::INFINITY` evaluates only once, at the end, which is all a run
+    /// needs when nothing reads the trace and no tolerance or gap stop is set.
     pub eval_every_epochs: f64,
     /// Return the evaluated output with the lowest objective rather than the last one (for methods that
     /// are not descent methods; the batch subgradient method keeps its best iterate by itself).
@@ -226,11 +228,11 @@ impl Budget {
         {
             return Err(invalid("gap", t, "must be finite and >= 0"));
         }
-        if !(self.eval_every_epochs.is_finite() && self.eval_every_epochs > 0.0) {
+        if self.eval_every_epochs.is_nan() || self.eval_every_epochs <= 0.0 {
             return Err(invalid(
                 "eval_every_epochs",
                 self.eval_every_epochs,
-                "must be positive and finite",
+                "must be positive (infinite: only at the end)",
             ));
         }
         Ok(self)

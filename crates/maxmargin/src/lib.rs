@@ -19,6 +19,8 @@
 //! The facade adds [`linear`] (the binary linear SVM estimator and its model), [`datasets`] (small embedded
 //! data) and [`testing`] (worked-example fixtures). It holds no algorithm of its own.
 
+mod compat;
+pub mod convergence;
 pub mod datasets;
 mod error;
 pub mod linear;
@@ -34,6 +36,7 @@ pub use maxmargin_core as core;
 pub use maxmargin_io as io;
 pub use maxmargin_optim as optim;
 pub use maxmargin_struct as structured;
+pub use parallel::{check_threads, max_threads};
 pub use structured_svm::{
     StructSolverKind, StructuredModel, StructuredSvm, StructuredSvmParams, Task,
 };

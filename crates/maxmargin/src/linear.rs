@@ -9,6 +9,7 @@
 use crate::Error;
 use maxmargin_core::hinge::hinge;
 use maxmargin_core::objective::Regularization;
+use maxmargin_core::scale::{Scaler, Scaling};
 use maxmargin_core::vector::{SparseRow, SparseRows, norm_sq};
 use maxmargin_io::IoError;
 use maxmargin_io::libsvm::{BinaryLabels, LabeledData};
@@ -23,21 +24,28 @@ use std::path::Path;
 /// The model kind written in model files.
 pub const MODEL_KIND: &str = "binary";
 
-/// The default λ when none is given: a moderate regularization that trains well in a few epochs on the
-/// usual LIBSVM benchmarks (`C = 1/(λn)` in LIBLINEAR's terms).
-pub const DEFAULT_LAMBDA: f64 = 1e-4;
-
 /// Which algorithm trains the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SolverKind {
     /// Pegasos (stochastic, `O(nnz)` per step).
-    #[default]
     Pegasos,
     /// The batch subgradient method (one pass per iteration; best iterate kept).
     Subgradient,
-    /// Dual coordinate descent (LIBLINEAR's `-s 3`), stopping on the projected gradient.
+    /// Dual coordinate descent (LIBLINEAR's `-s 3`), stopping on the projected gradient: the default, since
+    /// it is the fastest method here and certifies its result.
+    #[default]
     Dcd,
+}
+
+impl std::fmt::Display for SolverKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Pegasos => "pegasos",
+            Self::Subgradient => "subgradient",
+            Self::Dcd => "dcd",
+        })
+    }
 }
 
 impl std::str::FromStr for SolverKind {
@@ -87,8 +95,9 @@ pub struct LinearSvmParams {
     pub sampling: Sampling,
     /// The seed of all randomness.
     pub seed: u64,
-    /// Evaluate the objective (for the trace) every this many passes.
-    pub eval_every_epochs: f64,
+    /// Evaluate the objective and certificate (for the trace) every this many passes; `None`: only when
+    /// something needs it (a tolerance, a gap stop, `keep_best`), else once at the end.
+    pub eval_every_epochs: Option<f64>,
     /// Return the evaluated iterate with the lowest objective instead of the final one.
     #[serde(default)]
     pub keep_best: bool,
@@ -112,6 +121,13 @@ pub struct LinearSvmParams {
     /// Worker threads (`None`: all cores). The model does not depend on it.
     #[serde(default)]
     pub threads: Option<usize>,
+    /// Feature scaling fitted on the training rows and stored in the model.
+    #[serde(default)]
+    pub scale: Scaling,
+    /// Someone reads the trace: without `eval_every_epochs`, evaluate once per pass. Not stored in models,
+    /// which do not depend on it.
+    #[serde(skip)]
+    pub trace: bool,
 }
 
 fn one_block() -> usize {
@@ -125,8 +141,8 @@ fn dcd_epsilon() -> f64 {
 impl Default for LinearSvmParams {
     fn default() -> Self {
         Self {
-            solver: SolverKind::Pegasos,
-            regularization: Regularization::Lambda(DEFAULT_LAMBDA),
+            solver: SolverKind::Dcd,
+            regularization: Regularization::CSum(1.0),
             epochs: None,
             iterations: None,
             max_seconds: None,
@@ -139,7 +155,7 @@ impl Default for LinearSvmParams {
             average_from_epoch: 1.0,
             sampling: Sampling::Permutation,
             seed: 0,
-            eval_every_epochs: 1.0,
+            eval_every_epochs: None,
             keep_best: false,
             epsilon: 0.1,
             loss: BinaryLoss::Hinge,
@@ -147,6 +163,8 @@ impl Default for LinearSvmParams {
             gap: None,
             blocks: 1,
             threads: None,
+            scale: Scaling::None,
+            trace: false,
         }
     }
 }
@@ -159,10 +177,12 @@ impl LinearSvmParams {
     /// Default passes when no budget is given: DCD (which normally stops on its own test long before).
     pub const DEFAULT_DCD_EPOCHS: f64 = 1000.0;
 
-    /// The defaults: Pegasos, `λ = 1e-4`, 10 epochs, the intercept as a regularized constant feature, the
-    /// iterates averaged from the second epoch on, permutation sampling, seed 0.
+    /// The defaults: LIBLINEAR's, dual coordinate descent at `C = 1` with ε = 0.1 and the intercept as a
+    /// regularized constant feature, seed 0: the method that is fastest here and stops on a certified
+    /// criterion. For Pegasos (one [`LinearSvmParams::solver`] away) the defaults are 10 epochs, the iterates
+    /// averaged from the second epoch on, permutation sampling.
     ///
-    /// The defaults were measured (see docs/BENCHMARKS.md): on a9a the averaged iterate after 10 epochs
+    /// Pegasos' defaults were measured (see docs/BENCHMARKS.md): on a9a the averaged iterate after 10 epochs
     /// reaches LIBLINEAR's test accuracy (0.850) where the last iterate stops at 0.824, and an
     /// unregularized intercept under `η_t = 1/(λt)` takes steps of `1/(λt)` with no shrinkage and wanders
     /// far from the optimum for small λ.
@@ -256,7 +276,13 @@ impl LinearSvmParams {
 
     /// Evaluates the objective (for the trace) every `epochs` passes; each evaluation costs a pass.
     pub fn eval_every(mut self, epochs: f64) -> Self {
-        self.eval_every_epochs = epochs;
+        self.eval_every_epochs = Some(epochs);
+        self
+    }
+
+    /// Scales the features (statistics from the training rows, stored in the model).
+    pub fn scale(mut self, scale: Scaling) -> Self {
+        self.scale = scale;
         self
     }
 
@@ -331,12 +357,17 @@ impl LinearSvmParams {
     }
 
     fn budget(&self) -> Budget {
+        let needed = self.tolerance.is_some() || self.gap.is_some() || self.keep_best || self.trace;
         Budget {
             max_iterations: self.iterations,
             max_epochs: self.epochs,
             max_seconds: self.max_seconds,
             tolerance: self.tolerance,
-            eval_every_epochs: self.eval_every_epochs,
+            eval_every_epochs: self.eval_every_epochs.unwrap_or(if needed {
+                1.0
+            } else {
+                f64::INFINITY
+            }),
             keep_best: self.keep_best,
             gap_tolerance: self.gap,
         }
@@ -386,6 +417,13 @@ pub struct TrainingSummary {
     pub epochs: f64,
     /// Why training stopped.
     pub stop: StopReason,
+    /// The final certified duality gap (primal − a dual lower bound), λ-form.
+    #[serde(default)]
+    pub gap: Option<f64>,
+    /// Whether the run reached its optimum: the solver's own certified stop, or a final relative gap within
+    /// the tolerance (`gap`, else [`crate::convergence::DEFAULT_GAP`]).
+    #[serde(default)]
+    pub converged: bool,
 }
 
 /// A trained model and its training trace.
@@ -395,6 +433,9 @@ pub struct FitReport {
     pub model: LinearModel,
     /// The objective at each evaluation (with seconds, which vary from run to run).
     pub trace: Vec<TraceRecord>,
+    /// What a user should know about the run: badly scaled features, a stop short of the optimum (each one
+    /// line, without the `warning:` prefix).
+    pub warnings: Vec<String>,
 }
 
 impl LinearSvm {
@@ -450,8 +491,12 @@ impl LinearSvm {
         let y = labels.targets(data)?;
         let n = data.n_samples();
         let lambda = self.params.regularization.lambda(n)?;
+        let mut warnings = Vec::new();
+        let scaler = crate::convergence::fit_scaler(self.params.scale, &data.x, &mut warnings)?;
+        let scaled = scaler.as_ref().map(|s| s.transform(&data.x));
+        let x = scaled.as_ref().unwrap_or(&data.x);
         let mut problem =
-            BinaryProblem::new(&data.x, &y, lambda, self.params.bias)?.with_loss(self.params.loss);
+            BinaryProblem::new(x, &y, lambda, self.params.bias)?.with_loss(self.params.loss);
         let weights: Vec<f64>;
         if !self.params.class_weights.is_empty() {
             for &(label, _) in &self.params.class_weights {
@@ -497,6 +542,23 @@ impl LinearSvm {
                 fit
             }
         };
+        let gap = fit.trace.last().and_then(|r| r.gap);
+        let tolerance = self.params.gap.unwrap_or(crate::convergence::DEFAULT_GAP);
+        let converged = crate::convergence::converged(fit.stop, fit.objective, gap, tolerance);
+        crate::convergence::check_finite(&fit.output.w, fit.output.b, fit.objective)?;
+        if !converged {
+            warnings.push(crate::convergence::warning(
+                &crate::convergence::Stopped {
+                    solver: self.params.solver.to_string(),
+                    stop: fit.stop,
+                    passes: fit.progress.epoch,
+                    objective: fit.objective,
+                    gap,
+                    tolerance,
+                },
+                &crate::convergence::binary_advice(self.params.solver, self.params.scale, x),
+            ));
+        }
         let LinearWeights { w, b } = fit.output;
         let model = LinearModel {
             n_features: w.len(),
@@ -513,12 +575,16 @@ impl LinearSvm {
                 iterations: fit.progress.iteration,
                 epochs: fit.progress.epoch,
                 stop: fit.stop,
+                gap,
+                converged,
             },
+            scaler,
         };
         Ok((
             FitReport {
                 model,
                 trace: fit.trace,
+                warnings,
             },
             dual,
         ))
@@ -546,6 +612,10 @@ pub struct LinearModel {
     pub params: LinearSvmParams,
     /// What training did.
     pub training: TrainingSummary,
+    /// The feature scaling fitted on the training rows; `w` acts on scaled rows, and every prediction
+    /// applies it first.
+    #[serde(default)]
+    pub scaler: Option<Scaler>,
 }
 
 /// Accuracy, counts, and optionally the primal objective of a model on a labelled dataset.
@@ -574,12 +644,27 @@ pub struct Evaluation {
     /// a regularized feature).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub objective: Option<f64>,
+    /// Whether the model's training reached its optimum (from the model file).
+    #[serde(default)]
+    pub converged: bool,
 }
 
 impl LinearModel {
-    /// `f(x) = ⟨w, x⟩ + b`.
+    /// `f(x) = ⟨w, x⟩ + b`, on the row scaled as in training when the model has a scaler.
     pub fn decision_function(&self, x: SparseRow<'_>) -> f64 {
-        x.dot(&self.w) + self.b
+        match &self.scaler {
+            Some(s) => s.transform_row(x).as_row().dot(&self.w) + self.b,
+            None => x.dot(&self.w) + self.b,
+        }
+    }
+
+    /// `f(x_i)` for every row, with the scaling folded into the weights once.
+    pub fn decision_rows(&self, x: &SparseRows) -> Vec<f64> {
+        let (w, b) = match &self.scaler {
+            Some(s) => s.fold_linear(&self.w, self.b),
+            None => (self.w.clone(), self.b),
+        };
+        x.rows().map(|r| r.dot(&w) + b).collect()
     }
 
     /// A dual starting point for DCD on `data` with `lambda` from this model: `α_i = C` for the examples it
@@ -620,7 +705,11 @@ impl LinearModel {
 
     /// The predicted label of every row.
     pub fn predict_rows(&self, x: &SparseRows) -> Vec<f64> {
-        x.rows().map(|r| self.predict(r)).collect()
+        let map = self.label_map();
+        self.decision_rows(x)
+            .into_iter()
+            .map(|f| map.from_decision(f))
+            .collect()
     }
 
     fn label_map(&self) -> BinaryLabels {
@@ -659,8 +748,12 @@ impl LinearModel {
         let y = self.label_map().targets(data)?;
         let (mut tp, mut fp, mut tn, mut fn_) = (0, 0, 0, 0);
         let (mut hinge_sum, mut loss_sum) = (0.0, 0.0);
-        for ((row, &yi), label) in data.x.rows().zip(&y).zip(&data.labels) {
-            let f = self.decision_function(row);
+        for ((f, &yi), label) in self
+            .decision_rows(&data.x)
+            .into_iter()
+            .zip(&y)
+            .zip(&data.labels)
+        {
             hinge_sum += hinge(yi * f);
             let weight = self
                 .params
@@ -695,6 +788,7 @@ impl LinearModel {
             mean_hinge,
             lambda,
             objective: lambda.map(|l| 0.5 * l * reg + loss_sum / n as f64),
+            converged: self.training.converged,
         })
     }
 
@@ -724,7 +818,12 @@ impl LinearModel {
     /// # Ok(()) }
     /// ```
     pub fn load(path: &Path) -> Result<Self, Error> {
-        let (_, model): (_, Self) = model_file::load(path, MODEL_KIND)?;
+        let model: Self = if model_file::read_header(path)?.format_version < 2 {
+            let (_, old): (_, crate::compat::LinearModelV1) = model_file::load(path, MODEL_KIND)?;
+            old.into()
+        } else {
+            model_file::load(path, MODEL_KIND)?.1
+        };
         let bad = |m: String| {
             Error::Io(IoError::BadModel {
                 path: path.to_path_buf(),

@@ -28,18 +28,33 @@ pub(crate) fn with_threads<T: Send>(
     }
 }
 
-/// `threads` must be at least 1 when given.
+/// The most worker threads a run may ask for: 4 per core, and at least 64.
+pub fn max_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .saturating_mul(4)
+        .max(64)
+}
+
+/// Checks a thread count: at least 1 and at most [`max_threads`].
 ///
 /// # Errors
-/// [`Error::Optim`] for zero.
-pub(crate) fn check_threads(threads: Option<usize>) -> Result<(), Error> {
-    if threads == Some(0) {
-        return Err(OptimError::InvalidParam {
+/// [`Error::Optim`] naming the count.
+pub fn check_threads(threads: Option<usize>) -> Result<(), Error> {
+    let limit = max_threads();
+    match threads {
+        Some(0) => Err(OptimError::InvalidParam {
             name: "threads",
             value: "0".into(),
             reason: "must be at least 1",
         }
-        .into());
+        .into()),
+        Some(t) if t > limit => Err(OptimError::InvalidParam {
+            name: "threads",
+            value: t.to_string(),
+            reason: "is more than 4 threads per core (at least 64 allowed); more only costs time",
+        }
+        .into()),
+        _ => Ok(()),
     }
-    Ok(())
 }

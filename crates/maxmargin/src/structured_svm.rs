@@ -8,6 +8,7 @@
 
 use crate::Error;
 use maxmargin_core::objective::{Lambda, Regularization};
+use maxmargin_core::scale::{Scaler, Scaling};
 use maxmargin_core::vector::{SparseVec, norm_sq};
 use maxmargin_io::IoError;
 use maxmargin_io::libsvm::{ClassLabels, LabeledData};
@@ -71,10 +72,11 @@ pub enum StructSolverKind {
     Nslack,
     /// 1-slack cutting planes with a constraint cache.
     Oneslack,
-    /// Block-coordinate Frank–Wolfe with the exact duality gap.
+    /// Block-coordinate Frank–Wolfe with the exact duality gap (the default for multilabel and chains).
     #[default]
     Bcfw,
-    /// Multiclass only: the Crammer–Singer dual by coordinate descent over examples (LIBLINEAR's `-s 4`).
+    /// Multiclass only: the Crammer–Singer dual by coordinate descent over examples (LIBLINEAR's `-s 4`); the
+    /// multiclass default.
     Dcd,
     /// Multiclass only: one binary DCD problem per class against the rest, classes in parallel (not the
     /// Crammer–Singer objective; the model's objective is the sum of the binary ones).
@@ -120,8 +122,9 @@ pub struct StructuredSvmParams {
     pub threads: Option<usize>,
     /// The seed.
     pub seed: u64,
-    /// Evaluate (and certify) every this many passes.
-    pub eval_every: f64,
+    /// Evaluate (and certify) every this many passes; `None`: BCFW checks its gap every 5 passes, and the
+    /// trainer evaluates only when something needs it (a tolerance, a gap stop, `keep_best`), else at the end.
+    pub eval_every: Option<f64>,
     /// Append a constant feature 1 to every input (to every position of a sequence), so each class, label
     /// or tag gets a (regularized) bias weight.
     #[serde(default = "yes")]
@@ -134,6 +137,19 @@ pub struct StructuredSvmParams {
     /// a certificate).
     #[serde(default)]
     pub gap: Option<f64>,
+    /// Multiclass, solvers `dcd` and `ovr`: class weights `(class value, weight)` (LIBLINEAR's `-wi`).
+    #[serde(default)]
+    pub class_weights: Vec<(f64, f64)>,
+    /// Feature scaling fitted on the training rows (tokens, for chains) and stored in the model.
+    #[serde(default)]
+    pub scale: Scaling,
+    /// Stop when the objective improved by less than this, relative, over the last five evaluations.
+    #[serde(default)]
+    pub tolerance: Option<f64>,
+    /// Someone reads the trace: without `eval_every`, evaluate every 5 passes. Not stored in models, which do
+    /// not depend on it.
+    #[serde(skip)]
+    pub trace: bool,
 }
 
 fn yes() -> bool {
@@ -144,17 +160,21 @@ impl Default for StructuredSvmParams {
     fn default() -> Self {
         Self {
             task: Task::Multiclass,
-            solver: StructSolverKind::Bcfw,
+            solver: StructSolverKind::Dcd,
             regularization: Regularization::Lambda(0.01),
             epsilon: 0.01,
             max_passes: None,
             max_seconds: None,
             threads: None,
             seed: 0,
-            eval_every: 5.0,
+            eval_every: None,
             bias: true,
             keep_best: false,
             gap: None,
+            class_weights: Vec::new(),
+            scale: Scaling::None,
+            tolerance: None,
+            trace: false,
         }
     }
 }
@@ -162,13 +182,38 @@ impl Default for StructuredSvmParams {
 impl StructuredSvmParams {
     /// Default passes when no budget is given.
     pub const DEFAULT_MAX_PASSES: f64 = 1000.0;
+    /// Passes between BCFW's gap checks (and the trainer's evaluations, when they are needed) by default.
+    pub const DEFAULT_EVAL_EVERY: f64 = 5.0;
 
-    /// Defaults for `task`: BCFW, λ = 0.01, stop at a 1% duality gap or 1000 passes.
+    /// Defaults for `task`: the Crammer–Singer dual (`dcd`) for multiclass, BCFW otherwise; λ = 0.01, stop at
+    /// ε = 0.01 (BCFW: a 1% duality gap) or 1000 passes.
     pub fn new(task: Task) -> Self {
         Self {
             task,
+            solver: match task {
+                Task::Multiclass => StructSolverKind::Dcd,
+                Task::Multilabel | Task::Chain => StructSolverKind::Bcfw,
+            },
             ..Self::default()
         }
+    }
+
+    /// Scales the features (statistics from the training rows, stored in the model).
+    pub fn scale(mut self, scale: Scaling) -> Self {
+        self.scale = scale;
+        self
+    }
+
+    /// Gives the constant bias feature (true, the default) or none.
+    pub fn bias(mut self, bias: bool) -> Self {
+        self.bias = bias;
+        self
+    }
+
+    /// Class weights `(class value, weight)` for multiclass `dcd` and `ovr`.
+    pub fn class_weights(mut self, weights: Vec<(f64, f64)>) -> Self {
+        self.class_weights = weights;
+        self
     }
 
     /// Sets the solver.
@@ -233,6 +278,28 @@ impl StructuredSvmParams {
             }
             .into());
         }
+        let weighted = self.task == Task::Multiclass
+            && matches!(self.solver, StructSolverKind::Dcd | StructSolverKind::Ovr);
+        if !self.class_weights.is_empty() && !weighted {
+            return Err(OptimError::InvalidParam {
+                name: "class weights",
+                value: format!("{:?}", self.class_weights),
+                reason: "apply to binary training and to multiclass with --solver dcd or ovr",
+            }
+            .into());
+        }
+        if let Some(&(_, w)) = self
+            .class_weights
+            .iter()
+            .find(|(_, w)| !(w.is_finite() && *w >= 0.0))
+        {
+            return Err(OptimError::InvalidParam {
+                name: "class weight",
+                value: w.to_string(),
+                reason: "must be finite and >= 0",
+            }
+            .into());
+        }
         self.cs().check()?;
         self.budget().check()?;
         self.bcfw().check()?;
@@ -248,12 +315,17 @@ impl StructuredSvmParams {
     }
 
     fn budget(&self) -> Budget {
+        let needed = self.tolerance.is_some() || self.gap.is_some() || self.keep_best || self.trace;
         Budget {
             max_iterations: None,
             max_epochs: self.max_passes,
             max_seconds: self.max_seconds,
-            tolerance: None,
-            eval_every_epochs: self.eval_every,
+            tolerance: self.tolerance,
+            eval_every_epochs: self.eval_every.unwrap_or(if needed {
+                Self::DEFAULT_EVAL_EVERY
+            } else {
+                f64::INFINITY
+            }),
             keep_best: self.keep_best,
             gap_tolerance: self.gap,
         }
@@ -262,7 +334,7 @@ impl StructuredSvmParams {
     fn bcfw(&self) -> BcfwParams {
         BcfwParams {
             seed: self.seed,
-            gap_every: self.eval_every,
+            gap_every: self.eval_every.unwrap_or(Self::DEFAULT_EVAL_EVERY),
             gap_tolerance: Some(self.epsilon),
             ..BcfwParams::default()
         }
@@ -333,6 +405,10 @@ pub struct StructTrainingSummary {
     pub passes: f64,
     /// Why training stopped.
     pub stop: StopReason,
+    /// Whether the run reached its optimum: the solver's own certified stop, or a final relative gap within
+    /// the tolerance (`gap`; for BCFW its ε; else [`crate::convergence::DEFAULT_GAP`]).
+    #[serde(default)]
+    pub converged: bool,
 }
 
 /// A trained structural model.
@@ -357,6 +433,10 @@ pub struct StructuredModel {
     pub params: StructuredSvmParams,
     /// What training did.
     pub training: StructTrainingSummary,
+    /// The feature scaling fitted on the training rows; `w` acts on scaled inputs, and every prediction
+    /// applies it first.
+    #[serde(default)]
+    pub scaler: Option<Scaler>,
 }
 
 /// A structural model with its training trace.
@@ -366,6 +446,9 @@ pub struct StructFitReport {
     pub model: StructuredModel,
     /// Every evaluation (with dual, gap and constraint counts where the solver has them).
     pub trace: Vec<TraceRecord>,
+    /// What a user should know about the run (badly scaled features, a stop short of the optimum), each
+    /// one line without the `warning:` prefix.
+    pub warnings: Vec<String>,
 }
 
 /// The measures users expect for each task, and the objective when λ was given.
@@ -397,6 +480,9 @@ pub struct StructEvaluation {
     /// `λ/2‖w‖² + (1/n)Σ H_i(w)`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub objective: Option<f64>,
+    /// Whether the model's training reached its optimum (from the model file).
+    #[serde(default)]
+    pub converged: bool,
 }
 
 /// Inputs and outputs of a task, ready for its space.
@@ -435,9 +521,17 @@ fn sequences_with_bias(
     seqs: &[Vec<SparseVec>],
     n_features: usize,
     bias: bool,
+    scaler: Option<&Scaler>,
 ) -> Vec<Vec<SparseVec>> {
     seqs.iter()
-        .map(|s| s.iter().map(|x| with_bias(x, n_features, bias)).collect())
+        .map(|s| {
+            s.iter()
+                .map(|x| match scaler {
+                    Some(sc) => with_bias(&sc.transform_row(x.as_row()), n_features, bias),
+                    None => with_bias(x, n_features, bias),
+                })
+                .collect()
+        })
         .collect()
 }
 
@@ -516,6 +610,15 @@ impl StructuredSvm {
         let kind = self.checkpoint_kind();
         let state = match &self.resume {
             Some(path) => {
+                if model_file::read_header(path)?.format_version < 2 {
+                    return Err(IoError::BadModel {
+                        path: path.clone(),
+                        message:
+                            "a checkpoint of format 1, from an older maxmargin: start the run again"
+                                .into(),
+                    }
+                    .into());
+                }
                 let (_, file): (_, CheckpointFile<T::State>) = model_file::load(path, &kind)?;
                 if (file.n_samples, file.dim) != (n_samples, dim) || file.lambda != lambda {
                     return Err(IoError::BadModel {
@@ -588,6 +691,7 @@ impl StructuredSvm {
         &self,
         space: &MulticlassSpace,
         ex: &Examples<SparseVec, u32>,
+        class_weights: Vec<f64>,
         observer: &mut (dyn Observer + Send),
     ) -> Result<(maxmargin_optim::Fit<Vec<f64>>, f64), Error> {
         let lambda = self.params.regularization.lambda(ex.x.len())?;
@@ -597,7 +701,10 @@ impl StructuredSvm {
         let fit = crate::parallel::with_threads(self.params.threads, || {
             self.with(
                 &trainer,
-                self.params.cs().check()?,
+                self.params
+                    .cs()
+                    .check()?
+                    .with_class_weights(class_weights)?,
                 &problem,
                 meta,
                 observer,
@@ -611,11 +718,12 @@ impl StructuredSvm {
     /// passes are the sums over the classes, in one trace record.
     fn run_ovr(
         &self,
-        data: &LabeledData,
+        x: &maxmargin_core::vector::SparseRows,
         y: &[u32],
         n_classes: usize,
+        class_weights: &[f64],
     ) -> Result<(maxmargin_optim::Fit<Vec<f64>>, f64), Error> {
-        let n = data.n_samples();
+        let n = x.n_rows();
         let lambda = self.params.regularization.lambda(n)?;
         let classes: Vec<usize> = y.iter().map(|&c| c as usize).collect();
         let bias = if self.params.bias {
@@ -637,9 +745,9 @@ impl StructuredSvm {
                 dcd,
                 budget: self.params.budget(),
             };
-            Ok(ovr.fit(&data.x, &classes, n_classes)?)
+            Ok(ovr.fit_weighted(x, &classes, n_classes, class_weights)?)
         })?;
-        let d = data.x.n_features();
+        let d = x.n_features();
         let width = self.width(d);
         let mut w = vec![0.0; width * n_classes];
         for (m, fit) in fits.iter().enumerate() {
@@ -687,18 +795,48 @@ impl StructuredSvm {
         (n_features + usize::from(self.params.bias)).max(1)
     }
 
-    fn model(
+    /// The model and report of a finished run: the certified gap, whether it converged (with a warning
+    /// when not), and the scaling it was trained with.
+    #[allow(clippy::too_many_arguments)]
+    fn finish(
         &self,
-        fit: &maxmargin_optim::Fit<Vec<f64>>,
+        fit: maxmargin_optim::Fit<Vec<f64>>,
         lambda: f64,
-        n: usize,
-        n_features: usize,
-        n_labels: usize,
+        shape: (usize, usize, usize),
         classes: Vec<f64>,
-    ) -> StructuredModel {
-        StructuredModel {
+        scaler: Option<Scaler>,
+        mut warnings: Vec<String>,
+        max_abs: f64,
+    ) -> Result<StructFitReport, Error> {
+        let (n, n_features, n_labels) = shape;
+        let gap = fit.trace.last().and_then(|r| r.gap);
+        let tolerance = self.params.gap.unwrap_or(match self.params.solver {
+            StructSolverKind::Bcfw => self.params.epsilon,
+            _ => crate::convergence::DEFAULT_GAP,
+        });
+        let converged = crate::convergence::converged(fit.stop, fit.objective, gap, tolerance);
+        crate::convergence::check_finite(&fit.output, 0.0, fit.objective)?;
+        if !converged {
+            let solver = format!("{:?}", self.params.solver).to_lowercase();
+            warnings.push(crate::convergence::warning(
+                &crate::convergence::Stopped {
+                    solver,
+                    stop: fit.stop,
+                    passes: fit.progress.epoch,
+                    objective: fit.objective,
+                    gap,
+                    tolerance,
+                },
+                &crate::convergence::structured_advice(
+                    self.params.scale,
+                    max_abs,
+                    self.params.task == Task::Multiclass,
+                ),
+            ));
+        }
+        let model = StructuredModel {
             task: self.params.task,
-            w: fit.output.clone(),
+            w: fit.output,
             n_features,
             n_labels,
             classes,
@@ -708,12 +846,50 @@ impl StructuredSvm {
             training: StructTrainingSummary {
                 n_samples: n,
                 objective: fit.objective,
-                gap: fit.trace.last().and_then(|r| r.gap),
+                gap,
                 iterations: fit.progress.iteration,
                 passes: fit.progress.epoch,
                 stop: fit.stop,
+                converged,
             },
+            scaler,
+        };
+        Ok(StructFitReport {
+            model,
+            trace: fit.trace,
+            warnings,
+        })
+    }
+
+    /// Class weights by class index, from the `(class value, weight)` pairs of the parameters.
+    fn class_weight_vector(&self, classes: &ClassLabels) -> Result<Vec<f64>, Error> {
+        if self.params.class_weights.is_empty() {
+            return Ok(Vec::new());
         }
+        let mut out = vec![1.0; classes.len()];
+        for &(label, weight) in &self.params.class_weights {
+            let Some(m) = classes.classes.iter().position(|&c| c == label) else {
+                return Err(OptimError::InvalidParam {
+                    name: "class weight",
+                    value: label.to_string(),
+                    reason: "names a class the training data does not have",
+                }
+                .into());
+            };
+            out[m] = weight;
+        }
+        Ok(out)
+    }
+
+    /// The scaler for `x` (or the note that it looks badly scaled) and the scaled copy, when asked for.
+    fn scaled(
+        &self,
+        x: &maxmargin_core::vector::SparseRows,
+        warnings: &mut Vec<String>,
+    ) -> Result<(Option<Scaler>, Option<maxmargin_core::vector::SparseRows>), Error> {
+        let scaler = crate::convergence::fit_scaler(self.params.scale, x, warnings)?;
+        let scaled = scaler.as_ref().map(|s| s.transform(x));
+        Ok((scaler, scaled))
     }
 
     /// Trains a multiclass model on LIBSVM data (any class values).
@@ -728,20 +904,32 @@ impl StructuredSvm {
         let classes = ClassLabels::from_labels(&data.source, &data.labels)?;
         let d = data.x.n_features();
         let y = classes.indices(data)?;
+        let weights = self.class_weight_vector(&classes)?;
+        let mut warnings = Vec::new();
+        let (scaler, scaled) = self.scaled(&data.x, &mut warnings)?;
+        let x = scaled.as_ref().unwrap_or(&data.x);
+        let max_abs = crate::convergence::max_abs(x);
         if self.params.solver == StructSolverKind::Ovr {
             let n = y.len();
-            let (fit, lambda) = self.run_ovr(data, &y, classes.len())?;
-            let model = self.model(&fit, lambda, n, d, classes.len(), classes.classes);
-            return Ok(StructFitReport {
-                model,
-                trace: fit.trace,
-            });
+            let (fit, lambda) = self.run_ovr(x, &y, classes.len(), &weights)?;
+            let shape = (n, d, classes.len());
+            return self.finish(
+                fit,
+                lambda,
+                shape,
+                classes.classes,
+                scaler,
+                warnings,
+                max_abs,
+            );
         }
         let ex = Examples {
-            x: rows_to_vecs(&data.x, d, self.params.bias),
+            x: rows_to_vecs(x, d, self.params.bias),
             y,
         };
-        self.multiclass_examples(ex, d, classes, observer)
+        drop(scaled);
+        let parts = (classes, weights, scaler, warnings, max_abs);
+        self.multiclass_examples(ex, d, parts, observer)
     }
 
     /// As [`StructuredSvm::fit_multiclass`], but takes the data and frees its matrix once the examples are
@@ -760,28 +948,43 @@ impl StructuredSvm {
         let classes = ClassLabels::from_labels(&data.source, &data.labels)?;
         let d = data.x.n_features();
         let y = classes.indices(&data)?;
-        let x = rows_to_vecs(&data.x, d, self.params.bias);
+        let weights = self.class_weight_vector(&classes)?;
+        let mut warnings = Vec::new();
+        let (scaler, scaled) = self.scaled(&data.x, &mut warnings)?;
+        let x = scaled.as_ref().unwrap_or(&data.x);
+        let max_abs = crate::convergence::max_abs(x);
+        let x = rows_to_vecs(x, d, self.params.bias);
+        drop(scaled);
         drop(data);
-        self.multiclass_examples(Examples { x, y }, d, classes, observer)
+        let parts = (classes, weights, scaler, warnings, max_abs);
+        self.multiclass_examples(Examples { x, y }, d, parts, observer)
     }
 
+    #[allow(clippy::type_complexity)]
     fn multiclass_examples(
         &self,
         ex: Examples<SparseVec, u32>,
         d: usize,
-        classes: ClassLabels,
+        parts: (ClassLabels, Vec<f64>, Option<Scaler>, Vec<String>, f64),
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
+        let (classes, weights, scaler, warnings, max_abs) = parts;
         let space = MulticlassSpace::new(self.width(d), classes.len())?;
         let (fit, lambda) = match self.params.solver {
-            StructSolverKind::Dcd => self.run_cs(&space, &ex, observer)?,
+            StructSolverKind::Dcd => self.run_cs(&space, &ex, weights, observer)?,
             _ => self.run(&space, &ex, observer)?,
         };
-        let model = self.model(&fit, lambda, ex.x.len(), d, classes.len(), classes.classes);
-        Ok(StructFitReport {
-            model,
-            trace: fit.trace,
-        })
+        let shape = (ex.x.len(), d, classes.len());
+        drop(ex);
+        self.finish(
+            fit,
+            lambda,
+            shape,
+            classes.classes,
+            scaler,
+            warnings,
+            max_abs,
+        )
     }
 
     /// Trains a multilabel model.
@@ -795,17 +998,19 @@ impl StructuredSvm {
     ) -> Result<StructFitReport, Error> {
         let l = maxmargin_io::multilabel::n_labels(data).max(1);
         let d = data.x.n_features();
+        let mut warnings = Vec::new();
+        let (scaler, scaled) = self.scaled(&data.x, &mut warnings)?;
+        let x = scaled.as_ref().unwrap_or(&data.x);
+        let max_abs = crate::convergence::max_abs(x);
         let ex = Examples {
-            x: rows_to_vecs(&data.x, d, self.params.bias),
+            x: rows_to_vecs(x, d, self.params.bias),
             y: indicators(&data.labels, l),
         };
+        drop(scaled);
         let space = MultilabelSpace::new(self.width(d), l)?;
         let (fit, lambda) = self.run(&space, &ex, observer)?;
-        let model = self.model(&fit, lambda, ex.x.len(), d, l, Vec::new());
-        Ok(StructFitReport {
-            model,
-            trace: fit.trace,
-        })
+        let shape = (ex.x.len(), d, l);
+        self.finish(fit, lambda, shape, Vec::new(), scaler, warnings, max_abs)
     }
 
     /// Trains a chain model on svm_hmm sequences.
@@ -818,17 +1023,29 @@ impl StructuredSvm {
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
         let (d, l) = (data.n_features, data.n_labels.max(1));
+        let mut warnings = Vec::new();
+        let tokens = || data.sequences.iter().flatten().map(SparseVec::as_row);
+        let n_tokens = data.sequences.iter().map(Vec::len).sum();
+        let scaler = crate::convergence::fit_scaler_on(
+            self.params.scale,
+            tokens,
+            n_tokens,
+            d,
+            &mut warnings,
+        )?;
         let ex = Examples {
-            x: sequences_with_bias(&data.sequences, d, self.params.bias),
+            x: sequences_with_bias(&data.sequences, d, self.params.bias, scaler.as_ref()),
             y: data.labels.clone(),
         };
+        let max_abs =
+            ex.x.iter()
+                .flatten()
+                .flat_map(|v| v.as_row().values().iter().map(|v| v.abs()))
+                .fold(0.0, f64::max);
         let space = ChainSpace::new(self.width(d), l)?;
         let (fit, lambda) = self.run(&space, &ex, observer)?;
-        let model = self.model(&fit, lambda, ex.x.len(), d, l, Vec::new());
-        Ok(StructFitReport {
-            model,
-            trace: fit.trace,
-        })
+        let shape = (ex.x.len(), d, l);
+        self.finish(fit, lambda, shape, Vec::new(), scaler, warnings, max_abs)
     }
 }
 
@@ -877,11 +1094,19 @@ impl StructuredModel {
     }
 
     fn inputs(&self, x: &maxmargin_core::vector::SparseRows) -> Vec<SparseVec> {
-        rows_to_vecs(x, self.n_features, self.params.bias)
+        match &self.scaler {
+            Some(s) => rows_to_vecs(&s.transform(x), self.n_features, self.params.bias),
+            None => rows_to_vecs(x, self.n_features, self.params.bias),
+        }
     }
 
     fn sequences(&self, seqs: &[Vec<SparseVec>]) -> Vec<Vec<SparseVec>> {
-        sequences_with_bias(seqs, self.n_features, self.params.bias)
+        sequences_with_bias(
+            seqs,
+            self.n_features,
+            self.params.bias,
+            self.scaler.as_ref(),
+        )
     }
 
     fn wrong_task(&self, expected: Task) -> Error {
@@ -945,7 +1170,7 @@ impl StructuredModel {
             return Err(self.wrong_task(Task::Chain));
         }
         let space = self.chain_space()?;
-        data.sequences
+        self.sequences(&data.sequences)
             .iter()
             .map(|x| {
                 Ok(Prediction::Tags(
@@ -1006,6 +1231,7 @@ impl StructuredModel {
             accuracy: Some(correct as f64 / n as f64),
             lambda,
             objective: self.objective(&space, &x, &y, lambda)?,
+            converged: self.training.converged,
             ..StructEvaluation::default()
         })
     }
@@ -1057,6 +1283,7 @@ impl StructuredModel {
             micro_f1: Some(f1),
             lambda,
             objective: self.objective(&space, &x, &y, lambda)?,
+            converged: self.training.converged,
             ..StructEvaluation::default()
         })
     }
@@ -1093,6 +1320,7 @@ impl StructuredModel {
             sequence_accuracy: Some(right_seqs as f64 / n as f64),
             lambda,
             objective: self.objective(&space, &seqs, &data.labels, lambda)?,
+            converged: self.training.converged,
             ..StructEvaluation::default()
         })
     }
@@ -1124,7 +1352,13 @@ impl StructuredModel {
                 .into());
             }
         };
-        let (_, model): (_, Self) = model_file::load(path, task.kind())?;
+        let model: Self = if header.format_version < 2 {
+            let (_, old): (_, crate::compat::StructuredModelV1) =
+                model_file::load(path, task.kind())?;
+            old.into()
+        } else {
+            model_file::load(path, task.kind())?.1
+        };
         let d = model.width();
         let expected = match task {
             Task::Multiclass | Task::Multilabel => d * model.n_labels,

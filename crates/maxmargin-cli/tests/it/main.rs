@@ -144,6 +144,8 @@ fn same_flags_same_model_bytes_and_trace() {
     let (a, b) = (tmp.path().join("a.model"), tmp.path().join("b.model"));
     let trace = tmp.path().join("trace.jsonl");
     let flags = [
+        "--solver",
+        "pegasos",
         "--sampling",
         "uniform",
         "--seed",
@@ -343,8 +345,9 @@ fn cv_reports_folds() {
     );
     let err = fails(&["cv", s(&data), "--solver", "dcd", "--c-path", "1,0.1"], 1);
     assert!(err.contains("increasing"), "{err}");
-    let err = fails(&["cv", s(&data), "--task", "chain"], 1);
-    assert!(err.contains("binary"), "{err}");
+    // cv trains binary models: it offers no --task (a usage error, status 2).
+    let err = fails(&["cv", s(&data), "--task", "chain"], 2);
+    assert!(err.contains("--task"), "{err}");
     let err = fails(&["cv", s(&data), "--resume", "x.ckpt"], 1);
     assert!(err.contains("--resume does not apply to cv"), "{err}");
 }
@@ -396,7 +399,16 @@ fn binary_dcd_warm_starts_from_a_checkpoint_at_another_c() {
     let iris = tmp.path().join("iris.svm");
     let other = tmp.path().join("other.json");
     let err = fails(
-        &["train", s(&data), "-o", s(&other), "--warm-start", s(&dual)],
+        &[
+            "train",
+            s(&data),
+            "-o",
+            s(&other),
+            "--solver",
+            "pegasos",
+            "--warm-start",
+            s(&dual),
+        ],
         1,
     );
     assert!(err.contains("--solver dcd"), "{err}");
@@ -613,7 +625,7 @@ fn structured_tasks_train_predict_eval() {
         err.contains("--max-passes applies to structured tasks"),
         "{err}"
     );
-    let err = fails(&["train", "--task", "tree", s(&iris), "-o", s(&model)], 1);
+    let err = fails(&["train", "--task", "tree", s(&iris), "-o", s(&model)], 2);
     assert!(err.contains("task"), "{err}");
 
     let Some(data) = shared_data() else { return };

@@ -239,7 +239,7 @@ fn squared_hinge_dcd_certifies_its_optimum() {
     let e = report.model.evaluate(&data, Some(0.01)).unwrap();
     assert!((e.objective.unwrap() - report.model.training.objective).abs() < 1e-12);
     // Pegasos refuses the squared hinge.
-    let mut peg = LinearSvmParams::new();
+    let mut peg = LinearSvmParams::new().solver(SolverKind::Pegasos);
     peg.loss = maxmargin::optim::BinaryLoss::SquaredHinge;
     let err = peg.check().unwrap().fit(&data).unwrap_err();
     assert!(

@@ -162,6 +162,7 @@ fn checkpoint_and_resume_continue_exactly() {
     let e = other.fit_multiclass(&data, &mut ()).unwrap_err();
     assert!(e.to_string().contains("checkpoint-multiclass-bcfw"), "{e}");
     let wrong_lambda = StructuredSvmParams::new(Task::Multiclass)
+        .solver(StructSolverKind::Bcfw)
         .lambda(0.5)
         .check()
         .unwrap()

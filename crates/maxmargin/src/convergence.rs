@@ -1,0 +1,164 @@
+//! How far a run stopped from its optimum, and what to tell the user about it.
+//!
+//! Every run ends with a certificate: a duality gap `primal − dual` with a dual-feasible point (the
+//! solver's own, or one built from its weights for Pegasos, the subgradient method and SSG). A run is
+//! *converged* when its solver stopped on its own certified criterion, or when its final relative gap is
+//! within the tolerance. A run that is not gets a one-line warning saying how far it is and what to try.
+
+use crate::Error;
+use maxmargin_core::scale::{Scaler, Scaling, scaling_advice};
+use maxmargin_core::vector::{SparseRow, SparseRows};
+use maxmargin_optim::{OptimError, StopReason};
+
+/// The relative duality gap a run must reach, when no `gap` is given, to count as converged.
+pub const DEFAULT_GAP: f64 = 1e-2;
+
+/// Whether a run reached its optimum (see the module docs).
+pub fn converged(stop: StopReason, objective: f64, gap: Option<f64>, tolerance: f64) -> bool {
+    match stop {
+        StopReason::Converged | StopReason::Gap => true,
+        _ => gap.is_some_and(|g| g <= tolerance * objective.abs()),
+    }
+}
+
+/// How a run that did not converge stopped.
+#[derive(Debug, Clone)]
+pub struct Stopped {
+    /// The solver's name, as on the command line.
+    pub solver: String,
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// Passes over the data.
+    pub passes: f64,
+    /// The final primal objective.
+    pub objective: f64,
+    /// The final certified gap.
+    pub gap: Option<f64>,
+    /// The relative gap it was to reach.
+    pub tolerance: f64,
+}
+
+/// One line (without the `warning:` prefix) for a run that did not converge.
+pub fn warning(s: &Stopped, advice: &str) -> String {
+    let how = match s.gap {
+        Some(g) => {
+            let rel = g / s.objective.abs().max(f64::MIN_POSITIVE);
+            format!(
+                "its objective {:.6} is certified within {:.3e} of the optimum (relative gap {:.2e}, \
+                 tolerance {:.0e})",
+                s.objective, g, rel, s.tolerance
+            )
+        }
+        None => format!("its objective {:.6} has no certificate", s.objective),
+    };
+    format!(
+        "{} stopped on its {} budget after {:.1} passes, not converged: {how}; try {advice}",
+        s.solver,
+        budget_name(s.stop),
+        s.passes
+    )
+}
+
+fn budget_name(stop: StopReason) -> &'static str {
+    match stop {
+        StopReason::MaxIterations => "iteration",
+        StopReason::MaxEpochs => "pass",
+        StopReason::Time => "time",
+        StopReason::Tolerance => "tolerance (no progress)",
+        StopReason::Converged | StopReason::Gap => "convergence",
+    }
+}
+
+/// What to try when a binary run does not converge.
+pub(crate) fn binary_advice(solver: crate::SolverKind, scale: Scaling, x: &SparseRows) -> String {
+    let mut tips = Vec::new();
+    if scale == Scaling::None && max_abs(x) > 1.0 {
+        tips.push("--scale maxabs");
+    }
+    match solver {
+        crate::SolverKind::Dcd => tips.push("more passes (--epochs), or a larger --epsilon"),
+        _ => tips.push("--solver dcd (certified and fastest), or more passes (--epochs)"),
+    }
+    tips.join(", ")
+}
+
+/// What to try when a structural run does not converge.
+pub(crate) fn structured_advice(scale: Scaling, max_abs_value: f64, multiclass: bool) -> String {
+    let mut tips = Vec::new();
+    if scale == Scaling::None && max_abs_value > 1.0 {
+        tips.push("--scale maxabs");
+    }
+    tips.push("more passes (--max-passes)");
+    if multiclass {
+        tips.push("--solver dcd");
+    } else {
+        tips.push("--solver bcfw");
+    }
+    tips.join(", ")
+}
+
+/// The largest absolute value in a matrix.
+pub(crate) fn max_abs(x: &SparseRows) -> f64 {
+    x.rows()
+        .flat_map(|r| r.values().iter().map(|v| v.abs()))
+        .fold(0.0, f64::max)
+}
+
+/// Fits the scaler `scale` asks for on the training rows, or, without one, notes in `warnings` when the
+/// features look badly scaled for the solvers.
+///
+/// # Errors
+/// What [`Scaler::fit`] returns.
+pub(crate) fn fit_scaler(
+    scale: Scaling,
+    x: &SparseRows,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Scaler>, Error> {
+    fit_scaler_on(scale, || x.rows(), x.n_rows(), x.n_features(), warnings)
+}
+
+/// As [`fit_scaler`], for rows given by a function that walks them (each call from the start).
+///
+/// # Errors
+/// What [`Scaler::fit`] returns.
+pub(crate) fn fit_scaler_on<'a, I: Iterator<Item = SparseRow<'a>>>(
+    scale: Scaling,
+    rows: impl Fn() -> I,
+    n_rows: usize,
+    n_features: usize,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Scaler>, Error> {
+    if scale == Scaling::None {
+        if let Some(note) = scaling_advice(rows(), n_features) {
+            warnings.push(note);
+        }
+        return Ok(None);
+    }
+    Ok(Some(Scaler::fit(scale, rows(), n_rows, n_features)?))
+}
+
+/// Refuses a non-finite result: no such model is ever written.
+///
+/// # Errors
+/// [`OptimError::InvalidParam`] naming what was not finite.
+pub(crate) fn check_finite(w: &[f64], b: f64, objective: f64) -> Result<(), Error> {
+    if let Some(j) = w.iter().position(|v| !v.is_finite()) {
+        return Err(OptimError::InvalidParam {
+            name: "weights",
+            value: format!("w[{j}] = {}", w[j]),
+            reason: "training produced a non-finite weight (values or parameters too large); scale the data \
+                     (--scale) or use another step or C",
+        }
+        .into());
+    }
+    if !b.is_finite() || !objective.is_finite() {
+        return Err(OptimError::InvalidParam {
+            name: "objective",
+            value: format!("b = {b}, objective = {objective}"),
+            reason: "training produced a non-finite value (values or parameters too large); scale the data \
+                     (--scale) or use another step or C",
+        }
+        .into());
+    }
+    Ok(())
+}
