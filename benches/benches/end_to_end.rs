@@ -802,6 +802,7 @@ fn run_dataset(
                         max_seconds: Some(OPTIMUM_SECONDS / k as f64),
                         ..maxmargin::optim::Budget::epochs(1e6)
                     },
+                    gap_target: None,
                 }
                 .fit(
                     &train.x,

@@ -116,9 +116,9 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
     if !args.quiet {
         let seconds = report.trace.last().map_or(0.0, |r| r.seconds);
         eprintln!(
-            "trained {} {:?} on {} examples: lambda {:.3e}, objective {:.6}, gap {}, {} iterations ({:.1} passes) in {seconds:.2}s, stop: {}{}",
+            "trained {} {} on {} examples: lambda {:.3e}, objective {:.6}, gap {}, {} iterations ({:.1} passes) in {seconds:.2}s, stop: {}{}",
             task.kind(),
-            svm.params().solver,
+            format!("{:?}", svm.params().solver).to_lowercase(),
             t.n_samples,
             model.lambda,
             t.objective,

@@ -56,6 +56,7 @@ impl CrammerSingerParams {
         Ok(CrammerSinger {
             params: self,
             class_weights: Vec::new(),
+            gap_target: None,
         })
     }
 }
@@ -65,6 +66,7 @@ impl CrammerSingerParams {
 pub struct CrammerSinger {
     params: CrammerSingerParams,
     class_weights: Vec<f64>,
+    gap_target: Option<f64>,
 }
 
 impl CrammerSinger {
@@ -79,6 +81,19 @@ impl CrammerSinger {
         }
         self.class_weights = weights;
         Ok(self)
+    }
+
+    /// Also requires a relative duality gap of at most `target` when the violation test passes: if the
+    /// exact gap (one oracle pass) is larger, ε is divided by 10 and the passes go on, down to
+    /// [`crate::dcd::MIN_EPSILON`] (as [`crate::Dcd::with_gap_target`]).
+    pub fn with_gap_target(mut self, target: Option<f64>) -> Self {
+        self.gap_target = target;
+        self
+    }
+
+    /// ε now: the parameter, divided by 10 for each tightening.
+    fn epsilon(&self, st: &CrammerSingerState) -> f64 {
+        self.params.epsilon / 10f64.powi(st.tightened as i32)
     }
 
     /// The weight of class `y` (1 without weights).
@@ -112,6 +127,9 @@ pub struct CrammerSingerState {
     start_from_all: bool,
     rng: ChaCha8Rng,
     converged: bool,
+    /// How many times ε was divided by 10 because its test passed with the gap above the target.
+    #[serde(default)]
+    tightened: u32,
 }
 
 impl CrammerSingerState {
@@ -135,6 +153,30 @@ fn threshold(sorted: &[f64], budget: f64) -> f64 {
         r += 1;
     }
     sum / r as f64
+}
+
+impl CrammerSinger {
+    /// At a pass whose stopping test passed: accepts it, or divides ε by 10 (see
+    /// [`CrammerSinger::with_gap_target`]).
+    fn accept(
+        &self,
+        problem: &StructProblem<'_, MulticlassSpace>,
+        st: &mut CrammerSingerState,
+    ) -> bool {
+        let Some(target) = self.gap_target else {
+            return true;
+        };
+        if self.epsilon(st) <= crate::dcd::MIN_EPSILON {
+            return true;
+        }
+        let objective = self.objective(problem, st);
+        let gap = self.certificate(problem, st, objective).gap.unwrap_or(0.0);
+        if gap <= target * objective.abs() {
+            return true;
+        }
+        st.tightened += 1;
+        false
+    }
 }
 
 impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
@@ -202,6 +244,7 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
             start_from_all: true,
             rng: crate::random::rng(self.params.seed),
             converged: false,
+            tightened: 0,
         })
     }
 
@@ -317,19 +360,21 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
             }
         }
         st.iteration += 1;
+        let epsilon = self.epsilon(st);
         let tolerance = if self.params.shrinking {
             st.eps_shrink
         } else {
-            self.params.epsilon
+            epsilon
         };
         if violation_max < tolerance {
-            if violation_max < self.params.epsilon && st.start_from_all {
+            if violation_max < epsilon && st.start_from_all && self.accept(problem, st) {
                 st.converged = true;
             } else {
-                // Solved on the shrunk problem: check everything again, with a tighter shrinking tolerance.
+                // Solved on the shrunk problem (or ε was just tightened): check everything again, with a
+                // tighter shrinking tolerance.
                 st.active = (0..problem.n_samples()).collect();
                 st.n_active.fill(k as u32);
-                st.eps_shrink = (st.eps_shrink / 2.0).max(self.params.epsilon);
+                st.eps_shrink = (st.eps_shrink / 2.0).max(self.epsilon(st));
                 st.start_from_all = true;
             }
         } else {

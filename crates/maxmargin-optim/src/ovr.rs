@@ -24,6 +24,8 @@ pub struct OneVsRest {
     pub dcd: DcdParams,
     /// The budget of each class.
     pub budget: Budget,
+    /// Each class's relative duality gap target (see [`crate::Dcd::with_gap_target`]).
+    pub gap_target: Option<f64>,
 }
 
 impl OneVsRest {
@@ -97,7 +99,11 @@ impl OneVsRest {
                 if !weights.is_empty() {
                     problem = problem.with_example_weights(&weights)?;
                 }
-                trainer.run(&mut self.dcd.check()?, &problem, &mut ())
+                trainer.run(
+                    &mut self.dcd.check()?.with_gap_target(self.gap_target),
+                    &problem,
+                    &mut (),
+                )
             })
             .collect()
     }

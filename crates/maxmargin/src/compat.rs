@@ -84,7 +84,7 @@ pub(crate) struct LinearModelV1 {
     training: TrainingSummaryV1,
 }
 
-/// Format 1 kept no certificate; a run is taken as converged when its solver said so.
+/// Format 1 kept no gap for binary models; a run is taken as converged when its solver said so.
 fn converged(stop: StopReason) -> bool {
     matches!(stop, StopReason::Converged | StopReason::Gap)
 }

@@ -2,8 +2,9 @@
 //!
 //! Every run ends with a certificate: a duality gap `primal − dual` with a dual-feasible point (the
 //! solver's own, or one built from its weights for Pegasos, the subgradient method and SSG). A run is
-//! *converged* when its solver stopped on its own certified criterion, or when its final relative gap is
-//! within the tolerance. A run that is not gets a one-line warning saying how far it is and what to try.
+//! *converged* when its final relative gap is within the tolerance (the solver's own stopping test alone is
+//! not enough: on badly scaled data a small projected gradient can leave a gap of a few per cent). A run that
+//! is not gets a one-line warning saying how far it is and what to try.
 
 use crate::Error;
 use maxmargin_core::scale::{Scaler, Scaling, scaling_advice};
@@ -13,11 +14,13 @@ use maxmargin_optim::{OptimError, StopReason};
 /// The relative duality gap a run must reach, when no `gap` is given, to count as converged.
 pub const DEFAULT_GAP: f64 = 1e-2;
 
-/// Whether a run reached its optimum (see the module docs).
+/// Whether a run reached its optimum: a certified relative gap within `tolerance`, whatever stopped it (a
+/// solver's own test on gradients can stop short on badly scaled data); without a certificate, the solver's
+/// own certified stop.
 pub fn converged(stop: StopReason, objective: f64, gap: Option<f64>, tolerance: f64) -> bool {
-    match stop {
-        StopReason::Converged | StopReason::Gap => true,
-        _ => gap.is_some_and(|g| g <= tolerance * objective.abs()),
+    match gap {
+        Some(g) => g <= tolerance * objective.abs(),
+        None => matches!(stop, StopReason::Converged | StopReason::Gap),
     }
 }
 
@@ -52,20 +55,21 @@ pub fn warning(s: &Stopped, advice: &str) -> String {
         None => format!("its objective {:.6} has no certificate", s.objective),
     };
     format!(
-        "{} stopped on its {} budget after {:.1} passes, not converged: {how}; try {advice}",
+        "{} stopped {} after {:.1} passes, not converged: {how}; try {advice}",
         s.solver,
-        budget_name(s.stop),
+        stopped_on(s.stop),
         s.passes
     )
 }
 
-fn budget_name(stop: StopReason) -> &'static str {
+fn stopped_on(stop: StopReason) -> &'static str {
     match stop {
-        StopReason::MaxIterations => "iteration",
-        StopReason::MaxEpochs => "pass",
-        StopReason::Time => "time",
-        StopReason::Tolerance => "tolerance (no progress)",
-        StopReason::Converged | StopReason::Gap => "convergence",
+        StopReason::MaxIterations => "on its iteration budget",
+        StopReason::MaxEpochs => "on its pass budget",
+        StopReason::Time => "on its time budget",
+        StopReason::Tolerance => "when the objective stopped improving (--tolerance)",
+        StopReason::Converged => "on its own test (--epsilon)",
+        StopReason::Gap => "on its gap test",
     }
 }
 
@@ -76,23 +80,35 @@ pub(crate) fn binary_advice(solver: crate::SolverKind, scale: Scaling, x: &Spars
         tips.push("--scale maxabs");
     }
     match solver {
-        crate::SolverKind::Dcd => tips.push("more passes (--epochs), or a larger --epsilon"),
+        crate::SolverKind::Dcd => tips.push("a smaller --epsilon, or more passes (--epochs)"),
         _ => tips.push("--solver dcd (certified and fastest), or more passes (--epochs)"),
     }
     tips.join(", ")
 }
 
 /// What to try when a structural run does not converge.
-pub(crate) fn structured_advice(scale: Scaling, max_abs_value: f64, multiclass: bool) -> String {
+pub(crate) fn structured_advice(
+    scale: Scaling,
+    max_abs_value: f64,
+    multiclass: bool,
+    solver: crate::StructSolverKind,
+) -> String {
     let mut tips = Vec::new();
     if scale == Scaling::None && max_abs_value > 1.0 {
         tips.push("--scale maxabs");
     }
-    tips.push("more passes (--max-passes)");
-    if multiclass {
-        tips.push("--solver dcd");
+    tips.push("more passes (--max-passes) or a smaller --epsilon");
+    let best = if multiclass {
+        crate::StructSolverKind::Dcd
     } else {
-        tips.push("--solver bcfw");
+        crate::StructSolverKind::Bcfw
+    };
+    if solver != best {
+        tips.push(if multiclass {
+            "--solver dcd"
+        } else {
+            "--solver bcfw"
+        });
     }
     tips.join(", ")
 }

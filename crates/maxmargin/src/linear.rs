@@ -532,7 +532,8 @@ impl LinearSvm {
                 trainer.run(&mut self.params.subgradient().check()?, &problem, observer)?
             }
             SolverKind::Dcd => {
-                let mut dcd = self.params.dcd().check()?;
+                let target = self.params.gap.unwrap_or(crate::convergence::DEFAULT_GAP);
+                let mut dcd = self.params.dcd().check()?.with_gap_target(Some(target));
                 let state = match alpha {
                     Some(a) => dcd.warm_state(&problem, a)?,
                     None => dcd.init(&problem)?,

@@ -704,7 +704,10 @@ impl StructuredSvm {
                 self.params
                     .cs()
                     .check()?
-                    .with_class_weights(class_weights)?,
+                    .with_class_weights(class_weights)?
+                    .with_gap_target(Some(
+                        self.params.gap.unwrap_or(crate::convergence::DEFAULT_GAP),
+                    )),
                 &problem,
                 meta,
                 observer,
@@ -744,6 +747,7 @@ impl StructuredSvm {
                 loss: maxmargin_optim::BinaryLoss::Hinge,
                 dcd,
                 budget: self.params.budget(),
+                gap_target: Some(self.params.gap.unwrap_or(crate::convergence::DEFAULT_GAP)),
             };
             Ok(ovr.fit_weighted(x, &classes, n_classes, class_weights)?)
         })?;
@@ -831,6 +835,7 @@ impl StructuredSvm {
                     self.params.scale,
                     max_abs,
                     self.params.task == Task::Multiclass,
+                    self.params.solver,
                 ),
             ));
         }

@@ -1,5 +1,6 @@
 //! Integration tests of `maxmargin-optim`: worked examples, agreement with naive dense updates, budgets.
 
+mod degenerate;
 mod dual;
 mod pegasos;
 mod qp;
