@@ -47,6 +47,17 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
     if let Some(scale) = args.scale {
         p = p.scale(scale.into());
     }
+    let weighted = task == Task::Multiclass
+        && matches!(
+            p.solver,
+            maxmargin::StructSolverKind::Dcd | maxmargin::StructSolverKind::Ovr
+        );
+    if !args.class_weights.is_empty() && !weighted {
+        bail!(
+            "-w applies to binary training and to --task multiclass with --solver dcd or ovr, not to --task {name} with --solver {}",
+            format!("{:?}", p.solver).to_lowercase()
+        );
+    }
     p = p.class_weights(args.class_weights.clone());
     if let Some(l) = args.lambda {
         p = p.lambda(l);

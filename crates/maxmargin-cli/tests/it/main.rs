@@ -679,3 +679,181 @@ fn structured_tasks_train_predict_eval() {
     }
     assert!(report["hamming_loss"].as_f64().unwrap() < 0.3, "{report}");
 }
+
+/// Runs a command that succeeds and returns its stderr.
+fn ok_stderr(args: &[&str]) -> String {
+    let out = maxmargin(args);
+    assert!(
+        out.status.success(),
+        "maxmargin {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn a_run_short_of_its_optimum_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let model = tmp.path().join("m.json");
+    let trace = tmp.path().join("t.jsonl");
+    let args = [
+        "train",
+        s(&data),
+        "-o",
+        s(&model),
+        "--solver",
+        "pegasos",
+        "--epochs",
+        "2",
+        "--quiet",
+        "--trace",
+        s(&trace),
+    ];
+    // One warning line, also under --quiet, and exit 0.
+    let err = ok_stderr(&args);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("warning: pegasos stopped on its pass budget") && err.contains("gap"),
+        "{err}"
+    );
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(m["training"]["converged"], false);
+    assert!(m["training"]["gap"].as_f64().unwrap() > 0.0);
+    let summary: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(&trace)
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(summary["converged"], false);
+    let eval = ok(&["eval", s(&model), s(&data), "--json"]);
+    let e: serde_json::Value = serde_json::from_str(&eval).unwrap();
+    assert_eq!(e["converged"], false);
+    // --require-convergence: status 3, and the model is still written.
+    std::fs::remove_file(&model).unwrap();
+    let out = maxmargin(&[&args[..], &["--require-convergence"]].concat());
+    assert_eq!(out.status.code(), Some(3));
+    assert!(model.exists());
+    // The default (dcd) converges: no warning, status 0 even when required.
+    let err = ok_stderr(&[
+        "train",
+        s(&data),
+        "-o",
+        s(&model),
+        "--quiet",
+        "--require-convergence",
+    ]);
+    assert!(err.is_empty(), "{err}");
+}
+
+#[test]
+fn every_flag_is_honoured_or_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    let model = tmp.path().join("m.json");
+    let o = s(&model);
+    for (flags, needle) in [
+        (
+            &["--projection"][..],
+            "--projection applies to --solver pegasos",
+        ),
+        (
+            &["--batch-size", "4"],
+            "--batch-size applies to --solver pegasos",
+        ),
+        (
+            &["--step", "pegasos"],
+            "--step applies to --solver pegasos or subgradient",
+        ),
+        (
+            &["--solver", "pegasos", "--epsilon", "0.1"],
+            "--epsilon applies to --solver dcd",
+        ),
+        (
+            &["--solver", "subgradient", "--sampling", "cyclic"],
+            "--sampling applies to --solver pegasos",
+        ),
+        (&["--threads", "100000"], "threads"),
+    ] {
+        let err = fails(&[&["train", s(&data), "-o", o][..], flags].concat(), 1);
+        assert!(err.contains(needle), "{flags:?}: {err}");
+    }
+    let task = |t: &'static str, flags: &[&'static str]| -> Vec<String> {
+        let mut v: Vec<String> = ["train", "--task", t, s(&iris), "-o", o]
+            .iter()
+            .map(|x| x.to_string())
+            .collect();
+        v.extend(flags.iter().map(|x| x.to_string()));
+        v
+    };
+    for (t, flags, needle) in [
+        (
+            "multiclass",
+            &["--bias", "unregularized"][..],
+            "--task multiclass takes none or feature",
+        ),
+        (
+            "multiclass",
+            &["--sampling", "cyclic"],
+            "not to --task multiclass",
+        ),
+        (
+            "multiclass",
+            &["--solver", "bcfw", "-w", "1=2"],
+            "not to --task multiclass with --solver bcfw",
+        ),
+        ("multilabel", &["-w", "1=2"], "not to --task multilabel"),
+        ("chain", &["--loss", "hinge"], "not to --task chain"),
+    ] {
+        let args = task(t, flags);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let err = fails(&args, 1);
+        assert!(err.contains(needle), "{flags:?}: {err}");
+    }
+    // Honoured: multiclass without a bias, with class weights, and scaled.
+    let args = task(
+        "multiclass",
+        &["--bias", "none", "-w", "1=3", "--scale", "maxabs", "-q"],
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ok(&args);
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(m["params"]["bias"], false);
+    assert_eq!(m["params"]["class_weights"][0][1], 3.0);
+    assert_eq!(m["params"]["scale"], "max_abs");
+    assert!(m["scaler"]["factor"].is_array());
+    assert_eq!(m["w"].as_array().unwrap().len(), 3 * 4, "no bias weights");
+    let acc: serde_json::Value =
+        serde_json::from_str(&ok(&["eval", o, s(&iris), "--json"])).unwrap();
+    assert!(acc["accuracy"].as_f64().unwrap() > 0.75, "{acc}");
+    // Chains without a bias.
+    let seq = tmp.path().join("seq.svmhmm");
+    std::fs::write(
+        &seq,
+        "1 qid:1 1:1\n2 qid:1 2:1\n1 qid:2 1:1\n2 qid:2 2:1 3:0.5\n",
+    )
+    .unwrap();
+    ok(&[
+        "train",
+        "--task",
+        "chain",
+        s(&seq),
+        "-o",
+        o,
+        "--bias",
+        "none",
+        "-q",
+    ]);
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(m["params"]["bias"], false);
+    let predicted = ok(&["predict", o, s(&seq)]);
+    assert_eq!(predicted.lines().collect::<Vec<_>>(), ["1", "2", "1", "2"]);
+}

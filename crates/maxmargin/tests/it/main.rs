@@ -1,5 +1,6 @@
 //! Integration tests of the facade: worked examples, fit/save/load/predict, determinism, bad input.
 
+mod convergence;
 mod linear;
 mod spaces;
 mod structured;
