@@ -296,7 +296,10 @@ impl OneSlackParams {
     /// [`OptimError::InvalidParam`] for a bad ε.
     pub fn check(self) -> Result<OneSlack, OptimError> {
         check_epsilon(self.epsilon)?;
-        Ok(OneSlack { params: self })
+        Ok(OneSlack {
+            params: self,
+            gap_target: None,
+        })
     }
 }
 
@@ -304,6 +307,27 @@ impl OneSlackParams {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct OneSlack {
     params: OneSlackParams,
+    gap_target: Option<f64>,
+}
+
+impl OneSlack {
+    /// Also requires a relative duality gap of at most `target` when the ε test passes: ε is in mean-hinge
+    /// units, so on a problem whose objective is small it can pass with a gap of many per cent (digits at
+    /// ε = 0.01: 14%). If the gap (free at that point: the oracle pass gives the primal) is larger, ε is
+    /// divided by 10 and the iterations go on, down to [`crate::dcd::MIN_EPSILON`].
+    pub fn with_gap_target(mut self, target: Option<f64>) -> Self {
+        self.gap_target = target;
+        self
+    }
+}
+
+/// Whether a stopping test that passed at `epsilon` may end the run: the gap `primal − dual` within
+/// `target · primal` (or no target, or ε at its floor). Shared by both cutting-plane methods.
+fn gap_accepts(target: Option<f64>, epsilon: f64, primal: f64, dual: f64) -> bool {
+    match target {
+        None => true,
+        Some(t) => epsilon <= crate::dcd::MIN_EPSILON || primal - dual <= t * primal.abs(),
+    }
 }
 
 /// 1-slack state.
@@ -320,6 +344,9 @@ pub struct OneSlackState<O> {
     cache: Vec<Vec<O>>,
     psi_truth: Vec<SparseVec>,
     converged: bool,
+    /// How many times ε was divided by 10 by the gap target.
+    #[serde(default)]
+    tightened: u32,
 }
 
 impl OneSlack {
@@ -361,6 +388,7 @@ where
             cache: vec![Vec::new(); problem.n_samples()],
             psi_truth: problem.truth_features(),
             converged: false,
+            tightened: 0,
         })
     }
 
@@ -369,7 +397,7 @@ where
         problem: &StructProblem<'a, S>,
         st: &mut Self::State,
     ) -> Result<(), OptimError> {
-        let eps = self.params.epsilon;
+        let eps = self.params.epsilon / 10f64.powi(st.tightened as i32);
         let xi = st.set.slack(0, &st.w);
         let space = problem.space();
         // A cheap iteration: the most violated joint constraint among cached outputs.
@@ -409,9 +437,22 @@ where
                         c.push(v.output.clone());
                     }
                 }
-                if b - a.as_row().dot(&st.w) <= xi + eps {
-                    st.converged = true;
-                    return Ok(());
+                let violation = b - a.as_row().dot(&st.w);
+                if violation <= xi + eps {
+                    // The joint constraint of the oracle's outputs is the mean hinge exactly.
+                    let lambda = problem.lambda();
+                    let primal = 0.5 * lambda * norm_sq(&st.w) + violation.max(0.0);
+                    if gap_accepts(self.gap_target, eps, primal, st.set.dual(lambda, &st.w)) {
+                        st.converged = true;
+                        return Ok(());
+                    }
+                    st.tightened += 1;
+                    if violation <= xi {
+                        // Nothing to add: the working set's QP is what needs more solving.
+                        st.set.solve(lambda, &[1.0], &mut st.w, self.params.qp)?;
+                        st.iteration += 1;
+                        return Ok(());
+                    }
                 }
                 (a, b)
             }
@@ -478,7 +519,10 @@ impl NSlackParams {
     /// [`OptimError::InvalidParam`] for a bad ε.
     pub fn check(self) -> Result<NSlack, OptimError> {
         check_epsilon(self.epsilon)?;
-        Ok(NSlack { params: self })
+        Ok(NSlack {
+            params: self,
+            gap_target: None,
+        })
     }
 }
 
@@ -486,6 +530,16 @@ impl NSlackParams {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NSlack {
     params: NSlackParams,
+    gap_target: Option<f64>,
+}
+
+impl NSlack {
+    /// Also requires a relative duality gap of at most `target` when the ε test passes (see
+    /// [`OneSlack::with_gap_target`]).
+    pub fn with_gap_target(mut self, target: Option<f64>) -> Self {
+        self.gap_target = target;
+        self
+    }
 }
 
 /// n-slack state.
@@ -500,6 +554,9 @@ pub struct NSlackState<O> {
     outputs: Vec<Vec<O>>,
     psi_truth: Vec<SparseVec>,
     converged: bool,
+    /// How many times ε was divided by 10 by the gap target.
+    #[serde(default)]
+    tightened: u32,
 }
 
 impl<'a, S> Solver<StructProblem<'a, S>> for NSlack
@@ -522,6 +579,7 @@ where
             outputs: vec![Vec::new(); problem.n_samples()],
             psi_truth: problem.truth_features(),
             converged: false,
+            tightened: 0,
         })
     }
 
@@ -532,6 +590,8 @@ where
     ) -> Result<(), OptimError> {
         let v = problem.oracle_all(&st.w)?;
         st.iteration += 1;
+        let eps = self.params.epsilon / 10f64.powi(st.tightened as i32);
+        let mean_hinge = v.iter().map(|v| v.hinge).sum::<f64>() / problem.n_samples() as f64;
         let mut slacks = vec![0.0f64; problem.n_samples()];
         for p in &st.set.planes {
             slacks[p.group] = slacks[p.group].max(p.b - p.a.as_row().dot(&st.w));
@@ -540,7 +600,7 @@ where
         // is already in the working set adds nothing, but means the working-set QP needs more solving.
         let mut violated = 0;
         for (i, v) in v.into_iter().enumerate() {
-            if v.hinge > slacks[i] + self.params.epsilon {
+            if v.hinge > slacks[i] + eps {
                 violated += 1;
                 if !st.outputs[i].contains(&v.output) {
                     let psi_hat = problem.space().joint_feature(&problem.x()[i], &v.output);
@@ -554,21 +614,23 @@ where
             }
         }
         if violated == 0 && st.qp_solved {
-            st.converged = true;
-            return Ok(());
+            let lambda = problem.lambda();
+            let primal = 0.5 * lambda * norm_sq(&st.w) + mean_hinge;
+            if gap_accepts(self.gap_target, eps, primal, st.set.dual(lambda, &st.w)) {
+                st.converged = true;
+                return Ok(());
+            }
+            st.tightened += 1;
         }
+        let eps = self.params.epsilon / 10f64.powi(st.tightened as i32);
         let n = problem.n_samples();
         match self.params.qp {
             // The blocks are solved to a KKT tolerance of ε/10 (hinge units): the outer loop only needs the
             // working-set problem a little more accurately than its own ε, and warm starts carry the rest.
             QpSolver::Smo => {
-                st.qp_solved = st.set.solve_blocks(
-                    problem.lambda(),
-                    1.0 / n as f64,
-                    n,
-                    &mut st.w,
-                    0.1 * self.params.epsilon,
-                );
+                st.qp_solved =
+                    st.set
+                        .solve_blocks(problem.lambda(), 1.0 / n as f64, n, &mut st.w, 0.1 * eps);
             }
             QpSolver::Clarabel => {
                 st.set.solve(

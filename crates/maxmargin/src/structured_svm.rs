@@ -665,8 +665,8 @@ impl StructuredSvm {
         let go = |observer: &mut (dyn Observer + Send)| -> Result<maxmargin_optim::Fit<Vec<f64>>, Error> {
             match self.params.solver {
                 StructSolverKind::Bcfw => self.with(&trainer, self.params.bcfw().check()?, &problem, meta, observer),
-                StructSolverKind::Oneslack => self.with(&trainer, self.params.one_slack().check()?, &problem, meta, observer),
-                StructSolverKind::Nslack => self.with(&trainer, self.params.n_slack().check()?, &problem, meta, observer),
+                StructSolverKind::Oneslack => self.with(&trainer, self.params.one_slack().check()?.with_gap_target(Some(self.gap_target())), &problem, meta, observer),
+                StructSolverKind::Nslack => self.with(&trainer, self.params.n_slack().check()?.with_gap_target(Some(self.gap_target())), &problem, meta, observer),
                 StructSolverKind::Dcd | StructSolverKind::Ovr => Err(OptimError::InvalidParam {
                     name: "solver",
                     value: format!("{:?}", self.params.solver).to_lowercase(),
@@ -705,9 +705,7 @@ impl StructuredSvm {
                     .cs()
                     .check()?
                     .with_class_weights(class_weights)?
-                    .with_gap_target(Some(
-                        self.params.gap.unwrap_or(crate::convergence::DEFAULT_GAP),
-                    )),
+                    .with_gap_target(Some(self.gap_target())),
                 &problem,
                 meta,
                 observer,
@@ -747,7 +745,7 @@ impl StructuredSvm {
                 loss: maxmargin_optim::BinaryLoss::Hinge,
                 dcd,
                 budget: self.params.budget(),
-                gap_target: Some(self.params.gap.unwrap_or(crate::convergence::DEFAULT_GAP)),
+                gap_target: Some(self.gap_target()),
             };
             Ok(ovr.fit_weighted(x, &classes, n_classes, class_weights)?)
         })?;
@@ -792,6 +790,11 @@ impl StructuredSvm {
             trace: vec![last],
         };
         Ok((fit, lambda.get()))
+    }
+
+    /// The relative gap a run must reach to count as converged: `gap`, else the default.
+    fn gap_target(&self) -> f64 {
+        self.params.gap.unwrap_or(crate::convergence::DEFAULT_GAP)
     }
 
     /// The space's input width: the data's features, plus the constant one.
