@@ -93,6 +93,22 @@ pub fn solve_dual_smo(
     warm: &[f64],
     tol: f64,
 ) -> Vec<f64> {
+    solve_dual_smo_capped(gram, b, lambda, group, caps, warm, tol, 10_000).0
+}
+
+/// [`solve_dual_smo`] with at most `max_sweeps` sweeps; also returns whether the KKT conditions hold to the
+/// tolerance (false when the cap stopped it first).
+#[allow(clippy::too_many_arguments)]
+pub fn solve_dual_smo_capped(
+    gram: &[Vec<f64>],
+    b: &[f64],
+    lambda: f64,
+    group: &[usize],
+    caps: &[f64],
+    warm: &[f64],
+    tol: f64,
+    max_sweeps: usize,
+) -> (Vec<f64>, bool) {
     let m = b.len();
     let mut alpha: Vec<f64> = (0..m)
         .map(|j| warm.get(j).copied().unwrap_or(0.0).max(0.0))
@@ -130,7 +146,7 @@ pub fn solve_dual_smo(
     let cap_total: f64 = caps.iter().sum();
     let tol = tol.max(1e3 * f64::EPSILON * q_max * cap_total);
     // Index `m` stands for the group's slack variable: gradient 0, no quadratic term.
-    let max_sweeps = 10_000;
+    let mut solved = false;
     for _ in 0..max_sweeps {
         let mut worst = 0.0f64;
         for (g, idx) in members.iter().enumerate() {
@@ -220,8 +236,9 @@ pub fn solve_dual_smo(
             }
         }
         if worst <= tol {
+            solved = true;
             break;
         }
     }
-    alpha
+    (alpha, solved)
 }

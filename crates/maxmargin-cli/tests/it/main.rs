@@ -857,3 +857,63 @@ fn every_flag_is_honoured_or_refused() {
     let predicted = ok(&["predict", o, s(&seq)]);
     assert_eq!(predicted.lines().collect::<Vec<_>>(), ["1", "2", "1", "2"]);
 }
+
+/// A 6-label multilabel set with unscaled features (0.02 to 240, as audio features are): 1-slack at -c 1 was
+/// still running after 10 minutes. Now a bounded run ends in seconds and says it is not converged, and
+/// with --scale maxabs it converges.
+#[test]
+fn unscaled_multilabel_one_slack_ends_and_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("emotions.svm");
+    let mut state = 3u64;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let (n, d) = (391, 72);
+    let weights: Vec<Vec<f64>> = (0..6)
+        .map(|_| (0..d).map(|_| next() * 2.0 - 1.0).collect())
+        .collect();
+    let mut text = String::new();
+    for _ in 0..n {
+        let z: Vec<f64> = (0..d).map(|_| next() * 2.0 - 1.0).collect();
+        let labels: Vec<String> = (0..6)
+            .filter(|&l| z.iter().zip(&weights[l]).map(|(a, b)| a * b).sum::<f64>() > 0.3)
+            .map(|l| l.to_string())
+            .collect();
+        text.push_str(&labels.join(","));
+        for (j, v) in z.iter().enumerate() {
+            let scale = 0.02 * (240.0f64 / 0.02).powf(j as f64 / (d - 1) as f64);
+            text.push_str(&format!(" {}:{:.4}", j + 1, v.abs() * scale));
+        }
+        text.push('\n');
+    }
+    std::fs::write(&data, text).unwrap();
+    let model = tmp.path().join("m.model");
+    let base = [
+        "train",
+        "--task",
+        "multilabel",
+        s(&data),
+        "-o",
+        s(&model),
+        "--solver",
+        "oneslack",
+        "-c",
+        "1",
+        "--quiet",
+    ];
+    let start = std::time::Instant::now();
+    let err = ok_stderr(&[&base[..], &["--max-passes", "60"]].concat());
+    assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
+    assert!(err.contains("--scale"), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("warning: oneslack stopped on its pass budget")),
+        "{err}"
+    );
+    let err = ok_stderr(&[&base[..], &["--scale", "maxabs", "--require-convergence"]].concat());
+    assert!(err.is_empty(), "{err}");
+}
