@@ -118,8 +118,9 @@ pub struct LinearSvmParams {
     /// not on the number of threads.
     #[serde(default = "one_block")]
     pub blocks: usize,
-    /// Worker threads (`None`: all cores). The model does not depend on it.
-    #[serde(default)]
+    /// Worker threads (`None`: all cores). The model does not depend on it, so it is not stored: model files
+    /// are the same bytes whatever the thread count.
+    #[serde(skip)]
     pub threads: Option<usize>,
     /// Feature scaling fitted on the training rows and stored in the model.
     #[serde(default)]

@@ -118,7 +118,9 @@ pub struct StructuredSvmParams {
     pub max_passes: Option<f64>,
     /// Wall-clock budget in seconds.
     pub max_seconds: Option<f64>,
-    /// Worker threads for oracle passes (`None`: all cores). Results do not depend on it.
+    /// Worker threads for oracle passes (`None`: all cores). Results do not depend on it, so it is not stored:
+    /// model files are the same bytes whatever the thread count.
+    #[serde(skip)]
     pub threads: Option<usize>,
     /// The seed.
     pub seed: u64,

@@ -917,3 +917,33 @@ fn unscaled_multilabel_one_slack_ends_and_says_so() {
     let err = ok_stderr(&[&base[..], &["--scale", "maxabs", "--require-convergence"]].concat());
     assert!(err.is_empty(), "{err}");
 }
+
+/// Model files do not depend on --threads (the count is not stored), for binary and structured tasks.
+#[test]
+fn model_bytes_do_not_depend_on_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    for (task, file) in [("binary", &data), ("multiclass", &iris)] {
+        let bytes: Vec<Vec<u8>> = ["1", "2"]
+            .iter()
+            .map(|t| {
+                let m = tmp.path().join(format!("{task}{t}.model"));
+                ok(&[
+                    "train",
+                    "--task",
+                    task,
+                    s(file),
+                    "-o",
+                    s(&m),
+                    "--threads",
+                    t,
+                    "-q",
+                ]);
+                std::fs::read(&m).unwrap()
+            })
+            .collect();
+        assert_eq!(bytes[0], bytes[1], "{task}");
+    }
+}
