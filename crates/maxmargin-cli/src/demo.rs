@@ -46,15 +46,26 @@ pub fn run() -> Result<()> {
     );
     let lambda = 0.01;
     let dir = tempfile::tempdir().context("creating a temporary directory")?;
-    println!("solver       epochs  objective  train acc  test acc  seconds");
+    println!(
+        "Every run ends certified: \"gap\" is its duality gap, a proven bound on how far its objective is above\n\
+         the optimum; a run is \"converged\" when that gap is within 1% of the objective. DCD, the default,\n\
+         converges; Pegasos and the subgradient method stop on their budgets and say how far they are.\n"
+    );
+    println!("solver       epochs  objective  gap        converged  train acc  test acc  seconds");
     for (name, params) in [
+        ("dcd", LinearSvmParams::new().lambda(lambda)),
         (
             "pegasos",
-            LinearSvmParams::new().lambda(lambda).epochs(30.0).seed(1),
+            LinearSvmParams::new()
+                .solver(SolverKind::Pegasos)
+                .lambda(lambda)
+                .epochs(30.0)
+                .seed(1),
         ),
         (
             "pegasos-last",
             LinearSvmParams::new()
+                .solver(SolverKind::Pegasos)
                 .lambda(lambda)
                 .epochs(30.0)
                 .average(false)
@@ -66,12 +77,6 @@ pub fn run() -> Result<()> {
                 .solver(SolverKind::Subgradient)
                 .lambda(lambda)
                 .iterations(2000),
-        ),
-        (
-            "dcd",
-            LinearSvmParams::new()
-                .solver(SolverKind::Dcd)
-                .lambda(lambda),
         ),
     ] {
         let start = Instant::now();
@@ -88,9 +93,18 @@ pub fn run() -> Result<()> {
         let tr = loaded.evaluate(&train, Some(lambda))?;
         let te = loaded.evaluate(&test, None)?;
         println!(
-            "{name:<12} {:<7.1} {:<10.6} {:<10.4} {:<9.4} {seconds:.3}",
+            "{name:<12} {:<7.1} {:<10.6} {:<10} {:<10} {:<10.4} {:<9.4} {seconds:.3}",
             model.training.epochs,
             tr.objective.unwrap_or(f64::NAN),
+            model
+                .training
+                .gap
+                .map_or("-".into(), |g| format!("{g:.2e}")),
+            if model.training.converged {
+                "yes"
+            } else {
+                "no"
+            },
             tr.accuracy,
             te.accuracy
         );
@@ -99,10 +113,10 @@ pub fn run() -> Result<()> {
 
     let iris = maxmargin::datasets::iris()?;
     println!(
-        "\n== iris (embedded): multiclass Crammer-Singer SVM, lambda 0.01, every structural solver =="
+        "\n== iris (embedded): multiclass Crammer-Singer SVM, lambda 0.01, every structural solver (dcd: the default) =="
     );
-    println!("solver     passes  objective  gap        accuracy");
-    for solver in ["bcfw", "oneslack", "nslack", "ssg"] {
+    println!("solver     passes  objective  gap        converged  accuracy");
+    for solver in ["dcd", "bcfw", "oneslack", "nslack", "ssg"] {
         let params = maxmargin::StructuredSvmParams::new(maxmargin::Task::Multiclass)
             .solver(solver.parse()?)
             .lambda(0.01)
@@ -112,13 +126,18 @@ pub fn run() -> Result<()> {
         let model = params.check()?.fit_multiclass(&iris, &mut ())?.model;
         let e = model.evaluate_multiclass(&iris, None)?;
         println!(
-            "{solver:<10} {:<7.0} {:<10.6} {:<10} {:.4}",
+            "{solver:<10} {:<7.0} {:<10.6} {:<10} {:<10} {:.4}",
             model.training.passes,
             model.training.objective,
             model
                 .training
                 .gap
                 .map_or("-".into(), |g| format!("{g:.2e}")),
+            if model.training.converged {
+                "yes"
+            } else {
+                "no"
+            },
             e.accuracy.unwrap_or(f64::NAN)
         );
     }
