@@ -16,8 +16,9 @@ use maxmargin_core::objective::Lambda;
 use maxmargin_core::vector::{SparseRows, SparseVec};
 use maxmargin_optim::qp::solve_dual;
 use maxmargin_optim::{
-    Bias, BinaryProblem, Budget, CrammerSingerParams, DcdParams, PegasosParams, SsgParams,
-    StepRule, StopReason, StructProblem, SubgradientParams, Trainer,
+    BcfwParams, Bias, BinaryProblem, Budget, CrammerSingerParams, DcdParams, NSlackParams,
+    OneSlackParams, PegasosParams, SsgParams, StepRule, StopReason, StructProblem,
+    SubgradientParams, Trainer,
 };
 use maxmargin_struct::{MulticlassSpace, OutputSpace};
 use proptest::prelude::*;
@@ -255,6 +256,67 @@ proptest! {
         let last = fit.trace.last().unwrap();
         prop_assert!(last.dual.unwrap() <= optimum + 1e-7 * (1.0 + optimum));
         prop_assert!(fit.objective >= optimum - 1e-7 * (1.0 + optimum));
+        // BCFW and both cutting-plane methods: on data they can resolve, the optimum within their
+        // certified gap; always, a dual below the optimum.
+        let runs: Vec<(&str, maxmargin_optim::Fit<Vec<f64>>)> = vec![
+            ("bcfw", Trainer::new(Budget::epochs(300.0)).unwrap().run(
+                &mut BcfwParams { seed, gap_tolerance: Some(1e-4), ..BcfwParams::default() }.check().unwrap(),
+                &problem, &mut ()).unwrap()),
+            ("oneslack", Trainer::new(Budget::epochs(300.0)).unwrap().run(
+                &mut OneSlackParams { epsilon: 1e-4, ..OneSlackParams::default() }.check().unwrap(),
+                &problem, &mut ()).unwrap()),
+            ("nslack", Trainer::new(Budget::epochs(300.0)).unwrap().run(
+                &mut NSlackParams { epsilon: 1e-4, ..NSlackParams::default() }.check().unwrap(),
+                &problem, &mut ()).unwrap()),
+        ];
+        // Without a reference (values of 1e6), every dual must stay below every primal seen.
+        let lowest = runs.iter().map(|(_, f)| f.objective).fold(optimum, f64::min);
+        for (name, fit) in &runs {
+            let last = fit.trace.last().unwrap();
+            let dual = last.dual.unwrap();
+            prop_assert!(dual <= lowest + 1e-6 * (1.0 + lowest), "{} dual {} lowest primal {}", name, dual, lowest);
+            if !big {
+                prop_assert!(dual <= optimum + 1e-6 * (1.0 + optimum), "{} dual {} optimum {}", name, dual, optimum);
+                prop_assert!(fit.objective >= optimum - 1e-6 * (1.0 + optimum), "{} primal {}", name, fit.objective);
+            }
+        }
+    }
+}
+
+/// One-vs-rest on degenerate multiclass data: every class's binary DCD stops by its own rule at its optimum
+/// (against clarabel), with empty rows, a duplicate of another class and a class present once.
+#[test]
+fn one_vs_rest_on_degenerate_data() {
+    for seed in 0..12u64 {
+        let (dense, y) = degenerate(seed, 8, 3, &[1.0, 1e-6, 3.0], 4);
+        let m = rows(&dense);
+        let classes: Vec<usize> = y.iter().map(|&c| c as usize).collect();
+        let lambda = 0.05;
+        let ovr = maxmargin_optim::ovr::OneVsRest {
+            lambda: Lambda::new(lambda).unwrap(),
+            bias: Bias::None,
+            loss: maxmargin_optim::BinaryLoss::Hinge,
+            dcd: DcdParams {
+                epsilon: 1e-5,
+                ..DcdParams::default()
+            },
+            budget: Budget::epochs(1e5),
+            gap_target: Some(1e-5),
+        };
+        let fits = ovr.fit(&m, &classes, 4).unwrap();
+        for (k, fit) in fits.iter().enumerate() {
+            let yk: Vec<f64> = classes
+                .iter()
+                .map(|&c| if c == k { 1.0 } else { -1.0 })
+                .collect();
+            let optimum = binary_optimum(&dense, &yk, lambda, false);
+            assert_eq!(fit.stop, StopReason::Converged, "seed {seed} class {k}");
+            assert!(
+                close(fit.objective, optimum, 1e-5),
+                "seed {seed} class {k}: {} vs {optimum}",
+                fit.objective
+            );
+        }
     }
 }
 
