@@ -22,22 +22,22 @@ fn split(data: &LabeledData, n_train: usize, seed: u64) -> (LabeledData, Labeled
 }
 
 pub fn run() -> Result<()> {
-    println!(
+    out!(
         "== The hinge and the 0-1 loss ==\n{}",
         worked::hinge_table()
     );
-    println!(
+    out!(
         "== Pegasos by hand: A = (2,1) +1, B = (-1,-2) -1, C = 1, eta_t = 1/t ==\n{}",
         worked::pegasos_hand_table()?
     );
-    println!(
+    out!(
         "== Batch subgradient, the lesson's six points (lambda 0.04, step 0.12, 500 iterations) ==\n{}",
         worked::lesson_example()?
     );
 
     let data = maxmargin::datasets::heart_scale()?;
     let (train, test) = split(&data, 200, 1);
-    println!(
+    out!(
         "== heart_scale (embedded): {} examples, {} features; train {} / test {} ==",
         data.n_samples(),
         data.x.n_features(),
@@ -46,12 +46,12 @@ pub fn run() -> Result<()> {
     );
     let lambda = 0.01;
     let dir = tempfile::tempdir().context("creating a temporary directory")?;
-    println!(
+    out!(
         "Every run ends certified: \"gap\" is its duality gap, a proven bound on how far its objective is above\n\
          the optimum; a run is \"converged\" when that gap is within 1% of the objective. DCD, the default,\n\
          converges; Pegasos and the subgradient method stop on their budgets and say how far they are.\n"
     );
-    println!("solver       epochs  objective  gap        converged  train acc  test acc  seconds");
+    out!("solver       epochs  objective  gap        converged  train acc  test acc  seconds");
     for (name, params) in [
         ("dcd", LinearSvmParams::new().lambda(lambda)),
         (
@@ -92,7 +92,7 @@ pub fn run() -> Result<()> {
         );
         let tr = loaded.evaluate(&train, Some(lambda))?;
         let te = loaded.evaluate(&test, None)?;
-        println!(
+        out!(
             "{name:<12} {:<7.1} {:<10.6} {:<10} {:<10} {:<10.4} {:<9.4} {seconds:.3}",
             model.training.epochs,
             tr.objective.unwrap_or(f64::NAN),
@@ -109,13 +109,13 @@ pub fn run() -> Result<()> {
             te.accuracy
         );
     }
-    println!("\nEach model was saved, loaded back identical, and evaluated from the file.");
+    out!("\nEach model was saved, loaded back identical, and evaluated from the file.");
 
     let iris = maxmargin::datasets::iris()?;
-    println!(
+    out!(
         "\n== iris (embedded): multiclass Crammer-Singer SVM, lambda 0.01, every structural solver (dcd: the default) =="
     );
-    println!("solver     passes  objective  gap        converged  accuracy");
+    out!("solver     passes  objective  gap        converged  accuracy");
     for solver in ["dcd", "bcfw", "oneslack", "nslack", "ssg"] {
         let params = maxmargin::StructuredSvmParams::new(maxmargin::Task::Multiclass)
             .solver(solver.parse()?)
@@ -125,7 +125,7 @@ pub fn run() -> Result<()> {
             .seed(1);
         let model = params.check()?.fit_multiclass(&iris, &mut ())?.model;
         let e = model.evaluate_multiclass(&iris, None)?;
-        println!(
+        out!(
             "{solver:<10} {:<7.0} {:<10.6} {:<10} {:<10} {:.4}",
             model.training.passes,
             model.training.objective,
@@ -141,7 +141,7 @@ pub fn run() -> Result<()> {
             e.accuracy.unwrap_or(f64::NAN)
         );
     }
-    println!(
+    out!(
         "Next: maxmargin train DATA -o MODEL; maxmargin eval MODEL DATA --lambda L; maxmargin predict MODEL DATA"
     );
     Ok(())

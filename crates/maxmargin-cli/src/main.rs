@@ -4,6 +4,21 @@
 //! from Rust; this binary adds only presentation: the progress bar, tables, JSON output and exit codes.
 //! Errors print one line (`error: FILE:LINE:COLUMN: ...` for bad data) and exit with status 1.
 
+/// `println!` that returns write errors instead of panicking (a closed pipe ends the command quietly with
+/// status 0, as `head` expects; a full disk is an error). Only inside functions returning `anyhow::Result`.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::emit(format_args!($($arg)*))?
+    };
+}
+
+/// `eprintln!` that never panics: when standard error itself cannot be written, there is nobody to tell.
+macro_rules! note {
+    ($($arg:tt)*) => {
+        $crate::note_line(format_args!($($arg)*))
+    };
+}
+
 mod demo;
 mod progress;
 mod structured;
@@ -260,13 +275,41 @@ fn parse_class_weight(s: &str) -> Result<(f64, f64), String> {
     Ok((label, weight))
 }
 
+/// Writes one line to standard output: a closed pipe exits quietly with status 0, other errors are returned.
+fn emit(args: std::fmt::Arguments<'_>) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_fmt(args)
+        .and_then(|()| stdout.write_all(b"\n"))
+    {
+        Ok(()) => Ok(()),
+        Err(e) => quiet_on_closed_pipe(e).context("writing to standard output"),
+    }
+}
+
+/// Ends the command with status 0 when the reader went away (`predict … | head`); any other error is returned.
+fn quiet_on_closed_pipe(e: std::io::Error) -> Result<()> {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    Err(e.into())
+}
+
+/// Writes one line to standard error, ignoring failure.
+fn note_line(args: std::fmt::Arguments<'_>) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr
+        .write_fmt(args)
+        .and_then(|()| stderr.write_all(b"\n"));
+}
+
 fn main() {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => std::process::exit(code),
         Err(e) => {
             // One clear line; the chain of causes joined.
-            eprintln!("error: {e:#}");
+            note!("error: {e:#}");
             std::process::exit(1);
         }
     }
@@ -411,7 +454,7 @@ fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
 /// Prints each warning as one `warning:` line on stderr, whatever `--quiet` says.
 fn print_warnings(warnings: &[String]) {
     for w in warnings {
-        eprintln!("warning: {w}");
+        note!("warning: {w}");
     }
 }
 
@@ -438,13 +481,16 @@ fn cv(cmd: &CvCmd) -> Result<()> {
             args.seed,
         )?;
         if cmd.json {
-            println!("{}", serde_json::to_string(&path)?);
+            out!("{}", serde_json::to_string(&path)?);
         } else {
-            println!("C            accuracy  sd      passes");
+            out!("C            accuracy  sd      passes");
             for p in &path {
-                println!(
+                out!(
                     "{:<12} {:.4}    {:.4}  {:.1}",
-                    p.c, p.cv.accuracy, p.cv.std, p.passes
+                    p.c,
+                    p.cv.accuracy,
+                    p.cv.std,
+                    p.passes
                 );
             }
         }
@@ -453,12 +499,12 @@ fn cv(cmd: &CvCmd) -> Result<()> {
     let svm = params.check()?;
     let cv = maxmargin::linear::cross_validate(&svm, &data, cmd.folds, args.seed)?;
     if cmd.json {
-        println!("{}", serde_json::to_string(&cv)?);
+        out!("{}", serde_json::to_string(&cv)?);
     } else {
         for (f, a) in cv.fold_accuracy.iter().enumerate() {
-            println!("fold {}  accuracy {a:.4}", f + 1);
+            out!("fold {}  accuracy {a:.4}", f + 1);
         }
-        println!("mean    accuracy {:.4} (sd {:.4})", cv.accuracy, cv.std);
+        out!("mean    accuracy {:.4} (sd {:.4})", cv.accuracy, cv.std);
     }
     Ok(())
 }
@@ -532,7 +578,7 @@ fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) -> Result<boo
     print_warnings(&warnings);
     if !args.quiet {
         let seconds = trace.last().map_or(0.0, |r| r.seconds);
-        eprintln!(
+        note!(
             "trained {} on {} examples x {} features: lambda {:.3e}, objective {:.6}, gap {}, {} iterations ({:.2} epochs) in {seconds:.2}s, stop: {}{}",
             svm.params().solver,
             data.n_samples(),
@@ -545,7 +591,7 @@ fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) -> Result<boo
             t.stop,
             if t.converged { "" } else { " (not converged)" },
         );
-        eprintln!("saved {}", output.display());
+        note!("saved {}", output.display());
     }
     Ok(t.converged)
 }
@@ -591,8 +637,9 @@ fn predict(model_path: &Path, data: &Path, output: Option<&Path>) -> Result<()> 
         None => {
             let stdout = std::io::stdout();
             let mut lock = std::io::BufWriter::new(stdout.lock());
-            write(&mut lock).context("writing predictions to standard output")?;
-            lock.flush()
+            write(&mut lock)
+                .and_then(|()| lock.flush())
+                .or_else(quiet_on_closed_pipe)
                 .context("writing predictions to standard output")?;
         }
     }
@@ -613,15 +660,15 @@ fn eval(model_path: &Path, data_path: &Path, lambda: Option<f64>, json: bool) ->
     let data = libsvm::read(data_path)?;
     let e = model.evaluate(&data, lambda)?;
     if json {
-        println!("{}", serde_json::to_string(&e)?);
+        out!("{}", serde_json::to_string(&e)?);
     } else {
-        println!("accuracy   {:.4}  ({}/{})", e.accuracy, e.correct, e.n);
-        println!("           predicted +  predicted -");
-        println!("actual +   {:<11}  {}", e.true_positive, e.false_negative);
-        println!("actual -   {:<11}  {}", e.false_positive, e.true_negative);
-        println!("mean hinge {:.6}", e.mean_hinge);
+        out!("accuracy   {:.4}  ({}/{})", e.accuracy, e.correct, e.n);
+        out!("           predicted +  predicted -");
+        out!("actual +   {:<11}  {}", e.true_positive, e.false_negative);
+        out!("actual -   {:<11}  {}", e.false_positive, e.true_negative);
+        out!("mean hinge {:.6}", e.mean_hinge);
         if let (Some(l), Some(o)) = (e.lambda, e.objective) {
-            println!("objective  {o:.6}  (lambda {l:e})");
+            out!("objective  {o:.6}  (lambda {l:e})");
         }
     }
     Ok(())

@@ -126,7 +126,7 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
     crate::print_warnings(&report.warnings);
     if !args.quiet {
         let seconds = report.trace.last().map_or(0.0, |r| r.seconds);
-        eprintln!(
+        note!(
             "trained {} {} on {} examples: lambda {:.3e}, objective {:.6}, gap {}, {} iterations ({:.1} passes) in {seconds:.2}s, stop: {}{}",
             task.kind(),
             format!("{:?}", svm.params().solver).to_lowercase(),
@@ -139,7 +139,7 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
             t.stop,
             if t.converged { "" } else { " (not converged)" },
         );
-        eprintln!("saved {}", output.display());
+        note!("saved {}", output.display());
     }
     Ok(t.converged)
 }
@@ -180,10 +180,10 @@ pub fn eval(
         Task::Chain => model.evaluate_chain(&svm_hmm::read(data)?, lambda)?,
     };
     if json {
-        println!("{}", serde_json::to_string(&e)?);
+        out!("{}", serde_json::to_string(&e)?);
         return Ok(());
     }
-    println!("examples          {}", e.n);
+    out!("examples          {}", e.n);
     let rows = [
         ("accuracy", e.accuracy),
         ("hamming loss", e.hamming_loss),
@@ -195,7 +195,7 @@ pub fn eval(
     ];
     for (name, v) in rows {
         if let Some(v) = v {
-            println!("{name:<17} {v:.6}");
+            out!("{name:<17} {v:.6}");
         }
     }
     Ok(())

@@ -64,7 +64,9 @@ fn parse_f64(tok: &str) -> Result<f64, String> {
 /// # Errors
 /// A message with the bad text when the label is not a finite number.
 pub fn parse_real_label(tok: &str) -> Result<f64, String> {
-    parse_f64(tok)
+    // `-0` and `0` are one label (adding 0.0 turns −0.0 into +0.0): otherwise sorting and equality disagree
+    // and a file with both was refused by its own class map.
+    parse_f64(tok).map(|v| v + 0.0)
 }
 
 /// Byte offset of `tok` inside `line` (both from the same buffer), 1-based.

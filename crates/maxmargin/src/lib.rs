@@ -23,6 +23,7 @@ mod compat;
 pub mod convergence;
 pub mod datasets;
 mod error;
+pub mod limits;
 pub mod linear;
 mod parallel;
 pub mod prelude;

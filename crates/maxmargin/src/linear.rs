@@ -488,6 +488,7 @@ impl LinearSvm {
         alpha: Option<&[f64]>,
         observer: &mut (dyn Observer + Send),
     ) -> Result<(FitReport, Option<Vec<f64>>), Error> {
+        crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
         let labels = BinaryLabels::from_labels(&data.source, &data.labels)?;
         let y = labels.targets(data)?;
         let n = data.n_samples();

@@ -911,7 +911,9 @@ impl StructuredSvm {
         data: &LabeledData,
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
+        crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
         let classes = ClassLabels::from_labels(&data.source, &data.labels)?;
+        crate::limits::check_classes(&data.source, classes.len(), data.n_samples())?;
         let d = data.x.n_features();
         let y = classes.indices(data)?;
         let weights = self.class_weight_vector(&classes)?;
@@ -955,7 +957,9 @@ impl StructuredSvm {
         if self.params.solver == StructSolverKind::Ovr {
             return self.fit_multiclass(&data, observer);
         }
+        crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
         let classes = ClassLabels::from_labels(&data.source, &data.labels)?;
+        crate::limits::check_classes(&data.source, classes.len(), data.n_samples())?;
         let d = data.x.n_features();
         let y = classes.indices(&data)?;
         let weights = self.class_weight_vector(&classes)?;
@@ -1006,7 +1010,12 @@ impl StructuredSvm {
         data: &MultilabelData,
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
+        crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
         let l = maxmargin_io::multilabel::n_labels(data).max(1);
+        let mut used: Vec<u32> = data.labels.iter().flatten().copied().collect();
+        used.sort_unstable();
+        used.dedup();
+        crate::limits::check_labels(&data.source, "label number", l, used.len())?;
         let d = data.x.n_features();
         let mut warnings = Vec::new();
         let (scaler, scaled) = self.scaled(&data.x, &mut warnings)?;
@@ -1033,6 +1042,17 @@ impl StructuredSvm {
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
         let (d, l) = (data.n_features, data.n_labels.max(1));
+        let nnz = data
+            .sequences
+            .iter()
+            .flatten()
+            .map(|v| v.as_row().nnz())
+            .sum();
+        crate::limits::check_features(&data.source, d, nnz)?;
+        let mut used: Vec<u32> = data.labels.iter().flatten().copied().collect();
+        used.sort_unstable();
+        used.dedup();
+        crate::limits::check_labels(&data.source, "tag number", l, used.len())?;
         let mut warnings = Vec::new();
         let tokens = || data.sequences.iter().flatten().map(SparseVec::as_row);
         let n_tokens = data.sequences.iter().map(Vec::len).sum();

@@ -947,3 +947,116 @@ fn model_bytes_do_not_depend_on_threads() {
         assert_eq!(bytes[0], bytes[1], "{task}");
     }
 }
+
+/// One large index, label or tag is a clear error before anything is allocated (one `1000000000:1` made the
+/// binary trainer take 23 GB); labels `-0` and `0` are one class; `--threads` has a bound.
+#[test]
+fn sizes_follow_the_data() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = tmp.path().join("m.model");
+    let o = s(&model);
+    let file = |name: &str, text: &str| {
+        let p = tmp.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let big = file("big.svm", "-1 1000000000:1\n+1 1:1\n");
+    let huge = file("huge.svm", "-1 4000000000:1\n+1 1:1\n2 2:1\n");
+    let tags = file("tags.svmhmm", "1 qid:1 1:1\n20000 qid:1 2:1\n");
+    let labels = file("labels.svm", "4000000000 1:1\n1 2:1\n");
+    let regression: String = (0..400)
+        .map(|i| format!("{:.3} 1:{} 2:{}\n", f64::from(i) * 0.37, i % 7, i % 3))
+        .collect();
+    let regression = file("reg.svm", &regression);
+    for (args, needle) in [
+        (
+            vec!["train", s(&big), "-o", o],
+            "feature index is far beyond",
+        ),
+        (
+            vec!["train", "--task", "multiclass", s(&huge), "-o", o],
+            "feature index is far beyond",
+        ),
+        (
+            vec!["train", "--task", "chain", s(&tags), "-o", o],
+            "tag number is far beyond",
+        ),
+        (
+            vec!["train", "--task", "multilabel", s(&labels), "-o", o],
+            "label number is far beyond",
+        ),
+        (
+            vec!["train", "--task", "multiclass", s(&regression), "-o", o],
+            "regression",
+        ),
+        (
+            vec!["train", s(&big), "-o", o, "--threads", "100000"],
+            "threads",
+        ),
+    ] {
+        let err = fails(&args, 1);
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+    assert!(!model.exists());
+    let zeros = file("zeros.svm", "-0 1:1\n0 1:2\n1 2:1\n1 2:2\n");
+    ok(&["train", "--task", "multiclass", s(&zeros), "-o", o, "-q"]);
+}
+
+/// Output errors are errors, never panics: a full device is one `error:` line and status 1, a closed pipe
+/// ends `predict` and `eval` quietly with status 0, a full standard error does not stop training.
+#[test]
+fn output_errors_are_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let model = tmp.path().join("m.model");
+    ok(&["train", s(&data), "-o", s(&model), "-q"]);
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    for args in [
+        vec!["eval", s(&model), s(&data)],
+        vec!["eval", s(&model), s(&data), "--json"],
+        vec!["cv", s(&data)],
+        vec!["demo"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_maxmargin"))
+            .args(&args)
+            .stdout(full())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.starts_with("error: writing to standard output"),
+            "{err}"
+        );
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_maxmargin"))
+        .args(["train", s(&data), "-o", s(&model), "--solver", "pegasos"])
+        .stderr(full())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    // A reader that goes away after one line.
+    let big = tmp.path().join("big.svm");
+    std::fs::write(&big, maxmargin::datasets::HEART_SCALE.repeat(50)).unwrap();
+    for sub in ["predict", "eval"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_maxmargin"))
+            .args([sub, s(&model), s(&big)])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{sub}");
+        assert!(
+            out.stderr.is_empty(),
+            "{sub}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

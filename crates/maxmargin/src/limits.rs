@@ -1,0 +1,58 @@
+//! Memory follows the data: sizes that training would allocate densely are checked against what the data
+//! has shown before anything is allocated, so one large index, label or tag in a file is a clear error instead
+//! of tens of gigabytes.
+
+use crate::Error;
+use maxmargin_optim::OptimError;
+use std::path::Path;
+
+/// Features beyond `64 × nnz + 2²⁰` are refused: the weights are dense, and such a width means most indices
+/// are unused (one `1000000000:1` would ask for 8 GB per weight vector).
+pub fn check_features(source: &Path, n_features: usize, nnz: usize) -> Result<(), Error> {
+    let limit = nnz.saturating_mul(64).saturating_add(1 << 20);
+    if n_features > limit {
+        return Err(OptimError::InvalidParam {
+            name: "feature index",
+            value: format!("{} (the largest in {})", n_features, source.display()),
+            reason: "is far beyond what the data's nonzeros need (dense weights are allocated for at most 64 \
+                     features per nonzero plus 1,048,576); renumber the features consecutively from 1",
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// Classes beyond half the examples (and more than 50) are refused: the labels look like regression targets,
+/// and per-class weights and duals grow with the classes.
+pub fn check_classes(source: &Path, n_classes: usize, n_samples: usize) -> Result<(), Error> {
+    if n_classes > 50 && n_classes > n_samples / 2 {
+        return Err(OptimError::InvalidParam {
+            name: "class labels",
+            value: format!("{n_classes} distinct in {n_samples} rows of {}", source.display()),
+            reason: "look like regression targets, not classes (a multiclass model needs several examples \
+                     per class)",
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// Labels (multilabel) or tags (chains) numbered beyond `64 × used + 1024` are refused: the model holds
+/// weights for every number up to the largest (and chains a `L × L` transition table).
+pub fn check_labels(
+    source: &Path,
+    what: &'static str,
+    largest: usize,
+    used: usize,
+) -> Result<(), Error> {
+    let limit = used.saturating_mul(64).saturating_add(1024);
+    if largest > limit {
+        return Err(OptimError::InvalidParam {
+            name: what,
+            value: format!("{largest} (the largest in {})", source.display()),
+            reason: "is far beyond the number of distinct ones the data uses; renumber them consecutively",
+        }
+        .into());
+    }
+    Ok(())
+}
