@@ -25,11 +25,32 @@ pub fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), IoError> {
+    let err = |e| IoError::io(path, e);
+    // Only a regular file (or a new path) is replaced. A symlink is written through to its target, as `cp`
+    // does; a device, directory or pipe at the path is refused instead of being replaced by a file.
+    let resolved;
+    let path = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            resolved = std::fs::canonicalize(path).map_err(err)?;
+            check_regular(&resolved, path)?;
+            resolved.as_path()
+        }
+        Ok(m) if !m.file_type().is_file() => return Err(not_regular(path)),
+        _ => path,
+    };
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let err = |e| IoError::io(path, e);
+    if !dir.is_dir() {
+        return Err(IoError::io(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("its directory {} does not exist", dir.display()),
+            ),
+        ));
+    }
     let tmp = tempfile::Builder::new()
         .prefix(".maxmargin-")
         .suffix(".tmp")
@@ -41,10 +62,49 @@ pub fn write_atomic(
         w.flush().map_err(err)?;
     }
     tmp.as_file().sync_all().map_err(err)?;
+    set_usual_permissions(tmp.path()).map_err(err)?;
     tmp.persist(path).map_err(|e| err(e.error))?;
     // Make the rename itself durable where the platform allows opening a directory.
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();
     }
+    Ok(())
+}
+
+fn not_regular(path: &Path) -> IoError {
+    IoError::io(
+        path,
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file: refusing to replace it (choose a file path)",
+        ),
+    )
+}
+
+fn check_regular(target: &Path, link: &Path) -> Result<(), IoError> {
+    match std::fs::metadata(target) {
+        Ok(m) if !m.is_file() => Err(not_regular(link)),
+        _ => Ok(()),
+    }
+}
+
+/// Temporary files are created `0600`; the written file gets the usual `0666` less the process's umask (read
+/// from `/proc/self/status` on Linux; `022` where it cannot be read).
+#[cfg(unix)]
+fn set_usual_permissions(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let umask = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Umask:"))
+                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+        })
+        .unwrap_or(0o022);
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666 & !umask))
+}
+
+#[cfg(not(unix))]
+fn set_usual_permissions(_path: &Path) -> std::io::Result<()> {
     Ok(())
 }

@@ -7,12 +7,12 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum IoError {
     /// The operating system refused (missing file, permissions, full disk, ...).
-    #[error("{path}: {source}", path = .path.display())]
+    #[error("{path}: {cause}", path = .path.display())]
     Io {
         /// The file.
         path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
+        /// The cause (in the message; not a separate error source, so a chain of causes prints it once).
+        cause: std::io::Error,
     },
     /// A line of a data file does not parse.
     #[error("{path}:{line}:{column}: {field}: {message}", path = .path.display())]
@@ -83,10 +83,10 @@ pub enum IoError {
 }
 
 impl IoError {
-    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub(crate) fn io(path: impl Into<PathBuf>, cause: std::io::Error) -> Self {
         Self::Io {
             path: path.into(),
-            source,
+            cause,
         }
     }
 

@@ -160,19 +160,19 @@ pub(crate) fn fit_scaler_on<'a, I: Iterator<Item = SparseRow<'a>>>(
 pub(crate) fn check_finite(w: &[f64], b: f64, objective: f64) -> Result<(), Error> {
     if let Some(j) = w.iter().position(|v| !v.is_finite()) {
         return Err(OptimError::InvalidParam {
-            name: "weights",
+            name: "training",
             value: format!("w[{j}] = {}", w[j]),
-            reason: "training produced a non-finite weight (values or parameters too large); scale the data \
-                     (--scale) or use another step or C",
+            reason: "produced a non-finite weight (values or parameters too large): nothing was saved; scale \
+                     the data (--scale) or use another step or C",
         }
         .into());
     }
     if !b.is_finite() || !objective.is_finite() {
         return Err(OptimError::InvalidParam {
-            name: "objective",
+            name: "training",
             value: format!("b = {b}, objective = {objective}"),
-            reason: "training produced a non-finite value (values or parameters too large); scale the data \
-                     (--scale) or use another step or C",
+            reason: "produced a non-finite value (values or parameters too large): nothing was saved; scale \
+                     the data (--scale) or use another step or C",
         }
         .into());
     }

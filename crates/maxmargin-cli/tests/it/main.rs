@@ -1060,3 +1060,49 @@ fn output_errors_are_errors() {
         );
     }
 }
+
+/// Writing never destroys what stands at the path: a device or directory is refused, a symlink is written
+/// through to its target, a missing directory is named; files follow the umask.
+#[test]
+fn writes_that_never_destroy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let err = fails(&["train", s(&data), "-o", "/dev/null", "-q"], 1);
+    assert!(err.contains("/dev/null: not a regular file"), "{err}");
+    let err = fails(&["train", s(&data), "-o", s(tmp.path()), "-q"], 1);
+    assert!(err.contains("not a regular file"), "{err}");
+    let target = tmp.path().join("target.model");
+    let link = tmp.path().join("link.model");
+    std::fs::write(&target, "old").unwrap();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    ok(&["train", s(&data), "-o", s(&link), "-q"]);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(maxmargin::LinearModel::load(&target).is_ok());
+    let missing = tmp.path().join("no/such/dir/m.model");
+    let err = fails(&["train", s(&data), "-o", s(&missing), "-q"], 1);
+    assert!(
+        err.contains("its directory")
+            && err.contains("no/such/dir does not exist")
+            && !err.contains(".maxmargin-"),
+        "{err}"
+    );
+    // The error of a missing input names it once.
+    let err = fails(&["train", "/no/such.svm", "-o", s(&target)], 1);
+    assert_eq!(err.matches("No such file").count(), 1, "{err}");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&target).unwrap().permissions().mode() & 0o777;
+    let umask = std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("Umask:")
+                .map(|v| u32::from_str_radix(v.trim(), 8).unwrap())
+        })
+        .unwrap();
+    assert_eq!(mode, 0o666 & !umask);
+}
