@@ -48,6 +48,15 @@ struct FieldError {
     message: String,
 }
 
+/// A token as quoted in an error: at most 80 characters, so one bad 10 MB token is not echoed whole.
+pub(crate) fn quote(tok: &str) -> String {
+    const MAX: usize = 80;
+    match tok.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{:?}… ({} bytes)", &tok[..cut], tok.len()),
+        None => format!("{tok:?}"),
+    }
+}
+
 fn parse_f64(tok: &str) -> Result<f64, String> {
     if tok.is_empty() {
         return Err("missing label".into());
@@ -55,7 +64,7 @@ fn parse_f64(tok: &str) -> Result<f64, String> {
     match tok.parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
         Ok(v) => Err(format!("{v} is not a finite number")),
-        Err(_) => Err(format!("{tok:?} is not a number")),
+        Err(_) => Err(format!("{} is not a number", quote(tok))),
     }
 }
 
@@ -114,7 +123,7 @@ fn parse_line<L>(
         let Some((key, value)) = tok.split_once(':') else {
             return Err(fail(
                 "feature",
-                format!("{tok:?} is not of the form index:value"),
+                format!("{} is not of the form index:value", quote(tok)),
             ));
         };
         if key == "qid" {
@@ -339,7 +348,7 @@ pub fn read_parallel_from<L: Send>(
 const RESERVE_LIMIT: u64 = 4 << 30;
 
 /// The text size of a file: its length, or for gzip the size its trailer records (exact for one member
-/// below 4 GiB); `None` when unknown.
+/// below 4 GiB), capped at deflate's largest ratio; `None` when unknown.
 fn text_size(path: &Path) -> Option<u64> {
     use std::io::{Read, Seek, SeekFrom};
     let mut f = std::fs::File::open(path).ok()?;
@@ -355,7 +364,9 @@ fn text_size(path: &Path) -> Option<u64> {
     f.seek(SeekFrom::End(-4)).ok()?;
     let mut isize = [0u8; 4];
     f.read_exact(&mut isize).ok()?;
-    Some(u64::from(u32::from_le_bytes(isize)))
+    // The trailer is not trusted beyond what deflate can do (at most 1032 bytes out per byte in): a 5 KB file
+    // claiming 4 GB would otherwise reserve gigabytes.
+    Some(u64::from(u32::from_le_bytes(isize)).min(len.saturating_mul(1032)))
 }
 
 /// [`read_parallel_from`] with the piece size and pieces per round given (for tests that cut small texts
@@ -389,27 +400,32 @@ pub fn read_in_pieces<L: Send>(
     let mut carry: Vec<u8> = Vec::new();
     let mut line_base = 0;
     loop {
-        // At least one piece more than what is carried over, so an overlong line still makes progress.
+        // A round reads at least as much as is carried over (an overlong line doubles what is read, so a
+        // line of L bytes costs O(L), not O(L²) as with a fixed step), and only the new bytes are searched.
         let piece_bytes = piece_bytes.max(1);
-        let want =
-            (piece_bytes * pieces_per_round.max(1)).max(carry.len() + piece_bytes) - carry.len();
-        // Sized exactly, so reading never doubles the buffer.
-        let mut buf = Vec::with_capacity(carry.len() + want + 1);
-        buf.append(&mut carry);
+        let want = (piece_bytes * pieces_per_round.max(1))
+            .max(carry.len())
+            .max(piece_bytes);
+        let mut buf = std::mem::take(&mut carry);
+        let old = buf.len();
+        buf.reserve_exact(want + 1);
         let got = (&mut reader)
             .take(want as u64)
             .read_to_end(&mut buf)
             .map_err(|e| IoError::io(path, e))?;
         let eof = got < want;
         if !eof {
-            // Keep the unfinished last line for the next round.
-            match buf.iter().rposition(|&b| b == b'\n') {
-                Some(p) => carry = buf.split_off(p + 1),
+            // Keep the unfinished last line for the next round (the carried part holds no line end).
+            match buf[old..].iter().rposition(|&b| b == b'\n') {
+                Some(p) => carry = buf.split_off(old + p + 1),
                 None => {
+                    check_line_length(path, line_base, buf.len())?;
                     carry = buf;
                     continue;
                 }
             }
+        } else if !buf[old..].contains(&b'\n') {
+            check_line_length(path, line_base, buf.len())?;
         }
         let mut bounds = vec![0];
         while let Some(&start) = bounds.last().filter(|&&s| s < buf.len()) {
@@ -449,6 +465,24 @@ pub fn read_in_pieces<L: Send>(
         }
     }
 }
+
+/// An error when the unfinished line after `line_base` complete ones is longer than [`MAX_LINE_BYTES`].
+fn check_line_length(path: &Path, line_base: usize, len: usize) -> Result<(), IoError> {
+    if len > MAX_LINE_BYTES {
+        return Err(IoError::Parse {
+            path: path.to_path_buf(),
+            line: line_base + 1,
+            column: 1,
+            field: "line",
+            message: format!("longer than {} MiB", MAX_LINE_BYTES >> 20),
+        });
+    }
+    Ok(())
+}
+
+/// The longest line the readers accept (64 MiB): longer is an error naming the file and line, never a
+/// buffer that grows until memory runs out (a gzip of 1 GB of zeros has no line end).
+pub const MAX_LINE_BYTES: usize = 64 << 20;
 
 /// Reads a LIBSVM-format file with real labels, parsing on all cores.
 ///

@@ -19,8 +19,12 @@ pub fn parse_label_set(tok: &str) -> Result<Vec<u32>, String> {
     let mut out = tok
         .split(',')
         .map(|l| {
-            l.parse::<u32>()
-                .map_err(|_| format!("{l:?} is not a label (a non-negative integer)"))
+            l.parse::<u32>().map_err(|_| {
+                format!(
+                    "{} is not a label (a non-negative integer)",
+                    crate::libsvm::quote(l)
+                )
+            })
         })
         .collect::<Result<Vec<u32>, String>>()?;
     out.sort_unstable();

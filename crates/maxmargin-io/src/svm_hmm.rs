@@ -39,7 +39,10 @@ fn parse_tag(tok: &str) -> Result<u32, String> {
     match tok.parse::<u32>() {
         Ok(0) => Err("tag 0: svm_hmm tags start at 1".into()),
         Ok(t) => Ok(t - 1),
-        Err(_) => Err(format!("{tok:?} is not a tag (a positive integer)")),
+        Err(_) => Err(format!(
+            "{} is not a tag (a positive integer)",
+            crate::libsvm::quote(tok)
+        )),
     }
 }
 

@@ -1106,3 +1106,56 @@ fn writes_that_never_destroy() {
         .unwrap();
     assert_eq!(mode, 0o666 & !umask);
 }
+
+/// Reading is linear in the input whatever the line length, a line longer than 64 MiB is an error naming it,
+/// a bad token is quoted in at most 80 characters, and a gzip trailer's claimed size is not trusted.
+#[test]
+fn long_lines_and_lying_trailers() {
+    use std::io::Write as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let model = tmp.path().join("m.model");
+    // One line of 200,000 features (2.4 MB) and a short one: quick, and trains.
+    let wide = tmp.path().join("wide.svm");
+    let mut text = String::from("+1");
+    for j in 1..=200_000 {
+        text.push_str(&format!(" {j}:0.5"));
+    }
+    text.push_str("\n-1 1:1\n");
+    std::fs::write(&wide, text).unwrap();
+    let start = std::time::Instant::now();
+    ok(&["train", s(&wide), "-o", s(&model), "-q"]);
+    assert!(start.elapsed().as_secs_f64() < 5.0, "{:?}", start.elapsed());
+    // 70 MB without a line end, gzipped: refused at 64 MiB, quickly.
+    let zeros = tmp.path().join("zeros.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&zeros).unwrap(),
+        flate2::Compression::fast(),
+    );
+    let block = vec![b'0'; 1 << 20];
+    for _ in 0..70 {
+        gz.write_all(&block).unwrap();
+    }
+    gz.finish().unwrap();
+    let err = fails(&["train", s(&zeros), "-o", s(&model)], 1);
+    assert!(
+        err.contains("zeros.gz:1:1: line: longer than 64 MiB"),
+        "{err}"
+    );
+    // A 10 MB bad token is quoted in 80 characters.
+    let bad = tmp.path().join("bad.svm");
+    std::fs::write(&bad, format!("+1 1:{}\n", "x".repeat(10 << 20))).unwrap();
+    let err = fails(&["train", s(&bad), "-o", s(&model)], 1);
+    assert!(err.len() < 400, "{} bytes", err.len());
+    // A tiny gzip file whose trailer claims 4 GB.
+    let liar = tmp.path().join("liar.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(maxmargin::datasets::HEART_SCALE.as_bytes())
+        .unwrap();
+    let mut bytes = gz.finish().unwrap();
+    let n = bytes.len();
+    bytes[n - 4..].copy_from_slice(&u32::MAX.to_le_bytes());
+    std::fs::write(&liar, bytes).unwrap();
+    let out = maxmargin(&["train", s(&liar), "-o", s(&model), "-q"]);
+    // The stream's own size check may reject it; either way no gigabytes and no panic.
+    assert!(matches!(out.status.code(), Some(0) | Some(1)), "{out:?}");
+}
