@@ -843,6 +843,16 @@ impl LinearModel {
         if !model.w.iter().all(|v| v.is_finite()) || !model.b.is_finite() {
             return Err(bad("weights must be finite".into()));
         }
+        if let Some(s) = &model.scaler
+            && (s.factor.len() > model.n_features
+                || !s.factor.iter().all(|v| v.is_finite())
+                || !s
+                    .offsets
+                    .iter()
+                    .all(|(j, o)| (*j as usize) < s.factor.len() && o.is_finite()))
+        {
+            return Err(bad("the scaler does not fit the weights".into()));
+        }
         if model.labels[0].partial_cmp(&model.labels[1]) != Some(std::cmp::Ordering::Less) {
             return Err(bad(format!(
                 "labels {:?} must be two increasing values",

@@ -1389,21 +1389,41 @@ impl StructuredModel {
         } else {
             model_file::load(path, task.kind())?.1
         };
-        let d = model.width();
-        let expected = match task {
-            Task::Multiclass | Task::Multilabel => d * model.n_labels,
-            Task::Chain => {
-                d * model.n_labels + model.n_labels * model.n_labels + 2 * model.n_labels
-            }
-        };
-        if model.task != task || model.w.len() != expected || !model.w.iter().all(|v| v.is_finite())
+        // Sizes from the file are checked with overflow-free arithmetic against the weights actually read
+        // (a crafted `"n_labels": 9223372036854775808` wrapped around and later asked for every byte there is).
+        let d = model.n_features.checked_add(usize::from(model.params.bias));
+        let l = model.n_labels;
+        let expected = d.and_then(|d| match task {
+            Task::Multiclass | Task::Multilabel => d.max(1).checked_mul(l),
+            Task::Chain => d
+                .max(1)
+                .checked_mul(l)
+                .and_then(|u| l.checked_mul(l).and_then(|t| u.checked_add(t)))
+                .and_then(|v| v.checked_add(l.checked_mul(2)?)),
+        });
+        let classes_ok = task != Task::Multiclass || model.classes.len() == l;
+        let scaler_ok = model.scaler.as_ref().is_none_or(|s| {
+            s.factor.len() <= model.n_features
+                && s.factor.iter().all(|v| v.is_finite())
+                && s.offsets
+                    .iter()
+                    .all(|(j, o)| (*j as usize) < s.factor.len() && o.is_finite())
+        });
+        if model.task != task
+            || expected != Some(model.w.len())
+            || !classes_ok
+            || !scaler_ok
+            || !model.w.iter().all(|v| v.is_finite())
         {
             return Err(IoError::BadModel {
                 path: path.to_path_buf(),
                 message: format!(
-                    "inconsistent {} model: {} weights, expected {expected}",
+                    "inconsistent {} model: {} weights for {} features and {} labels, {} class values",
                     task.kind(),
-                    model.w.len()
+                    model.w.len(),
+                    model.n_features,
+                    model.n_labels,
+                    model.classes.len()
                 ),
             }
             .into());

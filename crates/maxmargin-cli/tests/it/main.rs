@@ -1159,3 +1159,29 @@ fn long_lines_and_lying_trailers() {
     // The stream's own size check may reject it; either way no gigabytes and no panic.
     assert!(matches!(out.status.code(), Some(0) | Some(1)), "{out:?}");
 }
+
+/// A crafted JSON model whose label count wraps around the size check is a clear error, not a panic.
+#[test]
+fn crafted_model_sizes_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    let model = tmp.path().join("m.json");
+    ok(&[
+        "train",
+        "--task",
+        "multiclass",
+        s(&iris),
+        "-o",
+        s(&model),
+        "-q",
+    ]);
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    m["n_labels"] = serde_json::json!(9_223_372_036_854_775_808u64);
+    std::fs::write(&model, m.to_string()).unwrap();
+    for cmd in ["predict", "eval"] {
+        let err = fails(&[cmd, s(&model), s(&iris)], 1);
+        assert!(err.contains("inconsistent multiclass model"), "{err}");
+    }
+}
