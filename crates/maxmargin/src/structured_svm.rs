@@ -9,7 +9,7 @@
 use crate::Error;
 use maxmargin_core::objective::{Lambda, Regularization};
 use maxmargin_core::scale::{Scaler, Scaling};
-use maxmargin_core::vector::{SparseVec, norm_sq};
+use maxmargin_core::vector::{SparseRows, SparseVec, norm_sq};
 use maxmargin_io::IoError;
 use maxmargin_io::libsvm::{ClassLabels, LabeledData};
 use maxmargin_io::model_file;
@@ -487,6 +487,36 @@ pub struct StructEvaluation {
     pub converged: bool,
 }
 
+/// What multiclass training learned from the data before building its examples.
+struct MulticlassParts {
+    d: usize,
+    classes: ClassLabels,
+    weights: Vec<f64>,
+    scaler: Option<Scaler>,
+    warnings: Vec<String>,
+    max_abs: f64,
+}
+
+impl MulticlassParts {
+    fn into_report(self) -> ReportParts {
+        ReportParts {
+            classes: self.classes.classes,
+            scaler: self.scaler,
+            warnings: self.warnings,
+            max_abs: self.max_abs,
+        }
+    }
+}
+
+/// What a finished run's model and report carry besides the fit: class values, the scaler, the warnings so
+/// far, and the largest input magnitude (for the advice in a warning).
+struct ReportParts {
+    classes: Vec<f64>,
+    scaler: Option<Scaler>,
+    warnings: Vec<String>,
+    max_abs: f64,
+}
+
 /// Inputs and outputs of a task, ready for its space.
 struct Examples<I, O> {
     x: Vec<I>,
@@ -806,17 +836,19 @@ impl StructuredSvm {
 
     /// The model and report of a finished run: the certified gap, whether it converged (with a warning
     /// when not), and the scaling it was trained with.
-    #[allow(clippy::too_many_arguments)]
     fn finish(
         &self,
         fit: maxmargin_optim::Fit<Vec<f64>>,
         lambda: f64,
         shape: (usize, usize, usize),
-        classes: Vec<f64>,
-        scaler: Option<Scaler>,
-        mut warnings: Vec<String>,
-        max_abs: f64,
+        report: ReportParts,
     ) -> Result<StructFitReport, Error> {
+        let ReportParts {
+            classes,
+            scaler,
+            mut warnings,
+            max_abs,
+        } = report;
         let (n, n_features, n_labels) = shape;
         let gap = fit.trace.last().and_then(|r| r.gap);
         let tolerance = self.params.gap.unwrap_or(match self.params.solver {
@@ -902,6 +934,31 @@ impl StructuredSvm {
         Ok((scaler, scaled))
     }
 
+    /// What multiclass training needs from the data before the examples are built: checked sizes, the
+    /// class map and targets, class weights, the scaler (and the scaled rows), the warnings so far.
+    fn prepare_multiclass(
+        &self,
+        data: &LabeledData,
+    ) -> Result<(MulticlassParts, Vec<u32>, Option<SparseRows>), Error> {
+        crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
+        let classes = ClassLabels::from_labels(&data.source, &data.labels)?;
+        crate::limits::check_classes(&data.source, classes.len(), data.n_samples())?;
+        let y = classes.indices(data)?;
+        let weights = self.class_weight_vector(&classes)?;
+        let mut warnings = Vec::new();
+        let (scaler, scaled) = self.scaled(&data.x, &mut warnings)?;
+        let max_abs = crate::convergence::max_abs(scaled.as_ref().unwrap_or(&data.x));
+        let parts = MulticlassParts {
+            d: data.x.n_features(),
+            classes,
+            weights,
+            scaler,
+            warnings,
+            max_abs,
+        };
+        Ok((parts, y, scaled))
+    }
+
     /// Trains a multiclass model on LIBSVM data (any class values).
     ///
     /// # Errors
@@ -911,37 +968,16 @@ impl StructuredSvm {
         data: &LabeledData,
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
-        crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
-        let classes = ClassLabels::from_labels(&data.source, &data.labels)?;
-        crate::limits::check_classes(&data.source, classes.len(), data.n_samples())?;
-        let d = data.x.n_features();
-        let y = classes.indices(data)?;
-        let weights = self.class_weight_vector(&classes)?;
-        let mut warnings = Vec::new();
-        let (scaler, scaled) = self.scaled(&data.x, &mut warnings)?;
+        let (parts, y, scaled) = self.prepare_multiclass(data)?;
         let x = scaled.as_ref().unwrap_or(&data.x);
-        let max_abs = crate::convergence::max_abs(x);
         if self.params.solver == StructSolverKind::Ovr {
-            let n = y.len();
-            let (fit, lambda) = self.run_ovr(x, &y, classes.len(), &weights)?;
-            let shape = (n, d, classes.len());
-            return self.finish(
-                fit,
-                lambda,
-                shape,
-                classes.classes,
-                scaler,
-                warnings,
-                max_abs,
-            );
+            let k = parts.classes.len();
+            let (fit, lambda) = self.run_ovr(x, &y, k, &parts.weights)?;
+            return self.finish(fit, lambda, (y.len(), parts.d, k), parts.into_report());
         }
-        let ex = Examples {
-            x: rows_to_vecs(x, d, self.params.bias),
-            y,
-        };
+        let x = rows_to_vecs(x, parts.d, self.params.bias);
         drop(scaled);
-        let parts = (classes, weights, scaler, warnings, max_abs);
-        self.multiclass_examples(ex, d, parts, observer)
+        self.multiclass_examples(Examples { x, y }, parts, observer)
     }
 
     /// As [`StructuredSvm::fit_multiclass`], but takes the data and frees its matrix once the examples are
@@ -957,48 +993,32 @@ impl StructuredSvm {
         if self.params.solver == StructSolverKind::Ovr {
             return self.fit_multiclass(&data, observer);
         }
-        crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
-        let classes = ClassLabels::from_labels(&data.source, &data.labels)?;
-        crate::limits::check_classes(&data.source, classes.len(), data.n_samples())?;
-        let d = data.x.n_features();
-        let y = classes.indices(&data)?;
-        let weights = self.class_weight_vector(&classes)?;
-        let mut warnings = Vec::new();
-        let (scaler, scaled) = self.scaled(&data.x, &mut warnings)?;
-        let x = scaled.as_ref().unwrap_or(&data.x);
-        let max_abs = crate::convergence::max_abs(x);
-        let x = rows_to_vecs(x, d, self.params.bias);
+        let (parts, y, scaled) = self.prepare_multiclass(&data)?;
+        let x = rows_to_vecs(
+            scaled.as_ref().unwrap_or(&data.x),
+            parts.d,
+            self.params.bias,
+        );
         drop(scaled);
         drop(data);
-        let parts = (classes, weights, scaler, warnings, max_abs);
-        self.multiclass_examples(Examples { x, y }, d, parts, observer)
+        self.multiclass_examples(Examples { x, y }, parts, observer)
     }
 
-    #[allow(clippy::type_complexity)]
     fn multiclass_examples(
         &self,
         ex: Examples<SparseVec, u32>,
-        d: usize,
-        parts: (ClassLabels, Vec<f64>, Option<Scaler>, Vec<String>, f64),
+        parts: MulticlassParts,
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
-        let (classes, weights, scaler, warnings, max_abs) = parts;
-        let space = MulticlassSpace::new(self.width(d), classes.len())?;
+        let k = parts.classes.len();
+        let space = MulticlassSpace::new(self.width(parts.d), k)?;
         let (fit, lambda) = match self.params.solver {
-            StructSolverKind::Dcd => self.run_cs(&space, &ex, weights, observer)?,
+            StructSolverKind::Dcd => self.run_cs(&space, &ex, parts.weights.clone(), observer)?,
             _ => self.run(&space, &ex, observer)?,
         };
-        let shape = (ex.x.len(), d, classes.len());
+        let shape = (ex.x.len(), parts.d, k);
         drop(ex);
-        self.finish(
-            fit,
-            lambda,
-            shape,
-            classes.classes,
-            scaler,
-            warnings,
-            max_abs,
-        )
+        self.finish(fit, lambda, shape, parts.into_report())
     }
 
     /// Trains a multilabel model.
@@ -1029,7 +1049,13 @@ impl StructuredSvm {
         let space = MultilabelSpace::new(self.width(d), l)?;
         let (fit, lambda) = self.run(&space, &ex, observer)?;
         let shape = (ex.x.len(), d, l);
-        self.finish(fit, lambda, shape, Vec::new(), scaler, warnings, max_abs)
+        let report = ReportParts {
+            classes: Vec::new(),
+            scaler,
+            warnings,
+            max_abs,
+        };
+        self.finish(fit, lambda, shape, report)
     }
 
     /// Trains a chain model on svm_hmm sequences.
@@ -1075,7 +1101,13 @@ impl StructuredSvm {
         let space = ChainSpace::new(self.width(d), l)?;
         let (fit, lambda) = self.run(&space, &ex, observer)?;
         let shape = (ex.x.len(), d, l);
-        self.finish(fit, lambda, shape, Vec::new(), scaler, warnings, max_abs)
+        let report = ReportParts {
+            classes: Vec::new(),
+            scaler,
+            warnings,
+            max_abs,
+        };
+        self.finish(fit, lambda, shape, report)
     }
 }
 

@@ -39,3 +39,25 @@ fn dense(rows: &[(&[f64], f64)]) -> (SparseRows, Vec<f64>) {
     }
     (x, rows.iter().map(|r| r.1).collect())
 }
+
+/// The folder of the shared datasets for tests: `MAXMARGIN_DATA`, else `shared/data` beside the checkout of
+/// the crate whose `CARGO_MANIFEST_DIR` is `manifest_dir` (a crate under `crates/`). `None` when it is not
+/// there, so a test can skip; under `CI` a missing folder is a failure instead.
+///
+/// # Panics
+/// When `CI` is set and the folder is missing.
+pub fn shared_data(manifest_dir: &str) -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("MAXMARGIN_DATA")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(manifest_dir).join("../../../shared/data"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "shared data not found at {}",
+        dir.display()
+    );
+    eprintln!("shared data not found at {}; skipping", dir.display());
+    None
+}

@@ -38,20 +38,7 @@ fn fails(args: &[&str], code: i32) -> String {
 }
 
 fn shared_data() -> Option<PathBuf> {
-    let dir = std::env::var_os("MAXMARGIN_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "shared data not found at {}",
-            dir.display()
-        );
-        eprintln!("shared data not found at {}; skipping", dir.display());
-        None
-    }
+    maxmargin::testing::shared_data(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn heart(dir: &Path) -> PathBuf {

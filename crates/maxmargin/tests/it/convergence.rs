@@ -8,19 +8,7 @@ use maxmargin::structured_svm::{StructSolverKind, StructuredModel, StructuredSvm
 use std::path::{Path, PathBuf};
 
 fn data_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("MAXMARGIN_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "shared data not found at {}",
-            dir.display()
-        );
-        None
-    }
+    maxmargin::testing::shared_data(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn fixture(name: &str) -> PathBuf {
