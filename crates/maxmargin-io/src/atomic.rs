@@ -51,6 +51,7 @@ pub fn write_atomic(
             ),
         ));
     }
+    remove_stale(dir);
     let tmp = tempfile::Builder::new()
         .prefix(".maxmargin-")
         .suffix(".tmp")
@@ -107,4 +108,31 @@ fn set_usual_permissions(path: &Path) -> std::io::Result<()> {
 #[cfg(not(unix))]
 fn set_usual_permissions(_path: &Path) -> std::io::Result<()> {
     Ok(())
+}
+
+/// Temporary files of this kind older than an hour are what a killed run (`kill -9`, a power cut) left
+/// behind: the next write into the same directory removes them. Failures are ignored (another process may
+/// be removing them too).
+fn remove_stale(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let hour = std::time::Duration::from_secs(3600);
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !(name.starts_with(".maxmargin-") && name.ends_with(".tmp")) {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > hour);
+        if old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }

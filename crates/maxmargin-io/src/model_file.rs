@@ -25,7 +25,21 @@ pub const MAGIC: [u8; 8] = *b"MXMARGIN";
 pub const FORMAT_VERSION: u32 = 2;
 /// The value of the `format` key of a JSON model file.
 pub const JSON_FORMAT: &str = "maxmargin-model";
-const HEADER_KEYS: [&str; 4] = ["format", "format_version", "kind", "crate_version"];
+const HEADER_KEYS: [&str; 5] = [
+    "format",
+    "format_version",
+    "kind",
+    "crate_version",
+    "checksum",
+];
+
+/// CRC-32 of a JSON payload's canonical text: the payload object alone (header keys removed), keys sorted,
+/// compact. Numbers print back as they were read (`float_roundtrip`), so a file's checksum survives
+/// re-indenting but not a changed value.
+fn json_checksum(payload: &serde_json::Map<String, serde_json::Value>) -> Result<u32, String> {
+    let canonical = serde_json::to_vec(payload).map_err(|e| e.to_string())?;
+    Ok(crc32fast::hash(&canonical))
+}
 /// Largest payload decoded (bytes); a guard on top of the size checks.
 const PAYLOAD_LIMIT: usize = 1 << 34;
 
@@ -80,11 +94,13 @@ pub fn save<T: Serialize>(path: &Path, kind: &str, payload: &T) -> Result<(), Io
         let serde_json::Value::Object(fields) = value else {
             return Err(encode_err("a JSON model payload must be an object".into()));
         };
+        let checksum = json_checksum(&fields).map_err(encode_err)?;
         let mut obj = serde_json::Map::new();
         obj.insert("format".into(), JSON_FORMAT.into());
         obj.insert("format_version".into(), FORMAT_VERSION.into());
         obj.insert("kind".into(), kind.into());
         obj.insert("crate_version".into(), env!("CARGO_PKG_VERSION").into());
+        obj.insert("checksum".into(), checksum.into());
         for (k, v) in fields {
             if HEADER_KEYS.contains(&k.as_str()) {
                 return Err(encode_err(format!(
@@ -270,8 +286,28 @@ fn read_parts(path: &Path) -> Result<(Header, Body), IoError> {
     };
     let kind = text(field(&obj, "kind")?, "kind")?;
     let crate_version = text(field(&obj, "crate_version")?, "crate_version")?;
+    // Format 2 on: the payload's CRC-32 (format 1 had none).
+    let checksum = if format_version >= 2 {
+        Some(
+            field(&obj, "checksum")?
+                .as_u64()
+                .and_then(|v| u32::try_from(v).ok())
+                .ok_or_else(|| IoError::bad_model(path, "\"checksum\" is not a CRC-32"))?,
+        )
+    } else {
+        None
+    };
     for k in HEADER_KEYS {
         obj.remove(k);
+    }
+    if let Some(expected) = checksum {
+        let found = json_checksum(&obj).map_err(|e| IoError::bad_model(path, e))?;
+        if found != expected {
+            return Err(IoError::bad_model(
+                path,
+                "corrupt or edited: payload checksum does not match",
+            ));
+        }
     }
     Ok((
         Header {

@@ -1169,6 +1169,24 @@ fn crafted_model_sizes_are_refused() {
     std::fs::write(&model, m.to_string()).unwrap();
     for cmd in ["predict", "eval"] {
         let err = fails(&[cmd, s(&model), s(&iris)], 1);
+        assert!(err.contains("checksum does not match"), "{err}");
+    }
+    // With the checksum made to match, the sizes themselves are checked.
+    let mut payload = m.as_object().unwrap().clone();
+    for k in [
+        "format",
+        "format_version",
+        "kind",
+        "crate_version",
+        "checksum",
+    ] {
+        payload.remove(k);
+    }
+    let crc = crc32fast::hash(&serde_json::to_vec(&payload).unwrap());
+    m["checksum"] = serde_json::json!(crc);
+    std::fs::write(&model, m.to_string()).unwrap();
+    for cmd in ["predict", "eval"] {
+        let err = fails(&[cmd, s(&model), s(&iris)], 1);
         assert!(err.contains("inconsistent multiclass model"), "{err}");
     }
 }

@@ -127,3 +127,29 @@ fn failed_save_leaves_the_old_file() {
     let e = save(&dir.path().join("no/such/dir/m.model"), "toy", &toy()).unwrap_err();
     assert!(e.to_string().contains("no/such/dir/m.model"), "{e}");
 }
+
+#[test]
+fn stale_temporary_files_are_removed_and_json_is_checksummed() {
+    let dir = tempfile::tempdir().unwrap();
+    // What a killed run left an hour and a half ago, and a fresh one (perhaps another run's, in progress).
+    let stale = dir.path().join(".maxmargin-abc123.tmp");
+    let fresh = dir.path().join(".maxmargin-def456.tmp");
+    for p in [&stale, &fresh] {
+        std::fs::write(p, b"partial").unwrap();
+    }
+    let f = std::fs::File::options().write(true).open(&stale).unwrap();
+    f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(5400))
+        .unwrap();
+    drop(f);
+    let p = dir.path().join("m.json");
+    save(&p, "toy", &toy()).unwrap();
+    assert!(!stale.exists() && fresh.exists());
+    // A JSON model carries the CRC-32 of its payload; an edited value is caught.
+    let text = std::fs::read_to_string(&p).unwrap();
+    assert!(text.contains("\"checksum\""));
+    let edited = text.replacen("\"seed\": 42", "\"seed\": 43", 1);
+    assert_ne!(edited, text);
+    std::fs::write(&p, edited).unwrap();
+    let e = load::<Toy>(&p, "toy").unwrap_err();
+    assert!(e.to_string().contains("checksum does not match"), "{e}");
+}
