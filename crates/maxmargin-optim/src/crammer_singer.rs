@@ -139,6 +139,16 @@ impl CrammerSingerState {
     }
 }
 
+/// `Δ(y, m)` from the table, or the 0-1 loss when the table is empty.
+#[inline]
+fn cost_at(cost: &[f64], k: usize, y: usize, m: usize) -> f64 {
+    if cost.is_empty() {
+        if y == m { 0.0 } else { 1.0 }
+    } else {
+        cost[y * k + m]
+    }
+}
+
 /// `C = 1/(λn)`.
 fn c_of(problem: &StructProblem<'_, MulticlassSpace>) -> f64 {
     1.0 / (problem.lambda() * problem.n_samples() as f64)
@@ -189,17 +199,21 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
     ) -> Result<CrammerSingerState, OptimError> {
         let space = problem.space();
         let k = space.n_classes();
-        let mut cost = vec![0.0; k * k];
-        for y in 0..k {
-            for m in 0..k {
-                cost[y * k + m] = space.loss(&(y as u32), &(m as u32));
-            }
-            if cost[y * k + y] != 0.0 {
-                return Err(invalid(
-                    "cost matrix",
-                    cost[y * k + y],
-                    "must have a zero diagonal for the Crammer-Singer dual",
-                ));
+        // The 0-1 loss stays implicit (an empty table): nothing here is quadratic in the classes then.
+        let mut cost = Vec::new();
+        if !space.costs().is_zero_one() {
+            cost = vec![0.0; k * k];
+            for y in 0..k {
+                for m in 0..k {
+                    cost[y * k + m] = space.loss(&(y as u32), &(m as u32));
+                }
+                if cost[y * k + y] != 0.0 {
+                    return Err(invalid(
+                        "cost matrix",
+                        cost[y * k + y],
+                        "must have a zero diagonal for the Crammer-Singer dual",
+                    ));
+                }
             }
         }
         let d = problem.dim() / k;
@@ -218,13 +232,15 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
         for (i, (&s, &y)) in sq.iter().zip(problem.y()).enumerate() {
             let y = y as usize;
             let c = c_of(problem) * self.weight(y);
+            if s > 0.0 || c <= 0.0 {
+                continue;
+            }
+            let at = |m: usize| cost_at(&cost, k, y, m);
             let worst = (0..k)
                 .filter(|&m| m != y)
-                .max_by(|&a, &b| cost[y * k + a].total_cmp(&cost[y * k + b]).then(b.cmp(&a)));
-            if s <= 0.0
-                && c > 0.0
-                && let Some(m) = worst
-                && cost[y * k + m] > 0.0
+                .max_by(|&a, &b| at(a).total_cmp(&at(b)).then(b.cmp(&a)));
+            if let Some(m) = worst
+                && at(m) > 0.0
             {
                 alpha[i * k + y] = c;
                 alpha[i * k + m] = -c;
@@ -283,12 +299,12 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
             }
             let (x, y, a_sq) = (xs[i].as_row(), ys[i] as usize, st.sq[i]);
             let c = c_base * self.weight(y);
-            let cost = &st.cost[y * k..(y + 1) * k];
+            let cost = &st.cost;
             let order = &mut st.order[i * k..(i + 1) * k];
             let alpha = &mut st.alpha[i * k..(i + 1) * k];
             let mut act = st.n_active[i] as usize;
             for p in 0..act {
-                g[p] = cost[order[p] as usize];
+                g[p] = cost_at(cost, k, y, order[p] as usize);
             }
             for (j, v) in x.iter() {
                 let w = &st.w[j * k..(j + 1) * k];
@@ -449,7 +465,7 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
             .map(|(i, &y)| {
                 let y = y as usize;
                 (0..k)
-                    .map(|m| st.cost[y * k + m] * st.alpha[i * k + m])
+                    .map(|m| cost_at(&st.cost, k, y, m) * st.alpha[i * k + m])
                     .sum::<f64>()
             })
             .sum();

@@ -111,9 +111,7 @@ impl ChainSpace {
                 let u = &mut s.unary[t * n_labels..(t + 1) * n_labels];
                 add_unary(&w[..self.unary_len()], xt, n_labels, u);
                 if let Some(y) = truth {
-                    for (ul, c) in u.iter_mut().zip(self.cost.row(y[t] as usize)) {
-                        *ul += c;
-                    }
+                    self.cost.add_row(y[t] as usize, u);
                 }
             }
             s.delta.copy_from_slice(&s.unary[..n_labels]);

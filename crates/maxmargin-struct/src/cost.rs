@@ -4,10 +4,12 @@
 use crate::error::StructError;
 use serde::{Deserialize, Serialize};
 
-/// A checked `L × L` cost matrix.
+/// A checked `L × L` cost matrix. The 0-1 loss is kept implicit (no `L²` table: 20,000 classes would take
+/// 3.2 GB); other matrices are stored row by row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CostMatrix {
     n: usize,
+    /// Row-major `C`, or empty for the 0-1 loss.
     c: Vec<f64>,
 }
 
@@ -17,7 +19,17 @@ impl CostMatrix {
     /// # Errors
     /// [`StructError::Empty`] for `n = 0`.
     pub fn zero_one(n: usize) -> Result<Self, StructError> {
-        Self::from_fn(n, |a, b| if a == b { 0.0 } else { 1.0 })
+        if n == 0 {
+            return Err(StructError::Empty {
+                what: "number of labels",
+            });
+        }
+        Ok(Self { n, c: Vec::new() })
+    }
+
+    /// Whether this is the 0-1 loss kept implicitly.
+    pub fn is_zero_one(&self) -> bool {
+        self.c.is_empty()
     }
 
     /// Builds and checks `C[a][b] = f(a, b)`.
@@ -80,7 +92,11 @@ impl CostMatrix {
     /// `Δ(y, y′)`.
     #[inline]
     pub fn cost(&self, y: usize, y_hat: usize) -> f64 {
-        self.c[y * self.n + y_hat]
+        if self.c.is_empty() {
+            if y == y_hat { 0.0 } else { 1.0 }
+        } else {
+            self.c[y * self.n + y_hat]
+        }
     }
 
     /// `Σ_t C[y_t][ŷ_t]`: the loss of a labelling that decomposes over positions (Hamming for the 0-1 matrix).
@@ -91,9 +107,19 @@ impl CostMatrix {
             .sum()
     }
 
-    /// Row `y`: `[Δ(y, y′)]_y′`.
+    /// Adds row `y`, `[Δ(y, y′)]_y′`, to `scores` (one per label).
     #[inline]
-    pub fn row(&self, y: usize) -> &[f64] {
-        &self.c[y * self.n..(y + 1) * self.n]
+    pub fn add_row(&self, y: usize, scores: &mut [f64]) {
+        if self.c.is_empty() {
+            for (l, s) in scores.iter_mut().enumerate() {
+                if l != y {
+                    *s += 1.0;
+                }
+            }
+        } else {
+            for (s, c) in scores.iter_mut().zip(&self.c[y * self.n..(y + 1) * self.n]) {
+                *s += c;
+            }
+        }
     }
 }

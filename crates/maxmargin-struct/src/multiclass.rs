@@ -40,6 +40,11 @@ impl MulticlassSpace {
         self.cost.n_labels()
     }
 
+    /// The cost matrix `Δ(y, y′)`.
+    pub fn costs(&self) -> &CostMatrix {
+        &self.cost
+    }
+
     fn class_score(&self, w: &[f64], x: &SparseVec, k: usize) -> f64 {
         let d = self.n_features;
         x.as_row().dot(&w[k * d..(k + 1) * d])
@@ -116,12 +121,12 @@ impl OutputSpace for MulticlassSpace {
     ) -> Result<Violation<u32>, StructError> {
         check_weights(w, self.dim())?;
         self.check_output(x, y)?;
-        let row = self.cost.row(*y as usize);
-        let (k, v) = self.argmax(w, x, |k| row[k]);
-        let truth = self.class_score(w, x, *y as usize);
+        let y = *y as usize;
+        let (k, v) = self.argmax(w, x, |k| self.cost.cost(y, k));
+        let truth = self.class_score(w, x, y);
         Ok(Violation {
             output: k as u32,
-            loss: row[k],
+            loss: self.cost.cost(y, k),
             hinge: (v - truth).max(0.0),
         })
     }

@@ -182,3 +182,21 @@ fn chain_decodes_a_known_sequence() {
     let v = space.loss_augmented(&w, &x, &vec![1, 1, 1, 1]).unwrap();
     assert!(v.hinge >= 0.0 && v.loss <= v.hinge + 1e-12);
 }
+
+/// The 0-1 loss keeps no `K × K` table: a million classes cost nothing until weights exist (it took 8 TB).
+#[test]
+fn zero_one_costs_take_no_table() {
+    let c = maxmargin_struct::CostMatrix::zero_one(1_000_000).unwrap();
+    assert!(c.is_zero_one());
+    assert_eq!(
+        (c.cost(3, 3), c.cost(3, 4), c.n_labels()),
+        (0.0, 1.0, 1_000_000)
+    );
+    let mut scores = vec![0.5; 4];
+    maxmargin_struct::CostMatrix::zero_one(4)
+        .unwrap()
+        .add_row(2, &mut scores);
+    assert_eq!(scores, vec![1.5, 1.5, 0.5, 1.5]);
+    let space = maxmargin_struct::MulticlassSpace::new(3, 1_000_000).unwrap();
+    assert!(space.costs().is_zero_one());
+}
