@@ -1,7 +1,7 @@
 //! The structured tasks of the command: `train --task multiclass|multilabel|chain`, and `predict` / `eval`
 //! for the models they save. Multiclass data is LIBSVM, multilabel data LIBSVM multilabel, chains svm_hmm.
 
-use crate::{TaskArg, TrainArgs, progress, write_trace};
+use crate::{TaskArg, TrainArgs, progress};
 use anyhow::{Result, bail};
 use maxmargin::io::{libsvm, multilabel, svm_hmm};
 use maxmargin::optim::Bias;
@@ -109,39 +109,27 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
     let model = &report.model;
     model.save(output)?;
     let t = &model.training;
-    if let Some(path) = &args.trace {
-        write_trace(
-            path,
-            &report.trace,
-            serde_json::json!({
-                "stop": t.stop,
-                "objective": t.objective,
-                "gap": t.gap,
-                "converged": t.converged,
-                "iterations": t.iterations,
-                "passes": t.passes,
-            }),
-        )?;
-    }
-    crate::print_warnings(&report.warnings);
-    if !args.quiet {
-        let seconds = report.trace.last().map_or(0.0, |r| r.seconds);
-        note!(
-            "trained {} {} on {} examples: lambda {:.3e}, objective {:.6}, gap {}, {} iterations ({:.1} passes) in {seconds:.2}s, stop: {}{}",
-            task.kind(),
-            format!("{:?}", svm.params().solver).to_lowercase(),
-            t.n_samples,
-            model.lambda,
-            t.objective,
-            t.gap.map_or("-".into(), |g| format!("{g:.3e}")),
-            t.iterations,
-            t.passes,
-            t.stop,
-            if t.converged { "" } else { " (not converged)" },
-        );
-        note!("saved {}", output.display());
-    }
-    Ok(t.converged)
+    crate::report::report(
+        args,
+        output,
+        &crate::report::Finished {
+            trace: &report.trace,
+            warnings: &report.warnings,
+            what: format!(
+                "{} {} on {} examples",
+                task.kind(),
+                format!("{:?}", svm.params().solver).to_lowercase(),
+                t.n_samples
+            ),
+            lambda: model.lambda,
+            stop: t.stop,
+            objective: t.objective,
+            gap: t.gap,
+            converged: t.converged,
+            iterations: t.iterations,
+            passes: (t.passes, "passes", "passes"),
+        },
+    )
 }
 
 /// One line per prediction: a class value, a comma-separated label set, or one tag per token (as the

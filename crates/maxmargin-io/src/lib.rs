@@ -15,6 +15,7 @@
 pub mod atomic;
 pub mod conll;
 mod error;
+pub mod labels;
 pub mod libsvm;
 pub mod model_file;
 pub mod multilabel;

@@ -1,0 +1,247 @@
+//! The command line: subcommands and their flags (clap). Flags with defaults are `Option`s where the
+//! command must know whether they were given, so that a flag that cannot apply is refused, never ignored.
+
+use super::*;
+use clap::{Args, Parser, Subcommand};
+
+/// Max-margin learning: train, evaluate and apply linear SVMs on LIBSVM / SVMlight files.
+#[derive(Debug, Parser)]
+#[command(name = "maxmargin", version, about)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Train a binary linear SVM (or, with --task, a multiclass, multilabel or chain SVM) and save the model.
+    Train(Box<TrainCmd>),
+    /// Predict one label per line (in the data's own label values).
+    Predict {
+        /// The model file.
+        model: PathBuf,
+        /// LIBSVM data (plain or .gz).
+        data: PathBuf,
+        /// Write predictions here (atomically) instead of standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Accuracy, counts, and with --lambda the primal objective, of a model on labelled data.
+    Eval {
+        /// The model file.
+        model: PathBuf,
+        /// LIBSVM data (plain or .gz).
+        data: PathBuf,
+        /// Also report λ/2‖w‖² + mean hinge for this λ.
+        #[arg(long)]
+        lambda: Option<f64>,
+        /// Print one JSON object instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Stratified, seeded k-fold cross-validation of a binary linear SVM (any of train's flags): accuracy per
+    /// fold and their mean, or with --c-path, per C along a warm-started regularization path.
+    Cv(Box<CvCmd>),
+    /// Run the worked examples and train, save, load and evaluate a model on embedded data.
+    Demo,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TrainCmd {
+    /// LIBSVM data (plain or .gz); labels may be any two numbers (+1/-1, 0/1, 1/2, ...).
+    pub(crate) data: PathBuf,
+    /// Where to save the model (JSON when the name ends in .json).
+    #[arg(short, long)]
+    pub(crate) output: PathBuf,
+    /// binary, multiclass, multilabel or chain (data: LIBSVM, LIBSVM, LIBSVM multilabel, svm_hmm).
+    #[arg(long, value_enum, default_value_t = TaskArg::Binary)]
+    pub(crate) task: TaskArg,
+    /// Exit with status 3 when the run stops short of its optimum (the model is still written, and the
+    /// warning printed).
+    #[arg(long)]
+    pub(crate) require_convergence: bool,
+    #[command(flatten)]
+    pub(crate) opts: TrainArgs,
+}
+
+/// What `train --task` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum TaskArg {
+    /// Two classes.
+    Binary,
+    /// One class of many (LIBSVM).
+    Multiclass,
+    /// A set of labels (LIBSVM multilabel).
+    Multilabel,
+    /// A tag per token (svm_hmm).
+    Chain,
+}
+
+/// What `--scale` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ScaleArg {
+    /// The features as they are.
+    None,
+    /// Divide each feature by its largest absolute value (sparse data stays sparse).
+    Maxabs,
+    /// Map each feature's [min, max] to [0, 1] (sparse data stays sparse for non-negative features).
+    Minmax,
+    /// Divide by the standard deviation; centred only on dense data (sparse data stays sparse).
+    Standard,
+}
+
+impl From<ScaleArg> for Scaling {
+    fn from(s: ScaleArg) -> Self {
+        match s {
+            ScaleArg::None => Self::None,
+            ScaleArg::Maxabs => Self::MaxAbs,
+            ScaleArg::Minmax => Self::MinMax,
+            ScaleArg::Standard => Self::Standard,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CvCmd {
+    /// LIBSVM data (plain or .gz) with two classes.
+    pub(crate) data: PathBuf,
+    /// Number of folds.
+    #[arg(short = 'k', long, default_value_t = 5)]
+    pub(crate) folds: usize,
+    /// A regularization path: increasing C values, comma-separated (e.g. 0.01,0.1,1,10); each fold's model
+    /// at a C starts from its dual solution at the previous C (dcd).
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["c", "lambda"])]
+    pub(crate) c_path: Vec<f64>,
+    /// Print one JSON object (`fold_accuracy`, `accuracy`, `std`), or with --c-path a JSON array of
+    /// (`c`, `cv`, `passes`, `objective`).
+    #[arg(long)]
+    pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) opts: TrainArgs,
+}
+
+/// Training flags shared by `train` and `cv`.
+#[derive(Debug, Args)]
+pub(crate) struct TrainArgs {
+    /// binary: dcd (default; LIBLINEAR's -s 3), pegasos or subgradient; multiclass: dcd (default;
+    /// Crammer–Singer, as LIBLINEAR's -s 4), ovr (one-vs-rest DCD), bcfw, oneslack, nslack or ssg; multilabel
+    /// and chain: bcfw (default), oneslack, nslack or ssg.
+    #[arg(long)]
+    pub(crate) solver: Option<String>,
+    /// Scale the features: statistics fitted on the training rows only, stored in the model and applied by
+    /// predict and eval. none (default), maxabs (sparse stays sparse), minmax (to [0, 1]; sparse stays sparse
+    /// for non-negative features), standard (centred on dense data only).
+    #[arg(long, value_enum)]
+    pub(crate) scale: Option<ScaleArg>,
+    /// dcd: projected-gradient tolerance [0.1]; structured: cutting-plane violation, or BCFW's relative gap [0.01].
+    #[arg(long)]
+    pub(crate) epsilon: Option<f64>,
+    /// Structured: budget in passes over the data (oracle calls / n) [default: 1000].
+    #[arg(long)]
+    pub(crate) max_passes: Option<f64>,
+    /// Worker threads [default: all cores]; the model does not depend on it.
+    #[arg(long)]
+    pub(crate) threads: Option<usize>,
+    /// dcd: blocks of examples updated in parallel per pass (1: sequential, as LIBLINEAR); the model depends
+    /// on the blocks and the seed, not on --threads.
+    #[arg(long)]
+    pub(crate) blocks: Option<usize>,
+    /// Stop once the duality gap is at most this fraction of the objective (dcd, and structured solvers with
+    /// a gap), checked every --eval-every passes.
+    #[arg(long)]
+    pub(crate) gap: Option<f64>,
+    /// Structured: write the solver's final state here, to continue later with --resume. Binary dcd: write the
+    /// dual solution here, for --warm-start at another C.
+    #[arg(long)]
+    pub(crate) checkpoint: Option<PathBuf>,
+    /// Structured: continue from a --checkpoint file (same data, task, solver and λ); budgets count from it.
+    #[arg(long)]
+    pub(crate) resume: Option<PathBuf>,
+    /// Structured, ssg: start from this model's weights. Binary dcd: start from the duals of a --checkpoint
+    /// file made on the same examples at any C, or from a binary model (α_i = C inside its margin, else 0).
+    #[arg(long)]
+    pub(crate) warm_start: Option<PathBuf>,
+    /// λ in λ/2‖w‖² + (1/n)Σ hinge [binary default: C = 1; structured: λ = 0.01].
+    #[arg(long, conflicts_with = "c")]
+    pub(crate) lambda: Option<f64>,
+    /// C in LIBLINEAR's ½‖w‖² + CΣ hinge; converted to λ = 1/(C n) [binary default: 1].
+    #[arg(short = 'c', long = "cost")]
+    pub(crate) c: Option<f64>,
+    /// Passes over the data [default: 1000 for dcd, which stops on its own test first; 10 for pegasos; for
+    /// subgradient, 500 iterations].
+    #[arg(long, conflicts_with = "iterations")]
+    pub(crate) epochs: Option<f64>,
+    /// Steps (pegasos) or full-batch iterations (subgradient).
+    #[arg(long)]
+    pub(crate) iterations: Option<u64>,
+    /// Stop after this many seconds (the model then depends on the machine's speed).
+    #[arg(long)]
+    pub(crate) seconds: Option<f64>,
+    /// Stop when the objective improves by less than this, relative, over the last 5 evaluations.
+    #[arg(long)]
+    pub(crate) tolerance: Option<f64>,
+    /// Examples per Pegasos step [1].
+    #[arg(long)]
+    pub(crate) batch_size: Option<usize>,
+    /// constant:ETA, inverse:ETA0 (ETA0/t) or pegasos (1/(λt)).
+    #[arg(long)]
+    pub(crate) step: Option<StepRule>,
+    /// none, unregularized or feature (a regularized constant feature, as LIBLINEAR's -B 1) [feature];
+    /// structured tasks: none or feature.
+    #[arg(long)]
+    pub(crate) bias: Option<Bias>,
+    /// Project onto the ball of radius 1/√λ after each Pegasos step.
+    #[arg(long)]
+    pub(crate) projection: bool,
+    /// Return the average of the Pegasos iterates (the default; see --last).
+    #[arg(long, conflicts_with = "last")]
+    pub(crate) average: bool,
+    /// Return the last Pegasos iterate instead of the average.
+    #[arg(long)]
+    pub(crate) last: bool,
+    /// With --average, average only the iterates after this many passes [1].
+    #[arg(long)]
+    pub(crate) average_from: Option<f64>,
+    /// Pegasos: permutation (per epoch, the default), uniform (with replacement) or cyclic.
+    #[arg(long)]
+    pub(crate) sampling: Option<Sampling>,
+    /// Seed of all randomness.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Evaluate the objective and its certificate every this many passes (for the trace) [with --trace:
+    /// 1 for binary, 5 for structured; otherwise only when a stop needs it, and at the end].
+    #[arg(long)]
+    pub(crate) eval_every: Option<f64>,
+    /// Class weight LABEL=WEIGHT (repeatable): that class's losses count WEIGHT times, as LIBLINEAR's -wi.
+    #[arg(short = 'w', long = "weight", value_parser = parse_class_weight, allow_hyphen_values = true)]
+    pub(crate) class_weights: Vec<(f64, f64)>,
+    /// hinge (default), or squared-hinge (with --solver dcd).
+    #[arg(long)]
+    pub(crate) loss: Option<maxmargin::optim::BinaryLoss>,
+    /// Return the evaluated model with the lowest objective instead of the final one.
+    #[arg(long)]
+    pub(crate) keep_best: bool,
+    /// Write the trace (one JSON object per evaluation, then a summary line) to this file.
+    #[arg(long)]
+    pub(crate) trace: Option<PathBuf>,
+    /// No progress bar and no summary (warnings are still printed).
+    #[arg(short, long)]
+    pub(crate) quiet: bool,
+}
+
+/// Parses `LABEL=WEIGHT`.
+fn parse_class_weight(s: &str) -> Result<(f64, f64), String> {
+    let (label, weight) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?} is not LABEL=WEIGHT"))?;
+    let label: f64 = label
+        .parse()
+        .map_err(|_| format!("{label:?} is not a label"))?;
+    let weight: f64 = weight
+        .parse()
+        .map_err(|_| format!("{weight:?} is not a weight"))?;
+    if !(weight.is_finite() && weight >= 0.0) {
+        return Err(format!("weight must be finite and >= 0, got {weight}"));
+    }
+    Ok((label, weight))
+}

@@ -1,0 +1,262 @@
+//! The binary task of the command: `train`, `cv`, and `predict` / `eval` for binary models (dispatching
+//! structured models to [`crate::structured`]).
+
+use super::*;
+
+/// The library's parameters for the command's flags (binary task). Every flag is honoured or refused.
+pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
+    let solver: SolverKind = args.solver.as_deref().unwrap_or("dcd").parse()?;
+    let pegasos_only = [
+        ("--batch-size", args.batch_size.is_some()),
+        ("--projection", args.projection),
+        ("--average", args.average),
+        ("--last", args.last),
+        ("--average-from", args.average_from.is_some()),
+        ("--sampling", args.sampling.is_some()),
+    ];
+    let dcd_only = [
+        ("--epsilon", args.epsilon.is_some()),
+        ("--blocks", args.blocks.is_some()),
+        (
+            "--loss squared-hinge",
+            args.loss == Some(maxmargin::optim::BinaryLoss::SquaredHinge),
+        ),
+        ("--checkpoint", args.checkpoint.is_some()),
+        ("--warm-start", args.warm_start.is_some()),
+    ];
+    let structured_only = [
+        ("--max-passes", args.max_passes.is_some()),
+        ("--resume", args.resume.is_some()),
+    ];
+    refuse(
+        &structured_only,
+        "applies to structured tasks (--task multiclass|multilabel|chain), not to binary; binary dcd continues \
+         from a --checkpoint with --warm-start",
+    )?;
+    if solver != SolverKind::Pegasos {
+        refuse(
+            &pegasos_only,
+            &format!("applies to --solver pegasos, not {solver}"),
+        )?;
+    }
+    if solver != SolverKind::Dcd {
+        refuse(&dcd_only, &format!("applies to --solver dcd, not {solver}"))?;
+    }
+    if solver == SolverKind::Dcd {
+        refuse(
+            &[("--step", args.step.is_some())],
+            "applies to --solver pegasos or subgradient, not dcd",
+        )?;
+    }
+    let mut p = LinearSvmParams::new()
+        .solver(solver)
+        .batch_size(args.batch_size.unwrap_or(1))
+        .bias(args.bias.unwrap_or(Bias::Feature))
+        .projection(args.projection)
+        .average(args.average || !args.last)
+        .sampling(args.sampling.unwrap_or(Sampling::Permutation))
+        .seed(args.seed)
+        .scale(args.scale.map_or(Scaling::None, Scaling::from));
+    p.eval_every_epochs = args.eval_every;
+    p.trace = args.trace.is_some();
+    p.average_from_epoch = args.average_from.unwrap_or(1.0);
+    p.keep_best = args.keep_best;
+    p.loss = args.loss.unwrap_or_default();
+    p.class_weights.clone_from(&args.class_weights);
+    if let Some(e) = args.epsilon {
+        p.epsilon = e;
+    }
+    if let Some(l) = args.lambda {
+        p = p.lambda(l);
+    }
+    if let Some(c) = args.c {
+        p = p.c(c);
+    }
+    p.epochs = args.epochs;
+    p.iterations = args.iterations;
+    p.max_seconds = args.seconds;
+    p.tolerance = args.tolerance;
+    p.step = args.step;
+    p.gap = args.gap;
+    p.blocks = args.blocks.unwrap_or(1);
+    p.threads = args.threads;
+    Ok(p)
+}
+
+pub(crate) fn cv(cmd: &CvCmd) -> Result<()> {
+    let args = &cmd.opts;
+    refuse(
+        &[
+            ("--trace", args.trace.is_some()),
+            ("--max-passes", args.max_passes.is_some()),
+            ("--checkpoint", args.checkpoint.is_some()),
+            ("--resume", args.resume.is_some()),
+            ("--warm-start", args.warm_start.is_some()),
+        ],
+        "does not apply to cv",
+    )?;
+    let params = params(args)?;
+    let data = libsvm::read(&cmd.data)?;
+    if !cmd.c_path.is_empty() {
+        let path = maxmargin::linear::regularization_path(
+            &params,
+            &data,
+            &cmd.c_path,
+            cmd.folds,
+            args.seed,
+        )?;
+        if cmd.json {
+            out!("{}", serde_json::to_string(&path)?);
+        } else {
+            out!("C            accuracy  sd      passes");
+            for p in &path {
+                out!(
+                    "{:<12} {:.4}    {:.4}  {:.1}",
+                    p.c,
+                    p.cv.accuracy,
+                    p.cv.std,
+                    p.passes
+                );
+            }
+        }
+        return Ok(());
+    }
+    let svm = params.check()?;
+    let cv = maxmargin::linear::cross_validate(&svm, &data, cmd.folds, args.seed)?;
+    if cmd.json {
+        out!("{}", serde_json::to_string(&cv)?);
+    } else {
+        for (f, a) in cv.fold_accuracy.iter().enumerate() {
+            out!("fold {}  accuracy {a:.4}", f + 1);
+        }
+        out!("mean    accuracy {:.4} (sd {:.4})", cv.accuracy, cv.std);
+    }
+    Ok(())
+}
+
+/// Trains, saves and reports a binary model; returns whether it converged.
+pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) -> Result<bool> {
+    let svm = params(args)?.check()?;
+    let data = libsvm::read(data_path)?;
+    let mut bar =
+        progress::TrainingProgress::new(svm.params().epochs, svm.params().iterations, args.quiet);
+    // A warm start comes from duals (a --checkpoint file) or from a model's margins.
+    let alpha = match &args.warm_start {
+        Some(path) => {
+            let lambda = svm.params().regularization.lambda(data.n_samples())?.get();
+            let kind = maxmargin::io::model_file::read_header(path)?.kind;
+            if kind == maxmargin::linear::MODEL_KIND {
+                Some(LinearModel::load(path)?.dual_guess(&data, lambda)?)
+            } else {
+                Some(maxmargin::linear::DualFile::load(path)?.alpha_for(path, &data, lambda)?)
+            }
+        }
+        None => None,
+    };
+    let (
+        FitReport {
+            model,
+            trace,
+            warnings,
+        },
+        dual,
+    ) = svm.fit_warm(&data, alpha.as_deref(), &mut bar)?;
+    if let (Some(path), Some(alpha)) = (&args.checkpoint, dual) {
+        maxmargin::linear::DualFile {
+            n_samples: data.n_samples(),
+            lambda: model.lambda,
+            alpha,
+        }
+        .save(path)?;
+    }
+    bar.finish();
+    model.save(output)?;
+    let t = &model.training;
+    report::report(
+        args,
+        output,
+        &report::Finished {
+            trace: &trace,
+            warnings: &warnings,
+            what: format!(
+                "{} on {} examples x {} features",
+                svm.params().solver,
+                data.n_samples(),
+                data.x.n_features()
+            ),
+            lambda: model.lambda,
+            stop: t.stop,
+            objective: t.objective,
+            gap: t.gap,
+            converged: t.converged,
+            iterations: t.iterations,
+            passes: (t.epochs, "epoch", "epochs"),
+        },
+    )
+}
+
+pub(crate) fn predict(model_path: &Path, data: &Path, output: Option<&Path>) -> Result<()> {
+    let kind = maxmargin::io::model_file::read_header(model_path)?.kind;
+    let lines: Vec<String> = if kind == maxmargin::linear::MODEL_KIND {
+        let model = LinearModel::load(model_path)?;
+        let data = libsvm::read(data)?;
+        model
+            .predict_rows(&data.x)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    } else {
+        structured::predict(model_path, data)?
+    };
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        for p in &lines {
+            writeln!(w, "{p}")?;
+        }
+        Ok(())
+    };
+    match output {
+        Some(path) => write_atomic(path, write)?,
+        None => {
+            let stdout = std::io::stdout();
+            let mut lock = std::io::BufWriter::new(stdout.lock());
+            write(&mut lock)
+                .and_then(|()| lock.flush())
+                .or_else(quiet_on_closed_pipe)
+                .context("writing predictions to standard output")?;
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn eval(
+    model_path: &Path,
+    data_path: &Path,
+    lambda: Option<f64>,
+    json: bool,
+) -> Result<()> {
+    if let Some(l) = lambda
+        && !(l.is_finite() && l > 0.0)
+    {
+        bail!("--lambda must be positive and finite, got {l}");
+    }
+    let kind = maxmargin::io::model_file::read_header(model_path)?.kind;
+    if kind != maxmargin::linear::MODEL_KIND {
+        return structured::eval(model_path, data_path, lambda, json);
+    }
+    let model = LinearModel::load(model_path)?;
+    let data = libsvm::read(data_path)?;
+    let e = model.evaluate(&data, lambda)?;
+    if json {
+        out!("{}", serde_json::to_string(&e)?);
+    } else {
+        out!("accuracy   {:.4}  ({}/{})", e.accuracy, e.correct, e.n);
+        out!("           predicted +  predicted -");
+        out!("actual +   {:<11}  {}", e.true_positive, e.false_negative);
+        out!("actual -   {:<11}  {}", e.false_positive, e.true_negative);
+        out!("mean hinge {:.6}", e.mean_hinge);
+        if let (Some(l), Some(o)) = (e.lambda, e.objective) {
+            out!("objective  {o:.6}  (lambda {l:e})");
+        }
+    }
+    Ok(())
+}

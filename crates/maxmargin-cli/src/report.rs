@@ -1,0 +1,76 @@
+//! What a finished training run tells its user, the same for every task: the trace file with its summary
+//! line, the `warning:` lines (also under `--quiet`), and one summary line.
+
+use crate::TrainArgs;
+use anyhow::Result;
+use maxmargin::io::atomic::write_atomic;
+use maxmargin::optim::{StopReason, TraceRecord};
+use std::path::Path;
+
+/// A finished run, as the command reports it.
+pub struct Finished<'a> {
+    /// Every evaluation.
+    pub trace: &'a [TraceRecord],
+    /// Warnings from training (without the `warning:` prefix).
+    pub warnings: &'a [String],
+    /// What was trained on what, e.g. `dcd on 270 examples x 13 features`.
+    pub what: String,
+    /// λ trained with.
+    pub lambda: f64,
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// The final objective.
+    pub objective: f64,
+    /// The final certified gap.
+    pub gap: Option<f64>,
+    /// Whether it converged.
+    pub converged: bool,
+    /// Solver iterations.
+    pub iterations: u64,
+    /// Passes over the data, and their name in the trace summary (`epoch` or `passes`) and in the line.
+    pub passes: (f64, &'static str, &'static str),
+}
+
+/// Writes the trace (when asked), prints the warnings and the summary; returns whether the run converged.
+///
+/// # Errors
+/// When the trace file cannot be written.
+pub fn report(args: &TrainArgs, output: &Path, f: &Finished<'_>) -> Result<bool> {
+    let (passes, key, unit) = f.passes;
+    if let Some(path) = &args.trace {
+        let mut summary = serde_json::json!({
+            "stop": f.stop,
+            "objective": f.objective,
+            "gap": f.gap,
+            "converged": f.converged,
+            "iterations": f.iterations,
+        });
+        summary[key] = serde_json::json!(passes);
+        write_atomic(path, |w| {
+            for r in f.trace {
+                serde_json::to_writer(&mut *w, r)?;
+                writeln!(w)?;
+            }
+            serde_json::to_writer(&mut *w, &summary)?;
+            writeln!(w)
+        })?;
+    }
+    for w in f.warnings {
+        note!("warning: {w}");
+    }
+    if !args.quiet {
+        let seconds = f.trace.last().map_or(0.0, |r| r.seconds);
+        note!(
+            "trained {}: lambda {:.3e}, objective {:.6}, gap {}, {} iterations ({passes:.2} {unit}) in {seconds:.2}s, stop: {}{}",
+            f.what,
+            f.lambda,
+            f.objective,
+            f.gap.map_or("-".into(), |g| format!("{g:.3e}")),
+            f.iterations,
+            f.stop,
+            if f.converged { "" } else { " (not converged)" },
+        );
+        note!("saved {}", output.display());
+    }
+    Ok(f.converged)
+}

@@ -1,0 +1,183 @@
+//! n-slack cutting planes: one constraint per example and violating output, the dual by example blocks.
+
+use super::*;
+
+/// Unchecked n-slack parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct NSlackParams {
+    /// Add an output when it violates its example's constraints by more than ε; stop when none does.
+    pub epsilon: f64,
+    /// How the dual QP is solved.
+    pub qp: QpSolver,
+}
+
+impl Default for NSlackParams {
+    fn default() -> Self {
+        Self {
+            epsilon: 1e-3,
+            qp: QpSolver::Smo,
+        }
+    }
+}
+
+impl NSlackParams {
+    /// Checks the parameters.
+    ///
+    /// # Errors
+    /// [`OptimError::InvalidParam`] for a bad ε.
+    pub fn check(self) -> Result<NSlack, OptimError> {
+        check_epsilon(self.epsilon)?;
+        Ok(NSlack {
+            params: self,
+            gap_target: None,
+        })
+    }
+}
+
+/// Checked n-slack cutting planes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NSlack {
+    params: NSlackParams,
+    gap_target: Option<f64>,
+}
+
+impl NSlack {
+    /// Also requires a relative duality gap of at most `target` when the ε test passes (see
+    /// [`OneSlack::with_gap_target`]).
+    pub fn with_gap_target(mut self, target: Option<f64>) -> Self {
+        self.gap_target = target;
+        self
+    }
+}
+
+/// n-slack state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NSlackState<O> {
+    /// Passes (each a pass of oracle calls and a QP solve).
+    pub iteration: u64,
+    /// Whether the last working-set QP was solved to its tolerance.
+    qp_solved: bool,
+    w: Vec<f64>,
+    set: WorkingSet,
+    outputs: Vec<Vec<O>>,
+    psi_truth: Vec<SparseVec>,
+    converged: bool,
+    /// How many times ε was divided by 10 by the gap target.
+    #[serde(default)]
+    tightened: u32,
+}
+
+impl<'a, S> Solver<StructProblem<'a, S>> for NSlack
+where
+    S: OutputSpace,
+    S::Output: Sync,
+{
+    type State = NSlackState<S::Output>;
+    type Output = Vec<f64>;
+
+    fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<Self::State, OptimError> {
+        Ok(NSlackState {
+            iteration: 0,
+            qp_solved: true,
+            w: vec![0.0; problem.dim()],
+            set: WorkingSet {
+                without_gram: self.params.qp == QpSolver::Smo,
+                ..WorkingSet::default()
+            },
+            outputs: vec![Vec::new(); problem.n_samples()],
+            psi_truth: problem.truth_features(),
+            converged: false,
+            tightened: 0,
+        })
+    }
+
+    fn step(
+        &mut self,
+        problem: &StructProblem<'a, S>,
+        st: &mut Self::State,
+    ) -> Result<(), OptimError> {
+        let v = problem.oracle_all(&st.w)?;
+        st.iteration += 1;
+        let eps = self.params.epsilon / 10f64.powi(st.tightened as i32);
+        let mean_hinge = v.iter().map(|v| v.hinge).sum::<f64>() / problem.n_samples() as f64;
+        let mut slacks = vec![0.0f64; problem.n_samples()];
+        for p in &st.set.planes {
+            slacks[p.group] = slacks[p.group].max(p.b - p.a.as_row().dot(&st.w));
+        }
+        // Converged when no example is violated by more than ε beyond its slack. A violated output that
+        // is already in the working set adds nothing, but means the working-set QP needs more solving.
+        let mut violated = 0;
+        for (i, v) in v.into_iter().enumerate() {
+            if v.hinge > slacks[i] + eps {
+                violated += 1;
+                if !st.outputs[i].contains(&v.output) {
+                    let psi_hat = problem.space().joint_feature(&problem.x()[i], &v.output);
+                    st.set.add(
+                        SparseVec::lincomb(1.0, &st.psi_truth[i], -1.0, &psi_hat),
+                        v.loss,
+                        i,
+                    );
+                    st.outputs[i].push(v.output);
+                }
+            }
+        }
+        if violated == 0 && st.qp_solved {
+            let lambda = problem.lambda();
+            let primal = 0.5 * lambda * norm_sq(&st.w) + mean_hinge;
+            if gap_accepts(self.gap_target, eps, primal, st.set.dual(lambda, &st.w)) {
+                st.converged = true;
+                return Ok(());
+            }
+            st.tightened += 1;
+        }
+        let eps = self.params.epsilon / 10f64.powi(st.tightened as i32);
+        let n = problem.n_samples();
+        match self.params.qp {
+            // The blocks are solved to a KKT tolerance of ε/10 (hinge units): the outer loop only needs the
+            // working-set problem a little more accurately than its own ε, and warm starts carry the rest.
+            QpSolver::Smo => {
+                st.qp_solved =
+                    st.set
+                        .solve_blocks(problem.lambda(), 1.0 / n as f64, n, &mut st.w, 0.1 * eps);
+            }
+            QpSolver::Clarabel => {
+                st.set.solve(
+                    problem.lambda(),
+                    &vec![1.0 / n as f64; n],
+                    &mut st.w,
+                    self.params.qp,
+                )?;
+                st.qp_solved = true;
+            }
+        }
+        Ok(())
+    }
+
+    fn progress(&self, _problem: &StructProblem<'a, S>, st: &Self::State) -> Progress {
+        Progress {
+            iteration: st.iteration,
+            epoch: st.iteration as f64,
+        }
+    }
+
+    fn output(&self, _problem: &StructProblem<'a, S>, st: &Self::State) -> Vec<f64> {
+        st.w.clone()
+    }
+
+    fn objective(&self, problem: &StructProblem<'a, S>, st: &Self::State) -> f64 {
+        problem.primal(&st.w).unwrap_or(f64::NAN)
+    }
+
+    fn certificate(
+        &self,
+        problem: &StructProblem<'a, S>,
+        st: &Self::State,
+        objective: f64,
+    ) -> Certificate {
+        st.set.certificate(problem, &st.w, objective)
+    }
+
+    fn stop(&self, st: &Self::State) -> Option<StopReason> {
+        st.converged.then_some(StopReason::Converged)
+    }
+}

@@ -1,0 +1,206 @@
+//! Cross-validation and the warm-started regularization path, on stratified seeded folds.
+
+use super::*;
+
+/// The result of k-fold cross-validation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CrossValidation {
+    /// Test accuracy of each fold, in fold order.
+    pub fold_accuracy: Vec<f64>,
+    /// Their mean.
+    pub accuracy: f64,
+    /// Their standard deviation.
+    pub std: f64,
+}
+
+/// Stratified, seeded k-fold cross-validation of a linear SVM: each class's examples are permuted with `seed`
+/// and dealt round-robin into `k` folds; each fold is tested on a model trained on the other `k − 1`. Folds
+/// train in parallel and the result does not depend on the number of threads.
+///
+/// # Errors
+/// [`Error::Optim`] for `k < 2` or `k` above the number of examples; what training returns.
+///
+/// # Examples
+/// ```
+/// # fn main() -> Result<(), maxmargin::Error> {
+/// let data = maxmargin::datasets::heart_scale()?;
+/// let svm = maxmargin::LinearSvmParams::new().lambda(0.01).epochs(5.0).check()?;
+/// let cv = maxmargin::linear::cross_validate(&svm, &data, 5, 1)?;
+/// assert_eq!(cv.fold_accuracy.len(), 5);
+/// assert!(cv.accuracy > 0.75);
+/// # Ok(()) }
+/// ```
+pub fn cross_validate(
+    svm: &LinearSvm,
+    data: &LabeledData,
+    k: usize,
+    seed: u64,
+) -> Result<CrossValidation, Error> {
+    use rayon::prelude::*;
+    let fold_of = stratified_folds(data, k, seed)?;
+    let fold_accuracy = (0..k)
+        .into_par_iter()
+        .map(|f| {
+            let (train, test) = split(data, &fold_of, f);
+            let model = svm.fit(&train)?;
+            Ok(model.evaluate(&test, None)?.accuracy)
+        })
+        .collect::<Result<Vec<f64>, Error>>()?;
+    Ok(CrossValidation::from_folds(fold_accuracy))
+}
+
+impl CrossValidation {
+    fn from_folds(fold_accuracy: Vec<f64>) -> Self {
+        let k = fold_accuracy.len().max(1) as f64;
+        let mean = fold_accuracy.iter().sum::<f64>() / k;
+        let var = fold_accuracy
+            .iter()
+            .map(|a| (a - mean).powi(2))
+            .sum::<f64>()
+            / k;
+        Self {
+            fold_accuracy,
+            accuracy: mean,
+            std: var.sqrt(),
+        }
+    }
+}
+
+/// The fold (0..k) of every example: each class's examples are permuted with `seed` and dealt round-robin.
+fn stratified_folds(data: &LabeledData, k: usize, seed: u64) -> Result<Vec<usize>, Error> {
+    let n = data.n_samples();
+    if k < 2 || k > n {
+        return Err(OptimError::InvalidParam {
+            name: "folds",
+            value: k.to_string(),
+            reason: "must be at least 2 and at most the number of examples",
+        }
+        .into());
+    }
+    let labels = BinaryLabels::from_labels(&data.source, &data.labels)?;
+    let y = labels.targets(data)?;
+    let mut fold_of = vec![0usize; n];
+    let mut next = 0;
+    for (c, class) in [-1.0, 1.0].into_iter().enumerate() {
+        let members: Vec<usize> = (0..n).filter(|&i| y[i] == class).collect();
+        for &j in &maxmargin_optim::random::permutation(members.len(), seed.wrapping_add(c as u64))
+        {
+            fold_of[members[j]] = next % k;
+            next += 1;
+        }
+    }
+    Ok(fold_of)
+}
+
+/// The examples of `data` outside fold `f` (training) and inside it (test), each in file order.
+fn split(data: &LabeledData, fold_of: &[usize], f: usize) -> (LabeledData, LabeledData) {
+    let subset = |rows: &[usize]| LabeledData {
+        x: data.x.select(rows),
+        labels: rows.iter().map(|&i| data.labels[i]).collect(),
+        qids: rows
+            .iter()
+            .map(|&i| data.qids.get(i).copied().flatten())
+            .collect(),
+        lines: rows
+            .iter()
+            .map(|&i| data.lines.get(i).copied().unwrap_or(i + 1))
+            .collect(),
+        source: data.source.clone(),
+    };
+    let n = fold_of.len();
+    let train: Vec<usize> = (0..n).filter(|&i| fold_of[i] != f).collect();
+    let test: Vec<usize> = (0..n).filter(|&i| fold_of[i] == f).collect();
+    (subset(&train), subset(&test))
+}
+
+/// One `C` of a regularization path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PathPoint {
+    /// LIBLINEAR's `C` (`λ = 1/(C n)`, with `n` the training examples of each fold).
+    pub c: f64,
+    /// Cross-validated accuracy at this `C`.
+    pub cv: CrossValidation,
+    /// Passes over the data at this `C`, averaged over the folds (warm starts make them fewer).
+    pub passes: f64,
+    /// The final objective of each fold's model (λ-form).
+    pub objective: Vec<f64>,
+}
+
+/// A regularization path: for each `C` of `cs` (increasing), k-fold cross-validated accuracy, where each
+/// fold's model at a `C` starts from that fold's dual solution at the previous `C`, scaled by `C_new/C_old`
+/// (DCD; the other solvers start from scratch). The folds are those of [`cross_validate`] and run in parallel; the result does not
+/// depend on the number of threads.
+///
+/// # Errors
+/// [`Error::Optim`] for an empty, non-increasing or non-positive `cs`, bad folds, or what training returns.
+///
+/// # Examples
+/// ```
+/// # fn main() -> Result<(), maxmargin::Error> {
+/// let data = maxmargin::datasets::heart_scale()?;
+/// let params = maxmargin::LinearSvmParams::new().solver(maxmargin::SolverKind::Dcd);
+/// let path = maxmargin::linear::regularization_path(&params, &data, &[0.01, 0.1, 1.0], 5, 1)?;
+/// assert_eq!(path.len(), 3);
+/// assert!(path.iter().all(|p| p.cv.accuracy > 0.7));
+/// # Ok(()) }
+/// ```
+pub fn regularization_path(
+    params: &LinearSvmParams,
+    data: &LabeledData,
+    cs: &[f64],
+    k: usize,
+    seed: u64,
+) -> Result<Vec<PathPoint>, Error> {
+    use rayon::prelude::*;
+    if cs.is_empty()
+        || cs
+            .windows(2)
+            .any(|p| p[0].partial_cmp(&p[1]) != Some(std::cmp::Ordering::Less))
+    {
+        return Err(OptimError::InvalidParam {
+            name: "c path",
+            value: format!("{cs:?}"),
+            reason: "must be a non-empty list of increasing values",
+        }
+        .into());
+    }
+    let svms = cs
+        .iter()
+        .map(|&c| params.clone().c(c).check())
+        .collect::<Result<Vec<_>, _>>()?;
+    let fold_of = stratified_folds(data, k, seed)?;
+    let run = || {
+        (0..k)
+            .into_par_iter()
+            .map(|f| {
+                let (train, test) = split(data, &fold_of, f);
+                // The previous C's duals and λ; scaled by C_new/C_old before use (see `DualFile::alpha_for`).
+                let mut previous: Option<(Vec<f64>, f64)> = None;
+                svms.iter()
+                    .map(|svm| {
+                        let lambda = svm.params.regularization.lambda(train.n_samples())?.get();
+                        let alpha = previous.take().map(|(a, old)| {
+                            a.iter().map(|v| v * (old / lambda)).collect::<Vec<f64>>()
+                        });
+                        let (report, dual) = svm.fit_in_pool(&train, alpha.as_deref(), &mut ())?;
+                        previous = dual.map(|d| (d, lambda));
+                        let accuracy = report.model.evaluate(&test, None)?.accuracy;
+                        let t = &report.model.training;
+                        Ok((accuracy, t.epochs, t.objective))
+                    })
+                    .collect::<Result<Vec<_>, Error>>()
+            })
+            .collect::<Result<Vec<_>, Error>>()
+    };
+    let per_fold = crate::parallel::with_threads(params.threads, run)?;
+    Ok(cs
+        .iter()
+        .enumerate()
+        .map(|(j, &c)| PathPoint {
+            c,
+            cv: CrossValidation::from_folds(per_fold.iter().map(|f| f[j].0).collect()),
+            passes: per_fold.iter().map(|f| f[j].1).sum::<f64>() / k as f64,
+            objective: per_fold.iter().map(|f| f[j].2).collect(),
+        })
+        .collect())
+}

@@ -1,0 +1,230 @@
+//! The binary linear SVM: parameters → checked estimator → `fit` → model → `save` / `load` / `predict`.
+//!
+//! Training minimizes `λ/2‖w‖² + (1/n)Σ max(0, 1 − y_i(⟨w, x_i⟩ + b))` with Pegasos or the batch subgradient
+//! method (see [`crate::optim`]). The two classes of the data, whatever their numbers, are mapped to ±1 (the
+//! smaller label is −1) and the model keeps the mapping, so predictions come back in the data's own labels.
+//! The model also keeps the parameters and seed it was trained with, so a run can be reproduced; it keeps
+//! no timings, so the same seed, data and parameters give the same model file, byte for byte.
+
+use crate::Error;
+use maxmargin_core::hinge::hinge;
+use maxmargin_core::objective::Regularization;
+use maxmargin_core::scale::{Scaler, Scaling};
+use maxmargin_core::vector::{SparseRow, SparseRows, norm_sq};
+use maxmargin_io::IoError;
+use maxmargin_io::libsvm::{BinaryLabels, LabeledData};
+use maxmargin_io::model_file;
+use maxmargin_optim::{
+    Bias, BinaryLoss, BinaryProblem, Budget, LinearWeights, Observer, OptimError, PegasosParams,
+    Sampling, Solver, StepRule, StopReason, SubgradientParams, TraceRecord, Trainer,
+};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The model kind written in model files.
+pub const MODEL_KIND: &str = "binary";
+
+/// A checked linear SVM estimator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinearSvm {
+    params: LinearSvmParams,
+}
+
+/// What training did, kept in the model (no timings, so models are reproducible byte for byte).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrainingSummary {
+    /// Training examples.
+    pub n_samples: usize,
+    /// The final primal objective in λ-form.
+    pub objective: f64,
+    /// Steps taken.
+    pub iterations: u64,
+    /// Passes over the data.
+    pub epochs: f64,
+    /// Why training stopped.
+    pub stop: StopReason,
+    /// The final certified duality gap (primal − a dual lower bound), λ-form.
+    #[serde(default)]
+    pub gap: Option<f64>,
+    /// Whether the run reached its optimum: the solver's own certified stop, or a final relative gap within
+    /// the tolerance (`gap`, else [`crate::convergence::DEFAULT_GAP`]).
+    #[serde(default)]
+    pub converged: bool,
+}
+
+/// A trained model and its training trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FitReport {
+    /// The model.
+    pub model: LinearModel,
+    /// The objective at each evaluation (with seconds, which vary from run to run).
+    pub trace: Vec<TraceRecord>,
+    /// What a user should know about the run: badly scaled features, a stop short of the optimum (each one
+    /// line, without the `warning:` prefix).
+    pub warnings: Vec<String>,
+}
+
+impl LinearSvm {
+    /// The checked parameters.
+    pub fn params(&self) -> &LinearSvmParams {
+        &self.params
+    }
+
+    /// Trains on a dataset with exactly two classes.
+    ///
+    /// # Errors
+    /// [`Error::Io`] for data without exactly two classes, [`Error::Optim`] for an empty set.
+    pub fn fit(&self, data: &LabeledData) -> Result<LinearModel, Error> {
+        Ok(self.fit_observed(data, &mut ())?.model)
+    }
+
+    /// Trains, telling `observer` about every step and evaluation, and returns the trace too.
+    ///
+    /// # Errors
+    /// As [`LinearSvm::fit`].
+    pub fn fit_observed(
+        &self,
+        data: &LabeledData,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<FitReport, Error> {
+        Ok(self.fit_warm(data, None, observer)?.0)
+    }
+
+    /// Trains DCD starting from the dual `alpha` of an earlier fit on the same examples (clipped into this
+    /// fit's box), and returns the new dual with the report; the other solvers ignore `alpha` and return no
+    /// dual. This is how [`regularization_path`] moves from one `C` to the next.
+    ///
+    /// # Errors
+    /// As [`LinearSvm::fit`], and [`Error::Optim`] when `alpha` has not one entry per example.
+    pub fn fit_warm(
+        &self,
+        data: &LabeledData,
+        alpha: Option<&[f64]>,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<(FitReport, Option<Vec<f64>>), Error> {
+        crate::parallel::with_threads(self.params.threads, || {
+            self.fit_in_pool(data, alpha, observer)
+        })
+    }
+
+    fn fit_in_pool(
+        &self,
+        data: &LabeledData,
+        alpha: Option<&[f64]>,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<(FitReport, Option<Vec<f64>>), Error> {
+        crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
+        let labels = BinaryLabels::from_labels(&data.source, &data.labels)?;
+        let y = labels.targets(data)?;
+        let n = data.n_samples();
+        let lambda = self.params.regularization.lambda(n)?;
+        let mut warnings = Vec::new();
+        let scaler = crate::convergence::fit_scaler(self.params.scale, &data.x, &mut warnings)?;
+        let scaled = scaler.as_ref().map(|s| s.transform(&data.x));
+        let x = scaled.as_ref().unwrap_or(&data.x);
+        let mut problem =
+            BinaryProblem::new(x, &y, lambda, self.params.bias)?.with_loss(self.params.loss);
+        let weights: Vec<f64>;
+        if !self.params.class_weights.is_empty() {
+            for &(label, _) in &self.params.class_weights {
+                if labels.to_sign(label).is_none() {
+                    return Err(OptimError::InvalidParam {
+                        name: "class weight",
+                        value: label.to_string(),
+                        reason: "names a label the training data does not have",
+                    }
+                    .into());
+                }
+            }
+            weights = data
+                .labels
+                .iter()
+                .map(|l| {
+                    self.params
+                        .class_weights
+                        .iter()
+                        .find(|(c, _)| c == l)
+                        .map_or(1.0, |(_, w)| *w)
+                })
+                .collect();
+            problem = problem.with_example_weights(&weights)?;
+        }
+        let trainer = Trainer::new(self.params.budget())?;
+        let mut dual = None;
+        let fit = match self.params.solver {
+            SolverKind::Pegasos => {
+                trainer.run(&mut self.params.pegasos().check()?, &problem, observer)?
+            }
+            SolverKind::Subgradient => {
+                trainer.run(&mut self.params.subgradient().check()?, &problem, observer)?
+            }
+            SolverKind::Dcd => {
+                let target = self.params.gap.unwrap_or(crate::convergence::DEFAULT_GAP);
+                let mut dcd = self.params.dcd().check()?.with_gap_target(Some(target));
+                let state = match alpha {
+                    Some(a) => dcd.warm_state(&problem, a)?,
+                    None => dcd.init(&problem)?,
+                };
+                let (fit, state) = trainer.run_from(&mut dcd, &problem, state, observer)?;
+                dual = Some(state.alpha().to_vec());
+                fit
+            }
+        };
+        let gap = fit.trace.last().and_then(|r| r.gap);
+        let tolerance = self.params.gap.unwrap_or(crate::convergence::DEFAULT_GAP);
+        let converged = crate::convergence::converged(fit.stop, fit.objective, gap, tolerance);
+        crate::convergence::check_finite(&fit.output.w, fit.output.b, fit.objective)?;
+        if !converged {
+            warnings.push(crate::convergence::warning(
+                &crate::convergence::Stopped {
+                    solver: self.params.solver.to_string(),
+                    stop: fit.stop,
+                    passes: fit.progress.epoch,
+                    objective: fit.objective,
+                    gap,
+                    tolerance,
+                },
+                &crate::convergence::binary_advice(self.params.solver, self.params.scale, x),
+            ));
+        }
+        let LinearWeights { w, b } = fit.output;
+        let model = LinearModel {
+            n_features: w.len(),
+            w,
+            b,
+            labels: [labels.negative, labels.positive],
+            bias: self.params.bias,
+            lambda: lambda.get(),
+            seed: self.params.seed,
+            params: self.params.clone(),
+            training: TrainingSummary {
+                n_samples: n,
+                objective: fit.objective,
+                iterations: fit.progress.iteration,
+                epochs: fit.progress.epoch,
+                stop: fit.stop,
+                gap,
+                converged,
+            },
+            scaler,
+        };
+        Ok((
+            FitReport {
+                model,
+                trace: fit.trace,
+                warnings,
+            },
+            dual,
+        ))
+    }
+}
+
+mod cv;
+mod dual_file;
+mod model;
+mod params;
+
+pub use cv::{CrossValidation, PathPoint, cross_validate, regularization_path};
+pub use dual_file::{DUAL_KIND, DualFile};
+pub use model::{Evaluation, LinearModel};
+pub use params::{LinearSvmParams, SolverKind};

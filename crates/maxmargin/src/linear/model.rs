@@ -1,0 +1,272 @@
+//! The trained binary model: decision values, predictions, evaluation, save and load.
+
+use super::*;
+
+/// A trained binary linear model `f(x) = ⟨w, x⟩ + b`, predicting `labels[1]` when `f(x) > 0`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinearModel {
+    /// One weight per feature (0-based; feature `j` of a LIBSVM file is `w[j − 1]`).
+    pub w: Vec<f64>,
+    /// The intercept.
+    pub b: f64,
+    /// `[negative, positive]`: the data's labels mapped to −1 and +1.
+    pub labels: [f64; 2],
+    /// Number of features seen in training; features beyond it have weight zero.
+    pub n_features: usize,
+    /// How the intercept was trained.
+    pub bias: Bias,
+    /// The λ trained with (after converting any C).
+    pub lambda: f64,
+    /// The seed trained with.
+    pub seed: u64,
+    /// All parameters trained with.
+    pub params: LinearSvmParams,
+    /// What training did.
+    pub training: TrainingSummary,
+    /// The feature scaling fitted on the training rows; `w` acts on scaled rows, and every prediction
+    /// applies it first.
+    #[serde(default)]
+    pub scaler: Option<Scaler>,
+}
+
+/// Accuracy, counts, and optionally the primal objective of a model on a labelled dataset.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evaluation {
+    /// Examples.
+    pub n: usize,
+    /// Correct predictions.
+    pub correct: usize,
+    /// `correct / n`.
+    pub accuracy: f64,
+    /// Positive examples predicted positive.
+    pub true_positive: usize,
+    /// Negative examples predicted positive.
+    pub false_positive: usize,
+    /// Negative examples predicted negative.
+    pub true_negative: usize,
+    /// Positive examples predicted negative.
+    pub false_negative: usize,
+    /// `(1/n)Σ max(0, 1 − y_i f(x_i))`.
+    pub mean_hinge: f64,
+    /// The λ of the objective, when one was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lambda: Option<f64>,
+    /// `λ/2‖w‖² + (1/n)Σ c_i ℓ_i` (the model's loss and class weights; `b²` in the norm only when the bias was
+    /// a regularized feature).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objective: Option<f64>,
+    /// Whether the model's training reached its optimum (from the model file).
+    #[serde(default)]
+    pub converged: bool,
+}
+
+impl LinearModel {
+    /// `f(x) = ⟨w, x⟩ + b`, on the row scaled as in training when the model has a scaler.
+    pub fn decision_function(&self, x: SparseRow<'_>) -> f64 {
+        match &self.scaler {
+            Some(s) => s.transform_row(x).as_row().dot(&self.w) + self.b,
+            None => x.dot(&self.w) + self.b,
+        }
+    }
+
+    /// `f(x_i)` for every row, with the scaling folded into the weights once.
+    pub fn decision_rows(&self, x: &SparseRows) -> Vec<f64> {
+        let (w, b) = match &self.scaler {
+            Some(s) => s.fold_linear(&self.w, self.b),
+            None => (self.w.clone(), self.b),
+        };
+        x.rows().map(|r| r.dot(&w) + b).collect()
+    }
+
+    /// A dual starting point for DCD on `data` with `lambda` from this model: `α_i = C` for the examples it
+    /// puts inside the margin (`y_i f(x_i) < 1`), `0` for the others, `C = 1/(λn)` (class weights not
+    /// applied; DCD clips into each example's own box). For a model trained at a smaller C this is the duals'
+    /// usual shape at the larger one, and DCD rebuilds `w` from it, so the state is consistent.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the data's labels are not the model's two classes.
+    pub fn dual_guess(&self, data: &LabeledData, lambda: f64) -> Result<Vec<f64>, Error> {
+        let map = self.label_map();
+        let c = 1.0 / (lambda * data.n_samples() as f64);
+        data.x
+            .rows()
+            .zip(&data.labels)
+            .enumerate()
+            .map(|(i, (row, &label))| {
+                let y = map.to_sign(label).ok_or_else(|| IoError::Parse {
+                    path: data.source.clone(),
+                    line: data.lines.get(i).copied().unwrap_or(i + 1),
+                    column: 1,
+                    field: "label",
+                    message: format!("{label} is not one of the model's labels {:?}", self.labels),
+                })?;
+                Ok(if y * self.decision_function(row) < 1.0 {
+                    c
+                } else {
+                    0.0
+                })
+            })
+            .collect()
+    }
+
+    /// The predicted label (in the data's own values) of one row.
+    pub fn predict(&self, x: SparseRow<'_>) -> f64 {
+        self.label_map().from_decision(self.decision_function(x))
+    }
+
+    /// The predicted label of every row.
+    pub fn predict_rows(&self, x: &SparseRows) -> Vec<f64> {
+        let map = self.label_map();
+        self.decision_rows(x)
+            .into_iter()
+            .map(|f| map.from_decision(f))
+            .collect()
+    }
+
+    fn label_map(&self) -> BinaryLabels {
+        BinaryLabels {
+            negative: self.labels[0],
+            positive: self.labels[1],
+        }
+    }
+
+    /// The primal objective `λ/2‖w‖² + (1/n)Σ hinge` on `data` (`b²` joins the norm only for a feature bias).
+    ///
+    /// # Errors
+    /// As [`LinearModel::evaluate`].
+    pub fn objective(&self, data: &LabeledData, lambda: f64) -> Result<f64, Error> {
+        Ok(self
+            .evaluate(data, Some(lambda))?
+            .objective
+            .unwrap_or(f64::NAN))
+    }
+
+    /// Accuracy and counts on `data`, and the objective when `lambda` is given.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file and line of a label that is neither of the model's classes, or for an
+    /// empty dataset; [`Error::Core`] for an invalid λ.
+    pub fn evaluate(&self, data: &LabeledData, lambda: Option<f64>) -> Result<Evaluation, Error> {
+        if data.n_samples() == 0 {
+            return Err(IoError::Empty {
+                path: data.source.clone(),
+            }
+            .into());
+        }
+        let lambda = lambda
+            .map(|l| maxmargin_core::objective::Lambda::new(l).map(|l| l.get()))
+            .transpose()?;
+        let y = self.label_map().targets(data)?;
+        let (mut tp, mut fp, mut tn, mut fn_) = (0, 0, 0, 0);
+        let (mut hinge_sum, mut loss_sum) = (0.0, 0.0);
+        for ((f, &yi), label) in self
+            .decision_rows(&data.x)
+            .into_iter()
+            .zip(&y)
+            .zip(&data.labels)
+        {
+            hinge_sum += hinge(yi * f);
+            let weight = self
+                .params
+                .class_weights
+                .iter()
+                .find(|(c, _)| c == label)
+                .map_or(1.0, |(_, w)| *w);
+            loss_sum += weight * self.params.loss.value(yi * f);
+            match (yi > 0.0, f > 0.0) {
+                (true, true) => tp += 1,
+                (false, true) => fp += 1,
+                (false, false) => tn += 1,
+                (true, false) => fn_ += 1,
+            }
+        }
+        let n = data.n_samples();
+        let mean_hinge = hinge_sum / n as f64;
+        let reg = norm_sq(&self.w)
+            + if self.bias == Bias::Feature {
+                self.b * self.b
+            } else {
+                0.0
+            };
+        Ok(Evaluation {
+            n,
+            correct: tp + tn,
+            accuracy: (tp + tn) as f64 / n as f64,
+            true_positive: tp,
+            false_positive: fp,
+            true_negative: tn,
+            false_negative: fn_,
+            mean_hinge,
+            lambda,
+            objective: lambda.map(|l| 0.5 * l * reg + loss_sum / n as f64),
+            converged: self.training.converged,
+        })
+    }
+
+    /// Saves the model atomically: JSON when the path ends in `.json`, the binary format otherwise.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file; an existing file is then left as it was.
+    pub fn save(&self, path: &Path) -> Result<(), Error> {
+        Ok(model_file::save(path, MODEL_KIND, self)?)
+    }
+
+    /// Loads a model saved by [`LinearModel::save`] (either encoding), checking it is whole and consistent.
+    ///
+    /// # Errors
+    /// [`Error::Io`] for a missing, foreign, truncated, corrupt or inconsistent file.
+    ///
+    /// # Examples
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use maxmargin::prelude::*;
+    /// let data = maxmargin::datasets::heart_scale()?;
+    /// let model = LinearSvmParams::new().epochs(2.0).check()?.fit(&data)?;
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("heart.model");
+    /// model.save(&path)?;
+    /// assert_eq!(LinearModel::load(&path)?, model);
+    /// # Ok(()) }
+    /// ```
+    pub fn load(path: &Path) -> Result<Self, Error> {
+        let model: Self = if model_file::read_header(path)?.format_version < 2 {
+            let (_, old): (_, crate::compat::LinearModelV1) = model_file::load(path, MODEL_KIND)?;
+            old.into()
+        } else {
+            model_file::load(path, MODEL_KIND)?.1
+        };
+        let bad = |m: String| {
+            Error::Io(IoError::BadModel {
+                path: path.to_path_buf(),
+                message: m,
+            })
+        };
+        if model.w.len() != model.n_features {
+            return Err(bad(format!(
+                "{} weights for {} features",
+                model.w.len(),
+                model.n_features
+            )));
+        }
+        if !model.w.iter().all(|v| v.is_finite()) || !model.b.is_finite() {
+            return Err(bad("weights must be finite".into()));
+        }
+        if let Some(s) = &model.scaler
+            && (s.factor.len() > model.n_features
+                || !s.factor.iter().all(|v| v.is_finite())
+                || !s
+                    .offsets
+                    .iter()
+                    .all(|(j, o)| (*j as usize) < s.factor.len() && o.is_finite()))
+        {
+            return Err(bad("the scaler does not fit the weights".into()));
+        }
+        if model.labels[0].partial_cmp(&model.labels[1]) != Some(std::cmp::Ordering::Less) {
+            return Err(bad(format!(
+                "labels {:?} must be two increasing values",
+                model.labels
+            )));
+        }
+        Ok(model)
+    }
+}

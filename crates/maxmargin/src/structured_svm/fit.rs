@@ -1,0 +1,212 @@
+//! Fitting each task: checking and scaling the data, building the examples, training, and the model.
+
+use super::*;
+
+impl StructuredSvm {
+    /// Class weights by class index, from the `(class value, weight)` pairs of the parameters.
+    fn class_weight_vector(&self, classes: &ClassLabels) -> Result<Vec<f64>, Error> {
+        if self.params.class_weights.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut out = vec![1.0; classes.len()];
+        for &(label, weight) in &self.params.class_weights {
+            let Some(m) = classes.classes.iter().position(|&c| c == label) else {
+                return Err(OptimError::InvalidParam {
+                    name: "class weight",
+                    value: label.to_string(),
+                    reason: "names a class the training data does not have",
+                }
+                .into());
+            };
+            out[m] = weight;
+        }
+        Ok(out)
+    }
+
+    /// The scaler for `x` (or the note that it looks badly scaled) and the scaled copy, when asked for.
+    fn scaled(
+        &self,
+        x: &maxmargin_core::vector::SparseRows,
+        warnings: &mut Vec<String>,
+    ) -> Result<(Option<Scaler>, Option<maxmargin_core::vector::SparseRows>), Error> {
+        let scaler = crate::convergence::fit_scaler(self.params.scale, x, warnings)?;
+        let scaled = scaler.as_ref().map(|s| s.transform(x));
+        Ok((scaler, scaled))
+    }
+
+    /// What multiclass training needs from the data before the examples are built: checked sizes, the
+    /// class map and targets, class weights, the scaler (and the scaled rows), the warnings so far.
+    fn prepare_multiclass(
+        &self,
+        data: &LabeledData,
+    ) -> Result<(MulticlassParts, Vec<u32>, Option<SparseRows>), Error> {
+        crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
+        let classes = ClassLabels::from_labels(&data.source, &data.labels)?;
+        crate::limits::check_classes(&data.source, classes.len(), data.n_samples())?;
+        let y = classes.indices(data)?;
+        let weights = self.class_weight_vector(&classes)?;
+        let mut warnings = Vec::new();
+        let (scaler, scaled) = self.scaled(&data.x, &mut warnings)?;
+        let max_abs = crate::convergence::max_abs(scaled.as_ref().unwrap_or(&data.x));
+        let parts = MulticlassParts {
+            d: data.x.n_features(),
+            classes,
+            weights,
+            scaler,
+            warnings,
+            max_abs,
+        };
+        Ok((parts, y, scaled))
+    }
+
+    /// Trains a multiclass model on LIBSVM data (any class values).
+    ///
+    /// # Errors
+    /// [`Error::Io`] for data without classes, [`Error::Optim`] for bad parameters.
+    pub fn fit_multiclass(
+        &self,
+        data: &LabeledData,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<StructFitReport, Error> {
+        let (parts, y, scaled) = self.prepare_multiclass(data)?;
+        let x = scaled.as_ref().unwrap_or(&data.x);
+        if self.params.solver == StructSolverKind::Ovr {
+            let k = parts.classes.len();
+            let (fit, lambda) = self.run_ovr(x, &y, k, &parts.weights)?;
+            return self.finish(fit, lambda, (y.len(), parts.d, k), parts.into_report());
+        }
+        let x = rows_to_vecs(x, parts.d, self.params.bias);
+        drop(scaled);
+        self.multiclass_examples(Examples { x, y }, parts, observer)
+    }
+
+    /// As [`StructuredSvm::fit_multiclass`], but takes the data and frees its matrix once the examples are
+    /// built, so the data is held once while training instead of twice (what the command does).
+    ///
+    /// # Errors
+    /// As [`StructuredSvm::fit_multiclass`].
+    pub fn fit_multiclass_owned(
+        &self,
+        data: LabeledData,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<StructFitReport, Error> {
+        if self.params.solver == StructSolverKind::Ovr {
+            return self.fit_multiclass(&data, observer);
+        }
+        let (parts, y, scaled) = self.prepare_multiclass(&data)?;
+        let x = rows_to_vecs(
+            scaled.as_ref().unwrap_or(&data.x),
+            parts.d,
+            self.params.bias,
+        );
+        drop(scaled);
+        drop(data);
+        self.multiclass_examples(Examples { x, y }, parts, observer)
+    }
+
+    fn multiclass_examples(
+        &self,
+        ex: Examples<SparseVec, u32>,
+        parts: MulticlassParts,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<StructFitReport, Error> {
+        let k = parts.classes.len();
+        let space = MulticlassSpace::new(self.width(parts.d), k)?;
+        let (fit, lambda) = match self.params.solver {
+            StructSolverKind::Dcd => self.run_cs(&space, &ex, parts.weights.clone(), observer)?,
+            _ => self.run(&space, &ex, observer)?,
+        };
+        let shape = (ex.x.len(), parts.d, k);
+        drop(ex);
+        self.finish(fit, lambda, shape, parts.into_report())
+    }
+
+    /// Trains a multilabel model.
+    ///
+    /// # Errors
+    /// As [`StructuredSvm::fit_multiclass`].
+    pub fn fit_multilabel(
+        &self,
+        data: &MultilabelData,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<StructFitReport, Error> {
+        crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
+        let l = maxmargin_io::multilabel::n_labels(data).max(1);
+        let mut used: Vec<u32> = data.labels.iter().flatten().copied().collect();
+        used.sort_unstable();
+        used.dedup();
+        crate::limits::check_labels(&data.source, "label number", l, used.len())?;
+        let d = data.x.n_features();
+        let mut warnings = Vec::new();
+        let (scaler, scaled) = self.scaled(&data.x, &mut warnings)?;
+        let x = scaled.as_ref().unwrap_or(&data.x);
+        let max_abs = crate::convergence::max_abs(x);
+        let ex = Examples {
+            x: rows_to_vecs(x, d, self.params.bias),
+            y: indicators(&data.labels, l),
+        };
+        drop(scaled);
+        let space = MultilabelSpace::new(self.width(d), l)?;
+        let (fit, lambda) = self.run(&space, &ex, observer)?;
+        let shape = (ex.x.len(), d, l);
+        let report = ReportParts {
+            classes: Vec::new(),
+            scaler,
+            warnings,
+            max_abs,
+        };
+        self.finish(fit, lambda, shape, report)
+    }
+
+    /// Trains a chain model on svm_hmm sequences.
+    ///
+    /// # Errors
+    /// As [`StructuredSvm::fit_multiclass`].
+    pub fn fit_chain(
+        &self,
+        data: &SequenceData,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<StructFitReport, Error> {
+        let (d, l) = (data.n_features, data.n_labels.max(1));
+        let nnz = data
+            .sequences
+            .iter()
+            .flatten()
+            .map(|v| v.as_row().nnz())
+            .sum();
+        crate::limits::check_features(&data.source, d, nnz)?;
+        let mut used: Vec<u32> = data.labels.iter().flatten().copied().collect();
+        used.sort_unstable();
+        used.dedup();
+        crate::limits::check_labels(&data.source, "tag number", l, used.len())?;
+        let mut warnings = Vec::new();
+        let tokens = || data.sequences.iter().flatten().map(SparseVec::as_row);
+        let n_tokens = data.sequences.iter().map(Vec::len).sum();
+        let scaler = crate::convergence::fit_scaler_on(
+            self.params.scale,
+            tokens,
+            n_tokens,
+            d,
+            &mut warnings,
+        )?;
+        let ex = Examples {
+            x: sequences_with_bias(&data.sequences, d, self.params.bias, scaler.as_ref()),
+            y: data.labels.clone(),
+        };
+        let max_abs =
+            ex.x.iter()
+                .flatten()
+                .flat_map(|v| v.as_row().values().iter().map(|v| v.abs()))
+                .fold(0.0, f64::max);
+        let space = ChainSpace::new(self.width(d), l)?;
+        let (fit, lambda) = self.run(&space, &ex, observer)?;
+        let shape = (ex.x.len(), d, l);
+        let report = ReportParts {
+            classes: Vec::new(),
+            scaler,
+            warnings,
+            max_abs,
+        };
+        self.finish(fit, lambda, shape, report)
+    }
+}

@@ -1,0 +1,274 @@
+//! Structural SVMs: multiclass (Crammer–Singer), multilabel and chain models, trained by SSG, n-slack,
+//! 1-slack or BCFW, with the same builder → check → fit → model shape as [`crate::linear`].
+//!
+//! Training minimizes `λ/2‖w‖² + (1/n)Σ_i H_i(w)` with the structured hinge of the task's output space (0-1
+//! loss for multiclass, Hamming loss for multilabel and chains, counted in labels or positions). Models
+//! are saved with the same versioned header as binary ones, under the kinds `multiclass`, `multilabel`
+//! and `chain`; they keep their parameters and seed and no timings.
+
+use crate::Error;
+use maxmargin_core::objective::{Lambda, Regularization};
+use maxmargin_core::scale::{Scaler, Scaling};
+use maxmargin_core::vector::{SparseRows, SparseVec, norm_sq};
+use maxmargin_io::IoError;
+use maxmargin_io::libsvm::{ClassLabels, LabeledData};
+use maxmargin_io::model_file;
+use maxmargin_io::multilabel::{MultilabelData, indicators};
+use maxmargin_io::svm_hmm::SequenceData;
+use maxmargin_optim::{
+    BcfwParams, Budget, CrammerSingerParams, NSlackParams, Observer, OneSlackParams, OptimError,
+    Solver, SsgParams, StopReason, StructProblem, TraceRecord, Trainer,
+};
+use maxmargin_struct::{ChainSpace, MulticlassSpace, MultilabelSpace, OutputSpace};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// A checked structural SVM estimator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StructuredSvm {
+    params: StructuredSvmParams,
+    resume: Option<std::path::PathBuf>,
+    checkpoint: Option<std::path::PathBuf>,
+    warm: Option<Vec<f64>>,
+}
+
+/// What a checkpoint file holds: the solver's whole state (weights, duals, working sets, counters, RNG) and
+/// what it was made for, so that resuming continues exactly where the run stopped.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct CheckpointFile<St> {
+    n_samples: usize,
+    dim: usize,
+    lambda: f64,
+    params: StructuredSvmParams,
+    state: St,
+}
+
+/// What training did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StructTrainingSummary {
+    /// Training examples.
+    pub n_samples: usize,
+    /// The final primal objective (λ-form).
+    pub objective: f64,
+    /// The final duality gap, where the solver has one.
+    pub gap: Option<f64>,
+    /// Solver iterations.
+    pub iterations: u64,
+    /// Passes over the data.
+    pub passes: f64,
+    /// Why training stopped.
+    pub stop: StopReason,
+    /// Whether the run reached its optimum: the solver's own certified stop, or a final relative gap within
+    /// the tolerance (`gap`; for BCFW its ε; else [`crate::convergence::DEFAULT_GAP`]).
+    #[serde(default)]
+    pub converged: bool,
+}
+
+/// A trained structural model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StructuredModel {
+    /// What it predicts.
+    pub task: Task,
+    /// The weights (layout of the task's output space).
+    pub w: Vec<f64>,
+    /// Input features of the data (the constant bias feature, when used, is one more, at this index).
+    pub n_features: usize,
+    /// Classes, labels or tags.
+    pub n_labels: usize,
+    /// Multiclass: the data's class values, in class-index order.
+    #[serde(default)]
+    pub classes: Vec<f64>,
+    /// The λ trained with.
+    pub lambda: f64,
+    /// The seed trained with.
+    pub seed: u64,
+    /// All parameters trained with.
+    pub params: StructuredSvmParams,
+    /// What training did.
+    pub training: StructTrainingSummary,
+    /// The feature scaling fitted on the training rows; `w` acts on scaled inputs, and every prediction
+    /// applies it first.
+    #[serde(default)]
+    pub scaler: Option<Scaler>,
+}
+
+/// A structural model with its training trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StructFitReport {
+    /// The model.
+    pub model: StructuredModel,
+    /// Every evaluation (with dual, gap and constraint counts where the solver has them).
+    pub trace: Vec<TraceRecord>,
+    /// What a user should know about the run (badly scaled features, a stop short of the optimum), each
+    /// one line without the `warning:` prefix.
+    pub warnings: Vec<String>,
+}
+
+/// The measures users expect for each task, and the objective when λ was given.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct StructEvaluation {
+    /// Examples (sequences for chains).
+    pub n: usize,
+    /// Multiclass: the fraction of correct classes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub accuracy: Option<f64>,
+    /// Multilabel: the fraction of wrong label decisions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hamming_loss: Option<f64>,
+    /// Multilabel: the fraction of examples with every label right.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact_match: Option<f64>,
+    /// Multilabel: micro-averaged F1 over all label decisions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub micro_f1: Option<f64>,
+    /// Chains: the fraction of wrong positions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_error: Option<f64>,
+    /// Chains: the fraction of sequences with every position right.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sequence_accuracy: Option<f64>,
+    /// The λ of the objective.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lambda: Option<f64>,
+    /// `λ/2‖w‖² + (1/n)Σ H_i(w)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objective: Option<f64>,
+    /// Whether the model's training reached its optimum (from the model file).
+    #[serde(default)]
+    pub converged: bool,
+}
+
+/// What multiclass training learned from the data before building its examples.
+struct MulticlassParts {
+    d: usize,
+    classes: ClassLabels,
+    weights: Vec<f64>,
+    scaler: Option<Scaler>,
+    warnings: Vec<String>,
+    max_abs: f64,
+}
+
+impl MulticlassParts {
+    fn into_report(self) -> ReportParts {
+        ReportParts {
+            classes: self.classes.classes,
+            scaler: self.scaler,
+            warnings: self.warnings,
+            max_abs: self.max_abs,
+        }
+    }
+}
+
+/// What a finished run's model and report carry besides the fit: class values, the scaler, the warnings so
+/// far, and the largest input magnitude (for the advice in a warning).
+struct ReportParts {
+    classes: Vec<f64>,
+    scaler: Option<Scaler>,
+    warnings: Vec<String>,
+    max_abs: f64,
+}
+
+/// Inputs and outputs of a task, ready for its space.
+struct Examples<I, O> {
+    x: Vec<I>,
+    y: Vec<O>,
+}
+
+/// The rows as sparse vectors of width `n_features`, with the constant feature appended at index
+/// `n_features` when `bias` (features at or beyond `n_features`, unseen in training, are dropped).
+fn rows_to_vecs(
+    data: &maxmargin_core::vector::SparseRows,
+    n_features: usize,
+    bias: bool,
+) -> Vec<SparseVec> {
+    data.rows()
+        .map(|r| with_bias(&r.to_owned(), n_features, bias))
+        .collect()
+}
+
+fn with_bias(x: &SparseVec, n_features: usize, bias: bool) -> SparseVec {
+    let r = x.as_row();
+    let (mut idx, mut val): (Vec<u32>, Vec<f64>) = r
+        .iter()
+        .filter(|(j, _)| *j < n_features)
+        .map(|(j, v)| (j as u32, v))
+        .unzip();
+    if bias {
+        idx.push(n_features as u32);
+        val.push(1.0);
+    }
+    SparseVec::new(idx, val).unwrap_or_default()
+}
+
+fn sequences_with_bias(
+    seqs: &[Vec<SparseVec>],
+    n_features: usize,
+    bias: bool,
+    scaler: Option<&Scaler>,
+) -> Vec<Vec<SparseVec>> {
+    seqs.iter()
+        .map(|s| {
+            s.iter()
+                .map(|x| match scaler {
+                    Some(sc) => with_bias(&sc.transform_row(x.as_row()), n_features, bias),
+                    None => with_bias(x, n_features, bias),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+impl StructuredSvm {
+    /// The checked parameters.
+    pub fn params(&self) -> &StructuredSvmParams {
+        &self.params
+    }
+
+    /// Starts training from the solver state in a checkpoint file written by [`StructuredSvm::checkpoint_to`]
+    /// (same task, solver, data and λ); budgets count from where that run stopped.
+    pub fn resume_from(mut self, path: &Path) -> Self {
+        self.resume = Some(path.to_path_buf());
+        self
+    }
+
+    /// Writes the solver's final state to `path` (atomically) after training, for a later
+    /// [`StructuredSvm::resume_from`].
+    pub fn checkpoint_to(mut self, path: &Path) -> Self {
+        self.checkpoint = Some(path.to_path_buf());
+        self
+    }
+
+    /// Starts SSG from a trained model's weights (same task and shape). The other solvers carry dual
+    /// variables that a model does not hold: continue them with [`StructuredSvm::resume_from`] instead.
+    ///
+    /// # Errors
+    /// [`Error::Optim`] when the solver is not SSG or the model's task differs.
+    pub fn warm_start_from(mut self, model: &StructuredModel) -> Result<Self, Error> {
+        if self.params.solver != StructSolverKind::Ssg {
+            return Err(OptimError::InvalidParam {
+                name: "warm start",
+                value: format!("{:?}", self.params.solver).to_lowercase(),
+                reason: "needs the ssg solver (the others keep dual variables: use a checkpoint and resume)",
+            }
+            .into());
+        }
+        if model.task != self.params.task || model.params.bias != self.params.bias {
+            return Err(OptimError::InvalidParam {
+                name: "warm start",
+                value: model.task.kind().into(),
+                reason: "the model's task or bias differs from this run's",
+            }
+            .into());
+        }
+        self.warm = Some(model.w.clone());
+        Ok(self)
+    }
+}
+
+mod fit;
+mod model;
+mod params;
+mod solve;
+
+pub use model::Prediction;
+pub use params::{StructSolverKind, StructuredSvmParams, Task};

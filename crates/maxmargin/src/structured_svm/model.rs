@@ -1,0 +1,367 @@
+//! The trained structural model: predictions, task measures, save and load.
+
+use super::*;
+
+/// A prediction of a structured model, in the data's own terms.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Prediction {
+    /// A class value.
+    Class(f64),
+    /// A label set (0-based labels, increasing).
+    Labels(Vec<u32>),
+    /// One tag per position (1-based, as in svm_hmm files).
+    Tags(Vec<u32>),
+}
+
+impl std::fmt::Display for Prediction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let join = |v: &[u32], sep: &str| {
+            v.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(sep)
+        };
+        match self {
+            Self::Class(c) => write!(f, "{c}"),
+            Self::Labels(l) => f.write_str(&join(l, ",")),
+            Self::Tags(t) => f.write_str(&join(t, " ")),
+        }
+    }
+}
+
+impl StructuredModel {
+    fn width(&self) -> usize {
+        (self.n_features + usize::from(self.params.bias)).max(1)
+    }
+
+    fn multiclass_space(&self) -> Result<MulticlassSpace, Error> {
+        Ok(MulticlassSpace::new(self.width(), self.n_labels)?)
+    }
+
+    fn multilabel_space(&self) -> Result<MultilabelSpace, Error> {
+        Ok(MultilabelSpace::new(self.width(), self.n_labels)?)
+    }
+
+    fn chain_space(&self) -> Result<ChainSpace, Error> {
+        Ok(ChainSpace::new(self.width(), self.n_labels)?)
+    }
+
+    fn inputs(&self, x: &maxmargin_core::vector::SparseRows) -> Vec<SparseVec> {
+        match &self.scaler {
+            Some(s) => rows_to_vecs(&s.transform(x), self.n_features, self.params.bias),
+            None => rows_to_vecs(x, self.n_features, self.params.bias),
+        }
+    }
+
+    fn sequences(&self, seqs: &[Vec<SparseVec>]) -> Vec<Vec<SparseVec>> {
+        sequences_with_bias(
+            seqs,
+            self.n_features,
+            self.params.bias,
+            self.scaler.as_ref(),
+        )
+    }
+
+    fn wrong_task(&self, expected: Task) -> Error {
+        Error::Optim(OptimError::InvalidParam {
+            name: "task",
+            value: self.task.kind().into(),
+            reason: match expected {
+                Task::Multiclass => "the data is multiclass",
+                Task::Multilabel => "the data is multilabel",
+                Task::Chain => "the data is sequences",
+            },
+        })
+    }
+
+    /// Predicts every row of multiclass data.
+    ///
+    /// # Errors
+    /// When the model is not a multiclass model.
+    pub fn predict_multiclass(&self, data: &LabeledData) -> Result<Vec<Prediction>, Error> {
+        if self.task != Task::Multiclass {
+            return Err(self.wrong_task(Task::Multiclass));
+        }
+        let space = self.multiclass_space()?;
+        self.inputs(&data.x)
+            .iter()
+            .map(|x| {
+                let k = space.decode(&self.w, x)? as usize;
+                Ok(Prediction::Class(
+                    self.classes.get(k).copied().unwrap_or(k as f64),
+                ))
+            })
+            .collect()
+    }
+
+    /// Predicts every row of multilabel data.
+    ///
+    /// # Errors
+    /// When the model is not a multilabel model.
+    pub fn predict_multilabel(&self, data: &MultilabelData) -> Result<Vec<Prediction>, Error> {
+        if self.task != Task::Multilabel {
+            return Err(self.wrong_task(Task::Multilabel));
+        }
+        let space = self.multilabel_space()?;
+        self.inputs(&data.x)
+            .iter()
+            .map(|x| {
+                let on = space.decode(&self.w, x)?;
+                Ok(Prediction::Labels(
+                    (0..on.len() as u32).filter(|&l| on[l as usize]).collect(),
+                ))
+            })
+            .collect()
+    }
+
+    /// Predicts every sequence (tags 1-based, as in svm_hmm files).
+    ///
+    /// # Errors
+    /// When the model is not a chain model, or for an empty sequence.
+    pub fn predict_chain(&self, data: &SequenceData) -> Result<Vec<Prediction>, Error> {
+        if self.task != Task::Chain {
+            return Err(self.wrong_task(Task::Chain));
+        }
+        let space = self.chain_space()?;
+        self.sequences(&data.sequences)
+            .iter()
+            .map(|x| {
+                Ok(Prediction::Tags(
+                    space
+                        .decode(&self.w, x)?
+                        .into_iter()
+                        .map(|t| t + 1)
+                        .collect(),
+                ))
+            })
+            .collect()
+    }
+
+    fn objective<S: OutputSpace>(
+        &self,
+        space: &S,
+        x: &[S::Input],
+        y: &[S::Output],
+        lambda: Option<f64>,
+    ) -> Result<Option<f64>, Error>
+    where
+        S::Output: Sync,
+    {
+        let Some(l) = lambda else { return Ok(None) };
+        let lambda = Lambda::new(l)?;
+        let problem = StructProblem::new(space, x, y, lambda)?;
+        Ok(Some(
+            0.5 * l * norm_sq(&self.w) + problem.mean_hinge(&self.w)?,
+        ))
+    }
+
+    /// Accuracy (and the objective with `lambda`) on multiclass data.
+    ///
+    /// # Errors
+    /// A label the model does not know (naming its line), or the wrong task.
+    pub fn evaluate_multiclass(
+        &self,
+        data: &LabeledData,
+        lambda: Option<f64>,
+    ) -> Result<StructEvaluation, Error> {
+        if self.task != Task::Multiclass {
+            return Err(self.wrong_task(Task::Multiclass));
+        }
+        let classes = ClassLabels {
+            classes: self.classes.clone(),
+        };
+        let y = classes.indices(data)?;
+        let space = self.multiclass_space()?;
+        let x = self.inputs(&data.x);
+        let correct = x
+            .iter()
+            .zip(&y)
+            .filter(|(xi, yi)| space.decode(&self.w, xi).ok() == Some(**yi))
+            .count();
+        let n = nonempty(data.n_samples(), &data.source)?;
+        Ok(StructEvaluation {
+            n,
+            accuracy: Some(correct as f64 / n as f64),
+            lambda,
+            objective: self.objective(&space, &x, &y, lambda)?,
+            converged: self.training.converged,
+            ..StructEvaluation::default()
+        })
+    }
+
+    /// Hamming loss, exact match and micro-F1 (and the objective) on multilabel data.
+    ///
+    /// # Errors
+    /// The wrong task, or an empty dataset.
+    pub fn evaluate_multilabel(
+        &self,
+        data: &MultilabelData,
+        lambda: Option<f64>,
+    ) -> Result<StructEvaluation, Error> {
+        if self.task != Task::Multilabel {
+            return Err(self.wrong_task(Task::Multilabel));
+        }
+        let space = self.multilabel_space()?;
+        let x = self.inputs(&data.x);
+        let y = indicators(&data.labels, self.n_labels);
+        let n = nonempty(data.n_samples(), &data.source)?;
+        let (mut wrong, mut exact, mut tp, mut fp, mut fn_) =
+            (0usize, 0usize, 0usize, 0usize, 0usize);
+        for (xi, yi) in x.iter().zip(&y) {
+            let p = space.decode(&self.w, xi)?;
+            let mut all = true;
+            for (a, b) in p.iter().zip(yi) {
+                match (*a, *b) {
+                    (true, true) => tp += 1,
+                    (true, false) => fp += 1,
+                    (false, true) => fn_ += 1,
+                    (false, false) => {}
+                }
+                if a != b {
+                    wrong += 1;
+                    all = false;
+                }
+            }
+            exact += usize::from(all);
+        }
+        let f1 = if tp == 0 {
+            0.0
+        } else {
+            2.0 * tp as f64 / (2 * tp + fp + fn_) as f64
+        };
+        Ok(StructEvaluation {
+            n,
+            hamming_loss: Some(wrong as f64 / (n * self.n_labels) as f64),
+            exact_match: Some(exact as f64 / n as f64),
+            micro_f1: Some(f1),
+            lambda,
+            objective: self.objective(&space, &x, &y, lambda)?,
+            converged: self.training.converged,
+            ..StructEvaluation::default()
+        })
+    }
+
+    /// Per-token error and per-sequence accuracy (and the objective) on sequences.
+    ///
+    /// # Errors
+    /// The wrong task, a tag beyond the model's, or an empty dataset.
+    pub fn evaluate_chain(
+        &self,
+        data: &SequenceData,
+        lambda: Option<f64>,
+    ) -> Result<StructEvaluation, Error> {
+        if self.task != Task::Chain {
+            return Err(self.wrong_task(Task::Chain));
+        }
+        let space = self.chain_space()?;
+        let n = nonempty(data.n_sequences(), &data.source)?;
+        let seqs = self.sequences(&data.sequences);
+        let (mut wrong, mut tokens, mut right_seqs) = (0usize, 0usize, 0usize);
+        for (i, (x, y)) in seqs.iter().zip(&data.labels).enumerate() {
+            space
+                .check_output(x, y)
+                .map_err(|source| OptimError::Example { index: i, source })?;
+            let p = space.decode(&self.w, x)?;
+            let w = p.iter().zip(y).filter(|(a, b)| a != b).count();
+            wrong += w;
+            tokens += y.len();
+            right_seqs += usize::from(w == 0);
+        }
+        Ok(StructEvaluation {
+            n,
+            token_error: Some(wrong as f64 / tokens.max(1) as f64),
+            sequence_accuracy: Some(right_seqs as f64 / n as f64),
+            lambda,
+            objective: self.objective(&space, &seqs, &data.labels, lambda)?,
+            converged: self.training.converged,
+            ..StructEvaluation::default()
+        })
+    }
+
+    /// Saves the model atomically (JSON for `.json` paths).
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file.
+    pub fn save(&self, path: &Path) -> Result<(), Error> {
+        Ok(model_file::save(path, self.task.kind(), self)?)
+    }
+
+    /// Loads a structural model of any task, checking it is whole and consistent.
+    ///
+    /// # Errors
+    /// [`Error::Io`] for a missing, foreign, truncated, corrupt or inconsistent file.
+    pub fn load(path: &Path) -> Result<Self, Error> {
+        let header = model_file::read_header(path)?;
+        let task = match header.kind.as_str() {
+            "multiclass" => Task::Multiclass,
+            "multilabel" => Task::Multilabel,
+            "chain" => Task::Chain,
+            other => {
+                return Err(IoError::WrongKind {
+                    path: path.to_path_buf(),
+                    expected: "multiclass, multilabel or chain".into(),
+                    found: other.into(),
+                }
+                .into());
+            }
+        };
+        let model: Self = if header.format_version < 2 {
+            let (_, old): (_, crate::compat::StructuredModelV1) =
+                model_file::load(path, task.kind())?;
+            old.into()
+        } else {
+            model_file::load(path, task.kind())?.1
+        };
+        // Sizes from the file are checked with overflow-free arithmetic against the weights actually read
+        // (a crafted `"n_labels": 9223372036854775808` wrapped around and later asked for every byte there is).
+        let d = model.n_features.checked_add(usize::from(model.params.bias));
+        let l = model.n_labels;
+        let expected = d.and_then(|d| match task {
+            Task::Multiclass | Task::Multilabel => d.max(1).checked_mul(l),
+            Task::Chain => d
+                .max(1)
+                .checked_mul(l)
+                .and_then(|u| l.checked_mul(l).and_then(|t| u.checked_add(t)))
+                .and_then(|v| v.checked_add(l.checked_mul(2)?)),
+        });
+        let classes_ok = task != Task::Multiclass || model.classes.len() == l;
+        let scaler_ok = model.scaler.as_ref().is_none_or(|s| {
+            s.factor.len() <= model.n_features
+                && s.factor.iter().all(|v| v.is_finite())
+                && s.offsets
+                    .iter()
+                    .all(|(j, o)| (*j as usize) < s.factor.len() && o.is_finite())
+        });
+        if model.task != task
+            || expected != Some(model.w.len())
+            || !classes_ok
+            || !scaler_ok
+            || !model.w.iter().all(|v| v.is_finite())
+        {
+            return Err(IoError::BadModel {
+                path: path.to_path_buf(),
+                message: format!(
+                    "inconsistent {} model: {} weights for {} features and {} labels, {} class values",
+                    task.kind(),
+                    model.w.len(),
+                    model.n_features,
+                    model.n_labels,
+                    model.classes.len()
+                ),
+            }
+            .into());
+        }
+        Ok(model)
+    }
+}
+
+fn nonempty(n: usize, source: &Path) -> Result<usize, Error> {
+    if n == 0 {
+        Err(IoError::Empty {
+            path: source.to_path_buf(),
+        }
+        .into())
+    } else {
+        Ok(n)
+    }
+}

@@ -1,0 +1,352 @@
+//! What is predicted, by which solver, with which regularization and budgets: the parameters, checked once.
+
+use super::*;
+
+/// What is predicted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Task {
+    /// One class per example (Crammer–Singer), 0-1 loss.
+    Multiclass,
+    /// A set of labels per example, Hamming loss.
+    Multilabel,
+    /// A tag per position of a sequence (first-order chain), Hamming loss.
+    Chain,
+}
+
+impl Task {
+    /// The model kind in model files.
+    pub fn kind(self) -> &'static str {
+        match self {
+            Self::Multiclass => "multiclass",
+            Self::Multilabel => "multilabel",
+            Self::Chain => "chain",
+        }
+    }
+}
+
+impl std::str::FromStr for Task {
+    type Err = OptimError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "multiclass" => Ok(Self::Multiclass),
+            "multilabel" => Ok(Self::Multilabel),
+            "chain" => Ok(Self::Chain),
+            _ => Err(OptimError::InvalidParam {
+                name: "task",
+                value: s.into(),
+                reason: "must be binary, multiclass, multilabel or chain",
+            }),
+        }
+    }
+}
+
+/// Which structural solver trains the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StructSolverKind {
+    /// Stochastic subgradient (structured Pegasos), averaged.
+    Ssg,
+    /// n-slack cutting planes.
+    Nslack,
+    /// 1-slack cutting planes with a constraint cache.
+    Oneslack,
+    /// Block-coordinate Frank–Wolfe with the exact duality gap (the default for multilabel and chains).
+    #[default]
+    Bcfw,
+    /// Multiclass only: the Crammer–Singer dual by coordinate descent over examples (LIBLINEAR's `-s 4`); the
+    /// multiclass default.
+    Dcd,
+    /// Multiclass only: one binary DCD problem per class against the rest, classes in parallel (not the
+    /// Crammer–Singer objective; the model's objective is the sum of the binary ones).
+    Ovr,
+}
+
+impl std::str::FromStr for StructSolverKind {
+    type Err = OptimError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "ssg" => Ok(Self::Ssg),
+            "nslack" => Ok(Self::Nslack),
+            "oneslack" => Ok(Self::Oneslack),
+            "bcfw" => Ok(Self::Bcfw),
+            "dcd" | "cs" => Ok(Self::Dcd),
+            "ovr" => Ok(Self::Ovr),
+            _ => Err(OptimError::InvalidParam {
+                name: "solver",
+                value: s.into(),
+                reason: "must be ssg, nslack, oneslack, bcfw, or for multiclass dcd or ovr",
+            }),
+        }
+    }
+}
+
+/// Unchecked parameters of a structural SVM.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StructuredSvmParams {
+    /// What is predicted.
+    pub task: Task,
+    /// The solver.
+    pub solver: StructSolverKind,
+    /// λ, or C (`CSum`: `½‖w‖² + CΣH_i`, λ = 1/(Cn)).
+    pub regularization: Regularization,
+    /// Cutting planes: the violation tolerance ε (mean-hinge units). BCFW: the relative duality gap to stop
+    /// at. DCD and OvR: LIBLINEAR's stopping tolerance (largest violation). SSG: unused.
+    pub epsilon: f64,
+    /// Budget in passes over the data (oracle calls / n); for cutting planes, in iterations × …
+    pub max_passes: Option<f64>,
+    /// Wall-clock budget in seconds.
+    pub max_seconds: Option<f64>,
+    /// Worker threads for oracle passes (`None`: all cores). Results do not depend on it, so it is not stored:
+    /// model files are the same bytes whatever the thread count.
+    #[serde(skip)]
+    pub threads: Option<usize>,
+    /// The seed.
+    pub seed: u64,
+    /// Evaluate (and certify) every this many passes; `None`: BCFW checks its gap every 5 passes, and the
+    /// trainer evaluates only when something needs it (a tolerance, a gap stop, `keep_best`), else at the end.
+    pub eval_every: Option<f64>,
+    /// Append a constant feature 1 to every input (to every position of a sequence), so each class, label
+    /// or tag gets a (regularized) bias weight.
+    #[serde(default = "yes")]
+    pub bias: bool,
+    /// Return the evaluated weights with the lowest primal objective instead of the final ones (useful for
+    /// SSG, which is no descent method).
+    #[serde(default)]
+    pub keep_best: bool,
+    /// Stop at an evaluation whose duality gap is at most this fraction of the objective (any solver with
+    /// a certificate).
+    #[serde(default)]
+    pub gap: Option<f64>,
+    /// Multiclass, solvers `dcd` and `ovr`: class weights `(class value, weight)` (LIBLINEAR's `-wi`).
+    #[serde(default)]
+    pub class_weights: Vec<(f64, f64)>,
+    /// Feature scaling fitted on the training rows (tokens, for chains) and stored in the model.
+    #[serde(default)]
+    pub scale: Scaling,
+    /// Stop when the objective improved by less than this, relative, over the last five evaluations.
+    #[serde(default)]
+    pub tolerance: Option<f64>,
+    /// Someone reads the trace: without `eval_every`, evaluate every 5 passes. Not stored in models, which do
+    /// not depend on it.
+    #[serde(skip)]
+    pub trace: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for StructuredSvmParams {
+    fn default() -> Self {
+        Self {
+            task: Task::Multiclass,
+            solver: StructSolverKind::Dcd,
+            regularization: Regularization::Lambda(0.01),
+            epsilon: 0.01,
+            max_passes: None,
+            max_seconds: None,
+            threads: None,
+            seed: 0,
+            eval_every: None,
+            bias: true,
+            keep_best: false,
+            gap: None,
+            class_weights: Vec::new(),
+            scale: Scaling::None,
+            tolerance: None,
+            trace: false,
+        }
+    }
+}
+
+impl StructuredSvmParams {
+    /// Default passes when no budget is given.
+    pub const DEFAULT_MAX_PASSES: f64 = 1000.0;
+    /// Passes between BCFW's gap checks (and the trainer's evaluations, when they are needed) by default.
+    pub const DEFAULT_EVAL_EVERY: f64 = 5.0;
+
+    /// Defaults for `task`: the Crammer–Singer dual (`dcd`) for multiclass, BCFW otherwise; λ = 0.01, stop at
+    /// ε = 0.01 (BCFW: a 1% duality gap) or 1000 passes.
+    pub fn new(task: Task) -> Self {
+        Self {
+            task,
+            solver: match task {
+                Task::Multiclass => StructSolverKind::Dcd,
+                Task::Multilabel | Task::Chain => StructSolverKind::Bcfw,
+            },
+            ..Self::default()
+        }
+    }
+
+    /// Scales the features (statistics from the training rows, stored in the model).
+    pub fn scale(mut self, scale: Scaling) -> Self {
+        self.scale = scale;
+        self
+    }
+
+    /// Gives the constant bias feature (true, the default) or none.
+    pub fn bias(mut self, bias: bool) -> Self {
+        self.bias = bias;
+        self
+    }
+
+    /// Class weights `(class value, weight)` for multiclass `dcd` and `ovr`.
+    pub fn class_weights(mut self, weights: Vec<(f64, f64)>) -> Self {
+        self.class_weights = weights;
+        self
+    }
+
+    /// Sets the solver.
+    pub fn solver(mut self, s: StructSolverKind) -> Self {
+        self.solver = s;
+        self
+    }
+
+    /// Sets λ.
+    pub fn lambda(mut self, l: f64) -> Self {
+        self.regularization = Regularization::Lambda(l);
+        self
+    }
+
+    /// Sets C in `½‖w‖² + CΣH_i`.
+    pub fn c(mut self, c: f64) -> Self {
+        self.regularization = Regularization::CSum(c);
+        self
+    }
+
+    /// Sets ε.
+    pub fn epsilon(mut self, e: f64) -> Self {
+        self.epsilon = e;
+        self
+    }
+
+    /// Sets the pass budget.
+    pub fn max_passes(mut self, p: f64) -> Self {
+        self.max_passes = Some(p);
+        self
+    }
+
+    /// Sets the number of threads.
+    pub fn threads(mut self, t: usize) -> Self {
+        self.threads = Some(t);
+        self
+    }
+
+    /// Sets the seed.
+    pub fn seed(mut self, s: u64) -> Self {
+        self.seed = s;
+        self
+    }
+
+    /// Checks every parameter once.
+    ///
+    /// # Errors
+    /// [`Error::Optim`] or [`Error::Core`] naming the bad value.
+    pub fn check(mut self) -> Result<StructuredSvm, Error> {
+        self.regularization.lambda(1)?;
+        if self.max_passes.is_none() && self.max_seconds.is_none() {
+            self.max_passes = Some(Self::DEFAULT_MAX_PASSES);
+        }
+        crate::parallel::check_threads(self.threads)?;
+        if matches!(self.solver, StructSolverKind::Dcd | StructSolverKind::Ovr)
+            && self.task != Task::Multiclass
+        {
+            return Err(OptimError::InvalidParam {
+                name: "solver",
+                value: format!("{:?}", self.solver).to_lowercase(),
+                reason: "is for the multiclass task only",
+            }
+            .into());
+        }
+        let weighted = self.task == Task::Multiclass
+            && matches!(self.solver, StructSolverKind::Dcd | StructSolverKind::Ovr);
+        if !self.class_weights.is_empty() && !weighted {
+            return Err(OptimError::InvalidParam {
+                name: "class weights",
+                value: format!("{:?}", self.class_weights),
+                reason: "apply to binary training and to multiclass with --solver dcd or ovr",
+            }
+            .into());
+        }
+        if let Some(&(_, w)) = self
+            .class_weights
+            .iter()
+            .find(|(_, w)| !(w.is_finite() && *w >= 0.0))
+        {
+            return Err(OptimError::InvalidParam {
+                name: "class weight",
+                value: w.to_string(),
+                reason: "must be finite and >= 0",
+            }
+            .into());
+        }
+        self.cs().check()?;
+        self.budget().check()?;
+        self.bcfw().check()?;
+        self.one_slack().check()?;
+        self.n_slack().check()?;
+        self.ssg().check()?;
+        Ok(StructuredSvm {
+            params: self,
+            resume: None,
+            checkpoint: None,
+            warm: None,
+        })
+    }
+
+    pub(super) fn budget(&self) -> Budget {
+        let needed = self.tolerance.is_some() || self.gap.is_some() || self.keep_best || self.trace;
+        Budget {
+            max_iterations: None,
+            max_epochs: self.max_passes,
+            max_seconds: self.max_seconds,
+            tolerance: self.tolerance,
+            eval_every_epochs: self.eval_every.unwrap_or(if needed {
+                Self::DEFAULT_EVAL_EVERY
+            } else {
+                f64::INFINITY
+            }),
+            keep_best: self.keep_best,
+            gap_tolerance: self.gap,
+        }
+    }
+
+    pub(super) fn bcfw(&self) -> BcfwParams {
+        BcfwParams {
+            seed: self.seed,
+            gap_every: self.eval_every.unwrap_or(Self::DEFAULT_EVAL_EVERY),
+            gap_tolerance: Some(self.epsilon),
+            ..BcfwParams::default()
+        }
+    }
+
+    pub(super) fn one_slack(&self) -> OneSlackParams {
+        OneSlackParams {
+            epsilon: self.epsilon,
+            ..OneSlackParams::default()
+        }
+    }
+
+    pub(super) fn n_slack(&self) -> NSlackParams {
+        NSlackParams {
+            epsilon: self.epsilon,
+            ..NSlackParams::default()
+        }
+    }
+
+    pub(super) fn cs(&self) -> CrammerSingerParams {
+        CrammerSingerParams {
+            epsilon: self.epsilon,
+            shrinking: true,
+            seed: self.seed,
+        }
+    }
+
+    pub(super) fn ssg(&self) -> SsgParams {
+        SsgParams {
+            seed: self.seed,
+            ..SsgParams::default()
+        }
+    }
+}

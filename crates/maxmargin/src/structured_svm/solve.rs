@@ -1,0 +1,295 @@
+//! Running a solver on a task's problem: from scratch or a checkpoint, the Crammer–Singer dual, one-vs-rest, and judging the finished run.
+
+use super::*;
+
+impl StructuredSvm {
+    pub(super) fn checkpoint_kind(&self) -> String {
+        let solver = match self.params.solver {
+            StructSolverKind::Ssg => "ssg",
+            StructSolverKind::Nslack => "nslack",
+            StructSolverKind::Oneslack => "oneslack",
+            StructSolverKind::Bcfw => "bcfw",
+            StructSolverKind::Dcd => "dcd",
+            StructSolverKind::Ovr => "ovr",
+        };
+        format!("checkpoint-{}-{solver}", self.params.task.kind())
+    }
+
+    /// Runs solver `s` from scratch or from the checkpoint, and writes the checkpoint when asked.
+    pub(super) fn with<P, T>(
+        &self,
+        trainer: &Trainer,
+        mut s: T,
+        p: &P,
+        meta: (usize, usize, f64),
+        o: &mut dyn Observer,
+    ) -> Result<maxmargin_optim::Fit<Vec<f64>>, Error>
+    where
+        T: Solver<P, Output = Vec<f64>>,
+        T::State: Serialize + serde::de::DeserializeOwned,
+    {
+        let (n_samples, dim, lambda) = meta;
+        let kind = self.checkpoint_kind();
+        let state = match &self.resume {
+            Some(path) => {
+                if model_file::read_header(path)?.format_version < 2 {
+                    return Err(IoError::BadModel {
+                        path: path.clone(),
+                        message:
+                            "a checkpoint of format 1, from an older maxmargin: start the run again"
+                                .into(),
+                    }
+                    .into());
+                }
+                let (_, file): (_, CheckpointFile<T::State>) = model_file::load(path, &kind)?;
+                if (file.n_samples, file.dim) != (n_samples, dim) || file.lambda != lambda {
+                    return Err(IoError::BadModel {
+                        path: path.clone(),
+                        message: format!(
+                            "checkpoint made for {} examples, {} weights, lambda {}; this run has {n_samples}, {dim}, {lambda}",
+                            file.n_samples, file.dim, file.lambda
+                        ),
+                    }
+                    .into());
+                }
+                file.state
+            }
+            None => s.init(p)?,
+        };
+        let (fit, state) = trainer.run_from(&mut s, p, state, o)?;
+        if let Some(path) = &self.checkpoint {
+            let file = CheckpointFile {
+                n_samples,
+                dim,
+                lambda,
+                params: self.params.clone(),
+                state,
+            };
+            model_file::save(path, &kind, &file)?;
+        }
+        Ok(fit)
+    }
+
+    pub(super) fn run<S>(
+        &self,
+        space: &S,
+        ex: &Examples<S::Input, S::Output>,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<(maxmargin_optim::Fit<Vec<f64>>, f64), Error>
+    where
+        S: OutputSpace,
+        S::Output: Sync + Serialize + serde::de::DeserializeOwned,
+    {
+        let lambda = self.params.regularization.lambda(ex.x.len())?;
+        let problem = StructProblem::new(space, &ex.x, &ex.y, lambda)?;
+        let trainer = Trainer::new(self.params.budget())?;
+        let meta = (ex.x.len(), space.dim(), lambda.get());
+        let go = |observer: &mut (dyn Observer + Send)| -> Result<maxmargin_optim::Fit<Vec<f64>>, Error> {
+            match self.params.solver {
+                StructSolverKind::Bcfw => self.with(&trainer, self.params.bcfw().check()?, &problem, meta, observer),
+                StructSolverKind::Oneslack => self.with(&trainer, self.params.one_slack().check()?.with_gap_target(Some(self.gap_target())), &problem, meta, observer),
+                StructSolverKind::Nslack => self.with(&trainer, self.params.n_slack().check()?.with_gap_target(Some(self.gap_target())), &problem, meta, observer),
+                StructSolverKind::Dcd | StructSolverKind::Ovr => Err(OptimError::InvalidParam {
+                    name: "solver",
+                    value: format!("{:?}", self.params.solver).to_lowercase(),
+                    reason: "is for the multiclass task only",
+                }
+                .into()),
+                StructSolverKind::Ssg => {
+                    let mut ssg = self.params.ssg().check()?;
+                    if let Some(w) = &self.warm {
+                        ssg = ssg.warm_start(w.clone());
+                    }
+                    self.with(&trainer, ssg, &problem, meta, observer)
+                }
+            }
+        };
+        let fit = crate::parallel::with_threads(self.params.threads, || go(observer))?;
+        Ok((fit, lambda.get()))
+    }
+
+    /// The Crammer–Singer dual (see [`maxmargin_optim::crammer_singer`]).
+    pub(super) fn run_cs(
+        &self,
+        space: &MulticlassSpace,
+        ex: &Examples<SparseVec, u32>,
+        class_weights: Vec<f64>,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<(maxmargin_optim::Fit<Vec<f64>>, f64), Error> {
+        let lambda = self.params.regularization.lambda(ex.x.len())?;
+        let problem = StructProblem::new(space, &ex.x, &ex.y, lambda)?;
+        let trainer = Trainer::new(self.params.budget())?;
+        let meta = (ex.x.len(), space.dim(), lambda.get());
+        let fit = crate::parallel::with_threads(self.params.threads, || {
+            self.with(
+                &trainer,
+                self.params
+                    .cs()
+                    .check()?
+                    .with_class_weights(class_weights)?
+                    .with_gap_target(Some(self.gap_target())),
+                &problem,
+                meta,
+                observer,
+            )
+        })?;
+        Ok((fit, lambda.get()))
+    }
+
+    /// One-vs-rest: one binary DCD per class, classes in parallel, assembled into the multiclass layout
+    /// (class-major blocks of `width` weights, the bias weight last in each block). The objective, gap and
+    /// passes are the sums over the classes, in one trace record.
+    pub(super) fn run_ovr(
+        &self,
+        x: &maxmargin_core::vector::SparseRows,
+        y: &[u32],
+        n_classes: usize,
+        class_weights: &[f64],
+    ) -> Result<(maxmargin_optim::Fit<Vec<f64>>, f64), Error> {
+        let n = x.n_rows();
+        let lambda = self.params.regularization.lambda(n)?;
+        let classes: Vec<usize> = y.iter().map(|&c| c as usize).collect();
+        let bias = if self.params.bias {
+            maxmargin_optim::Bias::Feature
+        } else {
+            maxmargin_optim::Bias::None
+        };
+        let dcd = maxmargin_optim::DcdParams {
+            epsilon: self.params.epsilon,
+            shrinking: true,
+            seed: self.params.seed,
+            blocks: 1,
+        };
+        let fits = crate::parallel::with_threads(self.params.threads, || {
+            let ovr = maxmargin_optim::ovr::OneVsRest {
+                lambda,
+                bias,
+                loss: maxmargin_optim::BinaryLoss::Hinge,
+                dcd,
+                budget: self.params.budget(),
+                gap_target: Some(self.gap_target()),
+            };
+            Ok(ovr.fit_weighted(x, &classes, n_classes, class_weights)?)
+        })?;
+        let d = x.n_features();
+        let width = self.width(d);
+        let mut w = vec![0.0; width * n_classes];
+        for (m, fit) in fits.iter().enumerate() {
+            w[m * width..m * width + d].copy_from_slice(&fit.output.w);
+            if self.params.bias {
+                w[m * width + d] = fit.output.b;
+            }
+        }
+        let gap = fits
+            .iter()
+            .map(|f| f.trace.last().and_then(|r| r.gap))
+            .sum::<Option<f64>>();
+        let last = maxmargin_optim::TraceRecord {
+            iteration: fits.iter().map(|f| f.progress.iteration).sum(),
+            epoch: fits.iter().map(|f| f.progress.epoch).sum(),
+            seconds: fits
+                .iter()
+                .filter_map(|f| f.trace.last().map(|r| r.seconds))
+                .fold(0.0, f64::max),
+            objective: fits.iter().map(|f| f.objective).sum(),
+            dual: None,
+            gap,
+            active_constraints: None,
+            oracle_calls: None,
+        };
+        let fit = maxmargin_optim::Fit {
+            output: w,
+            objective: last.objective,
+            stop: fits
+                .iter()
+                .map(|f| f.stop)
+                .find(|s| *s != StopReason::Converged)
+                .unwrap_or(StopReason::Converged),
+            progress: maxmargin_optim::Progress {
+                iteration: last.iteration,
+                epoch: last.epoch,
+            },
+            trace: vec![last],
+        };
+        Ok((fit, lambda.get()))
+    }
+
+    /// The relative gap a run must reach to count as converged: `gap`, else the default.
+    pub(super) fn gap_target(&self) -> f64 {
+        self.params.gap.unwrap_or(crate::convergence::DEFAULT_GAP)
+    }
+
+    /// The space's input width: the data's features, plus the constant one.
+    pub(super) fn width(&self, n_features: usize) -> usize {
+        (n_features + usize::from(self.params.bias)).max(1)
+    }
+
+    /// The model and report of a finished run: the certified gap, whether it converged (with a warning
+    /// when not), and the scaling it was trained with.
+    pub(super) fn finish(
+        &self,
+        fit: maxmargin_optim::Fit<Vec<f64>>,
+        lambda: f64,
+        shape: (usize, usize, usize),
+        report: ReportParts,
+    ) -> Result<StructFitReport, Error> {
+        let ReportParts {
+            classes,
+            scaler,
+            mut warnings,
+            max_abs,
+        } = report;
+        let (n, n_features, n_labels) = shape;
+        let gap = fit.trace.last().and_then(|r| r.gap);
+        let tolerance = self.params.gap.unwrap_or(match self.params.solver {
+            StructSolverKind::Bcfw => self.params.epsilon,
+            _ => crate::convergence::DEFAULT_GAP,
+        });
+        let converged = crate::convergence::converged(fit.stop, fit.objective, gap, tolerance);
+        crate::convergence::check_finite(&fit.output, 0.0, fit.objective)?;
+        if !converged {
+            let solver = format!("{:?}", self.params.solver).to_lowercase();
+            warnings.push(crate::convergence::warning(
+                &crate::convergence::Stopped {
+                    solver,
+                    stop: fit.stop,
+                    passes: fit.progress.epoch,
+                    objective: fit.objective,
+                    gap,
+                    tolerance,
+                },
+                &crate::convergence::structured_advice(
+                    self.params.scale,
+                    max_abs,
+                    self.params.task == Task::Multiclass,
+                    self.params.solver,
+                ),
+            ));
+        }
+        let model = StructuredModel {
+            task: self.params.task,
+            w: fit.output,
+            n_features,
+            n_labels,
+            classes,
+            lambda,
+            seed: self.params.seed,
+            params: self.params.clone(),
+            training: StructTrainingSummary {
+                n_samples: n,
+                objective: fit.objective,
+                gap,
+                iterations: fit.progress.iteration,
+                passes: fit.progress.epoch,
+                stop: fit.stop,
+                converged,
+            },
+            scaler,
+        };
+        Ok(StructFitReport {
+            model,
+            trace: fit.trace,
+            warnings,
+        })
+    }
+}
