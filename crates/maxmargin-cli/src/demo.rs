@@ -96,10 +96,7 @@ pub fn run() -> Result<()> {
             "{name:<12} {:<7.1} {:<10.6} {:<10} {:<10} {:<10.4} {:<9.4} {seconds:.3}",
             model.training.epochs,
             tr.objective.unwrap_or(f64::NAN),
-            model
-                .training
-                .gap
-                .map_or("-".into(), |g| format!("{g:.2e}")),
+            gap_cell(model.training.gap),
             if model.training.converged {
                 "yes"
             } else {
@@ -129,10 +126,7 @@ pub fn run() -> Result<()> {
             "{solver:<10} {:<7.0} {:<10.6} {:<10} {:<10} {:.4}",
             model.training.passes,
             model.training.objective,
-            model
-                .training
-                .gap
-                .map_or("-".into(), |g| format!("{g:.2e}")),
+            gap_cell(model.training.gap),
             if model.training.converged {
                 "yes"
             } else {
@@ -145,4 +139,9 @@ pub fn run() -> Result<()> {
         "Next: maxmargin train DATA -o MODEL; maxmargin eval MODEL DATA --lambda L; maxmargin predict MODEL DATA"
     );
     Ok(())
+}
+
+/// A gap in the tables: two significant digits, or `-` without one.
+fn gap_cell(gap: Option<f64>) -> String {
+    gap.map_or("-".into(), |g| format!("{g:.2e}"))
 }

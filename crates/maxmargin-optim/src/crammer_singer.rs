@@ -443,7 +443,7 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
                     .zip(problem.y())
                     .map(|(v, &y)| self.weight(y as usize) * v.hinge)
                     .sum();
-                0.5 * problem.lambda() * w.iter().map(|v| v * v).sum::<f64>()
+                0.5 * problem.lambda() * maxmargin_core::vector::norm_sq(&w)
                     + loss / problem.n_samples() as f64
             }
             Err(_) => f64::INFINITY,

@@ -79,9 +79,9 @@ pub fn solve_dual(
 /// default for the cutting-plane methods, tested against [`solve_dual`].
 ///
 /// Each group gets an implicit slack variable (`b = 0`, no quadratic term), so its constraint becomes an
-/// equality `Σ α + α_slack = cap` over a simplex. A step moves mass between the variable with the largest
-/// gradient `g = b − (G/λ)α` and the one with the smallest gradient among those holding mass, by the exact
-/// maximizer along that line. It stops when, in every group, no such pair differs by more than `tol` (the
+/// equality `Σ α + α_slack = cap` over a simplex. A step moves mass from one of the variables holding mass
+/// to the one with the largest gradient `g = b − (G/λ)α`, by the exact maximizer along that line; the partner
+/// is the violating holder whose step gains the most (second order, as LIBSVM's working-set selection). It stops when, in every group, no such pair differs by more than `tol` (the
 /// KKT conditions to `tol`), which makes the dual optimal to within `tol` times the caps' total. Warm starts
 /// (the previous solution, zero for new constraints) make the re-solves of a cutting-plane method cheap.
 pub fn solve_dual_smo(
@@ -173,14 +173,15 @@ pub fn solve_dual_smo_capped(
                 // (g_up − g_j)² / (Q_up,up + Q_jj − 2 Q_up,j). With nearly parallel planes of large norm
                 // (unscaled features) the first-order pair zigzags for millions of steps; this does not.
                 let i = up.0;
-                let qii = if i < m { q(i, i) } else { 0.0 };
+                // Q entries with index `m`, the slack, are 0.
+                let qe = |a: usize, b: usize| if a < m && b < m { q(a, b) } else { 0.0 };
+                // The dual's curvature along the pair (i, j), and its scale.
+                let curvature =
+                    |j: usize| (qe(i, i) + qe(j, j) - 2.0 * qe(i, j), qe(i, i) + qe(j, j));
                 let gain = |j: usize, gj: f64| {
-                    let d = up.1 - gj;
-                    let qjj = if j < m { q(j, j) } else { 0.0 };
-                    let qij = if i < m && j < m { q(i, j) } else { 0.0 };
-                    let c = qii + qjj - 2.0 * qij;
-                    if c > 1e-12 * (qii + qjj).max(f64::MIN_POSITIVE) {
-                        d * d / c
+                    let (c, scale) = curvature(j);
+                    if c > 1e-12 * scale.max(f64::MIN_POSITIVE) {
+                        (up.1 - gj).powi(2) / c
                     } else {
                         f64::INFINITY
                     }
@@ -202,10 +203,7 @@ pub fn solve_dual_smo_capped(
                 }
                 let j = best.0;
                 let violation = up.1 - if j < m { grad[j] } else { 0.0 };
-                let qii = if i < m { q(i, i) } else { 0.0 };
-                let qjj = if j < m { q(j, j) } else { 0.0 };
-                let qij = if i < m && j < m { q(i, j) } else { 0.0 };
-                let curvature = qii + qjj - 2.0 * qij;
+                let curvature = curvature(j).0;
                 let available = if j < m { alpha[j] } else { slack[g] };
                 let t = if curvature > 0.0 {
                     (violation / curvature).min(available)

@@ -37,15 +37,18 @@ pub fn check_classes(source: &Path, n_classes: usize, n_samples: usize) -> Resul
     Ok(())
 }
 
-/// Labels (multilabel) or tags (chains) numbered beyond `64 × used + 1024` are refused: the model holds
-/// weights for every number up to the largest (and chains a `L × L` transition table).
+/// Labels (multilabel) or tags (chains) numbered beyond `64 × (the distinct ones in `sets`) + 1024` are
+/// refused: the model holds weights for every number up to the largest (and chains a `L × L` transition table).
 pub fn check_labels(
     source: &Path,
     what: &'static str,
     largest: usize,
-    used: usize,
+    sets: &[Vec<u32>],
 ) -> Result<(), Error> {
-    let limit = used.saturating_mul(64).saturating_add(1024);
+    let mut distinct: Vec<u32> = sets.iter().flatten().copied().collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let limit = distinct.len().saturating_mul(64).saturating_add(1024);
     if largest > limit {
         return Err(OptimError::InvalidParam {
             name: what,

@@ -46,7 +46,7 @@ pub fn dual_bound(problem: &BinaryProblem<'_>, weights: &LinearWeights) -> Resul
             quad += Dcd::box_and_diag(problem, i).1 * a * a;
         }
     }
-    let curvature = norm_sq_slice(&w) + quad;
+    let curvature = maxmargin_core::vector::norm_sq(&w) + quad;
     let t_max = match problem.loss() {
         BinaryLoss::Hinge => 1.0,
         BinaryLoss::SquaredHinge => f64::INFINITY,
@@ -73,16 +73,13 @@ pub fn dual_bound(problem: &BinaryProblem<'_>, weights: &LinearWeights) -> Resul
         }
         dcd.step(problem, &mut st)?;
     }
-    let objective = problem.objective(weights);
+    // Only the dual is wanted: the primal passed in does not change it, so none is computed here (the caller
+    // has it already).
     Ok(dcd
-        .certificate(problem, &st, objective)
+        .certificate(problem, &st, 0.0)
         .dual
         .unwrap_or(0.0)
         .max(0.0))
-}
-
-fn norm_sq_slice(v: &[f64]) -> f64 {
-    v.iter().map(|x| x * x).sum()
 }
 
 /// DCD passes that [`dual_bound`] takes from the margins' duals.

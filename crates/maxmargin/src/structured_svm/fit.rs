@@ -132,10 +132,7 @@ impl StructuredSvm {
     ) -> Result<StructFitReport, Error> {
         crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
         let l = maxmargin_io::multilabel::n_labels(data).max(1);
-        let mut used: Vec<u32> = data.labels.iter().flatten().copied().collect();
-        used.sort_unstable();
-        used.dedup();
-        crate::limits::check_labels(&data.source, "label number", l, used.len())?;
+        crate::limits::check_labels(&data.source, "label number", l, &data.labels)?;
         let d = data.x.n_features();
         let mut warnings = Vec::new();
         let (scaler, scaled) = self.scaled(&data.x, &mut warnings)?;
@@ -175,10 +172,7 @@ impl StructuredSvm {
             .map(|v| v.as_row().nnz())
             .sum();
         crate::limits::check_features(&data.source, d, nnz)?;
-        let mut used: Vec<u32> = data.labels.iter().flatten().copied().collect();
-        used.sort_unstable();
-        used.dedup();
-        crate::limits::check_labels(&data.source, "tag number", l, used.len())?;
+        crate::limits::check_labels(&data.source, "tag number", l, &data.labels)?;
         let mut warnings = Vec::new();
         let tokens = || data.sequences.iter().flatten().map(SparseVec::as_row);
         let n_tokens = data.sequences.iter().map(Vec::len).sum();
