@@ -6,12 +6,16 @@
 //!   then runs the criterion benchmarks and the end-to-end measurements (`end_to_end`: the table against
 //!   LIBLINEAR, JSON and SVG plots under `target/bench-report/`), reading datasets from `DIR` (default
 //!   `$MAXMARGIN_DATA`). `--bench` runs one benchmark target; `--only` limits `end_to_end` to some datasets.
+//! - `fuzz [--seconds N] [--data-dir DIR] [--only T,...]`: seeds the cargo-fuzz targets under `fuzz/` from the
+//!   shared datasets and runs each for N seconds (default 600) on nightly (see `fuzz.rs`).
 //! - `release VERSION`: the release checklist as code: a clean tree, a CHANGELOG entry, the version bump
 //!   in the workspace manifest, and `cargo publish --dry-run` of every crate in dependency order.
 
 use anyhow::{Context, Result, bail, ensure};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+mod fuzz;
 
 /// Crates in the order they must be published (each depends only on earlier ones).
 const PUBLISH_ORDER: [&str; 6] = [
@@ -195,8 +199,9 @@ fn main() -> Result<()> {
         Some("ci") => ci(),
         Some("bench") => bench(&args[1..]),
         Some("release") => release(&args[1..]),
+        Some("fuzz") => fuzz::fuzz(&root(), &args[1..]),
         _ => bail!(
-            "usage: cargo xtask ci | bench [--data-dir DIR] [--baseline NAME] [--bench NAME] [--only DATA,...] | release VERSION"
+            "usage: cargo xtask ci | bench [--data-dir DIR] [--baseline NAME] [--bench NAME] [--only DATA,...] | fuzz [--seconds N] [--data-dir DIR] [--only T,...] | release VERSION"
         ),
     }
 }

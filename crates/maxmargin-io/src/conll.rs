@@ -41,21 +41,26 @@ pub struct Sentence {
 /// # Ok(()) }
 /// ```
 pub fn read(path: &Path) -> Result<Vec<Sentence>, IoError> {
-    let mut reader = open_maybe_gz(path)?;
+    read_from(open_maybe_gz(path)?, path)
+}
+
+/// Reads CoNLL text from any buffered reader; `path` names the source in errors. Lines are bounded by
+/// [`crate::libsvm::MAX_LINE_BYTES`].
+///
+/// # Errors
+/// As [`read`].
+///
+/// # Examples
+/// ```
+/// let s = maxmargin_io::conll::read_from(&b"He PRP B-NP\n\nOK UH O\n"[..], "inline".as_ref())?;
+/// assert_eq!(s.len(), 2);
+/// # Ok::<(), maxmargin_io::IoError>(())
+/// ```
+pub fn read_from(reader: impl std::io::BufRead, path: &Path) -> Result<Vec<Sentence>, IoError> {
     let mut out = Vec::new();
     let mut current = Sentence::default();
-    let mut buf = String::new();
-    let mut line_no = 0;
-    loop {
-        buf.clear();
-        if reader
-            .read_line(&mut buf)
-            .map_err(|e| IoError::io(path, e))?
-            == 0
-        {
-            break;
-        }
-        line_no += 1;
+    let mut text = crate::lines::Lines::new(reader, path);
+    while let Some((line_no, buf)) = text.next_line()? {
         let cols: Vec<&str> = buf.split_whitespace().collect();
         if cols.is_empty() {
             if !current.words.is_empty() {

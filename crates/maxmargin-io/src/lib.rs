@@ -17,6 +17,7 @@ pub mod conll;
 mod error;
 pub mod labels;
 pub mod libsvm;
+mod lines;
 pub mod model_file;
 pub mod multilabel;
 mod open;

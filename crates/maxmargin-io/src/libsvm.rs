@@ -191,24 +191,15 @@ pub fn read_with<L>(
 /// # Ok(()) }
 /// ```
 pub fn read_from<L>(
-    mut reader: impl BufRead,
+    reader: impl BufRead,
     path: &Path,
     mut parse_label: impl FnMut(&str) -> Result<L, String>,
 ) -> Result<Dataset<L>, IoError> {
     let mut x = SparseRows::new();
     let (mut labels, mut qids, mut lines) = (Vec::new(), Vec::new(), Vec::new());
     let (mut idx, mut val) = (Vec::new(), Vec::new());
-    let mut buf = String::new();
-    let mut line_no = 0;
-    loop {
-        buf.clear();
-        let read = reader
-            .read_line(&mut buf)
-            .map_err(|e| IoError::io(path, e))?;
-        if read == 0 {
-            break;
-        }
-        line_no += 1;
+    let mut text = crate::lines::Lines::new(reader, path);
+    while let Some((line_no, buf)) = text.next_line()? {
         let content = buf.split('#').next().unwrap_or("");
         let content = content.trim_end_matches(['\n', '\r']);
         if content.trim().is_empty() {
@@ -262,24 +253,6 @@ fn parse_piece<L>(
     bytes: &[u8],
     parse_label: &(impl Fn(&str) -> Result<L, String> + Sync),
 ) -> Result<Piece<L>, (usize, FieldError)> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let before = &bytes[..e.valid_up_to()];
-        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let column = before.len()
-            - before
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |p| p + 1)
-            + 1;
-        (
-            line,
-            FieldError {
-                column,
-                field: "text",
-                message: "invalid UTF-8".into(),
-            },
-        )
-    })?;
     let mut piece = Piece {
         x: SparseRows::new(),
         labels: Vec::new(),
@@ -289,9 +262,21 @@ fn parse_piece<L>(
     };
     let (mut idx, mut val) = (Vec::new(), Vec::new());
     let mut label_of = |t: &str| parse_label(t);
-    for raw in text.split_inclusive('\n') {
+    // UTF-8 is checked line by line, so the first error in the file is the one reported, as by the
+    // sequential reader.
+    for raw in bytes.split_inclusive(|&b| b == b'\n') {
         piece.n_lines += 1;
         let line = piece.n_lines;
+        let raw = std::str::from_utf8(raw).map_err(|e| {
+            (
+                line,
+                FieldError {
+                    column: e.valid_up_to() + 1,
+                    field: "text",
+                    message: "invalid UTF-8".into(),
+                },
+            )
+        })?;
         let content = raw.split('#').next().unwrap_or("");
         let content = content.trim_end_matches(['\n', '\r']);
         if content.trim().is_empty() {
@@ -466,23 +451,8 @@ pub fn read_in_pieces<L: Send>(
     }
 }
 
-/// An error when the unfinished line after `line_base` complete ones is longer than [`MAX_LINE_BYTES`].
-fn check_line_length(path: &Path, line_base: usize, len: usize) -> Result<(), IoError> {
-    if len > MAX_LINE_BYTES {
-        return Err(IoError::Parse {
-            path: path.to_path_buf(),
-            line: line_base + 1,
-            column: 1,
-            field: "line",
-            message: format!("longer than {} MiB", MAX_LINE_BYTES >> 20),
-        });
-    }
-    Ok(())
-}
-
-/// The longest line the readers accept (64 MiB): longer is an error naming the file and line, never a
-/// buffer that grows until memory runs out (a gzip of 1 GB of zeros has no line end).
-pub const MAX_LINE_BYTES: usize = 64 << 20;
+pub use crate::lines::MAX_LINE_BYTES;
+use crate::lines::check_line_length;
 
 /// Reads a LIBSVM-format file with real labels, parsing on all cores.
 ///

@@ -2,7 +2,6 @@
 //! tokens of one sequence on consecutive lines with the same `qid`.
 
 use crate::IoError;
-use crate::libsvm::read_with;
 use maxmargin_core::vector::SparseVec;
 use std::path::{Path, PathBuf};
 
@@ -64,7 +63,22 @@ fn parse_tag(tok: &str) -> Result<u32, String> {
 /// # Ok(()) }
 /// ```
 pub fn read(path: &Path) -> Result<SequenceData, IoError> {
-    let flat = read_with(path, parse_tag)?;
+    read_from(crate::open_maybe_gz(path)?, path)
+}
+
+/// Reads svm_hmm text from any buffered reader; `path` names the source in errors.
+///
+/// # Errors
+/// As [`read`].
+///
+/// # Examples
+/// ```
+/// let d = maxmargin_io::svm_hmm::read_from(&b"1 qid:1 1:1\n2 qid:1 2:1\n"[..], "inline".as_ref())?;
+/// assert_eq!(d.labels, vec![vec![0, 1]]);
+/// # Ok::<(), maxmargin_io::IoError>(())
+/// ```
+pub fn read_from(reader: impl std::io::BufRead, path: &Path) -> Result<SequenceData, IoError> {
+    let flat = crate::libsvm::read_from(reader, path, parse_tag)?;
     let mut out = SequenceData {
         sequences: Vec::new(),
         labels: Vec::new(),

@@ -61,3 +61,5 @@ pub fn shared_data(manifest_dir: &str) -> Option<std::path::PathBuf> {
     eprintln!("shared data not found at {}; skipping", dir.display());
     None
 }
+
+pub mod fuzz;

@@ -1,0 +1,133 @@
+//! Reading text one line at a time with bounded memory: a line longer than [`MAX_LINE_BYTES`] is an error
+//! naming the file and line (never a buffer that grows until memory runs out), and invalid UTF-8 is an
+//! error naming the line and column (never an I/O error without a place).
+
+use crate::IoError;
+use std::io::{BufRead, ErrorKind};
+use std::path::Path;
+
+/// The longest line the readers accept (64 MiB): longer is an error naming the file and line, never a
+/// buffer that grows until memory runs out (a gzip of 1 GB of zeros has no line end).
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// An error for the line after `line_base` complete ones when it is longer than [`MAX_LINE_BYTES`].
+pub(crate) fn check_line_length(path: &Path, line_base: usize, len: usize) -> Result<(), IoError> {
+    if len > MAX_LINE_BYTES {
+        return Err(IoError::Parse {
+            path: path.to_path_buf(),
+            line: line_base + 1,
+            column: 1,
+            field: "line",
+            message: format!("longer than {} MiB", MAX_LINE_BYTES >> 20),
+        });
+    }
+    Ok(())
+}
+
+/// The parse error for bytes that are not UTF-8 at 1-based `line`, `valid` bytes into it.
+pub(crate) fn utf8_error(path: &Path, line: usize, valid: usize) -> IoError {
+    IoError::Parse {
+        path: path.to_path_buf(),
+        line,
+        column: valid + 1,
+        field: "text",
+        message: "invalid UTF-8".into(),
+    }
+}
+
+/// Reads lines of text from a buffered reader, one at a time, into one reused buffer.
+pub(crate) struct Lines<'p, R> {
+    reader: R,
+    path: &'p Path,
+    buf: Vec<u8>,
+    /// Lines read so far.
+    line: usize,
+}
+
+impl<'p, R: BufRead> Lines<'p, R> {
+    pub(crate) fn new(reader: R, path: &'p Path) -> Self {
+        Self {
+            reader,
+            path,
+            buf: Vec::new(),
+            line: 0,
+        }
+    }
+
+    /// The next line's 1-based number and text with its line end, or `None` at the end of the input. The work is linear in the
+    /// bytes read; memory is at most [`MAX_LINE_BYTES`] plus one read buffer.
+    ///
+    /// # Errors
+    /// [`IoError::Io`] when reading fails, [`IoError::Parse`] for an over-long line (field `line`) or
+    /// invalid UTF-8 (field `text`).
+    pub(crate) fn next_line(&mut self) -> Result<Option<(usize, &str)>, IoError> {
+        self.buf.clear();
+        loop {
+            let chunk = match self.reader.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Err(IoError::io(self.path, e)),
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            };
+            // The line end itself does not count against the limit.
+            let content = self.buf.len() + take - usize::from(done);
+            check_line_length(self.path, self.line, content)?;
+            self.buf.extend_from_slice(&chunk[..take]);
+            self.reader.consume(take);
+            if done {
+                break;
+            }
+        }
+        if self.buf.is_empty() {
+            return Ok(None);
+        }
+        self.line += 1;
+        match std::str::from_utf8(&self.buf) {
+            Ok(s) => Ok(Some((self.line, s))),
+            Err(e) => Err(utf8_error(self.path, self.line, e.valid_up_to())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(text: &[u8]) -> Result<Vec<String>, IoError> {
+        let mut lines = Lines::new(text, Path::new("t"));
+        let mut out = Vec::new();
+        while let Some((_, l)) = lines.next_line()? {
+            out.push(l.to_string());
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn splits_after_each_line_end_and_keeps_a_last_line_without_one() -> Result<(), IoError> {
+        assert_eq!(all(b"a\nb\r\n\nc")?, ["a\n", "b\r\n", "\n", "c"]);
+        assert!(all(b"")?.is_empty());
+        Ok(())
+    }
+
+    #[test]
+    fn invalid_utf8_names_the_line_and_column() {
+        let err = all(b"ok\nab\xffc\n").unwrap_err().to_string();
+        assert!(err.contains("t:2:3: text: invalid UTF-8"), "{err}");
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_an_error_before_it_is_held() {
+        // A reader that never ends a line: the error comes once the limit is passed.
+        let endless = std::io::BufReader::new(std::io::repeat(b'x'));
+        let mut lines = Lines::new(endless, Path::new("t"));
+        let err = lines.next_line().unwrap_err().to_string();
+        assert!(err.contains("t:1:1: line: longer than 64 MiB"), "{err}");
+        assert!(lines.buf.len() <= MAX_LINE_BYTES);
+    }
+}

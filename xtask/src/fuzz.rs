@@ -1,0 +1,180 @@
+//! `cargo xtask fuzz [--seconds N] [--data-dir DIR] [--only T,...]`: seeds each cargo-fuzz target's corpus
+//! from the shared datasets (the first lines of real files, and small models trained on them by the release
+//! command in both encodings), then runs each target for N seconds (default 600) on the nightly toolchain.
+//! A crash stops the run and leaves its input under `fuzz/artifacts/<target>/`; it then becomes an ordinary
+//! regression test (`crates/maxmargin/tests/it/fuzz.rs`).
+
+use anyhow::{Context, Result, bail, ensure};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The targets and, for the readers, the shared files (relative to the data folder) whose first lines seed
+/// them.
+const TARGETS: [(&str, &[&str]); 6] = [
+    (
+        "libsvm",
+        &[
+            "heart_scale/heart_scale",
+            "a9a/a9a.gz",
+            "mushrooms/mushrooms",
+            "letter/letter.scale.gz",
+            "sklearn_iris/iris.libsvm.gz",
+        ],
+    ),
+    (
+        "multilabel",
+        &["scene/scene.train.libsvm.gz", "yeast/yeast.train.libsvm.gz"],
+    ),
+    ("svm_hmm", &["ocr_letters/ocr.fold0.svmhmm.gz"]),
+    ("conll", &["conll2000/train.txt.gz"]),
+    ("model_bincode", &[]),
+    ("model_json", &[]),
+];
+
+/// The first `n` lines of a (possibly gzip-compressed) file.
+fn head(path: &Path, n: usize) -> Result<Vec<u8>> {
+    let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let mut raw = BufReader::new(file);
+    let gz = raw.fill_buf()?.starts_with(&[0x1f, 0x8b]);
+    let reader: Box<dyn Read> = if gz {
+        Box::new(flate2::read::MultiGzDecoder::new(raw))
+    } else {
+        Box::new(raw)
+    };
+    let mut out = Vec::new();
+    for line in BufReader::new(reader).split(b'\n').take(n) {
+        out.extend_from_slice(&line?);
+        out.push(b'\n');
+    }
+    Ok(out)
+}
+
+/// Trains small models with the release command, one per task, in both encodings, into `dir`.
+fn seed_models(root: &Path, data: &Path, scratch: &Path, dirs: [&Path; 2]) -> Result<()> {
+    let bin = root.join("target/release/maxmargin");
+    let cuts = [
+        ("heart_scale/heart_scale", "binary.svm", &["train"][..]),
+        (
+            "sklearn_iris/iris.libsvm.gz",
+            "multiclass.svm",
+            &["train", "--task", "multiclass"][..],
+        ),
+        (
+            "yeast/yeast.train.libsvm.gz",
+            "multilabel.svm",
+            &["train", "--task", "multilabel"][..],
+        ),
+        (
+            "ocr_letters/ocr.fold0.svmhmm.gz",
+            "chain.dat",
+            &["train", "--task", "chain"][..],
+        ),
+    ];
+    for (source, name, args) in cuts {
+        let input = scratch.join(name);
+        std::fs::write(&input, head(&data.join(source), 200)?)?;
+        for (dir, ext) in dirs.iter().zip(["model", "json"]) {
+            let out = dir.join(format!("{name}.{ext}"));
+            let status = Command::new(&bin)
+                .args(args)
+                .arg(&input)
+                .arg("-o")
+                .arg(&out)
+                .arg("--quiet")
+                .status()
+                .with_context(|| format!("running {}", bin.display()))?;
+            ensure!(status.success(), "training the {name} seed model failed");
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn fuzz(root: &Path, args: &[String]) -> Result<()> {
+    let mut seconds = 600u64;
+    let mut data_dir = std::env::var_os("MAXMARGIN_DATA").map(PathBuf::from);
+    let mut only: Option<Vec<String>> = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--seconds" => {
+                seconds = it
+                    .next()
+                    .context("--seconds needs a number")?
+                    .parse()
+                    .context("--seconds needs a whole number")?;
+            }
+            "--data-dir" => data_dir = Some(it.next().context("--data-dir needs a path")?.into()),
+            "--only" => {
+                only = Some(
+                    it.next()
+                        .context("--only needs target names")?
+                        .split(',')
+                        .map(String::from)
+                        .collect(),
+                );
+            }
+            other => bail!("unknown fuzz argument {other:?}"),
+        }
+    }
+    let data = data_dir.context("give --data-dir or set MAXMARGIN_DATA (the shared datasets)")?;
+    crate::run(&mut crate::cargo(&[
+        "build",
+        "--release",
+        "-p",
+        "maxmargin-cli",
+        "--locked",
+    ]))?;
+    let fuzz_dir = root.join("fuzz");
+    let scratch = tempfile_dir(&fuzz_dir)?;
+    let corpus = |t: &str| fuzz_dir.join("corpus").join(t);
+    for (target, _) in TARGETS {
+        std::fs::create_dir_all(corpus(target))?;
+    }
+    seed_models(
+        root,
+        &data,
+        &scratch,
+        [&corpus("model_bincode"), &corpus("model_json")],
+    )?;
+    for (target, files) in TARGETS {
+        if only
+            .as_ref()
+            .is_some_and(|o| !o.iter().any(|t| t == target))
+        {
+            continue;
+        }
+        for (i, file) in files.iter().enumerate() {
+            for n in [1, 5, 40] {
+                std::fs::write(
+                    corpus(target).join(format!("seed-{i}-{n}")),
+                    head(&data.join(file), n)?,
+                )?;
+            }
+        }
+        eprintln!("fuzz: {target} for {seconds} s");
+        let status = Command::new("cargo")
+            .args(["+nightly", "fuzz", "run", target, "--"])
+            .arg(format!("-max_total_time={seconds}"))
+            .arg("-max_len=8192")
+            .arg("-rss_limit_mb=4096")
+            .current_dir(&fuzz_dir)
+            .env_remove("RUSTUP_TOOLCHAIN")
+            .status()
+            .context("running cargo +nightly fuzz (cargo install cargo-fuzz)")?;
+        ensure!(
+            status.success(),
+            "fuzz target {target} failed: see fuzz/artifacts/{target}/"
+        );
+    }
+    std::fs::remove_dir_all(&scratch)?;
+    eprintln!("fuzz: every target ran {seconds} s without a failure");
+    Ok(())
+}
+
+/// A scratch folder for the seed models' training data.
+fn tempfile_dir(fuzz_dir: &Path) -> Result<PathBuf> {
+    let dir = fuzz_dir.join("target").join("seed-data");
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
