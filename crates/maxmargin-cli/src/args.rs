@@ -150,15 +150,21 @@ pub(crate) struct TrainArgs {
     /// a gap), checked every --eval-every passes.
     #[arg(long)]
     pub(crate) gap: Option<f64>,
-    /// Structured: write the solver's final state here, to continue later with --resume. Binary dcd: write the
-    /// dual solution here, for --warm-start at another C.
+    /// Write the run's whole state here at the end (and every --checkpoint-every seconds), atomically, to
+    /// continue later with --resume; a binary dcd checkpoint also warm-starts another C (--warm-start).
     #[arg(long)]
     pub(crate) checkpoint: Option<PathBuf>,
-    /// Structured: continue from a --checkpoint file (same data, task, solver and λ); budgets count from it.
+    /// Also write the --checkpoint file every this many seconds during training, so a killed run can
+    /// --resume from the last one (to the same bits as a run that was never stopped); stretched when one
+    /// write takes over a tenth of it, so checkpoints cost at most about a tenth of the time.
+    #[arg(long, value_name = "SECONDS", requires = "checkpoint")]
+    pub(crate) checkpoint_every: Option<f64>,
+    /// Continue from a --checkpoint file (same data, task, solver and λ); budgets count from it.
     #[arg(long)]
     pub(crate) resume: Option<PathBuf>,
     /// Structured, ssg: start from this model's weights. Binary dcd: start from the duals of a --checkpoint
-    /// file made on the same examples at any C, or from a binary model (α_i = C inside its margin, else 0).
+    /// file (or an older dual file) made on the same examples at any C, or from a binary model (α_i = C
+    /// inside its margin, else 0).
     #[arg(long)]
     pub(crate) warm_start: Option<PathBuf>,
     /// λ in λ/2‖w‖² + (1/n)Σ hinge [binary default: C = 1; structured: λ = 0.01].

@@ -21,17 +21,11 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
             "--loss squared-hinge",
             args.loss == Some(maxmargin::optim::BinaryLoss::SquaredHinge),
         ),
-        ("--checkpoint", args.checkpoint.is_some()),
         ("--warm-start", args.warm_start.is_some()),
     ];
-    let structured_only = [
-        ("--max-passes", args.max_passes.is_some()),
-        ("--resume", args.resume.is_some()),
-    ];
     refuse(
-        &structured_only,
-        "applies to structured tasks (--task multiclass|multilabel|chain), not to binary; binary dcd continues \
-         from a --checkpoint with --warm-start",
+        &[("--max-passes", args.max_passes.is_some())],
+        "applies to structured tasks (--task multiclass|multilabel|chain), not to binary (use --epochs)",
     )?;
     if solver != SolverKind::Pegasos {
         refuse(
@@ -90,6 +84,7 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<()> {
             ("--trace", args.trace.is_some()),
             ("--max-passes", args.max_passes.is_some()),
             ("--checkpoint", args.checkpoint.is_some()),
+            ("--checkpoint-every", args.checkpoint_every.is_some()),
             ("--resume", args.resume.is_some()),
             ("--warm-start", args.warm_start.is_some()),
         ],
@@ -136,20 +131,24 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<()> {
 
 /// Trains, saves and reports a binary model; returns whether it converged.
 pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) -> Result<bool> {
-    let svm = params(args)?.check()?;
+    let mut svm = params(args)?.check()?;
+    if let Some(path) = &args.resume {
+        svm = svm.resume_from(path);
+    }
+    if let Some(path) = &args.checkpoint {
+        svm = svm.checkpoint_to(path);
+    }
+    if let Some(s) = args.checkpoint_every {
+        svm = svm.checkpoint_every(s);
+    }
     let data = libsvm::read(data_path)?;
     let mut bar =
         progress::TrainingProgress::new(svm.params().epochs, svm.params().iterations, args.quiet);
-    // A warm start comes from duals (a --checkpoint file) or from a model's margins.
+    // A warm start comes from duals (a dcd --checkpoint file, an older dual file) or a model's margins.
     let alpha = match &args.warm_start {
         Some(path) => {
             let lambda = svm.params().regularization.lambda(data.n_samples())?.get();
-            let kind = maxmargin::io::model_file::read_header(path)?.kind;
-            if kind == maxmargin::linear::MODEL_KIND {
-                Some(LinearModel::load(path)?.dual_guess(&data, lambda)?)
-            } else {
-                Some(maxmargin::linear::DualFile::load(path)?.alpha_for(path, &data, lambda)?)
-            }
+            Some(maxmargin::linear::warm_duals(path, &data, lambda)?)
         }
         None => None,
     };
@@ -159,16 +158,8 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
             trace,
             warnings,
         },
-        dual,
+        _,
     ) = svm.fit_warm(&data, alpha.as_deref(), &mut bar)?;
-    if let (Some(path), Some(alpha)) = (&args.checkpoint, dual) {
-        maxmargin::linear::DualFile {
-            n_samples: data.n_samples(),
-            lambda: model.lambda,
-            alpha,
-        }
-        .save(path)?;
-    }
     bar.finish();
     model.save(output)?;
     let t = &model.training;

@@ -96,6 +96,9 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
     if let Some(path) = &args.checkpoint {
         svm = svm.checkpoint_to(path);
     }
+    if let Some(s) = args.checkpoint_every {
+        svm = svm.checkpoint_every(s);
+    }
     if let Some(path) = &args.warm_start {
         svm = svm.warm_start_from(&StructuredModel::load(path)?)?;
     }

@@ -22,7 +22,7 @@ pub const MAGIC: [u8; 8] = *b"MXMARGIN";
 /// The newest format version this build writes and reads. Version 2 (maxmargin 0.1 after the convergence
 /// work) changed the facade's model payloads; readers of older payloads upgrade them (see `maxmargin`'s
 /// `compat` module).
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// The value of the `format` key of a JSON model file.
 pub const JSON_FORMAT: &str = "maxmargin-model";
 const HEADER_KEYS: [&str; 5] = [

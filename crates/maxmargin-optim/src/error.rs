@@ -41,6 +41,12 @@ pub enum OptimError {
         /// Length given.
         got: usize,
     },
+    /// A checkpoint could not be written (the message names the file and the cause).
+    #[error("checkpoint: {message}")]
+    Checkpoint {
+        /// What went wrong.
+        message: String,
+    },
     /// A budget that never stops.
     #[error("no budget set: give at least one of iterations, epochs or seconds")]
     Unbounded,

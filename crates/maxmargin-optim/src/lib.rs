@@ -42,5 +42,6 @@ pub use step::StepRule;
 pub use structural::{Ssg, SsgParams, StructProblem};
 pub use subgradient::{Subgradient, SubgradientParams};
 pub use trainer::{
-    Budget, Certificate, Fit, Observer, Progress, Solver, StopReason, TraceRecord, Trainer,
+    Best, Budget, Certificate, Checkpoints, Fit, Observer, Progress, Resumed, Run, Solver,
+    StopReason, TraceRecord, Trainer,
 };

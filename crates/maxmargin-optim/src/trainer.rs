@@ -254,11 +254,11 @@ pub struct Fit<O> {
     pub progress: Progress,
 }
 
-fn record(p: Progress, start: Instant, objective: f64, c: Certificate) -> TraceRecord {
+fn record(p: Progress, seconds: f64, objective: f64, c: Certificate) -> TraceRecord {
     TraceRecord {
         iteration: p.iteration,
         epoch: p.epoch,
-        seconds: start.elapsed().as_secs_f64(),
+        seconds,
         objective,
         dual: c.dual,
         gap: c.gap,
@@ -266,6 +266,116 @@ fn record(p: Progress, start: Instant, objective: f64, c: Certificate) -> TraceR
         oracle_calls: c.oracle_calls,
     }
 }
+
+/// The best evaluated output so far (for [`Budget::keep_best`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Best<O> {
+    /// Its primal objective.
+    pub objective: f64,
+    /// The output.
+    pub output: O,
+    /// When it was evaluated.
+    pub progress: Progress,
+}
+
+/// A run in progress: the solver's state and everything the trainer carries from step to step (the trace,
+/// the next evaluation, the best output, the time spent). A checkpoint holds one; a run resumed from it
+/// continues bit for bit as if it had not stopped.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run<St, O> {
+    /// The solver's state.
+    pub state: St,
+    /// Every evaluation so far.
+    #[serde(with = "every_field")]
+    pub trace: Vec<TraceRecord>,
+    /// The pass at which the next evaluation is due.
+    pub next_eval: f64,
+    /// The best evaluated output, when the budget keeps it.
+    pub best: Option<Best<O>>,
+    /// Seconds of training so far (time budgets and the trace count from the start of the first run).
+    pub seconds: f64,
+}
+
+/// The trace in a checkpoint with every field written: [`TraceRecord`] leaves out absent fields for JSON
+/// lines, which a non-self-describing encoding (bincode) cannot read back.
+mod every_field {
+    use super::TraceRecord;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    type Row = (
+        u64,
+        f64,
+        f64,
+        f64,
+        Option<f64>,
+        Option<f64>,
+        Option<usize>,
+        Option<u64>,
+    );
+
+    pub(super) fn serialize<S: Serializer>(trace: &[TraceRecord], s: S) -> Result<S::Ok, S::Error> {
+        let rows: Vec<Row> = trace
+            .iter()
+            .map(|r| {
+                (
+                    r.iteration,
+                    r.epoch,
+                    r.seconds,
+                    r.objective,
+                    r.dual,
+                    r.gap,
+                    r.active_constraints,
+                    r.oracle_calls,
+                )
+            })
+            .collect();
+        rows.serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<TraceRecord>, D::Error> {
+        let rows = Vec::<Row>::deserialize(d)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| TraceRecord {
+                iteration: r.0,
+                epoch: r.1,
+                seconds: r.2,
+                objective: r.3,
+                dual: r.4,
+                gap: r.5,
+                active_constraints: r.6,
+                oracle_calls: r.7,
+            })
+            .collect())
+    }
+}
+
+/// Periodic checkpoints: `save` receives the run whenever `every_seconds` of training have passed since
+/// the last one (checked after each step, at a point from which resuming continues exactly). When one
+/// write takes longer than a tenth of the period, the period stretches to ten writes' time, so that
+/// checkpoints never cost more than about a tenth of the training time.
+pub struct Checkpoints<'a, R> {
+    /// Seconds between checkpoints.
+    pub every_seconds: f64,
+    /// Writes one checkpoint (atomically, so that a kill during the write leaves the previous one).
+    pub save: &'a mut dyn FnMut(&R) -> Result<(), OptimError>,
+}
+
+impl<R> std::fmt::Debug for Checkpoints<'_, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checkpoints")
+            .field("every_seconds", &self.every_seconds)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What [`Trainer::resume`] returns: the fit and the final run.
+pub type Resumed<S, P> = (
+    Fit<<S as Solver<P>>::Output>,
+    Run<<S as Solver<P>>::State, <S as Solver<P>>::Output>,
+);
 
 /// Runs a solver under a budget.
 #[derive(Debug, Clone, Copy)]
@@ -324,6 +434,25 @@ impl Trainer {
         Ok(self.run_from(solver, problem, state, observer)?.0)
     }
 
+    /// The run that starts from `state` (a fresh one, or the state another run returned): an empty trace,
+    /// the next evaluation due at the first multiple of `eval_every_epochs` past the state's passes.
+    pub fn start<P, S: Solver<P>>(
+        &self,
+        solver: &S,
+        problem: &P,
+        state: S::State,
+    ) -> Run<S::State, S::Output> {
+        let every = self.budget.eval_every_epochs;
+        let done = solver.progress(problem, &state).epoch;
+        Run {
+            state,
+            trace: Vec::new(),
+            next_eval: ((done / every).floor() + 1.0) * every,
+            best: None,
+            seconds: 0.0,
+        }
+    }
+
     /// Trains from a given state (a checkpoint, or the state another run returned) and returns the final
     /// state too, so training can be resumed later. Budgets count from the state's own progress: a run that
     /// stopped at 5 epochs and is resumed with a budget of 10 epochs takes 5 more. Resuming continues
@@ -335,42 +464,69 @@ impl Trainer {
         &self,
         solver: &mut S,
         problem: &P,
-        mut state: S::State,
+        state: S::State,
         observer: &mut dyn Observer,
     ) -> Result<(Fit<S::Output>, S::State), OptimError> {
+        let run = self.start(solver, problem, state);
+        let (fit, run) = self.resume(solver, problem, run, observer, None)?;
+        Ok((fit, run.state))
+    }
+
+    /// Trains from a [`Run`] (one from [`Trainer::start`], or a checkpoint) until a budget, the tolerance or
+    /// the solver stops it, evaluating on schedule and handing the run to `checkpoints` periodically; returns
+    /// the fit and the final run (whose state has been through [`Solver::finish`]). A run resumed from any
+    /// checkpoint ends with the same bits as one that never stopped (time budgets aside).
+    ///
+    /// # Errors
+    /// What the solver or the checkpoint writer returns.
+    pub fn resume<P, S: Solver<P>>(
+        &self,
+        solver: &mut S,
+        problem: &P,
+        mut run: Run<S::State, S::Output>,
+        observer: &mut dyn Observer,
+        mut checkpoints: Option<Checkpoints<'_, Run<S::State, S::Output>>>,
+    ) -> Result<Resumed<S, P>, OptimError> {
         let start = Instant::now();
-        let mut trace = Vec::new();
-        let every = self.budget.eval_every_epochs;
-        let done = solver.progress(problem, &state).epoch;
-        let mut next_eval = ((done / every).floor() + 1.0) * every;
-        let mut best: Option<(f64, S::Output, Progress)> = None;
+        let before = run.seconds;
+        let elapsed = || before + start.elapsed().as_secs_f64();
+        let mut last_save = before;
+        let mut period = checkpoints.as_ref().map_or(0.0, |c| c.every_seconds);
         let stop = loop {
-            solver.step(problem, &mut state)?;
-            let p = solver.progress(problem, &state);
+            solver.step(problem, &mut run.state)?;
+            let p = solver.progress(problem, &run.state);
             observer.on_step(p);
-            // Reading the clock costs as much as a sparse step: only with a time budget.
-            let seconds = if self.budget.max_seconds.is_some() {
-                start.elapsed().as_secs_f64()
+            // Reading the clock costs as much as a sparse step: only with a time budget or checkpoints.
+            let seconds = if self.budget.max_seconds.is_some() || checkpoints.is_some() {
+                elapsed()
             } else {
                 0.0
             };
-            let stop = solver.stop(&state).or_else(|| self.budget_stop(p, seconds));
+            let stop = solver
+                .stop(&run.state)
+                .or_else(|| self.budget_stop(p, seconds));
             if let Some(s) = stop {
                 break s;
             }
-            if p.epoch >= next_eval - 1e-12 {
-                while next_eval <= p.epoch + 1e-12 {
-                    next_eval += self.budget.eval_every_epochs;
+            if p.epoch >= run.next_eval - 1e-12 {
+                while run.next_eval <= p.epoch + 1e-12 {
+                    run.next_eval += self.budget.eval_every_epochs;
                 }
-                let objective = solver.objective(problem, &state);
-                if self.budget.keep_best && best.as_ref().is_none_or(|(o, _, _)| objective < *o) {
-                    best = Some((objective, solver.output(problem, &state), p));
+                let objective = solver.objective(problem, &run.state);
+                if self.budget.keep_best
+                    && run.best.as_ref().is_none_or(|b| objective < b.objective)
+                {
+                    run.best = Some(Best {
+                        objective,
+                        output: solver.output(problem, &run.state),
+                        progress: p,
+                    });
                 }
-                let certificate = solver.certificate(problem, &state, objective);
-                let record = record(p, start, objective, certificate);
+                let certificate = solver.certificate(problem, &run.state, objective);
+                let record = record(p, elapsed(), objective, certificate);
                 observer.on_eval(&record);
-                trace.push(record);
-                if self.tolerance_stop(&trace) {
+                run.trace.push(record);
+                if self.tolerance_stop(&run.trace) {
                     break StopReason::Tolerance;
                 }
                 if let (Some(tol), Some(gap)) = (self.budget.gap_tolerance, certificate.gap)
@@ -379,38 +535,49 @@ impl Trainer {
                     break StopReason::Gap;
                 }
             }
+            if let Some(c) = checkpoints.as_mut()
+                && seconds - last_save >= period
+            {
+                run.seconds = seconds;
+                (c.save)(&run)?;
+                last_save = elapsed();
+                // Checkpoints take at most about a tenth of the time: a write that takes longer than a
+                // tenth of the period stretches it.
+                period = c.every_seconds.max(10.0 * (last_save - seconds));
+            }
         };
-        let state = solver.finish(problem, state);
-        let mut output = solver.output(problem, &state);
-        let mut objective = solver.objective(problem, &state);
-        if let Some((o, out, _)) = best
-            && o < objective
+        run.state = solver.finish(problem, run.state);
+        let mut output = solver.output(problem, &run.state);
+        let mut objective = solver.objective(problem, &run.state);
+        if let Some(b) = &run.best
+            && b.objective < objective
         {
-            output = out;
-            objective = o;
+            output = b.output.clone();
+            objective = b.objective;
         }
-        let p = solver.progress(problem, &state);
-        let certificate = solver.certificate(problem, &state, objective);
-        if trace.last().is_none_or(|r| r.iteration != p.iteration) {
-            let record = record(p, start, objective, certificate);
+        let p = solver.progress(problem, &run.state);
+        let certificate = solver.certificate(problem, &run.state, objective);
+        if run.trace.last().is_none_or(|r| r.iteration != p.iteration) {
+            let record = record(p, elapsed(), objective, certificate);
             observer.on_eval(&record);
-            trace.push(record);
-        } else if let Some(last) = trace.last_mut() {
+            run.trace.push(record);
+        } else if let Some(last) = run.trace.last_mut() {
             let seconds = last.seconds;
             *last = TraceRecord {
                 seconds,
-                ..record(p, start, objective, certificate)
+                ..record(p, seconds, objective, certificate)
             };
         }
+        run.seconds = elapsed();
         Ok((
             Fit {
                 output,
                 objective,
-                trace,
+                trace: run.trace.clone(),
                 stop,
                 progress: p,
             },
-            state,
+            run,
         ))
     }
 }

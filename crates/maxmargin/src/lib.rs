@@ -19,6 +19,7 @@
 //! The facade adds [`linear`] (the binary linear SVM estimator and its model), [`datasets`] (small embedded
 //! data) and [`testing`] (worked-example fixtures). It holds no algorithm of its own.
 
+pub mod checkpoint;
 mod compat;
 pub mod convergence;
 pub mod datasets;

@@ -68,3 +68,32 @@ impl DualFile {
         Ok(self.alpha.iter().map(|a| a * scale).collect())
     }
 }
+
+/// Duals for a DCD warm start on `data` at `lambda`, from any file that has them: a dual file
+/// ([`DualFile`]), a DCD checkpoint ([`LinearSvm::checkpoint_to`], its duals scaled as a dual file's), or a
+/// binary model (its margins: `α_i = C` inside the margin, else 0).
+///
+/// # Errors
+/// [`Error::Io`] naming the file when it is none of these, damaged, or made for other examples.
+pub fn warm_duals(path: &Path, data: &LabeledData, lambda: f64) -> Result<Vec<f64>, Error> {
+    let kind = model_file::read_header(path)?.kind;
+    if kind == MODEL_KIND {
+        return LinearModel::load(path)?.dual_guess(data, lambda);
+    }
+    if kind == "checkpoint-binary-dcd" {
+        let file: crate::checkpoint::CheckpointFile<
+            LinearSvmParams,
+            maxmargin_optim::dcd::DcdState,
+            LinearWeights,
+        > = crate::checkpoint::load(path, &kind, None)?;
+        let alpha = file.run.state.alpha().to_vec();
+        let lambda_old = file.made.lambda;
+        return DualFile {
+            n_samples: file.made.n_samples,
+            lambda: lambda_old,
+            alpha,
+        }
+        .alpha_for(path, data, lambda);
+    }
+    DualFile::load(path)?.alpha_for(path, data, lambda)
+}

@@ -28,6 +28,7 @@ pub const MODEL_KIND: &str = "binary";
 #[derive(Debug, Clone, PartialEq)]
 pub struct LinearSvm {
     params: LinearSvmParams,
+    plan: crate::checkpoint::CheckpointPlan,
 }
 
 /// What training did, kept in the model (no timings, so models are reproducible byte for byte).
@@ -68,6 +69,33 @@ impl LinearSvm {
     /// The checked parameters.
     pub fn params(&self) -> &LinearSvmParams {
         &self.params
+    }
+
+    /// Continues training from a checkpoint file written by [`LinearSvm::checkpoint_to`] (same solver,
+    /// data and λ); budgets count from where that run stopped, and the result has the same bits as a run
+    /// that never stopped.
+    pub fn resume_from(mut self, path: &Path) -> Self {
+        self.plan.resume = Some(path.to_path_buf());
+        self
+    }
+
+    /// Writes the run's state to `path` (atomically) after training: for [`LinearSvm::resume_from`], and
+    /// for DCD also a warm start at another C ([`crate::linear::warm_duals`]).
+    pub fn checkpoint_to(mut self, path: &Path) -> Self {
+        self.plan.save_to = Some(path.to_path_buf());
+        self
+    }
+
+    /// Also writes the checkpoint every `seconds` during training, so that a killed run can resume from
+    /// the last one (needs [`LinearSvm::checkpoint_to`]; checked when training starts).
+    pub fn checkpoint_every(mut self, seconds: f64) -> Self {
+        self.plan.every_seconds = Some(seconds);
+        self
+    }
+
+    /// The kind of this estimator's checkpoint files.
+    pub fn checkpoint_kind(&self) -> String {
+        format!("checkpoint-binary-{}", self.params.solver)
     }
 
     /// Trains on a dataset with exactly two classes.
@@ -149,24 +177,51 @@ impl LinearSvm {
                 .collect();
             problem = problem.with_example_weights(&weights)?;
         }
+        if alpha.is_some() && self.plan.resume.is_some() {
+            return Err(OptimError::InvalidParam {
+                name: "warm start",
+                value: "duals".into(),
+                reason: "cannot apply with a resumed checkpoint, which carries its own state",
+            }
+            .into());
+        }
         let trainer = Trainer::new(self.params.budget())?;
+        let made = crate::checkpoint::Made {
+            n_samples: n,
+            dim: problem.n_features(),
+            lambda: lambda.get(),
+        };
+        let kind = self.checkpoint_kind();
+        let tag = (kind.as_str(), made, &self.params);
         let mut dual = None;
         let fit = match self.params.solver {
             SolverKind::Pegasos => {
-                trainer.run(&mut self.params.pegasos().check()?, &problem, observer)?
+                let mut s = self.params.pegasos().check()?;
+                let init = |s: &mut maxmargin_optim::Pegasos| Ok(s.init(&problem)?);
+                let (fit, _) = crate::checkpoint::train(
+                    &trainer, &mut s, &problem, init, tag, &self.plan, observer,
+                )?;
+                fit
             }
             SolverKind::Subgradient => {
-                trainer.run(&mut self.params.subgradient().check()?, &problem, observer)?
+                let mut s = self.params.subgradient().check()?;
+                let init = |s: &mut maxmargin_optim::Subgradient| Ok(s.init(&problem)?);
+                let (fit, _) = crate::checkpoint::train(
+                    &trainer, &mut s, &problem, init, tag, &self.plan, observer,
+                )?;
+                fit
             }
             SolverKind::Dcd => {
                 let target = self.params.gap.unwrap_or(crate::convergence::DEFAULT_GAP);
                 let mut dcd = self.params.dcd().check()?.with_gap_target(Some(target));
-                let state = match alpha {
-                    Some(a) => dcd.warm_state(&problem, a)?,
-                    None => dcd.init(&problem)?,
+                let init = |d: &mut maxmargin_optim::Dcd| match alpha {
+                    Some(a) => Ok(d.warm_state(&problem, a)?),
+                    None => Ok(d.init(&problem)?),
                 };
-                let (fit, state) = trainer.run_from(&mut dcd, &problem, state, observer)?;
-                dual = Some(state.alpha().to_vec());
+                let (fit, run) = crate::checkpoint::train(
+                    &trainer, &mut dcd, &problem, init, tag, &self.plan, observer,
+                )?;
+                dual = Some(run.state.alpha().to_vec());
                 fit
             }
         };
@@ -225,6 +280,6 @@ mod model;
 mod params;
 
 pub use cv::{CrossValidation, PathPoint, cross_validate, regularization_path};
-pub use dual_file::{DUAL_KIND, DualFile};
+pub use dual_file::{DUAL_KIND, DualFile, warm_duals};
 pub use model::{Evaluation, LinearModel};
 pub use params::{LinearSvmParams, SolverKind};

@@ -332,7 +332,10 @@ impl LinearSvmParams {
             }
             .into());
         }
-        Ok(LinearSvm { params: self })
+        Ok(LinearSvm {
+            params: self,
+            plan: crate::checkpoint::CheckpointPlan::default(),
+        })
     }
 
     pub(super) fn budget(&self) -> Budget {

@@ -27,20 +27,8 @@ use std::path::Path;
 #[derive(Debug, Clone, PartialEq)]
 pub struct StructuredSvm {
     params: StructuredSvmParams,
-    resume: Option<std::path::PathBuf>,
-    checkpoint: Option<std::path::PathBuf>,
+    plan: crate::checkpoint::CheckpointPlan,
     warm: Option<Vec<f64>>,
-}
-
-/// What a checkpoint file holds: the solver's whole state (weights, duals, working sets, counters, RNG) and
-/// what it was made for, so that resuming continues exactly where the run stopped.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct CheckpointFile<St> {
-    n_samples: usize,
-    dim: usize,
-    lambda: f64,
-    params: StructuredSvmParams,
-    state: St,
 }
 
 /// What training did.
@@ -227,14 +215,21 @@ impl StructuredSvm {
     /// Starts training from the solver state in a checkpoint file written by [`StructuredSvm::checkpoint_to`]
     /// (same task, solver, data and λ); budgets count from where that run stopped.
     pub fn resume_from(mut self, path: &Path) -> Self {
-        self.resume = Some(path.to_path_buf());
+        self.plan.resume = Some(path.to_path_buf());
         self
     }
 
-    /// Writes the solver's final state to `path` (atomically) after training, for a later
+    /// Writes the run's state to `path` (atomically) after training, for a later
     /// [`StructuredSvm::resume_from`].
     pub fn checkpoint_to(mut self, path: &Path) -> Self {
-        self.checkpoint = Some(path.to_path_buf());
+        self.plan.save_to = Some(path.to_path_buf());
+        self
+    }
+
+    /// Also writes the checkpoint every `seconds` during training, so that a killed run can resume from
+    /// the last one (needs [`StructuredSvm::checkpoint_to`]; checked when training starts).
+    pub fn checkpoint_every(mut self, seconds: f64) -> Self {
+        self.plan.every_seconds = Some(seconds);
         self
     }
 

@@ -289,8 +289,7 @@ impl StructuredSvmParams {
         self.ssg().check()?;
         Ok(StructuredSvm {
             params: self,
-            resume: None,
-            checkpoint: None,
+            plan: crate::checkpoint::CheckpointPlan::default(),
             warm: None,
         })
     }

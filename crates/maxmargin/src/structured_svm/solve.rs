@@ -15,7 +15,7 @@ impl StructuredSvm {
         format!("checkpoint-{}-{solver}", self.params.task.kind())
     }
 
-    /// Runs solver `s` from scratch or from the checkpoint, and writes the checkpoint when asked.
+    /// Runs solver `s` from scratch or from the checkpoint, and writes checkpoints when asked.
     pub(super) fn with<P, T>(
         &self,
         trainer: &Trainer,
@@ -28,45 +28,30 @@ impl StructuredSvm {
         T: Solver<P, Output = Vec<f64>>,
         T::State: Serialize + serde::de::DeserializeOwned,
     {
-        let (n_samples, dim, lambda) = meta;
-        let kind = self.checkpoint_kind();
-        let state = match &self.resume {
-            Some(path) => {
-                if model_file::read_header(path)?.format_version < 2 {
-                    return Err(IoError::BadModel {
-                        path: path.clone(),
-                        message:
-                            "a checkpoint of format 1, from an older maxmargin: start the run again"
-                                .into(),
-                    }
-                    .into());
-                }
-                let (_, file): (_, CheckpointFile<T::State>) = model_file::load(path, &kind)?;
-                if (file.n_samples, file.dim) != (n_samples, dim) || file.lambda != lambda {
-                    return Err(IoError::BadModel {
-                        path: path.clone(),
-                        message: format!(
-                            "checkpoint made for {} examples, {} weights, lambda {}; this run has {n_samples}, {dim}, {lambda}",
-                            file.n_samples, file.dim, file.lambda
-                        ),
-                    }
-                    .into());
-                }
-                file.state
+        if self.warm.is_some() && self.plan.resume.is_some() {
+            return Err(OptimError::InvalidParam {
+                name: "warm start",
+                value: "a model".into(),
+                reason: "cannot apply with a resumed checkpoint, which carries its own state",
             }
-            None => s.init(p)?,
-        };
-        let (fit, state) = trainer.run_from(&mut s, p, state, o)?;
-        if let Some(path) = &self.checkpoint {
-            let file = CheckpointFile {
-                n_samples,
-                dim,
-                lambda,
-                params: self.params.clone(),
-                state,
-            };
-            model_file::save(path, &kind, &file)?;
+            .into());
         }
+        let (n_samples, dim, lambda) = meta;
+        let made = crate::checkpoint::Made {
+            n_samples,
+            dim,
+            lambda,
+        };
+        let kind = self.checkpoint_kind();
+        let (fit, _) = crate::checkpoint::train(
+            trainer,
+            &mut s,
+            p,
+            |s| Ok(s.init(p)?),
+            (&kind, made, &self.params),
+            &self.plan,
+            o,
+        )?;
         Ok(fit)
     }
 
@@ -146,6 +131,15 @@ impl StructuredSvm {
         n_classes: usize,
         class_weights: &[f64],
     ) -> Result<(maxmargin_optim::Fit<Vec<f64>>, f64), Error> {
+        if !self.plan.is_empty() {
+            return Err(OptimError::InvalidParam {
+                name: "checkpoint",
+                value: "ovr".into(),
+                reason: "cannot apply: one-vs-rest trains its classes independently and keeps no \
+                         resumable state (the Crammer-Singer dual, --solver dcd, does)",
+            }
+            .into());
+        }
         let n = x.n_rows();
         let lambda = self.params.regularization.lambda(n)?;
         let classes: Vec<usize> = y.iter().map(|&c| c as usize).collect();

@@ -1,0 +1,131 @@
+//! Runs killed with SIGKILL during training, several times, resume from their last periodic checkpoint to
+//! the same model bytes as a run that was never stopped.
+
+use super::{ok, s, shared_data};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Trains with `args` plus periodic checkpoints, killing the process (SIGKILL) after `kill_after` each time
+/// until it has been killed `kills` times or finishes; then resumes to the end. Returns how many times it
+/// was really killed mid-run.
+fn train_with_kills(args: &[&str], ck: &Path, kill_after: Duration, kills: usize) -> usize {
+    let mut killed = 0;
+    for _ in 0..kills {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_maxmargin"));
+        cmd.args(args)
+            .args([
+                "--checkpoint",
+                s(ck),
+                "--checkpoint-every",
+                "0.02",
+                "--quiet",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        if ck.exists() {
+            cmd.args(["--resume", s(ck)]);
+        }
+        let mut child = cmd.spawn().expect("the binary starts");
+        let start = Instant::now();
+        loop {
+            if child.try_wait().expect("wait").is_some() {
+                return killed;
+            }
+            if start.elapsed() >= kill_after {
+                child.kill().expect("SIGKILL");
+                child.wait().expect("reap");
+                killed += 1;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    let mut last: Vec<&str> = args.to_vec();
+    last.extend(["--checkpoint", s(ck), "--quiet"]);
+    if ck.exists() {
+        last.extend(["--resume", s(ck)]);
+    }
+    ok(&last);
+    killed
+}
+
+fn same_bits_after_kills(train: &[&str], kill_after: Duration) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (straight, resumed, ck) = (
+        tmp.path().join("straight.model"),
+        tmp.path().join("resumed.model"),
+        tmp.path().join("run.ck"),
+    );
+    let mut args = train.to_vec();
+    args.extend(["-o", s(&straight), "--quiet"]);
+    let begun = Instant::now();
+    ok(&args);
+    let took = begun.elapsed();
+    let mut args = train.to_vec();
+    args.extend(["-o", s(&resumed)]);
+    let killed = train_with_kills(&args, &ck, kill_after, 4);
+    assert!(
+        killed >= 2,
+        "the run ({took:?} uninterrupted) ended before it was killed twice: make it longer"
+    );
+    assert_eq!(
+        std::fs::read(&straight).unwrap(),
+        std::fs::read(&resumed).unwrap(),
+        "{train:?}: a run killed {killed} times and resumed differs from one never stopped"
+    );
+}
+
+#[test]
+fn binary_pegasos_killed_and_resumed_gives_the_same_bits() {
+    let Some(data) = shared_data() else { return };
+    let a9a = data.join("a9a/a9a.gz");
+    same_bits_after_kills(
+        &["train", s(&a9a), "--solver", "pegasos", "--epochs", "600"],
+        Duration::from_millis(450),
+    );
+}
+
+#[test]
+fn binary_dcd_killed_and_resumed_gives_the_same_bits() {
+    let Some(data) = shared_data() else { return };
+    let a9a = data.join("a9a/a9a.gz");
+    // At C = 100 with a tight ε DCD is busy for seconds; the gap is evaluated every pass, into the trace
+    // that resumes.
+    same_bits_after_kills(
+        &[
+            "train",
+            s(&a9a),
+            "-c",
+            "100",
+            "--epsilon",
+            "1e-9",
+            "--gap",
+            "1e-12",
+            "--epochs",
+            "1000",
+            "--eval-every",
+            "1",
+        ],
+        Duration::from_millis(450),
+    );
+}
+
+#[test]
+fn chain_bcfw_killed_and_resumed_gives_the_same_bits() {
+    let Some(data) = shared_data() else { return };
+    let ocr = data.join("ocr_letters/ocr.fold0.svmhmm.gz");
+    same_bits_after_kills(
+        &[
+            "train",
+            s(&ocr),
+            "--task",
+            "chain",
+            "--solver",
+            "bcfw",
+            "--max-passes",
+            "80",
+        ],
+        Duration::from_millis(600),
+    );
+}

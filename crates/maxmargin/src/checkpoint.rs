@@ -1,0 +1,184 @@
+//! Checkpoint files: one kind of file for every solver and task, written by the [`Trainer`] at the end of a
+//! run and, when asked, every so many seconds during it; a run resumed from one ends with the same bits as
+//! a run that never stopped.
+//!
+//! A checkpoint holds what it was made for (examples, weights, λ, the parameters) and the whole
+//! [`Run`]: the solver's state (weights, duals, working sets, counters, the RNG) and the trainer's (trace,
+//! next evaluation, best output, seconds). It is written through [`model_file::save`], so atomically: a
+//! kill during a write leaves the previous checkpoint whole.
+
+use crate::Error;
+use maxmargin_io::{IoError, model_file};
+use maxmargin_optim::{Checkpoints, Observer, OptimError, Run, Solver, Trainer};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The oldest format version whose checkpoints this build resumes (format 3 added the trainer's state).
+pub const MIN_FORMAT_VERSION: u32 = 3;
+
+/// Where checkpoints go and where a run resumes from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CheckpointPlan {
+    /// Continue from this checkpoint file.
+    pub resume: Option<PathBuf>,
+    /// Write checkpoints here (at the end of the run, and periodically with `every_seconds`).
+    pub save_to: Option<PathBuf>,
+    /// Seconds between checkpoints during the run.
+    pub every_seconds: Option<f64>,
+}
+
+impl CheckpointPlan {
+    /// Checks the plan: a period needs a file, and must be positive and finite.
+    ///
+    /// # Errors
+    /// [`Error::Optim`] naming the problem.
+    pub fn check(&self) -> Result<(), Error> {
+        if let Some(s) = self.every_seconds {
+            if !(s.is_finite() && s > 0.0) {
+                return Err(OptimError::InvalidParam {
+                    name: "checkpoint-every",
+                    value: s.to_string(),
+                    reason: "must be a positive number of seconds",
+                }
+                .into());
+            }
+            if self.save_to.is_none() {
+                return Err(OptimError::InvalidParam {
+                    name: "checkpoint-every",
+                    value: s.to_string(),
+                    reason: "needs a checkpoint file to write (--checkpoint FILE)",
+                }
+                .into());
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether anything is asked of checkpoints.
+    pub fn is_empty(&self) -> bool {
+        self.resume.is_none() && self.save_to.is_none()
+    }
+}
+
+/// What a run is made for; a checkpoint resumes only a run made for the same.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Made {
+    pub(crate) n_samples: usize,
+    pub(crate) dim: usize,
+    pub(crate) lambda: f64,
+}
+
+#[derive(Serialize)]
+struct FileRef<'a, Pm, St, O> {
+    made: Made,
+    params: &'a Pm,
+    run: &'a Run<St, O>,
+}
+
+/// A checkpoint file's contents.
+#[derive(Deserialize)]
+pub(crate) struct CheckpointFile<Pm, St, O> {
+    pub(crate) made: Made,
+    #[allow(dead_code)]
+    params: Pm,
+    pub(crate) run: Run<St, O>,
+}
+
+/// Reads a checkpoint of `kind`, refusing one from an older format or made for another run.
+pub(crate) fn load<Pm, St, O>(
+    path: &Path,
+    kind: &str,
+    made: Option<Made>,
+) -> Result<CheckpointFile<Pm, St, O>, Error>
+where
+    Pm: DeserializeOwned,
+    St: DeserializeOwned,
+    O: DeserializeOwned,
+{
+    let bad = |message: String| -> Error {
+        IoError::BadModel {
+            path: path.to_path_buf(),
+            message,
+        }
+        .into()
+    };
+    let header = model_file::read_header(path)?;
+    if header.format_version < MIN_FORMAT_VERSION && header.kind == kind {
+        return Err(bad(format!(
+            "a checkpoint of format {}, from an older maxmargin: start the run again",
+            header.format_version
+        )));
+    }
+    let (_, file): (_, CheckpointFile<Pm, St, O>) = model_file::load(path, kind)?;
+    if let Some(m) = made
+        && file.made != m
+    {
+        return Err(bad(format!(
+            "checkpoint made for {} examples, {} weights, lambda {}; this run has {}, {}, {}",
+            file.made.n_samples, file.made.dim, file.made.lambda, m.n_samples, m.dim, m.lambda
+        )));
+    }
+    Ok(file)
+}
+
+fn save<Pm: Serialize, St: Serialize, O: Serialize>(
+    path: &Path,
+    kind: &str,
+    made: Made,
+    params: &Pm,
+    run: &Run<St, O>,
+) -> Result<(), Error> {
+    Ok(model_file::save(
+        path,
+        kind,
+        &FileRef { made, params, run },
+    )?)
+}
+
+/// Trains `solver` from the plan's checkpoint (or from `init` when there is none), writing checkpoints as
+/// the plan asks; returns the fit and the final run.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn train<P, S, Pm>(
+    trainer: &Trainer,
+    solver: &mut S,
+    problem: &P,
+    init: impl FnOnce(&mut S) -> Result<S::State, Error>,
+    (kind, made, params): (&str, Made, &Pm),
+    plan: &CheckpointPlan,
+    observer: &mut dyn Observer,
+) -> Result<maxmargin_optim::Resumed<S, P>, Error>
+where
+    S: Solver<P>,
+    S::State: Serialize + DeserializeOwned,
+    S::Output: Serialize + DeserializeOwned,
+    Pm: Serialize + DeserializeOwned,
+{
+    plan.check()?;
+    let run = match &plan.resume {
+        Some(path) => load::<Pm, S::State, S::Output>(path, kind, Some(made))?.run,
+        None => {
+            let state = init(solver)?;
+            trainer.start(solver, problem, state)
+        }
+    };
+    let (fit, run) = match (&plan.save_to, plan.every_seconds) {
+        (Some(path), Some(every_seconds)) => {
+            let mut write = |run: &Run<S::State, S::Output>| {
+                save(path, kind, made, params, run).map_err(|e| OptimError::Checkpoint {
+                    message: e.to_string(),
+                })
+            };
+            let checkpoints = Checkpoints {
+                every_seconds,
+                save: &mut write,
+            };
+            trainer.resume(solver, problem, run, observer, Some(checkpoints))?
+        }
+        _ => trainer.resume(solver, problem, run, observer, None)?,
+    };
+    if let Some(path) = &plan.save_to {
+        save(path, kind, made, params, &run)?;
+    }
+    Ok((fit, run))
+}
