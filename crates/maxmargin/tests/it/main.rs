@@ -1,6 +1,7 @@
 //! Integration tests of the facade: worked examples, fit/save/load/predict, determinism, bad input.
 
 mod convergence;
+mod fuzz;
 mod linear;
 mod spaces;
 mod structured;
