@@ -66,7 +66,28 @@ fn note_line(args: std::fmt::Arguments<'_>) {
         .and_then(|()| stderr.write_all(b"\n"));
 }
 
+/// On SIGINT, SIGTERM or SIGHUP: remove the temporary files of writes in progress (a model or a checkpoint
+/// half-written), say so, and exit with 128 + the signal's number, as a shell reports a killed command. The
+/// last complete checkpoint, if any, stays for `--resume`.
+fn remove_temporaries_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            let held = maxmargin::io::atomic::remove_in_flight();
+            note!(
+                "interrupted by signal {signal}: {} partial file(s) removed, none left",
+                held.len()
+            );
+            std::process::exit(128 + signal);
+        }
+    });
+}
+
 fn main() {
+    remove_temporaries_on_signals();
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => std::process::exit(code),

@@ -4,7 +4,49 @@
 
 use crate::IoError;
 use std::io::{BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The temporary files of writes in progress, for [`remove_in_flight`].
+static IN_FLIGHT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Keeps a temporary file in [`IN_FLIGHT`] while it lives.
+struct Registered(PathBuf);
+
+impl Registered {
+    fn new(path: &Path) -> Self {
+        IN_FLIGHT
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(path.to_path_buf());
+        Self(path.to_path_buf())
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        let mut files = IN_FLIGHT
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(i) = files.iter().position(|p| *p == self.0) {
+            files.swap_remove(i);
+        }
+    }
+}
+
+/// Removes the temporary files of every write in progress and returns holding the registry's lock, so no
+/// write can register another one: for a program about to exit on a signal (SIGINT, SIGTERM), which would
+/// otherwise leave them behind. A write caught between its rename and this has already put its file in
+/// place whole; one caught before it loses only its temporary file.
+pub fn remove_in_flight() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    let files = IN_FLIGHT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for p in files.iter() {
+        let _ = std::fs::remove_file(p);
+    }
+    files
+}
 
 /// Writes `path` atomically with the bytes `write` produces.
 ///
@@ -57,6 +99,7 @@ pub fn write_atomic(
         .suffix(".tmp")
         .tempfile_in(dir)
         .map_err(err)?;
+    let _registered = Registered::new(tmp.path());
     {
         let mut w = BufWriter::new(tmp.as_file());
         write(&mut w).map_err(err)?;
@@ -134,5 +177,51 @@ fn remove_stale(dir: &Path) {
         if old {
             let _ = std::fs::remove_file(entry.path());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temporaries(dir: &Path) -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "tmp"))
+            .collect()
+    }
+
+    #[test]
+    fn a_signal_mid_write_removes_the_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("model.bin");
+        let result = write_atomic(&target, |w| {
+            w.write_all(b"half a model")?;
+            let mine = temporaries(dir.path());
+            assert_eq!(mine.len(), 1, "the write's temporary file exists");
+            // What the command's signal handler does, from another thread.
+            let removed = std::thread::scope(|s| {
+                s.spawn(|| remove_in_flight().clone())
+                    .join()
+                    .expect("the handler thread")
+            });
+            assert!(removed.iter().any(|p| mine.contains(p)), "{removed:?}");
+            assert!(temporaries(dir.path()).is_empty());
+            Ok(())
+        });
+        // The write could not finish, and nothing is left: no target, no temporary.
+        assert!(result.is_err());
+        assert!(!target.exists());
+        assert!(temporaries(dir.path()).is_empty());
+        // Finished writes leave the registry.
+        write_atomic(&target, |w| w.write_all(b"whole")).unwrap();
+        assert!(
+            !IN_FLIGHT
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|p| p.starts_with(dir.path()))
+        );
     }
 }

@@ -129,3 +129,50 @@ fn chain_bcfw_killed_and_resumed_gives_the_same_bits() {
         Duration::from_millis(600),
     );
 }
+
+#[test]
+fn sigterm_and_sigint_leave_no_temporary_file() {
+    let Some(data) = shared_data() else { return };
+    let ocr = data.join("ocr_letters/ocr.fold0.svmhmm.gz");
+    let tmp = tempfile::tempdir().unwrap();
+    let (model, ck) = (tmp.path().join("m.model"), tmp.path().join("run.ck"));
+    let mut interrupted = 0;
+    // BCFW's 20 MB checkpoints, written as often as allowed: signals land in and out of writes.
+    for (i, delay) in [150u64, 230, 310, 390, 470, 550].into_iter().enumerate() {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_maxmargin"))
+            .args(["train", s(&ocr), "--task", "chain", "--max-passes", "60"])
+            .args(["-o", s(&model), "--checkpoint", s(&ck)])
+            .args(["--checkpoint-every", "0.001", "--quiet"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay));
+        let signal = if i % 2 == 0 { "TERM" } else { "INT" };
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let out = child.wait_with_output().unwrap();
+        match out.status.code() {
+            Some(143) | Some(130) => {
+                interrupted += 1;
+                let err = String::from_utf8_lossy(&out.stderr);
+                assert!(err.contains("interrupted by signal"), "{err}");
+            }
+            Some(0) => {}
+            other => panic!("exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
+        }
+        let debris: Vec<_> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(
+            debris.is_empty(),
+            "after SIG{signal} at {delay} ms: {debris:?}"
+        );
+    }
+    assert!(interrupted >= 3, "only {interrupted} runs were interrupted");
+}
