@@ -139,7 +139,7 @@ fn sigterm_and_sigint_leave_no_temporary_file() {
     let mut interrupted = 0;
     // BCFW's 20 MB checkpoints, written as often as allowed: signals land in and out of writes.
     for (i, delay) in [150u64, 230, 310, 390, 470, 550].into_iter().enumerate() {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_maxmargin"))
+        let child = Command::new(env!("CARGO_BIN_EXE_maxmargin"))
             .args(["train", s(&ocr), "--task", "chain", "--max-passes", "60"])
             .args(["-o", s(&model), "--checkpoint", s(&ck)])
             .args(["--checkpoint-every", "0.001", "--quiet"])
