@@ -116,11 +116,16 @@ impl Dcd {
                 - 2.0 * xi.dot_sparse(&xj)
                 + st.diag[i]
                 + st.diag[j];
-            if curvature <= 0.0 {
+            // The dual along α_i += y_i δ, α_j −= y_j δ has slope v_i − v_j and curvature as above; where
+            // the curvature vanishes (two empty rows, or two equal ones) it is linear, and rises to the
+            // box's end (LIBSVM's τ-guard would take a huge step to the same place).
+            let mut delta = if curvature > 0.0 {
+                (vi - vj) / curvature
+            } else if vi > vj {
+                f64::INFINITY
+            } else {
                 continue;
-            }
-            // The dual along α_i += y_i δ, α_j −= y_j δ has slope v_i − v_j and curvature as above.
-            let mut delta = (vi - vj) / curvature;
+            };
             // α_i + y_i δ ∈ [0, U_i] and α_j − y_j δ ∈ [0, U_j].
             let (lo_i, hi_i) = if y[i] > 0.0 {
                 (-st.alpha[i], st.upper[i] - st.alpha[i])

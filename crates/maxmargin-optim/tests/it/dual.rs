@@ -259,3 +259,64 @@ fn dcd_with_an_unregularized_bias_certifies_its_optimum() {
         BinaryProblem::new(&x, &y, Lambda::new(0.01).unwrap(), Bias::Unregularized).unwrap();
     assert!(dcd(2, 0.1).init(&problem).is_err());
 }
+
+/// Finding 9 of the hostile-input issue: on empty rows the pair steps of the unregularized bias met zero
+/// curvature and stopped moving, leaving b = 0 (objective 1.0 here, against the optimum 0.5 at b = 1),
+/// and on nearly empty data a model worse than the best constant.
+#[test]
+fn dcd_with_an_unregularized_bias_on_empty_rows_finds_the_best_intercept() {
+    // Every row empty: only b matters; the loss (1/n)Σ max(0, 1 − y b) is least at b = 1.
+    let mut x = SparseRows::new();
+    for _ in 0..4 {
+        x.push_row(&[], &[]).unwrap();
+    }
+    let y = [1.0, 1.0, -1.0, 1.0];
+    let problem =
+        BinaryProblem::new(&x, &y, Lambda::new(0.25).unwrap(), Bias::Unregularized).unwrap();
+    let fit = Trainer::new(quiet(1000.0))
+        .unwrap()
+        .run(&mut dcd(1, 0.1), &problem, &mut ())
+        .unwrap();
+    assert_eq!(fit.stop, StopReason::Converged);
+    assert!((fit.output.b - 1.0).abs() < 1e-12, "b = {}", fit.output.b);
+    assert!((fit.objective - 0.5).abs() < 1e-12, "{}", fit.objective);
+    // Nine rows in ten empty: no worse than the best constant classifier, and certified.
+    let mut next = stream(11);
+    let mut x = SparseRows::new();
+    let mut y = Vec::new();
+    for i in 0..400 {
+        if i % 10 == 0 {
+            let j = (next() * 5.0) as u32;
+            x.push_row(&[j], &[next()]).unwrap();
+        } else {
+            x.push_row(&[], &[]).unwrap();
+        }
+        y.push(if i % 4 == 0 || next() < 0.5 {
+            1.0
+        } else {
+            -1.0
+        });
+    }
+    let problem =
+        BinaryProblem::new(&x, &y, Lambda::new(0.0025).unwrap(), Bias::Unregularized).unwrap();
+    let fit = Trainer::new(quiet(1000.0))
+        .unwrap()
+        .run(&mut dcd(1, 0.1), &problem, &mut ())
+        .unwrap();
+    let best_constant = (-200..=200)
+        .map(|k| {
+            problem.objective(&maxmargin_optim::LinearWeights {
+                w: vec![0.0; x.n_features()],
+                b: f64::from(k) / 100.0,
+            })
+        })
+        .fold(f64::INFINITY, f64::min);
+    assert!(
+        fit.objective <= best_constant + 1e-9,
+        "{} > {best_constant}",
+        fit.objective
+    );
+    assert_eq!(fit.stop, StopReason::Converged);
+    let gap = fit.trace.last().unwrap().gap.unwrap();
+    assert!(gap <= 1e-3 * fit.objective, "gap {gap}");
+}
