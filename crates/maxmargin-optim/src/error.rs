@@ -41,6 +41,20 @@ pub enum OptimError {
         /// Length given.
         got: usize,
     },
+    /// Training produced a non-finite objective (values or parameters too large for `f64`).
+    #[error(
+        "training produced a non-finite objective ({value}) by step {iteration} (pass {epoch:.2}): values or \
+         parameters too large; nothing was saved: scale the features (--scale), or use a larger lambda, a \
+         smaller C or a smaller step"
+    )]
+    NonFinite {
+        /// Steps taken when it was seen.
+        iteration: u64,
+        /// Passes taken when it was seen.
+        epoch: f64,
+        /// The value.
+        value: f64,
+    },
     /// A checkpoint could not be written (the message names the file and the cause).
     #[error("checkpoint: {message}")]
     Checkpoint {

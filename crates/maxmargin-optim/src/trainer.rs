@@ -267,6 +267,20 @@ fn record(p: Progress, seconds: f64, objective: f64, c: Certificate) -> TraceRec
     }
 }
 
+/// The objective, or the error that names the step where it stopped being finite (every evaluation and the
+/// end of training check it, so no non-finite result leaves the trainer).
+fn finite(objective: f64, p: Progress) -> Result<f64, OptimError> {
+    if objective.is_finite() {
+        Ok(objective)
+    } else {
+        Err(OptimError::NonFinite {
+            iteration: p.iteration,
+            epoch: p.epoch,
+            value: objective,
+        })
+    }
+}
+
 /// The best evaluated output so far (for [`Budget::keep_best`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Best<O> {
@@ -512,7 +526,7 @@ impl Trainer {
                 while run.next_eval <= p.epoch + 1e-12 {
                     run.next_eval += self.budget.eval_every_epochs;
                 }
-                let objective = solver.objective(problem, &run.state);
+                let objective = finite(solver.objective(problem, &run.state), p)?;
                 if self.budget.keep_best
                     && run.best.as_ref().is_none_or(|b| objective < b.objective)
                 {
@@ -556,6 +570,7 @@ impl Trainer {
             objective = b.objective;
         }
         let p = solver.progress(problem, &run.state);
+        finite(objective, p)?;
         let certificate = solver.certificate(problem, &run.state, objective);
         if run.trace.last().is_none_or(|r| r.iteration != p.iteration) {
             let record = record(p, elapsed(), objective, certificate);

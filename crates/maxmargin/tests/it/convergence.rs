@@ -314,4 +314,26 @@ fn non_finite_training_is_refused() {
         .fit(&data)
         .unwrap_err();
     assert!(e.to_string().contains("non-finite"), "{e}");
+    // Every solver on such data either ends finite or names the step where it stopped being finite.
+    for solver in [
+        SolverKind::Pegasos,
+        SolverKind::Subgradient,
+        SolverKind::Dcd,
+    ] {
+        match LinearSvmParams::new()
+            .solver(solver)
+            .check()
+            .unwrap()
+            .fit(&data)
+        {
+            Ok(m) => assert!(m.w.iter().all(|v| v.is_finite()) && m.b.is_finite()),
+            Err(e) => {
+                let e = e.to_string();
+                assert!(
+                    e.contains("non-finite objective") && e.contains("by step"),
+                    "{e}"
+                );
+            }
+        }
+    }
 }
