@@ -62,8 +62,12 @@ pub enum IoError {
         /// The kind in the file.
         found: String,
     },
-    /// A model file written by a newer format than this build reads.
-    #[error("{path}: model format version {found} is newer than the supported {supported}", path = .path.display())]
+    /// A model file of a format version this build does not read (0, or newer than it).
+    #[error(
+        "{path}: model format version {found} is not one this build reads (1 to {supported}){newer}",
+        path = .path.display(),
+        newer = if *.found > *.supported { ": written by a newer maxmargin" } else { "" }
+    )]
     UnsupportedVersion {
         /// The file.
         path: PathBuf,

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod hostile;
 mod resume;
 
 fn maxmargin(args: &[&str]) -> Output {

@@ -1,0 +1,59 @@
+//! The smaller findings of the hostile-input issue, each as the user met it (see docs/BAD_INPUT.md).
+
+use super::{fails, s};
+
+#[test]
+fn empty_structured_files_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = tmp.path().join("empty.txt");
+    std::fs::write(&empty, "").unwrap();
+    let out = tmp.path().join("m.model");
+    for task in ["binary", "multiclass", "multilabel", "chain"] {
+        let err = fails(&["train", s(&empty), "--task", task, "-o", s(&out)], 1);
+        assert!(
+            err.contains(&format!("{}: no examples", s(&empty))),
+            "{task}: {err}"
+        );
+    }
+    assert!(!out.exists());
+}
+
+#[test]
+fn invalid_utf8_names_the_line_once_in_every_format() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.txt");
+    std::fs::write(&bad, b"1 qid:1 1:1\n1 qid:1 \xff2:1\n").unwrap();
+    let out = tmp.path().join("m.model");
+    for task in ["binary", "multiclass", "multilabel", "chain"] {
+        let err = fails(&["train", s(&bad), "--task", task, "-o", s(&out)], 1);
+        assert!(
+            err.contains("bad.txt:2:9: text: invalid UTF-8"),
+            "{task}: {err}"
+        );
+        assert_eq!(err.matches("UTF-8").count(), 1, "{err}");
+    }
+}
+
+#[test]
+fn format_version_zero_is_not_called_newer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("d.svm");
+    std::fs::write(&data, "+1 1:1\n-1 1:-1\n").unwrap();
+    let model = tmp.path().join("m.json");
+    super::ok(&["train", s(&data), "-o", s(&model), "--quiet"]);
+    let text = std::fs::read_to_string(&model).unwrap();
+    let now = maxmargin::io::model_file::FORMAT_VERSION;
+    let v0 = text.replacen(
+        &format!("\"format_version\": {now}"),
+        "\"format_version\": 0",
+        1,
+    );
+    assert_ne!(text, v0);
+    std::fs::write(&model, v0).unwrap();
+    let err = fails(&["predict", s(&model), s(&data)], 1);
+    assert!(
+        err.contains("format version 0 is not one this build reads"),
+        "{err}"
+    );
+    assert!(!err.contains("newer"), "{err}");
+}
