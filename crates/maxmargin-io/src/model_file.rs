@@ -33,13 +33,47 @@ const HEADER_KEYS: [&str; 5] = [
     "checksum",
 ];
 
-/// CRC-32 of a JSON payload's canonical text: the payload object alone (header keys removed), keys sorted,
-/// compact. Numbers print back as they were read (`float_roundtrip`), so a file's checksum survives
-/// re-indenting but not a changed value.
+/// CRC-32 of a format-2 JSON payload's canonical text: the payload object alone (header keys removed), keys
+/// sorted, compact. Numbers print back as they were read (`float_roundtrip`), so a file's checksum survives
+/// re-indenting but not a changed value. (Format 3 hashes the typed payload instead: [`typed_checksum`].)
 fn json_checksum(payload: &serde_json::Map<String, serde_json::Value>) -> Result<u32, String> {
     let canonical = serde_json::to_vec(payload).map_err(|e| e.to_string())?;
     Ok(crc32fast::hash(&canonical))
 }
+/// A JSON model file as written: the header keys, then the payload's own fields.
+#[derive(Serialize)]
+struct JsonFile<'a, T> {
+    format: &'a str,
+    format_version: u32,
+    kind: &'a str,
+    crate_version: &'a str,
+    checksum: u32,
+    #[serde(flatten)]
+    payload: &'a T,
+}
+
+/// A writer that only feeds a CRC-32.
+struct Crc(crc32fast::Hasher);
+
+impl std::io::Write for Crc {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// CRC-32 of a payload's compact JSON in its own field order (format 3 on): what [`save`] hashes while
+/// streaming, and what [`load`] recomputes from the decoded payload (numbers print back as they were read,
+/// `float_roundtrip`), so a changed value, a renamed key or a dropped field does not match.
+fn typed_checksum<T: Serialize>(payload: &T) -> Result<u32, String> {
+    let mut crc = Crc(crc32fast::Hasher::new());
+    serde_json::to_writer(&mut crc, payload).map_err(|e| e.to_string())?;
+    Ok(crc.0.finalize())
+}
+
 /// Largest payload decoded (bytes); a guard on top of the size checks.
 const PAYLOAD_LIMIT: usize = 1 << 34;
 
@@ -89,31 +123,25 @@ pub fn save<T: Serialize>(path: &Path, kind: &str, payload: &T) -> Result<(), Io
         path: path.to_path_buf(),
         message,
     };
-    let bytes = if is_json(path) {
-        let value = serde_json::to_value(payload).map_err(|e| encode_err(e.to_string()))?;
-        let serde_json::Value::Object(fields) = value else {
-            return Err(encode_err("a JSON model payload must be an object".into()));
+    if is_json(path) {
+        // Two streaming passes, so no copy of the payload is ever held (a 98 MB model used to double the
+        // peak memory of the run that wrote it): the checksum, then the file.
+        let mut crc = Crc(crc32fast::Hasher::new());
+        serde_json::to_writer(&mut crc, payload).map_err(|e| encode_err(e.to_string()))?;
+        let file = JsonFile {
+            format: JSON_FORMAT,
+            format_version: FORMAT_VERSION,
+            kind,
+            crate_version: env!("CARGO_PKG_VERSION"),
+            checksum: crc.0.finalize(),
+            payload,
         };
-        let checksum = json_checksum(&fields).map_err(encode_err)?;
-        let mut obj = serde_json::Map::new();
-        obj.insert("format".into(), JSON_FORMAT.into());
-        obj.insert("format_version".into(), FORMAT_VERSION.into());
-        obj.insert("kind".into(), kind.into());
-        obj.insert("crate_version".into(), env!("CARGO_PKG_VERSION").into());
-        obj.insert("checksum".into(), checksum.into());
-        for (k, v) in fields {
-            if HEADER_KEYS.contains(&k.as_str()) {
-                return Err(encode_err(format!(
-                    "payload field {k:?} clashes with the header"
-                )));
-            }
-            obj.insert(k, v);
-        }
-        let mut text = serde_json::to_vec_pretty(&serde_json::Value::Object(obj))
-            .map_err(|e| encode_err(e.to_string()))?;
-        text.push(b'\n');
-        text
-    } else {
+        return write_atomic(path, |w| {
+            serde_json::to_writer_pretty(&mut *w, &file).map_err(std::io::Error::other)?;
+            w.write_all(b"\n")
+        });
+    }
+    let bytes = {
         let payload = bincode::serde::encode_to_vec(payload, bincode_config())
             .map_err(|e| encode_err(e.to_string()))?;
         let mut out = Vec::with_capacity(payload.len() + 64);
@@ -200,7 +228,8 @@ pub fn read_header(path: &Path) -> Result<Header, IoError> {
 
 enum Body {
     Bincode(Vec<u8>, usize),
-    Json(serde_json::Map<String, serde_json::Value>),
+    /// The payload's fields, and the checksum still to verify on the decoded payload (format 3 on).
+    Json(serde_json::Map<String, serde_json::Value>, Option<u32>),
 }
 
 fn read_parts(path: &Path) -> Result<(Header, Body), IoError> {
@@ -300,13 +329,12 @@ fn read_parts(path: &Path) -> Result<(Header, Body), IoError> {
     for k in HEADER_KEYS {
         obj.remove(k);
     }
+    let mut typed = None;
     if let Some(expected) = checksum {
-        let found = json_checksum(&obj).map_err(|e| IoError::bad_model(path, e))?;
-        if found != expected {
-            return Err(IoError::bad_model(
-                path,
-                "corrupt or edited: payload checksum does not match",
-            ));
+        if format_version >= 3 {
+            typed = Some(expected);
+        } else if json_checksum(&obj).map_err(|e| IoError::bad_model(path, e))? != expected {
+            return Err(corrupt(path));
         }
     }
     Ok((
@@ -315,8 +343,12 @@ fn read_parts(path: &Path) -> Result<(Header, Body), IoError> {
             kind,
             crate_version,
         },
-        Body::Json(obj),
+        Body::Json(obj, typed),
     ))
+}
+
+fn corrupt(path: &Path) -> IoError {
+    IoError::bad_model(path, "corrupt or edited: payload checksum does not match")
 }
 
 /// Loads a model of `expected_kind` written by [`save`], in either encoding (recognised by content).
@@ -324,7 +356,10 @@ fn read_parts(path: &Path) -> Result<(Header, Body), IoError> {
 /// # Errors
 /// [`IoError::BadModel`] for a foreign, truncated or corrupt file or a payload that does not decode,
 /// [`IoError::WrongKind`], [`IoError::UnsupportedVersion`], or [`IoError::Io`].
-pub fn load<T: DeserializeOwned>(path: &Path, expected_kind: &str) -> Result<(Header, T), IoError> {
+pub fn load<T: Serialize + DeserializeOwned>(
+    path: &Path,
+    expected_kind: &str,
+) -> Result<(Header, T), IoError> {
     let (header, body) = read_parts(path)?;
     check_header(path, &header, expected_kind)?;
     let payload = match body {
@@ -338,8 +373,16 @@ pub fn load<T: DeserializeOwned>(path: &Path, expected_kind: &str) -> Result<(He
             }
             value
         }
-        Body::Json(obj) => serde_json::from_value(serde_json::Value::Object(obj))
-            .map_err(|e| IoError::bad_model(path, format!("payload does not decode: {e}")))?,
+        Body::Json(obj, typed) => {
+            let value: T = serde_json::from_value(serde_json::Value::Object(obj))
+                .map_err(|e| IoError::bad_model(path, format!("payload does not decode: {e}")))?;
+            if let Some(expected) = typed
+                && typed_checksum(&value).map_err(|e| IoError::bad_model(path, e))? != expected
+            {
+                return Err(corrupt(path));
+            }
+            value
+        }
     };
     Ok((header, payload))
 }

@@ -77,7 +77,7 @@ struct FileRef<'a, Pm, St, O> {
 }
 
 /// A checkpoint file's contents.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub(crate) struct CheckpointFile<Pm, St, O> {
     pub(crate) made: Made,
     #[allow(dead_code)]
@@ -92,9 +92,9 @@ pub(crate) fn load<Pm, St, O>(
     made: Option<Made>,
 ) -> Result<CheckpointFile<Pm, St, O>, Error>
 where
-    Pm: DeserializeOwned,
-    St: DeserializeOwned,
-    O: DeserializeOwned,
+    Pm: Serialize + DeserializeOwned,
+    St: Serialize + DeserializeOwned,
+    O: Serialize + DeserializeOwned,
 {
     let bad = |message: String| -> Error {
         IoError::BadModel {

@@ -12,10 +12,10 @@ use crate::structured_svm::{
 use maxmargin_core::objective::Regularization;
 use maxmargin_core::scale::Scaling;
 use maxmargin_optim::{Bias, BinaryLoss, Sampling, StepRule, StopReason};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// `LinearSvmParams` of format 1.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub(crate) struct LinearSvmParamsV1 {
     solver: SolverKind,
     regularization: Regularization,
@@ -61,7 +61,7 @@ fn yes() -> bool {
 }
 
 /// `TrainingSummary` of format 1.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub(crate) struct TrainingSummaryV1 {
     n_samples: usize,
     objective: f64,
@@ -71,7 +71,7 @@ pub(crate) struct TrainingSummaryV1 {
 }
 
 /// `LinearModel` of format 1.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub(crate) struct LinearModelV1 {
     w: Vec<f64>,
     b: f64,
@@ -143,7 +143,7 @@ impl From<LinearModelV1> for LinearModel {
 }
 
 /// `StructuredSvmParams` of format 1.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub(crate) struct StructuredSvmParamsV1 {
     task: Task,
     solver: StructSolverKind,
@@ -163,7 +163,7 @@ pub(crate) struct StructuredSvmParamsV1 {
 }
 
 /// `StructTrainingSummary` of format 1.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub(crate) struct StructTrainingSummaryV1 {
     n_samples: usize,
     objective: f64,
@@ -174,7 +174,7 @@ pub(crate) struct StructTrainingSummaryV1 {
 }
 
 /// `StructuredModel` of format 1.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub(crate) struct StructuredModelV1 {
     task: Task,
     w: Vec<f64>,
