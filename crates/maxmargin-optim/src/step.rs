@@ -4,8 +4,11 @@ use crate::error::{OptimError, invalid};
 use serde::{Deserialize, Serialize};
 
 /// A step-size rule, evaluated at iteration `k = 1, 2, ...`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "rule", content = "eta")]
+///
+/// In JSON it reads `{"rule": "constant", "eta": 0.1}`; in binary encodings (bincode), which cannot name
+/// fields, it is a plain variant index and value (the tagged form made models trained with `--step`
+/// unloadable in bincode).
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum StepRule {
     /// `η_k = η`.
     Constant(f64),
@@ -86,5 +89,53 @@ impl std::str::FromStr for StepRule {
             _ => return Err(bad()),
         };
         rule.check()
+    }
+}
+
+/// [`StepRule`] as JSON shows it.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "rule", content = "eta")]
+enum Tagged {
+    Constant(f64),
+    Inverse(f64),
+    Pegasos,
+}
+
+/// [`StepRule`] for binary encodings.
+#[derive(Serialize, Deserialize)]
+enum Plain {
+    Constant(f64),
+    Inverse(f64),
+    Pegasos,
+}
+
+impl Serialize for StepRule {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match (*self, s.is_human_readable()) {
+            (Self::Constant(e), true) => Tagged::Constant(e).serialize(s),
+            (Self::Inverse(e), true) => Tagged::Inverse(e).serialize(s),
+            (Self::Pegasos, true) => Tagged::Pegasos.serialize(s),
+            (Self::Constant(e), false) => Plain::Constant(e).serialize(s),
+            (Self::Inverse(e), false) => Plain::Inverse(e).serialize(s),
+            (Self::Pegasos, false) => Plain::Pegasos.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for StepRule {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(if d.is_human_readable() {
+            match Tagged::deserialize(d)? {
+                Tagged::Constant(e) => Self::Constant(e),
+                Tagged::Inverse(e) => Self::Inverse(e),
+                Tagged::Pegasos => Self::Pegasos,
+            }
+        } else {
+            match Plain::deserialize(d)? {
+                Plain::Constant(e) => Self::Constant(e),
+                Plain::Inverse(e) => Self::Inverse(e),
+                Plain::Pegasos => Self::Pegasos,
+            }
+        })
     }
 }

@@ -57,3 +57,66 @@ fn format_version_zero_is_not_called_newer() {
     );
     assert!(!err.contains("newer"), "{err}");
 }
+
+/// Finding 3: values or parameters too large for `f64` end in an error naming the step, or in a finite
+/// model; never a NaN model written with status 0.
+#[test]
+fn non_finite_training_is_an_error_and_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let huge = tmp.path().join("huge.svm");
+    std::fs::write(&huge, "+1 1:1e308\n-1 1:-1e308\n").unwrap();
+    let heart = super::heart(tmp.path());
+    let model = tmp.path().join("m.model");
+    for args in [
+        vec!["train", s(&huge), "--solver", "pegasos"],
+        vec![
+            "train",
+            s(&heart),
+            "--solver",
+            "pegasos",
+            "--lambda",
+            "1e-300",
+        ],
+        vec![
+            "train",
+            s(&heart),
+            "--solver",
+            "pegasos",
+            "--step",
+            "constant:1e300",
+        ],
+    ] {
+        let mut args = args.clone();
+        args.extend(["-o", s(&model)]);
+        let err = fails(&args, 1);
+        assert!(
+            err.contains("non-finite objective") && err.contains("by step"),
+            "{args:?}: {err}"
+        );
+        assert!(!model.exists(), "{args:?}");
+    }
+    // Where the solver keeps a finite iterate, the model is finite and says it did not converge.
+    for args in [
+        vec!["train", s(&huge)],
+        vec!["train", s(&heart), "--lambda", "1e-300"],
+        vec![
+            "train",
+            s(&heart),
+            "--solver",
+            "subgradient",
+            "--step",
+            "constant:1e300",
+        ],
+    ] {
+        let mut args = args.clone();
+        args.extend(["-o", s(&model)]);
+        let out = super::maxmargin(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("not converged"),
+            "{args:?}"
+        );
+        let m = maxmargin::LinearModel::load(&model).unwrap();
+        assert!(m.w.iter().all(|v| v.is_finite()) && m.b.is_finite());
+    }
+}

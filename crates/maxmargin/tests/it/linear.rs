@@ -348,3 +348,33 @@ fn regularization_path_warm_starts_and_matches_cold_cross_validation() {
     assert!(maxmargin::linear::regularization_path(&params, &data, &[1.0, 0.1], 4, 3).is_err());
     assert!(maxmargin::linear::regularization_path(&params, &data, &[], 4, 3).is_err());
 }
+
+/// A model trained with a step rule loads from both encodings (bincode could not read the tagged form the
+/// step rule had in JSON: every model trained with `--step` failed to load from a `.model` file).
+#[test]
+fn models_with_every_step_rule_load_in_both_encodings() {
+    use maxmargin::optim::StepRule;
+    let data = heart();
+    let dir = tempfile::tempdir().unwrap();
+    for step in [
+        StepRule::Constant(0.1),
+        StepRule::Inverse(2.0),
+        StepRule::Pegasos,
+    ] {
+        for solver in [SolverKind::Pegasos, SolverKind::Subgradient] {
+            let model = LinearSvmParams::new()
+                .solver(solver)
+                .step(step)
+                .check()
+                .unwrap()
+                .fit(&data)
+                .unwrap();
+            for ext in ["model", "json"] {
+                let p = dir.path().join(format!("m.{ext}"));
+                model.save(&p).unwrap();
+                let back = LinearModel::load(&p).unwrap();
+                assert_eq!(back, model, "{solver} {step:?} {ext}");
+            }
+        }
+    }
+}
