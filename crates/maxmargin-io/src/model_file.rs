@@ -52,11 +52,14 @@ struct JsonFile<'a, T> {
     payload: &'a T,
 }
 
-/// A writer that only feeds a CRC-32.
-struct Crc(crc32fast::Hasher);
+/// A writer that only feeds a CRC-32 (and keeps the first byte, to tell an object from other values).
+struct Crc(crc32fast::Hasher, Option<u8>);
 
 impl std::io::Write for Crc {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.1.is_none() {
+            self.1 = buf.first().copied();
+        }
         self.0.update(buf);
         Ok(buf.len())
     }
@@ -69,7 +72,7 @@ impl std::io::Write for Crc {
 /// streaming, and what [`load`] recomputes from the decoded payload (numbers print back as they were read,
 /// `float_roundtrip`), so a changed value, a renamed key or a dropped field does not match.
 fn typed_checksum<T: Serialize>(payload: &T) -> Result<u32, String> {
-    let mut crc = Crc(crc32fast::Hasher::new());
+    let mut crc = Crc(crc32fast::Hasher::new(), None);
     serde_json::to_writer(&mut crc, payload).map_err(|e| e.to_string())?;
     Ok(crc.0.finalize())
 }
@@ -126,8 +129,11 @@ pub fn save<T: Serialize>(path: &Path, kind: &str, payload: &T) -> Result<(), Io
     if is_json(path) {
         // Two streaming passes, so no copy of the payload is ever held (a 98 MB model used to double the
         // peak memory of the run that wrote it): the checksum, then the file.
-        let mut crc = Crc(crc32fast::Hasher::new());
+        let mut crc = Crc(crc32fast::Hasher::new(), None);
         serde_json::to_writer(&mut crc, payload).map_err(|e| encode_err(e.to_string()))?;
+        if crc.1 != Some(b'{') {
+            return Err(encode_err("a JSON model payload must be an object".into()));
+        }
         let file = JsonFile {
             format: JSON_FORMAT,
             format_version: FORMAT_VERSION,

@@ -506,58 +506,67 @@ impl Trainer {
         let elapsed = || before + start.elapsed().as_secs_f64();
         let mut last_save = before;
         let mut period = checkpoints.as_ref().map_or(0.0, |c| c.every_seconds);
-        let stop = loop {
-            solver.step(problem, &mut run.state)?;
-            let p = solver.progress(problem, &run.state);
-            observer.on_step(p);
-            // Reading the clock costs as much as a sparse step: only with a time budget or checkpoints.
-            let seconds = if self.budget.max_seconds.is_some() || checkpoints.is_some() {
-                elapsed()
-            } else {
-                0.0
-            };
-            let stop = solver
-                .stop(&run.state)
-                .or_else(|| self.budget_stop(p, seconds));
-            if let Some(s) = stop {
-                break s;
-            }
-            if p.epoch >= run.next_eval - 1e-12 {
-                while run.next_eval <= p.epoch + 1e-12 {
-                    run.next_eval += self.budget.eval_every_epochs;
+        // A run that had already stopped (a finished run's checkpoint, resumed with the same budget) takes
+        // no step: the same model again. Periodic checkpoints are written only where no stop applied.
+        let already = solver
+            .stop(&run.state)
+            .or_else(|| self.budget_stop(solver.progress(problem, &run.state), before));
+        let stop = if let Some(s) = already {
+            s
+        } else {
+            loop {
+                solver.step(problem, &mut run.state)?;
+                let p = solver.progress(problem, &run.state);
+                observer.on_step(p);
+                // Reading the clock costs as much as a sparse step: only with a time budget or checkpoints.
+                let seconds = if self.budget.max_seconds.is_some() || checkpoints.is_some() {
+                    elapsed()
+                } else {
+                    0.0
+                };
+                let stop = solver
+                    .stop(&run.state)
+                    .or_else(|| self.budget_stop(p, seconds));
+                if let Some(s) = stop {
+                    break s;
                 }
-                let objective = finite(solver.objective(problem, &run.state), p)?;
-                if self.budget.keep_best
-                    && run.best.as_ref().is_none_or(|b| objective < b.objective)
+                if p.epoch >= run.next_eval - 1e-12 {
+                    while run.next_eval <= p.epoch + 1e-12 {
+                        run.next_eval += self.budget.eval_every_epochs;
+                    }
+                    let objective = finite(solver.objective(problem, &run.state), p)?;
+                    if self.budget.keep_best
+                        && run.best.as_ref().is_none_or(|b| objective < b.objective)
+                    {
+                        run.best = Some(Best {
+                            objective,
+                            output: solver.output(problem, &run.state),
+                            progress: p,
+                        });
+                    }
+                    let certificate = solver.certificate(problem, &run.state, objective);
+                    let record = record(p, elapsed(), objective, certificate);
+                    observer.on_eval(&record);
+                    run.trace.push(record);
+                    if self.tolerance_stop(&run.trace) {
+                        break StopReason::Tolerance;
+                    }
+                    if let (Some(tol), Some(gap)) = (self.budget.gap_tolerance, certificate.gap)
+                        && gap <= tol * objective.abs()
+                    {
+                        break StopReason::Gap;
+                    }
+                }
+                if let Some(c) = checkpoints.as_mut()
+                    && seconds - last_save >= period
                 {
-                    run.best = Some(Best {
-                        objective,
-                        output: solver.output(problem, &run.state),
-                        progress: p,
-                    });
+                    run.seconds = seconds;
+                    (c.save)(&run)?;
+                    last_save = elapsed();
+                    // Checkpoints take at most about a tenth of the time: a write that takes longer than a
+                    // tenth of the period stretches it.
+                    period = c.every_seconds.max(10.0 * (last_save - seconds));
                 }
-                let certificate = solver.certificate(problem, &run.state, objective);
-                let record = record(p, elapsed(), objective, certificate);
-                observer.on_eval(&record);
-                run.trace.push(record);
-                if self.tolerance_stop(&run.trace) {
-                    break StopReason::Tolerance;
-                }
-                if let (Some(tol), Some(gap)) = (self.budget.gap_tolerance, certificate.gap)
-                    && gap <= tol * objective.abs()
-                {
-                    break StopReason::Gap;
-                }
-            }
-            if let Some(c) = checkpoints.as_mut()
-                && seconds - last_save >= period
-            {
-                run.seconds = seconds;
-                (c.save)(&run)?;
-                last_save = elapsed();
-                // Checkpoints take at most about a tenth of the time: a write that takes longer than a
-                // tenth of the period stretches it.
-                period = c.every_seconds.max(10.0 * (last_save - seconds));
             }
         };
         run.state = solver.finish(problem, run.state);

@@ -120,3 +120,139 @@ fn non_finite_training_is_an_error_and_writes_nothing() {
         assert!(m.w.iter().all(|v| v.is_finite()) && m.b.is_finite());
     }
 }
+
+/// Checkpoint flags that cannot apply are refused, never ignored.
+#[test]
+fn checkpoint_flags_that_cannot_apply_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let heart = super::heart(tmp.path());
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    let (model, ck) = (tmp.path().join("m.model"), tmp.path().join("run.ck"));
+    // A period without a file to write is a usage error.
+    fails(
+        &[
+            "train",
+            s(&heart),
+            "-o",
+            s(&model),
+            "--checkpoint-every",
+            "1",
+        ],
+        2,
+    );
+    // A non-positive period.
+    let err = fails(
+        &[
+            "train",
+            s(&heart),
+            "-o",
+            s(&model),
+            "--checkpoint",
+            s(&ck),
+            "--checkpoint-every",
+            "0",
+        ],
+        1,
+    );
+    assert!(err.contains("checkpoint-every"), "{err}");
+    // One-vs-rest keeps no resumable state.
+    let err = fails(
+        &[
+            "train",
+            s(&iris),
+            "--task",
+            "multiclass",
+            "--solver",
+            "ovr",
+            "-o",
+            s(&model),
+            "--checkpoint",
+            s(&ck),
+        ],
+        1,
+    );
+    assert!(err.contains("cannot apply"), "{err}");
+    // A warm start and a resume at once.
+    super::ok(&[
+        "train",
+        s(&heart),
+        "-o",
+        s(&model),
+        "--checkpoint",
+        s(&ck),
+        "-q",
+    ]);
+    let err = fails(
+        &[
+            "train",
+            s(&heart),
+            "-o",
+            s(&model),
+            "--resume",
+            s(&ck),
+            "--warm-start",
+            s(&ck),
+        ],
+        1,
+    );
+    assert!(
+        err.contains("cannot apply with a resumed checkpoint"),
+        "{err}"
+    );
+    // A checkpoint of another solver, or made for other data, is named as such.
+    let err = fails(
+        &[
+            "train",
+            s(&heart),
+            "--solver",
+            "pegasos",
+            "-o",
+            s(&model),
+            "--resume",
+            s(&ck),
+        ],
+        1,
+    );
+    assert!(err.contains("run.ck"), "{err}");
+    let err = fails(
+        &[
+            "train",
+            s(&iris),
+            "--task",
+            "multiclass",
+            "-o",
+            s(&model),
+            "--resume",
+            s(&ck),
+        ],
+        1,
+    );
+    assert!(err.contains("run.ck"), "{err}");
+    // Resuming a run that converged gives its model again.
+    let first = std::fs::read(&model).unwrap();
+    super::ok(&[
+        "train",
+        s(&heart),
+        "-o",
+        s(&model),
+        "--checkpoint",
+        s(&ck),
+        "-q",
+    ]);
+    let again = tmp.path().join("again.model");
+    super::ok(&[
+        "train",
+        s(&heart),
+        "-o",
+        s(&again),
+        "--resume",
+        s(&ck),
+        "-q",
+    ]);
+    assert_eq!(
+        std::fs::read(&model).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
+    let _ = first;
+}
