@@ -107,6 +107,7 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
         Task::Multiclass => svm.fit_multiclass_owned(libsvm::read(data)?, &mut bar)?,
         Task::Multilabel => svm.fit_multilabel(&multilabel::read(data)?, &mut bar)?,
         Task::Chain => svm.fit_chain(&svm_hmm::read(data)?, &mut bar)?,
+        Task::Custom => bail!("custom output spaces train from Rust (StructuredSvm::fit)"),
     };
     bar.finish();
     let model = &report.model;
@@ -143,6 +144,10 @@ pub fn predict(model_path: &std::path::Path, data: &std::path::Path) -> Result<V
         Task::Multiclass => model.predict_multiclass(&libsvm::read(data)?)?,
         Task::Multilabel => model.predict_multilabel(&multilabel::read(data)?)?,
         Task::Chain => model.predict_chain(&svm_hmm::read(data)?)?,
+        Task::Custom => bail!(
+            "{}: a custom-space model predicts from Rust",
+            model_path.display()
+        ),
     };
     Ok(match model.task {
         Task::Chain => preds
@@ -169,6 +174,10 @@ pub fn eval(
         Task::Multiclass => model.evaluate_multiclass(&libsvm::read(data)?, lambda)?,
         Task::Multilabel => model.evaluate_multilabel(&multilabel::read(data)?, lambda)?,
         Task::Chain => model.evaluate_chain(&svm_hmm::read(data)?, lambda)?,
+        Task::Custom => bail!(
+            "{}: a custom-space model evaluates from Rust",
+            model_path.display()
+        ),
     };
     if json {
         out!("{}", serde_json::to_string(&e)?);

@@ -72,6 +72,9 @@ pub enum StructError {
     /// An error from the math core.
     #[error(transparent)]
     Core(#[from] maxmargin_core::CoreError),
+    /// An error of a user's own output space, in its own words.
+    #[error("{0}")]
+    Custom(String),
 }
 
 /// Checks `w` against a space's dimension.

@@ -260,10 +260,12 @@ impl StructuredSvm {
     }
 }
 
+mod custom;
 mod fit;
 mod model;
 mod params;
 mod solve;
 
+pub use custom::{CustomEvaluation, CustomFitReport, CustomModel, CustomSpace};
 pub use model::Prediction;
 pub use params::{StructSolverKind, StructuredSvmParams, Task};

@@ -70,6 +70,7 @@ impl StructuredModel {
                 Task::Multiclass => "the data is multiclass",
                 Task::Multilabel => "the data is multilabel",
                 Task::Chain => "the data is sequences",
+                Task::Custom => "the data is for a custom space (use CustomModel)",
             },
         })
     }
@@ -317,7 +318,7 @@ impl StructuredModel {
         let d = model.n_features.checked_add(usize::from(model.params.bias));
         let l = model.n_labels;
         let expected = d.and_then(|d| match task {
-            Task::Multiclass | Task::Multilabel => d.max(1).checked_mul(l),
+            Task::Multiclass | Task::Multilabel | Task::Custom => d.max(1).checked_mul(l),
             Task::Chain => d
                 .max(1)
                 .checked_mul(l)

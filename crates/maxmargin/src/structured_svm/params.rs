@@ -12,6 +12,9 @@ pub enum Task {
     Multilabel,
     /// A tag per position of a sequence (first-order chain), Hamming loss.
     Chain,
+    /// A user's own output space, trained by [`crate::StructuredSvm::fit`] into a
+    /// [`crate::structured_svm::CustomModel`].
+    Custom,
 }
 
 impl Task {
@@ -21,6 +24,7 @@ impl Task {
             Self::Multiclass => "multiclass",
             Self::Multilabel => "multilabel",
             Self::Chain => "chain",
+            Self::Custom => "custom",
         }
     }
 }
@@ -173,8 +177,10 @@ impl StructuredSvmParams {
             task,
             solver: match task {
                 Task::Multiclass => StructSolverKind::Dcd,
-                Task::Multilabel | Task::Chain => StructSolverKind::Bcfw,
+                Task::Multilabel | Task::Chain | Task::Custom => StructSolverKind::Bcfw,
             },
+            // A user's space defines its own features: no constant one is appended.
+            bias: task != Task::Custom,
             ..Self::default()
         }
     }

@@ -59,10 +59,19 @@ fn datasets_load_into_their_spaces() {
 
 /// A user's own space: ordinal regression on 0..K with Δ = |y − y′| and ψ(x, y) = [x·y, e_y] (a shared slope
 /// and one offset per level). Its oracle is a loop over the K levels; brute force checks it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Ordinal {
     d: usize,
     k: u32,
 }
+
+impl maxmargin::structured_svm::CustomSpace for Ordinal {
+    const NAME: &'static str = "test-ordinal";
+}
+
+/// The same space under another name.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Other(Ordinal);
 
 impl OutputSpace for Ordinal {
     type Input = SparseVec;
@@ -136,4 +145,95 @@ fn a_users_space_plugs_in_and_matches_brute_force() {
         assert_eq!(ours.output, reference.output);
         assert!(space.loss(&y, &space.decode(&w, &x).unwrap()) <= ours.hinge + 1e-12);
     }
+}
+
+impl OutputSpace for Other {
+    type Input = SparseVec;
+    type Output = u32;
+    fn dim(&self) -> usize {
+        self.0.dim()
+    }
+    fn check_input(&self, x: &SparseVec) -> Result<(), StructError> {
+        self.0.check_input(x)
+    }
+    fn check_output(&self, x: &SparseVec, y: &u32) -> Result<(), StructError> {
+        self.0.check_output(x, y)
+    }
+    fn for_each_feature(&self, x: &SparseVec, y: &u32, visit: &mut dyn FnMut(usize, f64)) {
+        self.0.for_each_feature(x, y, visit);
+    }
+    fn loss(&self, y: &u32, y_hat: &u32) -> f64 {
+        self.0.loss(y, y_hat)
+    }
+    fn decode(&self, w: &[f64], x: &SparseVec) -> Result<u32, StructError> {
+        self.0.decode(w, x)
+    }
+    fn loss_augmented(
+        &self,
+        w: &[f64],
+        x: &SparseVec,
+        y: &u32,
+    ) -> Result<Violation<u32>, StructError> {
+        self.0.loss_augmented(w, x, y)
+    }
+}
+
+impl maxmargin::structured_svm::CustomSpace for Other {
+    const NAME: &'static str = "other";
+}
+
+/// A custom space trains through the facade with every structural solver that applies, and its model files
+/// are its own: parameters that cannot apply and models of another space or task are refused.
+#[test]
+fn custom_spaces_train_save_load_and_refuse_what_cannot_apply() {
+    use maxmargin::structured_svm::CustomModel;
+    use maxmargin::{StructSolverKind, StructuredSvmParams, Task};
+    let space = Ordinal { d: 1, k: 3 };
+    let x: Vec<SparseVec> = (0..30)
+        .map(|i| SparseVec::from_dense(&[f64::from(i % 3) - 1.0]).unwrap())
+        .collect();
+    let y: Vec<u32> = (0..30).map(|i| (i % 3) as u32).collect();
+    for solver in [
+        StructSolverKind::Bcfw,
+        StructSolverKind::Ssg,
+        StructSolverKind::Oneslack,
+        StructSolverKind::Nslack,
+    ] {
+        let r = StructuredSvmParams::new(Task::Custom)
+            .solver(solver)
+            .check()
+            .unwrap()
+            .fit(space.clone(), x.clone(), y.clone(), &mut ())
+            .unwrap();
+        let e = r.model.evaluate(&x, &y).unwrap();
+        assert_eq!(e.exact, 1.0, "{solver:?}: {e:?}");
+    }
+    let fit = |p: StructuredSvmParams| {
+        p.check()
+            .and_then(|s| s.fit(space.clone(), x.clone(), y.clone(), &mut ()))
+            .map(|r| r.model)
+    };
+    let err = fit(StructuredSvmParams::new(Task::Multiclass)).unwrap_err();
+    assert!(err.to_string().contains("Task::Custom"), "{err}");
+    let err = fit(StructuredSvmParams::new(Task::Custom).bias(true)).unwrap_err();
+    assert!(err.to_string().contains("cannot apply"), "{err}");
+    let err =
+        fit(StructuredSvmParams::new(Task::Custom).solver(StructSolverKind::Dcd)).unwrap_err();
+    assert!(err.to_string().contains("multiclass task only"), "{err}");
+    let model = fit(StructuredSvmParams::new(Task::Custom)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for ext in ["model", "json"] {
+        let p = dir.path().join(format!("m.{ext}"));
+        model.save(&p).unwrap();
+        assert_eq!(CustomModel::<Ordinal>::load(&p).unwrap(), model);
+        let err = CustomModel::<Other>::load(&p).unwrap_err().to_string();
+        assert!(
+            err.contains("custom-other") && err.contains("custom-test-ordinal"),
+            "{err}"
+        );
+        assert!(maxmargin::StructuredModel::load(&p).is_err());
+    }
+    // The space's own errors come back in its words.
+    let err = model.evaluate(&x[..1], &[7]).unwrap_err();
+    assert!(err.to_string().contains("label 7"), "{err}");
 }
