@@ -196,6 +196,39 @@ impl Budget {
         }
     }
 
+    /// The same budget, also stopped after `seconds`.
+    pub fn with_seconds(mut self, seconds: f64) -> Self {
+        self.max_seconds = Some(seconds);
+        self
+    }
+
+    /// The same budget, also stopped when the objective improves by less than `tolerance` (relative) over
+    /// [`Budget::TOLERANCE_WINDOW`] evaluations.
+    pub fn with_tolerance(mut self, tolerance: f64) -> Self {
+        self.tolerance = Some(tolerance);
+        self
+    }
+
+    /// The same budget, also stopped at an evaluation whose certified gap is at most `gap` times the
+    /// objective (the one gap tolerance of a run: solvers with a stop of their own on the gap, such as BCFW,
+    /// are given the same number by the facade).
+    pub fn with_gap(mut self, gap: f64) -> Self {
+        self.gap_tolerance = Some(gap);
+        self
+    }
+
+    /// The same budget, evaluating every `epochs` passes (`f64::INFINITY`: only at the end).
+    pub fn evaluating_every(mut self, epochs: f64) -> Self {
+        self.eval_every_epochs = epochs;
+        self
+    }
+
+    /// The same budget, returning the evaluated output with the lowest objective.
+    pub fn keeping_best(mut self) -> Self {
+        self.keep_best = true;
+        self
+    }
+
     /// Checks that some budget is set and every number is in range.
     ///
     /// # Errors

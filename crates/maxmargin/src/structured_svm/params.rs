@@ -321,7 +321,8 @@ impl StructuredSvmParams {
         BcfwParams {
             seed: self.seed,
             gap_every: self.eval_every.unwrap_or(Self::DEFAULT_EVAL_EVERY),
-            gap_tolerance: Some(self.epsilon),
+            // One tolerance: `gap` when given (it stopped at ε = 1% while asked for 0.1%), else ε.
+            gap_tolerance: Some(self.gap.unwrap_or(self.epsilon)),
             ..BcfwParams::default()
         }
     }

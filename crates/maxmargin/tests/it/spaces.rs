@@ -237,3 +237,27 @@ fn custom_spaces_train_save_load_and_refuse_what_cannot_apply() {
     let err = model.evaluate(&x[..1], &[7]).unwrap_err();
     assert!(err.to_string().contains("label 7"), "{err}");
 }
+
+/// One gap tolerance: BCFW stops on `gap` when it is given, not on its ε (it stopped at 1% while asked for
+/// 0.1%, and the run was then marked not converged).
+#[test]
+fn bcfw_honours_the_gap_it_is_given() {
+    use maxmargin::{StructuredSvmParams, Task};
+    let space = Ordinal { d: 1, k: 4 };
+    let x: Vec<SparseVec> = (0..80)
+        .map(|i| SparseVec::from_dense(&[f64::from(i % 7) / 3.0 - 1.0]).unwrap())
+        .collect();
+    let y: Vec<u32> = (0..80).map(|i| ((i % 7) * 4 / 7) as u32).collect();
+    for gap in [3e-2, 2e-3] {
+        let mut p = StructuredSvmParams::new(Task::Custom).lambda(0.001);
+        p.gap = Some(gap);
+        let r = p
+            .check()
+            .unwrap()
+            .fit(space.clone(), x.clone(), y.clone(), &mut ())
+            .unwrap();
+        let t = &r.model.training;
+        assert!(t.converged, "gap {gap}: {t:?}");
+        assert!(t.gap.unwrap() <= gap * t.objective, "gap {gap}: {t:?}");
+    }
+}
