@@ -77,6 +77,44 @@ pub(crate) enum TaskArg {
     Chain,
 }
 
+/// What `train --solver` accepts (which task takes which is checked after parsing, with a message naming
+/// the task).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum SolverArg {
+    /// Dual coordinate descent: binary (LIBLINEAR's -s 3) or multiclass Crammer–Singer (-s 4).
+    #[value(alias = "cs")]
+    Dcd,
+    /// Pegasos (binary).
+    Pegasos,
+    /// The batch subgradient method (binary).
+    Subgradient,
+    /// One-vs-rest DCD (multiclass).
+    Ovr,
+    /// Block-coordinate Frank–Wolfe (structured).
+    Bcfw,
+    /// 1-slack cutting planes (structured).
+    Oneslack,
+    /// n-slack cutting planes (structured).
+    Nslack,
+    /// Stochastic subgradient, structured Pegasos (structured).
+    Ssg,
+}
+
+impl SolverArg {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Dcd => "dcd",
+            Self::Pegasos => "pegasos",
+            Self::Subgradient => "subgradient",
+            Self::Ovr => "ovr",
+            Self::Bcfw => "bcfw",
+            Self::Oneslack => "oneslack",
+            Self::Nslack => "nslack",
+            Self::Ssg => "ssg",
+        }
+    }
+}
+
 /// What `--scale` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum ScaleArg {
@@ -126,8 +164,8 @@ pub(crate) struct TrainArgs {
     /// binary: dcd (default; LIBLINEAR's -s 3), pegasos or subgradient; multiclass: dcd (default;
     /// Crammer–Singer, as LIBLINEAR's -s 4), ovr (one-vs-rest DCD), bcfw, oneslack, nslack or ssg; multilabel
     /// and chain: bcfw (default), oneslack, nslack or ssg.
-    #[arg(long)]
-    pub(crate) solver: Option<String>,
+    #[arg(long, value_enum)]
+    pub(crate) solver: Option<SolverArg>,
     /// Scale the features: statistics fitted on the training rows only, stored in the model and applied by
     /// predict and eval. none (default), maxabs (sparse stays sparse), minmax (to [0, 1]; sparse stays sparse
     /// for non-negative features), standard (centred on dense data only).

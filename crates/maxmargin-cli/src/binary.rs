@@ -5,7 +5,16 @@ use super::*;
 
 /// The library's parameters for the command's flags (binary task). Every flag is honoured or refused.
 pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
-    let solver: SolverKind = args.solver.as_deref().unwrap_or("dcd").parse()?;
+    let solver = match args.solver.unwrap_or(SolverArg::Dcd) {
+        SolverArg::Dcd => SolverKind::Dcd,
+        SolverArg::Pegasos => SolverKind::Pegasos,
+        SolverArg::Subgradient => SolverKind::Subgradient,
+        other => bail!(
+            "--solver {} applies to structured tasks (--task multiclass|multilabel|chain); binary takes dcd, \
+             pegasos or subgradient",
+            other.name()
+        ),
+    };
     let pegasos_only = [
         ("--batch-size", args.batch_size.is_some()),
         ("--projection", args.projection),

@@ -1,11 +1,13 @@
 //! The structured tasks of the command: `train --task multiclass|multilabel|chain`, and `predict` / `eval`
 //! for the models they save. Multiclass data is LIBSVM, multilabel data LIBSVM multilabel, chains svm_hmm.
 
-use crate::{TaskArg, TrainArgs, progress};
+use crate::{SolverArg, TaskArg, TrainArgs, progress};
 use anyhow::{Result, bail};
 use maxmargin::io::{libsvm, multilabel, svm_hmm};
 use maxmargin::optim::Bias;
-use maxmargin::structured_svm::{StructEvaluation, StructuredModel, StructuredSvmParams, Task};
+use maxmargin::structured_svm::{
+    StructEvaluation, StructSolverKind, StructuredModel, StructuredSvmParams, Task,
+};
 use std::path::Path;
 
 fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
@@ -32,8 +34,20 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
         &format!("applies to binary training, not to --task {name}"),
     )?;
     let mut p = StructuredSvmParams::new(task).seed(args.seed);
-    if let Some(s) = &args.solver {
-        p = p.solver(s.parse()?);
+    if let Some(s) = args.solver {
+        p = p.solver(match s {
+            SolverArg::Dcd => StructSolverKind::Dcd,
+            SolverArg::Ovr => StructSolverKind::Ovr,
+            SolverArg::Bcfw => StructSolverKind::Bcfw,
+            SolverArg::Oneslack => StructSolverKind::Oneslack,
+            SolverArg::Nslack => StructSolverKind::Nslack,
+            SolverArg::Ssg => StructSolverKind::Ssg,
+            SolverArg::Pegasos | SolverArg::Subgradient => bail!(
+                "--solver {} applies to binary training; --task {name} takes bcfw, oneslack, nslack or ssg \
+                 (multiclass also dcd or ovr)",
+                s.name()
+            ),
+        });
     }
     match args.bias {
         None | Some(Bias::Feature) => {}

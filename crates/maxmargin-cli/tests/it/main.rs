@@ -606,7 +606,13 @@ fn structured_tasks_train_predict_eval() {
         ],
         1,
     );
-    assert!(err.contains("must be ssg, nslack, oneslack, bcfw"), "{err}");
+    assert!(
+        err.contains("--solver pegasos applies to binary training; --task multiclass takes bcfw"),
+        "{err}"
+    );
+    // A solver that does not exist is a usage error, with the list.
+    let err = fails(&["train", s(&iris), "-o", s(&model), "--solver", "sgd"], 2);
+    assert!(err.contains("possible values: dcd, pegasos"), "{err}");
     let err = fails(
         &["train", s(&iris), "-o", s(&model), "--max-passes", "3"],
         1,
