@@ -15,29 +15,26 @@
 //! Randomness comes from one `ChaCha8Rng` seeded from the parameters and carried in the solver state, so
 //! the same seed, data and parameters give the same weights, bit for bit. This crate reads no files.
 
-pub mod bcfw;
-pub mod crammer_singer;
-pub mod cutting_plane;
-pub mod dcd;
+pub mod binary;
 mod error;
-pub mod ovr;
-pub mod pegasos;
-pub mod problem;
-pub mod qp;
 pub mod random;
 pub mod sampler;
 pub mod step;
 pub mod structural;
-pub mod subgradient;
 pub mod trainer;
+
+// The solvers' modules at their paths of before the split by family.
+pub use binary::{dcd, ovr, pegasos, problem, subgradient};
+pub use structural::{bcfw, crammer_singer, cutting_plane, qp};
 
 pub use bcfw::{Bcfw, BcfwParams};
 pub use crammer_singer::{CrammerSinger, CrammerSingerParams};
 pub use cutting_plane::{NSlack, NSlackParams, OneSlack, OneSlackParams, QpSolver};
 pub use dcd::{Dcd, DcdParams};
 pub use error::OptimError;
-pub use pegasos::{Pegasos, PegasosParams, Sampling};
+pub use pegasos::{Pegasos, PegasosParams};
 pub use problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
+pub use sampler::Sampling;
 pub use step::StepRule;
 pub use structural::{Ssg, SsgParams, StructProblem};
 pub use subgradient::{Subgradient, SubgradientParams};

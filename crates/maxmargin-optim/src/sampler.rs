@@ -1,11 +1,40 @@
 //! Which example a stochastic solver visits next: uniformly with replacement, by a fresh permutation each
 //! epoch, or cyclically, from the seeded RNG the sampler carries.
 
-use crate::pegasos::Sampling;
+use crate::error::{OptimError, invalid};
 use rand::Rng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+
+/// How examples are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sampling {
+    /// Uniformly with replacement (the analysed Pegasos).
+    Uniform,
+    /// A fresh random permutation each epoch.
+    #[default]
+    Permutation,
+    /// In file order, cycling (deterministic without randomness; for worked examples).
+    Cyclic,
+}
+
+impl std::str::FromStr for Sampling {
+    type Err = OptimError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "uniform" => Ok(Self::Uniform),
+            "permutation" => Ok(Self::Permutation),
+            "cyclic" => Ok(Self::Cyclic),
+            _ => Err(invalid(
+                "sampling",
+                s,
+                "must be uniform, permutation or cyclic",
+            )),
+        }
+    }
+}
 
 /// A seeded stream of example indices in `0..n`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

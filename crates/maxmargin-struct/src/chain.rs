@@ -11,12 +11,8 @@
 use crate::cost::CostMatrix;
 use crate::error::{StructError, check_features, check_weights};
 use crate::oracle::{Enumerable, OutputSpace, Violation};
-use crate::per_position::{add_unary, product, unary_score, visit_unary};
-use maxmargin_core::vector::SparseVec;
+use crate::sequence::{Sequence, add_unary, product, unary_score, visit_unary};
 use std::cell::RefCell;
-
-/// A sequence input: one sparse feature vector per position.
-pub type Sequence = Vec<SparseVec>;
 
 /// A linear-chain space over `L` labels and `d` features.
 #[derive(Debug, Clone, PartialEq)]

@@ -23,9 +23,10 @@ mod multiclass;
 mod multilabel;
 mod oracle;
 mod per_position;
+mod sequence;
 
 pub use binary::BinarySpace;
-pub use chain::{ChainSpace, Sequence};
+pub use chain::ChainSpace;
 pub use cost::CostMatrix;
 pub use error::StructError;
 pub use multiclass::MulticlassSpace;
@@ -34,5 +35,6 @@ pub use oracle::{
     BruteForce, Enumerable, OutputSpace, Violation, add_subgradient, brute_force, structured_hinge,
 };
 pub use per_position::{PerPositionSpace, PositionInput};
+pub use sequence::Sequence;
 
 pub use maxmargin_core::structured::StructuredHinge;

@@ -5,11 +5,10 @@
 //! both oracles decide position by position. Each position may restrict its labels. Weights are stored
 //! feature-major (`w[j·L + l]`), so one feature's weights for all labels are contiguous.
 
-use crate::chain::Sequence;
 use crate::cost::CostMatrix;
 use crate::error::{StructError, check_features, check_weights};
-use crate::oracle::MAX_ENUMERATED;
 use crate::oracle::{Enumerable, OutputSpace, Violation};
+use crate::sequence::{Sequence, add_unary, product, unary_score, visit_unary};
 
 /// A sequence whose positions may each allow only some labels.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,54 +24,6 @@ pub struct PositionInput {
 pub struct PerPositionSpace {
     n_features: usize,
     cost: CostMatrix,
-}
-
-/// `u[l] += Σ_j x_j w[j·L + l]` for every label `l`: the unary scores of one position.
-pub(crate) fn add_unary(
-    w: &[f64],
-    x: &maxmargin_core::vector::SparseVec,
-    n_labels: usize,
-    u: &mut [f64],
-) {
-    let n_features = w.len() / n_labels;
-    for (j, v) in x.as_row().iter() {
-        if j < n_features {
-            for (ul, wl) in u.iter_mut().zip(&w[j * n_labels..(j + 1) * n_labels]) {
-                *ul += v * wl;
-            }
-        }
-    }
-}
-
-/// Calls `visit(j·L + y_t, v)` for every feature `(j, v)` of every position `t` (features `>= n_features`
-/// dropped): the unary part of `ψ(x, y)`, shared by the per-position and chain spaces.
-pub(crate) fn visit_unary(
-    x: &[maxmargin_core::vector::SparseVec],
-    y: &[u32],
-    n_features: usize,
-    n_labels: usize,
-    visit: &mut dyn FnMut(usize, f64),
-) {
-    for (xt, &l) in x.iter().zip(y) {
-        for (j, v) in xt.as_row().iter() {
-            if j < n_features {
-                visit(j * n_labels + l as usize, v);
-            }
-        }
-    }
-}
-
-/// `Σ_t ⟨W_{·, y_t}, x_t⟩`, the unary part of the score, for feature-major unary weights `w[j·L + l]`.
-pub(crate) fn unary_score(
-    w: &[f64],
-    x: &[maxmargin_core::vector::SparseVec],
-    y: &[u32],
-    n_features: usize,
-    n_labels: usize,
-) -> f64 {
-    let mut s = 0.0;
-    visit_unary(x, y, n_features, n_labels, &mut |k, v| s += v * w[k]);
-    s
 }
 
 impl PerPositionSpace {
@@ -271,29 +222,4 @@ impl Enumerable for PerPositionSpace {
             .collect();
         product(&sets)
     }
-}
-
-/// Every sequence with position `t` taken from `sets[t]`, in lexicographic order.
-pub(crate) fn product(sets: &[&[u32]]) -> Result<Vec<Vec<u32>>, StructError> {
-    let count = sets.iter().try_fold(1usize, |acc, s| {
-        acc.checked_mul(s.len()).filter(|&c| c <= MAX_ENUMERATED)
-    });
-    let Some(count) = count else {
-        return Err(StructError::TooLarge {
-            max: MAX_ENUMERATED,
-        });
-    };
-    let mut out = Vec::with_capacity(count);
-    let mut idx = vec![0usize; sets.len()];
-    for _ in 0..count {
-        out.push(idx.iter().zip(sets).map(|(&i, s)| s[i]).collect());
-        for t in (0..sets.len()).rev() {
-            idx[t] += 1;
-            if idx[t] < sets[t].len() {
-                break;
-            }
-            idx[t] = 0;
-        }
-    }
-    Ok(out)
 }

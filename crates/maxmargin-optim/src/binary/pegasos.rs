@@ -19,39 +19,11 @@
 use crate::error::{OptimError, invalid};
 use crate::problem::{Bias, BinaryProblem, LinearWeights};
 use crate::sampler::Sampler;
+pub use crate::sampler::Sampling;
 use crate::step::StepRule;
 use crate::trainer::{Progress, Solver};
 use maxmargin_core::vector::SparseRow;
 use serde::{Deserialize, Serialize};
-
-/// How examples are drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Sampling {
-    /// Uniformly with replacement (the analysed Pegasos).
-    Uniform,
-    /// A fresh random permutation each epoch.
-    #[default]
-    Permutation,
-    /// In file order, cycling (deterministic without randomness; for worked examples).
-    Cyclic,
-}
-
-impl std::str::FromStr for Sampling {
-    type Err = OptimError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "uniform" => Ok(Self::Uniform),
-            "permutation" => Ok(Self::Permutation),
-            "cyclic" => Ok(Self::Cyclic),
-            _ => Err(invalid(
-                "sampling",
-                s,
-                "must be uniform, permutation or cyclic",
-            )),
-        }
-    }
-}
 
 /// Unchecked Pegasos parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

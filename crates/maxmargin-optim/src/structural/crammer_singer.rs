@@ -18,7 +18,7 @@
 //! everything is checked again before stopping. The duality gap is exact and reported.
 
 use crate::error::{OptimError, check_epsilon, invalid};
-use crate::structural::StructProblem;
+use crate::structural::problem::StructProblem;
 use crate::trainer::{Certificate, Progress, Solver, StopReason};
 use maxmargin_struct::{MulticlassSpace, OutputSpace};
 use rand::seq::SliceRandom;

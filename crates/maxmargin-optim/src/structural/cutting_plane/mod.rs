@@ -17,7 +17,7 @@
 
 use crate::error::{OptimError, check_epsilon};
 use crate::qp::{solve_dual, solve_dual_smo_capped};
-use crate::structural::StructProblem;
+use crate::structural::problem::StructProblem;
 use crate::trainer::{Certificate, Progress, Solver, StopReason};
 use maxmargin_core::vector::{SparseVec, norm_sq};
 use maxmargin_struct::OutputSpace;

@@ -11,9 +11,9 @@
 //! (one pass of oracle calls, in parallel) and is computed every `gap_every` passes as the stopping test.
 
 use crate::error::{OptimError, invalid};
-use crate::pegasos::Sampling;
 use crate::sampler::Sampler;
-use crate::structural::StructProblem;
+use crate::sampler::Sampling;
+use crate::structural::problem::StructProblem;
 use crate::trainer::{Certificate, Progress, Solver, StopReason};
 use maxmargin_core::vector::{SparseVec, norm_sq};
 use maxmargin_struct::OutputSpace;

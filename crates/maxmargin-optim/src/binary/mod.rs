@@ -1,0 +1,8 @@
+//! Binary training: the problem (rows, ±1 targets, λ, a bias mode, a loss) and its solvers (Pegasos, the
+//! batch subgradient method, dual coordinate descent, and one-vs-rest over DCD).
+
+pub mod dcd;
+pub mod ovr;
+pub mod pegasos;
+pub mod problem;
+pub mod subgradient;

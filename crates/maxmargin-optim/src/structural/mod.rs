@@ -1,0 +1,12 @@
+//! Structural training: the problem over any output space, and its solvers (SSG, BCFW, the
+//! Crammer–Singer dual, cutting planes with their QP).
+
+pub mod bcfw;
+pub mod crammer_singer;
+pub mod cutting_plane;
+pub mod problem;
+pub mod qp;
+pub mod ssg;
+
+pub use problem::StructProblem;
+pub use ssg::{Ssg, SsgParams, SsgState};

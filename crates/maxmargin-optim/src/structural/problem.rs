@@ -1,0 +1,186 @@
+//! Structural SVM problems over any output space.
+//!
+//! The objective is `F(w) = λ/2‖w‖² + (1/n)Σ_i H_i(w)` with `H_i(w) = max_y [Δ(y_i, y) + ⟨w, ψ(x_i, y)⟩ −
+//! ⟨w, ψ(x_i, y_i)⟩]`, the structured hinge computed by the space's loss-augmented oracle. A full pass of
+//! oracle calls (for the primal objective, a duality gap, or a cutting plane) runs in parallel with rayon;
+//! its results are collected in example order and summed in that order, so they do not depend on the
+//! number of threads.
+
+use crate::error::OptimError;
+use maxmargin_core::objective::Lambda;
+use maxmargin_core::vector::{SparseVec, norm_sq};
+use maxmargin_struct::{OutputSpace, Violation};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A structural SVM problem: a space, examples, and λ. It counts oracle calls.
+#[derive(Debug)]
+pub struct StructProblem<'a, S: OutputSpace> {
+    space: &'a S,
+    x: &'a [S::Input],
+    y: &'a [S::Output],
+    lambda: Lambda,
+    calls: AtomicU64,
+}
+
+impl<'a, S: OutputSpace> StructProblem<'a, S> {
+    /// Checks every example against the space and bundles the problem.
+    ///
+    /// # Errors
+    /// [`OptimError::LengthMismatch`], [`OptimError::NoExamples`], or [`OptimError::Example`] naming the
+    /// first example that does not fit.
+    pub fn new(
+        space: &'a S,
+        x: &'a [S::Input],
+        y: &'a [S::Output],
+        lambda: Lambda,
+    ) -> Result<Self, OptimError> {
+        if x.len() != y.len() {
+            return Err(OptimError::LengthMismatch {
+                rows: x.len(),
+                targets: y.len(),
+            });
+        }
+        if x.is_empty() {
+            return Err(OptimError::NoExamples);
+        }
+        for (index, (xi, yi)) in x.iter().zip(y).enumerate() {
+            space
+                .check_input(xi)
+                .and_then(|()| space.check_output(xi, yi))
+                .map_err(|source| OptimError::Example { index, source })?;
+        }
+        Ok(Self {
+            space,
+            x,
+            y,
+            lambda,
+            calls: AtomicU64::new(0),
+        })
+    }
+
+    /// The output space.
+    pub fn space(&self) -> &'a S {
+        self.space
+    }
+
+    /// The inputs.
+    pub fn x(&self) -> &'a [S::Input] {
+        self.x
+    }
+
+    /// The true outputs.
+    pub fn y(&self) -> &'a [S::Output] {
+        self.y
+    }
+
+    /// λ.
+    pub fn lambda(&self) -> f64 {
+        self.lambda.get()
+    }
+
+    /// Number of examples `n`.
+    pub fn n_samples(&self) -> usize {
+        self.x.len()
+    }
+
+    /// Length of `w`.
+    pub fn dim(&self) -> usize {
+        self.space.dim()
+    }
+
+    /// `ψ(x_i, y_i)` of every example, as sparse vectors (what the dual methods subtract from).
+    pub fn truth_features(&self) -> Vec<SparseVec> {
+        self.x
+            .iter()
+            .zip(self.y)
+            .map(|(x, y)| self.space.joint_feature(x, y))
+            .collect()
+    }
+
+    /// Loss-augmented inference on example `i` (counted).
+    ///
+    /// # Errors
+    /// What the oracle returns (not expected for checked examples and `w.len() == dim()`).
+    pub fn oracle(&self, w: &[f64], i: usize) -> Result<Violation<S::Output>, OptimError> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        Ok(self.space.loss_augmented(w, &self.x[i], &self.y[i])?)
+    }
+
+    /// Loss-augmented inference on every example, in parallel, in example order.
+    ///
+    /// # Errors
+    /// As [`StructProblem::oracle`].
+    pub fn oracle_all(&self, w: &[f64]) -> Result<Vec<Violation<S::Output>>, OptimError>
+    where
+        S::Input: Sync,
+        S::Output: Sync,
+    {
+        (0..self.n_samples())
+            .into_par_iter()
+            .map(|i| self.oracle(w, i))
+            .collect()
+    }
+
+    /// `(1/n)Σ H_i(w)`, summed in example order.
+    ///
+    /// # Errors
+    /// As [`StructProblem::oracle`].
+    pub fn mean_hinge(&self, w: &[f64]) -> Result<f64, OptimError>
+    where
+        S::Output: Sync,
+    {
+        let v = self.oracle_all(w)?;
+        Ok(v.iter().map(|v| v.hinge).sum::<f64>() / self.n_samples() as f64)
+    }
+
+    /// The primal objective `λ/2‖w‖² + (1/n)Σ H_i(w)`.
+    ///
+    /// # Errors
+    /// As [`StructProblem::oracle`].
+    pub fn primal(&self, w: &[f64]) -> Result<f64, OptimError>
+    where
+        S::Output: Sync,
+    {
+        Ok(0.5 * self.lambda() * norm_sq(w) + self.mean_hinge(w)?)
+    }
+
+    /// A certified lower bound on the optimum (the λ-form dual value of a feasible point) from any `w`, with
+    /// one pass of oracle calls: every example puts the same weight `t` on its most violating output `ŷ_i`
+    /// at `w` (the rest on its true output), so the dual point has `w_s = (1/(λn)) Σ_i [ψ(x_i, y_i) −
+    /// ψ(x_i, ŷ_i)]` and loss `ℓ_s = (1/n) Σ_i Δ(y_i, ŷ_i)`, and `D(t) = t ℓ_s − (λ/2) t² ‖w_s‖²` is maximized
+    /// over `t ∈ [0, 1]`. This is what solvers without a dual (SSG) report as their certificate.
+    ///
+    /// # Errors
+    /// As [`StructProblem::oracle`].
+    pub fn dual_bound(&self, w: &[f64]) -> Result<f64, OptimError>
+    where
+        S::Input: Sync,
+        S::Output: Sync,
+    {
+        let violations = self.oracle_all(w)?;
+        let n = self.n_samples() as f64;
+        let scale = 1.0 / (self.lambda() * n);
+        let mut ws = vec![0.0; self.dim()];
+        let mut ell = 0.0;
+        for ((x, y), v) in self.x.iter().zip(self.y).zip(&violations) {
+            if v.loss > 0.0 {
+                self.space.add_joint_feature(x, y, scale, &mut ws);
+                self.space.add_joint_feature(x, &v.output, -scale, &mut ws);
+                ell += v.loss / n;
+            }
+        }
+        let curvature = self.lambda() * norm_sq(&ws);
+        let t = if curvature > 0.0 {
+            (ell / curvature).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        Ok((t * ell - 0.5 * curvature * t * t).max(0.0))
+    }
+
+    /// Oracle calls so far.
+    pub fn oracle_calls(&self) -> u64 {
+        self.calls.load(Ordering::Relaxed)
+    }
+}
