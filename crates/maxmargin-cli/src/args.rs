@@ -64,6 +64,17 @@ pub(crate) struct TrainCmd {
     pub(crate) opts: TrainArgs,
 }
 
+impl TrainArgs {
+    /// The checkpoints the flags ask for.
+    pub(crate) fn checkpoints(&self) -> maxmargin::checkpoint::CheckpointPlan {
+        maxmargin::checkpoint::CheckpointPlan {
+            resume: self.resume.clone(),
+            save_to: self.checkpoint.clone(),
+            every_seconds: self.checkpoint_every,
+        }
+    }
+}
+
 /// What `train --task` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum TaskArg {

@@ -141,15 +141,7 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<()> {
 /// Trains, saves and reports a binary model; returns whether it converged.
 pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) -> Result<bool> {
     let mut svm = params(args)?.check()?;
-    if let Some(path) = &args.resume {
-        svm = svm.resume_from(path);
-    }
-    if let Some(path) = &args.checkpoint {
-        svm = svm.checkpoint_to(path);
-    }
-    if let Some(s) = args.checkpoint_every {
-        svm = svm.checkpoint_every(s);
-    }
+    svm = svm.checkpoints(args.checkpoints());
     let data = libsvm::read(data_path)?;
     let mut bar =
         progress::TrainingProgress::new(svm.params().epochs, svm.params().iterations, args.quiet);

@@ -104,15 +104,7 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
         TaskArg::Binary => bail!("binary training is not a structured task"),
     };
     let mut svm = params(args, task)?.check()?;
-    if let Some(path) = &args.resume {
-        svm = svm.resume_from(path);
-    }
-    if let Some(path) = &args.checkpoint {
-        svm = svm.checkpoint_to(path);
-    }
-    if let Some(s) = args.checkpoint_every {
-        svm = svm.checkpoint_every(s);
-    }
+    svm = svm.checkpoints(args.checkpoints());
     if let Some(path) = &args.warm_start {
         svm = svm.warm_start_from(&StructuredModel::load(path)?)?;
     }

@@ -29,6 +29,29 @@ pub struct CheckpointPlan {
 }
 
 impl CheckpointPlan {
+    /// No checkpoints.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Continues from the checkpoint file at `path` (same data, solver and λ; budgets count from it).
+    pub fn resume_from(mut self, path: &Path) -> Self {
+        self.resume = Some(path.to_path_buf());
+        self
+    }
+
+    /// Writes the run's state to `path` (atomically) at the end of training.
+    pub fn save_to(mut self, path: &Path) -> Self {
+        self.save_to = Some(path.to_path_buf());
+        self
+    }
+
+    /// Also writes it every `seconds` during training (needs [`CheckpointPlan::save_to`]).
+    pub fn every(mut self, seconds: f64) -> Self {
+        self.every_seconds = Some(seconds);
+        self
+    }
+
     /// Checks the plan: a period needs a file, and must be positive and finite.
     ///
     /// # Errors

@@ -70,7 +70,7 @@ impl DualFile {
 }
 
 /// Duals for a DCD warm start on `data` at `lambda`, from any file that has them: a dual file
-/// ([`DualFile`]), a DCD checkpoint ([`LinearSvm::checkpoint_to`], its duals scaled as a dual file's), or a
+/// ([`DualFile`]), a DCD checkpoint ([`crate::checkpoint`], its duals scaled as a dual file's), or a
 /// binary model (its margins: `α_i = C` inside the margin, else 0).
 ///
 /// # Errors

@@ -71,25 +71,10 @@ impl LinearSvm {
         &self.params
     }
 
-    /// Continues training from a checkpoint file written by [`LinearSvm::checkpoint_to`] (same solver,
-    /// data and λ); budgets count from where that run stopped, and the result has the same bits as a run
-    /// that never stopped.
-    pub fn resume_from(mut self, path: &Path) -> Self {
-        self.plan.resume = Some(path.to_path_buf());
-        self
-    }
-
-    /// Writes the run's state to `path` (atomically) after training: for [`LinearSvm::resume_from`], and
-    /// for DCD also a warm start at another C ([`crate::linear::warm_duals`]).
-    pub fn checkpoint_to(mut self, path: &Path) -> Self {
-        self.plan.save_to = Some(path.to_path_buf());
-        self
-    }
-
-    /// Also writes the checkpoint every `seconds` during training, so that a killed run can resume from
-    /// the last one (needs [`LinearSvm::checkpoint_to`]; checked when training starts).
-    pub fn checkpoint_every(mut self, seconds: f64) -> Self {
-        self.plan.every_seconds = Some(seconds);
+    /// Checkpoints as `plan` says: resume from one, write one at the end and every so many seconds (see
+    /// [`crate::checkpoint`]; a run resumed from any checkpoint ends with the same bits as one never stopped).
+    pub fn checkpoints(mut self, plan: crate::checkpoint::CheckpointPlan) -> Self {
+        self.plan = plan;
         self
     }
 

@@ -212,29 +212,15 @@ impl StructuredSvm {
         &self.params
     }
 
-    /// Starts training from the solver state in a checkpoint file written by [`StructuredSvm::checkpoint_to`]
-    /// (same task, solver, data and λ); budgets count from where that run stopped.
-    pub fn resume_from(mut self, path: &Path) -> Self {
-        self.plan.resume = Some(path.to_path_buf());
-        self
-    }
-
-    /// Writes the run's state to `path` (atomically) after training, for a later
-    /// [`StructuredSvm::resume_from`].
-    pub fn checkpoint_to(mut self, path: &Path) -> Self {
-        self.plan.save_to = Some(path.to_path_buf());
-        self
-    }
-
-    /// Also writes the checkpoint every `seconds` during training, so that a killed run can resume from
-    /// the last one (needs [`StructuredSvm::checkpoint_to`]; checked when training starts).
-    pub fn checkpoint_every(mut self, seconds: f64) -> Self {
-        self.plan.every_seconds = Some(seconds);
+    /// Checkpoints as `plan` says: resume from one, write one at the end and every so many seconds (see
+    /// [`crate::checkpoint`]; a run resumed from any checkpoint ends with the same bits as one never stopped).
+    pub fn checkpoints(mut self, plan: crate::checkpoint::CheckpointPlan) -> Self {
+        self.plan = plan;
         self
     }
 
     /// Starts SSG from a trained model's weights (same task and shape). The other solvers carry dual
-    /// variables that a model does not hold: continue them with [`StructuredSvm::resume_from`] instead.
+    /// variables that a model does not hold: continue them from a checkpoint ([`StructuredSvm::checkpoints`]) instead.
     ///
     /// # Errors
     /// [`Error::Optim`] when the solver is not SSG or the model's task differs.

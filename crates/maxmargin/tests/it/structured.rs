@@ -1,6 +1,7 @@
 //! The structural SVM estimator end to end: fit, evaluate, save, load, predict, determinism.
 
 use maxmargin::StructuredModel;
+use maxmargin::checkpoint::CheckpointPlan;
 use maxmargin::structured_svm::{StructSolverKind, StructuredSvmParams, Task};
 
 #[test]
@@ -133,7 +134,7 @@ fn checkpoint_and_resume_continue_exactly() {
             .max_passes(15.0)
             .check()
             .unwrap()
-            .checkpoint_to(&ck)
+            .checkpoints(CheckpointPlan::new().save_to(&ck))
             .fit_multiclass(&data, &mut ())
             .unwrap();
         let resumed = base
@@ -141,7 +142,7 @@ fn checkpoint_and_resume_continue_exactly() {
             .max_passes(40.0)
             .check()
             .unwrap()
-            .resume_from(&ck)
+            .checkpoints(CheckpointPlan::new().resume_from(&ck))
             .fit_multiclass(&data, &mut ())
             .unwrap()
             .model;
@@ -158,7 +159,7 @@ fn checkpoint_and_resume_continue_exactly() {
         .solver(StructSolverKind::Ssg)
         .check()
         .unwrap()
-        .resume_from(&ck);
+        .checkpoints(CheckpointPlan::new().resume_from(&ck));
     let e = other.fit_multiclass(&data, &mut ()).unwrap_err();
     assert!(e.to_string().contains("checkpoint-multiclass-bcfw"), "{e}");
     let wrong_lambda = StructuredSvmParams::new(Task::Multiclass)
@@ -166,7 +167,7 @@ fn checkpoint_and_resume_continue_exactly() {
         .lambda(0.5)
         .check()
         .unwrap()
-        .resume_from(&ck);
+        .checkpoints(CheckpointPlan::new().resume_from(&ck));
     let e = wrong_lambda.fit_multiclass(&data, &mut ()).unwrap_err();
     assert!(e.to_string().contains("checkpoint made for"), "{e}");
 }
