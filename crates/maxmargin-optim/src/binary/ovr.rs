@@ -7,7 +7,7 @@
 use crate::dcd::DcdParams;
 use crate::error::OptimError;
 use crate::problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
-use crate::trainer::{Budget, Fit, Trainer};
+use crate::trainer::{Budget, Fit, Progress, StopReason, TraceRecord, Trainer};
 use maxmargin_core::objective::Lambda;
 use maxmargin_core::vector::SparseRows;
 
@@ -106,5 +106,66 @@ impl OneVsRest {
                 )
             })
             .collect()
+    }
+
+    /// As [`OneVsRest::fit_weighted`], assembled into one multiclass fit: the weights in class-major blocks of
+    /// `d + 1` (the bias weight last in each block, as `MulticlassSpace` lays them out with a constant
+    /// feature) or `d` without a bias; the objective, gap, steps and passes summed over the classes, in one
+    /// trace record; converged when every class converged, else the first other stop.
+    ///
+    /// # Errors
+    /// As [`OneVsRest::fit_weighted`].
+    pub fn fit_multiclass(
+        &self,
+        x: &SparseRows,
+        classes: &[usize],
+        n_classes: usize,
+        class_weights: &[f64],
+    ) -> Result<Fit<Vec<f64>>, OptimError> {
+        let fits = self.fit_weighted(x, classes, n_classes, class_weights)?;
+        let d = x.n_features();
+        let with_bias = self.bias != Bias::None;
+        let width = (d + usize::from(with_bias)).max(1);
+        let mut w = vec![0.0; width * n_classes];
+        for (m, fit) in fits.iter().enumerate() {
+            w[m * width..m * width + d].copy_from_slice(&fit.output.w);
+            if with_bias {
+                w[m * width + d] = fit.output.b;
+            }
+        }
+        let gap = fits
+            .iter()
+            .map(|f| f.trace.last().and_then(|r| r.gap))
+            .sum::<Option<f64>>();
+        let progress = Progress {
+            iteration: fits.iter().map(|f| f.progress.iteration).sum(),
+            epoch: fits.iter().map(|f| f.progress.epoch).sum(),
+        };
+        let objective = fits.iter().map(|f| f.objective).sum();
+        let last = TraceRecord {
+            iteration: progress.iteration,
+            epoch: progress.epoch,
+            seconds: fits
+                .iter()
+                .filter_map(|f| f.trace.last().map(|r| r.seconds))
+                .fold(0.0, f64::max),
+            objective,
+            dual: None,
+            gap,
+            active_constraints: None,
+            oracle_calls: None,
+        };
+        let stop = fits
+            .iter()
+            .map(|f| f.stop)
+            .find(|s| *s != StopReason::Converged)
+            .unwrap_or(StopReason::Converged);
+        Ok(Fit {
+            output: w,
+            objective,
+            trace: vec![last],
+            stop,
+            progress,
+        })
     }
 }

@@ -154,7 +154,7 @@ impl StructuredSvm {
             seed: self.params.seed,
             blocks: 1,
         };
-        let fits = crate::parallel::with_threads(self.params.threads, || {
+        let fit = crate::parallel::with_threads(self.params.threads, || {
             let ovr = maxmargin_optim::ovr::OneVsRest {
                 lambda,
                 bias,
@@ -163,48 +163,8 @@ impl StructuredSvm {
                 budget: self.params.budget(),
                 gap_target: Some(self.gap_target()),
             };
-            Ok(ovr.fit_weighted(x, &classes, n_classes, class_weights)?)
+            Ok(ovr.fit_multiclass(x, &classes, n_classes, class_weights)?)
         })?;
-        let d = x.n_features();
-        let width = self.width(d);
-        let mut w = vec![0.0; width * n_classes];
-        for (m, fit) in fits.iter().enumerate() {
-            w[m * width..m * width + d].copy_from_slice(&fit.output.w);
-            if self.params.bias {
-                w[m * width + d] = fit.output.b;
-            }
-        }
-        let gap = fits
-            .iter()
-            .map(|f| f.trace.last().and_then(|r| r.gap))
-            .sum::<Option<f64>>();
-        let last = maxmargin_optim::TraceRecord {
-            iteration: fits.iter().map(|f| f.progress.iteration).sum(),
-            epoch: fits.iter().map(|f| f.progress.epoch).sum(),
-            seconds: fits
-                .iter()
-                .filter_map(|f| f.trace.last().map(|r| r.seconds))
-                .fold(0.0, f64::max),
-            objective: fits.iter().map(|f| f.objective).sum(),
-            dual: None,
-            gap,
-            active_constraints: None,
-            oracle_calls: None,
-        };
-        let fit = maxmargin_optim::Fit {
-            output: w,
-            objective: last.objective,
-            stop: fits
-                .iter()
-                .map(|f| f.stop)
-                .find(|s| *s != StopReason::Converged)
-                .unwrap_or(StopReason::Converged),
-            progress: maxmargin_optim::Progress {
-                iteration: last.iteration,
-                epoch: last.epoch,
-            },
-            trace: vec![last],
-        };
         Ok((fit, lambda.get()))
     }
 
