@@ -130,6 +130,10 @@ pub trait Solver<P> {
         state
     }
 
+    /// The moment the trainer's time budget ends, for solvers whose single steps can be long (a cutting-plane
+    /// QP): they check it inside the step and return early with a consistent state. The default ignores it.
+    fn set_deadline(&mut self, _deadline: Option<std::time::Instant>) {}
+
     /// A stop the solver certifies itself (a duality gap, a vanished violation).
     fn stop(&self, _state: &Self::State) -> Option<StopReason> {
         None
@@ -432,6 +436,10 @@ impl Trainer {
         let elapsed = || before + start.elapsed().as_secs_f64();
         let mut last_save = before;
         let mut period = checkpoints.as_ref().map_or(0.0, |c| c.every_seconds);
+        if let Some(m) = self.budget.max_seconds {
+            let left = std::time::Duration::try_from_secs_f64((m - before).max(0.0)).ok();
+            solver.set_deadline(left.and_then(|d| start.checked_add(d)));
+        }
         // A run that had already stopped (a finished run's checkpoint, resumed with the same budget) takes
         // no step: the same model again. Periodic checkpoints are written only where no stop applied.
         let already = solver

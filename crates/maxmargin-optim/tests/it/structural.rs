@@ -202,3 +202,23 @@ fn bcfw_resumes_exactly() {
     assert_eq!(bits(&rest.output), bits(&straight.output));
     assert_eq!(rest.progress, straight.progress);
 }
+
+/// A time budget reaches inside n-slack's working-set QP (one step of sweeps took 5 s on yeast under
+/// `--seconds 5`): with the deadline already passed, a step adds its planes but leaves `w` where it was;
+/// without one, the same step moves it.
+#[test]
+fn n_slack_checks_the_deadline_inside_its_qp() {
+    let (space, x, y) = small_chain();
+    let problem = StructProblem::new(&space, &x, &y, Lambda::new(0.1).unwrap()).unwrap();
+    let step_once = |deadline: Option<std::time::Instant>| {
+        let mut s = NSlackParams::default().check().unwrap();
+        Solver::<StructProblem<ChainSpace>>::set_deadline(&mut s, deadline);
+        let mut st = s.init(&problem).unwrap();
+        s.step(&problem, &mut st).unwrap();
+        s.output(&problem, &st)
+    };
+    let moved = step_once(None);
+    assert!(moved.iter().any(|v| *v != 0.0));
+    let stopped = step_once(Some(std::time::Instant::now()));
+    assert!(stopped.iter().all(|v| *v == 0.0), "{stopped:?}");
+}

@@ -30,6 +30,7 @@ impl NSlackParams {
         Ok(NSlack {
             params: self,
             gap_target: None,
+            deadline: None,
         })
     }
 }
@@ -39,6 +40,7 @@ impl NSlackParams {
 pub struct NSlack {
     params: NSlackParams,
     gap_target: Option<f64>,
+    deadline: Option<std::time::Instant>,
 }
 
 impl NSlack {
@@ -136,9 +138,13 @@ where
             // The blocks are solved to a KKT tolerance of ε/10 (hinge units): the outer loop only needs the
             // working-set problem a little more accurately than its own ε, and warm starts carry the rest.
             QpSolver::Smo => {
-                st.qp_solved =
-                    st.set
-                        .solve_blocks(problem.lambda(), 1.0 / n as f64, n, &mut st.w, 0.1 * eps);
+                st.qp_solved = st.set.solve_blocks(
+                    problem.lambda(),
+                    1.0 / n as f64,
+                    n,
+                    &mut st.w,
+                    (0.1 * eps, self.deadline),
+                );
             }
             QpSolver::Clarabel => {
                 st.set.solve(
@@ -151,6 +157,10 @@ where
             }
         }
         Ok(())
+    }
+
+    fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.deadline = deadline;
     }
 
     fn progress(&self, _problem: &StructProblem<'a, S>, st: &Self::State) -> Progress {
