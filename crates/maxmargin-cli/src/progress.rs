@@ -1,9 +1,10 @@
-//! The training progress bar: on stderr, only when it is a terminal, not `--quiet`, and the run lasts
-//! longer than about a second.
+//! Training progress on stderr, unless `--quiet`: on a terminal a bar once the run has taken a second; off a
+//! terminal (a log file, a batch job) one line every 10 seconds (`MAXMARGIN_PROGRESS_SECONDS` changes the
+//! period) with the time, the passes and the last evaluated primal and gap.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use maxmargin::optim::{Observer, Progress, TraceRecord};
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
 /// An observer that draws a bar of epochs (or iterations) once a run has taken a second.
@@ -15,12 +16,26 @@ pub struct TrainingProgress {
     shown: bool,
     steps: u64,
     objective: Option<f64>,
+    gap: Option<f64>,
+    /// Steps between looks at the clock, adapted so that looks are about 5 to 50 ms apart whether a step
+    /// takes a microsecond (Pegasos) or seconds (a cutting-plane pass).
+    stride: u64,
+    last_look: Instant,
+    /// Off a terminal: the period of progress lines, and when the last one was written.
+    lines: Option<(Duration, Instant)>,
 }
 
 impl TrainingProgress {
     /// A bar sized by a budget in passes or iterations; inactive when quiet or stderr is not a terminal.
     pub fn new(total_epochs: Option<f64>, total_iterations: Option<u64>, quiet: bool) -> Self {
-        let active = !quiet && std::io::stderr().is_terminal();
+        let terminal = std::io::stderr().is_terminal();
+        let active = !quiet && terminal;
+        let period = std::env::var("MAXMARGIN_PROGRESS_SECONDS")
+            .ok()
+            .and_then(|v| v.parse::<f64>().ok())
+            .and_then(|s| Duration::try_from_secs_f64(s).ok())
+            .unwrap_or(Duration::from_secs(10));
+        let lines = (!quiet && !terminal).then(|| (period, Instant::now()));
         let bar = active.then(|| {
             let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::hidden());
             bar.set_style(
@@ -39,6 +54,10 @@ impl TrainingProgress {
             shown: false,
             steps: 0,
             objective: None,
+            gap: None,
+            stride: 1,
+            last_look: Instant::now(),
+            lines,
         }
     }
 
@@ -61,9 +80,34 @@ impl TrainingProgress {
 impl Observer for TrainingProgress {
     fn on_step(&mut self, p: Progress) {
         self.steps += 1;
-        // Checking the clock every step would cost more than a sparse Pegasos step.
-        if !self.steps.is_multiple_of(256) {
+        if !self.steps.is_multiple_of(self.stride) {
             return;
+        }
+        let now = Instant::now();
+        let since = now - self.last_look;
+        self.last_look = now;
+        if since < Duration::from_millis(5) {
+            self.stride = self.stride.saturating_mul(2);
+        } else if since > Duration::from_millis(50) && self.stride > 1 {
+            self.stride /= 2;
+        }
+        if let Some((period, last)) = &mut self.lines
+            && now - *last >= *period
+        {
+            *last = now;
+            let mut line = format!(
+                "progress: {:.0} s, pass {:.1}",
+                self.start.elapsed().as_secs_f64(),
+                p.epoch
+            );
+            if let Some(o) = self.objective {
+                line.push_str(&format!(", primal {o:.6}"));
+            }
+            if let Some(g) = self.gap {
+                line.push_str(&format!(", gap {g:.3e}"));
+            }
+            let mut err = std::io::stderr().lock();
+            let _ = writeln!(err, "{line}");
         }
         let fraction = self.fraction(p);
         let Some(bar) = &self.bar else { return };
@@ -79,5 +123,6 @@ impl Observer for TrainingProgress {
 
     fn on_eval(&mut self, record: &TraceRecord) {
         self.objective = Some(record.objective);
+        self.gap = record.gap;
     }
 }

@@ -256,3 +256,41 @@ fn checkpoint_flags_that_cannot_apply_are_refused() {
     );
     let _ = first;
 }
+
+/// Off a terminal a long run says how it goes, one line per period (10 s by default), unless `--quiet`.
+#[test]
+fn off_a_terminal_progress_lines_come_at_their_period() {
+    let Some(data) = super::shared_data() else {
+        return;
+    };
+    let a9a = data.join("a9a/a9a.gz");
+    let tmp = tempfile::tempdir().unwrap();
+    let model = tmp.path().join("m.model");
+    let trace = tmp.path().join("t.jsonl");
+    let run = |quiet: bool| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_maxmargin"));
+        cmd.args(["train", s(&a9a), "--solver", "pegasos", "--epochs", "60"])
+            .args(["--trace", s(&trace), "-o", s(&model)])
+            .env("MAXMARGIN_PROGRESS_SECONDS", "0.02");
+        if quiet {
+            cmd.arg("--quiet");
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let err = run(false);
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("progress: "))
+        .collect();
+    assert!(lines.len() >= 2, "{err}");
+    assert!(lines.iter().all(|l| l.contains(" s, pass ")), "{err}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(", primal ") && l.contains(", gap ")),
+        "{err}"
+    );
+    assert!(!run(true).contains("progress: "));
+}
