@@ -143,8 +143,14 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
     let mut svm = params(args)?.check()?;
     svm = svm.checkpoints(args.checkpoints());
     let data = libsvm::read(data_path)?;
-    let mut bar =
-        progress::TrainingProgress::new(svm.params().epochs, svm.params().iterations, args.quiet);
+    let mut bar = progress::TrainingProgress::new(
+        svm.params().epochs,
+        svm.params().iterations,
+        svm.params()
+            .gap
+            .unwrap_or(maxmargin::convergence::DEFAULT_GAP),
+        args.quiet,
+    );
     // A warm start comes from duals (a dcd --checkpoint file, an older dual file) or a model's margins.
     let alpha = match &args.warm_start {
         Some(path) => {

@@ -17,6 +17,7 @@ pub struct TrainingProgress {
     steps: u64,
     objective: Option<f64>,
     gap: Option<f64>,
+    target: f64,
     /// Steps between looks at the clock, adapted so that looks are about 5 to 50 ms apart whether a step
     /// takes a microsecond (Pegasos) or seconds (a cutting-plane pass).
     stride: u64,
@@ -27,7 +28,13 @@ pub struct TrainingProgress {
 
 impl TrainingProgress {
     /// A bar sized by a budget in passes or iterations; inactive when quiet or stderr is not a terminal.
-    pub fn new(total_epochs: Option<f64>, total_iterations: Option<u64>, quiet: bool) -> Self {
+    /// `target` is the relative gap the run heads for, which the bar shows beside the current one.
+    pub fn new(
+        total_epochs: Option<f64>,
+        total_iterations: Option<u64>,
+        target: f64,
+        quiet: bool,
+    ) -> Self {
         let terminal = std::io::stderr().is_terminal();
         let active = !quiet && terminal;
         let period = std::env::var("MAXMARGIN_PROGRESS_SECONDS")
@@ -39,10 +46,8 @@ impl TrainingProgress {
         let bar = active.then(|| {
             let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::hidden());
             bar.set_style(
-                ProgressStyle::with_template(
-                    "{spinner} [{elapsed_precise}] {wide_bar} {percent:>3}% {msg}",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
             bar
         });
@@ -55,6 +60,7 @@ impl TrainingProgress {
             steps: 0,
             objective: None,
             gap: None,
+            target,
             stride: 1,
             last_look: Instant::now(),
             lines,
@@ -116,9 +122,16 @@ impl Observer for TrainingProgress {
             self.shown = true;
         }
         bar.set_position((fraction.clamp(0.0, 1.0) * 1000.0) as u64);
+        // The gap and where it is heading, not a share of the pass budget (most runs stop on the gap).
+        let mut msg = format!("pass {:.1}", p.epoch);
         if let Some(o) = self.objective {
-            bar.set_message(format!("epoch {:.1}  objective {o:.6}", p.epoch));
+            msg.push_str(&format!("  primal {o:.6}"));
+            if let Some(g) = self.gap {
+                let relative = g / o.abs().max(f64::MIN_POSITIVE);
+                msg.push_str(&format!("  gap {relative:.2e} -> {:.0e}", self.target));
+            }
         }
+        bar.set_message(msg);
     }
 
     fn on_eval(&mut self, record: &TraceRecord) {

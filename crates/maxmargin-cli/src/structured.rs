@@ -108,7 +108,12 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
     if let Some(path) = &args.warm_start {
         svm = svm.warm_start_from(&StructuredModel::load(path)?)?;
     }
-    let mut bar = progress::TrainingProgress::new(svm.params().max_passes, None, args.quiet);
+    let target = svm.params().gap.unwrap_or(match svm.params().solver {
+        StructSolverKind::Bcfw => svm.params().epsilon,
+        _ => maxmargin::convergence::DEFAULT_GAP,
+    });
+    let mut bar =
+        progress::TrainingProgress::new(svm.params().max_passes, None, target, args.quiet);
     let report = match task {
         Task::Multiclass => svm.fit_multiclass_owned(libsvm::read(data)?, &mut bar)?,
         Task::Multilabel => svm.fit_multilabel(&multilabel::read(data)?, &mut bar)?,
