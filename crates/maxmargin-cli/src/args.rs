@@ -25,6 +25,14 @@ pub(crate) enum Command {
         /// Write predictions here (atomically) instead of standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Also the decision values: binary, one column (the positive label's); multiclass, one per class in
+        /// the model's class order, named by a `#` header line. Decision values are margins, not
+        /// probabilities.
+        #[arg(long)]
+        scores: bool,
+        /// One JSON object per row: {"label": L} (with --scores also "score", or "scores" by class).
+        #[arg(long)]
+        json: bool,
     },
     /// Accuracy, counts, and with --lambda the primal objective, of a model on labelled data.
     Eval {

@@ -193,15 +193,84 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
     )
 }
 
-pub(crate) fn predict(model_path: &Path, data: &Path, output: Option<&Path>) -> Result<()> {
+/// A multiclass prediction as a JSON number (its class value).
+fn class_value(p: &maxmargin::structured_svm::Prediction) -> serde_json::Value {
+    match p {
+        maxmargin::structured_svm::Prediction::Class(v) => serde_json::json!(v),
+        other => serde_json::json!(other.to_string()),
+    }
+}
+
+/// `predict`: one line per row, the predicted label, with `--scores` the decision values beside it, with
+/// `--json` as JSON objects.
+pub(crate) fn predict(
+    model_path: &Path,
+    data: &Path,
+    output: Option<&Path>,
+    (scores, json): (bool, bool),
+) -> Result<()> {
     let kind = maxmargin::io::model_file::read_header(model_path)?.kind;
     let lines: Vec<String> = if kind == maxmargin::linear::MODEL_KIND {
         let model = LinearModel::load(model_path)?;
         let data = libsvm::read(data)?;
-        model
-            .predict_rows(&data.x)
+        let values = model.decision_rows(&data.x);
+        let labels = model.predict_rows(&data.x);
+        labels
             .iter()
-            .map(ToString::to_string)
+            .zip(&values)
+            .map(|(l, v)| match (scores, json) {
+                (false, false) => l.to_string(),
+                (true, false) => format!("{l} {v}"),
+                (false, true) => serde_json::json!({ "label": l }).to_string(),
+                (true, true) => serde_json::json!({ "label": l, "score": v }).to_string(),
+            })
+            .collect()
+    } else if kind == "multiclass" && (scores || json) {
+        let model = maxmargin::StructuredModel::load(model_path)?;
+        let data = libsvm::read(data)?;
+        let preds = model.predict_multiclass(&data)?;
+        let values = if scores {
+            model.multiclass_scores(&data)?
+        } else {
+            Vec::new()
+        };
+        let mut lines = Vec::with_capacity(preds.len() + 1);
+        if scores && !json {
+            let names: Vec<String> = model
+                .classes
+                .iter()
+                .map(|c| format!("score({c})"))
+                .collect();
+            lines.push(format!("# label {}", names.join(" ")));
+        }
+        for (i, p) in preds.iter().enumerate() {
+            lines.push(match (scores, json) {
+                (true, false) => {
+                    let v: Vec<String> = values[i].iter().map(ToString::to_string).collect();
+                    format!("{p} {}", v.join(" "))
+                }
+                (false, _) => serde_json::json!({ "label": class_value(p) }).to_string(),
+                (true, true) => {
+                    let by_class: serde_json::Map<String, serde_json::Value> = model
+                        .classes
+                        .iter()
+                        .zip(&values[i])
+                        .map(|(c, v)| (c.to_string(), serde_json::json!(v)))
+                        .collect();
+                    serde_json::json!({ "label": class_value(p), "scores": by_class }).to_string()
+                }
+            });
+        }
+        lines
+    } else if scores {
+        bail!(
+            "--scores applies to binary and multiclass models; {} is a {kind} model",
+            model_path.display()
+        );
+    } else if json {
+        structured::predict(model_path, data)?
+            .iter()
+            .map(|l| serde_json::json!({ "label": l }).to_string())
             .collect()
     } else {
         structured::predict(model_path, data)?

@@ -130,7 +130,9 @@ fn run(cli: Cli) -> Result<i32> {
             model,
             data,
             output,
-        } => predict(&model, &data, output.as_deref()).map(|()| 0),
+            scores,
+            json,
+        } => predict(&model, &data, output.as_deref(), (scores, json)).map(|()| 0),
         Command::Eval {
             model,
             data,

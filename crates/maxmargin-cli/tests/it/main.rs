@@ -5,6 +5,7 @@ use std::process::{Command, Output};
 
 mod hostile;
 mod resume;
+mod scores;
 
 fn maxmargin(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_maxmargin"))

@@ -95,6 +95,27 @@ impl StructuredModel {
             .collect()
     }
 
+    /// The decision value of every class for every row of multiclass data, classes in the model's order
+    /// ([`StructuredModel::classes`]): `⟨w_c, x⟩` (with the bias weight), the values the prediction maximizes.
+    ///
+    /// # Errors
+    /// When the model is not a multiclass model.
+    pub fn multiclass_scores(&self, data: &LabeledData) -> Result<Vec<Vec<f64>>, Error> {
+        if self.task != Task::Multiclass {
+            return Err(self.wrong_task(Task::Multiclass));
+        }
+        let space = self.multiclass_space()?;
+        Ok(self
+            .inputs(&data.x)
+            .iter()
+            .map(|x| {
+                (0..self.n_labels as u32)
+                    .map(|c| space.score(&self.w, x, &c))
+                    .collect()
+            })
+            .collect())
+    }
+
     /// Predicts every row of multilabel data.
     ///
     /// # Errors

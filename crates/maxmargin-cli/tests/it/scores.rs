@@ -1,0 +1,58 @@
+//! `predict --scores` and `--json`: the decision values beside the labels, as the prediction uses them.
+
+use super::{fails, ok, s};
+
+#[test]
+fn binary_and_multiclass_scores_agree_with_the_labels() {
+    let tmp = tempfile::tempdir().unwrap();
+    let heart = super::heart(tmp.path());
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    let (bm, mm) = (tmp.path().join("b.model"), tmp.path().join("m.model"));
+    ok(&["train", s(&heart), "-o", s(&bm), "-q"]);
+    ok(&[
+        "train",
+        s(&iris),
+        "--task",
+        "multiclass",
+        "-o",
+        s(&mm),
+        "-q",
+    ]);
+    // Binary: one column, positive exactly when the label is the positive one (+1 here).
+    let text = ok(&["predict", s(&bm), s(&heart), "--scores"]);
+    let plain = ok(&["predict", s(&bm), s(&heart)]);
+    assert_eq!(text.lines().count(), 270);
+    for (line, label) in text.lines().zip(plain.lines()) {
+        let (l, v) = line.split_once(' ').unwrap();
+        assert_eq!(l, label);
+        let v: f64 = v.parse().unwrap();
+        assert_eq!(v > 0.0, l == "1", "{line}");
+    }
+    for line in ok(&["predict", s(&bm), s(&heart), "--scores", "--json"]).lines() {
+        let j: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(j["label"].is_number() && j["score"].is_number(), "{line}");
+    }
+    // Multiclass: a header names the classes; the label is the class of the largest score.
+    let text = ok(&["predict", s(&mm), s(&iris), "--scores"]);
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("# label score(0) score(1) score(2)"));
+    for line in lines {
+        let cols: Vec<f64> = line.split(' ').map(|v| v.parse().unwrap()).collect();
+        let best = (1..4).max_by(|&a, &b| cols[a].total_cmp(&cols[b])).unwrap();
+        assert_eq!(cols[0], (best - 1) as f64, "{line}");
+    }
+    let json = ok(&["predict", s(&mm), s(&iris), "--scores", "--json"]);
+    let first: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    assert_eq!(first["scores"].as_object().unwrap().len(), 3);
+    // Other models have no scores to give.
+    let ocr = tmp.path().join("c.dat");
+    std::fs::write(&ocr, "1 qid:1 1:1\n2 qid:1 2:1\n1 qid:2 1:1\n").unwrap();
+    let cm = tmp.path().join("c.model");
+    ok(&["train", s(&ocr), "--task", "chain", "-o", s(&cm), "-q"]);
+    let err = fails(&["predict", s(&cm), s(&ocr), "--scores"], 1);
+    assert!(
+        err.contains("--scores applies to binary and multiclass models"),
+        "{err}"
+    );
+}
