@@ -316,10 +316,39 @@ pub(crate) fn eval(
     if json {
         out!("{}", serde_json::to_string(&e)?);
     } else {
-        out!("accuracy   {:.4}  ({}/{})", e.accuracy, e.correct, e.n);
-        out!("           predicted +  predicted -");
-        out!("actual +   {:<11}  {}", e.true_positive, e.false_negative);
-        out!("actual -   {:<11}  {}", e.false_positive, e.true_negative);
+        let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
+        let [neg, pos] = model.labels;
+        out!(
+            "examples   {}  (prevalence of {pos}: {:.4})",
+            e.n,
+            e.prevalence
+        );
+        out!("ranking (the scores' order, no threshold)");
+        out!("  roc auc            {}", cell(e.roc_auc));
+        out!("  average precision  {}", cell(e.average_precision));
+        out!("decision (at the model's threshold, score > 0 means {pos})");
+        out!("  accuracy   {:.4}  ({}/{})", e.accuracy, e.correct, e.n);
+        out!("  precision  {}", cell(e.precision));
+        out!("  recall     {}", cell(e.recall));
+        out!("  f1         {}", cell(e.f1));
+        let (hp, hn) = (format!("predicted {pos}"), format!("predicted {neg}"));
+        let w = hp.len().max(hn.len()).max(8);
+        let a = format!("actual {pos}")
+            .len()
+            .max(format!("actual {neg}").len());
+        out!("  {:a$}  {hp:>w$}  {hn:>w$}", "");
+        out!(
+            "  {:a$}  {:>w$}  {:>w$}",
+            format!("actual {pos}"),
+            e.true_positive,
+            e.false_negative
+        );
+        out!(
+            "  {:a$}  {:>w$}  {:>w$}",
+            format!("actual {neg}"),
+            e.false_positive,
+            e.true_negative
+        );
         out!("mean hinge {:.6}", e.mean_hinge);
         if let (Some(l), Some(o)) = (e.lambda, e.objective) {
             out!("objective  {o:.6}  (lambda {l:e})");

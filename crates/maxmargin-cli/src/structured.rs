@@ -200,6 +200,9 @@ pub fn eval(
         ("hamming loss", e.hamming_loss),
         ("exact match", e.exact_match),
         ("micro F1", e.micro_f1),
+        ("macro precision", e.macro_precision),
+        ("macro recall", e.macro_recall),
+        ("macro F1", e.macro_f1),
         ("token error", e.token_error),
         ("sequence accuracy", e.sequence_accuracy),
         ("objective", e.objective),
@@ -207,6 +210,26 @@ pub fn eval(
     for (name, v) in rows {
         if let Some(v) = v {
             out!("{name:<17} {v:.6}");
+        }
+    }
+    if let Some(classes) = &e.per_class {
+        let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
+        out!("class        support  precision  recall  f1");
+        for c in classes {
+            out!(
+                "{:<12} {:>7}  {:>9}  {:>6}  {:>6}",
+                c.class,
+                c.support,
+                cell(c.precision),
+                cell(c.recall),
+                cell(c.f1)
+            );
+        }
+    }
+    if let Some(conf) = &e.confusion {
+        out!("confusion (actual -> predicted: rows, the pairs that occur)");
+        for &(a, p, n) in &conf.entries {
+            out!("  {} -> {}: {n}", conf.labels[a], conf.labels[p]);
         }
     }
     Ok(())

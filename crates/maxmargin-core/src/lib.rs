@@ -26,6 +26,7 @@
 pub mod affine;
 mod error;
 pub mod hinge;
+pub mod metrics;
 pub mod objective;
 pub mod scale;
 pub mod structured;

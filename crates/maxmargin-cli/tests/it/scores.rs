@@ -56,3 +56,72 @@ fn binary_and_multiclass_scores_agree_with_the_labels() {
         "{err}"
     );
 }
+
+/// `eval` reports ranking and decision measures apart, with the documented JSON keys; the counts add up.
+#[test]
+fn eval_reports_ranking_and_decision_measures() {
+    let tmp = tempfile::tempdir().unwrap();
+    let heart = super::heart(tmp.path());
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    let (bm, mm) = (tmp.path().join("b.model"), tmp.path().join("m.model"));
+    ok(&["train", s(&heart), "-o", s(&bm), "-q"]);
+    ok(&[
+        "train",
+        s(&iris),
+        "--task",
+        "multiclass",
+        "-o",
+        s(&mm),
+        "-q",
+    ]);
+    let e: serde_json::Value =
+        serde_json::from_str(&ok(&["eval", s(&bm), s(&heart), "--json"])).unwrap();
+    for k in [
+        "roc_auc",
+        "average_precision",
+        "precision",
+        "recall",
+        "f1",
+        "prevalence",
+        "accuracy",
+    ] {
+        let v = e[k].as_f64().unwrap_or_else(|| panic!("{k} in {e}"));
+        assert!((0.0..=1.0).contains(&v), "{k} = {v}");
+    }
+    let total: u64 = e["confusion"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t[2].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 270);
+    assert_eq!(e["confusion"]["labels"], serde_json::json!([-1.0, 1.0]));
+    let text = ok(&["eval", s(&bm), s(&heart)]);
+    assert!(
+        text.contains("ranking (the scores' order, no threshold)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("predicted 1") && text.contains("actual -1"),
+        "{text}"
+    );
+    let m: serde_json::Value =
+        serde_json::from_str(&ok(&["eval", s(&mm), s(&iris), "--json"])).unwrap();
+    let per_class = m["per_class"].as_array().unwrap();
+    assert_eq!(per_class.len(), 3);
+    let support: u64 = per_class
+        .iter()
+        .map(|c| c["support"].as_u64().unwrap())
+        .sum();
+    assert_eq!(support, 150);
+    let diagonal: u64 = m["confusion"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t[0] == t[1])
+        .map(|t| t[2].as_u64().unwrap())
+        .sum();
+    assert!((diagonal as f64 / 150.0 - m["accuracy"].as_f64().unwrap()).abs() < 1e-12);
+    assert!(m["macro_f1"].as_f64().is_some());
+}

@@ -58,6 +58,28 @@ pub struct Evaluation {
     /// Whether the model's training reached its optimum (from the model file).
     #[serde(default)]
     pub converged: bool,
+    /// Ranking: the probability that a positive row scores above a negative one (ties count 1/2); `None`
+    /// without both classes. No threshold is involved.
+    #[serde(default)]
+    pub roc_auc: Option<f64>,
+    /// Ranking: average precision over the score order; `None` without positives.
+    #[serde(default)]
+    pub average_precision: Option<f64>,
+    /// Decision at the model's threshold: of the rows predicted positive, the share that are.
+    #[serde(default)]
+    pub precision: Option<f64>,
+    /// Decision: of the positive rows, the share predicted positive.
+    #[serde(default)]
+    pub recall: Option<f64>,
+    /// Decision: the harmonic mean of precision and recall.
+    #[serde(default)]
+    pub f1: Option<f64>,
+    /// The share of positive rows (what precision is to be compared with).
+    #[serde(default)]
+    pub prevalence: f64,
+    /// Counts by actual (rows) and predicted (columns) label, named by the model's labels (negative first).
+    #[serde(default)]
+    pub confusion: Option<maxmargin_core::metrics::Confusion>,
 }
 
 impl LinearModel {
@@ -159,12 +181,8 @@ impl LinearModel {
         let y = self.label_map().targets(data)?;
         let (mut tp, mut fp, mut tn, mut fn_) = (0, 0, 0, 0);
         let (mut hinge_sum, mut loss_sum) = (0.0, 0.0);
-        for ((f, &yi), label) in self
-            .decision_rows(&data.x)
-            .into_iter()
-            .zip(&y)
-            .zip(&data.labels)
-        {
+        let scores = self.decision_rows(&data.x);
+        for ((&f, &yi), label) in scores.iter().zip(&y).zip(&data.labels) {
             hinge_sum += hinge(yi * f);
             let weight = self
                 .params
@@ -182,6 +200,8 @@ impl LinearModel {
         }
         let n = data.n_samples();
         let mean_hinge = hinge_sum / n as f64;
+        let positive: Vec<bool> = y.iter().map(|&v| v > 0.0).collect();
+        let decisions = maxmargin_core::metrics::Decisions::from_counts(tp, fp, fn_);
         let reg = norm_sq(&self.w)
             + if self.bias == Bias::Feature {
                 self.b * self.b
@@ -200,6 +220,19 @@ impl LinearModel {
             lambda,
             objective: lambda.map(|l| 0.5 * l * reg + loss_sum / n as f64),
             converged: self.training.converged,
+            roc_auc: maxmargin_core::metrics::roc_auc(&scores, &positive),
+            average_precision: maxmargin_core::metrics::average_precision(&scores, &positive),
+            precision: decisions.precision,
+            recall: decisions.recall,
+            f1: decisions.f1,
+            prevalence: (tp + fn_) as f64 / n as f64,
+            confusion: Some(maxmargin_core::metrics::Confusion::count(
+                self.labels.to_vec(),
+                positive
+                    .iter()
+                    .zip(&scores)
+                    .map(|(&p, &f)| (usize::from(p), usize::from(f > 0.0))),
+            )),
         })
     }
 

@@ -106,7 +106,8 @@ pub struct StructEvaluation {
     /// Multilabel: the fraction of examples with every label right.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exact_match: Option<f64>,
-    /// Multilabel: micro-averaged F1 over all label decisions.
+    /// Multilabel: micro-averaged F1 over all label decisions; multiclass: the same over the classes (which
+    /// for one class per row is the accuracy).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub micro_f1: Option<f64>,
     /// Chains: the fraction of wrong positions.
@@ -124,6 +125,36 @@ pub struct StructEvaluation {
     /// Whether the model's training reached its optimum (from the model file).
     #[serde(default)]
     pub converged: bool,
+    /// Multiclass: precision, recall and F1 by class, in the model's class order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_class: Option<Vec<ClassMetrics>>,
+    /// Multiclass: the mean precision over the classes present in the data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub macro_precision: Option<f64>,
+    /// Multiclass: the mean recall over the classes present in the data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub macro_recall: Option<f64>,
+    /// Multiclass: the mean F1 over the classes present in the data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub macro_f1: Option<f64>,
+    /// Multiclass: counts by actual and predicted class (only the pairs that occur).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confusion: Option<maxmargin_core::metrics::Confusion>,
+}
+
+/// One class's decisions on labelled data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClassMetrics {
+    /// The class value.
+    pub class: f64,
+    /// Its rows in the data.
+    pub support: usize,
+    /// Of the rows predicted as this class, the share that are.
+    pub precision: Option<f64>,
+    /// Of this class's rows, the share predicted as it.
+    pub recall: Option<f64>,
+    /// The harmonic mean of the two.
+    pub f1: Option<f64>,
 }
 
 /// What multiclass training learned from the data before building its examples.

@@ -195,18 +195,62 @@ impl StructuredModel {
         let y = classes.indices(data)?;
         let space = self.multiclass_space()?;
         let x = self.inputs(&data.x);
-        let correct = x
-            .iter()
-            .zip(&y)
-            .filter(|(xi, yi)| space.decode(&self.w, xi).ok() == Some(**yi))
-            .count();
         let n = nonempty(data.n_samples(), &data.source)?;
+        let predicted: Vec<u32> = x
+            .iter()
+            .map(|xi| space.decode(&self.w, xi))
+            .collect::<Result<_, _>>()?;
+        let correct = predicted.iter().zip(&y).filter(|(p, t)| p == t).count();
+        // Per class, from counts kept per class (linear in the rows and the classes, never their product).
+        let k = self.classes.len();
+        let (mut tp, mut fp, mut fn_) = (vec![0usize; k], vec![0usize; k], vec![0usize; k]);
+        for (&p, &t) in predicted.iter().zip(&y) {
+            let (p, t) = (p as usize, t as usize);
+            if p == t {
+                tp[t] += 1;
+            } else {
+                fp[p.min(k - 1)] += 1;
+                fn_[t] += 1;
+            }
+        }
+        let per_class: Vec<ClassMetrics> = (0..k)
+            .map(|c| {
+                let d = maxmargin_core::metrics::Decisions::from_counts(tp[c], fp[c], fn_[c]);
+                ClassMetrics {
+                    class: self.classes[c],
+                    support: tp[c] + fn_[c],
+                    precision: d.precision,
+                    recall: d.recall,
+                    f1: d.f1,
+                }
+            })
+            .collect();
+        // Macro averages over the classes present in the data (a class with no rows has no recall).
+        let present: Vec<&ClassMetrics> = per_class.iter().filter(|c| c.support > 0).collect();
+        let mean = |f: &dyn Fn(&ClassMetrics) -> Option<f64>| {
+            (!present.is_empty()).then(|| {
+                present.iter().map(|c| f(c).unwrap_or(0.0)).sum::<f64>() / present.len() as f64
+            })
+        };
+        let accuracy = correct as f64 / n as f64;
         Ok(StructEvaluation {
             n,
-            accuracy: Some(correct as f64 / n as f64),
+            accuracy: Some(accuracy),
             lambda,
             objective: self.objective(&space, &x, &y, lambda)?,
             converged: self.training.converged,
+            macro_precision: mean(&|c| c.precision),
+            macro_recall: mean(&|c| c.recall),
+            macro_f1: mean(&|c| c.f1),
+            // Each row has one true and one predicted class: micro precision, recall and F1 are the accuracy.
+            micro_f1: Some(accuracy),
+            confusion: Some(maxmargin_core::metrics::Confusion::count(
+                self.classes.clone(),
+                y.iter()
+                    .zip(&predicted)
+                    .map(|(&t, &p)| (t as usize, p as usize)),
+            )),
+            per_class: Some(per_class),
             ..StructEvaluation::default()
         })
     }
