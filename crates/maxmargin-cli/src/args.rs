@@ -30,9 +30,13 @@ pub(crate) enum Command {
         /// probabilities.
         #[arg(long)]
         scores: bool,
-        /// One JSON object per row: {"label": L} (with --scores also "score", or "scores" by class).
+        /// One JSON object per row: {"label": L} (with --scores also "score", or "scores" by class, with
+        /// --probability "probability").
         #[arg(long)]
         json: bool,
+        /// Also the probability of the positive label, for a calibrated binary model (see calibrate).
+        #[arg(long)]
+        probability: bool,
     },
     /// Accuracy, counts, and with --lambda the primal objective, of a model on labelled data.
     Eval {
@@ -52,6 +56,52 @@ pub(crate) enum Command {
     Cv(Box<CvCmd>),
     /// Run the worked examples and train, save, load and evaluate a model on embedded data.
     Demo,
+    /// Fit a calibration (scores to probabilities) of a binary model on development data, never the
+    /// training data, and save the calibrated model (then `predict --probability` applies).
+    Calibrate {
+        /// The binary model.
+        model: PathBuf,
+        /// Labelled development data, disjoint from the training data.
+        data: PathBuf,
+        /// Where to save the calibrated model.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// platt (a sigmoid, Lin, Lin and Weng's method) or isotonic (a monotone step map).
+        #[arg(long, value_enum, default_value_t = MethodArg::Platt)]
+        method: MethodArg,
+    },
+    /// Choose a binary model's score cut-off on development data, by expected cost, review capacity or
+    /// recall; it is stored in the model and used by predict and eval.
+    Threshold {
+        /// The binary (or calibrated) model.
+        model: PathBuf,
+        /// Labelled development data, disjoint from the training data and the final test.
+        data: PathBuf,
+        /// Where to save the model with its threshold.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Cost of a missed positive (with --cost-fp).
+        #[arg(long, requires = "cost_fp", conflicts_with_all = ["max_flag_rate", "min_recall"])]
+        cost_fn: Option<f64>,
+        /// Cost of a false alarm (with --cost-fn).
+        #[arg(long, requires = "cost_fn")]
+        cost_fp: Option<f64>,
+        /// Flag at most this fraction of the rows (review capacity).
+        #[arg(long, conflicts_with = "min_recall")]
+        max_flag_rate: Option<f64>,
+        /// Catch at least this fraction of the positives, with as few flags as that allows.
+        #[arg(long)]
+        min_recall: Option<f64>,
+    },
+}
+
+/// What `calibrate --method` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum MethodArg {
+    /// Platt's sigmoid.
+    Platt,
+    /// Isotonic regression.
+    Isotonic,
 }
 
 #[derive(Debug, Args)]

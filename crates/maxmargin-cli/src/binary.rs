@@ -207,22 +207,52 @@ pub(crate) fn predict(
     model_path: &Path,
     data: &Path,
     output: Option<&Path>,
-    (scores, json): (bool, bool),
+    (scores, json, probability): (bool, bool, bool),
 ) -> Result<()> {
     let kind = maxmargin::io::model_file::read_header(model_path)?.kind;
-    let lines: Vec<String> = if kind == maxmargin::linear::MODEL_KIND {
-        let model = LinearModel::load(model_path)?;
+    let binary = kind == maxmargin::linear::MODEL_KIND || kind == maxmargin::linear::DECISION_KIND;
+    if probability && !binary {
+        bail!(
+            "--probability applies to calibrated binary models; {} is a {kind} model",
+            model_path.display()
+        );
+    }
+    let lines: Vec<String> = if binary {
+        let model = maxmargin::linear::DecisionModel::load(model_path)?;
         let data = libsvm::read(data)?;
-        let values = model.decision_rows(&data.x);
+        let values = model.model.decision_rows(&data.x);
         let labels = model.predict_rows(&data.x);
+        let probs = if probability {
+            model
+                .probabilities(&data.x)
+                .with_context(|| format!("{}", model_path.display()))?
+        } else {
+            Vec::new()
+        };
         labels
             .iter()
             .zip(&values)
-            .map(|(l, v)| match (scores, json) {
-                (false, false) => l.to_string(),
-                (true, false) => format!("{l} {v}"),
-                (false, true) => serde_json::json!({ "label": l }).to_string(),
-                (true, true) => serde_json::json!({ "label": l, "score": v }).to_string(),
+            .enumerate()
+            .map(|(i, (l, v))| {
+                if json {
+                    let mut o = serde_json::json!({ "label": l });
+                    if scores {
+                        o["score"] = serde_json::json!(v);
+                    }
+                    if probability {
+                        o["probability"] = serde_json::json!(probs[i]);
+                    }
+                    o.to_string()
+                } else {
+                    let mut line = l.to_string();
+                    if scores {
+                        line.push_str(&format!(" {v}"));
+                    }
+                    if probability {
+                        line.push_str(&format!(" {}", probs[i]));
+                    }
+                    line
+                }
             })
             .collect()
     } else if kind == "multiclass" && (scores || json) {
@@ -307,12 +337,13 @@ pub(crate) fn eval(
         bail!("--lambda must be positive and finite, got {l}");
     }
     let kind = maxmargin::io::model_file::read_header(model_path)?.kind;
-    if kind != maxmargin::linear::MODEL_KIND {
+    if kind != maxmargin::linear::MODEL_KIND && kind != maxmargin::linear::DECISION_KIND {
         return structured::eval(model_path, data_path, lambda, json);
     }
-    let model = LinearModel::load(model_path)?;
+    let decision = maxmargin::linear::DecisionModel::load(model_path)?;
+    let model = &decision.model;
     let data = libsvm::read(data_path)?;
-    let e = model.evaluate(&data, lambda)?;
+    let e = decision.evaluate(&data, lambda)?;
     if json {
         out!("{}", serde_json::to_string(&e)?);
     } else {
@@ -326,7 +357,10 @@ pub(crate) fn eval(
         out!("ranking (the scores' order, no threshold)");
         out!("  roc auc            {}", cell(e.roc_auc));
         out!("  average precision  {}", cell(e.average_precision));
-        out!("decision (at the model's threshold, score > 0 means {pos})");
+        out!(
+            "decision (at the model's threshold, score > {} means {pos})",
+            decision.cut()
+        );
         out!("  accuracy   {:.4}  ({}/{})", e.accuracy, e.correct, e.n);
         out!("  precision  {}", cell(e.precision));
         out!("  recall     {}", cell(e.recall));
@@ -349,6 +383,11 @@ pub(crate) fn eval(
             e.false_positive,
             e.true_negative
         );
+        if let (Some(b), Some(l)) = (e.brier, e.log_loss) {
+            out!("probabilities (calibrated)");
+            out!("  brier      {b:.4}");
+            out!("  log loss   {l:.4}");
+        }
         out!("mean hinge {:.6}", e.mean_hinge);
         if let (Some(l), Some(o)) = (e.lambda, e.objective) {
             out!("objective  {o:.6}  (lambda {l:e})");

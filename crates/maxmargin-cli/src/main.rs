@@ -21,6 +21,7 @@ macro_rules! note {
 
 mod args;
 mod binary;
+mod decision;
 mod demo;
 mod progress;
 mod report;
@@ -132,7 +133,14 @@ fn run(cli: Cli) -> Result<i32> {
             output,
             scores,
             json,
-        } => predict(&model, &data, output.as_deref(), (scores, json)).map(|()| 0),
+            probability,
+        } => predict(
+            &model,
+            &data,
+            output.as_deref(),
+            (scores, json, probability),
+        )
+        .map(|()| 0),
         Command::Eval {
             model,
             data,
@@ -141,6 +149,34 @@ fn run(cli: Cli) -> Result<i32> {
         } => eval(&model, &data, lambda, json).map(|()| 0),
         Command::Cv(cmd) => cv(&cmd).map(|()| 0),
         Command::Demo => demo::run().map(|()| 0),
+        Command::Calibrate {
+            model,
+            data,
+            output,
+            method,
+        } => decision::calibrate(&model, &data, &output, method).map(|()| 0),
+        Command::Threshold {
+            model,
+            data,
+            output,
+            cost_fn,
+            cost_fp,
+            max_flag_rate,
+            min_recall,
+        } => {
+            let rule = match (cost_fn.zip(cost_fp), max_flag_rate, min_recall) {
+                (Some((a, b)), None, None) => maxmargin::linear::ThresholdRule::Cost {
+                    false_negative: a,
+                    false_positive: b,
+                },
+                (None, Some(r), None) => maxmargin::linear::ThresholdRule::MaxFlagRate(r),
+                (None, None, Some(r)) => maxmargin::linear::ThresholdRule::MinRecall(r),
+                _ => bail!(
+                    "threshold needs one rule: --cost-fn A --cost-fp B, --max-flag-rate R or --min-recall R"
+                ),
+            };
+            decision::threshold(&model, &data, &output, rule).map(|()| 0)
+        }
     }
 }
 

@@ -24,6 +24,7 @@
 //! ```
 
 pub mod affine;
+pub mod calibration;
 mod error;
 pub mod hinge;
 pub mod metrics;

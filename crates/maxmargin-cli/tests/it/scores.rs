@@ -125,3 +125,101 @@ fn eval_reports_ranking_and_decision_measures() {
     assert!((diagonal as f64 / 150.0 - m["accuracy"].as_f64().unwrap()).abs() < 1e-12);
     assert!(m["macro_f1"].as_f64().is_some());
 }
+
+/// The decision workflow on a9a: train, calibrate on one part of a9a.t, choose a cut-off by capacity on
+/// it, evaluate once on the rest. Calibration beats a raw sigmoid of the margin on the held-out rows; the
+/// capacity holds on the development rows; an uncalibrated model gives no probabilities.
+#[test]
+fn calibrate_and_threshold_on_development_data_only() {
+    let Some(data) = super::shared_data() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let test_text = {
+        use std::io::Read;
+        let mut s = String::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(data.join("a9a/a9a.t.gz")).unwrap())
+            .read_to_string(&mut s)
+            .unwrap();
+        s
+    };
+    let lines: Vec<&str> = test_text.lines().collect();
+    let (dev, test) = (tmp.path().join("dev.svm"), tmp.path().join("test.svm"));
+    std::fs::write(&dev, lines[..8000].join("\n") + "\n").unwrap();
+    std::fs::write(&test, lines[8000..].join("\n") + "\n").unwrap();
+    let m = |n: &str| tmp.path().join(n);
+    let a9a = data.join("a9a/a9a.gz");
+    ok(&["train", s(&a9a), "-o", s(&m("a.model")), "-q"]);
+    let err = fails(&["predict", s(&m("a.model")), s(&test), "--probability"], 1);
+    assert!(err.contains("a margin is not a confidence"), "{err}");
+    ok(&[
+        "calibrate",
+        s(&m("a.model")),
+        s(&dev),
+        "-o",
+        s(&m("c.model")),
+    ]);
+    let truth: Vec<f64> = lines[8000..]
+        .iter()
+        .map(|l| f64::from(u8::from(l.starts_with("+1"))))
+        .collect();
+    let brier = |p: &[f64]| {
+        p.iter()
+            .zip(&truth)
+            .map(|(p, t)| (p - t) * (p - t))
+            .sum::<f64>()
+            / p.len() as f64
+    };
+    let out = ok(&[
+        "predict",
+        s(&m("c.model")),
+        s(&test),
+        "--scores",
+        "--probability",
+    ]);
+    let (raw, calibrated): (Vec<f64>, Vec<f64>) = out
+        .lines()
+        .map(|l| {
+            let v: Vec<f64> = l.split(' ').map(|x| x.parse().unwrap()).collect();
+            (1.0 / (1.0 + (-v[1]).exp()), v[2])
+        })
+        .unzip();
+    assert!(
+        brier(&calibrated) < brier(&raw),
+        "{} vs {}",
+        brier(&calibrated),
+        brier(&raw)
+    );
+    let e: serde_json::Value =
+        serde_json::from_str(&ok(&["eval", s(&m("c.model")), s(&test), "--json"])).unwrap();
+    assert!(e["brier"].as_f64().unwrap() < 0.2 && e["log_loss"].as_f64().is_some());
+    // At most 10% of the development rows flagged; the cut-off is used by predict.
+    let said = ok(&[
+        "threshold",
+        s(&m("c.model")),
+        s(&dev),
+        "--max-flag-rate",
+        "0.1",
+        "-o",
+        s(&m("t.model")),
+    ]);
+    assert!(said.contains("flag rate"), "{said}");
+    let flagged = ok(&["predict", s(&m("t.model")), s(&dev)])
+        .lines()
+        .filter(|l| *l == "1")
+        .count();
+    assert!(flagged <= 800 && flagged > 600, "{flagged}");
+    let err = fails(
+        &[
+            "threshold",
+            s(&m("c.model")),
+            s(&dev),
+            "--max-flag-rate",
+            "1.5",
+            "-o",
+            s(&m("x.model")),
+        ],
+        1,
+    );
+    assert!(err.contains("fraction"), "{err}");
+}

@@ -260,11 +260,16 @@ impl LinearSvm {
 }
 
 mod cv;
+mod decision;
 mod dual_file;
 mod model;
 mod params;
 
 pub use cv::{CrossValidation, PathPoint, cross_validate, regularization_path};
+pub use decision::{
+    AtThreshold, Calibration, CalibrationMap, CalibrationMethod, DECISION_KIND, DecisionModel,
+    Threshold, ThresholdRule,
+};
 pub use dual_file::{DUAL_KIND, DualFile, warm_duals};
 pub use model::{Evaluation, LinearModel};
 pub use params::{LinearSvmParams, SolverKind};

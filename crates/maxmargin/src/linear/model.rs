@@ -80,6 +80,12 @@ pub struct Evaluation {
     /// Counts by actual (rows) and predicted (columns) label, named by the model's labels (negative first).
     #[serde(default)]
     pub confusion: Option<maxmargin_core::metrics::Confusion>,
+    /// Calibrated models: the mean squared error of the probabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub brier: Option<f64>,
+    /// Calibrated models: the mean negative log-probability of the true labels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_loss: Option<f64>,
 }
 
 impl LinearModel {
@@ -145,7 +151,7 @@ impl LinearModel {
             .collect()
     }
 
-    fn label_map(&self) -> BinaryLabels {
+    pub(super) fn label_map(&self) -> BinaryLabels {
         BinaryLabels {
             negative: self.labels[0],
             positive: self.labels[1],
@@ -169,6 +175,20 @@ impl LinearModel {
     /// [`Error::Io`] naming the file and line of a label that is neither of the model's classes, or for an
     /// empty dataset; [`Error::Core`] for an invalid λ.
     pub fn evaluate(&self, data: &LabeledData, lambda: Option<f64>) -> Result<Evaluation, Error> {
+        self.evaluate_at(data, lambda, 0.0)
+    }
+
+    /// As [`LinearModel::evaluate`], with the decisions taken at `score > threshold` instead of `> 0` (the
+    /// ranking measures and the objective do not depend on it).
+    ///
+    /// # Errors
+    /// As [`LinearModel::evaluate`].
+    pub fn evaluate_at(
+        &self,
+        data: &LabeledData,
+        lambda: Option<f64>,
+        threshold: f64,
+    ) -> Result<Evaluation, Error> {
         if data.n_samples() == 0 {
             return Err(IoError::Empty {
                 path: data.source.clone(),
@@ -191,7 +211,7 @@ impl LinearModel {
                 .find(|(c, _)| c == label)
                 .map_or(1.0, |(_, w)| *w);
             loss_sum += weight * self.params.loss.value(yi * f);
-            match (yi > 0.0, f > 0.0) {
+            match (yi > 0.0, f > threshold) {
                 (true, true) => tp += 1,
                 (false, true) => fp += 1,
                 (false, false) => tn += 1,
@@ -226,12 +246,14 @@ impl LinearModel {
             recall: decisions.recall,
             f1: decisions.f1,
             prevalence: (tp + fn_) as f64 / n as f64,
+            brier: None,
+            log_loss: None,
             confusion: Some(maxmargin_core::metrics::Confusion::count(
                 self.labels.to_vec(),
                 positive
                     .iter()
                     .zip(&scores)
-                    .map(|(&p, &f)| (usize::from(p), usize::from(f > 0.0))),
+                    .map(|(&p, &f)| (usize::from(p), usize::from(f > threshold))),
             )),
         })
     }

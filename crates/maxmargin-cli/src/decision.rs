@@ -1,0 +1,60 @@
+//! `calibrate` and `threshold`: turning a binary model's scores into decisions, on development data.
+
+use super::*;
+use maxmargin::linear::{CalibrationMethod, DecisionModel, ThresholdRule};
+
+fn load_binary(model: &Path) -> Result<DecisionModel> {
+    let kind = maxmargin::io::model_file::read_header(model)?.kind;
+    if kind != maxmargin::linear::MODEL_KIND && kind != maxmargin::linear::DECISION_KIND {
+        bail!(
+            "{}: a {kind} model; calibrate and threshold take binary models",
+            model.display()
+        );
+    }
+    Ok(DecisionModel::load(model)?)
+}
+
+pub(crate) fn calibrate(model: &Path, data: &Path, output: &Path, method: MethodArg) -> Result<()> {
+    let m = load_binary(model)?;
+    let dev = libsvm::read(data)?;
+    let method = match method {
+        MethodArg::Platt => CalibrationMethod::Platt,
+        MethodArg::Isotonic => CalibrationMethod::Isotonic,
+    };
+    let m = m.calibrate(&dev, method)?;
+    m.save(output)?;
+    let e = m.evaluate(&dev, None)?;
+    note!(
+        "calibrated on {} rows of {} ({method:?}): brier {:.4}, log loss {:.4} there; saved {}",
+        dev.n_samples(),
+        data.display(),
+        e.brier.unwrap_or(f64::NAN),
+        e.log_loss.unwrap_or(f64::NAN),
+        output.display()
+    );
+    Ok(())
+}
+
+pub(crate) fn threshold(
+    model: &Path,
+    data: &Path,
+    output: &Path,
+    rule: ThresholdRule,
+) -> Result<()> {
+    let m = load_binary(model)?;
+    let dev = libsvm::read(data)?;
+    let (m, at) = m.choose_threshold(&dev, rule)?;
+    m.save(output)?;
+    let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
+    out!(
+        "threshold {}  (on {} rows of {}: precision {}, recall {}, flag rate {:.4})",
+        at.threshold,
+        dev.n_samples(),
+        data.display(),
+        cell(at.precision),
+        cell(at.recall),
+        at.flag_rate
+    );
+    note!("saved {}", output.display());
+    Ok(())
+}

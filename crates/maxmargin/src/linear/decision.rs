@@ -1,0 +1,338 @@
+//! From a binary model's margins to decisions: a calibration fitted on development rows (so a score becomes
+//! a probability) and a cut-off chosen on them (by cost, review capacity or recall), kept with the model in
+//! one file of kind [`DECISION_KIND`]. A margin is not a confidence: probabilities come only from a
+//! calibration, fitted on rows the model was not trained on.
+
+use super::*;
+use maxmargin_core::calibration::{Isotonic, Platt, brier_and_log_loss};
+
+/// The kind of a model file with a calibration or a threshold.
+pub const DECISION_KIND: &str = "binary-decision";
+
+/// How scores map to probabilities.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CalibrationMap {
+    /// Platt's sigmoid (Lin, Lin and Weng's Newton method, smoothed targets).
+    Platt(Platt),
+    /// A monotone step map (pool-adjacent-violators).
+    Isotonic(Isotonic),
+}
+
+/// A calibration and what it was fitted on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    /// The map.
+    pub map: CalibrationMap,
+    /// Development rows it was fitted on.
+    pub rows: usize,
+    /// The development file.
+    pub source: String,
+}
+
+/// How the cut-off was chosen.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Threshold {
+    /// Rows count positive when their score is above this.
+    pub score: f64,
+    /// The rule: `cost fn=A fp=B`, `max flag rate R` or `min recall R`.
+    pub rule: String,
+    /// Development rows it was chosen on.
+    pub rows: usize,
+    /// The development file.
+    pub source: String,
+}
+
+/// A binary model with what turns its scores into decisions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecisionModel {
+    /// The trained model.
+    pub model: LinearModel,
+    /// Scores to probabilities, when calibrated.
+    pub calibration: Option<Calibration>,
+    /// The cut-off, when one was chosen (else `score > 0`).
+    pub threshold: Option<Threshold>,
+}
+
+/// How `calibrate` maps scores to probabilities.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CalibrationMethod {
+    /// Platt's sigmoid.
+    #[default]
+    Platt,
+    /// Isotonic regression.
+    Isotonic,
+}
+
+/// The rule a threshold is chosen by, on development rows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ThresholdRule {
+    /// The least expected cost, a missed positive costing `false_negative` and a false alarm `false_positive`.
+    Cost {
+        /// Cost of a missed positive.
+        false_negative: f64,
+        /// Cost of a false alarm.
+        false_positive: f64,
+    },
+    /// Flag at most this fraction of the rows (review capacity), as many as allowed.
+    MaxFlagRate(f64),
+    /// The highest cut-off that still catches at least this fraction of the positives.
+    MinRecall(f64),
+}
+
+/// What the chosen cut-off does on the development rows.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct AtThreshold {
+    /// The cut-off.
+    pub threshold: f64,
+    /// Precision there (`None` when nothing is flagged).
+    pub precision: Option<f64>,
+    /// Recall there.
+    pub recall: Option<f64>,
+    /// The fraction of rows flagged.
+    pub flag_rate: f64,
+}
+
+impl DecisionModel {
+    /// A binary model or a decision model, whichever the file holds.
+    ///
+    /// # Errors
+    /// [`Error::Io`] for a missing, foreign or corrupt file.
+    pub fn load(path: &Path) -> Result<Self, Error> {
+        if model_file::read_header(path)?.kind == MODEL_KIND {
+            return Ok(Self {
+                model: LinearModel::load(path)?,
+                calibration: None,
+                threshold: None,
+            });
+        }
+        let (_, m): (_, Self) = model_file::load(path, DECISION_KIND)?;
+        let bad = |message: &str| -> Error {
+            IoError::BadModel {
+                path: path.to_path_buf(),
+                message: message.into(),
+            }
+            .into()
+        };
+        if m.model.w.len() != m.model.n_features || !m.model.w.iter().all(|v| v.is_finite()) {
+            return Err(bad("inconsistent or non-finite weights"));
+        }
+        if m.threshold.as_ref().is_some_and(|t| !t.score.is_finite()) {
+            return Err(bad("the threshold must be finite"));
+        }
+        Ok(m)
+    }
+
+    /// Writes the model with its calibration and threshold, atomically.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file.
+    pub fn save(&self, path: &Path) -> Result<(), Error> {
+        Ok(model_file::save(path, DECISION_KIND, self)?)
+    }
+
+    /// Fits a calibration on development rows (never the training rows: their margins are optimistic).
+    ///
+    /// # Errors
+    /// [`Error::Io`] for data without the model's two labels or with no rows.
+    pub fn calibrate(
+        mut self,
+        dev: &LabeledData,
+        method: CalibrationMethod,
+    ) -> Result<Self, Error> {
+        let (scores, positive) = self.scored(dev)?;
+        let map = match method {
+            CalibrationMethod::Platt => Platt::fit(&scores, &positive).map(CalibrationMap::Platt),
+            CalibrationMethod::Isotonic => {
+                Isotonic::fit(&scores, &positive).map(CalibrationMap::Isotonic)
+            }
+        };
+        let map = map.ok_or_else(|| IoError::Empty {
+            path: dev.source.clone(),
+        })?;
+        self.calibration = Some(Calibration {
+            map,
+            rows: scores.len(),
+            source: dev.source.display().to_string(),
+        });
+        Ok(self)
+    }
+
+    /// Chooses the cut-off on development rows by `rule`, and says what it does there.
+    ///
+    /// # Errors
+    /// [`Error::Optim`] for a rule out of range, [`Error::Io`] for unusable data.
+    pub fn choose_threshold(
+        mut self,
+        dev: &LabeledData,
+        rule: ThresholdRule,
+    ) -> Result<(Self, AtThreshold), Error> {
+        let bad = |value: f64, reason: &'static str| -> Error {
+            OptimError::InvalidParam {
+                name: "threshold rule",
+                value: value.to_string(),
+                reason,
+            }
+            .into()
+        };
+        match rule {
+            ThresholdRule::Cost {
+                false_negative,
+                false_positive,
+            } => {
+                for c in [false_negative, false_positive] {
+                    if !(c.is_finite() && c >= 0.0) {
+                        return Err(bad(c, "costs must be finite and >= 0"));
+                    }
+                }
+            }
+            ThresholdRule::MaxFlagRate(r) | ThresholdRule::MinRecall(r) => {
+                if !(0.0..=1.0).contains(&r) {
+                    return Err(bad(r, "must be a fraction in [0, 1]"));
+                }
+            }
+        }
+        let (scores, positive) = self.scored(dev)?;
+        let n = scores.len();
+        let n_pos = positive.iter().filter(|&&p| p).count();
+        // Candidate cut-offs: flag the top k rows for every k, cutting between distinct scores.
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+        // (k flagged, true positives among them, the cut-off that flags exactly them)
+        let mut candidates = vec![(0usize, 0usize, scores[order[0]])];
+        let (mut k, mut tp) = (0, 0);
+        while k < n {
+            let s = scores[order[k]];
+            while k < n && scores[order[k]] == s {
+                tp += usize::from(positive[order[k]]);
+                k += 1;
+            }
+            let cut = if k < n {
+                0.5 * (s + scores[order[k]])
+            } else {
+                s - 1.0f64.max(s.abs()) * 1e-9 - f64::MIN_POSITIVE
+            };
+            candidates.push((k, tp, cut));
+        }
+        let pick = match rule {
+            ThresholdRule::Cost {
+                false_negative,
+                false_positive,
+            } => candidates
+                .iter()
+                .min_by(|a, b| {
+                    let cost = |c: &(usize, usize, f64)| {
+                        false_negative * (n_pos - c.1) as f64 + false_positive * (c.0 - c.1) as f64
+                    };
+                    cost(a).total_cmp(&cost(b))
+                })
+                .copied(),
+            ThresholdRule::MaxFlagRate(r) => candidates
+                .iter()
+                .rfind(|c| c.0 as f64 <= r * n as f64 + 1e-9)
+                .copied(),
+            ThresholdRule::MinRecall(r) => candidates
+                .iter()
+                .find(|c| c.1 as f64 >= r * n_pos as f64 - 1e-9)
+                .copied(),
+        };
+        let (flagged, tp, cut) = pick.unwrap_or(candidates[0]);
+        let rule_text = match rule {
+            ThresholdRule::Cost {
+                false_negative,
+                false_positive,
+            } => format!("cost fn={false_negative} fp={false_positive}"),
+            ThresholdRule::MaxFlagRate(r) => format!("max flag rate {r}"),
+            ThresholdRule::MinRecall(r) => format!("min recall {r}"),
+        };
+        self.threshold = Some(Threshold {
+            score: cut,
+            rule: rule_text,
+            rows: n,
+            source: dev.source.display().to_string(),
+        });
+        let d = maxmargin_core::metrics::Decisions::from_counts(tp, flagged - tp, n_pos - tp);
+        Ok((
+            self,
+            AtThreshold {
+                threshold: cut,
+                precision: d.precision,
+                recall: d.recall,
+                flag_rate: flagged as f64 / n as f64,
+            },
+        ))
+    }
+
+    /// The cut-off decisions use: the chosen one, else 0.
+    pub fn cut(&self) -> f64 {
+        self.threshold.as_ref().map_or(0.0, |t| t.score)
+    }
+
+    /// The predicted labels, at the model's cut-off.
+    pub fn predict_rows(&self, x: &SparseRows) -> Vec<f64> {
+        let [neg, pos] = self.model.labels;
+        let cut = self.cut();
+        self.model
+            .decision_rows(x)
+            .into_iter()
+            .map(|f| if f > cut { pos } else { neg })
+            .collect()
+    }
+
+    /// `P(positive label | x)` for every row.
+    ///
+    /// # Errors
+    /// [`Error::Optim`] for an uncalibrated model: a margin is not a probability.
+    pub fn probabilities(&self, x: &SparseRows) -> Result<Vec<f64>, Error> {
+        let Some(c) = &self.calibration else {
+            return Err(OptimError::InvalidParam {
+                name: "probability",
+                value: "an uncalibrated model".into(),
+                reason: "needs a calibrated model: a margin is not a confidence; fit one on development rows \
+                         with `maxmargin calibrate MODEL DEV_DATA -o MODEL2`",
+            }
+            .into());
+        };
+        Ok(self
+            .model
+            .decision_rows(x)
+            .into_iter()
+            .map(|f| match &c.map {
+                CalibrationMap::Platt(p) => p.probability(f),
+                CalibrationMap::Isotonic(m) => m.probability(f),
+            })
+            .collect())
+    }
+
+    /// [`LinearModel::evaluate_at`] the model's cut-off, with the Brier score and log loss when calibrated.
+    ///
+    /// # Errors
+    /// As [`LinearModel::evaluate`].
+    pub fn evaluate(&self, data: &LabeledData, lambda: Option<f64>) -> Result<Evaluation, Error> {
+        let mut e = self.model.evaluate_at(data, lambda, self.cut())?;
+        if self.calibration.is_some() {
+            let p = self.probabilities(&data.x)?;
+            let y = self.model.label_map().targets(data)?;
+            let positive: Vec<bool> = y.iter().map(|&v| v > 0.0).collect();
+            if let Some((brier, log)) = brier_and_log_loss(&p, &positive) {
+                e.brier = Some(brier);
+                e.log_loss = Some(log);
+            }
+        }
+        Ok(e)
+    }
+
+    fn scored(&self, dev: &LabeledData) -> Result<(Vec<f64>, Vec<bool>), Error> {
+        if dev.n_samples() == 0 {
+            return Err(IoError::Empty {
+                path: dev.source.clone(),
+            }
+            .into());
+        }
+        let y = self.model.label_map().targets(dev)?;
+        Ok((
+            self.model.decision_rows(&dev.x),
+            y.iter().map(|&v| v > 0.0).collect(),
+        ))
+    }
+}
