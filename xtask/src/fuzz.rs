@@ -71,6 +71,34 @@ fn seed_models(root: &Path, data: &Path, scratch: &Path, dirs: [&Path; 2]) -> Re
             &["train", "--task", "chain"][..],
         ),
     ];
+    // A calibrated model with a threshold (kind binary-decision), in both encodings.
+    let decision = |dir: &Path, ext: &str| -> Result<()> {
+        let base = dir.join(format!("binary.svm.{ext}"));
+        let dev = scratch.join("binary.svm");
+        for (sub, extra) in [
+            ("calibrate", &[][..]),
+            ("threshold", &["--max-flag-rate", "0.3"][..]),
+        ] {
+            let out = dir.join(format!("decision-{sub}.{ext}"));
+            let input = if sub == "calibrate" {
+                base.clone()
+            } else {
+                dir.join(format!("decision-calibrate.{ext}"))
+            };
+            let status = Command::new(&bin)
+                .arg(sub)
+                .arg(&input)
+                .arg(&dev)
+                .arg("-o")
+                .arg(&out)
+                .args(extra)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()?;
+            ensure!(status.success(), "making the {sub} seed model failed");
+        }
+        Ok(())
+    };
     for (source, name, args) in cuts {
         let input = scratch.join(name);
         std::fs::write(&input, head(&data.join(source), 200)?)?;
@@ -86,6 +114,9 @@ fn seed_models(root: &Path, data: &Path, scratch: &Path, dirs: [&Path; 2]) -> Re
                 .with_context(|| format!("running {}", bin.display()))?;
             ensure!(status.success(), "training the {name} seed model failed");
         }
+    }
+    for (dir, ext) in dirs.iter().zip(["model", "json"]) {
+        decision(dir, ext)?;
     }
     Ok(())
 }

@@ -94,17 +94,22 @@ pub struct AtThreshold {
 }
 
 impl DecisionModel {
+    /// A binary model with no calibration and the cut-off at 0.
+    pub fn new(model: LinearModel) -> Self {
+        Self {
+            model,
+            calibration: None,
+            threshold: None,
+        }
+    }
+
     /// A binary model or a decision model, whichever the file holds.
     ///
     /// # Errors
     /// [`Error::Io`] for a missing, foreign or corrupt file.
     pub fn load(path: &Path) -> Result<Self, Error> {
         if model_file::read_header(path)?.kind == MODEL_KIND {
-            return Ok(Self {
-                model: LinearModel::load(path)?,
-                calibration: None,
-                threshold: None,
-            });
+            return Ok(Self::new(LinearModel::load(path)?));
         }
         let (_, m): (_, Self) = model_file::load(path, DECISION_KIND)?;
         let bad = |message: &str| -> Error {

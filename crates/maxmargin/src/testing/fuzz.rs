@@ -81,6 +81,11 @@ pub fn model(bytes: &[u8], dir: &Path) {
         let _ = m.decision_rows(&rows.x);
         let _ = m.evaluate(&rows, None);
     }
+    if let Ok(m) = crate::linear::DecisionModel::load(&path) {
+        let _ = m.predict_rows(&rows.x);
+        let _ = m.probabilities(&rows.x);
+        let _ = m.evaluate(&rows, Some(0.1));
+    }
     if let Ok(m) = StructuredModel::load(&path) {
         let _ = m.predict_multiclass(&rows);
         if let Ok(ml) =

@@ -35,7 +35,8 @@ const TEXTS: [&[u8]; 5] = [
     b"-1 1:-1 2:-2\r\n+1 1:2 2:1\n\n# only a comment\n",
 ];
 
-/// Small models of both encodings, to be edited: binary and multiclass, bincode and JSON.
+/// Small models of both encodings, to be edited: binary, calibrated with a threshold, and multiclass, bincode
+/// and JSON.
 static MODELS: LazyLock<Vec<Vec<u8>>> = LazyLock::new(|| {
     let dir = tempfile::tempdir().unwrap();
     let heart = maxmargin::io::libsvm::read_from(
@@ -57,8 +58,16 @@ static MODELS: LazyLock<Vec<Vec<u8>>> = LazyLock::new(|| {
         .fit_multiclass(&iris, &mut ())
         .unwrap()
         .model;
+    let (decision, _) = maxmargin::linear::DecisionModel::new(binary.clone())
+        .calibrate(&heart, maxmargin::linear::CalibrationMethod::Platt)
+        .unwrap()
+        .choose_threshold(&heart, maxmargin::linear::ThresholdRule::MaxFlagRate(0.3))
+        .unwrap();
     let mut out = Vec::new();
     for ext in ["model", "json"] {
+        let p = dir.path().join(format!("d.{ext}"));
+        decision.save(&p).unwrap();
+        out.push(std::fs::read(&p).unwrap());
         let p = dir.path().join(format!("b.{ext}"));
         binary.save(&p).unwrap();
         out.push(std::fs::read(&p).unwrap());
@@ -119,7 +128,7 @@ proptest! {
     }
 
     #[test]
-    fn model_loading_survives_edited_models(which in 0..4usize, e in edits()) {
+    fn model_loading_survives_edited_models(which in 0..6usize, e in edits()) {
         let dir = tempfile::tempdir().unwrap();
         fuzz::model(&edit(&MODELS[which], &e), dir.path());
     }
