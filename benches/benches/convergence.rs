@@ -19,11 +19,11 @@ use maxmargin::StructuredModel;
 use maxmargin::core::objective::Lambda;
 use maxmargin::io::libsvm::{self, BinaryLabels, ClassLabels, LabeledData};
 use maxmargin::optim::{Bias, BinaryProblem, LinearWeights};
-use maxmargin_benches::{data_dir, liblinear, median};
+use maxmargin_benches::{command, data_dir, liblinear, median, out_dir, s};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
@@ -40,20 +40,6 @@ struct Row {
     relative_gap: Option<f64>,
     converged: bool,
     passes: f64,
-}
-
-fn out_dir() -> PathBuf {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-report");
-    let _ = std::fs::create_dir_all(&d);
-    d
-}
-
-fn command() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/maxmargin")
-}
-
-fn s(p: &Path) -> String {
-    p.display().to_string()
 }
 
 fn timed(cmd: &mut Command) -> f64 {

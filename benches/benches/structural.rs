@@ -10,11 +10,11 @@
 //! Output: `target/bench-report/structural.{md,json}`. Needs the release command (`cargo xtask bench` builds
 //! it) and `/usr/bin/time` for peak memory; reads `MAXMARGIN_DATA` for OCR and yeast.
 
-use maxmargin_benches::data_dir;
+use maxmargin_benches::{command, data_dir, out_dir, s};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 #[derive(Debug, Serialize)]
@@ -28,20 +28,6 @@ struct Row {
     relative_gap: Option<f64>,
     converged: bool,
     test_metric: String,
-}
-
-fn out_dir() -> PathBuf {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-report");
-    let _ = std::fs::create_dir_all(&d);
-    d
-}
-
-fn command() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/maxmargin")
-}
-
-fn s(p: &Path) -> String {
-    p.display().to_string()
 }
 
 /// A seeded stream in [0, 1).

@@ -7,7 +7,7 @@
 pub mod liblinear;
 
 use maxmargin::io::libsvm::{self, LabeledData};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The data directory, when `MAXMARGIN_DATA` names one.
@@ -77,4 +77,21 @@ pub fn thousands(n: usize) -> String {
         out.push(c);
     }
     out
+}
+
+/// `target/bench-report/`, created: where the benches write their reports.
+pub fn out_dir() -> PathBuf {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-report");
+    let _ = std::fs::create_dir_all(&d);
+    d
+}
+
+/// The release command the benches run whole (`cargo xtask bench` builds it first).
+pub fn command() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/maxmargin")
+}
+
+/// A path as a command-line argument.
+pub fn s(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
 }

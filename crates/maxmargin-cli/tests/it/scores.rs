@@ -1,14 +1,14 @@
 //! `predict --scores` and `--json`: the decision values beside the labels, as the prediction uses them.
 
 use super::{fails, ok, s};
+use std::path::{Path, PathBuf};
 
-#[test]
-fn binary_and_multiclass_scores_agree_with_the_labels() {
-    let tmp = tempfile::tempdir().unwrap();
-    let heart = super::heart(tmp.path());
-    let iris = tmp.path().join("iris.svm");
+/// heart_scale and iris in `dir`, and a binary and a multiclass model trained on them.
+fn two_models(dir: &Path) -> [PathBuf; 4] {
+    let heart = super::heart(dir);
+    let iris = dir.join("iris.svm");
     std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
-    let (bm, mm) = (tmp.path().join("b.model"), tmp.path().join("m.model"));
+    let (bm, mm) = (dir.join("b.model"), dir.join("m.model"));
     ok(&["train", s(&heart), "-o", s(&bm), "-q"]);
     ok(&[
         "train",
@@ -19,6 +19,13 @@ fn binary_and_multiclass_scores_agree_with_the_labels() {
         s(&mm),
         "-q",
     ]);
+    [heart, iris, bm, mm]
+}
+
+#[test]
+fn binary_and_multiclass_scores_agree_with_the_labels() {
+    let tmp = tempfile::tempdir().unwrap();
+    let [heart, iris, bm, mm] = two_models(tmp.path());
     // Binary: one column, positive exactly when the label is the positive one (+1 here).
     let text = ok(&["predict", s(&bm), s(&heart), "--scores"]);
     let plain = ok(&["predict", s(&bm), s(&heart)]);
@@ -61,20 +68,7 @@ fn binary_and_multiclass_scores_agree_with_the_labels() {
 #[test]
 fn eval_reports_ranking_and_decision_measures() {
     let tmp = tempfile::tempdir().unwrap();
-    let heart = super::heart(tmp.path());
-    let iris = tmp.path().join("iris.svm");
-    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
-    let (bm, mm) = (tmp.path().join("b.model"), tmp.path().join("m.model"));
-    ok(&["train", s(&heart), "-o", s(&bm), "-q"]);
-    ok(&[
-        "train",
-        s(&iris),
-        "--task",
-        "multiclass",
-        "-o",
-        s(&mm),
-        "-q",
-    ]);
+    let [heart, iris, bm, mm] = two_models(tmp.path());
     let e: serde_json::Value =
         serde_json::from_str(&ok(&["eval", s(&bm), s(&heart), "--json"])).unwrap();
     for k in [
