@@ -44,11 +44,13 @@ fn stream(seed: u64) -> impl FnMut() -> f64 {
 /// 100 classes over 20,000 features: each class has 60 typical features, a row takes 20 of its class's and
 /// 10 at random.
 fn many_classes(path: &Path, rows: usize, seed: u64) {
-    let mut next = stream(seed);
+    // The classes come from one fixed seed, shared by the training and test files; the rows from `seed`.
+    let mut model = stream(1);
     let (k, d) = (100usize, 20_000usize);
     let centers: Vec<Vec<usize>> = (0..k)
-        .map(|_| (0..60).map(|_| 1 + (next() * d as f64) as usize).collect())
+        .map(|_| (0..60).map(|_| 1 + (model() * d as f64) as usize).collect())
         .collect();
+    let mut next = stream(seed);
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
     for _ in 0..rows {
         let c = (next() * k as f64) as usize;
@@ -71,10 +73,12 @@ fn many_classes(path: &Path, rows: usize, seed: u64) {
 
 /// 6 labels from 72 features whose scales grow to 240 (unscaled, as the set that stalled 1-slack).
 fn ill_conditioned(path: &Path, rows: usize, seed: u64) {
-    let mut next = stream(seed);
+    // The labels' weights come from one fixed seed, shared by the training and test files.
+    let mut model = stream(1);
     let weights: Vec<Vec<f64>> = (0..6)
-        .map(|_| (0..72).map(|_| next() * 2.0 - 1.0).collect())
+        .map(|_| (0..72).map(|_| model() * 2.0 - 1.0).collect())
         .collect();
+    let mut next = stream(seed);
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
     for _ in 0..rows {
         let x: Vec<f64> = (0..72)
