@@ -184,44 +184,45 @@ fn remove_stale(dir: &Path) {
 mod tests {
     use super::*;
 
-    fn temporaries(dir: &Path) -> Vec<PathBuf> {
-        std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "tmp"))
-            .collect()
+    fn temporaries(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(dir)? {
+            let p = entry?.path();
+            if p.extension().is_some_and(|e| e == "tmp") {
+                out.push(p);
+            }
+        }
+        Ok(out)
     }
 
     #[test]
-    fn a_signal_mid_write_removes_the_temporary_file() {
-        let dir = tempfile::tempdir().unwrap();
+    fn a_signal_mid_write_removes_the_temporary_file() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
         let target = dir.path().join("model.bin");
         let result = write_atomic(&target, |w| {
             w.write_all(b"half a model")?;
-            let mine = temporaries(dir.path());
+            let mine = temporaries(dir.path())?;
             assert_eq!(mine.len(), 1, "the write's temporary file exists");
             // What the command's signal handler does, from another thread.
             let removed = std::thread::scope(|s| {
                 s.spawn(|| remove_in_flight().clone())
                     .join()
-                    .expect("the handler thread")
-            });
+                    .map_err(|_| std::io::Error::other("the handler thread panicked"))
+            })?;
             assert!(removed.iter().any(|p| mine.contains(p)), "{removed:?}");
-            assert!(temporaries(dir.path()).is_empty());
+            assert!(temporaries(dir.path())?.is_empty());
             Ok(())
         });
         // The write could not finish, and nothing is left: no target, no temporary.
         assert!(result.is_err());
         assert!(!target.exists());
-        assert!(temporaries(dir.path()).is_empty());
+        assert!(temporaries(dir.path())?.is_empty());
         // Finished writes leave the registry.
-        write_atomic(&target, |w| w.write_all(b"whole")).unwrap();
-        assert!(
-            !IN_FLIGHT
-                .lock()
-                .unwrap()
-                .iter()
-                .any(|p| p.starts_with(dir.path()))
-        );
+        write_atomic(&target, |w| w.write_all(b"whole"))?;
+        let registry = IN_FLIGHT
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        assert!(!registry.iter().any(|p| p.starts_with(dir.path())));
+        Ok(())
     }
 }
