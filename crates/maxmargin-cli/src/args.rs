@@ -123,6 +123,15 @@ pub(crate) struct TrainCmd {
 }
 
 impl TrainArgs {
+    /// The regularization the flags ask for (`--lambda` or `-c`, which clap keeps exclusive), converted by
+    /// core's `Regularization` at fit time, for every task.
+    pub(crate) fn regularization(&self) -> Option<maxmargin::core::objective::Regularization> {
+        use maxmargin::core::objective::Regularization;
+        self.lambda
+            .map(Regularization::Lambda)
+            .or(self.c.map(Regularization::CSum))
+    }
+
     /// The checkpoints the flags ask for.
     pub(crate) fn checkpoints(&self) -> maxmargin::checkpoint::CheckpointPlan {
         maxmargin::checkpoint::CheckpointPlan {

@@ -69,11 +69,8 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
     if let Some(e) = args.epsilon {
         p.epsilon = e;
     }
-    if let Some(l) = args.lambda {
-        p = p.lambda(l);
-    }
-    if let Some(c) = args.c {
-        p = p.c(c);
+    if let Some(r) = args.regularization() {
+        p.regularization = r;
     }
     p.epochs = args.epochs;
     p.iterations = args.iterations;

@@ -73,11 +73,8 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
         );
     }
     p = p.class_weights(args.class_weights.clone());
-    if let Some(l) = args.lambda {
-        p = p.lambda(l);
-    }
-    if let Some(c) = args.c {
-        p = p.c(c);
+    if let Some(r) = args.regularization() {
+        p.regularization = r;
     }
     if let Some(e) = args.epsilon {
         p = p.epsilon(e);

@@ -130,12 +130,7 @@ impl StructuredSvm {
         data: &MultilabelData,
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
-        if data.labels.is_empty() {
-            return Err(IoError::Empty {
-                path: data.source.clone(),
-            }
-            .into());
-        }
+        super::model::nonempty(data.labels.len(), &data.source)?;
         crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
         let l = maxmargin_io::multilabel::n_labels(data).max(1);
         crate::limits::check_labels(&data.source, "label number", l, &data.labels)?;
@@ -170,12 +165,7 @@ impl StructuredSvm {
         data: &SequenceData,
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
-        if data.sequences.is_empty() {
-            return Err(IoError::Empty {
-                path: data.source.clone(),
-            }
-            .into());
-        }
+        super::model::nonempty(data.sequences.len(), &data.source)?;
         let (d, l) = (data.n_features, data.n_labels.max(1));
         let nnz = data
             .sequences

@@ -421,7 +421,7 @@ impl StructuredModel {
     }
 }
 
-fn nonempty(n: usize, source: &Path) -> Result<usize, Error> {
+pub(super) fn nonempty(n: usize, source: &Path) -> Result<usize, Error> {
     if n == 0 {
         Err(IoError::Empty {
             path: source.to_path_buf(),
