@@ -31,7 +31,7 @@ fn main() {
         // Every test tag occurs in training; an unknown one would be scored as tag 0 (a mistake).
         labels: s
             .iter()
-            .map(|s| map.tags(s).unwrap_or_else(|_| vec![0; s.words.len()]))
+            .map(|s| map.tags(s).unwrap_or_else(|_| vec![0; s.len()]))
             .collect(),
         qids: (0..s.len() as u64).collect(),
         n_features: map.n_features(),

@@ -70,6 +70,11 @@ fn seed_models(root: &Path, data: &Path, scratch: &Path, dirs: [&Path; 2]) -> Re
             "chain.dat",
             &["train", "--task", "chain"][..],
         ),
+        (
+            "conll2000/train.txt.gz",
+            "tagger.conll",
+            &["train", "--task", "chain", "--format", "conll"][..],
+        ),
     ];
     // A calibrated model with a threshold (kind binary-decision), in both encodings.
     let decision = |dir: &Path, ext: &str| -> Result<()> {

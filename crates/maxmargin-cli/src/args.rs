@@ -118,8 +118,50 @@ pub(crate) struct TrainCmd {
     /// warning printed).
     #[arg(long)]
     pub(crate) require_convergence: bool,
+    /// The data's format: libsvm (binary, multiclass), multilabel, svm-hmm (chain) or conll (chain: CoNLL
+    /// column files, `word [POS ...] tag`, with the feature templates of --template). Default: the task's.
+    #[arg(long, value_enum)]
+    pub(crate) format: Option<FormatArg>,
+    /// With --format conll: the feature templates, `chunking` (word and POS windows), `ner` (word windows,
+    /// shapes, affixes and any further columns) or a CRF++-style template FILE. Default: chunking when the
+    /// file has a POS column, else ner.
+    #[arg(long, value_name = "chunking|ner|FILE")]
+    pub(crate) template: Option<String>,
     #[command(flatten)]
     pub(crate) opts: TrainArgs,
+}
+
+/// What `train --format` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum FormatArg {
+    /// LIBSVM / SVMlight (binary and multiclass).
+    Libsvm,
+    /// LIBSVM multilabel (comma-separated labels).
+    Multilabel,
+    /// Joachims' svm_hmm (chains).
+    SvmHmm,
+    /// CoNLL column files (chains, with feature templates).
+    Conll,
+}
+
+impl FormatArg {
+    /// The format a task reads by default.
+    pub(crate) fn of(task: TaskArg) -> Self {
+        match task {
+            TaskArg::Binary | TaskArg::Multiclass => Self::Libsvm,
+            TaskArg::Multilabel => Self::Multilabel,
+            TaskArg::Chain => Self::SvmHmm,
+        }
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Libsvm => "libsvm",
+            Self::Multilabel => "multilabel",
+            Self::SvmHmm => "svm-hmm",
+            Self::Conll => "conll",
+        }
+    }
 }
 
 impl TrainArgs {

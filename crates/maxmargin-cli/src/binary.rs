@@ -214,7 +214,17 @@ pub(crate) fn predict(
             model_path.display()
         );
     }
-    let lines: Vec<String> = if binary {
+    let tagger = kind == maxmargin::tagger::TAGGER_KIND;
+    if tagger && (scores || json) {
+        bail!(
+            "--scores and --json apply to binary and multiclass models; {} is a tagger: predict writes CoNLL \
+             columns with the predicted tag last",
+            model_path.display()
+        );
+    }
+    let lines: Vec<String> = if tagger {
+        crate::tagger::predict(model_path, data)?
+    } else if binary {
         let model = maxmargin::linear::DecisionModel::load(model_path)?;
         let data = libsvm::read(data)?;
         let values = model.model.decision_rows(&data.x);
@@ -334,6 +344,9 @@ pub(crate) fn eval(
         bail!("--lambda must be positive and finite, got {l}");
     }
     let kind = maxmargin::io::model_file::read_header(model_path)?.kind;
+    if kind == maxmargin::tagger::TAGGER_KIND {
+        return crate::tagger::eval(model_path, data_path, lambda, json);
+    }
     if kind != maxmargin::linear::MODEL_KIND && kind != maxmargin::linear::DECISION_KIND {
         return structured::eval(model_path, data_path, lambda, json);
     }

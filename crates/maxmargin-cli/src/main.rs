@@ -26,6 +26,7 @@ mod demo;
 mod progress;
 mod report;
 mod structured;
+mod tagger;
 
 use anyhow::{Context, Result, bail};
 use args::*;
@@ -195,7 +196,29 @@ fn refuse(flags: &[(&'static str, bool)], why: &str) -> Result<()> {
 
 fn train(cmd: &TrainCmd) -> Result<i32> {
     let (data_path, output, args) = (&cmd.data, &cmd.output, &cmd.opts);
-    let converged = if cmd.task == TaskArg::Binary {
+    let format = cmd.format.unwrap_or(FormatArg::of(cmd.task));
+    let task_name = format!("{:?}", cmd.task).to_lowercase();
+    if format == FormatArg::Conll && cmd.task != TaskArg::Chain {
+        bail!("--format conll applies to --task chain (a tag per token), not --task {task_name}");
+    }
+    if format != FormatArg::Conll && format != FormatArg::of(cmd.task) {
+        bail!(
+            "--task {task_name} reads {} data{}, not --format {}",
+            FormatArg::of(cmd.task).name(),
+            if cmd.task == TaskArg::Chain {
+                " or conll"
+            } else {
+                ""
+            },
+            format.name()
+        );
+    }
+    if cmd.template.is_some() && format != FormatArg::Conll {
+        bail!("--template applies to --format conll (feature templates over CoNLL columns)");
+    }
+    let converged = if format == FormatArg::Conll {
+        tagger::train(data_path, output, cmd.template.as_deref(), args)?
+    } else if cmd.task == TaskArg::Binary {
         train_binary(data_path, output, args)?
     } else {
         structured::train(data_path, output, cmd.task, args)?

@@ -100,17 +100,10 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
         TaskArg::Chain => Task::Chain,
         TaskArg::Binary => bail!("binary training is not a structured task"),
     };
-    let mut svm = params(args, task)?.check()?;
-    svm = svm.checkpoints(args.checkpoints());
+    let (mut svm, mut bar) = estimator(args, task)?;
     if let Some(path) = &args.warm_start {
         svm = svm.warm_start_from(&StructuredModel::load(path)?)?;
     }
-    let target = svm.params().gap.unwrap_or(match svm.params().solver {
-        StructSolverKind::Bcfw => svm.params().epsilon,
-        _ => maxmargin::convergence::DEFAULT_GAP,
-    });
-    let mut bar =
-        progress::TrainingProgress::new(svm.params().max_passes, None, target, args.quiet);
     let report = match task {
         Task::Multiclass => svm.fit_multiclass_owned(libsvm::read(data)?, &mut bar)?,
         Task::Multilabel => svm.fit_multilabel(&multilabel::read(data)?, &mut bar)?,
@@ -118,18 +111,51 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
         Task::Custom => bail!("custom output spaces train from Rust (StructuredSvm::fit)"),
     };
     bar.finish();
-    let model = &report.model;
-    model.save(output)?;
+    report.model.save(output)?;
+    finished(
+        args,
+        output,
+        &svm,
+        (&report.model, &report.trace, &report.warnings),
+    )
+}
+
+/// The checked estimator the flags ask for, with its checkpoints, and the progress display heading for its
+/// gap tolerance.
+pub(crate) fn estimator(
+    args: &TrainArgs,
+    task: Task,
+) -> Result<(maxmargin::StructuredSvm, progress::TrainingProgress)> {
+    let svm = params(args, task)?.check()?.checkpoints(args.checkpoints());
+    let target = svm.params().gap.unwrap_or(match svm.params().solver {
+        StructSolverKind::Bcfw => svm.params().epsilon,
+        _ => maxmargin::convergence::DEFAULT_GAP,
+    });
+    let bar = progress::TrainingProgress::new(svm.params().max_passes, None, target, args.quiet);
+    Ok((svm, bar))
+}
+
+/// Reports a saved structured model's training; returns whether it converged.
+pub(crate) fn finished(
+    args: &TrainArgs,
+    output: &Path,
+    svm: &maxmargin::StructuredSvm,
+    (model, trace, warnings): (
+        &StructuredModel,
+        &[maxmargin::optim::TraceRecord],
+        &[String],
+    ),
+) -> Result<bool> {
     let t = &model.training;
     crate::report::report(
         args,
         output,
         &crate::report::Finished {
-            trace: &report.trace,
-            warnings: &report.warnings,
+            trace,
+            warnings,
             what: format!(
                 "{} {} on {} examples",
-                task.kind(),
+                model.task.kind(),
                 format!("{:?}", svm.params().solver).to_lowercase(),
                 t.n_samples
             ),

@@ -76,6 +76,15 @@ pub enum IoError {
         /// The newest version this build reads.
         supported: u32,
     },
+    /// Data that does not fit what it is used with: a model trained on other labels or another layout, a
+    /// template naming columns the file lacks.
+    #[error("{path}: {message}", path = .path.display())]
+    Mismatch {
+        /// The data file.
+        path: PathBuf,
+        /// What does not fit, and what was expected.
+        message: String,
+    },
     /// A payload that cannot be encoded.
     #[error("{path}: cannot encode model: {message}", path = .path.display())]
     Encode {

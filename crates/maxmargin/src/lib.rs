@@ -29,6 +29,7 @@ pub mod linear;
 mod parallel;
 pub mod prelude;
 pub mod structured_svm;
+pub mod tagger;
 pub mod testing;
 pub mod worked;
 

@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 mod hostile;
 mod resume;
 mod scores;
+mod tagger;
 
 fn maxmargin(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_maxmargin"))

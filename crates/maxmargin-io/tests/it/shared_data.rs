@@ -111,11 +111,11 @@ fn structured_datasets_load_with_their_counts() {
     let test = maxmargin_io::conll::read(&dir.join("conll2000/test.txt.gz"))
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((train.len(), test.len()), (8_936, 2_012));
-    assert_eq!(train.iter().map(|s| s.words.len()).sum::<usize>(), 211_727);
-    assert_eq!(test.iter().map(|s| s.words.len()).sum::<usize>(), 47_377);
+    assert_eq!(train.iter().map(|s| s.len()).sum::<usize>(), 211_727);
+    assert_eq!(test.iter().map(|s| s.len()).sum::<usize>(), 47_377);
     let map = maxmargin_io::conll::FeatureMap::fit(&train);
     assert_eq!(map.n_tags(), 22);
     let x = map.features(&test[0]);
-    assert_eq!(x.len(), test[0].words.len());
+    assert_eq!(x.len(), test[0].len());
     assert!(x.iter().all(|v| v.as_row().nnz() > 10));
 }

@@ -89,11 +89,7 @@ fn conll_features_are_deterministic_and_drop_unknowns() {
     let b = maxmargin_io::conll::FeatureMap::fit(&s);
     assert_eq!(a.features(&s[0]), b.features(&s[0]));
     assert_eq!(a.tags(&s[0]).unwrap(), vec![0, 1]);
-    let unseen = maxmargin_io::conll::Sentence {
-        words: vec!["zzz".into()],
-        pos: vec!["XX".into()],
-        tags: vec!["I-ADJP".into()],
-    };
+    let unseen = maxmargin_io::conll::Sentence::from_rows(&[vec!["zzz", "XX"]], &["I-ADJP"]);
     assert_eq!(a.tags(&unseen).unwrap_err(), "I-ADJP");
     // An unseen word keeps only the features training saw (bias, padding, shape): fewer than a seen one.
     let x = a.features(&unseen);
@@ -104,5 +100,95 @@ fn conll_features_are_deterministic_and_drop_unknowns() {
             .indices()
             .iter()
             .all(|&j| (j as usize) < a.n_features())
+    );
+}
+
+#[test]
+fn conll_templates_parse_expand_and_name_their_mistakes() {
+    use maxmargin_io::conll::{FeatureMap, Sentence, Template};
+    // The built-ins parse, and say which columns they read.
+    assert_eq!(Template::chunking().columns(), 2);
+    assert_eq!(Template::ner(1).columns(), 1);
+    assert_eq!(Template::ner(3).columns(), 3);
+    assert!(!Template::chunking().name().contains("unparsable"));
+    // A CRF++ template: one feature per U line and token, cells padded past the ends.
+    let t = Template::parse(
+        "t",
+        "U0:%x[-1,0]\nU1:%x[0,0]/%x[0,1]\nU2:%suffix2[0,0]\nU3:%shape[1,0]\n\nB\n",
+    )
+    .unwrap();
+    let s = Sentence::from_rows(&[vec!["He", "PRP"], vec!["ran", "VBD"]], &["B-NP", "B-VP"]);
+    let map = FeatureMap::fit_with(std::slice::from_ref(&s), t);
+    let names = map.feature_names();
+    assert_eq!(
+        names,
+        &[
+            "U0:<s>",
+            "U1:He/PRP",
+            "U2:he",
+            "U3:x",
+            "U0:He",
+            "U1:ran/VBD",
+            "U2:an",
+            "U3:</x>"
+        ]
+    );
+    assert_eq!(map.features(&s)[1].as_row().indices(), &[4, 5, 6, 7]);
+    // Saved and read back (as a model file does), the dictionary is the same.
+    let back: FeatureMap = serde_json::from_str(&serde_json::to_string(&map).unwrap()).unwrap();
+    assert_eq!(back, map);
+    // Mistakes name line and column.
+    for (text, line, col, what) in [
+        ("U0:%x[0,0]\nU1:%x[0]\n", 2, 4, "[row,column]"),
+        ("U0:%foo[0,0]\n", 1, 4, "unknown macro %foo"),
+        ("  X0:%x[0,0]\n", 1, 3, "starts with U"),
+        ("B0:%x[0,0]\n", 1, 1, "not modelled"),
+        ("U0:%x[99,0]\n", 1, 4, "|row| <= 64"),
+        ("U0:%prefix0[0,0]\n", 1, 4, "unknown macro"),
+        ("U0:%x[0,0\n", 1, 4, "not closed"),
+        ("# only a comment\n", 1, 1, "no unigram"),
+    ] {
+        let (l, c, m) = Template::parse("t", text).unwrap_err();
+        assert_eq!((l, c), (line, col), "{text:?}: {m}");
+        assert!(m.contains(what), "{text:?}: {m}");
+    }
+}
+
+#[test]
+fn conll_layouts_tagged_untagged_and_docstart() {
+    use maxmargin_io::conll::{Layout, read_from, read_layout};
+    let p = std::path::Path::new("x.conll");
+    // CoNLL-2003's -DOCSTART- lines end a sentence and are skipped; two columns (word tag) are enough.
+    let s = read_from(
+        &b"-DOCSTART- O\n\nEU B-ORG\nrejects O\n-DOCSTART- O\nPeter B-PER\n"[..],
+        p,
+    )
+    .unwrap();
+    assert_eq!(s.len(), 2);
+    assert_eq!(
+        (
+            s[0].columns.len(),
+            s[0].tags.len(),
+            s[1].words()[0].as_str()
+        ),
+        (1, 2, "Peter")
+    );
+    // A line with another number of columns than the first is named.
+    let err = read_from(&b"a B c\nd e\n"[..], p).unwrap_err().to_string();
+    assert!(
+        err.contains("x.conll:2:1: columns: expected 3 columns"),
+        "{err}"
+    );
+    // For a tagger with two input columns: untagged or tagged, not both.
+    let s = read_layout(&b"He PRP\nran VBD\n"[..], p, Layout::Inputs(2)).unwrap();
+    assert!(s[0].tags.is_empty());
+    let s = read_layout(&b"He PRP B-NP\n"[..], p, Layout::Inputs(2)).unwrap();
+    assert_eq!(s[0].tags, vec!["B-NP"]);
+    let err = read_layout(&b"He PRP\nran VBD B-VP\n"[..], p, Layout::Inputs(2)).unwrap_err();
+    assert!(err.to_string().contains(":2:1: columns"), "{err}");
+    let err = read_layout(&b"He\n"[..], p, Layout::Inputs(2)).unwrap_err();
+    assert!(
+        err.to_string().contains("expected 2 input columns"),
+        "{err}"
     );
 }

@@ -378,11 +378,30 @@ impl StructuredModel {
         } else {
             model_file::load(path, task.kind())?.1
         };
+        if model.task != task {
+            return Err(IoError::BadModel {
+                path: path.to_path_buf(),
+                message: format!("a {} file holds a {} model", task.kind(), model.task.kind()),
+            }
+            .into());
+        }
+        model.check_consistent(path)?;
+        Ok(model)
+    }
+}
+
+impl StructuredModel {
+    /// Checks that the sizes and values read from `path` agree (weights for the features and labels, class
+    /// values, a finite scaler and finite weights).
+    ///
+    /// # Errors
+    /// [`IoError::BadModel`] naming the file.
+    pub(crate) fn check_consistent(&self, path: &Path) -> Result<(), Error> {
         // Sizes from the file are checked with overflow-free arithmetic against the weights actually read
         // (a crafted `"n_labels": 9223372036854775808` wrapped around and later asked for every byte there is).
-        let d = model.n_features.checked_add(usize::from(model.params.bias));
-        let l = model.n_labels;
-        let expected = d.and_then(|d| match task {
+        let d = self.n_features.checked_add(usize::from(self.params.bias));
+        let l = self.n_labels;
+        let expected = d.and_then(|d| match self.task {
             Task::Multiclass | Task::Multilabel | Task::Custom => d.max(1).checked_mul(l),
             Task::Chain => d
                 .max(1)
@@ -390,34 +409,33 @@ impl StructuredModel {
                 .and_then(|u| l.checked_mul(l).and_then(|t| u.checked_add(t)))
                 .and_then(|v| v.checked_add(l.checked_mul(2)?)),
         });
-        let classes_ok = task != Task::Multiclass || model.classes.len() == l;
-        let scaler_ok = model.scaler.as_ref().is_none_or(|s| {
-            s.factor.len() <= model.n_features
+        let classes_ok = self.task != Task::Multiclass || self.classes.len() == l;
+        let scaler_ok = self.scaler.as_ref().is_none_or(|s| {
+            s.factor.len() <= self.n_features
                 && s.factor.iter().all(|v| v.is_finite())
                 && s.offsets
                     .iter()
                     .all(|(j, o)| (*j as usize) < s.factor.len() && o.is_finite())
         });
-        if model.task != task
-            || expected != Some(model.w.len())
+        if expected != Some(self.w.len())
             || !classes_ok
             || !scaler_ok
-            || !model.w.iter().all(|v| v.is_finite())
+            || !self.w.iter().all(|v| v.is_finite())
         {
             return Err(IoError::BadModel {
                 path: path.to_path_buf(),
                 message: format!(
                     "inconsistent {} model: {} weights for {} features and {} labels, {} class values",
-                    task.kind(),
-                    model.w.len(),
-                    model.n_features,
-                    model.n_labels,
-                    model.classes.len()
+                    self.task.kind(),
+                    self.w.len(),
+                    self.n_features,
+                    self.n_labels,
+                    self.classes.len()
                 ),
             }
             .into());
         }
-        Ok(model)
+        Ok(())
     }
 }
 

@@ -56,9 +56,18 @@ pub fn conll(bytes: &[u8]) {
     if let Ok(sentences) = conll::read_from(bytes, Path::new("fuzz.conll")) {
         let map = conll::FeatureMap::fit(&sentences);
         for s in &sentences {
-            assert_eq!(map.features(s).len(), s.words.len());
+            assert_eq!(map.features(s).len(), s.len());
             let _ = map.tags(s);
         }
+    }
+    // The same bytes as a template file, applied to a sentence.
+    if let Ok(text) = std::str::from_utf8(bytes)
+        && let Ok(t) = conll::Template::parse("fuzz", text)
+    {
+        let s =
+            conll::Sentence::from_rows(&[vec!["He", "PRP"], vec!["ran", "VBD"]], &["B-NP", "B-VP"]);
+        let map = conll::FeatureMap::fit_with(std::slice::from_ref(&s), t);
+        assert!(map.features(&s).len() == 2);
     }
 }
 
@@ -95,6 +104,13 @@ pub fn model(bytes: &[u8], dir: &Path) {
         }
         if let Ok(seq) = svm_hmm::read_from(&b"1 qid:1 1:1\n2 qid:1 2:1\n"[..], &path) {
             let _ = m.predict_chain(&seq);
+        }
+    }
+    if let Ok(t) = crate::tagger::Tagger::load(&path) {
+        let layout = conll::Layout::Inputs(t.features.inputs());
+        if let Ok(s) = conll::read_layout(&b"He PRP B-NP\nran VBD B-VP\n"[..], &path, layout) {
+            let _ = t.tag(&s);
+            let _ = t.evaluate(&s, Some(0.1));
         }
     }
 }

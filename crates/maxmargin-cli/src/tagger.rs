@@ -1,0 +1,136 @@
+//! Sequence labelling on CoNLL column files: `train --task chain --format conll [--template ...]`, and
+//! `predict` / `eval` for the taggers it saves (model kind `chain-conll`).
+
+use crate::TrainArgs;
+use anyhow::{Context, Result, bail};
+use maxmargin::io::conll::{self, Layout, Sentence, Template};
+use maxmargin::structured_svm::Task;
+use maxmargin::tagger::Tagger;
+use std::path::Path;
+
+/// The templates `--template` names: a built-in or a file.
+fn template(name: Option<&str>, train: &[Sentence]) -> Result<Template> {
+    let inputs = train.iter().map(|s| s.columns.len()).min().unwrap_or(0);
+    Ok(match name {
+        None if inputs >= 2 => Template::chunking(),
+        None | Some("ner") => Template::ner(inputs),
+        Some("chunking") => Template::chunking(),
+        Some(file) => {
+            let path = Path::new(file);
+            if !path.exists() {
+                bail!("--template {file}: not chunking, ner or an existing template file");
+            }
+            Template::read(path)?
+        }
+    })
+}
+
+/// Trains a tagger on a CoNLL file and saves it; returns whether training converged.
+pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -> Result<bool> {
+    let sentences = conll::read(data)?;
+    if sentences.is_empty() {
+        bail!("{}: no sentences", data.display());
+    }
+    let template = template(name, &sentences)?;
+    let (mut svm, mut bar) = crate::structured::estimator(args, Task::Chain)?;
+    if let Some(path) = &args.warm_start {
+        let warm = Tagger::load(path)?;
+        let built = maxmargin::io::conll::FeatureMap::fit_with(&sentences, template.clone());
+        if warm.features != built {
+            bail!(
+                "--warm-start {}: that tagger's templates, features or tags differ from this data's",
+                path.display()
+            );
+        }
+        svm = svm.warm_start_from(&warm.model)?;
+    }
+    let fit = maxmargin::tagger::fit(&svm, &sentences, template, data, &mut bar)?;
+    bar.finish();
+    fit.tagger.save(output)?;
+    crate::structured::finished(
+        args,
+        output,
+        &svm,
+        (&fit.tagger.model, &fit.trace, &fit.warnings),
+    )
+}
+
+/// Reads text for a tagger: its input columns, with or without the tag column.
+fn read(tagger: &Tagger, data: &Path) -> Result<Vec<Sentence>> {
+    let reader = maxmargin::io::open_maybe_gz(data)?;
+    Ok(conll::read_layout(
+        reader,
+        data,
+        Layout::Inputs(tagger.features.inputs()),
+    )?)
+}
+
+/// The tagged text: each token's columns as read (the gold tag too, when there), then the predicted tag; a
+/// blank line after each sentence (conlleval reads this back).
+pub fn predict(model_path: &Path, data: &Path) -> Result<Vec<String>> {
+    let tagger = Tagger::load(model_path)?;
+    let sentences = read(&tagger, data)?;
+    let tags = tagger.tag(&sentences)?;
+    let mut lines = Vec::with_capacity(sentences.iter().map(|s| s.len() + 1).sum());
+    for (s, predicted) in sentences.iter().zip(&tags) {
+        for (t, tag) in predicted.iter().enumerate() {
+            let mut line: Vec<&str> = s.row(t).collect();
+            if let Some(gold) = s.tags.get(t) {
+                line.push(gold);
+            }
+            line.push(tag);
+            lines.push(line.join(" "));
+        }
+        lines.push(String::new());
+    }
+    Ok(lines)
+}
+
+/// Chunk precision, recall, F1 and token accuracy of a tagger on labelled CoNLL text.
+pub fn eval(model_path: &Path, data: &Path, lambda: Option<f64>, json: bool) -> Result<()> {
+    let tagger = Tagger::load(model_path)?;
+    let sentences = read(&tagger, data)?;
+    if sentences.iter().any(|s| s.tags.is_empty()) {
+        bail!(
+            "{}: eval needs the tag column (the model reads {} input columns; the file has no column after them)",
+            data.display(),
+            tagger.features.inputs()
+        );
+    }
+    let e = tagger
+        .evaluate(&sentences, lambda)
+        .with_context(|| data.display().to_string())?;
+    if lambda.is_some() && e.objective.is_none() {
+        bail!(
+            "--lambda: the objective needs every tag known to the model; {} has {} tokens with tags training never saw",
+            data.display(),
+            e.unknown_tags
+        );
+    }
+    if json {
+        out!("{}", serde_json::to_string(&e)?);
+        return Ok(());
+    }
+    out!("sentences         {}", e.sentences);
+    out!("tokens            {}", e.tokens);
+    out!("token accuracy    {:.6}", e.token_accuracy);
+    out!(
+        "chunks            {} in the data, {} found, {} right (exact span and type)",
+        e.gold_chunks,
+        e.predicted_chunks,
+        e.correct_chunks
+    );
+    out!("chunk precision   {:.6}", e.chunk_precision);
+    out!("chunk recall      {:.6}", e.chunk_recall);
+    out!("chunk F1          {:.6}", e.chunk_f1);
+    if e.unknown_tags > 0 {
+        out!(
+            "unknown tags      {} tokens (tags training never saw, counted as errors)",
+            e.unknown_tags
+        );
+    }
+    if let (Some(l), Some(o)) = (e.lambda, e.objective) {
+        out!("objective         {o:.6}  (lambda {l:e})");
+    }
+    Ok(())
+}

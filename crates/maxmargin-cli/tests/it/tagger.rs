@@ -1,0 +1,241 @@
+//! Sequence labelling from the command line: `train --task chain --format conll`, `predict` writing the tag
+//! column back, `eval` with conlleval's chunk measures.
+
+use super::{fails, ok, s, shared_data};
+use std::path::{Path, PathBuf};
+
+fn head(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/conll2000-head")
+        .join(name)
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn a_chunker_trains_tags_new_text_and_scores_chunks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = tmp.path().join("chunker.mm");
+    let (train, test) = (head("train.txt"), head("test.txt"));
+    ok(&[
+        "train",
+        s(&train),
+        "--task",
+        "chain",
+        "--format",
+        "conll",
+        "--lambda",
+        "1e-3",
+        "--max-passes",
+        "15",
+        "-o",
+        s(&model),
+        "-q",
+    ]);
+    // Labelled text: the gold column stays, the prediction is added last (conlleval's input).
+    let tagged = ok(&["predict", s(&model), s(&test)]);
+    let rows: Vec<Vec<&str>> = tagged.lines().map(|l| l.split(' ').collect()).collect();
+    let text = std::fs::read_to_string(&test).unwrap();
+    assert_eq!(tagged.lines().count(), text.lines().count());
+    for (line, row) in text.lines().zip(&rows) {
+        if line.is_empty() {
+            assert_eq!(row, &[""]);
+        } else {
+            assert_eq!(row.len(), 4);
+            assert_eq!(row[..3].join(" "), line);
+        }
+    }
+    // Text without tags: the same predictions, the tag column added.
+    let untagged = tmp.path().join("text.txt");
+    let words: String = text
+        .lines()
+        .map(|l| l.rsplit_once(' ').map_or(String::new(), |(w, _)| w.into()) + "\n")
+        .collect();
+    std::fs::write(&untagged, words).unwrap();
+    let again = ok(&["predict", s(&model), s(&untagged)]);
+    for (a, b) in tagged.lines().zip(again.lines()) {
+        let (a, b): (Vec<&str>, Vec<&str>) = (a.split(' ').collect(), b.split(' ').collect());
+        assert_eq!(a.first(), b.first());
+        assert_eq!(a.last(), b.last());
+    }
+    // eval: the chunk measures of conlleval, recomputed here from predict's output.
+    let e = json(&ok(&["eval", s(&model), s(&test), "--json"]));
+    let (gold, pred): (Vec<Vec<String>>, Vec<Vec<String>>) = tagged
+        .split("\n\n")
+        .filter(|b| !b.trim().is_empty())
+        .map(|b| {
+            b.lines()
+                .map(|l| {
+                    let c: Vec<&str> = l.split(' ').collect();
+                    (c[2].to_string(), c[3].to_string())
+                })
+                .unzip()
+        })
+        .unzip();
+    let score = maxmargin::io::conll::chunk_score(&gold, &pred);
+    assert_eq!(e["chunk_f1"].as_f64(), Some(score.f1));
+    assert_eq!(e["chunk_precision"].as_f64(), Some(score.precision));
+    assert_eq!(e["chunk_recall"].as_f64(), Some(score.recall));
+    let right = gold
+        .iter()
+        .flatten()
+        .zip(pred.iter().flatten())
+        .filter(|(a, b)| a == b)
+        .count();
+    assert_eq!(e["token_accuracy"].as_f64(), Some(right as f64 / 2279.0));
+    assert_eq!(e["sentences"].as_u64(), Some(100));
+    // 300 training sentences already chunk most of the test text right.
+    assert!(score.f1 > 0.8, "{score:?}");
+    let table = ok(&["eval", s(&model), s(&test)]);
+    assert!(
+        table.contains("chunk F1") && table.contains("token accuracy"),
+        "{table}"
+    );
+}
+
+#[test]
+fn templates_from_a_file_and_unknown_tags_at_test_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let template = tmp.path().join("words.tpl");
+    std::fs::write(
+        &template,
+        "# words and POS, CRF++ style\nU00:%x[0,0]\nU01:%x[-1,0]\nU02:%x[0,1]\nU03:%x[0,1]/%x[1,1]\nB\n",
+    )
+    .unwrap();
+    let model = tmp.path().join("t.mm");
+    ok(&[
+        "train",
+        s(&head("train.txt")),
+        "--task",
+        "chain",
+        "--format",
+        "conll",
+        "--template",
+        s(&template),
+        "--max-passes",
+        "5",
+        "-o",
+        s(&model),
+        "-q",
+    ]);
+    // A tag training never saw is an error of the tagger, counted, not a refusal.
+    let test = tmp.path().join("odd.txt");
+    std::fs::write(&test, "He PRP B-XYZ\nran VBD B-VP\n\n").unwrap();
+    let e = json(&ok(&["eval", s(&model), s(&test), "--json"]));
+    assert_eq!(e["unknown_tags"].as_u64(), Some(1));
+    assert!(e["token_accuracy"].as_f64().unwrap() <= 0.5);
+    // ... but the objective needs every tag known, and says so.
+    let err = fails(&["eval", s(&model), s(&test), "--lambda", "0.01"], 1);
+    assert!(err.contains("never saw"), "{err}");
+}
+
+#[test]
+fn conll_mistakes_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let train = head("train.txt");
+    let out = tmp.path().join("m.mm");
+    let base = ["train", s(&train), "-o", s(&out)];
+    // --format conll is for chains; --template for conll; svm-hmm is not multiclass's format.
+    let err = fails(&[&base[..], &["--format", "conll"]].concat(), 1);
+    assert!(
+        err.contains("--format conll applies to --task chain"),
+        "{err}"
+    );
+    let err = fails(
+        &[&base[..], &["--task", "chain", "--template", "ner"]].concat(),
+        1,
+    );
+    assert!(
+        err.contains("--template applies to --format conll"),
+        "{err}"
+    );
+    let err = fails(
+        &[&base[..], &["--task", "multiclass", "--format", "svm-hmm"]].concat(),
+        1,
+    );
+    assert!(err.contains("reads libsvm data"), "{err}");
+    // A bad template line is named by file, line and column.
+    let bad = tmp.path().join("bad.tpl");
+    std::fs::write(&bad, "U00:%x[0,0]\nU01:%y[0,0]\n").unwrap();
+    let conll = ["--task", "chain", "--format", "conll", "--template"];
+    let err = fails(&[&base[..], &conll[..], &[s(&bad)]].concat(), 1);
+    assert!(
+        err.contains("bad.tpl:2:5: template: unknown macro %y"),
+        "{err}"
+    );
+    let err = fails(&[&base[..], &conll[..], &["nonesuch"]].concat(), 1);
+    assert!(
+        err.contains("not chunking, ner or an existing template file"),
+        "{err}"
+    );
+    // A template reading a column the data does not have.
+    let wide = tmp.path().join("wide.tpl");
+    std::fs::write(&wide, "U00:%x[0,5]\n").unwrap();
+    let err = fails(&[&base[..], &conll[..], &[s(&wide)]].concat(), 1);
+    assert!(
+        err.contains("reads 6 input columns, the data has 2"),
+        "{err}"
+    );
+    // Text with a column count the tagger cannot read.
+    let model = tmp.path().join("t.mm");
+    ok(&[
+        "train",
+        s(&train),
+        "--task",
+        "chain",
+        "--format",
+        "conll",
+        "--max-passes",
+        "1",
+        "-o",
+        s(&model),
+        "-q",
+    ]);
+    let odd = tmp.path().join("odd.txt");
+    std::fs::write(&odd, "a b c d e\n").unwrap();
+    let err = fails(&["predict", s(&model), s(&odd)], 1);
+    assert!(
+        err.contains("odd.txt:1:1: columns: expected 2 input columns"),
+        "{err}"
+    );
+    let words = tmp.path().join("words.txt");
+    std::fs::write(&words, "He PRP\n").unwrap();
+    let err = fails(&["eval", s(&model), s(&words)], 1);
+    assert!(err.contains("eval needs the tag column"), "{err}");
+    let err = fails(&["predict", s(&model), s(&words), "--scores"], 1);
+    assert!(err.contains("is a tagger"), "{err}");
+}
+
+/// The README's chunking command on the whole of CoNLL-2000 reaches CRFsuite's chunk F1 (0.932).
+#[test]
+fn the_readme_chunker_reaches_crfsuites_f1() {
+    let Some(data) = shared_data() else { return };
+    let dir = data.join("conll2000");
+    let tmp = tempfile::tempdir().unwrap();
+    let model = tmp.path().join("chunker.mm");
+    ok(&[
+        "train",
+        s(&dir.join("train.txt.gz")),
+        "--task",
+        "chain",
+        "--format",
+        "conll",
+        "--lambda",
+        "1e-3",
+        "--max-passes",
+        "10",
+        "-o",
+        s(&model),
+        "-q",
+    ]);
+    let e = json(&ok(&[
+        "eval",
+        s(&model),
+        s(&dir.join("test.txt.gz")),
+        "--json",
+    ]));
+    let f1 = e["chunk_f1"].as_f64().unwrap();
+    assert!(f1 >= 0.932, "chunk F1 {f1}");
+}

@@ -1,0 +1,194 @@
+//! The feature and tag dictionaries of a tagger, built on its training sentences and saved with its model.
+
+use super::{Sentence, Template};
+use maxmargin_core::vector::SparseVec;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// Feature and tag dictionaries built on a training set, with the templates that made them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "Stored", into = "Stored")]
+pub struct FeatureMap {
+    template: Template,
+    inputs: usize,
+    names: Vec<String>,
+    features: HashMap<String, u32>,
+    tags: Vec<String>,
+    tag_ids: HashMap<String, u32>,
+}
+
+/// What a model file keeps: the template text, the feature strings and the tags in index order.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    template_name: String,
+    template: String,
+    inputs: usize,
+    features: Vec<String>,
+    tags: Vec<String>,
+}
+
+impl From<FeatureMap> for Stored {
+    fn from(m: FeatureMap) -> Self {
+        Self {
+            template_name: m.template.name().to_string(),
+            template: m.template.text().to_string(),
+            inputs: m.inputs,
+            features: m.names,
+            tags: m.tags,
+        }
+    }
+}
+
+impl TryFrom<Stored> for FeatureMap {
+    type Error = String;
+
+    fn try_from(s: Stored) -> Result<Self, String> {
+        let template = Template::parse(&s.template_name, &s.template)
+            .map_err(|(line, col, m)| format!("stored template, line {line}:{col}: {m}"))?;
+        let index = |names: &[String], what: &str| -> Result<HashMap<String, u32>, String> {
+            let ids: HashMap<String, u32> = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.clone(), i as u32))
+                .collect();
+            if ids.len() == names.len() && names.len() <= u32::MAX as usize {
+                Ok(ids)
+            } else {
+                Err(format!("stored {what} repeat a name"))
+            }
+        };
+        if template.columns() > s.inputs {
+            return Err(format!(
+                "the stored template needs {} input columns, the tagger has {}",
+                template.columns(),
+                s.inputs
+            ));
+        }
+        Ok(Self {
+            features: index(&s.features, "features")?,
+            tag_ids: index(&s.tags, "tags")?,
+            template,
+            inputs: s.inputs,
+            names: s.features,
+            tags: s.tags,
+        })
+    }
+}
+
+impl FeatureMap {
+    /// Builds the dictionaries from the training sentences with the [`Template::chunking`] templates when
+    /// every sentence has at least two input columns, else [`Template::ner`].
+    pub fn fit(train: &[Sentence]) -> Self {
+        let inputs = train.iter().map(|s| s.columns.len()).min().unwrap_or(0);
+        let template = if inputs >= 2 {
+            Template::chunking()
+        } else {
+            Template::ner(inputs)
+        };
+        Self::fit_with(train, template)
+    }
+
+    /// Builds the dictionaries from the training sentences with the given templates (indices in order of
+    /// first appearance). A template naming a column a sentence lacks yields no feature there; use
+    /// [`Template::columns`] to refuse such data first.
+    pub fn fit_with(train: &[Sentence], template: Template) -> Self {
+        let inputs = train
+            .iter()
+            .map(|s| s.columns.len())
+            .min()
+            .unwrap_or(0)
+            .max(template.columns());
+        let mut map = Self {
+            template,
+            inputs,
+            names: Vec::new(),
+            features: HashMap::new(),
+            tags: Vec::new(),
+            tag_ids: HashMap::new(),
+        };
+        let mut buf = String::new();
+        for s in train {
+            for t in 0..s.len() {
+                let (names, features) = (&mut map.names, &mut map.features);
+                map.template.for_each_feature(s, t, &mut buf, |f| {
+                    if !features.contains_key(f) {
+                        features.insert(f.to_string(), names.len() as u32);
+                        names.push(f.to_string());
+                    }
+                });
+            }
+            for tag in &s.tags {
+                if !map.tag_ids.contains_key(tag) {
+                    map.tag_ids.insert(tag.clone(), map.tags.len() as u32);
+                    map.tags.push(tag.clone());
+                }
+            }
+        }
+        map
+    }
+
+    /// Number of features.
+    pub fn n_features(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Number of tags.
+    pub fn n_tags(&self) -> usize {
+        self.tags.len()
+    }
+
+    /// The tag names, by id.
+    pub fn tag_names(&self) -> &[String] {
+        &self.tags
+    }
+
+    /// The feature strings, by index.
+    pub fn feature_names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The templates.
+    pub fn template(&self) -> &Template {
+        &self.template
+    }
+
+    /// The number of input columns of the training data (text to tag has this many, or one more: a tag).
+    pub fn inputs(&self) -> usize {
+        self.inputs
+    }
+
+    /// One sparse binary feature vector per position; features not in the dictionary are dropped.
+    pub fn features(&self, s: &Sentence) -> Vec<SparseVec> {
+        let mut buf = String::new();
+        (0..s.len())
+            .map(|t| {
+                let mut idx = Vec::with_capacity(self.template.len());
+                self.template.for_each_feature(s, t, &mut buf, |f| {
+                    if let Some(&j) = self.features.get(f) {
+                        idx.push(j);
+                    }
+                });
+                idx.sort_unstable();
+                idx.dedup();
+                let val = vec![1.0; idx.len()];
+                SparseVec::new(idx, val).unwrap_or_default()
+            })
+            .collect()
+    }
+
+    /// The tag ids of a sentence, or the first tag the training set never had.
+    ///
+    /// # Errors
+    /// The unknown tag, as `Err(tag)`.
+    pub fn tags(&self, s: &Sentence) -> Result<Vec<u32>, String> {
+        s.tags
+            .iter()
+            .map(|t| self.tag_id(t).ok_or_else(|| t.clone()))
+            .collect()
+    }
+
+    /// The id of a tag, when training saw it.
+    pub fn tag_id(&self, tag: &str) -> Option<u32> {
+        self.tag_ids.get(tag).copied()
+    }
+}

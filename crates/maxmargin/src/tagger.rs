@@ -1,0 +1,281 @@
+//! Sequence labelling on CoNLL column files: a chain structural SVM over template features, with the
+//! feature dictionary saved beside the weights so that a trained tagger tags new text.
+//!
+//! ```
+//! # fn main() -> Result<(), maxmargin::Error> {
+//! use maxmargin::io::conll::{Sentence, Template};
+//! use maxmargin::structured_svm::{StructuredSvmParams, Task};
+//! let train = vec![
+//!     Sentence::from_rows(&[vec!["The", "DT"], vec!["dog", "NN"], vec!["ran", "VBD"]], &["B-NP", "I-NP", "B-VP"]),
+//!     Sentence::from_rows(&[vec!["A", "DT"], vec!["cat", "NN"], vec!["sat", "VBD"]], &["B-NP", "I-NP", "B-VP"]),
+//! ];
+//! let svm = StructuredSvmParams::new(Task::Chain).lambda(0.1).max_passes(50.0).check()?;
+//! let fit = maxmargin::tagger::fit(&svm, &train, Template::chunking(), "inline".as_ref(), &mut ())?;
+//! let tags = fit.tagger.tag(&train)?;
+//! assert_eq!(tags[0], vec!["B-NP", "I-NP", "B-VP"]);
+//! let e = fit.tagger.evaluate(&train, None)?;
+//! assert_eq!(e.chunk_f1, 1.0);
+//! # Ok(()) }
+//! ```
+
+use crate::Error;
+use crate::structured_svm::{Prediction, StructuredModel, StructuredSvm, Task};
+use maxmargin_io::IoError;
+use maxmargin_io::conll::{self, FeatureMap, Sentence, Template};
+use maxmargin_io::model_file;
+use maxmargin_io::svm_hmm::SequenceData;
+use maxmargin_optim::{Observer, OptimError, TraceRecord};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The kind of a tagger's model file.
+pub const TAGGER_KIND: &str = "chain-conll";
+
+/// A chain model with the templates and dictionaries that turn sentences into its inputs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tagger {
+    /// The chain model (tag `k` of the dictionary is the model's tag `k + 1`).
+    pub model: StructuredModel,
+    /// Templates, features and tags.
+    pub features: FeatureMap,
+}
+
+/// A trained tagger with its training trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaggerFitReport {
+    /// The tagger.
+    pub tagger: Tagger,
+    /// Every evaluation of the run.
+    pub trace: Vec<TraceRecord>,
+    /// What a user should know about the run, one line each.
+    pub warnings: Vec<String>,
+}
+
+/// A tagger's measures on labelled sentences: chunks by conlleval's definition, and tokens.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TaggerEvaluation {
+    /// Sentences.
+    pub sentences: usize,
+    /// Tokens.
+    pub tokens: usize,
+    /// The fraction of tokens tagged right.
+    pub token_accuracy: f64,
+    /// Chunks found with the right span and type, over chunks found.
+    pub chunk_precision: f64,
+    /// Chunks found with the right span and type, over chunks in the data.
+    pub chunk_recall: f64,
+    /// Their harmonic mean.
+    pub chunk_f1: f64,
+    /// Chunks in the data.
+    pub gold_chunks: usize,
+    /// Chunks predicted.
+    pub predicted_chunks: usize,
+    /// Chunks right.
+    pub correct_chunks: usize,
+    /// Tokens whose tag training never saw (each counts as an error).
+    pub unknown_tags: usize,
+    /// The λ of the objective.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lambda: Option<f64>,
+    /// `λ/2‖w‖² + (1/n)Σ H_i(w)` over the sentences (only when every tag is known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objective: Option<f64>,
+    /// Whether the model's training reached its optimum.
+    pub converged: bool,
+}
+
+/// Trains a tagger: builds the dictionaries with `template` on `train` (read from `source`), then the chain
+/// model with `svm` (whose task must be [`Task::Chain`]).
+///
+/// # Errors
+/// A task other than chains, a template naming more input columns than the data has, no sentences, or the
+/// solver's errors.
+pub fn fit(
+    svm: &StructuredSvm,
+    train: &[Sentence],
+    template: Template,
+    source: &Path,
+    observer: &mut (dyn Observer + Send),
+) -> Result<TaggerFitReport, Error> {
+    if svm.params().task != Task::Chain {
+        return Err(OptimError::InvalidParam {
+            name: "task",
+            value: svm.params().task.kind().into(),
+            reason: "a tagger is a chain model",
+        }
+        .into());
+    }
+    let inputs = train.iter().map(|s| s.columns.len()).min().unwrap_or(0);
+    if template.columns() > inputs {
+        return Err(IoError::Mismatch {
+            path: source.to_path_buf(),
+            message: format!(
+                "the {} template reads {} input columns, the data has {inputs} (and the tag)",
+                template.name(),
+                template.columns()
+            ),
+        }
+        .into());
+    }
+    let features = FeatureMap::fit_with(train, template);
+    let data = sequences(&features, train, source, |tags| {
+        // Every training tag is in the dictionary built on it.
+        features.tags(tags).unwrap_or_default()
+    });
+    let report = svm.fit_chain(&data, observer)?;
+    Ok(TaggerFitReport {
+        tagger: Tagger {
+            model: report.model,
+            features,
+        },
+        trace: report.trace,
+        warnings: report.warnings,
+    })
+}
+
+/// The chain data of sentences: features by the dictionary, tags by `tags` (0-based).
+fn sequences(
+    features: &FeatureMap,
+    sentences: &[Sentence],
+    source: &Path,
+    tags: impl Fn(&Sentence) -> Vec<u32>,
+) -> SequenceData {
+    SequenceData {
+        sequences: sentences.iter().map(|s| features.features(s)).collect(),
+        labels: sentences.iter().map(tags).collect(),
+        qids: (0..sentences.len() as u64).collect(),
+        n_features: features.n_features(),
+        n_labels: features.n_tags(),
+        source: source.to_path_buf(),
+    }
+}
+
+impl Tagger {
+    /// The tags of every sentence, by name.
+    ///
+    /// # Errors
+    /// A model inconsistent with its dictionary (not one this crate saved).
+    pub fn tag(&self, sentences: &[Sentence]) -> Result<Vec<Vec<String>>, Error> {
+        let data = sequences(&self.features, sentences, Path::new("text"), |s| {
+            vec![0; s.len()]
+        });
+        let names = self.features.tag_names();
+        self.model
+            .predict_chain(&data)?
+            .into_iter()
+            .map(|p| match p {
+                Prediction::Tags(t) => Ok(t
+                    .iter()
+                    .map(|&k| names.get(k as usize - 1).cloned().unwrap_or_default())
+                    .collect()),
+                _ => Err(Error::Optim(OptimError::InvalidParam {
+                    name: "task",
+                    value: self.model.task.kind().into(),
+                    reason: "a tagger is a chain model",
+                })),
+            })
+            .collect()
+    }
+
+    /// Chunk precision, recall and F1 (conlleval), token accuracy and, with `lambda`, the objective, on
+    /// labelled sentences. A tag training never saw counts as an error, not a refusal.
+    ///
+    /// # Errors
+    /// Sentences without tags, or none at all.
+    pub fn evaluate(
+        &self,
+        sentences: &[Sentence],
+        lambda: Option<f64>,
+    ) -> Result<TaggerEvaluation, Error> {
+        if sentences.is_empty() || sentences.iter().any(|s| s.tags.len() != s.len()) {
+            return Err(OptimError::InvalidParam {
+                name: "data",
+                value: format!("{} sentences", sentences.len()),
+                reason: "evaluation needs labelled sentences (the tag as the last column)",
+            }
+            .into());
+        }
+        let predicted = self.tag(sentences)?;
+        let gold: Vec<&[String]> = sentences.iter().map(|s| s.tags.as_slice()).collect();
+        let score = conll::chunk_score(
+            &gold.iter().map(|g| g.to_vec()).collect::<Vec<_>>(),
+            &predicted,
+        );
+        let tokens: usize = sentences.iter().map(Sentence::len).sum();
+        let right: usize = gold
+            .iter()
+            .zip(&predicted)
+            .map(|(g, p)| g.iter().zip(p).filter(|(a, b)| a == b).count())
+            .sum();
+        let unknown = sentences
+            .iter()
+            .flat_map(|s| &s.tags)
+            .filter(|t| self.features.tag_id(t).is_none())
+            .count();
+        let objective = match lambda {
+            Some(_) if unknown == 0 => {
+                let data = sequences(&self.features, sentences, Path::new("data"), |s| {
+                    self.features.tags(s).unwrap_or_default()
+                });
+                self.model.evaluate_chain(&data, lambda)?.objective
+            }
+            _ => None,
+        };
+        Ok(TaggerEvaluation {
+            sentences: sentences.len(),
+            tokens,
+            token_accuracy: right as f64 / tokens.max(1) as f64,
+            chunk_precision: score.precision,
+            chunk_recall: score.recall,
+            chunk_f1: score.f1,
+            gold_chunks: score.gold,
+            predicted_chunks: score.predicted,
+            correct_chunks: score.correct,
+            unknown_tags: unknown,
+            lambda,
+            objective,
+            converged: self.model.training.converged,
+        })
+    }
+
+    /// Saves the tagger atomically (JSON for `.json` paths).
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file.
+    pub fn save(&self, path: &Path) -> Result<(), Error> {
+        Ok(model_file::save(path, TAGGER_KIND, self)?)
+    }
+
+    /// Loads a tagger, checking that its model and dictionaries agree.
+    ///
+    /// # Errors
+    /// [`Error::Io`] for a missing, foreign, corrupt or inconsistent file.
+    pub fn load(path: &Path) -> Result<Self, Error> {
+        let (_, tagger): (_, Self) = model_file::load(path, TAGGER_KIND)?;
+        let bad = |message: String| -> Error {
+            IoError::BadModel {
+                path: path.to_path_buf(),
+                message,
+            }
+            .into()
+        };
+        if tagger.model.task != Task::Chain {
+            return Err(bad(format!(
+                "a tagger holds a {} model",
+                tagger.model.task.kind()
+            )));
+        }
+        tagger.model.check_consistent(path)?;
+        let f = &tagger.features;
+        if tagger.model.n_features != f.n_features() || tagger.model.n_labels != f.n_tags().max(1) {
+            return Err(bad(format!(
+                "the chain model has {} features and {} tags, its dictionary {} and {}",
+                tagger.model.n_features,
+                tagger.model.n_labels,
+                f.n_features(),
+                f.n_tags()
+            )));
+        }
+        Ok(tagger)
+    }
+}
