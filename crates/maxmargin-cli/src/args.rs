@@ -54,8 +54,43 @@ pub(crate) enum Command {
     /// Stratified, seeded k-fold cross-validation of a binary linear SVM (any of train's flags): accuracy per
     /// fold and their mean, or with --c-path, per C along a warm-started regularization path.
     Cv(Box<CvCmd>),
-    /// Run the worked examples and train, save, load and evaluate a model on embedded data.
-    Demo,
+    /// Run the worked examples and train, save, load and evaluate models on embedded data; write the
+    /// pictures (training curves, a soft-margin boundary, the losses) into a folder.
+    Demo {
+        /// The folder for the pictures (created when missing).
+        #[arg(long, default_value = "maxmargin-demo")]
+        out: PathBuf,
+    },
+    /// Draw training curves from trace files (train --trace FILE.jsonl), several runs in one figure, log
+    /// scales, the tolerance line where the trace names it. SVG, or PNG for a FILE.png.
+    Plot {
+        /// Trace files, one curve each (named by the file's stem).
+        #[arg(required = true)]
+        traces: Vec<PathBuf>,
+        /// The figure (.svg, or .png).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// The horizontal axis.
+        #[arg(long, value_enum, default_value_t = crate::figures::XArg::Passes)]
+        x: crate::figures::XArg,
+        /// The vertical axis: the relative duality gap, or the primal objective.
+        #[arg(long, value_enum, default_value_t = crate::figures::YArg::Gap)]
+        y: crate::figures::YArg,
+        /// The figure's title.
+        #[arg(long)]
+        title: Option<String>,
+    },
+    /// Draw a binary model trained on two features over labelled data: the points by class, the boundary
+    /// <w,x> + b = 0, the margins = ±1, and the margin violators ringed. SVG, or PNG for a FILE.png.
+    PlotBoundary {
+        /// The binary model (two features).
+        model: PathBuf,
+        /// LIBSVM data with two features.
+        data: PathBuf,
+        /// The figure (.svg, or .png).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Fit a calibration (scores to probabilities) of a binary model on development data, never the
     /// training data, and save the calibrated model (then `predict --probability` applies).
     Calibrate {

@@ -186,6 +186,10 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
             converged: t.converged,
             iterations: t.iterations,
             passes: (t.epochs, "epoch", "epochs"),
+            tolerance: svm
+                .params()
+                .gap
+                .unwrap_or(maxmargin::convergence::DEFAULT_GAP),
         },
     )
 }

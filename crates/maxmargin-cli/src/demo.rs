@@ -1,10 +1,13 @@
 //! `maxmargin demo`: the worked examples, then a real train / save / load / evaluate cycle on the embedded
-//! heart_scale data (a seeded 200/70 split), all in a temporary directory that is removed afterwards.
+//! heart_scale data (a seeded 200/70 split) and iris, with the models in a temporary directory that is
+//! removed afterwards; the pictures (training curves, a soft-margin boundary, the losses) go to a folder
+//! that stays, with the two-feature data and model of the boundary picture, so its command can be rerun.
 
 use anyhow::{Context, Result};
 use maxmargin::io::libsvm::LabeledData;
 use maxmargin::prelude::*;
 use maxmargin::worked;
+use std::path::Path;
 use std::time::Instant;
 
 /// Splits rows by a seeded shuffle: the first `n_train` rows of the permutation train, the rest test.
@@ -21,7 +24,9 @@ fn split(data: &LabeledData, n_train: usize, seed: u64) -> (LabeledData, Labeled
     (part(&order[..n_train]), part(&order[n_train..]))
 }
 
-pub fn run() -> Result<()> {
+pub fn run(pictures: &Path) -> Result<()> {
+    let mut binary_curves = Vec::new();
+    let mut struct_curves = Vec::new();
     out!(
         "== The hinge and the 0-1 loss ==\n{}",
         worked::hinge_table()
@@ -80,8 +85,10 @@ pub fn run() -> Result<()> {
         ),
     ] {
         let start = Instant::now();
-        let model = params.check()?.fit(&train)?;
+        let report = params.check()?.fit_observed(&train, &mut ())?;
         let seconds = start.elapsed().as_secs_f64();
+        let model = report.model;
+        binary_curves.push(curve(&report.trace, name));
         let path = dir.path().join(format!("{name}.model"));
         model.save(&path)?;
         let loaded = LinearModel::load(&path)?;
@@ -120,7 +127,9 @@ pub fn run() -> Result<()> {
             .epsilon(1e-3)
             .max_passes(500.0)
             .seed(1);
-        let model = params.check()?.fit_multiclass(&iris, &mut ())?.model;
+        let report = params.check()?.fit_multiclass(&iris, &mut ())?;
+        struct_curves.push(curve(&report.trace, solver));
+        let model = report.model;
         let e = model.evaluate_multiclass(&iris, None)?;
         out!(
             "{solver:<10} {:<7.0} {:<10.6} {:<10} {:<10} {:.4}",
@@ -135,8 +144,111 @@ pub fn run() -> Result<()> {
             e.accuracy.unwrap_or(f64::NAN)
         );
     }
+    draw(pictures, &binary_curves, &struct_curves)?;
     out!(
         "Next: maxmargin train DATA -o MODEL; maxmargin eval MODEL DATA --lambda L; maxmargin predict MODEL DATA"
+    );
+    Ok(())
+}
+
+/// A run's curve for the pictures: its relative duality gap by pass, or its primal without gaps.
+fn curve(trace: &[maxmargin::optim::TraceRecord], name: &str) -> crate::plot::Series {
+    let trace = crate::figures::Trace {
+        records: trace.to_vec(),
+        tolerance: None,
+        run: None,
+    };
+    use crate::figures::{XArg, YArg, curve};
+    curve(&trace, name, XArg::Passes, YArg::Gap)
+        .or_else(|_| curve(&trace, name, XArg::Passes, YArg::Primal))
+        .unwrap_or(crate::plot::Series {
+            name: name.into(),
+            points: Vec::new(),
+        })
+}
+
+/// The demo's pictures, and what each shows.
+fn draw(
+    dir: &Path,
+    binary: &[crate::plot::Series],
+    structural: &[crate::plot::Series],
+) -> Result<()> {
+    use crate::plot::LineChart;
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("creating the pictures' folder {}", dir.display()))?;
+    let gap_curves = |all: &[crate::plot::Series]| -> Vec<crate::plot::Series> {
+        all.iter()
+            .filter(|s| !s.points.is_empty() && s.points.iter().all(|p| p.1 > 0.0 && p.1 < 1e3))
+            .map(|s| crate::plot::Series {
+                name: s.name.clone(),
+                points: s.points.clone(),
+            })
+            .collect()
+    };
+    let tolerance = [(
+        maxmargin::convergence::DEFAULT_GAP,
+        "converged below 1e-2".to_string(),
+    )];
+    for (file, title, curves) in [
+        (
+            "heart-training.svg",
+            "heart_scale: duality gap / primal by pass",
+            gap_curves(binary),
+        ),
+        (
+            "iris-training.svg",
+            "iris, Crammer-Singer: duality gap / primal by pass",
+            gap_curves(structural),
+        ),
+    ] {
+        LineChart {
+            title: title.into(),
+            x_desc: "passes over the data".into(),
+            y_desc: "duality gap / primal (relative)".into(),
+            log_x: true,
+            log_y: true,
+            series: &curves,
+            guides: &tolerance,
+        }
+        .write(&dir.join(file))?;
+    }
+    crate::figures::losses(&dir.join("losses.svg"))?;
+    // The soft-margin figure on real data that overlaps: iris versicolor (-1) against virginica (+1) on
+    // petal length and width.
+    let iris = maxmargin::datasets::iris()?;
+    let mut text = String::new();
+    for (row, &label) in iris.x.rows().zip(&iris.labels) {
+        if label == 0.0 {
+            continue;
+        }
+        let d = row.to_dense(4);
+        text.push_str(&format!(
+            "{} 1:{} 2:{}\n",
+            if label == 2.0 { "+1" } else { "-1" },
+            d[2],
+            d[3]
+        ));
+    }
+    let data = dir.join("iris-petals.svm");
+    maxmargin::io::atomic::write_atomic(&data, |w| w.write_all(text.as_bytes()))?;
+    let model_path = dir.join("iris-petals.model");
+    let petals = maxmargin::io::libsvm::read(&data)?;
+    LinearSvmParams::new()
+        .c(1.0)
+        .check()?
+        .fit(&petals)?
+        .save(&model_path)?;
+    crate::figures::plot_boundary(&model_path, &data, &dir.join("boundary.svg"))?;
+    out!(
+        "\n== Pictures in {}/ ==\n\
+         heart-training.svg  each binary solver's duality gap (relative) by pass: DCD falls below the 1% line\n\
+         iris-training.svg   the same for the structural solvers on iris\n\
+         losses.svg          the hinge max(0, 1 - z) above the 0-1 loss, against the margin z = y f(x)\n\
+         boundary.svg        iris versicolor vs virginica (petal length, width): the boundary, the margins and\n\
+         \x20                   the violators, drawn by: maxmargin plot-boundary {m} {d} -o boundary.svg",
+        dir.display(),
+        m = model_path.display(),
+        d = data.display()
     );
     Ok(())
 }

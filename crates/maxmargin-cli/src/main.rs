@@ -23,6 +23,8 @@ mod args;
 mod binary;
 mod decision;
 mod demo;
+mod figures;
+mod plot;
 mod progress;
 mod report;
 mod structured;
@@ -149,7 +151,19 @@ fn run(cli: Cli) -> Result<i32> {
             json,
         } => eval(&model, &data, lambda, json).map(|()| 0),
         Command::Cv(cmd) => cv(&cmd).map(|()| 0),
-        Command::Demo => demo::run().map(|()| 0),
+        Command::Demo { out } => demo::run(&out).map(|()| 0),
+        Command::Plot {
+            traces,
+            output,
+            x,
+            y,
+            title,
+        } => figures::plot(&traces, &output, x, y, title).map(|()| 0),
+        Command::PlotBoundary {
+            model,
+            data,
+            output,
+        } => figures::plot_boundary(&model, &data, &output).map(|()| 0),
         Command::Calibrate {
             model,
             data,

@@ -29,6 +29,8 @@ pub struct Finished<'a> {
     pub iterations: u64,
     /// Passes over the data, and their name in the trace summary (`epoch` or `passes`) and in the line.
     pub passes: (f64, &'static str, &'static str),
+    /// The relative duality gap the run headed for.
+    pub tolerance: f64,
 }
 
 /// Writes the trace (when asked), prints the warnings and the summary; returns whether the run converged.
@@ -44,6 +46,9 @@ pub fn report(args: &TrainArgs, output: &Path, f: &Finished<'_>) -> Result<bool>
             "gap": f.gap,
             "converged": f.converged,
             "iterations": f.iterations,
+            "run": f.what,
+            "lambda": f.lambda,
+            "tolerance": f.tolerance,
         });
         summary[key] = serde_json::json!(passes);
         write_atomic(path, |w| {

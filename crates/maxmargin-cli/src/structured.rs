@@ -127,12 +127,17 @@ pub(crate) fn estimator(
     task: Task,
 ) -> Result<(maxmargin::StructuredSvm, progress::TrainingProgress)> {
     let svm = params(args, task)?.check()?.checkpoints(args.checkpoints());
-    let target = svm.params().gap.unwrap_or(match svm.params().solver {
+    let bar =
+        progress::TrainingProgress::new(svm.params().max_passes, None, tolerance(&svm), args.quiet);
+    Ok((svm, bar))
+}
+
+/// The relative duality gap a run heads for (BCFW's ε is one).
+fn tolerance(svm: &maxmargin::StructuredSvm) -> f64 {
+    svm.params().gap.unwrap_or(match svm.params().solver {
         StructSolverKind::Bcfw => svm.params().epsilon,
         _ => maxmargin::convergence::DEFAULT_GAP,
-    });
-    let bar = progress::TrainingProgress::new(svm.params().max_passes, None, target, args.quiet);
-    Ok((svm, bar))
+    })
 }
 
 /// Reports a saved structured model's training; returns whether it converged.
@@ -166,6 +171,7 @@ pub(crate) fn finished(
             converged: t.converged,
             iterations: t.iterations,
             passes: (t.passes, "passes", "passes"),
+            tolerance: tolerance(svm),
         },
     )
 }

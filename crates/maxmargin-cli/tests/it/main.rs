@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod hostile;
+mod pictures;
 mod resume;
 mod scores;
 mod tagger;
@@ -472,9 +473,39 @@ fn binary_dcd_blocks_and_gap_stop() {
 
 #[test]
 fn demo_runs() {
-    let out = ok(&["demo"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let pictures = tmp.path().join("pictures");
+    let out = ok(&["demo", "--out", s(&pictures)]);
     assert!(out.contains("(1/2, 1/2)"), "{out}");
     assert!(out.contains("loaded back identical"), "{out}");
+    // The pictures it names are there, each a whole SVG with its curves or points.
+    for (file, has) in [
+        ("heart-training.svg", "pegasos"),
+        ("iris-training.svg", "oneslack"),
+        ("losses.svg", "hinge"),
+        ("boundary.svg", "margins"),
+    ] {
+        assert!(out.contains(file), "{out}");
+        let svg = std::fs::read_to_string(pictures.join(file)).unwrap();
+        assert!(
+            svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
+            "{file}"
+        );
+        assert!(svg.contains(has), "{file} lacks {has}");
+    }
+    // The boundary picture's command, as printed, draws it again from the files left beside it.
+    let again = tmp.path().join("again.svg");
+    ok(&[
+        "plot-boundary",
+        s(&pictures.join("iris-petals.model")),
+        s(&pictures.join("iris-petals.svm")),
+        "-o",
+        s(&again),
+    ]);
+    assert_eq!(
+        std::fs::read(&again).unwrap(),
+        std::fs::read(pictures.join("boundary.svg")).unwrap()
+    );
 }
 
 #[test]
@@ -1018,7 +1049,7 @@ fn output_errors_are_errors() {
         vec!["eval", s(&model), s(&data)],
         vec!["eval", s(&model), s(&data), "--json"],
         vec!["cv", s(&data)],
-        vec!["demo"],
+        vec!["demo", "--out", s(&tmp.path().join("demo"))],
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_maxmargin"))
             .args(&args)

@@ -1,0 +1,256 @@
+//! The picture commands: `plot` (training curves from `train --trace` files) and `plot-boundary` (the
+//! soft-margin figure of a two-feature binary model over its data).
+
+use crate::plot::{BoundaryChart, LineChart, Series};
+use anyhow::{Context, Result, bail};
+use maxmargin::core::vector::SparseRows;
+use maxmargin::io::libsvm;
+use maxmargin::linear::DecisionModel;
+use maxmargin::optim::TraceRecord;
+use std::io::BufRead as _;
+use std::path::{Path, PathBuf};
+
+/// What `plot --x` puts on the horizontal axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum XArg {
+    /// Passes over the data (`epoch` in the trace).
+    Passes,
+    /// Seconds since training started.
+    Seconds,
+    /// Calls of the loss-augmented oracle (structured solvers).
+    OracleCalls,
+}
+
+/// What `plot --y` puts on the vertical axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum YArg {
+    /// The primal objective.
+    Primal,
+    /// The duality gap relative to the primal objective (a proven bound on the distance to the optimum).
+    Gap,
+}
+
+/// A trace file: its evaluations and what its summary line says.
+pub(crate) struct Trace {
+    pub records: Vec<TraceRecord>,
+    /// The relative gap the run headed for, when the summary has it.
+    pub tolerance: Option<f64>,
+    /// What ran (`dcd on 270 examples x 13 features`), when the summary has it.
+    pub run: Option<String>,
+}
+
+/// Reads a `train --trace` file: one JSON record per evaluation, then a summary line.
+pub(crate) fn read_trace(path: &Path) -> Result<Trace> {
+    let reader = maxmargin::io::open_maybe_gz(path)?;
+    let mut trace = Trace {
+        records: Vec::new(),
+        tolerance: None,
+        run: None,
+    };
+    for (i, line) in reader.lines().enumerate() {
+        let line = line.with_context(|| format!("{}", path.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: serde_json::Value = serde_json::from_str(&line)
+            .with_context(|| format!("{}:{}: not a trace line", path.display(), i + 1))?;
+        if value.get("stop").is_some() {
+            trace.tolerance = value.get("tolerance").and_then(serde_json::Value::as_f64);
+            trace.run = value
+                .get("run")
+                .and_then(|v| v.as_str().map(str::to_string));
+        } else {
+            trace
+                .records
+                .push(serde_json::from_value(value).with_context(|| {
+                    format!("{}:{}: not a trace record", path.display(), i + 1)
+                })?);
+        }
+    }
+    if trace.records.is_empty() {
+        bail!(
+            "{}: no trace records (write one with train --trace FILE)",
+            path.display()
+        );
+    }
+    Ok(trace)
+}
+
+/// The curve of one trace on the chosen axes; an error names the trace when it lacks what an axis needs.
+pub(crate) fn curve(trace: &Trace, name: &str, x: XArg, y: YArg) -> Result<Series> {
+    let mut points = Vec::with_capacity(trace.records.len());
+    for r in &trace.records {
+        let xv = match x {
+            XArg::Passes => r.epoch,
+            XArg::Seconds => r.seconds,
+            XArg::OracleCalls => match r.oracle_calls {
+                Some(c) => c as f64,
+                None => bail!(
+                    "{name}: the trace has no oracle calls (a binary solver's); use --x passes or seconds"
+                ),
+            },
+        };
+        let yv = match y {
+            YArg::Primal => r.objective,
+            YArg::Gap => match r.gap {
+                Some(g) => g / r.objective.abs().max(f64::MIN_POSITIVE),
+                None => continue,
+            },
+        };
+        points.push((xv, yv));
+    }
+    if points.is_empty() {
+        bail!("{name}: the trace has no duality gaps; use --y primal");
+    }
+    Ok(Series {
+        name: name.to_string(),
+        points,
+    })
+}
+
+/// `plot`: several traces in one figure.
+pub(crate) fn plot(
+    traces: &[PathBuf],
+    output: &Path,
+    x: XArg,
+    y: YArg,
+    title: Option<String>,
+) -> Result<()> {
+    let mut series = Vec::new();
+    let mut guides: Vec<(f64, String)> = Vec::new();
+    for path in traces {
+        let trace = read_trace(path)?;
+        let name = path.file_stem().map_or_else(
+            || path.display().to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        );
+        series.push(curve(&trace, &name, x, y)?);
+        if let (YArg::Gap, Some(t)) = (y, trace.tolerance)
+            && !guides.iter().any(|g| g.0 == t)
+        {
+            guides.push((t, format!("tolerance {t:e}")));
+        }
+    }
+    let (x_desc, log_x) = match x {
+        XArg::Passes => ("passes over the data", true),
+        XArg::Seconds => ("seconds", true),
+        XArg::OracleCalls => ("oracle calls", true),
+    };
+    let positive = series.iter().flat_map(|s| &s.points).all(|p| p.1 > 0.0);
+    let y_desc = match y {
+        YArg::Primal => "primal objective",
+        YArg::Gap => "duality gap / primal (relative)",
+    };
+    LineChart {
+        title: title.unwrap_or_else(|| format!("{y_desc} against {x_desc}")),
+        x_desc: x_desc.into(),
+        y_desc: y_desc.into(),
+        log_x,
+        log_y: positive,
+        series: &series,
+        guides: &guides,
+    }
+    .write(output)?;
+    note!("wrote {}", output.display());
+    Ok(())
+}
+
+/// The two coordinates of each row (a missing feature is 0).
+fn coordinates(x: &SparseRows) -> Vec<(f64, f64)> {
+    x.rows()
+        .map(|r| {
+            let d = r.to_dense(2);
+            (d[0], d[1])
+        })
+        .collect()
+}
+
+/// `f(x) = a·x1 + b·x2 + c` of a binary model on two features, read off its decision function (which
+/// applies the model's scaling and bias, both affine).
+fn affine(model: &maxmargin::LinearModel) -> Result<(f64, f64, f64)> {
+    let probe = SparseRows::from_dense_rows(&[&[0.0, 0.0], &[1.0, 0.0], &[0.0, 1.0]])?;
+    let v = model.decision_rows(&probe);
+    Ok((v[1] - v[0], v[2] - v[0], v[0]))
+}
+
+/// `plot-boundary`: the soft-margin figure of a binary model trained on two features.
+pub(crate) fn plot_boundary(model_path: &Path, data_path: &Path, output: &Path) -> Result<()> {
+    let kind = maxmargin::io::model_file::read_header(model_path)?.kind;
+    if kind != maxmargin::linear::MODEL_KIND && kind != maxmargin::linear::DECISION_KIND {
+        bail!(
+            "plot-boundary draws binary models; {} is a {kind} model",
+            model_path.display()
+        );
+    }
+    let decision = DecisionModel::load(model_path)?;
+    let model = &decision.model;
+    let data = libsvm::read(data_path)?;
+    let d = data.x.n_features().max(model.n_features);
+    if d > 2 {
+        bail!(
+            "plot-boundary draws two-feature data; {} has {} features{}",
+            data_path.display(),
+            data.x.n_features(),
+            if model.n_features > 2 {
+                format!(" and the model {}", model.n_features)
+            } else {
+                String::new()
+            }
+        );
+    }
+    let [neg, pos] = model.labels;
+    let points: Vec<(f64, f64, bool)> = coordinates(&data.x)
+        .into_iter()
+        .zip(&data.labels)
+        .map(|((a, b), &l)| (a, b, l == pos))
+        .collect();
+    BoundaryChart {
+        title: format!(
+            "{}: boundary, margins and violators on {}",
+            model_path
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+            data_path
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+        ),
+        points: &points,
+        affine: affine(model)?,
+        cut: decision.cut(),
+        names: [neg.to_string(), pos.to_string()],
+    }
+    .write(output)?;
+    note!("wrote {}", output.display());
+    Ok(())
+}
+
+/// The hinge `max(0, 1 − z)` and the 0-1 loss `1[z ≤ 0]` against the margin `z = y·f(x)`.
+pub(crate) fn losses(output: &Path) -> Result<()> {
+    let zs: Vec<f64> = (0..=100)
+        .map(|i| -2.0 + 5.0 * f64::from(i) / 100.0)
+        .collect();
+    let hinge = zs
+        .iter()
+        .map(|&z| (z, maxmargin::core::hinge::hinge(z)))
+        .collect();
+    let series = [
+        Series {
+            name: "hinge max(0, 1 - z)".into(),
+            points: hinge,
+        },
+        Series {
+            name: "0-1 loss 1[z <= 0]".into(),
+            points: vec![(-2.0, 1.0), (0.0, 1.0), (0.0, 0.0), (3.0, 0.0)],
+        },
+    ];
+    LineChart {
+        title: "The hinge bounds the 0-1 loss from above (z = y f(x), the margin)".into(),
+        x_desc: "z".into(),
+        y_desc: "loss".into(),
+        log_x: false,
+        log_y: false,
+        series: &series,
+        guides: &[],
+    }
+    .write(output)
+}
