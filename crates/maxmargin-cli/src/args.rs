@@ -423,6 +423,11 @@ pub(crate) struct TrainArgs {
     /// Write the trace (one JSON object per evaluation, then a summary line) to this file.
     #[arg(long)]
     pub(crate) trace: Option<PathBuf>,
+    /// With --trace: evaluate after every step and add to each record the weights, and the step's examples
+    /// with their margins and cases (`violated` when the margin is below 1); binary problems of at most 20
+    /// features, to follow a solver by hand.
+    #[arg(long, requires = "trace")]
+    pub(crate) trace_weights: bool,
     /// No progress bar and no summary (warnings are still printed).
     #[arg(short, long)]
     pub(crate) quiet: bool,

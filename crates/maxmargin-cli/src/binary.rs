@@ -88,6 +88,7 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<()> {
     refuse(
         &[
             ("--trace", args.trace.is_some()),
+            ("--trace-weights", args.trace_weights),
             ("--max-passes", args.max_passes.is_some()),
             ("--checkpoint", args.checkpoint.is_some()),
             ("--checkpoint-every", args.checkpoint_every.is_some()),
@@ -140,6 +141,16 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
     let mut svm = params(args)?.check()?;
     svm = svm.checkpoints(args.checkpoints());
     let data = libsvm::read(data_path)?;
+    if args.trace_weights {
+        let d = data.x.n_features();
+        if d > MAX_TRACED_FEATURES {
+            bail!(
+                "--trace-weights writes w at every step, for problems of at most {MAX_TRACED_FEATURES} features; {} has {d}",
+                data_path.display()
+            );
+        }
+        svm = svm.tracing_steps(true);
+    }
     let mut bar = progress::TrainingProgress::new(
         svm.params().epochs,
         svm.params().iterations,
@@ -204,6 +215,9 @@ fn class_value(p: &maxmargin::structured_svm::Prediction) -> serde_json::Value {
 
 /// `predict`: one line per row, the predicted label, with `--scores` the decision values beside it, with
 /// `--json` as JSON objects.
+/// The widest problem `--trace-weights` follows step by step.
+const MAX_TRACED_FEATURES: usize = 20;
+
 pub(crate) fn predict(
     model_path: &Path,
     data: &Path,

@@ -30,6 +30,7 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
             ("--sampling", args.sampling.is_some()),
             ("--loss", args.loss.is_some()),
             ("--blocks", args.blocks.is_some()),
+            ("--trace-weights", args.trace_weights),
         ],
         &format!("applies to binary training, not to --task {name}"),
     )?;

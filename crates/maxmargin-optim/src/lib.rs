@@ -40,5 +40,5 @@ pub use structural::{Ssg, SsgParams, StructProblem};
 pub use subgradient::{Subgradient, SubgradientParams};
 pub use trainer::{
     Best, Budget, Certificate, Checkpoints, Fit, Observer, Progress, Resumed, Run, Solver,
-    StopReason, TraceRecord, Trainer,
+    StepDetail, StepExample, StopReason, TraceRecord, Trainer,
 };

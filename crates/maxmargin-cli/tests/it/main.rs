@@ -8,6 +8,7 @@ mod pictures;
 mod resume;
 mod scores;
 mod tagger;
+mod worked;
 
 fn maxmargin(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_maxmargin"))

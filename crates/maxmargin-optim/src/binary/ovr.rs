@@ -154,6 +154,7 @@ impl OneVsRest {
             gap,
             active_constraints: None,
             oracle_calls: None,
+            step: None,
         };
         let stop = fits
             .iter()

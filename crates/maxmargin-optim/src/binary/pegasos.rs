@@ -249,6 +249,23 @@ impl Pegasos {
 
 impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
     type State = PegasosState;
+
+    fn detail(
+        &self,
+        problem: &BinaryProblem<'a>,
+        st: &PegasosState,
+    ) -> Option<crate::trainer::StepDetail> {
+        let examples = st
+            .last
+            .iter()
+            .map(|&(i, z)| crate::trainer::StepExample::new(i, z))
+            .collect();
+        Some(crate::problem::detail(
+            problem,
+            self.output(problem, st),
+            examples,
+        ))
+    }
     type Output = LinearWeights;
 
     fn init(&mut self, problem: &BinaryProblem<'a>) -> Result<PegasosState, OptimError> {

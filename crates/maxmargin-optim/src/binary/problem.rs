@@ -243,3 +243,17 @@ impl<'a> BinaryProblem<'a> {
         }
     }
 }
+
+/// The step detail of a binary solver's output: its weights, its bias when the problem has one, and the
+/// step's examples.
+pub(crate) fn detail(
+    problem: &BinaryProblem<'_>,
+    output: LinearWeights,
+    examples: Vec<crate::trainer::StepExample>,
+) -> crate::trainer::StepDetail {
+    crate::trainer::StepDetail {
+        weights: output.w,
+        bias: (problem.bias() != Bias::None).then_some(output.b),
+        examples,
+    }
+}

@@ -100,6 +100,18 @@ impl Subgradient {
 
 impl<'a> Solver<BinaryProblem<'a>> for Subgradient {
     type State = SubgradientState;
+
+    fn detail(
+        &self,
+        problem: &BinaryProblem<'a>,
+        st: &SubgradientState,
+    ) -> Option<crate::trainer::StepDetail> {
+        Some(crate::problem::detail(
+            problem,
+            self.output(problem, st),
+            Vec::new(),
+        ))
+    }
     type Output = LinearWeights;
 
     fn init(&mut self, problem: &BinaryProblem<'a>) -> Result<SubgradientState, OptimError> {

@@ -74,6 +74,45 @@ pub struct TraceRecord {
     /// Calls of the loss-augmented oracle so far, for structured solvers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oracle_calls: Option<u64>,
+    /// The weights and the step's examples, when the trainer traces every step
+    /// ([`Trainer::with_step_details`]) and the solver reports them ([`Solver::detail`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<StepDetail>,
+}
+
+/// What one step did, for small problems followed step by step (the lessons' hand tables).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct StepDetail {
+    /// The weights of the solver's output after the step.
+    pub weights: Vec<f64>,
+    /// Its bias, when it has one apart from the weights.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bias: Option<f64>,
+    /// The examples the step used, each with its margin before the step (stochastic solvers).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<StepExample>,
+}
+
+/// An example a step used.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepExample {
+    /// Its index (0-based, in the data's order).
+    pub example: usize,
+    /// `y(⟨w, x⟩ + b)` before the step.
+    pub margin: f64,
+    /// `violated` (margin below 1: the hinge's subgradient moves `w` toward it) or `else` (only the shrink).
+    pub case: String,
+}
+
+impl StepExample {
+    /// An example with its margin, and the case the margin puts it in.
+    pub fn new(example: usize, margin: f64) -> Self {
+        Self {
+            example,
+            margin,
+            case: if margin < 1.0 { "violated" } else { "else" }.into(),
+        }
+    }
 }
 
 /// What a solver can certify about its current state, beyond the primal objective.
@@ -136,6 +175,12 @@ pub trait Solver<P> {
 
     /// A stop the solver certifies itself (a duality gap, a vanished violation).
     fn stop(&self, _state: &Self::State) -> Option<StopReason> {
+        None
+    }
+
+    /// The weights and the last step's examples, for a trace followed step by step. The default reports
+    /// nothing.
+    fn detail(&self, _problem: &P, _state: &Self::State) -> Option<StepDetail> {
         None
     }
 }
@@ -304,6 +349,7 @@ fn record(p: Progress, seconds: f64, objective: f64, c: Certificate) -> TraceRec
         gap: c.gap,
         active_constraints: c.active_constraints,
         oracle_calls: c.oracle_calls,
+        step: None,
     }
 }
 
@@ -325,6 +371,7 @@ fn finite(objective: f64, p: Progress) -> Result<f64, OptimError> {
 #[derive(Debug, Clone, Copy)]
 pub struct Trainer {
     budget: Budget,
+    details: bool,
 }
 
 impl Trainer {
@@ -335,7 +382,16 @@ impl Trainer {
     pub fn new(budget: Budget) -> Result<Self, OptimError> {
         Ok(Self {
             budget: budget.check()?,
+            details: false,
         })
+    }
+
+    /// Evaluates after every step and records the solver's [`StepDetail`] (weights, the step's examples and
+    /// their margins) in the trace: for small problems followed by hand. Costs an objective per step.
+    #[must_use]
+    pub fn with_step_details(mut self, on: bool) -> Self {
+        self.details = on;
+        self
     }
 
     fn budget_stop(&self, p: Progress, seconds: f64) -> Option<StopReason> {
@@ -464,7 +520,7 @@ impl Trainer {
                 if let Some(s) = stop {
                     break s;
                 }
-                if p.epoch >= run.next_eval - 1e-12 {
+                if self.details || p.epoch >= run.next_eval - 1e-12 {
                     while run.next_eval <= p.epoch + 1e-12 {
                         run.next_eval += self.budget.eval_every_epochs;
                     }
@@ -479,7 +535,10 @@ impl Trainer {
                         });
                     }
                     let certificate = solver.certificate(problem, &run.state, objective);
-                    let record = record(p, elapsed(), objective, certificate);
+                    let mut record = record(p, elapsed(), objective, certificate);
+                    if self.details {
+                        record.step = solver.detail(problem, &run.state);
+                    }
                     observer.on_eval(&record);
                     run.trace.push(record);
                     if self.tolerance_stop(&run.trace) {
@@ -516,13 +575,17 @@ impl Trainer {
         finite(objective, p)?;
         let certificate = solver.certificate(problem, &run.state, objective);
         if run.trace.last().is_none_or(|r| r.iteration != p.iteration) {
-            let record = record(p, elapsed(), objective, certificate);
+            let mut record = record(p, elapsed(), objective, certificate);
+            if self.details {
+                record.step = solver.detail(problem, &run.state);
+            }
             observer.on_eval(&record);
             run.trace.push(record);
         } else if let Some(last) = run.trace.last_mut() {
             let seconds = last.seconds;
             *last = TraceRecord {
                 seconds,
+                step: last.step.take(),
                 ..record(p, seconds, objective, certificate)
             };
         }

@@ -83,6 +83,7 @@ mod every_field {
                 gap: r.5,
                 active_constraints: r.6,
                 oracle_calls: r.7,
+                step: None,
             })
             .collect())
     }

@@ -29,6 +29,7 @@ pub const MODEL_KIND: &str = "binary";
 pub struct LinearSvm {
     params: LinearSvmParams,
     plan: crate::checkpoint::CheckpointPlan,
+    step_details: bool,
 }
 
 /// What training did, kept in the model (no timings, so models are reproducible byte for byte).
@@ -66,6 +67,31 @@ pub struct FitReport {
 }
 
 impl LinearSvm {
+    /// Traces every step: an evaluation after each, with the weights and the step's examples, their margins
+    /// and cases in [`TraceRecord::step`] (for small problems followed by hand, such as the Pegasos table).
+    ///
+    /// # Examples
+    /// ```
+    /// # fn main() -> Result<(), maxmargin::Error> {
+    /// use maxmargin::prelude::*;
+    /// use maxmargin::optim::{Bias, Sampling};
+    /// use maxmargin::io::libsvm::{parse_real_label, read_from};
+    /// let data = read_from(&b"+1 1:2 2:1\n-1 1:-1 2:-2\n"[..], "ab".as_ref(), parse_real_label)?;
+    /// let svm = LinearSvmParams::new().solver(SolverKind::Pegasos).lambda(1.0).sampling(Sampling::Cyclic)
+    ///     .average(false).bias(Bias::None).iterations(6).check()?.tracing_steps(true);
+    /// let trace = svm.fit_observed(&data, &mut ())?.trace;
+    /// let step = trace[5].step.as_ref().unwrap();
+    /// assert_eq!(step.weights, [0.5, 0.5]);
+    /// assert!((step.examples[0].margin - 0.8).abs() < 1e-12);
+    /// assert_eq!(step.examples[0].case, "violated");
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn tracing_steps(mut self, on: bool) -> Self {
+        self.step_details = on;
+        self
+    }
+
     /// The checked parameters.
     pub fn params(&self) -> &LinearSvmParams {
         &self.params
@@ -170,7 +196,7 @@ impl LinearSvm {
             }
             .into());
         }
-        let trainer = Trainer::new(self.params.budget())?;
+        let trainer = Trainer::new(self.params.budget())?.with_step_details(self.step_details);
         let made = crate::checkpoint::Made {
             n_samples: n,
             dim: problem.n_features(),

@@ -333,6 +333,7 @@ impl LinearSvmParams {
             .into());
         }
         Ok(LinearSvm {
+            step_details: false,
             params: self,
             plan: crate::checkpoint::CheckpointPlan::default(),
         })

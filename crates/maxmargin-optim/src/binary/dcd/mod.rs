@@ -321,6 +321,18 @@ fn dot(w: &[f64], x: maxmargin_core::vector::SparseRow<'_>, d: usize, feature: b
 
 impl<'a> Solver<BinaryProblem<'a>> for Dcd {
     type State = DcdState;
+
+    fn detail(
+        &self,
+        problem: &BinaryProblem<'a>,
+        st: &DcdState,
+    ) -> Option<crate::trainer::StepDetail> {
+        Some(crate::problem::detail(
+            problem,
+            self.output(problem, st),
+            Vec::new(),
+        ))
+    }
     type Output = LinearWeights;
 
     fn init(&mut self, problem: &BinaryProblem<'a>) -> Result<DcdState, OptimError> {
