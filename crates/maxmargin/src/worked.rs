@@ -136,8 +136,9 @@ pub fn pegasos_hand_table() -> Result<String, Error> {
 }
 
 /// The linear-classifier lesson: six points on a line, `λ = 0.04`, constant step 0.12, unregularized
-/// intercept, 500 full-batch subgradient iterations from `w = b = 0`; the best iterate, its objective and
-/// every row's margin.
+/// intercept, 500 full-batch subgradient iterations from `w = b = 0`. The method is no descent method: its
+/// last iterate and its best evaluated iterate differ, and the solver returns the best; both are shown,
+/// labelled, with every row's margin under the best.
 ///
 /// # Errors
 /// None in practice (fixed data); the types are the solver's.
@@ -147,20 +148,100 @@ pub fn lesson_example() -> Result<String, Error> {
     let mut solver = SubgradientParams::new()
         .step(StepRule::Constant(0.12))
         .check()?;
-    let fit = Trainer::new(Budget::iterations(500))?.run(&mut solver, &problem, &mut ())?;
+    let state = solver.init(&problem)?;
+    let (fit, state) =
+        Trainer::new(Budget::iterations(500))?.run_from(&mut solver, &problem, state, &mut ())?;
     let start = problem.objective(&maxmargin_optim::LinearWeights {
         w: vec![0.0],
         b: 0.0,
     });
+    let last = &state.current;
     let mut out = format!(
-        "iterations = {}\nw = {:.6}\nb = {:.6}\nobjective = {:.6} (at w = b = 0: {start:.6})\n",
-        fit.progress.iteration, fit.output.w[0], fit.output.b, fit.objective
+        "iterations = {}\n\
+         last iterate: w = {:.6}, b = {:.6}, objective = {:.6}\n\
+         best iterate: w = {:.6}, b = {:.6}, objective = {:.6} (returned)\n\
+         at w = b = 0: objective = {start:.6}\n",
+        fit.progress.iteration,
+        last.w[0],
+        last.b,
+        problem.objective(last),
+        fit.output.w[0],
+        fit.output.b,
+        fit.objective
     );
-    out.push_str("x       y   margin   side\n");
+    out.push_str("x       y   margin (best)  side\n");
     for (row, &yi) in x.rows().zip(&y) {
         let m = yi * (row.dot(&fit.output.w) + fit.output.b);
         let side = if m > 0.0 { "correct" } else { "WRONG" };
-        let _ = writeln!(out, "{:<6.1}  {:+}  {m:<7.4}  {side}", row.values()[0], yi);
+        let _ = writeln!(out, "{:<6.1}  {:+}  {m:<13.4}  {side}", row.values()[0], yi);
     }
+    Ok(out)
+}
+
+/// Plain decoding is not loss-augmented inference: a three-word chain (`dogs run fast`, tags N and V, one
+/// indicator feature per word, no transition scores) whose plain decoding is the true tagging, while the
+/// structured hinge is positive. Every tagging is listed with its score `s`, Hamming loss `Δ` and `s + Δ`;
+/// the most violating tagging (Viterbi with the loss added, checked against brute force) is not the decoded
+/// one, and only it gives a nonzero subgradient.
+///
+/// # Errors
+/// None in practice (fixed weights); the types are the space's.
+///
+/// # Examples
+/// ```
+/// let text = maxmargin::worked::decoding_is_not_inference().unwrap();
+/// assert!(text.contains("hinge = 1.1"));
+/// ```
+pub fn decoding_is_not_inference() -> Result<String, Error> {
+    use maxmargin_core::vector::SparseVec;
+    use maxmargin_struct::{ChainSpace, Enumerable, OutputSpace, brute_force};
+    let space = ChainSpace::new(3, 2)?;
+    // Unary weights, feature-major (w[j·L + l]): dogs → N 2.0; run → N 0.5, V 1.0; fast → N 0.4.
+    let mut w = vec![0.0; space.dim()];
+    for (j, l, v) in [(0, 0, 2.0), (1, 0, 0.5), (1, 1, 1.0), (2, 0, 0.4)] {
+        w[j * 2 + l] = v;
+    }
+    let x: Vec<SparseVec> = (0..3u32)
+        .map(|j| SparseVec::new(vec![j], vec![1.0]))
+        .collect::<Result<_, _>>()?;
+    let y = vec![0u32, 1, 0];
+    let name = |t: &[u32]| {
+        t.iter()
+            .map(|&l| ["N", "V"][l as usize])
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let decoded = space.decode(&w, &x)?;
+    let augmented = space.loss_augmented(&w, &x, &y)?;
+    let (reference, _, _) = brute_force(&space, &w, &x, &y, 0.0)?;
+    let s_true = space.score(&w, &x, &y);
+    let mut out = format!(
+        "dogs run fast, true tags {}; scores: dogs N 2.0, run N 0.5 / V 1.0, fast N 0.4\n\
+         tagging  s(y')  Delta  s(y') + Delta\n",
+        name(&y)
+    );
+    for t in space.enumerate(&x)? {
+        let (score, loss) = (space.score(&w, &x, &t), space.loss(&y, &t));
+        let mut mark = String::new();
+        if t == decoded {
+            mark.push_str("  <- plain decoding (the truth)");
+        }
+        if t == augmented.output {
+            mark.push_str("  <- loss-augmented inference");
+        }
+        let line = format!(
+            "{:<7}  {score:<5.1}  {loss:<5}  {:<13.1}{mark}",
+            name(&t),
+            score + loss
+        );
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+    let _ = writeln!(
+        out,
+        "hinge = {:.1} = {:.1} - s(y) {s_true:.1} (brute force: {:.1}); plain decoding would report no violation",
+        augmented.hinge,
+        augmented.hinge + s_true,
+        reference.value
+    );
     Ok(out)
 }

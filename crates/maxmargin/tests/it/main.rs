@@ -2,6 +2,7 @@
 
 mod convergence;
 mod fuzz;
+mod guide;
 mod linear;
 mod spaces;
 mod structured;
