@@ -8,24 +8,17 @@
 //!   `$MAXMARGIN_DATA`). `--bench` runs one benchmark target; `--only` limits `end_to_end` to some datasets.
 //! - `fuzz [--seconds N] [--data-dir DIR] [--only T,...]`: seeds the cargo-fuzz targets under `fuzz/` from the
 //!   shared datasets and runs each for N seconds (default 600) on nightly (see `fuzz.rs`).
-//! - `release VERSION`: the release checklist as code: a clean tree, a CHANGELOG entry, the version bump
-//!   in the workspace manifest, and `cargo publish --dry-run` of every crate in dependency order.
+//! - `release VERSION [--no-verify]`: the release checklist as code: a clean tree, a CHANGELOG entry, the
+//!   version bump in the workspace manifest and the lock file, and `cargo package --workspace`, which packages
+//!   every publishable crate against the others' packages (a local registry), so it works before any of them
+//!   is on crates.io; `--no-verify` skips building the packages. Then `cargo publish --workspace` publishes
+//!   them in dependency order.
 
 use anyhow::{Context, Result, bail, ensure};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod fuzz;
-
-/// Crates in the order they must be published (each depends only on earlier ones).
-const PUBLISH_ORDER: [&str; 6] = [
-    "maxmargin-core",
-    "maxmargin-io",
-    "maxmargin-struct",
-    "maxmargin-optim",
-    "maxmargin",
-    "maxmargin-cli",
-];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -133,8 +126,10 @@ fn bench(args: &[String]) -> Result<()> {
 }
 
 fn release(args: &[String]) -> Result<()> {
-    let [version] = args else {
-        bail!("usage: cargo xtask release VERSION")
+    let (version, verify) = match args {
+        [v] => (v, true),
+        [v, flag] if flag == "--no-verify" => (v, false),
+        _ => bail!("usage: cargo xtask release VERSION [--no-verify]"),
     };
     ensure!(
         version.split('.').count() == 3 && version.split('.').all(|p| p.parse::<u64>().is_ok()),
@@ -177,18 +172,25 @@ fn release(args: &[String]) -> Result<()> {
         bumped.push('\n');
     }
     std::fs::write(&manifest_path, bumped)?;
-    run(&mut cargo(&["update", "--workspace"]))?;
-    for krate in PUBLISH_ORDER {
-        run(&mut cargo(&[
-            "publish",
-            "--dry-run",
-            "--allow-dirty",
-            "-p",
-            krate,
-        ]))?;
+    // The lock file follows the workspace's own versions only (no registry needed).
+    run(&mut cargo(&["update", "--workspace", "--offline"]))?;
+    let mut package = vec![
+        "package",
+        "--workspace",
+        "--exclude",
+        "xtask",
+        "--exclude",
+        "maxmargin-benches",
+        "--allow-dirty",
+        "--locked",
+    ];
+    if !verify {
+        package.push("--no-verify");
     }
+    run(&mut cargo(&package))?;
     eprintln!(
-        "release {version}: manifest bumped and every crate packages; commit, tag and publish in order"
+        "release {version}: manifest bumped, every crate packaged in target/package/; review, commit, tag \
+         v{version}, then `cargo publish --workspace`"
     );
     Ok(())
 }
