@@ -8,12 +8,23 @@ use std::path::Path;
 /// A multilabel dataset: each row's label set, sorted and without repeats.
 pub type MultilabelData = Dataset<Vec<u32>>;
 
-/// Parses `l1,l2,...` (or an empty field) into a sorted set of labels.
+/// How an empty label set is written where a field cannot be blank (`maxmargin predict`'s output, or a
+/// line whose labels would otherwise vanish): the reader takes it back as the empty set.
+pub const EMPTY_SET: &str = "-";
+
+/// Parses `l1,l2,...` (or an empty field, or [`EMPTY_SET`]) into a sorted set of labels.
 ///
 /// # Errors
 /// A message naming the bad label.
+///
+/// # Examples
+/// ```
+/// use maxmargin_io::multilabel::{EMPTY_SET, parse_label_set};
+/// assert_eq!(parse_label_set("3,1").unwrap(), vec![1, 3]);
+/// assert_eq!(parse_label_set(EMPTY_SET).unwrap(), Vec::<u32>::new());
+/// ```
 pub fn parse_label_set(tok: &str) -> Result<Vec<u32>, String> {
-    if tok.is_empty() {
+    if tok.is_empty() || tok == EMPTY_SET {
         return Ok(Vec::new());
     }
     let mut out = tok

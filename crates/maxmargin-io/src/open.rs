@@ -1,4 +1,5 @@
-//! Opening data files, gzip-compressed or not: the gzip magic bytes decide, not the file name.
+//! Opening data files, gzip-compressed or not: the gzip magic bytes decide, not the file name. The path `-`
+//! is standard input.
 
 use crate::IoError;
 use flate2::read::MultiGzDecoder;
@@ -24,8 +25,20 @@ use std::path::Path;
 /// # Ok(()) }
 /// ```
 pub fn open_maybe_gz(path: &Path) -> Result<Box<dyn BufRead>, IoError> {
+    if is_stdin(path) {
+        return maybe_gz(std::io::stdin(), path);
+    }
     let file = File::open(path).map_err(|e| IoError::io(path, e))?;
-    let mut reader = BufReader::with_capacity(1 << 16, file);
+    maybe_gz(file, path)
+}
+
+/// Whether `path` names standard input (`-`).
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+fn maybe_gz(source: impl Read + 'static, path: &Path) -> Result<Box<dyn BufRead>, IoError> {
+    let mut reader = BufReader::with_capacity(1 << 16, source);
     let head = reader.fill_buf().map_err(|e| IoError::io(path, e))?;
     if head.starts_with(&[0x1f, 0x8b]) {
         let decoder: Box<dyn Read> = Box::new(MultiGzDecoder::new(reader));

@@ -7,7 +7,8 @@ use super::*;
 pub enum Prediction {
     /// A class value.
     Class(f64),
-    /// A label set (0-based labels, increasing).
+    /// A label set (0-based labels, increasing); displayed as `1,3`, or
+    /// [`EMPTY_SET`](maxmargin_io::multilabel::EMPTY_SET) when empty.
     Labels(Vec<u32>),
     /// One tag per position (1-based, as in svm_hmm files).
     Tags(Vec<u32>),
@@ -23,6 +24,7 @@ impl std::fmt::Display for Prediction {
         };
         match self {
             Self::Class(c) => write!(f, "{c}"),
+            Self::Labels(l) if l.is_empty() => f.write_str(maxmargin_io::multilabel::EMPTY_SET),
             Self::Labels(l) => f.write_str(&join(l, ",")),
             Self::Tags(t) => f.write_str(&join(t, " ")),
         }
