@@ -305,12 +305,49 @@ pub(crate) struct CvCmd {
     /// at a C starts from its dual solution at the previous C (dcd).
     #[arg(long, value_delimiter = ',', conflicts_with_all = ["c", "lambda"])]
     pub(crate) c_path: Vec<f64>,
-    /// Print one JSON object (`fold_accuracy`, `accuracy`, `std`), or with --c-path a JSON array of
-    /// (`c`, `cv`, `passes`, `objective`).
+    /// Print one JSON object (`fold_accuracy`, `accuracy`, `std`, `folds`), or with --c-path a JSON array of
+    /// (`c`, `cv`, `passes`, `objective`, `metric`, `score`: the metric's mean, `best`: the chosen C).
     #[arg(long)]
     pub(crate) json: bool,
+    /// The measure to choose C by on the path (and to report): accuracy, roc_auc, f1 or average_precision,
+    /// each the mean over the folds' test rows.
+    #[arg(long, value_enum, default_value_t = MetricArg::Accuracy)]
+    pub(crate) metric: MetricArg,
+    /// Train the final model on all the training data at the chosen C (the best on --c-path, else the C
+    /// given) and save it to -o.
+    #[arg(long, requires = "output")]
+    pub(crate) refit: bool,
+    /// Where --refit saves the model.
+    #[arg(short, long, requires = "refit")]
+    pub(crate) output: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) opts: TrainArgs,
+}
+
+/// What `cv --metric` accepts (the names of `eval --json`'s keys).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum MetricArg {
+    /// The fraction of test rows right.
+    Accuracy,
+    /// Area under the ROC curve.
+    #[value(name = "roc_auc")]
+    RocAuc,
+    /// F1 of the positive class.
+    F1,
+    /// Average precision.
+    #[value(name = "average_precision")]
+    AveragePrecision,
+}
+
+impl From<MetricArg> for maxmargin::linear::Metric {
+    fn from(m: MetricArg) -> Self {
+        match m {
+            MetricArg::Accuracy => Self::Accuracy,
+            MetricArg::RocAuc => Self::RocAuc,
+            MetricArg::F1 => Self::F1,
+            MetricArg::AveragePrecision => Self::AveragePrecision,
+        }
+    }
 }
 
 /// Training flags shared by `train` and `cv`.

@@ -99,7 +99,36 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<()> {
     )?;
     let params = params(args)?;
     let data = libsvm::read(&cmd.data)?;
-    if !cmd.c_path.is_empty() {
+    let metric = maxmargin::linear::Metric::from(cmd.metric);
+    let name = metric.name();
+    let cell =
+        |v: Option<(f64, f64)>| v.map_or("-".to_string(), |(m, sd)| format!("{m:.4}  {sd:.4}"));
+    let chosen = if cmd.c_path.is_empty() {
+        let svm = params.clone().check()?;
+        let cv = maxmargin::linear::cross_validate(&svm, &data, cmd.folds, args.seed)?;
+        if cmd.json {
+            out!("{}", serde_json::to_string(&cv)?);
+        } else {
+            for (f, m) in cv.folds.iter().enumerate() {
+                let v = match metric {
+                    maxmargin::linear::Metric::Accuracy => Some(m.accuracy),
+                    maxmargin::linear::Metric::RocAuc => m.roc_auc,
+                    maxmargin::linear::Metric::F1 => m.f1,
+                    maxmargin::linear::Metric::AveragePrecision => m.average_precision,
+                };
+                out!(
+                    "fold {}  {name} {}",
+                    f + 1,
+                    v.map_or("-".to_string(), |v| format!("{v:.4}"))
+                );
+            }
+            match cv.mean(metric) {
+                Some((m, sd)) => out!("mean    {name} {m:.4} (sd {sd:.4})"),
+                None => out!("mean    {name} - (no fold has both classes)"),
+            }
+        }
+        None
+    } else {
         let path = maxmargin::linear::regularization_path(
             &params,
             &data,
@@ -107,31 +136,64 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<()> {
             cmd.folds,
             args.seed,
         )?;
+        let best = maxmargin::linear::best_c(&path, metric);
         if cmd.json {
-            out!("{}", serde_json::to_string(&path)?);
+            // Today's array of points, each with the chosen metric's mean and whether it is the best C.
+            let mut points = serde_json::to_value(&path)?;
+            if let Some(items) = points.as_array_mut() {
+                for (item, p) in items.iter_mut().zip(&path) {
+                    item["metric"] = serde_json::json!(name);
+                    item["score"] = serde_json::json!(p.cv.mean(metric).map(|m| m.0));
+                    item["best"] = serde_json::json!(best.is_some_and(|b| b.0 == p.c));
+                }
+            }
+            out!("{points}");
         } else {
-            out!("C            accuracy  sd      passes");
+            out!("C            {name} (mean, sd)  accuracy  passes");
             for p in &path {
                 out!(
-                    "{:<12} {:.4}    {:.4}  {:.1}",
+                    "{:<12} {:<20} {:.4}    {:.1}",
                     p.c,
+                    cell(p.cv.mean(metric)),
                     p.cv.accuracy,
-                    p.cv.std,
                     p.passes
                 );
             }
+            match best {
+                Some((c, v)) => out!("best C = {c} ({name} {v:.4}, the smallest C on a tie)"),
+                None => out!("best C: none ({name} needs both classes in a fold's test rows)"),
+            }
         }
-        return Ok(());
-    }
-    let svm = params.check()?;
-    let cv = maxmargin::linear::cross_validate(&svm, &data, cmd.folds, args.seed)?;
-    if cmd.json {
-        out!("{}", serde_json::to_string(&cv)?);
-    } else {
-        for (f, a) in cv.fold_accuracy.iter().enumerate() {
-            out!("fold {}  accuracy {a:.4}", f + 1);
+        match best {
+            Some((c, _)) => Some(c),
+            None if cmd.refit => bail!("--refit: no C has a {name} to choose by"),
+            None => None,
         }
-        out!("mean    accuracy {:.4} (sd {:.4})", cv.accuracy, cv.std);
+    };
+    if let (true, Some(out_path)) = (cmd.refit, &cmd.output) {
+        let final_params = match chosen {
+            Some(c) => params.c(c),
+            None => params,
+        };
+        let report = final_params.check()?.fit_observed(&data, &mut ())?;
+        for w in &report.warnings {
+            note!("warning: {w}");
+        }
+        report.model.save(out_path)?;
+        let t = &report.model.training;
+        note!(
+            "refit on all {} rows{}: objective {:.6}, gap {}, {}; saved {}",
+            t.n_samples,
+            chosen.map_or(String::new(), |c| format!(" at C = {c}")),
+            t.objective,
+            t.gap.map_or("-".into(), |g| format!("{g:.3e}")),
+            if t.converged {
+                "converged"
+            } else {
+                "not converged"
+            },
+            out_path.display()
+        );
     }
     Ok(())
 }
@@ -215,6 +277,55 @@ fn class_value(p: &maxmargin::structured_svm::Prediction) -> serde_json::Value {
 
 /// `predict`: one line per row, the predicted label, with `--scores` the decision values beside it, with
 /// `--json` as JSON objects.
+/// Reads LIBSVM data for a model with `classes` and `n_features`: data with more distinct labels than the
+/// model has classes is another task's (an a9a model on letter data) and is refused, saying what the model
+/// expects; features beyond the model's are ignored by the prediction and counted in one `warning:` line.
+pub(crate) fn read_for_model(
+    data_path: &Path,
+    model_path: &Path,
+    classes: &[f64],
+    n_features: usize,
+) -> Result<maxmargin::io::libsvm::LabeledData> {
+    let data = libsvm::read(data_path)?;
+    let mut seen: Vec<f64> = Vec::new();
+    for (i, &l) in data.labels.iter().enumerate() {
+        if !seen.contains(&l) {
+            seen.push(l);
+            if seen.len() > classes.len() {
+                let names: Vec<String> = classes.iter().map(ToString::to_string).collect();
+                bail!(
+                    "{}:{}: label {l} makes {} distinct labels, more than the {} classes of {} ({}): the data is \
+                     for another task or model",
+                    data_path.display(),
+                    data.lines.get(i).copied().unwrap_or(i + 1),
+                    seen.len(),
+                    classes.len(),
+                    model_path.display(),
+                    names.join(", ")
+                );
+            }
+        }
+    }
+    let (mut beyond, mut rows, mut widest) = (0usize, 0usize, 0usize);
+    for row in data.x.rows() {
+        let outside = row.indices().iter().filter(|&&j| j as usize >= n_features);
+        let (count, top) = outside.fold((0, 0), |(c, m), &j| (c + 1, m.max(j as usize + 1)));
+        if count > 0 {
+            beyond += count;
+            rows += 1;
+            widest = widest.max(top);
+        }
+    }
+    if beyond > 0 {
+        note!(
+            "warning: {}: {beyond} feature values in {rows} rows have indices beyond the model's {n_features} \
+             features (up to {widest}) and are ignored",
+            data_path.display()
+        );
+    }
+    Ok(data)
+}
+
 /// The widest problem `--trace-weights` follows step by step.
 const MAX_TRACED_FEATURES: usize = 20;
 
@@ -244,7 +355,12 @@ pub(crate) fn predict(
         crate::tagger::predict(model_path, data)?
     } else if binary {
         let model = maxmargin::linear::DecisionModel::load(model_path)?;
-        let data = libsvm::read(data)?;
+        let data = read_for_model(
+            data,
+            model_path,
+            &model.model.labels,
+            model.model.n_features,
+        )?;
         let values = model.model.decision_rows(&data.x);
         let labels = model.predict_rows(&data.x);
         let probs = if probability {
@@ -282,7 +398,7 @@ pub(crate) fn predict(
             .collect()
     } else if kind == "multiclass" && (scores || json) {
         let model = maxmargin::StructuredModel::load(model_path)?;
-        let data = libsvm::read(data)?;
+        let data = read_for_model(data, model_path, &model.classes, model.n_features)?;
         let preds = model.predict_multiclass(&data)?;
         let values = if scores {
             model.multiclass_scores(&data)?
@@ -370,7 +486,7 @@ pub(crate) fn eval(
     }
     let decision = maxmargin::linear::DecisionModel::load(model_path)?;
     let model = &decision.model;
-    let data = libsvm::read(data_path)?;
+    let data = read_for_model(data_path, model_path, &model.labels, model.n_features)?;
     let e = decision.evaluate(&data, lambda)?;
     if json {
         out!("{}", serde_json::to_string(&e)?);

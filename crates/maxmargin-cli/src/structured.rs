@@ -182,7 +182,12 @@ pub(crate) fn finished(
 pub fn predict(model_path: &std::path::Path, data: &std::path::Path) -> Result<Vec<String>> {
     let model = StructuredModel::load(model_path)?;
     let preds = match model.task {
-        Task::Multiclass => model.predict_multiclass(&libsvm::read(data)?)?,
+        Task::Multiclass => model.predict_multiclass(&crate::binary::read_for_model(
+            data,
+            model_path,
+            &model.classes,
+            model.n_features,
+        )?)?,
         Task::Multilabel => model.predict_multilabel(&multilabel::read(data)?)?,
         Task::Chain => model.predict_chain(&svm_hmm::read(data)?)?,
         Task::Custom => bail!(
@@ -212,7 +217,10 @@ pub fn eval(
 ) -> Result<()> {
     let model = StructuredModel::load(model_path)?;
     let e: StructEvaluation = match model.task {
-        Task::Multiclass => model.evaluate_multiclass(&libsvm::read(data)?, lambda)?,
+        Task::Multiclass => model.evaluate_multiclass(
+            &crate::binary::read_for_model(data, model_path, &model.classes, model.n_features)?,
+            lambda,
+        )?,
         Task::Multilabel => model.evaluate_multilabel(&multilabel::read(data)?, lambda)?,
         Task::Chain => model.evaluate_chain(&svm_hmm::read(data)?, lambda)?,
         Task::Custom => bail!(

@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod cv;
 mod hostile;
+mod inputs;
 mod pictures;
 mod resume;
 mod scores;

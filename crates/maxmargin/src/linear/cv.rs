@@ -11,6 +11,95 @@ pub struct CrossValidation {
     pub accuracy: f64,
     /// Their standard deviation.
     pub std: f64,
+    /// Every measure of each fold's test rows, in fold order.
+    #[serde(default)]
+    pub folds: Vec<FoldMetrics>,
+}
+
+/// A fold's test measures: the decision at the model's threshold (accuracy, F1) and the ranking (ROC AUC,
+/// average precision; none when the fold's test rows have one class).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct FoldMetrics {
+    /// The fraction of test rows right.
+    pub accuracy: f64,
+    /// F1 of the positive class (none when nothing is predicted or present positive).
+    pub f1: Option<f64>,
+    /// Area under the ROC curve.
+    pub roc_auc: Option<f64>,
+    /// Average precision.
+    pub average_precision: Option<f64>,
+}
+
+/// The measure cross-validation chooses `C` by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// The fraction of test rows right.
+    #[default]
+    Accuracy,
+    /// Area under the ROC curve (the ranking, no threshold).
+    RocAuc,
+    /// F1 of the positive class.
+    F1,
+    /// Average precision (the ranking, no threshold).
+    AveragePrecision,
+}
+
+impl Metric {
+    /// Its name, as in `eval --json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Accuracy => "accuracy",
+            Self::RocAuc => "roc_auc",
+            Self::F1 => "f1",
+            Self::AveragePrecision => "average_precision",
+        }
+    }
+
+    fn of(self, m: &FoldMetrics) -> Option<f64> {
+        match self {
+            Self::Accuracy => Some(m.accuracy),
+            Self::RocAuc => m.roc_auc,
+            Self::F1 => m.f1,
+            Self::AveragePrecision => m.average_precision,
+        }
+    }
+}
+
+impl FoldMetrics {
+    fn of(e: &super::Evaluation) -> Self {
+        Self {
+            accuracy: e.accuracy,
+            f1: e.f1,
+            roc_auc: e.roc_auc,
+            average_precision: e.average_precision,
+        }
+    }
+}
+
+/// The `C` of a path with the best mean of `metric` over the folds (the smallest such `C`, the most
+/// regularized, on a tie), with that mean; `None` when no `C` has the metric on any fold.
+///
+/// # Examples
+/// ```
+/// # fn main() -> Result<(), maxmargin::Error> {
+/// use maxmargin::linear::{Metric, best_c, regularization_path};
+/// let data = maxmargin::datasets::heart_scale()?;
+/// let path = regularization_path(&maxmargin::LinearSvmParams::new(), &data, &[0.01, 1.0], 5, 1)?;
+/// let (c, auc) = best_c(&path, Metric::RocAuc).unwrap();
+/// assert!([0.01, 1.0].contains(&c) && auc > 0.8);
+/// # Ok(()) }
+/// ```
+pub fn best_c(path: &[PathPoint], metric: Metric) -> Option<(f64, f64)> {
+    let mut best: Option<(f64, f64)> = None;
+    for p in path {
+        if let Some((mean, _)) = p.cv.mean(metric)
+            && best.is_none_or(|(_, b)| mean > b)
+        {
+            best = Some((p.c, mean));
+        }
+    }
+    best
 }
 
 /// Stratified, seeded k-fold cross-validation of a linear SVM: each class's examples are permuted with `seed`
@@ -43,26 +132,40 @@ pub fn cross_validate(
         .map(|f| {
             let (train, test) = split(data, &fold_of, f);
             let model = svm.fit(&train)?;
-            Ok(model.evaluate(&test, None)?.accuracy)
+            Ok(FoldMetrics::of(&model.evaluate(&test, None)?))
         })
-        .collect::<Result<Vec<f64>, Error>>()?;
+        .collect::<Result<Vec<FoldMetrics>, Error>>()?;
     Ok(CrossValidation::from_folds(fold_accuracy))
 }
 
+/// The mean and standard deviation of some values (`None` for none).
+fn mean_sd(values: &[f64]) -> Option<(f64, f64)> {
+    if values.is_empty() {
+        return None;
+    }
+    let k = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / k;
+    let var = values.iter().map(|a| (a - mean).powi(2)).sum::<f64>() / k;
+    Some((mean, var.sqrt()))
+}
+
 impl CrossValidation {
-    fn from_folds(fold_accuracy: Vec<f64>) -> Self {
-        let k = fold_accuracy.len().max(1) as f64;
-        let mean = fold_accuracy.iter().sum::<f64>() / k;
-        let var = fold_accuracy
-            .iter()
-            .map(|a| (a - mean).powi(2))
-            .sum::<f64>()
-            / k;
+    fn from_folds(folds: Vec<FoldMetrics>) -> Self {
+        let fold_accuracy: Vec<f64> = folds.iter().map(|f| f.accuracy).collect();
+        let (accuracy, std) = mean_sd(&fold_accuracy).unwrap_or((0.0, 0.0));
         Self {
             fold_accuracy,
-            accuracy: mean,
-            std: var.sqrt(),
+            accuracy,
+            std,
+            folds,
         }
+    }
+
+    /// The mean and standard deviation of `metric` over the folds that have it (ranking measures need both
+    /// classes in a fold's test rows).
+    pub fn mean(&self, metric: Metric) -> Option<(f64, f64)> {
+        let values: Vec<f64> = self.folds.iter().filter_map(|f| metric.of(f)).collect();
+        mean_sd(&values)
     }
 }
 
@@ -184,9 +287,9 @@ pub fn regularization_path(
                         });
                         let (report, dual) = svm.fit_in_pool(&train, alpha.as_deref(), &mut ())?;
                         previous = dual.map(|d| (d, lambda));
-                        let accuracy = report.model.evaluate(&test, None)?.accuracy;
+                        let metrics = FoldMetrics::of(&report.model.evaluate(&test, None)?);
                         let t = &report.model.training;
-                        Ok((accuracy, t.epochs, t.objective))
+                        Ok((metrics, t.epochs, t.objective))
                     })
                     .collect::<Result<Vec<_>, Error>>()
             })

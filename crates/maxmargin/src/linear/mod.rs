@@ -291,7 +291,9 @@ mod dual_file;
 mod model;
 mod params;
 
-pub use cv::{CrossValidation, PathPoint, cross_validate, regularization_path};
+pub use cv::{
+    CrossValidation, FoldMetrics, Metric, PathPoint, best_c, cross_validate, regularization_path,
+};
 pub use decision::{
     AtThreshold, Calibration, CalibrationMap, CalibrationMethod, DECISION_KIND, DecisionModel,
     Threshold, ThresholdRule,

@@ -1,0 +1,78 @@
+//! `cv --metric` and `--refit`: C chosen on the training data by the measure asked for, and the final model
+//! trained on all of it at that C.
+
+use super::{fails, heart, ok, s};
+
+#[test]
+fn cv_chooses_c_by_the_metric_and_refits_on_all_the_data() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let model = tmp.path().join("final.model");
+    let path = ["cv", s(&data), "-k", "5", "--c-path", "0.001,0.1,10"];
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(
+            &[&path[..], &["--metric", "roc_auc", "--json"]].concat()
+        ))
+        .unwrap();
+    let points = json.as_array().unwrap();
+    assert_eq!(points.len(), 3);
+    // The chosen point is the best mean ROC AUC over the folds, each fold's AUC kept.
+    let score = |p: &serde_json::Value| p["score"].as_f64().unwrap();
+    let best = points
+        .iter()
+        .filter(|p| p["best"] == true)
+        .collect::<Vec<_>>();
+    assert_eq!(best.len(), 1);
+    assert!(points.iter().all(|p| score(p) <= score(best[0])));
+    for p in points {
+        assert_eq!(p["metric"], "roc_auc");
+        let folds = p["cv"]["folds"].as_array().unwrap();
+        let mean = folds
+            .iter()
+            .map(|f| f["roc_auc"].as_f64().unwrap())
+            .sum::<f64>()
+            / 5.0;
+        assert!((mean - score(p)).abs() < 1e-12);
+    }
+    let best_c = best[0]["c"].as_f64().unwrap();
+    // --refit trains on all the rows at that C: the same model as train -c at that C.
+    let text = ok(&[
+        &path[..],
+        &["--metric", "roc_auc", "--refit", "-o", s(&model)],
+    ]
+    .concat());
+    assert!(text.contains(&format!("best C = {best_c}")), "{text}");
+    let direct = tmp.path().join("direct.model");
+    ok(&[
+        "train",
+        s(&data),
+        "-c",
+        &best_c.to_string(),
+        "-o",
+        s(&direct),
+        "-q",
+    ]);
+    assert_eq!(
+        std::fs::read(&model).unwrap(),
+        std::fs::read(&direct).unwrap()
+    );
+    // Without a path, --refit trains at the C given; the metric is reported per fold.
+    let text = ok(&[
+        "cv",
+        s(&data),
+        "-k",
+        "3",
+        "--metric",
+        "f1",
+        "-c",
+        "0.5",
+        "--refit",
+        "-o",
+        s(&model),
+    ]);
+    assert_eq!(text.matches(" f1 ").count(), 4, "{text}");
+    // -o without --refit, and --refit without -o, are usage errors; a metric name outside the list too.
+    fails(&["cv", s(&data), "-o", s(&model)], 2);
+    fails(&["cv", s(&data), "--refit"], 2);
+    fails(&["cv", s(&data), "--metric", "roc-auc"], 2);
+}
