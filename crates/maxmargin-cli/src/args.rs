@@ -80,6 +80,24 @@ pub(crate) enum Command {
         #[arg(long)]
         title: Option<String>,
     },
+    /// Look at a binary model's boundary through labelled rows: how many are beyond the margin, on it, inside
+    /// it and misclassified; the rows nearest the boundary and the margin violators (line numbers, scores,
+    /// largest-contributing features); the heaviest features.
+    Inspect {
+        /// The binary model.
+        model: PathBuf,
+        /// Labelled LIBSVM data.
+        data: PathBuf,
+        /// How many rows to list nearest the boundary, and how many violators.
+        #[arg(long, default_value_t = 10)]
+        nearest: usize,
+        /// How many of the model's heaviest features to list.
+        #[arg(long, default_value_t = 10)]
+        top_features: usize,
+        /// Print one JSON object instead of tables.
+        #[arg(long)]
+        json: bool,
+    },
     /// Draw a binary model trained on two features over labelled data: the points by class, the boundary
     /// <w,x> + b = 0, the margins = ±1, and the margin violators ringed. SVG, or PNG for a FILE.png.
     PlotBoundary {

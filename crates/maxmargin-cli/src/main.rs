@@ -24,6 +24,7 @@ mod binary;
 mod decision;
 mod demo;
 mod figures;
+mod inspect;
 mod plot;
 mod progress;
 mod report;
@@ -159,6 +160,13 @@ fn run(cli: Cli) -> Result<i32> {
             y,
             title,
         } => figures::plot(&traces, &output, x, y, title).map(|()| 0),
+        Command::Inspect {
+            model,
+            data,
+            nearest,
+            top_features,
+            json,
+        } => inspect::run(&model, &data, nearest, top_features, json).map(|()| 0),
         Command::PlotBoundary {
             model,
             data,

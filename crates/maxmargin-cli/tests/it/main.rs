@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 mod cv;
 mod hostile;
 mod inputs;
+mod inspect;
 mod pictures;
 mod resume;
 mod scores;

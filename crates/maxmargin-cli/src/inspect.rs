@@ -1,0 +1,222 @@
+//! `maxmargin inspect MODEL DATA`: a binary model's boundary seen through labelled rows — the geometry the
+//! hinge works on (rows beyond the margin, on it, inside it, misclassified), the rows nearest the boundary,
+//! the margin violators, and the features that weigh most.
+
+use anyhow::{Result, bail};
+use maxmargin::linear::DecisionModel;
+use serde::Serialize;
+use std::path::Path;
+
+/// Rows whose margin is within this of 1 count as on the margin.
+const ON_MARGIN: f64 = 1e-9;
+
+#[derive(Serialize)]
+struct Contribution {
+    /// The feature (1-based, as in the data file).
+    feature: usize,
+    /// `w_j · x_j`, in the data's own units.
+    contribution: f64,
+}
+
+#[derive(Serialize)]
+struct Row {
+    line: usize,
+    label: f64,
+    score: f64,
+    /// `y·f(x)`, with y = ±1.
+    margin: f64,
+    features: Vec<Contribution>,
+}
+
+#[derive(Serialize)]
+struct Heavy {
+    feature: usize,
+    weight: f64,
+}
+
+#[derive(Serialize)]
+struct Inspection {
+    n: usize,
+    beyond: usize,
+    on: usize,
+    inside: usize,
+    misclassified: usize,
+    threshold: f64,
+    nearest: Vec<Row>,
+    violators_total: usize,
+    violators: Vec<Row>,
+    heaviest: Vec<Heavy>,
+    scaled: bool,
+}
+
+/// The top `k` entries by absolute value, ties by index.
+fn top_by_abs<T>(mut items: Vec<(usize, f64, T)>, k: usize) -> Vec<(usize, f64, T)> {
+    items.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()).then(a.0.cmp(&b.0)));
+    items.truncate(k);
+    items
+}
+
+pub(crate) fn run(
+    model_path: &Path,
+    data_path: &Path,
+    nearest: usize,
+    top_features: usize,
+    json: bool,
+) -> Result<()> {
+    let kind = maxmargin::io::model_file::read_header(model_path)?.kind;
+    if kind != maxmargin::linear::MODEL_KIND && kind != maxmargin::linear::DECISION_KIND {
+        bail!(
+            "inspect reads binary models (one boundary and its margins); {} is a {kind} model",
+            model_path.display()
+        );
+    }
+    let decision = DecisionModel::load(model_path)?;
+    let model = &decision.model;
+    let data =
+        crate::binary::read_for_model(data_path, model_path, &model.labels, model.n_features)?;
+    let [neg, pos] = model.labels;
+    if let Some(i) = data.labels.iter().position(|&l| l != neg && l != pos) {
+        bail!(
+            "{}:{}: label {} is neither class of the model ({neg} or {pos})",
+            data_path.display(),
+            data.lines.get(i).copied().unwrap_or(i + 1),
+            data.labels[i]
+        );
+    }
+    // Weights on the data's own units: the scaling folded in, so contributions read off the file's values.
+    let (w, _) = match &model.scaler {
+        Some(s) => s.fold_linear(&model.w, model.b),
+        None => (model.w.clone(), model.b),
+    };
+    let scores = model.decision_rows(&data.x);
+    let cut = decision.cut();
+    let row_of = |i: usize| -> Row {
+        let y = if data.labels[i] == pos { 1.0 } else { -1.0 };
+        let parts: Vec<(usize, f64, ())> = data
+            .x
+            .row(i)
+            .iter()
+            .filter(|&(j, _)| j < w.len())
+            .map(|(j, v)| (j + 1, w[j] * v, ()))
+            .collect();
+        Row {
+            line: data.lines.get(i).copied().unwrap_or(i + 1),
+            label: data.labels[i],
+            score: scores[i],
+            margin: y * scores[i],
+            features: top_by_abs(parts, 3)
+                .into_iter()
+                .map(|(feature, contribution, ())| Contribution {
+                    feature,
+                    contribution,
+                })
+                .collect(),
+        }
+    };
+    let margins: Vec<f64> = (0..data.n_samples())
+        .map(|i| {
+            if data.labels[i] == pos {
+                scores[i]
+            } else {
+                -scores[i]
+            }
+        })
+        .collect();
+    let count = |f: &dyn Fn(f64) -> bool| margins.iter().filter(|&&m| f(m)).count();
+    let mut by_distance: Vec<usize> = (0..scores.len()).collect();
+    by_distance.sort_by(|&a, &b| {
+        (scores[a] - cut)
+            .abs()
+            .total_cmp(&(scores[b] - cut).abs())
+            .then(a.cmp(&b))
+    });
+    let mut violators: Vec<usize> = (0..margins.len())
+        .filter(|&i| margins[i] < 1.0 - ON_MARGIN)
+        .collect();
+    violators.sort_by(|&a, &b| margins[a].total_cmp(&margins[b]).then(a.cmp(&b)));
+    let heavy: Vec<(usize, f64, ())> = model
+        .w
+        .iter()
+        .enumerate()
+        .map(|(j, &v)| (j + 1, v, ()))
+        .collect();
+    let report = Inspection {
+        n: data.n_samples(),
+        beyond: count(&|m| m > 1.0 + ON_MARGIN),
+        on: count(&|m| (m - 1.0).abs() <= ON_MARGIN),
+        inside: count(&|m| m > 0.0 && m < 1.0 - ON_MARGIN),
+        misclassified: count(&|m| m <= 0.0),
+        threshold: cut,
+        nearest: by_distance
+            .iter()
+            .take(nearest)
+            .map(|&i| row_of(i))
+            .collect(),
+        violators_total: violators.len(),
+        violators: violators.iter().take(nearest).map(|&i| row_of(i)).collect(),
+        heaviest: top_by_abs(heavy, top_features)
+            .into_iter()
+            .map(|(feature, weight, ())| Heavy { feature, weight })
+            .collect(),
+        scaled: model.scaler.is_some(),
+    };
+    if json {
+        out!("{}", serde_json::to_string(&report)?);
+        return Ok(());
+    }
+    print(&report, pos)
+}
+
+fn print(r: &Inspection, pos: f64) -> Result<()> {
+    out!(
+        "rows {} (y = +1 for label {pos}, else -1; f(x) = <w,x> + b; margin y*f(x))",
+        r.n
+    );
+    out!("  beyond the margin (y*f > 1)     {}", r.beyond);
+    out!("  on the margin (y*f = 1)         {}", r.on);
+    out!("  inside the margin (0 < y*f < 1) {}", r.inside);
+    out!("  misclassified (y*f <= 0)        {}", r.misclassified);
+    let table = |rows: &[Row]| -> Result<()> {
+        out!("  line      label   score       margin      largest contributions (feature:w*x)");
+        for row in rows {
+            let parts: Vec<String> = row
+                .features
+                .iter()
+                .map(|c| format!("{}:{:+.4}", c.feature, c.contribution))
+                .collect();
+            out!(
+                "  {:<9} {:<7} {:<11.4} {:<11.4} {}",
+                row.line,
+                row.label,
+                row.score,
+                row.margin,
+                parts.join(" ")
+            );
+        }
+        Ok(())
+    };
+    out!(
+        "nearest the boundary (f(x) = {}): {}",
+        r.threshold,
+        r.nearest.len()
+    );
+    table(&r.nearest)?;
+    out!(
+        "margin violators (y*f < 1), most violated first: {} of {}",
+        r.violators.len(),
+        r.violators_total
+    );
+    table(&r.violators)?;
+    out!(
+        "heaviest features (|w|{}):",
+        if r.scaled {
+            ", on the scaled features"
+        } else {
+            ""
+        }
+    );
+    for h in &r.heaviest {
+        out!("  {:<9} {:+.6}", h.feature, h.weight);
+    }
+    Ok(())
+}
