@@ -50,6 +50,14 @@ pub(crate) enum Command {
         /// Print one JSON object instead of a table.
         #[arg(long)]
         json: bool,
+        /// The same measures per group of rows, beside the overall ones: `qid` groups by the rows' qid:
+        /// (a site, a month). Groups with fewer than 30 rows or fewer than 5 of a class present in them (binary:
+        /// of either class) are marked.
+        #[arg(long, value_enum, conflicts_with = "groups")]
+        group_by: Option<crate::groups::GroupByArg>,
+        /// A file with one group name per row of the data, for the same per-group measures.
+        #[arg(long)]
+        groups: Option<PathBuf>,
     },
     /// Stratified, seeded k-fold cross-validation of a binary linear SVM (any of train's flags): accuracy per
     /// fold and their mean, or with --c-path, per C along a warm-started regularization path.

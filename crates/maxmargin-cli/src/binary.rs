@@ -471,6 +471,7 @@ pub(crate) fn eval(
     data_path: &Path,
     lambda: Option<f64>,
     json: bool,
+    grouping: Option<&crate::groups::Grouping>,
 ) -> Result<()> {
     if let Some(l) = lambda
         && !(l.is_finite() && l > 0.0)
@@ -479,17 +480,48 @@ pub(crate) fn eval(
     }
     let kind = maxmargin::io::model_file::read_header(model_path)?.kind;
     if kind == maxmargin::tagger::TAGGER_KIND {
+        if grouping.is_some() {
+            bail!(
+                "--group-by and --groups apply to binary and multiclass models; {} is a tagger",
+                model_path.display()
+            );
+        }
         return crate::tagger::eval(model_path, data_path, lambda, json);
     }
     if kind != maxmargin::linear::MODEL_KIND && kind != maxmargin::linear::DECISION_KIND {
-        return structured::eval(model_path, data_path, lambda, json);
+        return structured::eval(model_path, data_path, lambda, json, grouping);
     }
     let decision = maxmargin::linear::DecisionModel::load(model_path)?;
     let model = &decision.model;
     let data = read_for_model(data_path, model_path, &model.labels, model.n_features)?;
     let e = decision.evaluate(&data, lambda)?;
+    let by_group = match grouping {
+        Some(g) => crate::groups::groups(&data, g)?
+            .into_iter()
+            .map(|(name, rows)| {
+                let ge = decision.evaluate(&data.select(&rows), lambda)?;
+                let positives = ge.true_positive + ge.false_negative;
+                let note = crate::groups::note(ge.n, &[positives, ge.n - positives]);
+                Ok((name, ge, note))
+            })
+            .collect::<Result<Vec<_>>>()?,
+        None => Vec::new(),
+    };
     if json {
-        out!("{}", serde_json::to_string(&e)?);
+        let mut v = serde_json::to_value(&e)?;
+        if grouping.is_some() {
+            v["groups"] = by_group
+                .iter()
+                .map(|(name, ge, note)| {
+                    let mut g = serde_json::to_value(ge)?;
+                    g["group"] = serde_json::json!(name);
+                    g["note"] = serde_json::json!(note);
+                    Ok(g)
+                })
+                .collect::<Result<Vec<_>>>()?
+                .into();
+        }
+        out!("{v}");
     } else {
         let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
         let [neg, pos] = model.labels;
@@ -535,6 +567,26 @@ pub(crate) fn eval(
         out!("mean hinge {:.6}", e.mean_hinge);
         if let (Some(l), Some(o)) = (e.lambda, e.objective) {
             out!("objective  {o:.6}  (lambda {l:e})");
+        }
+        if grouping.is_some() {
+            out!("by group (decisions at the model's threshold; ranking without one)");
+            out!(
+                "  group         rows   prevalence  accuracy  precision  recall  f1      roc_auc  note"
+            );
+            for (name, ge, note) in &by_group {
+                let line = format!(
+                    "  {name:<13} {:<6} {:<11.4} {:<9.4} {:<10} {:<7} {:<7} {:<8} {}",
+                    ge.n,
+                    ge.prevalence,
+                    ge.accuracy,
+                    cell(ge.precision),
+                    cell(ge.recall),
+                    cell(ge.f1),
+                    cell(ge.roc_auc),
+                    note.as_deref().unwrap_or("")
+                );
+                out!("{}", line.trim_end());
+            }
         }
     }
     Ok(())

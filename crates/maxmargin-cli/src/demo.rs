@@ -14,14 +14,10 @@ use std::time::Instant;
 fn split(data: &LabeledData, n_train: usize, seed: u64) -> (LabeledData, LabeledData) {
     use maxmargin::optim::random::permutation;
     let order = permutation(data.n_samples(), seed);
-    let part = |rows: &[usize]| LabeledData {
-        x: data.x.select(rows),
-        labels: rows.iter().map(|&i| data.labels[i]).collect(),
-        qids: rows.iter().map(|&i| data.qids[i]).collect(),
-        lines: rows.iter().map(|&i| data.lines[i]).collect(),
-        source: data.source.clone(),
-    };
-    (part(&order[..n_train]), part(&order[n_train..]))
+    (
+        data.select(&order[..n_train]),
+        data.select(&order[n_train..]),
+    )
 }
 
 pub fn run(pictures: &Path) -> Result<()> {

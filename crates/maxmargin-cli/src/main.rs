@@ -24,6 +24,7 @@ mod binary;
 mod decision;
 mod demo;
 mod figures;
+mod groups;
 mod inspect;
 mod plot;
 mod progress;
@@ -150,7 +151,12 @@ fn run(cli: Cli) -> Result<i32> {
             data,
             lambda,
             json,
-        } => eval(&model, &data, lambda, json).map(|()| 0),
+            group_by,
+            groups,
+        } => {
+            let grouping = groups::from_flags(group_by, groups.as_deref());
+            eval(&model, &data, lambda, json, grouping.as_ref()).map(|()| 0)
+        }
         Command::Cv(cmd) => cv(&cmd).map(|()| 0),
         Command::Demo { out } => demo::run(&out).map(|()| 0),
         Command::Plot {

@@ -214,8 +214,19 @@ pub fn eval(
     data: &std::path::Path,
     lambda: Option<f64>,
     json: bool,
+    grouping: Option<&crate::groups::Grouping>,
 ) -> Result<()> {
     let model = StructuredModel::load(model_path)?;
+    if let Some(g) = grouping {
+        if model.task != Task::Multiclass {
+            bail!(
+                "--group-by and --groups apply to binary and multiclass models; {} is a {} model",
+                model_path.display(),
+                model.task.kind()
+            );
+        }
+        return eval_groups(&model, model_path, data, lambda, json, g);
+    }
     let e: StructEvaluation = match model.task {
         Task::Multiclass => model.evaluate_multiclass(
             &crate::binary::read_for_model(data, model_path, &model.classes, model.n_features)?,
@@ -269,6 +280,69 @@ pub fn eval(
         for &(a, p, n) in &conf.entries {
             out!("  {} -> {}: {n}", conf.labels[a], conf.labels[p]);
         }
+    }
+    Ok(())
+}
+
+/// Multiclass measures overall and by group.
+fn eval_groups(
+    model: &StructuredModel,
+    model_path: &Path,
+    data_path: &Path,
+    lambda: Option<f64>,
+    json: bool,
+    grouping: &crate::groups::Grouping,
+) -> Result<()> {
+    let data =
+        crate::binary::read_for_model(data_path, model_path, &model.classes, model.n_features)?;
+    let overall = model.evaluate_multiclass(&data, lambda)?;
+    let mut rows = Vec::new();
+    for (name, members) in crate::groups::groups(&data, grouping)? {
+        let e = model.evaluate_multiclass(&data.select(&members), lambda)?;
+        let support: Vec<usize> = e
+            .per_class
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .map(|c| c.support)
+            .filter(|&s| s > 0)
+            .collect();
+        let note = crate::groups::note(e.n, &support);
+        rows.push((name, e, note));
+    }
+    if json {
+        let mut v = serde_json::to_value(&overall)?;
+        v["groups"] = rows
+            .iter()
+            .map(|(name, e, note)| {
+                let mut g = serde_json::to_value(e)?;
+                g["group"] = serde_json::json!(name);
+                g["note"] = serde_json::json!(note);
+                Ok(g)
+            })
+            .collect::<Result<Vec<_>>>()?
+            .into();
+        out!("{v}");
+        return Ok(());
+    }
+    let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
+    out!(
+        "examples          {}  accuracy {}  macro F1 {}",
+        overall.n,
+        cell(overall.accuracy),
+        cell(overall.macro_f1)
+    );
+    out!("by group");
+    out!("  group         rows   accuracy  macro F1  note");
+    for (name, e, note) in &rows {
+        let line = format!(
+            "  {name:<13} {:<6} {:<9} {:<9} {}",
+            e.n,
+            cell(e.accuracy),
+            cell(e.macro_f1),
+            note.as_deref().unwrap_or("")
+        );
+        out!("{}", line.trim_end());
     }
     Ok(())
 }

@@ -197,23 +197,10 @@ fn stratified_folds(data: &LabeledData, k: usize, seed: u64) -> Result<Vec<usize
 
 /// The examples of `data` outside fold `f` (training) and inside it (test), each in file order.
 fn split(data: &LabeledData, fold_of: &[usize], f: usize) -> (LabeledData, LabeledData) {
-    let subset = |rows: &[usize]| LabeledData {
-        x: data.x.select(rows),
-        labels: rows.iter().map(|&i| data.labels[i]).collect(),
-        qids: rows
-            .iter()
-            .map(|&i| data.qids.get(i).copied().flatten())
-            .collect(),
-        lines: rows
-            .iter()
-            .map(|&i| data.lines.get(i).copied().unwrap_or(i + 1))
-            .collect(),
-        source: data.source.clone(),
-    };
     let n = fold_of.len();
     let train: Vec<usize> = (0..n).filter(|&i| fold_of[i] != f).collect();
     let test: Vec<usize> = (0..n).filter(|&i| fold_of[i] == f).collect();
-    (subset(&train), subset(&test))
+    (data.select(&train), data.select(&test))
 }
 
 /// One `C` of a regularization path.

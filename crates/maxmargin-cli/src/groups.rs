@@ -1,0 +1,106 @@
+//! `eval --group-by qid` and `eval --groups FILE`: the same measures per group (a site, a month) beside the
+//! overall ones, so that a new group is read on its own; groups too small to trust are marked.
+
+use anyhow::{Result, bail};
+use maxmargin::io::libsvm::LabeledData;
+use std::collections::HashMap;
+use std::io::BufRead as _;
+use std::path::{Path, PathBuf};
+
+/// Fewer rows than this in a group: its measures are marked as unreliable.
+pub(crate) const MIN_ROWS: usize = 30;
+/// Fewer rows of a class than this in a group: likewise.
+pub(crate) const MIN_PER_CLASS: usize = 5;
+
+/// Where the groups come from.
+#[derive(Debug, Clone)]
+pub(crate) enum Grouping {
+    /// The rows' `qid:`.
+    Qid,
+    /// One group name per row, in a file.
+    File(PathBuf),
+}
+
+/// What `eval --group-by` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum GroupByArg {
+    /// The `qid:` of each row.
+    Qid,
+}
+
+/// The groups of `data` in order of first appearance: a name and its rows.
+pub(crate) fn groups(data: &LabeledData, grouping: &Grouping) -> Result<Vec<(String, Vec<usize>)>> {
+    let mut names: Vec<String> = Vec::with_capacity(data.n_samples());
+    match grouping {
+        Grouping::Qid => {
+            for (i, q) in data.qids.iter().enumerate() {
+                match q {
+                    Some(q) => names.push(q.to_string()),
+                    None => bail!(
+                        "{}:{}: no qid: --group-by qid needs one on every row",
+                        data.source.display(),
+                        data.lines.get(i).copied().unwrap_or(i + 1)
+                    ),
+                }
+            }
+        }
+        Grouping::File(path) => {
+            let reader = maxmargin::io::open_maybe_gz(path)?;
+            for (i, line) in reader.lines().enumerate() {
+                let line = line.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                let name = line.trim();
+                if name.is_empty() {
+                    bail!("{}:{}: an empty group name", path.display(), i + 1);
+                }
+                if names.len() == data.n_samples() {
+                    bail!(
+                        "{}: more group names than the {} rows of {}",
+                        path.display(),
+                        data.n_samples(),
+                        data.source.display()
+                    );
+                }
+                names.push(name.to_string());
+            }
+            if names.len() != data.n_samples() {
+                bail!(
+                    "{}: {} group names for the {} rows of {} (one name per row)",
+                    path.display(),
+                    names.len(),
+                    data.n_samples(),
+                    data.source.display()
+                );
+            }
+        }
+    }
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut out: Vec<(String, Vec<usize>)> = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let g = *index.entry(name.as_str()).or_insert_with(|| {
+            out.push((name.clone(), Vec::new()));
+            out.len() - 1
+        });
+        out[g].1.push(i);
+    }
+    Ok(out)
+}
+
+/// Why a group's measures are unreliable, if they are: too few rows, or too few of one class.
+pub(crate) fn note(rows: usize, per_class: &[usize]) -> Option<String> {
+    if rows < MIN_ROWS {
+        Some(format!("fewer than {MIN_ROWS} rows"))
+    } else if per_class.iter().any(|&c| c < MIN_PER_CLASS) {
+        Some(format!("fewer than {MIN_PER_CLASS} of a class"))
+    } else {
+        None
+    }
+}
+
+/// The grouping the flags ask for.
+pub(crate) fn from_flags(group_by: Option<GroupByArg>, file: Option<&Path>) -> Option<Grouping> {
+    match (group_by, file) {
+        (Some(GroupByArg::Qid), _) => Some(Grouping::Qid),
+        (None, Some(f)) => Some(Grouping::File(f.to_path_buf())),
+        (None, None) => None,
+    }
+}
