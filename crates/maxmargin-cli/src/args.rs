@@ -88,6 +88,16 @@ pub(crate) enum Command {
         #[arg(long)]
         title: Option<String>,
     },
+    /// Convert a model between maxmargin and LIBLINEAR (binary and multiclass, with or without bias), in
+    /// whichever direction IN is: a maxmargin model becomes LIBLINEAR's text format, a LIBLINEAR model a
+    /// maxmargin model file (JSON for a .json OUT).
+    Convert {
+        /// A maxmargin model or a LIBLINEAR model file.
+        input: PathBuf,
+        /// The converted model.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Look at a binary model's boundary through labelled rows: how many are beyond the margin, on it, inside
     /// it and misclassified; the rows nearest the boundary and the margin violators (line numbers, scores,
     /// largest-contributing features); the heaviest features.

@@ -21,6 +21,7 @@ macro_rules! note {
 
 mod args;
 mod binary;
+mod convert;
 mod decision;
 mod demo;
 mod figures;
@@ -166,6 +167,7 @@ fn run(cli: Cli) -> Result<i32> {
             y,
             title,
         } => figures::plot(&traces, &output, x, y, title).map(|()| 0),
+        Command::Convert { input, output } => convert::run(&input, &output).map(|()| 0),
         Command::Inspect {
             model,
             data,

@@ -16,6 +16,7 @@ pub mod atomic;
 pub mod conll;
 mod error;
 pub mod labels;
+pub mod liblinear;
 pub mod libsvm;
 mod lines;
 pub mod model_file;

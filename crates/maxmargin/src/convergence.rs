@@ -70,6 +70,7 @@ fn stopped_on(stop: StopReason) -> &'static str {
         StopReason::Tolerance => "when the objective stopped improving (--tolerance)",
         StopReason::Converged => "on its own test (--epsilon)",
         StopReason::Gap => "on its gap test",
+        StopReason::Imported => "before it came here (imported, no certificate)",
     }
 }
 

@@ -22,6 +22,7 @@
 pub mod checkpoint;
 mod compat;
 pub mod convergence;
+pub mod convert;
 pub mod datasets;
 mod error;
 pub mod limits;

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod convert;
 mod cv;
 mod groups;
 mod hostile;

@@ -35,6 +35,9 @@ pub enum StopReason {
     Converged,
     /// The duality gap fell below the gap tolerance.
     Gap,
+    /// Not trained here: the weights were imported from another program's model file (`maxmargin convert`),
+    /// with no certificate.
+    Imported,
 }
 
 impl std::fmt::Display for StopReason {
@@ -46,6 +49,7 @@ impl std::fmt::Display for StopReason {
             Self::Tolerance => "tolerance",
             Self::Converged => "converged",
             Self::Gap => "gap",
+            Self::Imported => "imported",
         })
     }
 }

@@ -106,6 +106,18 @@ pub fn model(bytes: &[u8], dir: &Path) {
             let _ = m.predict_chain(&seq);
         }
     }
+    if let Ok(lib) = maxmargin_io::liblinear::LiblinearModel::read(&path)
+        && let Ok(imported) = crate::convert::from_liblinear(&lib, &path)
+    {
+        match imported {
+            crate::convert::Imported::Binary(m) => {
+                let _ = m.decision_rows(&rows.x);
+            }
+            crate::convert::Imported::Multiclass(m) => {
+                let _ = m.predict_multiclass(&rows);
+            }
+        }
+    }
     if let Ok(t) = crate::tagger::Tagger::load(&path) {
         let layout = conll::Layout::Inputs(t.features.inputs());
         if let Ok(s) = conll::read_layout(&b"He PRP B-NP\nran VBD B-VP\n"[..], &path, layout) {

@@ -1,0 +1,178 @@
+//! `convert`: models move between maxmargin and LIBLINEAR's text format, both ways, and predict the same.
+
+use super::{fails, heart, ok, s};
+use maxmargin::io::liblinear::LiblinearModel;
+
+/// LIBLINEAR's decision on a dense row: the first label when the one column's score is positive, else the
+/// class of the largest column.
+fn liblinear_predict(m: &LiblinearModel, x: &[f64]) -> f64 {
+    let score = |c: usize| {
+        let mut v: f64 = (0..m.n_features)
+            .map(|j| m.weight(j, c) * x.get(j).copied().unwrap_or(0.0))
+            .sum();
+        if m.bias >= 0.0 {
+            v += m.weight(m.n_features, c) * m.bias;
+        }
+        v
+    };
+    if m.columns == 1 {
+        if score(0) > 0.0 {
+            m.labels[0]
+        } else {
+            m.labels[1]
+        }
+    } else {
+        let best = (0..m.columns)
+            .max_by(|&a, &b| score(a).total_cmp(&score(b)).then(b.cmp(&a)))
+            .unwrap();
+        m.labels[best]
+    }
+}
+
+fn rows(text: &str, d: usize) -> Vec<Vec<f64>> {
+    text.lines()
+        .map(|l| {
+            let mut x = vec![0.0; d];
+            for t in l.split_whitespace().skip(1) {
+                let (j, v) = t.split_once(':').unwrap();
+                x[j.parse::<usize>().unwrap() - 1] = v.parse().unwrap();
+            }
+            x
+        })
+        .collect()
+}
+
+fn predictions(text: &str) -> Vec<f64> {
+    text.lines().map(|l| l.parse().unwrap()).collect()
+}
+
+#[test]
+fn liblinear_files_by_the_format_rules_become_models_that_predict_alike() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("d.svm");
+    std::fs::write(
+        &data,
+        "2 1:1 2:0\n4 1:0 2:1\n2 1:-1 2:0.5\n4 1:0.2 2:-0.3\n",
+    )
+    .unwrap();
+    // Binary with a bias: label 4 first, so a positive score means 4.
+    let binary = tmp.path().join("b.liblinear");
+    std::fs::write(&binary, "solver_type L2R_L2LOSS_SVC_DUAL\nnr_class 2\nlabel 4 2\nnr_feature 2\nbias 1\nw\n-1.5 \n2 \n0.25 \n").unwrap();
+    // Three classes, one-vs-rest columns, no bias.
+    let multi = tmp.path().join("m.liblinear");
+    std::fs::write(&multi, "solver_type L2R_L1LOSS_SVC_DUAL\nnr_class 3\nlabel 2 4 7\nnr_feature 2\nbias -1\nw\n1 -1 0.5 \n-1 1 0.25 \n").unwrap();
+    let x = rows(&std::fs::read_to_string(&data).unwrap(), 2);
+    for (file, json) in [(&binary, false), (&multi, true)] {
+        let lib = LiblinearModel::read(file).unwrap();
+        let out = tmp.path().join(if json { "m.json" } else { "b.model" });
+        ok(&["convert", s(file), "-o", s(&out)]);
+        let ours = predictions(&ok(&["predict", s(&out), s(&data)]));
+        let theirs: Vec<f64> = x.iter().map(|r| liblinear_predict(&lib, r)).collect();
+        assert_eq!(ours, theirs, "{}", file.display());
+        // And back: the same weights and labels, to the last bit.
+        let again = tmp.path().join("again.liblinear");
+        ok(&["convert", s(&out), "-o", s(&again)]);
+        let back = LiblinearModel::read(&again).unwrap();
+        assert_eq!(
+            (back.labels.clone(), back.w.clone()),
+            (lib.labels.clone(), lib.w.clone())
+        );
+    }
+}
+
+#[test]
+fn our_models_written_for_liblinear_predict_alike() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let text = std::fs::read_to_string(&data).unwrap();
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    for (train, file, d, extra) in [
+        (&data, &text, 13, vec!["--scale", "maxabs"]),
+        (&data, &text, 13, vec!["--bias", "none"]),
+        (
+            &iris,
+            &maxmargin::datasets::IRIS.to_string(),
+            4,
+            vec!["--task", "multiclass"],
+        ),
+        (
+            &iris,
+            &maxmargin::datasets::IRIS.to_string(),
+            4,
+            vec!["--task", "multiclass", "--solver", "ovr"],
+        ),
+    ] {
+        let model = tmp.path().join("m.model");
+        let mut args = vec!["train", s(train), "-o", s(&model), "-q"];
+        args.extend(extra.iter().copied());
+        ok(&args);
+        let lib_path = tmp.path().join("m.liblinear");
+        ok(&["convert", s(&model), "-o", s(&lib_path)]);
+        let lib = LiblinearModel::read(&lib_path).unwrap();
+        let ours = predictions(&ok(&["predict", s(&model), s(train)]));
+        let theirs: Vec<f64> = rows(file, d)
+            .iter()
+            .map(|r| liblinear_predict(&lib, r))
+            .collect();
+        assert_eq!(ours, theirs, "{extra:?}");
+        // LIBLINEAR's own predict agrees where it is installed (liblinear-tools).
+        if let Ok(out) = std::process::Command::new("liblinear-predict")
+            .args([s(train), s(&lib_path), s(&tmp.path().join("ll.out"))])
+            .output()
+            && out.status.success()
+        {
+            let ll = predictions(&std::fs::read_to_string(tmp.path().join("ll.out")).unwrap());
+            assert_eq!(ours, ll, "liblinear-predict, {extra:?}");
+        }
+    }
+}
+
+#[test]
+fn what_liblinear_cannot_hold_or_is_not_a_model_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("o.model");
+    let svr = tmp.path().join("svr.txt");
+    std::fs::write(
+        &svr,
+        "solver_type L2R_L2LOSS_SVR\nnr_class 2\nlabel 1 -1\nnr_feature 1\nbias -1\nw\n1 \n",
+    )
+    .unwrap();
+    let err = fails(&["convert", s(&svr), "-o", s(&out)], 1);
+    assert!(err.contains("not a classifier"), "{err}");
+    let short = tmp.path().join("short.txt");
+    std::fs::write(
+        &short,
+        "solver_type MCSVM_CS\nnr_class 3\nlabel 1 2 3\nnr_feature 2\nbias -1\nw\n1 2 3 \n",
+    )
+    .unwrap();
+    let err = fails(&["convert", s(&short), "-o", s(&out)], 1);
+    assert!(
+        err.contains("short.txt:6:1: w: 1 weight rows, expected 2"),
+        "{err}"
+    );
+    let wide = tmp.path().join("wide.txt");
+    std::fs::write(
+        &wide,
+        "solver_type MCSVM_CS\nnr_class 3\nlabel 1 2 3\nnr_feature 1\nbias -1\nw\n1 2 \n",
+    )
+    .unwrap();
+    let err = fails(&["convert", s(&wide), "-o", s(&out)], 1);
+    assert!(
+        err.contains("wide.txt:7:1: weight: 2 weights on the line, expected 3"),
+        "{err}"
+    );
+    let data = heart(tmp.path());
+    let err = fails(&["convert", s(&data), "-o", s(&out)], 1);
+    assert!(
+        err.contains("not a LIBLINEAR model header")
+            && err.contains("not a maxmargin model either"),
+        "{err}"
+    );
+    let seq = tmp.path().join("s.dat");
+    std::fs::write(&seq, "1 qid:1 1:1\n2 qid:1 2:1\n").unwrap();
+    let chain = tmp.path().join("c.model");
+    ok(&["train", "--task", "chain", s(&seq), "-o", s(&chain), "-q"]);
+    let err = fails(&["convert", s(&chain), "-o", s(&out)], 1);
+    assert!(err.contains("a chain model has no LIBLINEAR form"), "{err}");
+}

@@ -1,0 +1,253 @@
+//! LIBLINEAR's model files, read and written by their documented text format (not LIBLINEAR's code).
+//!
+//! Header lines — `solver_type NAME`, `nr_class K`, `label l_1 ... l_K`, `nr_feature d`, `bias B` (`-1` for
+//! none) — then a line `w` and one line per feature (and one more for the bias feature when `B ≥ 0`), each
+//! with one weight per column: one column for two classes (the decision `⟨w, x⟩ + w_bias·B > 0` means the
+//! *first* label), else one per class (the prediction is the class of the largest score), and always one per
+//! class for Crammer–Singer (`MCSVM_CS`).
+
+use crate::IoError;
+use crate::atomic::write_atomic;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// A LIBLINEAR model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LiblinearModel {
+    /// The solver line (`L2R_L1LOSS_SVC_DUAL`, `MCSVM_CS`, ...).
+    pub solver: String,
+    /// Class labels in LIBLINEAR's order.
+    pub labels: Vec<f64>,
+    /// The bias feature's value (`-1` for none).
+    pub bias: f64,
+    /// Features (without the bias feature).
+    pub n_features: usize,
+    /// Weight columns per row: 1 for a two-class model (not Crammer–Singer), else the number of classes.
+    pub columns: usize,
+    /// Row-major: `w[j · columns + m]`, rows `0..n_features`, then the bias row when `bias ≥ 0`.
+    pub w: Vec<f64>,
+}
+
+/// Solvers whose models are not classifiers (regression, one-class): refused.
+const NOT_CLASSIFIERS: [&str; 4] = [
+    "L2R_L2LOSS_SVR",
+    "L2R_L2LOSS_SVR_DUAL",
+    "L2R_L1LOSS_SVR_DUAL",
+    "ONECLASS_SVM",
+];
+
+impl LiblinearModel {
+    /// Rows of weights: the features, and the bias feature when there is one.
+    pub fn rows(&self) -> usize {
+        self.n_features + usize::from(self.bias >= 0.0)
+    }
+
+    /// The weight of row `j` in column `m`.
+    pub fn weight(&self, j: usize, m: usize) -> f64 {
+        self.w[j * self.columns + m]
+    }
+
+    /// Reads a LIBLINEAR model file.
+    ///
+    /// # Errors
+    /// [`IoError::Parse`] naming the line of a bad header or weight, a missing header, a regression or
+    /// one-class model, or a weight count that does not fit the header; [`IoError::Io`].
+    ///
+    /// # Examples
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let dir = tempfile::tempdir()?;
+    /// let p = dir.path().join("m.txt");
+    /// std::fs::write(&p, "solver_type L2R_L1LOSS_SVC_DUAL\nnr_class 2\nlabel 1 -1\nnr_feature 2\nbias -1\nw\n0.5 \n-1 \n")?;
+    /// let m = maxmargin_io::liblinear::LiblinearModel::read(&p)?;
+    /// assert_eq!((m.labels.as_slice(), m.columns, m.w.as_slice()), (&[1.0, -1.0][..], 1, &[0.5, -1.0][..]));
+    /// # Ok(()) }
+    /// ```
+    pub fn read(path: &Path) -> Result<Self, IoError> {
+        let reader = crate::open_maybe_gz(path)?;
+        let mut lines = crate::lines::Lines::new(reader, path);
+        let bad = |line: usize, field: &'static str, message: String| IoError::Parse {
+            path: path.to_path_buf(),
+            line,
+            column: 1,
+            field,
+            message,
+        };
+        let (mut solver, mut labels, mut bias, mut n_features, mut n_class) =
+            (None, None, None, None, None::<usize>);
+        let mut at_w = 0;
+        while let Some((no, line)) = lines.next_line()? {
+            let mut parts = line.split_whitespace();
+            let Some(key) = parts.next() else { continue };
+            fn value(v: Option<&str>, bad: impl Fn() -> IoError) -> Result<&str, IoError> {
+                v.ok_or_else(bad)
+            }
+            let none = || bad(no, "header", format!("{key} has no value"));
+            match key {
+                "solver_type" => solver = Some(value(parts.next(), none)?.to_string()),
+                "nr_class" => {
+                    n_class = Some(
+                        value(parts.next(), none)?
+                            .parse()
+                            .map_err(|_| bad(no, "nr_class", "not a whole number".into()))?,
+                    );
+                }
+                "label" => {
+                    labels = Some(
+                        parts
+                            .map(|v| {
+                                v.parse::<f64>().map_err(|_| {
+                                    bad(
+                                        no,
+                                        "label",
+                                        format!("{} is not a number", crate::libsvm::quote(v)),
+                                    )
+                                })
+                            })
+                            .collect::<Result<Vec<f64>, _>>()?,
+                    );
+                }
+                "nr_feature" => {
+                    n_features = Some(
+                        value(parts.next(), none)?
+                            .parse()
+                            .map_err(|_| bad(no, "nr_feature", "not a whole number".into()))?,
+                    );
+                }
+                "bias" => {
+                    bias = Some(
+                        value(parts.next(), none)?
+                            .parse::<f64>()
+                            .map_err(|_| bad(no, "bias", "not a number".into()))?,
+                    );
+                }
+                "rho" => {
+                    return Err(bad(
+                        no,
+                        "rho",
+                        "a one-class model is not a classifier".into(),
+                    ));
+                }
+                "w" => {
+                    at_w = no;
+                    break;
+                }
+                other => {
+                    return Err(bad(
+                        no,
+                        "header",
+                        format!(
+                            "{} is not a LIBLINEAR model header",
+                            crate::libsvm::quote(other)
+                        ),
+                    ));
+                }
+            }
+        }
+        let missing = |what: &str| bad(at_w.max(1), "header", format!("no {what} line before w"));
+        let solver = solver.ok_or_else(|| missing("solver_type"))?;
+        let n_class = n_class.ok_or_else(|| missing("nr_class"))?;
+        let labels = labels.ok_or_else(|| missing("label"))?;
+        let n_features = n_features.ok_or_else(|| missing("nr_feature"))?;
+        let bias = bias.ok_or_else(|| missing("bias"))?;
+        if at_w == 0 {
+            return Err(missing("w"));
+        }
+        if NOT_CLASSIFIERS.contains(&solver.as_str()) {
+            return Err(bad(
+                1,
+                "solver_type",
+                format!("{solver} is a regression or one-class model, not a classifier"),
+            ));
+        }
+        if labels.len() != n_class || n_class < 2 {
+            return Err(bad(
+                1,
+                "label",
+                format!(
+                    "{} labels for nr_class {n_class} (a classifier has at least 2)",
+                    labels.len()
+                ),
+            ));
+        }
+        let columns = if n_class == 2 && solver != "MCSVM_CS" {
+            1
+        } else {
+            n_class
+        };
+        // The weights are read as they come; the header's sizes are checked against them, never trusted to
+        // allocate.
+        let mut w = Vec::new();
+        let mut rows = 0usize;
+        while let Some((no, line)) = lines.next_line()? {
+            let before = w.len();
+            for v in line.split_whitespace() {
+                w.push(v.parse::<f64>().map_err(|_| {
+                    bad(
+                        no,
+                        "weight",
+                        format!("{} is not a number", crate::libsvm::quote(v)),
+                    )
+                })?);
+            }
+            match w.len() - before {
+                0 => continue,
+                k if k == columns => rows += 1,
+                k => {
+                    return Err(bad(
+                        no,
+                        "weight",
+                        format!("{k} weights on the line, expected {columns}"),
+                    ));
+                }
+            }
+        }
+        let model = Self {
+            solver,
+            labels,
+            bias,
+            n_features,
+            columns,
+            w,
+        };
+        if rows != model.rows() || !model.w.iter().all(|v| v.is_finite()) {
+            return Err(bad(
+                at_w,
+                "w",
+                format!(
+                    "{rows} weight rows, expected {} (nr_feature {n_features}{}), all finite",
+                    model.rows(),
+                    if bias >= 0.0 { " and the bias" } else { "" }
+                ),
+            ));
+        }
+        Ok(model)
+    }
+
+    /// Writes the model in LIBLINEAR's format (17 significant digits, so weights read back exactly),
+    /// atomically.
+    ///
+    /// # Errors
+    /// [`IoError::Io`] naming the file.
+    pub fn write(&self, path: &Path) -> Result<(), IoError> {
+        let mut text = String::new();
+        let labels: Vec<String> = self.labels.iter().map(ToString::to_string).collect();
+        let _ = write!(
+            text,
+            "solver_type {}\nnr_class {}\nlabel {}\nnr_feature {}\nbias {}\nw\n",
+            self.solver,
+            self.labels.len(),
+            labels.join(" "),
+            self.n_features,
+            self.bias
+        );
+        for row in self.w.chunks(self.columns.max(1)) {
+            for v in row {
+                // Shortest representation that reads back to the same f64.
+                let _ = write!(text, "{v:?} ");
+            }
+            text.push('\n');
+        }
+        write_atomic(path, |f| std::io::Write::write_all(f, text.as_bytes()))
+    }
+}
