@@ -496,6 +496,11 @@ pub(crate) struct TrainArgs {
     /// Write the trace (one JSON object per evaluation, then a summary line) to this file.
     #[arg(long)]
     pub(crate) trace: Option<PathBuf>,
+    /// Per-row weights: a file with one non-negative number per training row (in file order); a row's loss
+    /// counts that many times (times its class weight). Binary training (every solver) and --task multiclass
+    /// with --solver dcd.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) sample_weights: Option<PathBuf>,
     /// With --trace: evaluate after every step and add to each record the weights, and the step's examples
     /// with their margins and cases (`violated` when the margin is below 1); binary problems of at most 20
     /// features, to follow a solver by hand.

@@ -89,6 +89,7 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<()> {
         &[
             ("--trace", args.trace.is_some()),
             ("--trace-weights", args.trace_weights),
+            ("--sample-weights", args.sample_weights.is_some()),
             ("--max-passes", args.max_passes.is_some()),
             ("--checkpoint", args.checkpoint.is_some()),
             ("--checkpoint-every", args.checkpoint_every.is_some()),
@@ -203,6 +204,10 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
     let mut svm = params(args)?.check()?;
     svm = svm.checkpoints(args.checkpoints());
     let data = libsvm::read(data_path)?;
+    if let Some(path) = &args.sample_weights {
+        let weights = crate::groups::read_sample_weights(path, data.n_samples(), data_path)?;
+        svm = svm.sample_weights(weights)?;
+    }
     if args.trace_weights {
         let d = data.x.n_features();
         if d > MAX_TRACED_FEATURES {

@@ -1,5 +1,6 @@
 //! `eval --group-by qid` and `eval --groups FILE`: the same measures per group (a site, a month) beside the
-//! overall ones, so that a new group is read on its own; groups too small to trust are marked.
+//! overall ones, so that a new group is read on its own; groups too small to trust are marked. Also the
+//! per-row files of `train --sample-weights`.
 
 use anyhow::{Result, bail};
 use maxmargin::io::libsvm::LabeledData;
@@ -103,4 +104,46 @@ pub(crate) fn from_flags(group_by: Option<GroupByArg>, file: Option<&Path>) -> O
         (None, Some(f)) => Some(Grouping::File(f.to_path_buf())),
         (None, None) => None,
     }
+}
+
+/// Reads `--sample-weights FILE`: one finite non-negative number per line, as many as the data has rows.
+pub(crate) fn read_sample_weights(path: &Path, rows: usize, data: &Path) -> Result<Vec<f64>> {
+    let reader = maxmargin::io::open_maybe_gz(path)?;
+    let mut out = Vec::with_capacity(rows.min(1 << 24));
+    for (i, line) in reader.lines().enumerate() {
+        let line = line.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let text = line.trim();
+        let w: f64 = text.parse().map_err(|_| {
+            anyhow::anyhow!(
+                "{}:{}: weight: {:?} is not a number",
+                path.display(),
+                i + 1,
+                text.chars().take(40).collect::<String>()
+            )
+        })?;
+        if !(w.is_finite() && w >= 0.0) {
+            bail!(
+                "{}:{}: weight: {w} must be finite and >= 0",
+                path.display(),
+                i + 1
+            );
+        }
+        if out.len() == rows {
+            bail!(
+                "{}: more weights than the {rows} rows of {}",
+                path.display(),
+                data.display()
+            );
+        }
+        out.push(w);
+    }
+    if out.len() != rows {
+        bail!(
+            "{}: {} weights for the {rows} rows of {} (one per row)",
+            path.display(),
+            out.len(),
+            data.display()
+        );
+    }
+    Ok(out)
 }

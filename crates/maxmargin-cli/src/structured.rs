@@ -62,6 +62,15 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
     if let Some(scale) = args.scale {
         p = p.scale(scale.into());
     }
+    if args.sample_weights.is_some()
+        && !(task == Task::Multiclass && p.solver == StructSolverKind::Dcd)
+    {
+        bail!(
+            "--sample-weights applies to binary training and to --task multiclass with --solver dcd (the \
+             Crammer-Singer dual), not to --task {name} with --solver {}",
+            format!("{:?}", p.solver).to_lowercase()
+        );
+    }
     let weighted = task == Task::Multiclass
         && matches!(
             p.solver,
@@ -106,7 +115,14 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
         svm = svm.warm_start_from(&StructuredModel::load(path)?)?;
     }
     let report = match task {
-        Task::Multiclass => svm.fit_multiclass_owned(libsvm::read(data)?, &mut bar)?,
+        Task::Multiclass => {
+            let rows = libsvm::read(data)?;
+            if let Some(path) = &args.sample_weights {
+                let weights = crate::groups::read_sample_weights(path, rows.n_samples(), data)?;
+                svm = svm.sample_weights(weights)?;
+            }
+            svm.fit_multiclass_owned(rows, &mut bar)?
+        }
         Task::Multilabel => svm.fit_multilabel(&multilabel::read(data)?, &mut bar)?,
         Task::Chain => svm.fit_chain(&svm_hmm::read(data)?, &mut bar)?,
         Task::Custom => bail!("custom output spaces train from Rust (StructuredSvm::fit)"),

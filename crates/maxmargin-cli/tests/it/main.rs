@@ -13,6 +13,7 @@ mod pictures;
 mod resume;
 mod scores;
 mod tagger;
+mod weights;
 mod worked;
 
 fn maxmargin(args: &[&str]) -> Output {

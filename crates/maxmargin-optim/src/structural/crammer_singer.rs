@@ -56,6 +56,7 @@ impl CrammerSingerParams {
         Ok(CrammerSinger {
             params: self,
             class_weights: Vec::new(),
+            example_weights: Vec::new(),
             gap_target: None,
         })
     }
@@ -66,6 +67,7 @@ impl CrammerSingerParams {
 pub struct CrammerSinger {
     params: CrammerSingerParams,
     class_weights: Vec<f64>,
+    example_weights: Vec<f64>,
     gap_target: Option<f64>,
 }
 
@@ -83,6 +85,19 @@ impl CrammerSinger {
         Ok(self)
     }
 
+    /// Example weights, one per example (a row's loss counts `weights[i]` times, on top of its class's
+    /// weight), so example `i`'s dual box is `weights[i]·c_{y_i}·C`. Empty: every example weighs 1.
+    ///
+    /// # Errors
+    /// [`OptimError::InvalidParam`] for a negative or non-finite weight.
+    pub fn with_example_weights(mut self, weights: Vec<f64>) -> Result<Self, OptimError> {
+        if let Some(bad) = weights.iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
+            return Err(invalid("example weight", bad, "must be finite and >= 0"));
+        }
+        self.example_weights = weights;
+        Ok(self)
+    }
+
     /// Also requires a relative duality gap of at most `target` when the violation test passes: if the
     /// exact gap (one oracle pass) is larger, ε is divided by 10 and the passes go on, down to
     /// [`crate::dcd::MIN_EPSILON`] (as [`crate::Dcd::with_gap_target`]).
@@ -96,9 +111,10 @@ impl CrammerSinger {
         self.params.epsilon / 10f64.powi(st.tightened as i32)
     }
 
-    /// The weight of class `y` (1 without weights).
-    fn weight(&self, y: usize) -> f64 {
+    /// The weight of example `i` of class `y` (1 without weights).
+    fn weight(&self, i: usize, y: usize) -> f64 {
         self.class_weights.get(y).copied().unwrap_or(1.0)
+            * self.example_weights.get(i).copied().unwrap_or(1.0)
     }
 }
 
@@ -228,10 +244,16 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
                 targets: self.class_weights.len(),
             });
         }
+        if !self.example_weights.is_empty() && self.example_weights.len() != n {
+            return Err(OptimError::LengthMismatch {
+                rows: n,
+                targets: self.example_weights.len(),
+            });
+        }
         let mut alpha = vec![0.0; n * k];
         for (i, (&s, &y)) in sq.iter().zip(problem.y()).enumerate() {
             let y = y as usize;
-            let c = c_of(problem) * self.weight(y);
+            let c = c_of(problem) * self.weight(i, y);
             if s > 0.0 || c <= 0.0 {
                 continue;
             }
@@ -298,7 +320,7 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
                 ));
             }
             let (x, y, a_sq) = (xs[i].as_row(), ys[i] as usize, st.sq[i]);
-            let c = c_base * self.weight(y);
+            let c = c_base * self.weight(i, y);
             let cost = &st.cost;
             let order = &mut st.order[i * k..(i + 1) * k];
             let alpha = &mut st.alpha[i * k..(i + 1) * k];
@@ -432,7 +454,7 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
         st: &CrammerSingerState,
     ) -> f64 {
         let w = self.output(problem, st);
-        if self.class_weights.is_empty() {
+        if self.class_weights.is_empty() && self.example_weights.is_empty() {
             return problem.primal(&w).unwrap_or(f64::INFINITY);
         }
         // λ/2‖W‖² + (1/n)Σ c_{y_i} H_i(W).
@@ -441,7 +463,8 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
                 let loss: f64 = v
                     .iter()
                     .zip(problem.y())
-                    .map(|(v, &y)| self.weight(y as usize) * v.hinge)
+                    .enumerate()
+                    .map(|(i, (v, &y))| self.weight(i, y as usize) * v.hinge)
                     .sum();
                 0.5 * problem.lambda() * maxmargin_core::vector::norm_sq(&w)
                     + loss / problem.n_samples() as f64

@@ -30,6 +30,7 @@ pub struct LinearSvm {
     params: LinearSvmParams,
     plan: crate::checkpoint::CheckpointPlan,
     step_details: bool,
+    sample_weights: Option<Vec<f64>>,
 }
 
 /// What training did, kept in the model (no timings, so models are reproducible byte for byte).
@@ -90,6 +91,35 @@ impl LinearSvm {
     pub fn tracing_steps(mut self, on: bool) -> Self {
         self.step_details = on;
         self
+    }
+
+    /// Per-row weights: row `i`'s loss counts `weights[i]` times (times its class weight), in every binary
+    /// solver; one non-negative finite number per training row, in file order. Weight 0 drops a row; weight 2
+    /// counts it twice.
+    ///
+    /// # Errors
+    /// A negative or non-finite weight (the count is checked against the data at fit time).
+    ///
+    /// # Examples
+    /// ```
+    /// # fn main() -> Result<(), maxmargin::Error> {
+    /// let data = maxmargin::datasets::heart_scale()?;
+    /// let ones = maxmargin::LinearSvmParams::new().check()?.sample_weights(vec![1.0; 270])?.fit(&data)?;
+    /// let plain = maxmargin::LinearSvmParams::new().check()?.fit(&data)?;
+    /// assert_eq!(ones.w, plain.w);
+    /// # Ok(()) }
+    /// ```
+    pub fn sample_weights(mut self, weights: Vec<f64>) -> Result<Self, Error> {
+        if let Some(bad) = weights.iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
+            return Err(OptimError::InvalidParam {
+                name: "sample weight",
+                value: bad.to_string(),
+                reason: "must be finite and >= 0",
+            }
+            .into());
+        }
+        self.sample_weights = Some(weights);
+        Ok(self)
     }
 
     /// The checked parameters.
@@ -164,7 +194,7 @@ impl LinearSvm {
         let mut problem =
             BinaryProblem::new(x, &y, lambda, self.params.bias)?.with_loss(self.params.loss);
         let weights: Vec<f64>;
-        if !self.params.class_weights.is_empty() {
+        if !self.params.class_weights.is_empty() || self.sample_weights.is_some() {
             for &(label, _) in &self.params.class_weights {
                 if labels.to_sign(label).is_none() {
                     return Err(OptimError::InvalidParam {
@@ -175,15 +205,28 @@ impl LinearSvm {
                     .into());
                 }
             }
+            if let Some(sw) = &self.sample_weights
+                && sw.len() != n
+            {
+                return Err(OptimError::LengthMismatch {
+                    rows: n,
+                    targets: sw.len(),
+                }
+                .into());
+            }
+            // A row's weight: its class's, times its own.
             weights = data
                 .labels
                 .iter()
-                .map(|l| {
-                    self.params
+                .enumerate()
+                .map(|(i, l)| {
+                    let class = self
+                        .params
                         .class_weights
                         .iter()
                         .find(|(c, _)| c == l)
-                        .map_or(1.0, |(_, w)| *w)
+                        .map_or(1.0, |(_, w)| *w);
+                    class * self.sample_weights.as_ref().map_or(1.0, |sw| sw[i])
                 })
                 .collect();
             problem = problem.with_example_weights(&weights)?;

@@ -334,6 +334,7 @@ impl LinearSvmParams {
         }
         Ok(LinearSvm {
             step_details: false,
+            sample_weights: None,
             params: self,
             plan: crate::checkpoint::CheckpointPlan::default(),
         })

@@ -73,6 +73,7 @@ impl StructuredSvm {
         S: CustomSpace,
         S::Output: Sync + Serialize + DeserializeOwned,
     {
+        self.check_sample_weights(Task::Custom)?;
         let refuse = |name: &'static str, value: String, reason: &'static str| -> Error {
             OptimError::InvalidParam {
                 name,

@@ -68,6 +68,7 @@ impl StructuredSvm {
         data: &LabeledData,
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
+        self.check_sample_weights(Task::Multiclass)?;
         let (parts, y, scaled) = self.prepare_multiclass(data)?;
         let x = scaled.as_ref().unwrap_or(&data.x);
         if self.params.solver == StructSolverKind::Ovr {
@@ -93,6 +94,7 @@ impl StructuredSvm {
         if self.params.solver == StructSolverKind::Ovr {
             return self.fit_multiclass(&data, observer);
         }
+        self.check_sample_weights(Task::Multiclass)?;
         let (parts, y, scaled) = self.prepare_multiclass(&data)?;
         let x = rows_to_vecs(
             scaled.as_ref().unwrap_or(&data.x),
@@ -130,6 +132,7 @@ impl StructuredSvm {
         data: &MultilabelData,
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
+        self.check_sample_weights(Task::Multilabel)?;
         super::model::nonempty(data.labels.len(), &data.source)?;
         crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
         let l = maxmargin_io::multilabel::n_labels(data).max(1);
@@ -165,6 +168,7 @@ impl StructuredSvm {
         data: &SequenceData,
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
+        self.check_sample_weights(Task::Chain)?;
         super::model::nonempty(data.sequences.len(), &data.source)?;
         let (d, l) = (data.n_features, data.n_labels.max(1));
         let nnz = data

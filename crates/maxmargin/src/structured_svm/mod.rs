@@ -29,6 +29,7 @@ pub struct StructuredSvm {
     params: StructuredSvmParams,
     plan: crate::checkpoint::CheckpointPlan,
     warm: Option<Vec<f64>>,
+    sample_weights: Option<Vec<f64>>,
 }
 
 /// What training did.
@@ -248,6 +249,39 @@ impl StructuredSvm {
     pub fn checkpoints(mut self, plan: crate::checkpoint::CheckpointPlan) -> Self {
         self.plan = plan;
         self
+    }
+
+    /// Per-row weights (a row's loss counts `w_i` times, beside its class weight), for multiclass training by
+    /// the Crammer–Singer dual (`dcd`); one non-negative finite number per training row, in file order.
+    ///
+    /// # Errors
+    /// A negative or non-finite weight.
+    pub fn sample_weights(mut self, weights: Vec<f64>) -> Result<Self, Error> {
+        if let Some(bad) = weights.iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
+            return Err(OptimError::InvalidParam {
+                name: "sample weight",
+                value: bad.to_string(),
+                reason: "must be finite and >= 0",
+            }
+            .into());
+        }
+        self.sample_weights = Some(weights);
+        Ok(self)
+    }
+
+    /// Refuses sample weights where the task or solver cannot use them.
+    pub(crate) fn check_sample_weights(&self, task: Task) -> Result<(), Error> {
+        if self.sample_weights.is_some()
+            && !(task == Task::Multiclass && self.params.solver == StructSolverKind::Dcd)
+        {
+            return Err(OptimError::InvalidParam {
+                name: "sample weights",
+                value: format!("{} with {:?}", task.kind(), self.params.solver).to_lowercase(),
+                reason: "apply to binary training and to multiclass training by the Crammer-Singer dual (dcd)",
+            }
+            .into());
+        }
+        Ok(())
     }
 
     /// Starts SSG from a trained model's weights (same task and shape). The other solvers carry dual

@@ -297,6 +297,7 @@ impl StructuredSvmParams {
             params: self,
             plan: crate::checkpoint::CheckpointPlan::default(),
             warm: None,
+            sample_weights: None,
         })
     }
 

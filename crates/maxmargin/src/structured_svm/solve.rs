@@ -112,6 +112,7 @@ impl StructuredSvm {
                     .cs()
                     .check()?
                     .with_class_weights(class_weights)?
+                    .with_example_weights(self.sample_weights.clone().unwrap_or_default())?
                     .with_gap_target(Some(self.gap_target())),
                 &problem,
                 meta,
