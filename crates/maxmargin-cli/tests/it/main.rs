@@ -15,6 +15,7 @@ mod scores;
 mod tagger;
 mod weights;
 mod worked;
+mod workflow;
 
 fn maxmargin(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_maxmargin"))
