@@ -282,6 +282,78 @@ fn class_value(p: &maxmargin::structured_svm::Prediction) -> serde_json::Value {
 
 /// `predict`: one line per row, the predicted label, with `--scores` the decision values beside it, with
 /// `--json` as JSON objects.
+/// `predict` on a multiclass model with `--scores`, `--json` or `--probability`: the label, then the scores
+/// and the probabilities by class (named by a `#` header line in text).
+fn multiclass_lines(
+    model_path: &Path,
+    data: &Path,
+    calibrated: bool,
+    (scores, json, probability): (bool, bool, bool),
+) -> Result<Vec<String>> {
+    let (model, cal) = if calibrated {
+        let c = maxmargin::structured_svm::CalibratedMulticlass::load(model_path)?;
+        (c.model.clone(), Some(c))
+    } else {
+        (maxmargin::StructuredModel::load(model_path)?, None)
+    };
+    let data = read_for_model(data, model_path, &model.classes, model.n_features)?;
+    let preds = model.predict_multiclass(&data)?;
+    let values = if scores {
+        model.multiclass_scores(&data)?
+    } else {
+        Vec::new()
+    };
+    let probs = match (&cal, probability) {
+        (Some(c), true) => c.probabilities(&data)?,
+        _ => Vec::new(),
+    };
+    let by_class = |v: &[f64]| -> serde_json::Value {
+        model
+            .classes
+            .iter()
+            .zip(v)
+            .map(|(c, v)| (c.to_string(), serde_json::json!(v)))
+            .collect::<serde_json::Map<String, serde_json::Value>>()
+            .into()
+    };
+    let mut lines = Vec::with_capacity(preds.len() + 1);
+    if !json && (scores || probability) {
+        let mut names = vec!["# label".to_string()];
+        if scores {
+            names.extend(model.classes.iter().map(|c| format!("score({c})")));
+        }
+        if probability {
+            names.extend(model.classes.iter().map(|c| format!("p({c})")));
+        }
+        lines.push(names.join(" "));
+    }
+    for (i, p) in preds.iter().enumerate() {
+        if json {
+            let mut o = serde_json::json!({ "label": class_value(p) });
+            if scores {
+                o["scores"] = by_class(&values[i]);
+            }
+            if probability {
+                o["probabilities"] = by_class(&probs[i]);
+            }
+            lines.push(o.to_string());
+        } else {
+            let mut line = p.to_string();
+            for v in values
+                .get(i)
+                .into_iter()
+                .flatten()
+                .chain(probs.get(i).into_iter().flatten())
+            {
+                line.push(' ');
+                line.push_str(&v.to_string());
+            }
+            lines.push(line);
+        }
+    }
+    Ok(lines)
+}
+
 /// Reads LIBSVM data for a model with `classes` and `n_features`: data with more distinct labels than the
 /// model has classes is another task's (an a9a model on letter data) and is refused, saying what the model
 /// expects; features beyond the model's are ignored by the prediction and counted in one `warning:` line.
@@ -342,10 +414,17 @@ pub(crate) fn predict(
 ) -> Result<()> {
     let kind = maxmargin::io::model_file::read_header(model_path)?.kind;
     let binary = kind == maxmargin::linear::MODEL_KIND || kind == maxmargin::linear::DECISION_KIND;
-    if probability && !binary {
+    let calibrated_multi = kind == maxmargin::structured_svm::MULTICLASS_DECISION_KIND;
+    if probability && !binary && !calibrated_multi {
         bail!(
-            "--probability applies to calibrated binary models; {} is a {kind} model",
-            model_path.display()
+            "--probability applies to calibrated binary and multiclass models; {} is a {kind} model{}",
+            model_path.display(),
+            if kind == "multiclass" {
+                " not calibrated: a margin is not a confidence; fit one on development rows with \
+                 `maxmargin calibrate MODEL DEV_DATA -o MODEL2`"
+            } else {
+                ""
+            }
         );
     }
     let tagger = kind == maxmargin::tagger::TAGGER_KIND;
@@ -401,43 +480,13 @@ pub(crate) fn predict(
                 }
             })
             .collect()
-    } else if kind == "multiclass" && (scores || json) {
-        let model = maxmargin::StructuredModel::load(model_path)?;
-        let data = read_for_model(data, model_path, &model.classes, model.n_features)?;
-        let preds = model.predict_multiclass(&data)?;
-        let values = if scores {
-            model.multiclass_scores(&data)?
-        } else {
-            Vec::new()
-        };
-        let mut lines = Vec::with_capacity(preds.len() + 1);
-        if scores && !json {
-            let names: Vec<String> = model
-                .classes
-                .iter()
-                .map(|c| format!("score({c})"))
-                .collect();
-            lines.push(format!("# label {}", names.join(" ")));
-        }
-        for (i, p) in preds.iter().enumerate() {
-            lines.push(match (scores, json) {
-                (true, false) => {
-                    let v: Vec<String> = values[i].iter().map(ToString::to_string).collect();
-                    format!("{p} {}", v.join(" "))
-                }
-                (false, _) => serde_json::json!({ "label": class_value(p) }).to_string(),
-                (true, true) => {
-                    let by_class: serde_json::Map<String, serde_json::Value> = model
-                        .classes
-                        .iter()
-                        .zip(&values[i])
-                        .map(|(c, v)| (c.to_string(), serde_json::json!(v)))
-                        .collect();
-                    serde_json::json!({ "label": class_value(p), "scores": by_class }).to_string()
-                }
-            });
-        }
-        lines
+    } else if (kind == "multiclass" || calibrated_multi) && (scores || json || probability) {
+        multiclass_lines(
+            model_path,
+            data,
+            calibrated_multi,
+            (scores, json, probability),
+        )?
     } else if scores {
         bail!(
             "--scores applies to binary and multiclass models; {} is a {kind} model",

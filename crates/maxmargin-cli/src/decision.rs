@@ -7,7 +7,7 @@ fn load_binary(model: &Path) -> Result<DecisionModel> {
     let kind = maxmargin::io::model_file::read_header(model)?.kind;
     if kind != maxmargin::linear::MODEL_KIND && kind != maxmargin::linear::DECISION_KIND {
         bail!(
-            "{}: a {kind} model; calibrate and threshold take binary models",
+            "{}: a {kind} model; calibrate takes binary and multiclass models, threshold binary ones",
             model.display()
         );
     }
@@ -15,6 +15,29 @@ fn load_binary(model: &Path) -> Result<DecisionModel> {
 }
 
 pub(crate) fn calibrate(model: &Path, data: &Path, output: &Path, method: MethodArg) -> Result<()> {
+    let kind = maxmargin::io::model_file::read_header(model)?.kind;
+    if kind == "multiclass" || kind == maxmargin::structured_svm::MULTICLASS_DECISION_KIND {
+        if method != MethodArg::Platt {
+            bail!(
+                "--method isotonic applies to binary models; multiclass models calibrate one-vs-rest by Platt"
+            );
+        }
+        let m = maxmargin::StructuredModel::load(model)?;
+        let dev = crate::binary::read_for_model(data, model, &m.classes, m.n_features)?;
+        let cal = maxmargin::structured_svm::CalibratedMulticlass::fit(m, &dev)?;
+        cal.save(output)?;
+        let e = cal.evaluate(&dev, None)?;
+        note!(
+            "calibrated {} classes one-vs-rest (Platt) on {} rows of {}: brier {:.4}, log loss {:.4} there; saved {}",
+            cal.calibration.maps.len(),
+            dev.n_samples(),
+            data.display(),
+            e.brier.unwrap_or(f64::NAN),
+            e.log_loss.unwrap_or(f64::NAN),
+            output.display()
+        );
+        return Ok(());
+    }
     let m = load_binary(model)?;
     let dev = libsvm::read(data)?;
     let method = match method {

@@ -243,7 +243,16 @@ pub fn eval(
         }
         return eval_groups(&model, model_path, data, lambda, json, g);
     }
+    let calibrated = maxmargin::io::model_file::read_header(model_path)?.kind
+        == maxmargin::structured_svm::MULTICLASS_DECISION_KIND;
     let e: StructEvaluation = match model.task {
+        Task::Multiclass if calibrated => {
+            let c = maxmargin::structured_svm::CalibratedMulticlass::load(model_path)?;
+            c.evaluate(
+                &crate::binary::read_for_model(data, model_path, &model.classes, model.n_features)?,
+                lambda,
+            )?
+        }
         Task::Multiclass => model.evaluate_multiclass(
             &crate::binary::read_for_model(data, model_path, &model.classes, model.n_features)?,
             lambda,
@@ -270,6 +279,8 @@ pub fn eval(
         ("macro F1", e.macro_f1),
         ("token error", e.token_error),
         ("sequence accuracy", e.sequence_accuracy),
+        ("brier", e.brier),
+        ("log loss", e.log_loss),
         ("objective", e.objective),
     ];
     for (name, v) in rows {

@@ -217,3 +217,95 @@ fn calibrate_and_threshold_on_development_data_only() {
     );
     assert!(err.contains("fraction"), "{err}");
 }
+
+#[test]
+fn multiclass_calibration_gives_probabilities_that_beat_raw_margins() {
+    let tmp = tempfile::tempdir().unwrap();
+    let part = |name: &str, r: usize| {
+        let p = tmp.path().join(name);
+        let text: String = maxmargin::datasets::IRIS
+            .lines()
+            .enumerate()
+            .filter(|(i, _)| i % 3 == r)
+            .map(|(_, l)| format!("{l}\n"))
+            .collect();
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let (train, dev, test) = (
+        part("train.svm", 0),
+        part("dev.svm", 1),
+        part("test.svm", 2),
+    );
+    let (model, cal) = (tmp.path().join("m.model"), tmp.path().join("m.cal"));
+    ok(&[
+        "train",
+        "--task",
+        "multiclass",
+        s(&train),
+        "-o",
+        s(&model),
+        "-q",
+    ]);
+    let err = fails(&["predict", s(&model), s(&test), "--probability"], 1);
+    assert!(err.contains("a margin is not a confidence"), "{err}");
+    let err = fails(
+        &[
+            "calibrate",
+            s(&model),
+            s(&dev),
+            "-o",
+            s(&cal),
+            "--method",
+            "isotonic",
+        ],
+        1,
+    );
+    assert!(err.contains("one-vs-rest by Platt"), "{err}");
+    ok(&["calibrate", s(&model), s(&dev), "-o", s(&cal)]);
+    // Probabilities by class sum to 1; the label is the one predicted without them.
+    let text = ok(&["predict", s(&cal), s(&test), "--probability", "--scores"]);
+    let plain = ok(&["predict", s(&model), s(&test)]);
+    let truth: Vec<usize> = std::fs::read_to_string(&test)
+        .unwrap()
+        .lines()
+        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    let (mut brier_cal, mut brier_raw) = (0.0, 0.0);
+    for ((line, label), &y) in text.lines().skip(1).zip(plain.lines()).zip(&truth) {
+        let v: Vec<f64> = line.split(' ').map(|x| x.parse().unwrap()).collect();
+        assert_eq!(v[0], label.parse::<f64>().unwrap());
+        let (scores, p) = (&v[1..4], &v[4..7]);
+        assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        // The margins read as probabilities: a sigmoid of each class's score, normalized.
+        let raw: Vec<f64> = scores.iter().map(|s| 1.0 / (1.0 + (-s).exp())).collect();
+        let total: f64 = raw.iter().sum();
+        for c in 0..3 {
+            let t = f64::from(u8::from(c == y));
+            brier_cal += (p[c] - t).powi(2);
+            brier_raw += (raw[c] / total - t).powi(2);
+        }
+    }
+    assert!(
+        brier_cal < brier_raw,
+        "calibrated {brier_cal} vs raw {brier_raw}"
+    );
+    // eval reports the Brier score and log loss of a calibrated model; threshold stays binary.
+    let e: serde_json::Value =
+        serde_json::from_str(&ok(&["eval", s(&cal), s(&test), "--json"])).unwrap();
+    assert!((e["brier"].as_f64().unwrap() - brier_cal / 50.0).abs() < 1e-9);
+    assert!(e["log_loss"].as_f64().unwrap() > 0.0);
+    let err = fails(
+        &[
+            "threshold",
+            s(&cal),
+            s(&dev),
+            "-o",
+            s(&cal),
+            "--max-flag-rate",
+            "0.1",
+        ],
+        1,
+    );
+    assert!(err.contains("threshold binary ones"), "{err}");
+}

@@ -141,6 +141,12 @@ pub struct StructEvaluation {
     /// Multiclass: counts by actual and predicted class (only the pairs that occur).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confusion: Option<maxmargin_core::metrics::Confusion>,
+    /// Calibrated multiclass models: the mean over rows of `Σ_c (p_c − 1[y = c])²`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub brier: Option<f64>,
+    /// Calibrated multiclass models: the mean negative log-probability of the true classes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_loss: Option<f64>,
 }
 
 /// One class's decisions on labelled data.
@@ -311,12 +317,14 @@ impl StructuredSvm {
     }
 }
 
+mod calibrated;
 mod custom;
 mod fit;
 mod model;
 mod params;
 mod solve;
 
+pub use calibrated::{CalibratedMulticlass, MULTICLASS_DECISION_KIND, MulticlassCalibration};
 pub use custom::{CustomEvaluation, CustomFitReport, CustomModel, CustomSpace};
 pub use model::Prediction;
 pub use params::{StructSolverKind, StructuredSvmParams, Task};

@@ -354,12 +354,16 @@ impl StructuredModel {
         Ok(model_file::save(path, self.task.kind(), self)?)
     }
 
-    /// Loads a structural model of any task, checking it is whole and consistent.
+    /// Loads a structural model of any task, checking it is whole and consistent (a calibrated multiclass
+    /// file gives its model).
     ///
     /// # Errors
     /// [`Error::Io`] for a missing, foreign, truncated, corrupt or inconsistent file.
     pub fn load(path: &Path) -> Result<Self, Error> {
         let header = model_file::read_header(path)?;
+        if header.kind == super::MULTICLASS_DECISION_KIND {
+            return Ok(super::CalibratedMulticlass::load(path)?.model);
+        }
         let task = match header.kind.as_str() {
             "multiclass" => Task::Multiclass,
             "multilabel" => Task::Multilabel,
