@@ -562,20 +562,11 @@ pub(crate) fn eval(
         None => Vec::new(),
     };
     if json {
-        let mut v = serde_json::to_value(&e)?;
         if grouping.is_some() {
-            v["groups"] = by_group
-                .iter()
-                .map(|(name, ge, note)| {
-                    let mut g = serde_json::to_value(ge)?;
-                    g["group"] = serde_json::json!(name);
-                    g["note"] = serde_json::json!(note);
-                    Ok(g)
-                })
-                .collect::<Result<Vec<_>>>()?
-                .into();
+            out!("{}", crate::groups::with_groups(&e, &by_group)?);
+        } else {
+            out!("{}", serde_json::to_string(&e)?);
         }
-        out!("{v}");
     } else {
         let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
         let [neg, pos] = model.labels;

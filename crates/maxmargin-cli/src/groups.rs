@@ -147,3 +147,23 @@ pub(crate) fn read_sample_weights(path: &Path, rows: usize, data: &Path) -> Resu
     }
     Ok(out)
 }
+
+/// An overall evaluation as JSON with a `groups` key: each group's evaluation with its `group` name and
+/// `note` (why it is unreliable, or null).
+pub(crate) fn with_groups<T: serde::Serialize>(
+    overall: &T,
+    rows: &[(String, T, Option<String>)],
+) -> Result<serde_json::Value> {
+    let mut v = serde_json::to_value(overall)?;
+    v["groups"] = rows
+        .iter()
+        .map(|(name, e, note)| {
+            let mut g = serde_json::to_value(e)?;
+            g["group"] = serde_json::json!(name);
+            g["note"] = serde_json::json!(note);
+            Ok(g)
+        })
+        .collect::<Result<Vec<_>>>()?
+        .into();
+    Ok(v)
+}

@@ -338,18 +338,7 @@ fn eval_groups(
         rows.push((name, e, note));
     }
     if json {
-        let mut v = serde_json::to_value(&overall)?;
-        v["groups"] = rows
-            .iter()
-            .map(|(name, e, note)| {
-                let mut g = serde_json::to_value(e)?;
-                g["group"] = serde_json::json!(name);
-                g["note"] = serde_json::json!(note);
-                Ok(g)
-            })
-            .collect::<Result<Vec<_>>>()?
-            .into();
-        out!("{v}");
+        out!("{}", crate::groups::with_groups(&overall, &rows)?);
         return Ok(());
     }
     let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));

@@ -59,3 +59,19 @@ pub fn check_labels(
     }
     Ok(())
 }
+
+/// Checks user-given row weights: every one finite and non-negative.
+///
+/// # Errors
+/// [`Error::Optim`] naming the first bad weight.
+pub(crate) fn check_sample_weights(weights: &[f64]) -> Result<(), Error> {
+    match weights.iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
+        Some(bad) => Err(maxmargin_optim::OptimError::InvalidParam {
+            name: "sample weight",
+            value: bad.to_string(),
+            reason: "must be finite and >= 0",
+        }
+        .into()),
+        None => Ok(()),
+    }
+}

@@ -161,53 +161,37 @@ fn sample_weight_mistakes_are_named() {
         p
     };
     let short = w("short.txt", "1\n2\n");
-    let err = fails(
-        &[
-            "train",
-            s(&data),
-            "-o",
-            s(&out),
-            "--sample-weights",
-            s(&short),
-        ],
-        1,
-    );
-    assert!(
-        err.contains("short.txt: 2 weights for the 270 rows"),
-        "{err}"
-    );
-    let negative = w("neg.txt", "1\n-1\n");
-    let err = fails(
-        &[
-            "train",
-            s(&data),
-            "-o",
-            s(&out),
-            "--sample-weights",
-            s(&negative),
-        ],
-        1,
-    );
-    assert!(
-        err.contains("neg.txt:2: weight: -1 must be finite and >= 0"),
-        "{err}"
-    );
-    let word = w("word.txt", "1\nheavy\n");
-    let err = fails(
-        &[
-            "train",
-            s(&data),
-            "-o",
-            s(&out),
-            "--sample-weights",
-            s(&word),
-        ],
-        1,
-    );
-    assert!(
-        err.contains("word.txt:2: weight: \"heavy\" is not a number"),
-        "{err}"
-    );
+    for (file, body, needle) in [
+        (
+            "short.txt",
+            "1\n2\n",
+            "short.txt: 2 weights for the 270 rows",
+        ),
+        (
+            "neg.txt",
+            "1\n-1\n",
+            "neg.txt:2: weight: -1 must be finite and >= 0",
+        ),
+        (
+            "word.txt",
+            "1\nheavy\n",
+            "word.txt:2: weight: \"heavy\" is not a number",
+        ),
+    ] {
+        let weights = w(file, body);
+        let err = fails(
+            &[
+                "train",
+                s(&data),
+                "-o",
+                s(&out),
+                "--sample-weights",
+                s(&weights),
+            ],
+            1,
+        );
+        assert!(err.contains(needle), "{err}");
+    }
     let err = fails(&["cv", s(&data), "--sample-weights", s(&short)], 1);
     assert!(
         err.contains("--sample-weights does not apply to cv"),

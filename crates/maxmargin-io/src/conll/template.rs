@@ -61,15 +61,7 @@ impl Template {
         let mut text = String::from(
             "# Chunking: input column 0 is the word, column 1 its part-of-speech tag.\nUb\n",
         );
-        for o in -2i32..=2 {
-            let _ = writeln!(
-                text,
-                "Uw{o}:%x[{o},0]\nUl{o}:%lower[{o},0]\nUs{o}:%shape[{o},0]\nUp{o}:%x[{o},1]"
-            );
-        }
-        for k in 1..=4 {
-            let _ = writeln!(text, "Upre{k}:%prefix{k}[0,0]\nUsuf{k}:%suffix{k}[0,0]");
-        }
+        word_features(&mut text, true);
         text.push_str("Upp-1:%x[-1,1]|%x[0,1]\nUpp+1:%x[0,1]|%x[1,1]\nB\n");
         Self::builtin("chunking", text)
     }
@@ -81,15 +73,7 @@ impl Template {
         let mut text = String::from(
             "# Named entities: input column 0 is the word; any others (POS, chunk) follow.\nUb\n",
         );
-        for o in -2i32..=2 {
-            let _ = writeln!(
-                text,
-                "Uw{o}:%x[{o},0]\nUl{o}:%lower[{o},0]\nUs{o}:%shape[{o},0]"
-            );
-        }
-        for k in 1..=4 {
-            let _ = writeln!(text, "Upre{k}:%prefix{k}[0,0]\nUsuf{k}:%suffix{k}[0,0]");
-        }
+        word_features(&mut text, false);
         text.push_str("Uws:%lower[0,0]|%shape[1,0]\nUsw:%shape[-1,0]|%lower[0,0]\n");
         for c in 1..inputs {
             for o in -1i32..=1 {
@@ -243,6 +227,23 @@ impl Template {
             }
             f(buf);
         }
+    }
+}
+
+/// The word templates both built-ins share: word, lowercase and shape at offsets −2..2 (and column 1, the
+/// POS tag, with `pos`), and prefixes and suffixes of 1–4 characters.
+fn word_features(text: &mut String, pos: bool) {
+    for o in -2i32..=2 {
+        let _ = writeln!(
+            text,
+            "Uw{o}:%x[{o},0]\nUl{o}:%lower[{o},0]\nUs{o}:%shape[{o},0]"
+        );
+        if pos {
+            let _ = writeln!(text, "Up{o}:%x[{o},1]");
+        }
+    }
+    for k in 1..=4 {
+        let _ = writeln!(text, "Upre{k}:%prefix{k}[0,0]\nUsuf{k}:%suffix{k}[0,0]");
     }
 }
 

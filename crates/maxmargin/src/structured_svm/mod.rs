@@ -263,14 +263,7 @@ impl StructuredSvm {
     /// # Errors
     /// A negative or non-finite weight.
     pub fn sample_weights(mut self, weights: Vec<f64>) -> Result<Self, Error> {
-        if let Some(bad) = weights.iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
-            return Err(OptimError::InvalidParam {
-                name: "sample weight",
-                value: bad.to_string(),
-                reason: "must be finite and >= 0",
-            }
-            .into());
-        }
+        crate::limits::check_sample_weights(&weights)?;
         self.sample_weights = Some(weights);
         Ok(self)
     }
