@@ -97,18 +97,7 @@ fn per_group_measures_add_up_to_the_overall_ones() {
 #[test]
 fn multiclass_groups_and_tasks_without_them() {
     let tmp = tempfile::tempdir().unwrap();
-    let iris = tmp.path().join("iris.svm");
-    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
-    let model = tmp.path().join("m.model");
-    ok(&[
-        "train",
-        "--task",
-        "multiclass",
-        s(&iris),
-        "-o",
-        s(&model),
-        "-q",
-    ]);
+    let (iris, model) = super::iris_model(tmp.path(), "m.model");
     let groups = tmp.path().join("g.txt");
     std::fs::write(
         &groups,

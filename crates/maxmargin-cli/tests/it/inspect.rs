@@ -77,18 +77,7 @@ fn inspect_counts_the_geometry_and_lists_the_rows_that_matter() {
         "{table}"
     );
     // A multiclass model has no single margin.
-    let iris = tmp.path().join("iris.svm");
-    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
-    let multi = tmp.path().join("m.model");
-    ok(&[
-        "train",
-        "--task",
-        "multiclass",
-        s(&iris),
-        "-o",
-        s(&multi),
-        "-q",
-    ]);
+    let (iris, multi) = super::iris_model(tmp.path(), "m.model");
     let err = fails(&["inspect", s(&multi), s(&iris)], 1);
     assert!(err.contains("inspect reads binary models"), "{err}");
 }

@@ -61,6 +61,23 @@ fn heart(dir: &Path) -> PathBuf {
     p
 }
 
+/// Iris written to `dir`, and a multiclass model trained on it (default flags) saved as `dir/name`.
+fn iris_model(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
+    let iris = dir.join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    let model = dir.join(name);
+    ok(&[
+        "train",
+        "--task",
+        "multiclass",
+        s(&iris),
+        "-o",
+        s(&model),
+        "-q",
+    ]);
+    (iris, model)
+}
+
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -1203,18 +1220,7 @@ fn long_lines_and_lying_trailers() {
 #[test]
 fn crafted_model_sizes_are_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    let iris = tmp.path().join("iris.svm");
-    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
-    let model = tmp.path().join("m.json");
-    ok(&[
-        "train",
-        "--task",
-        "multiclass",
-        s(&iris),
-        "-o",
-        s(&model),
-        "-q",
-    ]);
+    let (iris, model) = iris_model(tmp.path(), "m.json");
     let mut m: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
     m["n_labels"] = serde_json::json!(9_223_372_036_854_775_808u64);

@@ -125,18 +125,7 @@ fn plot_boundary_draws_the_soft_margin_figure() {
         err.contains("two-feature data") && err.contains("13 features"),
         "{err}"
     );
-    let iris = tmp.path().join("iris.svm");
-    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
-    let multi = tmp.path().join("iris.model");
-    ok(&[
-        "train",
-        "--task",
-        "multiclass",
-        s(&iris),
-        "-o",
-        s(&multi),
-        "-q",
-    ]);
+    let (iris, multi) = super::iris_model(tmp.path(), "iris.model");
     let err = fails(&["plot-boundary", s(&multi), s(&iris), "-o", s(&svg)], 1);
     assert!(
         err.contains("draws binary models") && err.contains("multiclass"),
