@@ -88,6 +88,15 @@ pub(crate) enum Command {
         #[arg(long)]
         title: Option<String>,
     },
+    /// Write a binary cache of LIBSVM data (the parsed matrix, labels, qids and line numbers), which every
+    /// command reads where it reads LIBSVM text (binary and multiclass), without parsing.
+    Cache {
+        /// LIBSVM data (plain or .gz).
+        data: PathBuf,
+        /// The cache file (conventionally DATA.mmc).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Convert a model between maxmargin and LIBLINEAR (binary and multiclass, with or without bias), in
     /// whichever direction IN is: a maxmargin model becomes LIBLINEAR's text format, a LIBLINEAR model a
     /// maxmargin model file (JSON for a .json OUT).

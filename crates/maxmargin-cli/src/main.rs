@@ -167,6 +167,20 @@ fn run(cli: Cli) -> Result<i32> {
             y,
             title,
         } => figures::plot(&traces, &output, x, y, title).map(|()| 0),
+        Command::Cache { data, output } => {
+            let rows = libsvm::read(&data)?;
+            maxmargin::io::cache::write(&output, &rows)?;
+            let size = std::fs::metadata(&output).map(|m| m.len()).unwrap_or(0);
+            note!(
+                "cached {} rows, {} features, {} nonzeros of {} in {} ({size} bytes)",
+                rows.n_samples(),
+                rows.x.n_features(),
+                rows.x.nnz(),
+                data.display(),
+                output.display()
+            );
+            Ok(0)
+        }
         Command::Convert { input, output } => convert::run(&input, &output).map(|()| 0),
         Command::Inspect {
             model,

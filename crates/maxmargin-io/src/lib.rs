@@ -13,6 +13,7 @@
 //! Every error names the file, and parse errors the line, column and field.
 
 pub mod atomic;
+pub mod cache;
 pub mod conll;
 mod error;
 pub mod labels;

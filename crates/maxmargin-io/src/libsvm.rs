@@ -206,6 +206,17 @@ pub fn read_with<L>(
     path: &Path,
     parse_label: impl FnMut(&str) -> Result<L, String>,
 ) -> Result<Dataset<L>, IoError> {
+    if crate::cache::is_cache(path) {
+        return Err(IoError::Parse {
+            path: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            field: "cache",
+            message:
+                "a cache holds single-label LIBSVM data (binary, multiclass); this task reads text"
+                    .into(),
+        });
+    }
     read_from(open_maybe_gz(path)?, path, parse_label)
 }
 
@@ -505,6 +516,9 @@ use crate::lines::check_line_length;
 /// # Ok(()) }
 /// ```
 pub fn read(path: &Path) -> Result<LabeledData, IoError> {
+    if crate::cache::is_cache(path) {
+        return crate::cache::read(path);
+    }
     let reader = open_maybe_gz(path)?;
     let mut data = read_in_pieces(
         reader,

@@ -128,3 +128,34 @@ fn an_empty_predicted_label_set_is_written_as_a_marker_the_reader_takes_back() {
     assert_eq!(back.labels[2], Vec::<u32>::new());
     assert_eq!(back.labels[0], vec![0]);
 }
+
+#[test]
+fn a_cache_trains_and_evaluates_as_its_text_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let cache = tmp.path().join("heart.mmc");
+    let err = super::maxmargin(&["cache", s(&data), "-o", s(&cache)]);
+    assert!(err.status.success());
+    assert!(
+        String::from_utf8(err.stderr)
+            .unwrap()
+            .contains("cached 270 rows, 13 features")
+    );
+    let (a, b) = (tmp.path().join("a.model"), tmp.path().join("b.model"));
+    ok(&["train", s(&data), "-o", s(&a), "-q"]);
+    ok(&["train", s(&cache), "-o", s(&b), "-q"]);
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    assert_eq!(
+        ok(&["eval", s(&a), s(&cache), "--json"]),
+        ok(&["eval", s(&a), s(&data), "--json"])
+    );
+    assert_eq!(
+        ok(&["cv", s(&cache), "-k", "3"]),
+        ok(&["cv", s(&data), "-k", "3"])
+    );
+    let err = fails(
+        &["train", "--task", "multilabel", s(&cache), "-o", s(&a)],
+        1,
+    );
+    assert!(err.contains("a cache holds single-label"), "{err}");
+}

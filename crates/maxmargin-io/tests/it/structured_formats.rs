@@ -192,3 +192,48 @@ fn conll_layouts_tagged_untagged_and_docstart() {
         "{err}"
     );
 }
+
+#[test]
+fn caches_read_back_exactly_and_refuse_damage() {
+    use maxmargin_io::{cache, libsvm};
+    let dir = tempfile::tempdir().unwrap();
+    let text = write(
+        &dir,
+        "d.svm",
+        "+1 qid:7 1:0.5 40:-2\n-1 2:1e-300\n\n+1 3:4\n",
+    );
+    let data = libsvm::read(&text).unwrap();
+    let path = dir.path().join("d.mmc");
+    cache::write(&path, &data).unwrap();
+    assert!(cache::is_cache(&path) && !cache::is_cache(&text));
+    let back = libsvm::read(&path).unwrap();
+    assert_eq!(
+        (&back.x, &back.labels, &back.qids, &back.lines),
+        (&data.x, &data.labels, &data.qids, &data.lines)
+    );
+    assert!(back.source.display().to_string().contains("cached from"));
+    let bytes = std::fs::read(&path).unwrap();
+    let damaged = |name: &str, b: &[u8]| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, b).unwrap();
+        libsvm::read(&p).unwrap_err().to_string()
+    };
+    // One flipped bit in a value: the checksum.
+    let mut flipped = bytes.clone();
+    let at = flipped.len() - 10;
+    flipped[at] ^= 1;
+    assert!(damaged("flip.mmc", &flipped).contains("checksum mismatch"));
+    // Cut short, or a header claiming more rows than the file holds: refused before allocating.
+    assert!(damaged("short.mmc", &bytes[..bytes.len() - 3]).contains("do not fit"));
+    let mut huge = bytes.clone();
+    huge[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
+    assert!(damaged("huge.mmc", &huge).contains("do not fit"));
+    let mut newer = bytes.clone();
+    newer[8] = 9;
+    assert!(damaged("newer.mmc", &newer).contains("cache format 9"));
+    // Multilabel reads text only.
+    let err = maxmargin_io::multilabel::read(&path)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("a cache holds single-label"), "{err}");
+}

@@ -106,6 +106,9 @@ pub fn model(bytes: &[u8], dir: &Path) {
             let _ = m.predict_chain(&seq);
         }
     }
+    if let Ok(cached) = maxmargin_io::cache::read(&path) {
+        assert_eq!(cached.x.n_rows(), cached.labels.len());
+    }
     if let Ok(lib) = maxmargin_io::liblinear::LiblinearModel::read(&path)
         && let Ok(imported) = crate::convert::from_liblinear(&lib, &path)
     {
