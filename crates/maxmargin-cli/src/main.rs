@@ -28,6 +28,7 @@ mod figures;
 mod groups;
 mod inspect;
 mod plot;
+mod predict;
 mod progress;
 mod report;
 mod structured;
@@ -35,13 +36,14 @@ mod tagger;
 
 use anyhow::{Context, Result, bail};
 use args::*;
-use binary::{cv, eval, predict, train_binary};
+use binary::{cv, eval, train_binary};
 use clap::Parser;
 use maxmargin::core::scale::Scaling;
 use maxmargin::io::atomic::write_atomic;
 use maxmargin::io::libsvm;
 use maxmargin::linear::FitReport;
 use maxmargin::prelude::*;
+use predict::predict;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -198,7 +198,7 @@ pub(crate) fn finished(
 pub fn predict(model_path: &std::path::Path, data: &std::path::Path) -> Result<Vec<String>> {
     let model = StructuredModel::load(model_path)?;
     let preds = match model.task {
-        Task::Multiclass => model.predict_multiclass(&crate::binary::read_for_model(
+        Task::Multiclass => model.predict_multiclass(&crate::predict::read_for_model(
             data,
             model_path,
             &model.classes,
@@ -249,12 +249,17 @@ pub fn eval(
         Task::Multiclass if calibrated => {
             let c = maxmargin::structured_svm::CalibratedMulticlass::load(model_path)?;
             c.evaluate(
-                &crate::binary::read_for_model(data, model_path, &model.classes, model.n_features)?,
+                &crate::predict::read_for_model(
+                    data,
+                    model_path,
+                    &model.classes,
+                    model.n_features,
+                )?,
                 lambda,
             )?
         }
         Task::Multiclass => model.evaluate_multiclass(
-            &crate::binary::read_for_model(data, model_path, &model.classes, model.n_features)?,
+            &crate::predict::read_for_model(data, model_path, &model.classes, model.n_features)?,
             lambda,
         )?,
         Task::Multilabel => model.evaluate_multilabel(&multilabel::read(data)?, lambda)?,
@@ -321,7 +326,7 @@ fn eval_groups(
     grouping: &crate::groups::Grouping,
 ) -> Result<()> {
     let data =
-        crate::binary::read_for_model(data_path, model_path, &model.classes, model.n_features)?;
+        crate::predict::read_for_model(data_path, model_path, &model.classes, model.n_features)?;
     let overall = model.evaluate_multiclass(&data, lambda)?;
     let mut rows = Vec::new();
     for (name, members) in crate::groups::groups(&data, grouping)? {

@@ -1,0 +1,249 @@
+//! `predict`: labels, scores and probabilities for every kind of model, and the checks that the data fits
+//! the model it is given to.
+
+use super::*;
+
+/// A multiclass prediction as a JSON number (its class value).
+fn class_value(p: &maxmargin::structured_svm::Prediction) -> serde_json::Value {
+    match p {
+        maxmargin::structured_svm::Prediction::Class(v) => serde_json::json!(v),
+        other => serde_json::json!(other.to_string()),
+    }
+}
+
+/// `predict` on a multiclass model with `--scores`, `--json` or `--probability`: the label, then the scores
+/// and the probabilities by class (named by a `#` header line in text).
+fn multiclass_lines(
+    model_path: &Path,
+    data: &Path,
+    calibrated: bool,
+    (scores, json, probability): (bool, bool, bool),
+) -> Result<Vec<String>> {
+    let (model, cal) = if calibrated {
+        let c = maxmargin::structured_svm::CalibratedMulticlass::load(model_path)?;
+        (c.model.clone(), Some(c))
+    } else {
+        (maxmargin::StructuredModel::load(model_path)?, None)
+    };
+    let data = read_for_model(data, model_path, &model.classes, model.n_features)?;
+    let preds = model.predict_multiclass(&data)?;
+    let values = if scores {
+        model.multiclass_scores(&data)?
+    } else {
+        Vec::new()
+    };
+    let probs = match (&cal, probability) {
+        (Some(c), true) => c.probabilities(&data)?,
+        _ => Vec::new(),
+    };
+    let by_class = |v: &[f64]| -> serde_json::Value {
+        model
+            .classes
+            .iter()
+            .zip(v)
+            .map(|(c, v)| (c.to_string(), serde_json::json!(v)))
+            .collect::<serde_json::Map<String, serde_json::Value>>()
+            .into()
+    };
+    let mut lines = Vec::with_capacity(preds.len() + 1);
+    if !json && (scores || probability) {
+        let mut names = vec!["# label".to_string()];
+        if scores {
+            names.extend(model.classes.iter().map(|c| format!("score({c})")));
+        }
+        if probability {
+            names.extend(model.classes.iter().map(|c| format!("p({c})")));
+        }
+        lines.push(names.join(" "));
+    }
+    for (i, p) in preds.iter().enumerate() {
+        if json {
+            let mut o = serde_json::json!({ "label": class_value(p) });
+            if scores {
+                o["scores"] = by_class(&values[i]);
+            }
+            if probability {
+                o["probabilities"] = by_class(&probs[i]);
+            }
+            lines.push(o.to_string());
+        } else {
+            let mut line = p.to_string();
+            for v in values
+                .get(i)
+                .into_iter()
+                .flatten()
+                .chain(probs.get(i).into_iter().flatten())
+            {
+                line.push(' ');
+                line.push_str(&v.to_string());
+            }
+            lines.push(line);
+        }
+    }
+    Ok(lines)
+}
+
+/// Reads LIBSVM data for a model with `classes` and `n_features`: data with more distinct labels than the
+/// model has classes is another task's (an a9a model on letter data) and is refused, saying what the model
+/// expects; features beyond the model's are ignored by the prediction and counted in one `warning:` line.
+pub(crate) fn read_for_model(
+    data_path: &Path,
+    model_path: &Path,
+    classes: &[f64],
+    n_features: usize,
+) -> Result<maxmargin::io::libsvm::LabeledData> {
+    let data = libsvm::read(data_path)?;
+    let mut seen: Vec<f64> = Vec::new();
+    for (i, &l) in data.labels.iter().enumerate() {
+        if !seen.contains(&l) {
+            seen.push(l);
+            if seen.len() > classes.len() {
+                let names: Vec<String> = classes.iter().map(ToString::to_string).collect();
+                bail!(
+                    "{}:{}: label {l} makes {} distinct labels, more than the {} classes of {} ({}): the data is \
+                     for another task or model",
+                    data_path.display(),
+                    data.lines.get(i).copied().unwrap_or(i + 1),
+                    seen.len(),
+                    classes.len(),
+                    model_path.display(),
+                    names.join(", ")
+                );
+            }
+        }
+    }
+    let (mut beyond, mut rows, mut widest) = (0usize, 0usize, 0usize);
+    for row in data.x.rows() {
+        let outside = row.indices().iter().filter(|&&j| j as usize >= n_features);
+        let (count, top) = outside.fold((0, 0), |(c, m), &j| (c + 1, m.max(j as usize + 1)));
+        if count > 0 {
+            beyond += count;
+            rows += 1;
+            widest = widest.max(top);
+        }
+    }
+    if beyond > 0 {
+        note!(
+            "warning: {}: {beyond} feature values in {rows} rows have indices beyond the model's {n_features} \
+             features (up to {widest}) and are ignored",
+            data_path.display()
+        );
+    }
+    Ok(data)
+}
+
+/// `predict`: one line per row, the predicted label, with `--scores` the decision values beside it, with
+/// `--json` as JSON objects.
+pub(crate) fn predict(
+    model_path: &Path,
+    data: &Path,
+    output: Option<&Path>,
+    (scores, json, probability): (bool, bool, bool),
+) -> Result<()> {
+    let kind = maxmargin::io::model_file::read_header(model_path)?.kind;
+    let binary = kind == maxmargin::linear::MODEL_KIND || kind == maxmargin::linear::DECISION_KIND;
+    let calibrated_multi = kind == maxmargin::structured_svm::MULTICLASS_DECISION_KIND;
+    if probability && !binary && !calibrated_multi {
+        bail!(
+            "--probability applies to calibrated binary and multiclass models; {} is a {kind} model{}",
+            model_path.display(),
+            if kind == "multiclass" {
+                " not calibrated: a margin is not a confidence; fit one on development rows with \
+                 `maxmargin calibrate MODEL DEV_DATA -o MODEL2`"
+            } else {
+                ""
+            }
+        );
+    }
+    let tagger = kind == maxmargin::tagger::TAGGER_KIND;
+    if tagger && (scores || json) {
+        bail!(
+            "--scores and --json apply to binary and multiclass models; {} is a tagger: predict writes CoNLL \
+             columns with the predicted tag last",
+            model_path.display()
+        );
+    }
+    let lines: Vec<String> = if tagger {
+        crate::tagger::predict(model_path, data)?
+    } else if binary {
+        let model = maxmargin::linear::DecisionModel::load(model_path)?;
+        let data = read_for_model(
+            data,
+            model_path,
+            &model.model.labels,
+            model.model.n_features,
+        )?;
+        let values = model.model.decision_rows(&data.x);
+        let labels = model.predict_rows(&data.x);
+        let probs = if probability {
+            model
+                .probabilities(&data.x)
+                .with_context(|| format!("{}", model_path.display()))?
+        } else {
+            Vec::new()
+        };
+        labels
+            .iter()
+            .zip(&values)
+            .enumerate()
+            .map(|(i, (l, v))| {
+                if json {
+                    let mut o = serde_json::json!({ "label": l });
+                    if scores {
+                        o["score"] = serde_json::json!(v);
+                    }
+                    if probability {
+                        o["probability"] = serde_json::json!(probs[i]);
+                    }
+                    o.to_string()
+                } else {
+                    let mut line = l.to_string();
+                    if scores {
+                        line.push_str(&format!(" {v}"));
+                    }
+                    if probability {
+                        line.push_str(&format!(" {}", probs[i]));
+                    }
+                    line
+                }
+            })
+            .collect()
+    } else if (kind == "multiclass" || calibrated_multi) && (scores || json || probability) {
+        multiclass_lines(
+            model_path,
+            data,
+            calibrated_multi,
+            (scores, json, probability),
+        )?
+    } else if scores {
+        bail!(
+            "--scores applies to binary and multiclass models; {} is a {kind} model",
+            model_path.display()
+        );
+    } else if json {
+        structured::predict(model_path, data)?
+            .iter()
+            .map(|l| serde_json::json!({ "label": l }).to_string())
+            .collect()
+    } else {
+        structured::predict(model_path, data)?
+    };
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        for p in &lines {
+            writeln!(w, "{p}")?;
+        }
+        Ok(())
+    };
+    match output {
+        Some(path) => write_atomic(path, write)?,
+        None => {
+            let stdout = std::io::stdout();
+            let mut lock = std::io::BufWriter::new(stdout.lock());
+            write(&mut lock)
+                .and_then(|()| lock.flush())
+                .or_else(quiet_on_closed_pipe)
+                .context("writing predictions to standard output")?;
+        }
+    }
+    Ok(())
+}
