@@ -239,3 +239,53 @@ fn the_readme_chunker_reaches_crfsuites_f1() {
     let f1 = e["chunk_f1"].as_f64().unwrap();
     assert!(f1 >= 0.932, "chunk F1 {f1}");
 }
+
+/// A CoNLL-2003 layout (word POS chunk NER, `-DOCSTART-` lines, IOB1 tags) with the `ner` templates: trains,
+/// tags the text back, and scores entities by conlleval's rules.
+#[test]
+fn ner_layout_with_docstart_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let people = ["Peter", "Maria", "John", "Anna"];
+    let places = ["Berlin", "Paris", "Rome", "Oslo"];
+    let mut text = String::from("-DOCSTART- -X- -X- O\n\n");
+    for i in 0..40 {
+        let (p, c) = (people[i % 4], places[(i / 4) % 4]);
+        text.push_str(&format!(
+            "{p} NNP B-NP I-PER\nvisited VBD B-VP O\n{c} NNP B-NP I-LOC\n. . O O\n\n"
+        ));
+        if i % 10 == 9 {
+            text.push_str("-DOCSTART- -X- -X- O\n\n");
+        }
+    }
+    let train = tmp.path().join("ner.txt");
+    std::fs::write(&train, &text).unwrap();
+    let model = tmp.path().join("ner.mm");
+    ok(&[
+        "train",
+        s(&train),
+        "--task",
+        "chain",
+        "--format",
+        "conll",
+        "--template",
+        "ner",
+        "--max-passes",
+        "20",
+        "-o",
+        s(&model),
+        "-q",
+    ]);
+    let e = json(&ok(&["eval", s(&model), s(&train), "--json"]));
+    assert_eq!(e["sentences"].as_u64(), Some(40));
+    assert_eq!(
+        e["gold_chunks"].as_u64(),
+        Some(80),
+        "two entities a sentence"
+    );
+    assert_eq!(e["chunk_f1"].as_f64(), Some(1.0));
+    let tagged = ok(&["predict", s(&model), s(&train)]);
+    assert!(
+        tagged.lines().next().unwrap().ends_with("I-PER I-PER"),
+        "{tagged}"
+    );
+}

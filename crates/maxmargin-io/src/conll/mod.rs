@@ -248,29 +248,39 @@ fn split_tag(tag: &str) -> (&str, &str) {
     }
 }
 
-/// The chunks of a BIO tag sequence, by the conlleval rules: a chunk starts at `B-X`, or at `I-X` when the
-/// previous tag is `O` or of another type, and ends before `O`, `B-*`, a tag of another type, or the end.
+/// The chunks of a tag sequence by conlleval's rules, for IOB1, IOB2 (BIO) and IOBES tags: a chunk starts at
+/// `B-X` or `S-X`, at `I-X` or `E-X` after `O`, `E-*` or `S-*`, or at any tag whose type differs from the
+/// previous tag's; it ends after `E-*` or `S-*`, before `B-*`, `S-*` or `O` that follow `B-*` or `I-*`, before
+/// a change of type, or at the end.
 ///
 /// # Examples
 /// ```
 /// use maxmargin_io::conll::chunks;
 /// let tags = ["B-NP", "I-NP", "O", "I-VP", "B-NP", "B-NP"];
 /// assert_eq!(chunks(&tags), vec![(0, 2, "NP".into()), (3, 4, "VP".into()), (4, 5, "NP".into()), (5, 6, "NP".into())]);
+/// let iobes = ["S-PER", "B-LOC", "E-LOC", "O", "B-ORG", "I-ORG", "E-ORG", "I-ORG"];
+/// assert_eq!(chunks(&iobes), vec![(0, 1, "PER".into()), (1, 3, "LOC".into()), (4, 7, "ORG".into()), (7, 8, "ORG".into())]);
 /// ```
 pub fn chunks<S: AsRef<str>>(tags: &[S]) -> Vec<Chunk> {
     let mut out = Vec::new();
     let mut open: Option<(usize, &str)> = None;
+    let mut prev: (&str, &str) = ("O", "");
     for (t, tag) in tags.iter().enumerate() {
         let (prefix, kind) = split_tag(tag.as_ref());
-        let continues = prefix == "I" && open.is_some_and(|(_, k)| k == kind);
-        if !continues {
-            if let Some((start, k)) = open.take() {
-                out.push((start, t, k.to_string()));
-            }
-            if prefix == "B" || prefix == "I" {
-                open = Some((t, kind));
-            }
+        let (pp, pk) = prev;
+        let ends = matches!((pp, prefix), ("B" | "I", "B" | "S" | "O"))
+            || matches!(pp, "E" | "S")
+            || (pp != "O" && pk != kind);
+        let starts = matches!(prefix, "B" | "S")
+            || (matches!(pp, "E" | "S" | "O") && matches!(prefix, "E" | "I"))
+            || (prefix != "O" && pk != kind);
+        if ends && let Some((start, k)) = open.take() {
+            out.push((start, t, k.to_string()));
         }
+        if starts && prefix != "O" {
+            open = Some((t, kind));
+        }
+        prev = (prefix, kind);
     }
     if let Some((start, k)) = open {
         out.push((start, tags.len(), k.to_string()));
