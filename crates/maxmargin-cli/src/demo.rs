@@ -24,16 +24,29 @@ pub fn run(pictures: &Path) -> Result<()> {
     let mut binary_curves = Vec::new();
     let mut struct_curves = Vec::new();
     out!(
-        "== The hinge and the 0-1 loss ==\n{}",
+        "== The hinge and the 0-1 loss ==\n\
+         z is the margin y*f(x); the hinge max(0, 1 - z) bounds the 0-1 loss from above. dhinge/dz is its\n\
+         subdifferential: at the kink z = 1 any slope in [-1, 0] is a valid subgradient.\n{}",
         worked::hinge_table()
     );
     out!(
-        "== Pegasos by hand: A = (2,1) +1, B = (-1,-2) -1, C = 1, eta_t = 1/t ==\n{}",
+        "== Pegasos by hand: A = (2,1) +1, B = (-1,-2) -1, C = 1, eta_t = 1/t ==\n\
+         Each step takes one point; margin is y<w_t, x> before the step. Case \"violated\" (margin < 1): w shrinks\n\
+         by (1 - eta_t/C) and moves by eta_t*y*x; case \"else\": it only shrinks. The same run from the command\n\
+         line: maxmargin train ab.svm --solver pegasos --lambda 1 --sampling cyclic --last --bias none\n\
+         --iterations 6 --trace hand.jsonl --trace-weights (the lecture's C = 1 is --lambda 1, not -c 1).\n{}",
         worked::pegasos_hand_table()?
     );
     out!(
-        "== Batch subgradient, the lesson's six points (lambda 0.04, step 0.12, 500 iterations) ==\n{}",
+        "== Batch subgradient, the lesson's six points (lambda 0.04, step 0.12, 500 iterations) ==\n\
+         Not a descent method: the last iterate is not the best, and the solver returns the best it evaluated.\n{}",
         worked::lesson_example()?
+    );
+    out!(
+        "== Plain decoding is not loss-augmented inference (a 3-word chain, Hamming loss) ==\n\
+         Training needs the output maximizing score + loss, not the best-scoring one: here decoding finds the\n\
+         truth, yet another tagging beats it once the loss is added, and only that one moves w.\n{}",
+        worked::decoding_is_not_inference()?
     );
 
     let data = maxmargin::datasets::heart_scale()?;

@@ -219,9 +219,7 @@ pub(crate) fn plot_boundary(model_path: &Path, data_path: &Path, output: &Path) 
         cut: decision.cut(),
         names: [neg.to_string(), pos.to_string()],
     }
-    .write(output)?;
-    note!("wrote {}", output.display());
-    Ok(())
+    .write(output)
 }
 
 /// The hinge `max(0, 1 − z)` and the 0-1 loss `1[z ≤ 0]` against the margin `z = y·f(x)`.

@@ -195,7 +195,11 @@ fn run(cli: Cli) -> Result<i32> {
             model,
             data,
             output,
-        } => figures::plot_boundary(&model, &data, &output).map(|()| 0),
+        } => {
+            figures::plot_boundary(&model, &data, &output)?;
+            note!("wrote {}", output.display());
+            Ok(0)
+        }
         Command::Calibrate {
             model,
             data,

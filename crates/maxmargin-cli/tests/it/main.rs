@@ -503,6 +503,15 @@ fn demo_runs() {
     let out = ok(&["demo", "--out", s(&pictures)]);
     assert!(out.contains("(1/2, 1/2)"), "{out}");
     assert!(out.contains("loaded back identical"), "{out}");
+    // Every table says what its columns mean.
+    for words in [
+        "subdifferential",
+        "Case \"violated\" (margin < 1)",
+        "Not a descent method",
+        "<- loss-augmented inference",
+    ] {
+        assert!(out.contains(words), "the demo lacks {words:?}");
+    }
     // The pictures it names are there, each a whole SVG with its curves or points.
     for (file, has) in [
         ("heart-training.svg", "pegasos"),
