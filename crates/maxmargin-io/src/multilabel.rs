@@ -20,8 +20,10 @@ pub const EMPTY_SET: &str = "-";
 /// # Examples
 /// ```
 /// use maxmargin_io::multilabel::{EMPTY_SET, parse_label_set};
-/// assert_eq!(parse_label_set("3,1").unwrap(), vec![1, 3]);
-/// assert_eq!(parse_label_set(EMPTY_SET).unwrap(), Vec::<u32>::new());
+/// assert_eq!(parse_label_set("3,1")?, vec![1, 3]);
+/// assert_eq!(parse_label_set(EMPTY_SET)?, Vec::<u32>::new());
+/// assert!(parse_label_set("1,x").is_err());
+/// # Ok::<(), String>(())
 /// ```
 pub fn parse_label_set(tok: &str) -> Result<Vec<u32>, String> {
     if tok.is_empty() || tok == EMPTY_SET {

@@ -129,9 +129,12 @@ impl Template {
     ///
     /// # Examples
     /// ```
-    /// let t = maxmargin_io::conll::Template::parse("mine", "# words\nU00:%x[0,0]\nU01:%x[-1,0]/%x[0,0]\nB\n").unwrap();
+    /// use maxmargin_io::conll::Template;
+    /// let t = Template::parse("mine", "# words\nU00:%x[0,0]\nU01:%x[-1,0]/%x[0,0]\nB\n")
+    ///     .map_err(|(line, col, m)| format!("{line}:{col}: {m}"))?;
     /// assert_eq!((t.len(), t.columns()), (2, 1));
-    /// assert!(maxmargin_io::conll::Template::parse("bad", "U00:%x[0]\n").is_err());
+    /// assert!(Template::parse("bad", "U00:%x[0]\n").is_err());
+    /// # Ok::<(), String>(())
     /// ```
     pub fn parse(name: &str, text: &str) -> Result<Self, (usize, usize, String)> {
         let mut patterns = Vec::new();
