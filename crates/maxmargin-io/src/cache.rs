@@ -5,19 +5,19 @@
 //!
 //! Layout (little-endian): `MXMCACHE`, format version (u32), 4 zero bytes, rows, features, nonzeros and the
 //! source name's length (u64 each), the source name (UTF-8), then the arrays — labels (f64 × rows), qids
-//! (u64 × rows, `u64::MAX` for none), lines (u64 × rows), row starts (u64 × rows + 1), feature indices (u32 ×
-//! nonzeros), values (f64 × nonzeros) — and last a CRC-32 of every byte before it.
+//! (u64 × rows, `u64::MAX` for none), lines (u64 × rows), row starts (u64 × rows + 1), and each row's feature
+//! indices (u32) followed by its values (f64) — and last a CRC-32 of every byte before it.
 //!
-//! The file is read whole into memory and decoded from there: every byte is copied into the dataset anyway,
-//! so mapping it (memmap2) would save no copy and would need `unsafe`, which this workspace forbids. Sizes in
-//! the header are checked against the file's length before anything is allocated from them, and the
-//! checksum before anything is decoded.
+//! Both directions stream through a buffer and the checksum, row by row, so that the file is never held in
+//! memory beside the dataset. Mapping the file (memmap2) would save no copy, since every byte becomes part of
+//! the dataset, and would need `unsafe`, which this workspace forbids. Sizes in the header are checked against
+//! the file's length before anything is allocated from them; a file whose checksum fails yields nothing.
 
 use crate::IoError;
 use crate::atomic::write_atomic;
 use crate::libsvm::LabeledData;
 use maxmargin_core::vector::SparseRows;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::Path;
 
 /// The first bytes of a cache file.
@@ -60,44 +60,74 @@ pub fn write(path: &Path, data: &LabeledData) -> Result<(), IoError> {
     let x = &data.x;
     let source = data.source.display().to_string();
     let source = &source.as_bytes()[..source.len().min(MAX_SOURCE)];
-    let mut bytes = Vec::with_capacity(HEADER + source.len() + n * 32 + x.nnz() * 12 + 12);
-    bytes.extend_from_slice(MAGIC);
-    bytes.extend_from_slice(&VERSION.to_le_bytes());
-    bytes.extend_from_slice(&[0; 4]);
-    for v in [n, x.n_features(), x.nnz(), source.len()] {
-        bytes.extend_from_slice(&(v as u64).to_le_bytes());
-    }
-    bytes.extend_from_slice(source);
-    for l in &data.labels {
-        bytes.extend_from_slice(&l.to_le_bytes());
-    }
-    for i in 0..n {
-        let q = data.qids.get(i).copied().flatten().unwrap_or(u64::MAX);
-        bytes.extend_from_slice(&q.to_le_bytes());
-    }
-    for i in 0..n {
-        let line = data.lines.get(i).copied().unwrap_or(i + 1) as u64;
-        bytes.extend_from_slice(&line.to_le_bytes());
-    }
-    let mut start = 0u64;
-    bytes.extend_from_slice(&start.to_le_bytes());
-    for row in x.rows() {
-        start += row.nnz() as u64;
-        bytes.extend_from_slice(&start.to_le_bytes());
-    }
-    for row in x.rows() {
-        for j in row.indices() {
-            bytes.extend_from_slice(&j.to_le_bytes());
+    // Streamed through a CRC-32 and a buffer: the file is never held in memory beside the data.
+    write_atomic(path, |f| {
+        let mut out = Hashing {
+            inner: std::io::BufWriter::with_capacity(1 << 16, f),
+            crc: crc32fast::Hasher::new(),
+        };
+        out.write_all(MAGIC)?;
+        out.write_all(&VERSION.to_le_bytes())?;
+        out.write_all(&[0; 4])?;
+        for v in [n, x.n_features(), x.nnz(), source.len()] {
+            out.write_all(&(v as u64).to_le_bytes())?;
         }
-    }
-    for row in x.rows() {
-        for v in row.values() {
-            bytes.extend_from_slice(&v.to_le_bytes());
+        out.write_all(source)?;
+        for l in &data.labels {
+            out.write_all(&l.to_le_bytes())?;
         }
+        for i in 0..n {
+            let q = data.qids.get(i).copied().flatten().unwrap_or(u64::MAX);
+            out.write_all(&q.to_le_bytes())?;
+        }
+        for i in 0..n {
+            let line = data.lines.get(i).copied().unwrap_or(i + 1) as u64;
+            out.write_all(&line.to_le_bytes())?;
+        }
+        let mut start = 0u64;
+        out.write_all(&start.to_le_bytes())?;
+        for row in x.rows() {
+            start += row.nnz() as u64;
+            out.write_all(&start.to_le_bytes())?;
+        }
+        for row in x.rows() {
+            for j in row.indices() {
+                out.write_all(&j.to_le_bytes())?;
+            }
+            for v in row.values() {
+                out.write_all(&v.to_le_bytes())?;
+            }
+        }
+        let crc = out.crc.clone().finalize();
+        out.inner.write_all(&crc.to_le_bytes())?;
+        out.inner.flush()
+    })
+}
+
+/// A reader or writer that hashes what passes through it.
+struct Hashing<W> {
+    inner: W,
+    crc: crc32fast::Hasher,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.crc.update(&buf[..n]);
+        Ok(n)
     }
-    let crc = crc32fast::hash(&bytes);
-    bytes.extend_from_slice(&crc.to_le_bytes());
-    write_atomic(path, |f| f.write_all(&bytes))
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.crc.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// Little-endian words of a byte slice (whose length is a multiple of `N`).
@@ -160,54 +190,66 @@ pub fn read(path: &Path) -> Result<LabeledData, IoError> {
             "{len} bytes do not fit {n} rows, {nnz} nonzeros and {d} features (cut short or edited)"
         )));
     }
-    let mut bytes = head.to_vec();
-    bytes.reserve_exact((len as usize).saturating_sub(HEADER));
-    file.read_to_end(&mut bytes)
-        .map_err(|e| IoError::io(path, e))?;
-    if bytes.len() as u64 != len {
-        return Err(bad("the file changed while it was read".into()));
-    }
-    let (body, crc) = bytes.split_at(bytes.len() - 4);
-    if crc32fast::hash(body).to_le_bytes() != crc {
-        return Err(bad(
-            "checksum mismatch: the cache is corrupt or was edited".into()
-        ));
-    }
     let (n, nnz, src) = (n as usize, nnz as usize, src as usize);
-    let mut at = HEADER;
-    let mut take = |size: usize| {
-        let s = &body[at..at + size];
-        at += size;
-        s
+    let mut input = Hashing {
+        inner: std::io::BufReader::with_capacity(1 << 16, file),
+        crc: crc32fast::Hasher::new(),
     };
-    let source = String::from_utf8_lossy(take(src)).into_owned();
-    let labels: Vec<f64> = words::<8>(take(8 * n)).map(f64::from_le_bytes).collect();
-    let qids: Vec<Option<u64>> = words::<8>(take(8 * n))
-        .map(|w| Some(u64::from_le_bytes(w)).filter(|&q| q != u64::MAX))
+    input.crc.update(&head);
+    let cut = |e: std::io::Error| IoError::io(path, e);
+    let mut source = vec![0u8; src];
+    input.read_exact(&mut source).map_err(cut)?;
+    let mut word = [0u8; 8];
+    let mut column = |input: &mut Hashing<_>| -> Result<Vec<u64>, IoError> {
+        (0..n)
+            .map(|_| {
+                input.read_exact(&mut word).map_err(cut)?;
+                Ok(u64::from_le_bytes(word))
+            })
+            .collect()
+    };
+    let labels: Vec<f64> = column(&mut input)?
+        .into_iter()
+        .map(f64::from_bits)
         .collect();
-    let lines: Vec<usize> = words::<8>(take(8 * n))
-        .map(|w| u64::from_le_bytes(w) as usize)
+    let qids: Vec<Option<u64>> = column(&mut input)?
+        .into_iter()
+        .map(|q| Some(q).filter(|&q| q != u64::MAX))
         .collect();
-    let starts: Vec<u64> = words::<8>(take(8 * (n + 1)))
-        .map(u64::from_le_bytes)
+    let lines: Vec<usize> = column(&mut input)?
+        .into_iter()
+        .map(|l| l as usize)
         .collect();
-    let (indices, values) = (take(4 * nnz), take(8 * nnz));
+    let mut starts = column(&mut input)?;
+    input.read_exact(&mut word).map_err(cut)?;
+    starts.push(u64::from_le_bytes(word));
     // Rows are decoded one at a time into two small buffers: the matrix is the only full copy.
     let mut x = SparseRows::new();
     x.reserve(nnz);
-    let (mut idx, mut val) = (Vec::new(), Vec::new());
+    let (mut raw, mut idx, mut val) = (Vec::new(), Vec::new(), Vec::new());
     for (i, w) in starts.windows(2).enumerate() {
         let (a, b) = (w[0] as usize, w[1] as usize);
         if a > b || b > nnz || (i == 0 && a != 0) {
             return Err(bad(format!("row {} has inconsistent bounds", i + 1)));
         }
+        raw.resize(12 * (b - a), 0);
+        input.read_exact(&mut raw).map_err(cut)?;
+        let (indices, values) = raw.split_at(4 * (b - a));
         idx.clear();
-        idx.extend(words::<4>(&indices[4 * a..4 * b]).map(u32::from_le_bytes));
+        idx.extend(words::<4>(indices).map(u32::from_le_bytes));
         val.clear();
-        val.extend(words::<8>(&values[8 * a..8 * b]).map(f64::from_le_bytes));
+        val.extend(words::<8>(values).map(f64::from_le_bytes));
         x.push_row(&idx, &val)
             .map_err(|e| bad(format!("row {}: {e}", i + 1)))?;
     }
+    let mut crc = [0u8; 4];
+    input.inner.read_exact(&mut crc).map_err(cut)?;
+    if input.crc.finalize().to_le_bytes() != crc {
+        return Err(bad(
+            "checksum mismatch: the cache is corrupt or was edited".into()
+        ));
+    }
+    let source = String::from_utf8_lossy(&source).into_owned();
     if starts.last().copied() != Some(nnz as u64) || x.n_features() as u64 > d {
         return Err(bad("the rows do not match the header's sizes".into()));
     }
