@@ -19,11 +19,20 @@ fn multiclass_lines(
     calibrated: bool,
     (scores, json, probability): (bool, bool, bool),
 ) -> Result<Vec<String>> {
-    let (model, cal) = if calibrated {
-        let c = maxmargin::structured_svm::CalibratedMulticlass::load(model_path)?;
-        (c.model.clone(), Some(c))
+    let cal = if calibrated {
+        Some(maxmargin::structured_svm::CalibratedMulticlass::load(
+            model_path,
+        )?)
     } else {
-        (maxmargin::StructuredModel::load(model_path)?, None)
+        None
+    };
+    let loaded;
+    let model = match &cal {
+        Some(c) => &c.model,
+        None => {
+            loaded = maxmargin::StructuredModel::load(model_path)?;
+            &loaded
+        }
     };
     let data = read_for_model(data, model_path, &model.classes, model.n_features)?;
     let preds = model.predict_multiclass(&data)?;

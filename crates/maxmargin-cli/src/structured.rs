@@ -232,7 +232,24 @@ pub fn eval(
     json: bool,
     grouping: Option<&crate::groups::Grouping>,
 ) -> Result<()> {
-    let model = StructuredModel::load(model_path)?;
+    // A calibrated multiclass file is read once, as the calibrated model; any other as its model.
+    let calibrated = if maxmargin::io::model_file::read_header(model_path)?.kind
+        == maxmargin::structured_svm::MULTICLASS_DECISION_KIND
+    {
+        Some(maxmargin::structured_svm::CalibratedMulticlass::load(
+            model_path,
+        )?)
+    } else {
+        None
+    };
+    let loaded;
+    let model = match &calibrated {
+        Some(c) => &c.model,
+        None => {
+            loaded = StructuredModel::load(model_path)?;
+            &loaded
+        }
+    };
     if let Some(g) = grouping {
         if model.task != Task::Multiclass {
             bail!(
@@ -241,30 +258,20 @@ pub fn eval(
                 model.task.kind()
             );
         }
-        return eval_groups(&model, model_path, data, lambda, json, g);
+        return eval_groups(model, model_path, data, lambda, json, g);
     }
-    let calibrated = maxmargin::io::model_file::read_header(model_path)?.kind
-        == maxmargin::structured_svm::MULTICLASS_DECISION_KIND;
-    let e: StructEvaluation = match model.task {
-        Task::Multiclass if calibrated => {
-            let c = maxmargin::structured_svm::CalibratedMulticlass::load(model_path)?;
-            c.evaluate(
-                &crate::predict::read_for_model(
-                    data,
-                    model_path,
-                    &model.classes,
-                    model.n_features,
-                )?,
-                lambda,
-            )?
-        }
-        Task::Multiclass => model.evaluate_multiclass(
+    let e: StructEvaluation = match (model.task, &calibrated) {
+        (Task::Multiclass, Some(c)) => c.evaluate(
             &crate::predict::read_for_model(data, model_path, &model.classes, model.n_features)?,
             lambda,
         )?,
-        Task::Multilabel => model.evaluate_multilabel(&multilabel::read(data)?, lambda)?,
-        Task::Chain => model.evaluate_chain(&svm_hmm::read(data)?, lambda)?,
-        Task::Custom => bail!(
+        (Task::Multiclass, None) => model.evaluate_multiclass(
+            &crate::predict::read_for_model(data, model_path, &model.classes, model.n_features)?,
+            lambda,
+        )?,
+        (Task::Multilabel, _) => model.evaluate_multilabel(&multilabel::read(data)?, lambda)?,
+        (Task::Chain, _) => model.evaluate_chain(&svm_hmm::read(data)?, lambda)?,
+        (Task::Custom, _) => bail!(
             "{}: a custom-space model evaluates from Rust",
             model_path.display()
         ),

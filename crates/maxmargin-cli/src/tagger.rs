@@ -33,10 +33,10 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
     }
     let template = template(name, &sentences)?;
     let (mut svm, mut bar) = crate::structured::estimator(args, Task::Chain)?;
+    let features = maxmargin::io::conll::FeatureMap::fit_with(&sentences, template);
     if let Some(path) = &args.warm_start {
         let warm = Tagger::load(path)?;
-        let built = maxmargin::io::conll::FeatureMap::fit_with(&sentences, template.clone());
-        if warm.features != built {
+        if warm.features != features {
             bail!(
                 "--warm-start {}: that tagger's templates, features or tags differ from this data's",
                 path.display()
@@ -44,7 +44,7 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
         }
         svm = svm.warm_start_from(&warm.model)?;
     }
-    let fit = maxmargin::tagger::fit(&svm, &sentences, template, data, &mut bar)?;
+    let fit = maxmargin::tagger::fit_with_map(&svm, &sentences, features, data, &mut bar)?;
     bar.finish();
     fit.tagger.save(output)?;
     crate::structured::finished(

@@ -97,6 +97,27 @@ pub fn fit(
     source: &Path,
     observer: &mut (dyn Observer + Send),
 ) -> Result<TaggerFitReport, Error> {
+    fit_with_map(
+        svm,
+        train,
+        FeatureMap::fit_with(train, template),
+        source,
+        observer,
+    )
+}
+
+/// As [`fit`], with the dictionaries already built on `train` (by [`FeatureMap::fit_with`]), for callers that
+/// look at them first (a warm start checks they are the earlier tagger's).
+///
+/// # Errors
+/// As [`fit`].
+pub fn fit_with_map(
+    svm: &StructuredSvm,
+    train: &[Sentence],
+    features: FeatureMap,
+    source: &Path,
+    observer: &mut (dyn Observer + Send),
+) -> Result<TaggerFitReport, Error> {
     if svm.params().task != Task::Chain {
         return Err(OptimError::InvalidParam {
             name: "task",
@@ -106,18 +127,17 @@ pub fn fit(
         .into());
     }
     let inputs = train.iter().map(|s| s.columns.len()).min().unwrap_or(0);
-    if template.columns() > inputs {
+    if features.template().columns() > inputs {
         return Err(IoError::Mismatch {
             path: source.to_path_buf(),
             message: format!(
                 "the {} template reads {} input columns, the data has {inputs} (and the tag)",
-                template.name(),
-                template.columns()
+                features.template().name(),
+                features.template().columns()
             ),
         }
         .into());
     }
-    let features = FeatureMap::fit_with(train, template);
     let data = sequences(&features, train, source, |tags| {
         // Every training tag is in the dictionary built on it.
         features.tags(tags).unwrap_or_default()
@@ -159,9 +179,14 @@ impl Tagger {
         let data = sequences(&self.features, sentences, Path::new("text"), |s| {
             vec![0; s.len()]
         });
+        self.tag_data(&data)
+    }
+
+    /// The tags, by name, of chain data built from sentences by this tagger's dictionary.
+    fn tag_data(&self, data: &SequenceData) -> Result<Vec<Vec<String>>, Error> {
         let names = self.features.tag_names();
         self.model
-            .predict_chain(&data)?
+            .predict_chain(data)?
             .into_iter()
             .map(|p| match p {
                 Prediction::Tags(t) => Ok(t
@@ -195,30 +220,30 @@ impl Tagger {
             }
             .into());
         }
-        let predicted = self.tag(sentences)?;
+        let unknown = sentences
+            .iter()
+            .flat_map(|s| &s.tags)
+            .filter(|t| self.features.tag_id(t).is_none())
+            .count();
+        // One pass of feature building serves the predictions and the objective (an unknown tag stands as
+        // tag 0 there, and the objective is only given when there is none).
+        let data = sequences(&self.features, sentences, Path::new("data"), |s| {
+            s.tags
+                .iter()
+                .map(|t| self.features.tag_id(t).unwrap_or(0))
+                .collect()
+        });
+        let predicted = self.tag_data(&data)?;
         let gold: Vec<&[String]> = sentences.iter().map(|s| s.tags.as_slice()).collect();
-        let score = conll::chunk_score(
-            &gold.iter().map(|g| g.to_vec()).collect::<Vec<_>>(),
-            &predicted,
-        );
+        let score = conll::chunk_score(&gold, &predicted);
         let tokens: usize = sentences.iter().map(Sentence::len).sum();
         let right: usize = gold
             .iter()
             .zip(&predicted)
             .map(|(g, p)| g.iter().zip(p).filter(|(a, b)| a == b).count())
             .sum();
-        let unknown = sentences
-            .iter()
-            .flat_map(|s| &s.tags)
-            .filter(|t| self.features.tag_id(t).is_none())
-            .count();
         let objective = match lambda {
-            Some(_) if unknown == 0 => {
-                let data = sequences(&self.features, sentences, Path::new("data"), |s| {
-                    self.features.tags(s).unwrap_or_default()
-                });
-                self.model.evaluate_chain(&data, lambda)?.objective
-            }
+            Some(_) if unknown == 0 => self.model.evaluate_chain(&data, lambda)?.objective,
             _ => None,
         };
         Ok(TaggerEvaluation {

@@ -315,10 +315,16 @@ pub struct ChunkScore {
 /// let s = chunk_score(&gold, &pred);
 /// assert_eq!((s.correct, s.predicted, s.gold), (1, 3, 2));
 /// ```
-pub fn chunk_score<S: AsRef<str>, T: AsRef<str>>(gold: &[Vec<S>], pred: &[Vec<T>]) -> ChunkScore {
+pub fn chunk_score<S, T, G, P>(gold: &[G], pred: &[P]) -> ChunkScore
+where
+    S: AsRef<str>,
+    T: AsRef<str>,
+    G: AsRef<[S]>,
+    P: AsRef<[T]>,
+{
     let mut s = ChunkScore::default();
     for (g, p) in gold.iter().zip(pred) {
-        let (gc, pc) = (chunks(g), chunks(p));
+        let (gc, pc) = (chunks(g.as_ref()), chunks(p.as_ref()));
         s.gold += gc.len();
         s.predicted += pc.len();
         s.correct += pc.iter().filter(|c| gc.contains(c)).count();
