@@ -27,7 +27,7 @@ pub mod trainer;
 pub use binary::{dcd, ovr, pegasos, problem, subgradient};
 pub use structural::{bcfw, crammer_singer, cutting_plane, qp};
 
-pub use bcfw::{Bcfw, BcfwParams};
+pub use bcfw::{Bcfw, BcfwParams, Steps as BcfwSteps};
 pub use crammer_singer::{CrammerSinger, CrammerSingerParams};
 pub use cutting_plane::{NSlack, NSlackParams, OneSlack, OneSlackParams, QpSolver};
 pub use dcd::{Dcd, DcdParams};

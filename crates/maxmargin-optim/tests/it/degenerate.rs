@@ -269,7 +269,10 @@ proptest! {
         // certified gap; always, a dual below the optimum.
         let runs: Vec<(&str, maxmargin_optim::Fit<Vec<f64>>)> = vec![
             ("bcfw", Trainer::new(Budget::epochs(300.0)).unwrap().run(
-                &mut BcfwParams { seed, gap_tolerance: Some(1e-4), ..BcfwParams::default() }.check().unwrap(),
+                &mut BcfwParams { seed, gap_tolerance: Some(1e-4), ..BcfwParams::frank_wolfe() }.check().unwrap(),
+                &problem, &mut ()).unwrap()),
+            ("pairwise", Trainer::new(Budget::epochs(300.0)).unwrap().run(
+                &mut BcfwParams { seed, gap_tolerance: Some(1e-4), ..BcfwParams::pairwise() }.check().unwrap(),
                 &problem, &mut ()).unwrap()),
             ("oneslack", Trainer::new(Budget::epochs(300.0)).unwrap().run(
                 &mut OneSlackParams { epsilon: 1e-4, ..OneSlackParams::default() }.check().unwrap(),

@@ -9,6 +9,9 @@
 //! The weighted average `w̄ = Σ_k k·w^(k) / Σ_k k` (and `ℓ̄` alike) is kept in `O(nnz)` per step with
 //! `Σ_k c_k w^(k) = C w − Σ_k C_{k−1} δ_k`. The duality gap `F(w) − D(α) = λ‖w‖² + (1/n)ΣH_i(w) − ℓ` is exact
 //! (one pass of oracle calls, in parallel) and is computed every `gap_every` passes as the stopping test.
+//!
+//! With `pairwise`, a step moves weight from the block's worst active corner to the oracle's instead
+//! ([`pairwise`]): the shares become lists of sparse atoms and the last iterate is returned.
 
 use crate::error::{OptimError, invalid};
 use crate::sampler::Sampler;
@@ -32,7 +35,28 @@ pub struct BcfwParams {
     pub gap_every: f64,
     /// Stop when the gap is at most this fraction of the primal objective.
     pub gap_tolerance: Option<f64>,
+    /// Frank–Wolfe or pairwise steps (from the worst active corner to the oracle's), or `Auto`: pairwise
+    /// when the atoms fit in [`ATOMS_MAX_BYTES`].
+    #[serde(default)]
+    pub steps: Steps,
 }
+
+/// The kind of block step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Steps {
+    /// Frank–Wolfe steps toward the oracle's corner, the weighted average returned when `average`.
+    FrankWolfe,
+    /// Pairwise steps; the last iterate is returned (`average` must be false).
+    Pairwise,
+    /// Pairwise when at most [`MAX_ATOMS`] atoms per example, each of twice the true output's nonzeros,
+    /// fit in [`ATOMS_MAX_BYTES`] (the last iterate returned), else Frank–Wolfe steps as `average` says.
+    #[default]
+    Auto,
+}
+
+/// The memory that pairwise atoms may take at most for `Steps::Auto` to choose them.
+pub const ATOMS_MAX_BYTES: usize = 256 << 20;
 
 impl Default for BcfwParams {
     fn default() -> Self {
@@ -42,6 +66,26 @@ impl Default for BcfwParams {
             seed: 0,
             gap_every: 5.0,
             gap_tolerance: Some(0.01),
+            steps: Steps::Auto,
+        }
+    }
+}
+
+impl BcfwParams {
+    /// Pairwise steps, returning the last iterate.
+    pub fn pairwise() -> Self {
+        Self {
+            average: false,
+            steps: Steps::Pairwise,
+            ..Self::default()
+        }
+    }
+
+    /// Frank–Wolfe steps with the weighted average (the 2013 paper's BCFW-wavg).
+    pub fn frank_wolfe() -> Self {
+        Self {
+            steps: Steps::FrankWolfe,
+            ..Self::default()
         }
     }
 }
@@ -63,6 +107,13 @@ impl BcfwParams {
             && !(t.is_finite() && t >= 0.0)
         {
             return Err(invalid("gap tolerance", t, "must be finite and >= 0"));
+        }
+        if self.steps == Steps::Pairwise && self.average {
+            return Err(invalid(
+                "average",
+                true,
+                "does not apply to pairwise steps (their last iterate is returned); set average to false",
+            ));
         }
         Ok(Bcfw { params: self })
     }
@@ -87,6 +138,9 @@ struct WeightedAverage {
 /// sparse merges would cost more than dense passes.
 pub const DENSE_SHARES_MAX_BYTES: usize = 256 << 20;
 
+/// Pairwise steps build their corner in a dense scratch up to this dimension (8 MiB of values).
+const SCATTER_MAX_DIM: usize = 1 << 20;
+
 /// The per-example shares `w_i`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 enum Shares {
@@ -100,6 +154,8 @@ enum Shares {
     },
     /// One sparse vector per example.
     Sparse(Vec<SparseVec>),
+    /// Pairwise steps: each block's active corners.
+    Atoms(Vec<pairwise::Block>),
 }
 
 /// A dense scratch vector for the corner `w_s` of a dense-share step: `ψ(y_i)` and `ψ(ŷ)` are scattered
@@ -122,6 +178,28 @@ impl Scatter {
             self.touched.push(j);
         }
         self.acc[j] += v;
+    }
+
+    fn ensure(&mut self, dim: usize) {
+        if self.acc.len() != dim {
+            self.acc = vec![0.0; dim];
+            self.mark = vec![false; dim];
+            self.touched.clear();
+        }
+    }
+
+    /// The nonzero entries as a sorted sparse vector; the scratch is cleared.
+    fn take_sorted(&mut self) -> SparseVec {
+        let mut pairs: Vec<(u32, f64)> = self
+            .touched
+            .iter()
+            .filter(|&&j| self.acc[j] != 0.0)
+            .map(|&j| (j as u32, self.acc[j]))
+            .collect();
+        pairs.sort_unstable_by_key(|p| p.0);
+        self.clear();
+        let (idx, val) = pairs.into_iter().unzip();
+        SparseVec::new(idx, val).unwrap_or_default()
     }
 
     fn clear(&mut self) {
@@ -166,6 +244,28 @@ fn line_search(numerator: f64, denominator: f64) -> f64 {
 }
 
 impl Bcfw {
+    /// Whether this problem gets pairwise steps.
+    fn pairwise<S: OutputSpace>(&self, problem: &StructProblem<'_, S>) -> bool {
+        match self.params.steps {
+            Steps::FrankWolfe => false,
+            Steps::Pairwise => true,
+            Steps::Auto => {
+                let nnz: usize = problem
+                    .x()
+                    .iter()
+                    .zip(problem.y())
+                    .map(|(x, y)| {
+                        let mut k = 0usize;
+                        problem.space().for_each_feature(x, y, &mut |_, _| k += 1);
+                        k
+                    })
+                    .sum();
+                // An atom entry is an index and a value (12 bytes) in a vector with slack (2×).
+                nnz.saturating_mul(2 * MAX_ATOMS * 24) <= ATOMS_MAX_BYTES
+            }
+        }
+    }
+
     fn output_of(&self, st: &BcfwState) -> (Vec<f64>, f64) {
         match &st.avg {
             Some(a) if a.c_sum > 0.0 => (
@@ -196,6 +296,22 @@ impl Bcfw {
         st.last = Some((st.k, primal, dual, primal - dual));
         Ok(())
     }
+
+    /// The gap check when a pass of `gap_every` is complete.
+    fn after_step<S: OutputSpace>(
+        &self,
+        problem: &StructProblem<'_, S>,
+        st: &mut BcfwState,
+    ) -> Result<(), OptimError>
+    where
+        S::Output: Sync,
+    {
+        if st.sampler.epochs() >= st.next_gap - 1e-12 {
+            st.next_gap += self.params.gap_every;
+            self.certify(problem, st)?;
+        }
+        Ok(())
+    }
 }
 
 impl<'a, S> Solver<StructProblem<'a, S>> for Bcfw
@@ -208,11 +324,14 @@ where
 
     fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<BcfwState, OptimError> {
         let (n, dim) = (problem.n_samples(), problem.dim());
+        let pairwise = self.pairwise(problem);
         Ok(BcfwState {
             k: 0,
             w: vec![0.0; dim],
             ell: 0.0,
-            w_i: if n.saturating_mul(dim).saturating_mul(8) <= DENSE_SHARES_MAX_BYTES {
+            w_i: if pairwise {
+                Shares::Atoms(vec![pairwise::Block::default(); n])
+            } else if n.saturating_mul(dim).saturating_mul(8) <= DENSE_SHARES_MAX_BYTES {
                 Shares::Dense {
                     shares: vec![0.0; n * dim],
                     sq: vec![0.0; n],
@@ -222,7 +341,7 @@ where
             },
             ell_i: vec![0.0; n],
             psi_truth: problem.truth_features(),
-            avg: self.params.average.then(|| WeightedAverage {
+            avg: (self.params.average && !pairwise).then(|| WeightedAverage {
                 u: vec![0.0; dim],
                 c_sum: 0.0,
                 ell_sum: 0.0,
@@ -247,6 +366,35 @@ where
         let ell_s = v.loss / n;
         let dim = st.w.len();
         st.k += 1;
+        if let Shares::Atoms(blocks) = &mut st.w_i {
+            // u_s = ψ(y_i) − ψ(ŷ). On small spaces (chains) it is scattered in O(nnz) and only the entries
+            // that do not cancel are sorted; on large ones (many classes) a dense scratch would be the
+            // largest thing held, so ψ(ŷ) is sorted and merged.
+            let (x_i, truth) = (&problem.x()[i], &st.psi_truth[i]);
+            let u_s = if dim <= SCATTER_MAX_DIM {
+                let ws = &mut st.scatter;
+                ws.ensure(dim);
+                for (j, v) in truth.as_row().iter() {
+                    ws.add(j, v);
+                }
+                problem
+                    .space()
+                    .for_each_feature(x_i, &v.output, &mut |j, v| ws.add(j, -v));
+                ws.take_sorted()
+            } else {
+                let psi_hat = problem.space().joint_feature(x_i, &v.output);
+                SparseVec::lincomb(1.0, truth, -1.0, &psi_hat)
+            };
+            if let Some(m) = blocks[i].step(&st.w, u_s, v.loss, n, lambda) {
+                for (j, dj) in m.d.as_row().iter() {
+                    st.w[j] += m.scale * dj;
+                }
+                let ell_new = m.loss_sum / n;
+                st.ell += ell_new - st.ell_i[i];
+                st.ell_i[i] = ell_new;
+            }
+            return self.after_step(problem, st);
+        }
         let c_prev = st.avg.as_ref().map_or(0.0, |a| a.c_sum);
         let gamma = match &mut st.w_i {
             Shares::Sparse(shares) => {
@@ -270,11 +418,7 @@ where
             Shares::Dense { shares, sq } => {
                 let share = &mut shares[i * dim..(i + 1) * dim];
                 let ws = &mut st.scatter;
-                if ws.acc.len() != dim {
-                    ws.acc = vec![0.0; dim];
-                    ws.mark = vec![false; dim];
-                    ws.touched.clear();
-                }
+                ws.ensure(dim);
                 for (j, v) in st.psi_truth[i].as_row().iter() {
                     ws.add(j, scale * v);
                 }
@@ -335,6 +479,8 @@ where
                 ws.clear();
                 gamma
             }
+            // Taken above.
+            Shares::Atoms(_) => 0.0,
         };
         if gamma > 0.0 {
             let ell_new = (1.0 - gamma) * st.ell_i[i] + gamma * ell_s;
@@ -346,11 +492,7 @@ where
             a.c_sum += k;
             a.ell_sum += k * ell;
         }
-        if st.sampler.epochs() >= st.next_gap - 1e-12 {
-            st.next_gap += self.params.gap_every;
-            self.certify(problem, st)?;
-        }
-        Ok(())
+        self.after_step(problem, st)
     }
 
     fn progress(&self, _problem: &StructProblem<'a, S>, st: &BcfwState) -> Progress {
@@ -382,7 +524,11 @@ where
         Certificate {
             dual: Some(dual),
             gap: Some(objective - dual),
-            active_constraints: None,
+            // Pairwise steps: the active atoms over all blocks.
+            active_constraints: match &st.w_i {
+                Shares::Atoms(blocks) => Some(blocks.iter().map(pairwise::Block::len).sum()),
+                _ => None,
+            },
             oracle_calls: Some(problem.oracle_calls()),
         }
     }
@@ -400,3 +546,7 @@ where
         (gap <= tol * primal.abs()).then_some(StopReason::Converged)
     }
 }
+
+mod pairwise;
+
+pub use pairwise::MAX_ATOMS;
