@@ -322,3 +322,49 @@ fn pairwise_steps_certify_many_classes_where_frank_wolfe_crawls() {
     let auto = fit(BcfwParams::default());
     assert_eq!(auto.output, pw.output);
 }
+
+/// n-slack knows its exact gap at every pass (the pass of oracle calls gives the primal, the working set the
+/// dual), so with a gap target it stops as soon as the gap is certified, without solving every working-set
+/// QP to its own tolerance (OCR: 16 passes in 60 s at a 19% gap before; now 1% in about 11 s). Its QP's
+/// block Gram matrices are a cache rebuilt after a resume: a run split in two gives the same bits.
+#[test]
+fn n_slack_stops_on_its_certified_gap_and_resumes_exactly() {
+    let (space, x, y) = small_chain();
+    let problem = StructProblem::new(&space, &x, &y, Lambda::new(0.01).unwrap()).unwrap();
+    let solver = || {
+        NSlackParams::default()
+            .check()
+            .unwrap()
+            .with_gap_target(Some(0.01))
+    };
+    let fit = Trainer::new(Budget::epochs(500.0))
+        .unwrap()
+        .run(&mut solver(), &problem, &mut ())
+        .unwrap();
+    assert_eq!(fit.stop, StopReason::Converged);
+    let last = fit.trace.last().unwrap();
+    assert!(last.gap.unwrap() <= 0.01 * fit.objective, "{last:?}");
+
+    let straight = Trainer::new(Budget::epochs(12.0))
+        .unwrap()
+        .run(
+            &mut NSlackParams::default().check().unwrap(),
+            &problem,
+            &mut (),
+        )
+        .unwrap();
+    let mut s = NSlackParams::default().check().unwrap();
+    let state = s.init(&problem).unwrap();
+    let (_, state) = Trainer::new(Budget::epochs(5.0))
+        .unwrap()
+        .run_from(&mut s, &problem, state, &mut ())
+        .unwrap();
+    // Through a checkpoint's encoding: the cache is not saved.
+    let state = serde_json::from_str(&serde_json::to_string(&state).unwrap()).unwrap();
+    let (rest, _) = Trainer::new(Budget::epochs(12.0))
+        .unwrap()
+        .run_from(&mut s, &problem, state, &mut ())
+        .unwrap();
+    let bits = |w: &[f64]| w.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&rest.output), bits(&straight.output));
+}

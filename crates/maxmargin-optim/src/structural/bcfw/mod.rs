@@ -547,6 +547,6 @@ where
     }
 }
 
-mod pairwise;
+pub mod pairwise;
 
 pub use pairwise::MAX_ATOMS;
