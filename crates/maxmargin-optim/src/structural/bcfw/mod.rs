@@ -10,8 +10,11 @@
 //! `Σ_k c_k w^(k) = C w − Σ_k C_{k−1} δ_k`. The duality gap `F(w) − D(α) = λ‖w‖² + (1/n)ΣH_i(w) − ℓ` is exact
 //! (one pass of oracle calls, in parallel) and is computed every `gap_every` passes as the stopping test.
 //!
-//! With `pairwise`, a step moves weight from the block's worst active corner to the oracle's instead
-//! ([`pairwise`]): the shares become lists of sparse atoms and the last iterate is returned.
+//! With pairwise steps, a step moves weight from the block's worst active corner to the oracle's instead
+//! ([`pairwise`]): the shares become lists of sparse atoms. The average is kept beside them when asked,
+//! and each certification returns the better of the last iterate and the average: the last iterate once
+//! pairwise steps converge, the average while they do not (unscaled data, where the last iterate of 1,000
+//! passes had a primal 20% above the average's).
 
 use crate::error::{OptimError, invalid};
 use crate::sampler::Sampler;
@@ -47,10 +50,11 @@ pub struct BcfwParams {
 pub enum Steps {
     /// Frank–Wolfe steps toward the oracle's corner, the weighted average returned when `average`.
     FrankWolfe,
-    /// Pairwise steps; the last iterate is returned (`average` must be false).
+    /// Pairwise steps: the last iterate is returned, or with `average`, whichever of it and the weighted
+    /// average has the lower primal at each certification (the higher of their duals certifies it).
     Pairwise,
     /// Pairwise when at most [`MAX_ATOMS`] atoms per example, each of twice the true output's nonzeros,
-    /// fit in [`ATOMS_MAX_BYTES`] (the last iterate returned), else Frank–Wolfe steps as `average` says.
+    /// fit in [`ATOMS_MAX_BYTES`], else Frank–Wolfe steps; either way as `average` says.
     #[default]
     Auto,
 }
@@ -72,7 +76,7 @@ impl Default for BcfwParams {
 }
 
 impl BcfwParams {
-    /// Pairwise steps, returning the last iterate.
+    /// Pairwise steps, returning the last iterate (no average kept).
     pub fn pairwise() -> Self {
         Self {
             average: false,
@@ -107,13 +111,6 @@ impl BcfwParams {
             && !(t.is_finite() && t >= 0.0)
         {
             return Err(invalid("gap tolerance", t, "must be finite and >= 0"));
-        }
-        if self.steps == Steps::Pairwise && self.average {
-            return Err(invalid(
-                "average",
-                true,
-                "does not apply to pairwise steps (their last iterate is returned); set average to false",
-            ));
         }
         Ok(Bcfw { params: self })
     }
@@ -227,6 +224,10 @@ pub struct BcfwState {
     /// The last exact certificate of the output: `(step k, primal, dual, gap)`. The primal is reused while
     /// no step has been taken since, so a gap check and an evaluation at the same state cost one pass.
     pub last: Option<(u64, f64, f64, f64)>,
+    /// Pairwise steps with the average kept: the last certification found the last iterate's primal lower
+    /// than the average's, so it is the output.
+    #[serde(default)]
+    last_iterate: bool,
     #[serde(skip)]
     scatter: Scatter,
 }
@@ -267,6 +268,14 @@ impl Bcfw {
     }
 
     fn output_of(&self, st: &BcfwState) -> (Vec<f64>, f64) {
+        if st.last_iterate {
+            return (st.w.clone(), st.ell);
+        }
+        Self::average_of(st)
+    }
+
+    /// The weighted average `(w̄, ℓ̄)`, or the iterate when none is kept.
+    fn average_of(st: &BcfwState) -> (Vec<f64>, f64) {
         match &st.avg {
             Some(a) if a.c_sum > 0.0 => (
                 st.w.iter()
@@ -290,11 +299,49 @@ impl Bcfw {
         if st.last.is_some_and(|l| l.0 == st.k) {
             return Ok(());
         }
+        let lambda = problem.lambda();
+        if Self::both(st) {
+            // Pairwise steps with the average kept: both points are feasible for the dual and both give a
+            // primal, so the lower primal is the output and the higher dual bounds the optimum. The last
+            // iterate wins once pairwise steps converge; the average while they do not (unscaled data).
+            // When the last iterate is already certified within the tolerance, the average's oracle pass
+            // is skipped.
+            let p_last = problem.primal(&st.w)?;
+            let dual = self.dual_of(st, lambda);
+            let done = self
+                .params
+                .gap_tolerance
+                .is_some_and(|t| p_last - dual <= t * p_last.abs());
+            let p_avg = if done {
+                f64::INFINITY
+            } else {
+                problem.primal(&Self::average_of(st).0)?
+            };
+            st.last_iterate = p_last <= p_avg;
+            let primal = p_last.min(p_avg);
+            st.last = Some((st.k, primal, dual, primal - dual));
+            return Ok(());
+        }
         let (w, ell) = self.output_of(st);
         let primal = problem.primal(&w)?;
-        let dual = -0.5 * problem.lambda() * norm_sq(&w) + ell;
+        let dual = -0.5 * lambda * norm_sq(&w) + ell;
         st.last = Some((st.k, primal, dual, primal - dual));
         Ok(())
+    }
+
+    /// Pairwise steps with the weighted average kept beside them.
+    fn both(st: &BcfwState) -> bool {
+        matches!(st.w_i, Shares::Atoms(_)) && st.avg.is_some()
+    }
+
+    /// The dual certificate: the output's, or with pairwise steps and the average, the higher of the two.
+    fn dual_of(&self, st: &BcfwState, lambda: f64) -> f64 {
+        let at = |(w, ell): (Vec<f64>, f64)| -0.5 * lambda * norm_sq(&w) + ell;
+        if Self::both(st) {
+            at((st.w.clone(), st.ell)).max(at(Self::average_of(st)))
+        } else {
+            at(self.output_of(st))
+        }
     }
 
     /// The gap check when a pass of `gap_every` is complete.
@@ -341,7 +388,7 @@ where
             },
             ell_i: vec![0.0; n],
             psi_truth: problem.truth_features(),
-            avg: (self.params.average && !pairwise).then(|| WeightedAverage {
+            avg: self.params.average.then(|| WeightedAverage {
                 u: vec![0.0; dim],
                 c_sum: 0.0,
                 ell_sum: 0.0,
@@ -349,6 +396,7 @@ where
             sampler: Sampler::new(self.params.sampling, n, self.params.seed),
             next_gap: self.params.gap_every,
             last: None,
+            last_iterate: false,
             scatter: Scatter::default(),
         })
     }
@@ -385,13 +433,23 @@ where
                 let psi_hat = problem.space().joint_feature(x_i, &v.output);
                 SparseVec::lincomb(1.0, truth, -1.0, &psi_hat)
             };
+            let c_prev = st.avg.as_ref().map_or(0.0, |a| a.c_sum);
             if let Some(m) = blocks[i].step(&st.w, u_s, v.loss, n, lambda) {
+                // δ = (γ/(λn))·d, applied to w and, as C_{k−1}·δ, to the average's sum.
                 for (j, dj) in m.d.as_row().iter() {
                     st.w[j] += m.scale * dj;
+                    if let Some(a) = &mut st.avg {
+                        a.u[j] += c_prev * m.scale * dj;
+                    }
                 }
                 let ell_new = m.loss_sum / n;
                 st.ell += ell_new - st.ell_i[i];
                 st.ell_i[i] = ell_new;
+            }
+            let (k, ell) = (st.k as f64, st.ell);
+            if let Some(a) = &mut st.avg {
+                a.c_sum += k;
+                a.ell_sum += k * ell;
             }
             return self.after_step(problem, st);
         }
@@ -519,8 +577,7 @@ where
         st: &BcfwState,
         objective: f64,
     ) -> Certificate {
-        let (w, ell) = self.output_of(st);
-        let dual = -0.5 * problem.lambda() * norm_sq(&w) + ell;
+        let dual = self.dual_of(st, problem.lambda());
         Certificate {
             dual: Some(dual),
             gap: Some(objective - dual),

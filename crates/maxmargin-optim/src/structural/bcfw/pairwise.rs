@@ -8,7 +8,7 @@
 //! Frank–Wolfe step shrinks every atom alike and zig-zags when a block's optimum lies inside a face (many
 //! classes, a few of them active); a pairwise step empties a wrong atom in one move, so the gap falls
 //! linearly in practice. The cost follows the change: `ψ(y_i) − ψ(ŷ)` and the away atom, both sparse (for
-//! Crammer–Singer's ψ, two class blocks), never a dense share. The last iterate is returned.
+//! Crammer–Singer's ψ, two class blocks), never a dense share.
 //!
 //! Memory is the active atoms: at most [`MAX_ATOMS`] per example; past that the two lightest atoms merge
 //! into their weighted mean (a point of the block's domain, so `w` and the dual do not change).
