@@ -92,9 +92,7 @@ impl BcfwParams {
             ..Self::default()
         }
     }
-}
 
-impl BcfwParams {
     /// Checks the parameters.
     ///
     /// # Errors
@@ -120,92 +118,6 @@ impl BcfwParams {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bcfw {
     params: BcfwParams,
-}
-
-/// The weighted running sums behind `w̄` and `ℓ̄`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct WeightedAverage {
-    u: Vec<f64>,
-    c_sum: f64,
-    ell_sum: f64,
-}
-
-/// Per-example shares `w_i` are stored densely when `n × dim` doubles fit in this many bytes: a share's
-/// support (features of `x_i` times every label seen) can exceed `dim` on small spaces such as OCR, where
-/// sparse merges would cost more than dense passes.
-pub const DENSE_SHARES_MAX_BYTES: usize = 256 << 20;
-
-/// Pairwise steps build their corner in a dense scratch up to this dimension (8 MiB of values).
-const SCATTER_MAX_DIM: usize = 1 << 20;
-
-/// The per-example shares `w_i`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-enum Shares {
-    /// `n × dim`, row-major, with each share's squared norm kept up to date (so a step reads each share
-    /// once, not twice).
-    Dense {
-        /// The shares.
-        shares: Vec<f64>,
-        /// `‖w_i‖²`.
-        sq: Vec<f64>,
-    },
-    /// One sparse vector per example.
-    Sparse(Vec<SparseVec>),
-    /// Pairwise steps: each block's active corners.
-    Atoms(Vec<pairwise::Block>),
-}
-
-/// A dense scratch vector for the corner `w_s` of a dense-share step: `ψ(y_i)` and `ψ(ŷ)` are scattered
-/// into it in `O(nnz)` (no sorted sparse vectors: building and merging them cost a fifth of OCR's run), and
-/// it is cleared after the step. Not part of the state's meaning: never saved.
-#[derive(Debug, Clone, Default, PartialEq)]
-struct Scatter {
-    acc: Vec<f64>,
-    mark: Vec<bool>,
-    touched: Vec<usize>,
-}
-
-impl Scatter {
-    fn add(&mut self, j: usize, v: f64) {
-        if j >= self.acc.len() {
-            return;
-        }
-        if !self.mark[j] {
-            self.mark[j] = true;
-            self.touched.push(j);
-        }
-        self.acc[j] += v;
-    }
-
-    fn ensure(&mut self, dim: usize) {
-        if self.acc.len() != dim {
-            self.acc = vec![0.0; dim];
-            self.mark = vec![false; dim];
-            self.touched.clear();
-        }
-    }
-
-    /// The nonzero entries as a sorted sparse vector; the scratch is cleared.
-    fn take_sorted(&mut self) -> SparseVec {
-        let mut pairs: Vec<(u32, f64)> = self
-            .touched
-            .iter()
-            .filter(|&&j| self.acc[j] != 0.0)
-            .map(|&j| (j as u32, self.acc[j]))
-            .collect();
-        pairs.sort_unstable_by_key(|p| p.0);
-        self.clear();
-        let (idx, val) = pairs.into_iter().unzip();
-        SparseVec::new(idx, val).unwrap_or_default()
-    }
-
-    fn clear(&mut self) {
-        for &j in &self.touched {
-            self.acc[j] = 0.0;
-            self.mark[j] = false;
-        }
-        self.touched.clear();
-    }
 }
 
 /// BCFW state.
@@ -307,7 +219,9 @@ impl Bcfw {
             // When the last iterate is already certified within the tolerance, the average's oracle pass
             // is skipped.
             let p_last = problem.primal(&st.w)?;
-            let dual = self.dual_of(st, lambda);
+            let (w_bar, ell_bar) = Self::average_of(st);
+            let dual = (-0.5 * lambda * norm_sq(&st.w) + st.ell)
+                .max(-0.5 * lambda * norm_sq(&w_bar) + ell_bar);
             let done = self
                 .params
                 .gap_tolerance
@@ -315,7 +229,7 @@ impl Bcfw {
             let p_avg = if done {
                 f64::INFINITY
             } else {
-                problem.primal(&Self::average_of(st).0)?
+                problem.primal(&w_bar)?
             };
             st.last_iterate = p_last <= p_avg;
             let primal = p_last.min(p_avg);
@@ -338,7 +252,7 @@ impl Bcfw {
     fn dual_of(&self, st: &BcfwState, lambda: f64) -> f64 {
         let at = |(w, ell): (Vec<f64>, f64)| -0.5 * lambda * norm_sq(&w) + ell;
         if Self::both(st) {
-            at((st.w.clone(), st.ell)).max(at(Self::average_of(st)))
+            (-0.5 * lambda * norm_sq(&st.w) + st.ell).max(at(Self::average_of(st)))
         } else {
             at(self.output_of(st))
         }
@@ -605,5 +519,9 @@ where
 }
 
 pub mod pairwise;
+mod shares;
+
+pub use shares::DENSE_SHARES_MAX_BYTES;
+use shares::{SCATTER_MAX_DIM, Scatter, Shares, WeightedAverage};
 
 pub use pairwise::MAX_ATOMS;
