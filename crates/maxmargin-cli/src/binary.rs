@@ -51,34 +51,44 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
             "applies to --solver pegasos or subgradient, not dcd",
         )?;
     }
+    let step = args.step.unwrap_or(StepRule::Pegasos);
+    let solver = match solver {
+        SolverKind::Dcd => LinearSolver::Dcd(DcdParams {
+            epsilon: args.epsilon.unwrap_or(DcdParams::default().epsilon),
+            blocks: args.blocks.unwrap_or(1),
+            ..DcdParams::default()
+        }),
+        SolverKind::Pegasos => LinearSolver::Pegasos(PegasosParams {
+            batch_size: args.batch_size.unwrap_or(1),
+            step,
+            projection: args.projection,
+            average: args.average || !args.last,
+            average_from_epoch: args.average_from.unwrap_or(1.0),
+            sampling: args.sampling.unwrap_or(Sampling::Permutation),
+            seed: args.seed,
+        }),
+        SolverKind::Subgradient => LinearSolver::Subgradient(SubgradientParams { step }),
+    };
     let mut p = LinearSvmParams::new()
         .solver(solver)
-        .batch_size(args.batch_size.unwrap_or(1))
+        .budget(Budget {
+            max_iterations: args.iterations,
+            max_epochs: args.epochs,
+            max_seconds: args.seconds,
+            tolerance: args.tolerance,
+            eval_every_epochs: args.eval_every.unwrap_or(f64::INFINITY),
+            keep_best: args.keep_best,
+            gap_tolerance: args.gap,
+        })
         .bias(args.bias.unwrap_or(Bias::Feature))
-        .projection(args.projection)
-        .average(args.average || !args.last)
-        .sampling(args.sampling.unwrap_or(Sampling::Permutation))
+        .loss(args.loss.unwrap_or_default())
         .seed(args.seed)
         .scale(args.scale.map_or(Scaling::None, Scaling::from));
-    p.eval_every_epochs = args.eval_every;
     p.trace = args.trace.is_some();
-    p.average_from_epoch = args.average_from.unwrap_or(1.0);
-    p.keep_best = args.keep_best;
-    p.loss = args.loss.unwrap_or_default();
     p.class_weights.clone_from(&args.class_weights);
-    if let Some(e) = args.epsilon {
-        p.epsilon = e;
-    }
     if let Some(r) = args.regularization() {
         p.regularization = r;
     }
-    p.epochs = args.epochs;
-    p.iterations = args.iterations;
-    p.max_seconds = args.seconds;
-    p.tolerance = args.tolerance;
-    p.step = args.step;
-    p.gap = args.gap;
-    p.blocks = args.blocks.unwrap_or(1);
     p.threads = args.threads;
     Ok(p)
 }
@@ -219,10 +229,11 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
         svm = svm.tracing_steps(true);
     }
     let mut bar = progress::TrainingProgress::new(
-        svm.params().epochs,
-        svm.params().iterations,
+        svm.params().budget.max_epochs,
+        svm.params().budget.max_iterations,
         svm.params()
-            .gap
+            .budget
+            .gap_tolerance
             .unwrap_or(maxmargin::convergence::DEFAULT_GAP),
         args.quiet,
     );
@@ -253,7 +264,7 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
             warnings: &warnings,
             what: format!(
                 "{} on {} examples x {} features",
-                svm.params().solver,
+                svm.params().solver.kind(),
                 data.n_samples(),
                 data.x.n_features()
             ),
@@ -266,7 +277,8 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
             passes: (t.epochs, "epoch", "epochs"),
             tolerance: svm
                 .params()
-                .gap
+                .budget
+                .gap_tolerance
                 .unwrap_or(maxmargin::convergence::DEFAULT_GAP),
         },
     )

@@ -79,10 +79,9 @@ pub fn run(pictures: &Path) -> Result<()> {
         (
             "pegasos-last",
             LinearSvmParams::new()
-                .solver(SolverKind::Pegasos)
+                .solver(LinearSolver::Pegasos(PegasosParams::new()))
                 .lambda(lambda)
                 .epochs(30.0)
-                .average(false)
                 .seed(1),
         ),
         (

@@ -45,6 +45,19 @@ impl Lambda {
     }
 }
 
+/// LIBLINEAR's `C` for a λ and `n` examples, `1/(λn)`: the per-example box of the dual problems
+/// (the inverse of [`Regularization::lambda`] for [`Regularization::CSum`]; the one place it is computed).
+///
+/// # Examples
+/// ```
+/// use maxmargin_core::objective::{Regularization, c_sum};
+/// let lambda = Regularization::CSum(2.0).lambda(8).unwrap().get();
+/// assert_eq!(c_sum(lambda, 8), 2.0);
+/// ```
+pub fn c_sum(lambda: f64, n_samples: usize) -> f64 {
+    1.0 / (lambda * n_samples as f64)
+}
+
 /// A regularization constant in the convention it was given in.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -103,19 +103,37 @@ struct FileRef<'a, Pm, St, O> {
 #[derive(Serialize, Deserialize)]
 pub(crate) struct CheckpointFile<Pm, St, O> {
     pub(crate) made: Made,
-    #[allow(dead_code)]
     params: Pm,
     pub(crate) run: Run<St, O>,
 }
 
-/// Reads a checkpoint of `kind`, refusing one from an older format or made for another run.
+/// Parameters that shape the problem a checkpoint's state belongs to: a run resumes a state only with the
+/// same ones (the budget, the tolerances and the thread count may change; the bias, the loss, the weights
+/// and the scaling may not, since the state's vectors and boxes were made for them).
+pub(crate) trait SameProblem {
+    /// `(parameter, stored, this run's)` for the first parameter that differs.
+    fn differs_from(&self, stored: &Self) -> Option<(&'static str, String, String)>;
+}
+
+/// The first pair of `(name, stored, current)` whose values differ, printed with `Debug`.
+pub(crate) fn first_difference(
+    pairs: &[(&'static str, &dyn std::fmt::Debug, &dyn std::fmt::Debug)],
+) -> Option<(&'static str, String, String)> {
+    pairs.iter().find_map(|(name, a, b)| {
+        let (a, b) = (format!("{a:?}"), format!("{b:?}"));
+        (a != b).then(|| (*name, a.to_lowercase(), b.to_lowercase()))
+    })
+}
+
+/// Reads a checkpoint of `kind`, refusing one from an older format or made for another run (other examples,
+/// dimension or λ, or other problem-shaping parameters than `expect`'s).
 pub(crate) fn load<Pm, St, O>(
     path: &Path,
     kind: &str,
-    made: Option<Made>,
+    expect: Option<(Made, &Pm)>,
 ) -> Result<CheckpointFile<Pm, St, O>, Error>
 where
-    Pm: Serialize + DeserializeOwned,
+    Pm: Serialize + DeserializeOwned + SameProblem,
     St: Serialize + DeserializeOwned,
     O: Serialize + DeserializeOwned,
 {
@@ -134,12 +152,18 @@ where
         )));
     }
     let (_, file): (_, CheckpointFile<Pm, St, O>) = model_file::load(path, kind)?;
-    if let Some(m) = made
-        && file.made != m
-    {
+    let Some((m, params)) = expect else {
+        return Ok(file);
+    };
+    if file.made != m {
         return Err(bad(format!(
             "checkpoint made for {} examples, {} weights, lambda {}; this run has {}, {}, {}",
             file.made.n_samples, file.made.dim, file.made.lambda, m.n_samples, m.dim, m.lambda
+        )));
+    }
+    if let Some((name, stored, now)) = params.differs_from(&file.params) {
+        return Err(bad(format!(
+            "checkpoint made with {name} {stored}; this run has {now} (resume with the settings it was made with)"
         )));
     }
     Ok(file)
@@ -175,11 +199,11 @@ where
     S: Solver<P>,
     S::State: Serialize + DeserializeOwned,
     S::Output: Serialize + DeserializeOwned,
-    Pm: Serialize + DeserializeOwned,
+    Pm: Serialize + DeserializeOwned + SameProblem,
 {
     plan.check()?;
     let run = match &plan.resume {
-        Some(path) => load::<Pm, S::State, S::Output>(path, kind, Some(made))?.run,
+        Some(path) => load::<Pm, S::State, S::Output>(path, kind, Some((made, params)))?.run,
         None => {
             let state = init(solver)?;
             trainer.start(solver, problem, state)

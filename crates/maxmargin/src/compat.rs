@@ -5,7 +5,7 @@
 //! format 1 are decoded with the structs below and upgraded. Never change these structs; when a payload
 //! changes again, freeze the current one next to them and bump `model_file::FORMAT_VERSION`.
 
-use crate::linear::{LinearModel, LinearSvmParams, SolverKind, TrainingSummary};
+use crate::linear::{LinearModel, LinearSvmParams, ParamsRecord, SolverKind, TrainingSummary};
 use crate::structured_svm::{
     StructSolverKind, StructTrainingSummary, StructuredModel, StructuredSvmParams, Task,
 };
@@ -92,7 +92,7 @@ fn converged(stop: StopReason) -> bool {
 impl From<LinearModelV1> for LinearModel {
     fn from(m: LinearModelV1) -> Self {
         let p = m.params;
-        let params = LinearSvmParams {
+        let params = LinearSvmParams::from(ParamsRecord {
             solver: p.solver,
             regularization: p.regularization,
             epochs: p.epochs,
@@ -117,7 +117,7 @@ impl From<LinearModelV1> for LinearModel {
             threads: p.threads,
             scale: Scaling::None,
             trace: false,
-        };
+        });
         let t = m.training;
         Self {
             w: m.w,

@@ -35,7 +35,7 @@ pub mod testing;
 pub mod worked;
 
 pub use error::Error;
-pub use linear::{Evaluation, LinearModel, LinearSvm, LinearSvmParams, SolverKind};
+pub use linear::{Evaluation, LinearModel, LinearSolver, LinearSvm, LinearSvmParams, SolverKind};
 pub use maxmargin_core as core;
 pub use maxmargin_io as io;
 pub use maxmargin_optim as optim;

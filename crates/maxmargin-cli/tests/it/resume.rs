@@ -1,7 +1,7 @@
 //! Runs killed with SIGKILL during training, several times, resume from their last periodic checkpoint to
 //! the same model bytes as a run that was never stopped.
 
-use super::{ok, s, shared_data};
+use super::{fails, heart, iris_model, ok, s, shared_data};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -175,4 +175,81 @@ fn sigterm_and_sigint_leave_no_temporary_file() {
         );
     }
     assert!(interrupted >= 3, "only {interrupted} runs were interrupted");
+}
+
+#[test]
+fn a_checkpoint_resumes_only_with_the_problem_it_was_made_for() {
+    // Resuming a run trained with an unregularized bias under the default bias once panicked (the state's
+    // weights had one entry fewer than the problem's); every problem-shaping flag is now compared.
+    let tmp = tempfile::tempdir().unwrap();
+    let (ck, out) = (tmp.path().join("run.ck"), tmp.path().join("m.model"));
+    let data = heart(tmp.path());
+    let made = ["-w", "1=2", "--bias", "unregularized"];
+    let mut first = vec![
+        "train",
+        s(&data),
+        "-o",
+        s(&out),
+        "-q",
+        "--checkpoint",
+        s(&ck),
+    ];
+    first.extend(made);
+    ok(&first);
+    let resume = ["train", s(&data), "-o", s(&out), "-q", "--resume", s(&ck)];
+    for (other, named) in [
+        (
+            &["-w", "1=2"][..],
+            "bias unregularized; this run has feature",
+        ),
+        (&["--bias", "unregularized"][..], "class weights"),
+        (
+            &["-w", "1=2", "--bias", "unregularized", "--scale", "maxabs"][..],
+            "scaling",
+        ),
+        (
+            &[
+                "-w",
+                "1=2",
+                "--bias",
+                "unregularized",
+                "--loss",
+                "squared-hinge",
+            ][..],
+            "loss",
+        ),
+    ] {
+        let mut args = resume.to_vec();
+        args.extend(other);
+        let err = fails(&args, 1);
+        assert!(
+            err.contains("checkpoint made with") && err.contains(named),
+            "{other:?}: {err}"
+        );
+    }
+    // The same problem with a longer budget continues.
+    let mut args = resume.to_vec();
+    args.extend(made);
+    args.extend(["--epochs", "2000"]);
+    ok(&args);
+    // Structured: a multiclass BCFW run resumed with another scaling.
+    let (iris, _) = iris_model(tmp.path(), "iris.model");
+    let train = [
+        "train",
+        s(&iris),
+        "--task",
+        "multiclass",
+        "--solver",
+        "bcfw",
+        "-o",
+        s(&out),
+        "-q",
+    ];
+    let mut args = train.to_vec();
+    args.extend(["--checkpoint", s(&ck)]);
+    ok(&args);
+    let mut args = train.to_vec();
+    args.extend(["--resume", s(&ck), "--scale", "maxabs"]);
+    let err = fails(&args, 1);
+    assert!(err.contains("checkpoint made with scaling none"), "{err}");
 }

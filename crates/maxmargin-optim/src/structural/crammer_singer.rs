@@ -167,7 +167,7 @@ fn cost_at(cost: &[f64], k: usize, y: usize, m: usize) -> f64 {
 
 /// `C = 1/(λn)`.
 fn c_of(problem: &StructProblem<'_, MulticlassSpace>) -> f64 {
-    1.0 / (problem.lambda() * problem.n_samples() as f64)
+    maxmargin_core::objective::c_sum(problem.lambda(), problem.n_samples())
 }
 
 /// `β` with `Σ_m max(0, D_m − β) = budget`, from the `D_m` sorted in decreasing order (`budget > 0`).

@@ -193,6 +193,21 @@ pub struct Budget {
     pub gap_tolerance: Option<f64>,
 }
 
+/// No limit yet, evaluating only at the end: add one ([`Budget::check`] refuses a budget without any).
+impl Default for Budget {
+    fn default() -> Self {
+        Self {
+            max_iterations: None,
+            max_epochs: None,
+            max_seconds: None,
+            tolerance: None,
+            eval_every_epochs: f64::INFINITY,
+            keep_best: false,
+            gap_tolerance: None,
+        }
+    }
+}
+
 impl Budget {
     /// Evaluations compared by the tolerance test.
     pub const TOLERANCE_WINDOW: usize = 5;

@@ -15,8 +15,8 @@ use maxmargin_io::IoError;
 use maxmargin_io::libsvm::{BinaryLabels, LabeledData};
 use maxmargin_io::model_file;
 use maxmargin_optim::{
-    Bias, BinaryLoss, BinaryProblem, Budget, LinearWeights, Observer, OptimError, PegasosParams,
-    Sampling, Solver, StepRule, StopReason, SubgradientParams, TraceRecord, Trainer,
+    Bias, BinaryLoss, BinaryProblem, Budget, DcdParams, LinearWeights, Observer, OptimError,
+    PegasosParams, Sampling, Solver, StepRule, StopReason, SubgradientParams, TraceRecord, Trainer,
 };
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -75,11 +75,11 @@ impl LinearSvm {
     /// ```
     /// # fn main() -> Result<(), maxmargin::Error> {
     /// use maxmargin::prelude::*;
-    /// use maxmargin::optim::{Bias, Sampling};
     /// use maxmargin::io::libsvm::{parse_real_label, read_from};
     /// let data = read_from(&b"+1 1:2 2:1\n-1 1:-1 2:-2\n"[..], "ab".as_ref(), parse_real_label)?;
-    /// let svm = LinearSvmParams::new().solver(SolverKind::Pegasos).lambda(1.0).sampling(Sampling::Cyclic)
-    ///     .average(false).bias(Bias::None).iterations(6).check()?.tracing_steps(true);
+    /// let pegasos = PegasosParams::new().sampling(Sampling::Cyclic); // the last iterate, not the average
+    /// let svm = LinearSvmParams::new().solver(pegasos).lambda(1.0).bias(Bias::None).iterations(6)
+    ///     .check()?.tracing_steps(true);
     /// let trace = svm.fit_observed(&data, &mut ())?.trace;
     /// let step = trace[5].step.as_ref().unwrap();
     /// assert_eq!(step.weights, [0.5, 0.5]);
@@ -129,7 +129,7 @@ impl LinearSvm {
 
     /// The kind of this estimator's checkpoint files.
     pub fn checkpoint_kind(&self) -> String {
-        format!("checkpoint-binary-{}", self.params.solver)
+        format!("checkpoint-binary-{}", self.params.solver.kind())
     }
 
     /// Trains on a dataset with exactly two classes.
@@ -232,7 +232,7 @@ impl LinearSvm {
             }
             .into());
         }
-        let trainer = Trainer::new(self.params.budget())?.with_step_details(self.step_details);
+        let trainer = Trainer::new(self.params.run_budget())?.with_step_details(self.step_details);
         let made = crate::checkpoint::Made {
             n_samples: n,
             dim: problem.n_features(),
@@ -242,25 +242,26 @@ impl LinearSvm {
         let tag = (kind.as_str(), made, &self.params);
         let mut dual = None;
         let fit = match self.params.solver {
-            SolverKind::Pegasos => {
-                let mut s = self.params.pegasos().check()?;
+            LinearSolver::Pegasos(p) => {
+                let mut s = p.check()?;
                 let init = |s: &mut maxmargin_optim::Pegasos| Ok(s.init(&problem)?);
                 let (fit, _) = crate::checkpoint::train(
                     &trainer, &mut s, &problem, init, tag, &self.plan, observer,
                 )?;
                 fit
             }
-            SolverKind::Subgradient => {
-                let mut s = self.params.subgradient().check()?;
+            LinearSolver::Subgradient(p) => {
+                let mut s = p.check()?;
                 let init = |s: &mut maxmargin_optim::Subgradient| Ok(s.init(&problem)?);
                 let (fit, _) = crate::checkpoint::train(
                     &trainer, &mut s, &problem, init, tag, &self.plan, observer,
                 )?;
                 fit
             }
-            SolverKind::Dcd => {
-                let target = self.params.gap.unwrap_or(crate::convergence::DEFAULT_GAP);
-                let mut dcd = self.params.dcd().check()?.with_gap_target(Some(target));
+            LinearSolver::Dcd(d) => {
+                let target = self.params.budget.gap_tolerance;
+                let target = target.unwrap_or(crate::convergence::DEFAULT_GAP);
+                let mut dcd = d.check()?.with_gap_target(Some(target));
                 let init = |d: &mut maxmargin_optim::Dcd| match alpha {
                     Some(a) => Ok(d.warm_state(&problem, a)?),
                     None => Ok(d.init(&problem)?),
@@ -273,20 +274,21 @@ impl LinearSvm {
             }
         };
         let gap = fit.trace.last().and_then(|r| r.gap);
-        let tolerance = self.params.gap.unwrap_or(crate::convergence::DEFAULT_GAP);
+        let tolerance =
+            (self.params.budget.gap_tolerance).unwrap_or(crate::convergence::DEFAULT_GAP);
         let converged = crate::convergence::converged(fit.stop, fit.objective, gap, tolerance);
         crate::convergence::check_finite(&fit.output.w, fit.output.b, fit.objective)?;
         if !converged {
             warnings.push(crate::convergence::warning(
                 &crate::convergence::Stopped {
-                    solver: self.params.solver.to_string(),
+                    solver: self.params.solver.kind().to_string(),
                     stop: fit.stop,
                     passes: fit.progress.epoch,
                     objective: fit.objective,
                     gap,
                     tolerance,
                 },
-                &crate::convergence::binary_advice(self.params.solver, self.params.scale, x),
+                &crate::convergence::binary_advice(self.params.solver.kind(), self.params.scale, x),
             ));
         }
         let LinearWeights { w, b } = fit.output;
@@ -326,6 +328,7 @@ mod decision;
 mod dual_file;
 mod model;
 mod params;
+mod record;
 
 pub use cv::{
     CrossValidation, FoldMetrics, Metric, PathPoint, best_c, cross_validate, regularization_path,
@@ -336,4 +339,5 @@ pub use decision::{
 };
 pub use dual_file::{DUAL_KIND, DualFile, warm_duals};
 pub use model::{Evaluation, LinearModel};
-pub use params::{LinearSvmParams, SolverKind};
+pub use params::{LinearSolver, LinearSvmParams, SolverKind};
+pub(crate) use record::ParamsRecord;

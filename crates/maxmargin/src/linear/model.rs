@@ -115,7 +115,7 @@ impl LinearModel {
     /// [`Error::Io`] when the data's labels are not the model's two classes.
     pub fn dual_guess(&self, data: &LabeledData, lambda: f64) -> Result<Vec<f64>, Error> {
         let map = self.label_map();
-        let c = 1.0 / (lambda * data.n_samples() as f64);
+        let c = maxmargin_core::objective::c_sum(lambda, data.n_samples());
         data.x
             .rows()
             .zip(&data.labels)

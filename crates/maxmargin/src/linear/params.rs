@@ -42,107 +42,136 @@ impl std::str::FromStr for SolverKind {
     }
 }
 
+/// The algorithm that trains a linear SVM, with its own settings (the seed is [`LinearSvmParams::seed`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LinearSolver {
+    /// Dual coordinate descent (LIBLINEAR's `-s 3`, `-s 1` with the squared hinge): the default.
+    Dcd(DcdParams),
+    /// Pegasos.
+    Pegasos(PegasosParams),
+    /// The batch subgradient method.
+    Subgradient(SubgradientParams),
+}
+
+impl LinearSolver {
+    /// Which algorithm.
+    pub fn kind(&self) -> SolverKind {
+        match self {
+            Self::Dcd(_) => SolverKind::Dcd,
+            Self::Pegasos(_) => SolverKind::Pegasos,
+            Self::Subgradient(_) => SolverKind::Subgradient,
+        }
+    }
+
+    /// Pegasos as the facade runs it by default: the iterates averaged from the second pass on, permutation
+    /// sampling, `η_t = 1/(λt)` (measured in docs/BENCHMARKS.md: on a9a the average after 10 epochs reaches
+    /// LIBLINEAR's test accuracy, 0.850, where the last iterate stops at 0.824).
+    pub fn default_pegasos() -> PegasosParams {
+        PegasosParams::new().average(true)
+    }
+
+    fn set_seed(&mut self, seed: u64) -> Result<(), Error> {
+        let own = match self {
+            Self::Dcd(d) => &mut d.seed,
+            Self::Pegasos(p) => &mut p.seed,
+            Self::Subgradient(_) => return Ok(()),
+        };
+        if *own != 0 && *own != seed {
+            return Err(OptimError::InvalidParam {
+                name: "seed",
+                value: own.to_string(),
+                reason: "of the solver differs from LinearSvmParams::seed, the one seed of a run; set only that",
+            }
+            .into());
+        }
+        *own = seed;
+        Ok(())
+    }
+}
+
+/// The solver's name, as the command line writes it.
+impl std::fmt::Display for LinearSolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.kind().fmt(f)
+    }
+}
+
+impl From<DcdParams> for LinearSolver {
+    fn from(p: DcdParams) -> Self {
+        Self::Dcd(p)
+    }
+}
+
+impl From<PegasosParams> for LinearSolver {
+    fn from(p: PegasosParams) -> Self {
+        Self::Pegasos(p)
+    }
+}
+
+impl From<SubgradientParams> for LinearSolver {
+    fn from(p: SubgradientParams) -> Self {
+        Self::Subgradient(p)
+    }
+}
+
+/// Each kind with the facade's defaults for it.
+impl From<SolverKind> for LinearSolver {
+    fn from(kind: SolverKind) -> Self {
+        match kind {
+            SolverKind::Dcd => Self::Dcd(DcdParams::default()),
+            SolverKind::Pegasos => Self::Pegasos(Self::default_pegasos()),
+            SolverKind::Subgradient => Self::Subgradient(SubgradientParams::new()),
+        }
+    }
+}
+
 /// Unchecked parameters of a linear SVM; [`LinearSvmParams::check`] turns them into a [`LinearSvm`].
+///
+/// Model and checkpoint files store them as the flat record of model format 3 (see `record.rs`), so files
+/// written before they became typed load unchanged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "ParamsRecord", into = "ParamsRecord")]
 pub struct LinearSvmParams {
-    /// The algorithm.
-    pub solver: SolverKind,
-    /// λ, or C in LIBLINEAR's (`CSum`) or SVM-struct's (`CMean`) convention.
+    /// The algorithm and its settings.
+    pub solver: LinearSolver,
+    /// λ, or C in LIBLINEAR's (`CSum`) or SVM-struct's (`CMean`) convention: converted to λ once, by
+    /// [`Regularization::lambda`], with the training set's size.
     pub regularization: Regularization,
-    /// Passes over the data (for the batch method, iterations).
-    pub epochs: Option<f64>,
-    /// Steps (Pegasos) or iterations (batch).
-    pub iterations: Option<u64>,
-    /// Wall-clock budget in seconds (results then depend on the machine).
-    pub max_seconds: Option<f64>,
-    /// Stop when the objective improves by less than this, relative, over the last evaluations.
-    pub tolerance: Option<f64>,
-    /// Examples per Pegasos step.
-    pub batch_size: usize,
-    /// The step rule; `None` means `1/(λt)`.
-    pub step: Option<StepRule>,
+    /// The loss: the hinge, or the squared hinge (DCD only).
+    pub loss: BinaryLoss,
+    /// When to stop and how often to evaluate. With `eval_every_epochs` infinite (the default) the run
+    /// evaluates once per pass when something needs it (a tolerance, a gap stop, `keep_best`, a trace), else
+    /// once at the end. Without any limit, [`LinearSvmParams::check`] sets the solver's default budget.
+    pub budget: Budget,
     /// How the intercept is handled.
     pub bias: Bias,
-    /// Pegasos' projection onto the ball of radius `1/√λ`.
-    pub projection: bool,
-    /// Return Pegasos' averaged iterate.
-    pub average: bool,
-    /// Average Pegasos' iterates only after this many passes.
-    pub average_from_epoch: f64,
-    /// How Pegasos draws examples.
-    pub sampling: Sampling,
-    /// The seed of all randomness.
-    pub seed: u64,
-    /// Evaluate the objective and certificate (for the trace) every this many passes; `None`: only when
-    /// something needs it (a tolerance, a gap stop, `keep_best`), else once at the end.
-    pub eval_every_epochs: Option<f64>,
-    /// Return the evaluated iterate with the lowest objective instead of the final one.
-    #[serde(default)]
-    pub keep_best: bool,
-    /// DCD: stop when the projected gradient's spread is below this (LIBLINEAR's `-e`).
-    #[serde(default = "dcd_epsilon")]
-    pub epsilon: f64,
-    /// The loss: the hinge, or the squared hinge (DCD only).
-    #[serde(default)]
-    pub loss: BinaryLoss,
     /// Class weights `(label, weight)`: the loss of an example of that label counts `weight` times
     /// (LIBLINEAR's `-wi`); labels not listed weigh 1.
-    #[serde(default)]
     pub class_weights: Vec<(f64, f64)>,
-    /// Stop at an evaluation whose certified duality gap is at most this fraction of the objective (DCD).
-    #[serde(default)]
-    pub gap: Option<f64>,
-    /// DCD: blocks updated in parallel per pass (1: sequential). The model depends on this and the seed,
-    /// not on the number of threads.
-    #[serde(default = "one_block")]
-    pub blocks: usize,
+    /// Feature scaling fitted on the training rows and stored in the model.
+    pub scale: Scaling,
+    /// The seed of all randomness.
+    pub seed: u64,
     /// Worker threads (`None`: all cores). The model does not depend on it, so it is not stored: model files
     /// are the same bytes whatever the thread count.
-    #[serde(skip)]
     pub threads: Option<usize>,
-    /// Feature scaling fitted on the training rows and stored in the model.
-    #[serde(default)]
-    pub scale: Scaling,
-    /// Someone reads the trace: without `eval_every_epochs`, evaluate once per pass. Not stored in models,
+    /// Someone reads the trace: evaluate once per pass unless `budget` says how often. Not stored in models,
     /// which do not depend on it.
-    #[serde(skip)]
     pub trace: bool,
-}
-
-fn one_block() -> usize {
-    1
-}
-
-fn dcd_epsilon() -> f64 {
-    0.1
 }
 
 impl Default for LinearSvmParams {
     fn default() -> Self {
         Self {
-            solver: SolverKind::Dcd,
+            solver: LinearSolver::Dcd(DcdParams::default()),
             regularization: Regularization::CSum(1.0),
-            epochs: None,
-            iterations: None,
-            max_seconds: None,
-            tolerance: None,
-            batch_size: 1,
-            step: None,
-            bias: Bias::Feature,
-            projection: false,
-            average: true,
-            average_from_epoch: 1.0,
-            sampling: Sampling::Permutation,
-            seed: 0,
-            eval_every_epochs: None,
-            keep_best: false,
-            epsilon: 0.1,
             loss: BinaryLoss::Hinge,
+            budget: Budget::default(),
+            bias: Bias::Feature,
             class_weights: Vec::new(),
-            gap: None,
-            blocks: 1,
-            threads: None,
             scale: Scaling::None,
+            seed: 0,
+            threads: None,
             trace: false,
         }
     }
@@ -158,33 +187,29 @@ impl LinearSvmParams {
 
     /// The defaults: LIBLINEAR's, dual coordinate descent at `C = 1` with ε = 0.1 and the intercept as a
     /// regularized constant feature, seed 0: the method that is fastest here and stops on a certified
-    /// criterion. For Pegasos (one [`LinearSvmParams::solver`] away) the defaults are 10 epochs, the iterates
-    /// averaged from the second epoch on, permutation sampling.
+    /// criterion. For Pegasos ([`LinearSolver::default_pegasos`]) the default budget is 10 epochs.
     ///
-    /// Pegasos' defaults were measured (see docs/BENCHMARKS.md): on a9a the averaged iterate after 10 epochs
-    /// reaches LIBLINEAR's test accuracy (0.850) where the last iterate stops at 0.824, and an
-    /// unregularized intercept under `η_t = 1/(λt)` takes steps of `1/(λt)` with no shrinkage and wanders
-    /// far from the optimum for small λ.
+    /// An unregularized intercept under Pegasos' `η_t = 1/(λt)` takes steps of `1/(λt)` with no shrinkage
+    /// and wanders far from the optimum for small λ, hence the regularized feature.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Sets the solver.
-    pub fn solver(mut self, solver: SolverKind) -> Self {
-        self.solver = solver;
+    /// Sets the solver: a [`LinearSolver`], one solver's parameters ([`DcdParams`], [`PegasosParams`],
+    /// [`SubgradientParams`]), or a [`SolverKind`] with the facade's defaults for it.
+    pub fn solver(mut self, solver: impl Into<LinearSolver>) -> Self {
+        self.solver = solver.into();
         self
     }
 
     /// Sets λ.
-    pub fn lambda(mut self, lambda: f64) -> Self {
-        self.regularization = Regularization::Lambda(lambda);
-        self
+    pub fn lambda(self, lambda: f64) -> Self {
+        self.regularization(Regularization::Lambda(lambda))
     }
 
     /// Sets C in LIBLINEAR's convention `½‖w‖² + CΣℓ` (converted with the training set size).
-    pub fn c(mut self, c: f64) -> Self {
-        self.regularization = Regularization::CSum(c);
-        self
+    pub fn c(self, c: f64) -> Self {
+        self.regularization(Regularization::CSum(c))
     }
 
     /// Sets the regularization in any convention.
@@ -193,39 +218,34 @@ impl LinearSvmParams {
         self
     }
 
-    /// Sets the number of passes.
+    /// Sets the budget.
+    pub fn budget(mut self, budget: Budget) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// Sets the number of passes (a shortcut into [`LinearSvmParams::budget`]).
     pub fn epochs(mut self, epochs: f64) -> Self {
-        self.epochs = Some(epochs);
+        self.budget.max_epochs = Some(epochs);
         self
     }
 
-    /// Sets the number of steps.
+    /// Sets the number of steps (a shortcut into [`LinearSvmParams::budget`]).
     pub fn iterations(mut self, iterations: u64) -> Self {
-        self.iterations = Some(iterations);
+        self.budget.max_iterations = Some(iterations);
         self
     }
 
-    /// Sets a time budget.
-    pub fn max_seconds(mut self, seconds: f64) -> Self {
-        self.max_seconds = Some(seconds);
+    /// Stops DCD when the duality gap is at most this fraction of the objective (checked at evaluations; a
+    /// shortcut into [`LinearSvmParams::budget`]).
+    pub fn gap(mut self, gap: f64) -> Self {
+        self.budget.gap_tolerance = Some(gap);
         self
     }
 
-    /// Sets the tolerance.
-    pub fn tolerance(mut self, tol: f64) -> Self {
-        self.tolerance = Some(tol);
-        self
-    }
-
-    /// Sets the batch size.
-    pub fn batch_size(mut self, k: usize) -> Self {
-        self.batch_size = k;
-        self
-    }
-
-    /// Sets the step rule.
-    pub fn step(mut self, step: StepRule) -> Self {
-        self.step = Some(step);
+    /// Sets the loss.
+    pub fn loss(mut self, loss: BinaryLoss) -> Self {
+        self.loss = loss;
         self
     }
 
@@ -235,51 +255,9 @@ impl LinearSvmParams {
         self
     }
 
-    /// Turns the projection on or off.
-    pub fn projection(mut self, on: bool) -> Self {
-        self.projection = on;
-        self
-    }
-
-    /// Turns averaging on or off.
-    pub fn average(mut self, on: bool) -> Self {
-        self.average = on;
-        self
-    }
-
-    /// Sets the sampling scheme.
-    pub fn sampling(mut self, s: Sampling) -> Self {
-        self.sampling = s;
-        self
-    }
-
-    /// Evaluates the objective (for the trace) every `epochs` passes; each evaluation costs a pass.
-    pub fn eval_every(mut self, epochs: f64) -> Self {
-        self.eval_every_epochs = Some(epochs);
-        self
-    }
-
     /// Scales the features (statistics from the training rows, stored in the model).
     pub fn scale(mut self, scale: Scaling) -> Self {
         self.scale = scale;
-        self
-    }
-
-    /// Sets DCD's stopping tolerance on the projected gradient (LIBLINEAR's `-e`).
-    pub fn epsilon(mut self, epsilon: f64) -> Self {
-        self.epsilon = epsilon;
-        self
-    }
-
-    /// Stops DCD when the duality gap is at most this fraction of the objective (checked at evaluations).
-    pub fn gap(mut self, gap: f64) -> Self {
-        self.gap = Some(gap);
-        self
-    }
-
-    /// Sets the number of DCD blocks updated in parallel.
-    pub fn blocks(mut self, blocks: usize) -> Self {
-        self.blocks = blocks;
         self
     }
 
@@ -310,27 +288,46 @@ impl LinearSvmParams {
     pub fn check(mut self) -> Result<LinearSvm, Error> {
         // Any positive n validates the constant; the real n is used at fit time.
         self.regularization.lambda(1)?;
-        if self.epochs.is_none() && self.iterations.is_none() && self.max_seconds.is_none() {
+        let b = &mut self.budget;
+        if b.max_epochs.is_none() && b.max_iterations.is_none() && b.max_seconds.is_none() {
             match self.solver {
-                SolverKind::Pegasos => self.epochs = Some(Self::DEFAULT_PEGASOS_EPOCHS),
-                SolverKind::Subgradient => {
-                    self.iterations = Some(Self::DEFAULT_SUBGRADIENT_ITERATIONS)
+                LinearSolver::Pegasos(_) => b.max_epochs = Some(Self::DEFAULT_PEGASOS_EPOCHS),
+                LinearSolver::Subgradient(_) => {
+                    b.max_iterations = Some(Self::DEFAULT_SUBGRADIENT_ITERATIONS)
                 }
-                SolverKind::Dcd => self.epochs = Some(Self::DEFAULT_DCD_EPOCHS),
+                LinearSolver::Dcd(_) => b.max_epochs = Some(Self::DEFAULT_DCD_EPOCHS),
             }
         }
         crate::parallel::check_threads(self.threads)?;
-        self.budget().check()?;
-        self.pegasos().check()?;
-        self.subgradient().check()?;
-        self.dcd().check()?;
-        if self.solver == SolverKind::Dcd && self.bias == Bias::Unregularized && self.blocks > 1 {
-            return Err(OptimError::InvalidParam {
-                name: "bias",
-                value: "unregularized".into(),
-                reason: "is not supported by dcd with blocks; use one block, or bias feature or none",
+        self.solver.set_seed(self.seed)?;
+        self.run_budget().check()?;
+        match self.solver {
+            LinearSolver::Pegasos(p) => {
+                p.check()?;
             }
-            .into());
+            LinearSolver::Subgradient(p) => {
+                p.check()?;
+            }
+            LinearSolver::Dcd(d) => {
+                d.check()?;
+                if !d.shrinking {
+                    return Err(OptimError::InvalidParam {
+                        name: "shrinking",
+                        value: "false".into(),
+                        reason: "is not stored in model files, so the facade always shrinks; train with \
+                                 maxmargin_optim::Dcd to compare",
+                    }
+                    .into());
+                }
+                if self.bias == Bias::Unregularized && d.blocks > 1 {
+                    return Err(OptimError::InvalidParam {
+                        name: "bias",
+                        value: "unregularized".into(),
+                        reason: "is not supported by dcd with blocks; use one block, or bias feature or none",
+                    }
+                    .into());
+                }
+            }
         }
         Ok(LinearSvm {
             step_details: false,
@@ -340,44 +337,30 @@ impl LinearSvmParams {
         })
     }
 
-    pub(super) fn budget(&self) -> Budget {
-        let needed = self.tolerance.is_some() || self.gap.is_some() || self.keep_best || self.trace;
+    /// The trainer's budget: evaluations once per pass when something reads them and the budget does not
+    /// say how often.
+    pub(super) fn run_budget(&self) -> Budget {
+        let b = self.budget;
+        let needed =
+            b.tolerance.is_some() || b.gap_tolerance.is_some() || b.keep_best || self.trace;
         Budget {
-            max_iterations: self.iterations,
-            max_epochs: self.epochs,
-            max_seconds: self.max_seconds,
-            tolerance: self.tolerance,
-            eval_every_epochs: self.eval_every_epochs.unwrap_or(if needed {
+            eval_every_epochs: if b.eval_every_epochs.is_infinite() && needed {
                 1.0
             } else {
-                f64::INFINITY
-            }),
-            keep_best: self.keep_best,
-            gap_tolerance: self.gap,
+                b.eval_every_epochs
+            },
+            ..b
         }
     }
+}
 
-    pub(super) fn pegasos(&self) -> PegasosParams {
-        PegasosParams::new()
-            .batch_size(self.batch_size)
-            .step(self.step.unwrap_or(StepRule::Pegasos))
-            .projection(self.projection)
-            .average(self.average)
-            .average_from_epoch(self.average_from_epoch)
-            .sampling(self.sampling)
-            .seed(self.seed)
-    }
-
-    pub(super) fn dcd(&self) -> maxmargin_optim::DcdParams {
-        maxmargin_optim::DcdParams {
-            epsilon: self.epsilon,
-            shrinking: true,
-            seed: self.seed,
-            blocks: self.blocks,
-        }
-    }
-
-    pub(super) fn subgradient(&self) -> SubgradientParams {
-        SubgradientParams::new().step(self.step.unwrap_or(StepRule::Pegasos))
+impl crate::checkpoint::SameProblem for LinearSvmParams {
+    fn differs_from(&self, stored: &Self) -> Option<(&'static str, String, String)> {
+        crate::checkpoint::first_difference(&[
+            ("bias", &stored.bias, &self.bias),
+            ("loss", &stored.loss, &self.loss),
+            ("class weights", &stored.class_weights, &self.class_weights),
+            ("scaling", &stored.scale, &self.scale),
+        ])
     }
 }

@@ -357,3 +357,13 @@ impl StructuredSvmParams {
         }
     }
 }
+
+impl crate::checkpoint::SameProblem for StructuredSvmParams {
+    fn differs_from(&self, stored: &Self) -> Option<(&'static str, String, String)> {
+        crate::checkpoint::first_difference(&[
+            ("bias", &stored.bias, &self.bias),
+            ("class weights", &stored.class_weights, &self.class_weights),
+            ("scaling", &stored.scale, &self.scale),
+        ])
+    }
+}

@@ -27,6 +27,80 @@ fn parse(text: &str) -> LabeledData {
     .unwrap()
 }
 
+/// A model file written by the release before the parameters became typed (format 3, main at 137adab).
+fn format3(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/format3")
+        .join(name)
+}
+
+#[test]
+fn format_3_models_load_into_typed_parameters_and_save_the_same_bytes() {
+    let heart = maxmargin::datasets::heart_scale().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for name in [
+        "pegasos_v3.model",
+        "pegasos_v3.json",
+        "dcd_v3.model",
+        "subgradient_v3.json",
+    ] {
+        let path = format3(name);
+        let model = LinearModel::load(&path).unwrap();
+        // Saved again by this build: the same bytes (the header names the crate version that wrote it).
+        let again = dir.path().join(name);
+        model.save(&again).unwrap();
+        let header = maxmargin::io::model_file::read_header(&path).unwrap();
+        if header.crate_version == env!("CARGO_PKG_VERSION") {
+            assert_eq!(
+                std::fs::read(&path).unwrap(),
+                std::fs::read(&again).unwrap(),
+                "{name}"
+            );
+        }
+        assert_eq!(LinearModel::load(&again).unwrap(), model, "{name}");
+        assert!(
+            model.evaluate(&heart, None).unwrap().accuracy > 0.8,
+            "{name}"
+        );
+    }
+    // What the files said (`train --solver pegasos --batch-size 4 --projection --last --sampling uniform
+    // --step constant:0.1 --epochs 3 --seed 7`), now in the solver's own parameters.
+    let p = LinearModel::load(&format3("pegasos_v3.model"))
+        .unwrap()
+        .params;
+    let expected = PegasosParams::new()
+        .batch_size(4)
+        .projection(true)
+        .sampling(Sampling::Uniform)
+        .step(StepRule::Constant(0.1))
+        .seed(7);
+    assert_eq!(p.solver, LinearSolver::Pegasos(expected));
+    assert_eq!((p.budget.max_epochs, p.seed), (Some(3.0), 7));
+    // `--epsilon 0.001 --blocks 2 -w 1=2 --scale maxabs --gap 0.001 --seed 5`.
+    let p = LinearModel::load(&format3("dcd_v3.model")).unwrap().params;
+    assert_eq!(
+        p.solver,
+        LinearSolver::Dcd(DcdParams::new().epsilon(0.001).blocks(2).seed(5))
+    );
+    assert_eq!(p.class_weights, [(1.0, 2.0)]);
+    assert_eq!(
+        (p.scale, p.budget.gap_tolerance),
+        (Scaling::MaxAbs, Some(0.001))
+    );
+    // `--solver subgradient --iterations 40 --step inverse:1 --tolerance 0.001`.
+    let p = LinearModel::load(&format3("subgradient_v3.json"))
+        .unwrap()
+        .params;
+    assert_eq!(
+        p.solver,
+        LinearSolver::Subgradient(SubgradientParams::new().step(StepRule::Inverse(1.0)))
+    );
+    assert_eq!(
+        (p.budget.max_iterations, p.budget.tolerance),
+        (Some(40), Some(0.001))
+    );
+}
+
 #[test]
 fn format_1_models_still_load_and_predict_as_before() {
     let heart = maxmargin::datasets::heart_scale().unwrap();
@@ -34,7 +108,7 @@ fn format_1_models_still_load_and_predict_as_before() {
     let json = LinearModel::load(&fixture("binary_v1.json")).unwrap();
     assert_eq!(bin, json);
     assert!(bin.training.converged && bin.scaler.is_none());
-    assert_eq!(bin.params.solver, SolverKind::Dcd);
+    assert_eq!(bin.params.solver.kind(), SolverKind::Dcd);
     // The predictions the format-1 command made (229 of 270 right, as `eval` printed then).
     assert_eq!(bin.evaluate(&heart, None).unwrap().correct, 229);
     let iris = maxmargin::datasets::iris().unwrap();
@@ -61,7 +135,7 @@ fn format_1_models_still_load_and_predict_as_before() {
 #[test]
 fn defaults_are_dcd_at_c_1_and_crammer_singer() {
     let p = LinearSvmParams::new();
-    assert_eq!(p.solver, SolverKind::Dcd);
+    assert_eq!(p.solver, LinearSolver::Dcd(DcdParams::new()));
     assert_eq!(
         p.regularization,
         maxmargin::core::objective::Regularization::CSum(1.0)
@@ -96,7 +170,7 @@ fn a9a_default_is_at_its_optimum_and_the_others_say_how_far_they_are() {
         .fit_observed(&a9a, &mut ())
         .unwrap();
     let tight = LinearSvmParams::new()
-        .epsilon(1e-4)
+        .solver(DcdParams::new().epsilon(1e-4))
         .check()
         .unwrap()
         .fit(&a9a)
@@ -307,8 +381,7 @@ impl FitModel for maxmargin::StructuredSvm {
 fn non_finite_training_is_refused() {
     let data = parse("+1 1:1e308\n-1 1:-1e308\n");
     let e = LinearSvmParams::new()
-        .solver(SolverKind::Pegasos)
-        .step(maxmargin::optim::StepRule::Constant(1e300))
+        .solver(LinearSolver::default_pegasos().step(maxmargin::optim::StepRule::Constant(1e300)))
         .check()
         .unwrap()
         .fit(&data)

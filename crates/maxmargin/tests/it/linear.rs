@@ -62,19 +62,22 @@ fn same_seed_same_model_bytes() {
     let data = heart();
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
-    for (k, seed) in [(0, 11), (1, 11), (2, 12)] {
-        let svm = LinearSvmParams::new()
-            .sampling(Sampling::Uniform)
-            .average(true)
-            .seed(seed)
-            .check()
-            .unwrap();
-        let path = dir.path().join(format!("{k}.model"));
-        svm.fit(&data).unwrap().save(&path).unwrap();
-        files.push(std::fs::read(&path).unwrap());
+    let uniform = LinearSolver::default_pegasos().sampling(Sampling::Uniform);
+    for solver in [LinearSolver::from(SolverKind::Dcd), uniform.into()] {
+        files.clear();
+        for (k, seed) in [(0, 11), (1, 11), (2, 12)] {
+            let svm = LinearSvmParams::new()
+                .solver(solver)
+                .seed(seed)
+                .check()
+                .unwrap();
+            let path = dir.path().join(format!("{k}.model"));
+            svm.fit(&data).unwrap().save(&path).unwrap();
+            files.push(std::fs::read(&path).unwrap());
+        }
+        assert_eq!(files[0], files[1], "{solver:?}");
+        assert_ne!(files[0], files[2], "{solver:?}");
     }
-    assert_eq!(files[0], files[1]);
-    assert_ne!(files[0], files[2]);
 }
 
 #[test]
@@ -99,9 +102,9 @@ fn subgradient_and_pegasos_reach_similar_objectives() {
         .lambda(lambda)
         .iterations(3000);
     let peg = LinearSvmParams::new()
+        .solver(SolverKind::Pegasos)
         .lambda(lambda)
         .epochs(100.0)
-        .average(true)
         .seed(1);
     let a = sub
         .check()
@@ -149,7 +152,12 @@ fn bad_input_is_an_error_not_a_panic() {
             .starts_with("t.svm:1:1: label: label 3 is neither class"),
         "{e}"
     );
-    assert!(LinearSvmParams::new().batch_size(0).check().is_err());
+    assert!(
+        LinearSvmParams::new()
+            .solver(PegasosParams::new().batch_size(0))
+            .check()
+            .is_err()
+    );
     assert!(LinearSvmParams::new().c(f64::NAN).check().is_err());
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("junk.model");
@@ -169,8 +177,7 @@ fn dcd_converges_with_a_certified_gap_and_matches_the_other_solvers() {
     let dcd = LinearSvmParams::new()
         .solver(SolverKind::Dcd)
         .lambda(lambda);
-    let mut params = dcd.clone();
-    params.epsilon = 1e-6;
+    let params = dcd.clone().solver(DcdParams::new().epsilon(1e-6));
     let report = params
         .check()
         .unwrap()
@@ -208,7 +215,7 @@ fn dcd_converges_with_a_certified_gap_and_matches_the_other_solvers() {
     let free = dcd
         .clone()
         .bias(Bias::Unregularized)
-        .epsilon(1e-6)
+        .solver(DcdParams::new().epsilon(1e-6))
         .check()
         .unwrap()
         .fit_observed(&data, &mut ())
@@ -217,15 +224,21 @@ fn dcd_converges_with_a_certified_gap_and_matches_the_other_solvers() {
     assert!(gap <= 1e-6 * free.model.training.objective, "gap {gap}");
     // Not regularizing the intercept can only lower the optimum.
     assert!(free.model.training.objective <= report.model.training.objective + 1e-6);
-    assert!(dcd.bias(Bias::Unregularized).blocks(2).check().is_err());
+    assert!(
+        dcd.bias(Bias::Unregularized)
+            .solver(DcdParams::new().blocks(2))
+            .check()
+            .is_err()
+    );
 }
 
 #[test]
 fn squared_hinge_dcd_certifies_its_optimum() {
     let data = heart();
-    let mut params = LinearSvmParams::new().solver(SolverKind::Dcd).lambda(0.01);
-    params.loss = maxmargin::optim::BinaryLoss::SquaredHinge;
-    params.epsilon = 1e-6;
+    let params = LinearSvmParams::new()
+        .solver(DcdParams::new().epsilon(1e-6))
+        .lambda(0.01)
+        .loss(maxmargin::optim::BinaryLoss::SquaredHinge);
     let report = params
         .clone()
         .check()
@@ -281,7 +294,7 @@ fn class_weights_shift_the_decision_and_keep_certificates() {
     );
     let mut heavy = base.clone();
     heavy.class_weights = vec![(1.0, 5.0)];
-    heavy.epsilon = 1e-6;
+    heavy.solver = DcdParams::new().epsilon(1e-6).into();
     let report = heavy
         .clone()
         .check()
@@ -301,8 +314,7 @@ fn class_weights_shift_the_decision_and_keep_certificates() {
     assert!((h.objective.unwrap() - report.model.training.objective).abs() < 1e-12);
     // Pegasos and the subgradient method take the same weights.
     for solver in [SolverKind::Pegasos, SolverKind::Subgradient] {
-        let mut p = heavy.clone();
-        p.solver = solver;
+        let p = heavy.clone().solver(solver);
         let m = p.check().unwrap().fit(&data).unwrap();
         assert!(
             m.evaluate(&data, None).unwrap().true_positive >= p_tp(&plain, &data),
@@ -328,7 +340,7 @@ fn p_tp(m: &LinearModel, data: &LabeledData) -> usize {
 #[test]
 fn regularization_path_warm_starts_and_matches_cold_cross_validation() {
     let data = maxmargin::datasets::heart_scale().unwrap();
-    let params = LinearSvmParams::new().solver(SolverKind::Dcd).epsilon(1e-6);
+    let params = LinearSvmParams::new().solver(DcdParams::new().epsilon(1e-6));
     let cs = [0.01, 0.1, 1.0, 10.0];
     let path = maxmargin::linear::regularization_path(&params, &data, &cs, 4, 3).unwrap();
     assert_eq!(path.len(), 4);
@@ -361,10 +373,13 @@ fn models_with_every_step_rule_load_in_both_encodings() {
         StepRule::Inverse(2.0),
         StepRule::Pegasos,
     ] {
-        for solver in [SolverKind::Pegasos, SolverKind::Subgradient] {
+        let solvers: [LinearSolver; 2] = [
+            LinearSolver::default_pegasos().step(step).into(),
+            SubgradientParams::new().step(step).into(),
+        ];
+        for solver in solvers {
             let model = LinearSvmParams::new()
                 .solver(solver)
-                .step(step)
                 .check()
                 .unwrap()
                 .fit(&data)

@@ -79,6 +79,29 @@ impl Default for DcdParams {
 }
 
 impl DcdParams {
+    /// LIBLINEAR's defaults: ε = 0.1, shrinking, one block, seed 0.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the stopping tolerance ε on the projected gradient's spread.
+    pub fn epsilon(mut self, epsilon: f64) -> Self {
+        self.epsilon = epsilon;
+        self
+    }
+
+    /// Sets the seed of the permutations.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Sets the number of blocks updated in parallel per pass.
+    pub fn blocks(mut self, blocks: usize) -> Self {
+        self.blocks = blocks;
+        self
+    }
+
     /// Checks the parameters.
     ///
     /// # Errors
@@ -251,7 +274,7 @@ impl Dcd {
 
     /// `C = 1/(λn)`.
     fn c(problem: &BinaryProblem<'_>) -> f64 {
-        1.0 / (problem.lambda() * problem.n_samples() as f64)
+        maxmargin_core::objective::c_sum(problem.lambda(), problem.n_samples())
     }
 
     /// The box `U_i` and the diagonal `D_ii` of example `i` with weight `c_i`: `(c_i C, 0)` for the hinge,
