@@ -68,13 +68,8 @@ fn write_plain(data: &LabeledData, path: &Path) {
 
 /// a9a with 8% of its rows emptied and 1% duplicated with the label flipped (seeded).
 fn degenerate(data: &LabeledData, path: &Path) {
-    let mut state = 11u64;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) % 100
-    };
+    let mut lcg = maxmargin::testing::Lcg::new(11);
+    let mut next = move || (lcg.next_u64() >> 33) % 100;
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
     for (row, &label) in data.x.rows().zip(&data.labels) {
         let (empty, dup) = (next() < 8, next() < 1);

@@ -32,13 +32,8 @@ struct Row {
 
 /// A seeded stream in [0, 1).
 fn stream(seed: u64) -> impl FnMut() -> f64 {
-    let mut state = seed;
-    move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    }
+    let mut lcg = maxmargin::testing::Lcg::new(seed);
+    move || lcg.unit()
 }
 
 /// 100 classes over 20,000 features: each class has 60 typical features, a row takes 20 of its class's and

@@ -204,13 +204,8 @@ mod tests {
     #[test]
     fn platt_recovers_a_sigmoid_and_lowers_the_log_loss() {
         // Labels drawn from a known sigmoid: the fit is close, and better than the raw 1/(1 + e^{-f}).
-        let mut state = 3u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut lcg = crate::testing::Lcg::new(3);
+        let mut next = || lcg.unit();
         let (a_true, b_true) = (-3.0, 0.5);
         let (mut f, mut y) = (Vec::new(), Vec::new());
         for _ in 0..4000 {

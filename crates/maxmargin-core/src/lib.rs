@@ -31,6 +31,7 @@ pub mod metrics;
 pub mod objective;
 pub mod scale;
 pub mod structured;
+pub mod testing;
 pub mod vector;
 
 pub use error::CoreError;

@@ -99,13 +99,8 @@ impl CustomSpace for Ordinal {
 /// Ratings 1..=5 from a hidden score of two features, with noise: a deterministic stream, so the example
 /// prints the same numbers every time.
 fn ratings(n: usize, seed: u64) -> (Vec<SparseVec>, Vec<u32>) {
-    let mut state = seed;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut lcg = maxmargin::testing::Lcg::new(seed);
+    let mut next = move || lcg.unit();
     let (mut x, mut y) = (Vec::new(), Vec::new());
     for _ in 0..n {
         let (a, b) = (next() * 2.0 - 1.0, next() * 2.0 - 1.0);

@@ -928,13 +928,8 @@ fn every_flag_is_honoured_or_refused() {
 fn unscaled_multilabel_one_slack_ends_and_says_so() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("emotions.svm");
-    let mut state = 3u64;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut lcg = maxmargin::testing::Lcg::new(3);
+    let mut next = move || lcg.unit();
     let (n, d) = (391, 72);
     let weights: Vec<Vec<f64>> = (0..6)
         .map(|_| (0..d).map(|_| next() * 2.0 - 1.0).collect())

@@ -8,20 +8,7 @@ use maxmargin_io::libsvm::{BinaryLabels, read};
 use std::path::PathBuf;
 
 fn data_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("MAXMARGIN_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "shared data not found at {}",
-            dir.display()
-        );
-        eprintln!("shared data not found at {}; skipping", dir.display());
-        None
-    }
+    maxmargin_core::testing::shared_data(env!("CARGO_MANIFEST_DIR"))
 }
 
 #[test]

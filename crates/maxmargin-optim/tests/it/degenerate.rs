@@ -33,13 +33,8 @@ fn degenerate(
     scales: &[f64],
     classes: u32,
 ) -> (Vec<Vec<f64>>, Vec<u32>) {
-    let mut state = seed.wrapping_mul(2654435761).wrapping_add(1);
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) as f64 / (1u64 << 31) as f64
-    };
+    let mut lcg = maxmargin_core::testing::Lcg::new(seed.wrapping_mul(2654435761).wrapping_add(1));
+    let mut next = move || lcg.unit31();
     let mut x = Vec::new();
     let mut y = Vec::new();
     for _ in 0..rows {

@@ -11,13 +11,8 @@ use maxmargin_struct::MulticlassSpace;
 
 /// A deterministic pseudo-random stream in [0, 1).
 fn stream(seed: u64) -> impl FnMut() -> f64 {
-    let mut state = seed;
-    move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) as f64 / (1u64 << 31) as f64
-    }
+    let mut lcg = maxmargin_core::testing::Lcg::new(seed);
+    move || lcg.unit31()
 }
 
 /// `n` examples of `k` classes over 4 features (plus a constant one), features multiplied by `scale`, with

@@ -13,13 +13,8 @@ use maxmargin_struct::{ChainSpace, CostMatrix};
 fn small_chain() -> (ChainSpace, Vec<Vec<SparseVec>>, Vec<Vec<u32>>) {
     let mut x = Vec::new();
     let mut y = Vec::new();
-    let mut state = 17u64;
-    let mut next = || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) as f64 / (1u64 << 31) as f64
-    };
+    let mut lcg = maxmargin_core::testing::Lcg::new(17);
+    let mut next = || lcg.unit31();
     for s in 0..20 {
         let t = 3 + s % 3;
         let mut xs = Vec::new();
@@ -279,13 +274,8 @@ fn pairwise_steps_with_the_average_certify_the_better_point() {
 fn pairwise_steps_certify_many_classes_where_frank_wolfe_crawls() {
     use maxmargin_struct::MulticlassSpace;
     let (classes, d, n) = (40u32, 400usize, 400usize);
-    let mut state = 7u64;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut lcg = maxmargin_core::testing::Lcg::new(7);
+    let mut next = move || lcg.unit();
     let (mut x, mut y) = (Vec::new(), Vec::new());
     for _ in 0..n {
         let c = (next() * f64::from(classes)) as u32;

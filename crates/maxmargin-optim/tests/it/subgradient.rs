@@ -9,14 +9,7 @@ use maxmargin_optim::{
 /// intercept, 500 full-batch iterations from w = b = 0.
 #[test]
 fn lesson_example() {
-    let (x, y) = data(&[
-        (&[-2.0], -1.0),
-        (&[-1.3], -1.0),
-        (&[-0.8], -1.0),
-        (&[0.6], 1.0),
-        (&[1.1], 1.0),
-        (&[1.8], 1.0),
-    ]);
+    let (x, y) = maxmargin_core::testing::lesson_rows();
     let problem = BinaryProblem::new(&x, &y, lambda(0.04), Bias::Unregularized).unwrap();
     let mut solver = SubgradientParams::new()
         .step(StepRule::Constant(0.12))

@@ -206,13 +206,8 @@ fn a9a_default_is_at_its_optimum_and_the_others_say_how_far_they_are() {
 #[test]
 fn empty_rows_do_not_stall_dcd() {
     let mut text = String::new();
-    let mut state = 17u64;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) as usize
-    };
+    let mut lcg = maxmargin::testing::Lcg::new(17);
+    let mut next = move || (lcg.next_u64() >> 33) as usize;
     for _ in 0..5000 {
         let positive = next() % 100 < 3;
         text.push_str(if positive { "+1" } else { "-1" });
