@@ -2,6 +2,7 @@
 //! the model it is given to.
 
 use super::*;
+use maxmargin::StructuredModel;
 
 /// A multiclass prediction as a JSON number (its class value).
 fn class_value(p: &maxmargin::structured_svm::Prediction) -> serde_json::Value {
@@ -11,29 +12,51 @@ fn class_value(p: &maxmargin::structured_svm::Prediction) -> serde_json::Value {
     }
 }
 
+/// A structured model file, read once: a calibrated multiclass file (kind `multiclass-decision`) as the
+/// calibrated model, any other as its model.
+pub(crate) enum Loaded {
+    /// One-vs-rest Platt maps over a multiclass model.
+    Calibrated(maxmargin::structured_svm::CalibratedMulticlass),
+    /// A structured model.
+    Plain(StructuredModel),
+}
+
+impl Loaded {
+    pub(crate) fn load(path: &Path) -> Result<Self> {
+        let kind = maxmargin::io::model_file::read_header(path)?.kind;
+        Ok(
+            if kind == maxmargin::structured_svm::MULTICLASS_DECISION_KIND {
+                Self::Calibrated(maxmargin::structured_svm::CalibratedMulticlass::load(path)?)
+            } else {
+                Self::Plain(StructuredModel::load(path)?)
+            },
+        )
+    }
+
+    pub(crate) fn model(&self) -> &StructuredModel {
+        match self {
+            Self::Calibrated(c) => &c.model,
+            Self::Plain(m) => m,
+        }
+    }
+
+    pub(crate) fn calibrated(&self) -> Option<&maxmargin::structured_svm::CalibratedMulticlass> {
+        match self {
+            Self::Calibrated(c) => Some(c),
+            Self::Plain(_) => None,
+        }
+    }
+}
+
 /// `predict` on a multiclass model with `--scores`, `--json` or `--probability`: the label, then the scores
 /// and the probabilities by class (named by a `#` header line in text).
 fn multiclass_lines(
     model_path: &Path,
     data: &Path,
-    calibrated: bool,
     (scores, json, probability): (bool, bool, bool),
 ) -> Result<Vec<String>> {
-    let cal = if calibrated {
-        Some(maxmargin::structured_svm::CalibratedMulticlass::load(
-            model_path,
-        )?)
-    } else {
-        None
-    };
-    let loaded;
-    let model = match &cal {
-        Some(c) => &c.model,
-        None => {
-            loaded = maxmargin::StructuredModel::load(model_path)?;
-            &loaded
-        }
-    };
+    let loaded = Loaded::load(model_path)?;
+    let (model, cal) = (loaded.model(), loaded.calibrated());
     let data = read_for_model(data, model_path, &model.classes, model.n_features)?;
     let preds = model.predict_multiclass(&data)?;
     let values = if scores {
@@ -41,7 +64,7 @@ fn multiclass_lines(
     } else {
         Vec::new()
     };
-    let probs = match (&cal, probability) {
+    let probs = match (cal, probability) {
         (Some(c), true) => c.probabilities(&data)?,
         _ => Vec::new(),
     };
@@ -218,12 +241,7 @@ pub(crate) fn predict(
             })
             .collect()
     } else if (kind == "multiclass" || calibrated_multi) && (scores || json || probability) {
-        multiclass_lines(
-            model_path,
-            data,
-            calibrated_multi,
-            (scores, json, probability),
-        )?
+        multiclass_lines(model_path, data, (scores, json, probability))?
     } else if scores {
         bail!(
             "--scores applies to binary and multiclass models; {} is a {kind} model",

@@ -232,24 +232,8 @@ pub fn eval(
     json: bool,
     grouping: Option<&crate::groups::Grouping>,
 ) -> Result<()> {
-    // A calibrated multiclass file is read once, as the calibrated model; any other as its model.
-    let calibrated = if maxmargin::io::model_file::read_header(model_path)?.kind
-        == maxmargin::structured_svm::MULTICLASS_DECISION_KIND
-    {
-        Some(maxmargin::structured_svm::CalibratedMulticlass::load(
-            model_path,
-        )?)
-    } else {
-        None
-    };
-    let loaded;
-    let model = match &calibrated {
-        Some(c) => &c.model,
-        None => {
-            loaded = StructuredModel::load(model_path)?;
-            &loaded
-        }
-    };
+    let loaded = crate::predict::Loaded::load(model_path)?;
+    let (model, calibrated) = (loaded.model(), loaded.calibrated());
     if let Some(g) = grouping {
         if model.task != Task::Multiclass {
             bail!(
@@ -260,7 +244,7 @@ pub fn eval(
         }
         return eval_groups(model, model_path, data, lambda, json, g);
     }
-    let e: StructEvaluation = match (model.task, &calibrated) {
+    let e: StructEvaluation = match (model.task, calibrated) {
         (Task::Multiclass, Some(c)) => c.evaluate(
             &crate::predict::read_for_model(data, model_path, &model.classes, model.n_features)?,
             lambda,
