@@ -28,6 +28,14 @@ pub enum IoError {
         /// What is wrong, with the bad text.
         message: String,
     },
+    /// Input that cannot be split between ranks (gzip, a cache, standard input).
+    #[error("{path}: {message}", path = .path.display())]
+    Unsplittable {
+        /// The file.
+        path: PathBuf,
+        /// Why, and what to give instead.
+        message: String,
+    },
     /// A data file with no examples.
     #[error("{path}: no examples", path = .path.display())]
     Empty {

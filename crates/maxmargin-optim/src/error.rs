@@ -78,6 +78,14 @@ pub enum OptimError {
     /// The QP of a cutting-plane method could not be solved.
     #[error("the cutting-plane QP failed: {0}")]
     Qp(String),
+    /// A collective operation could not complete: another rank failed, or the transport did.
+    #[error("rank {rank}: {message}")]
+    Collective {
+        /// The rank that saw it.
+        rank: usize,
+        /// What happened.
+        message: String,
+    },
     /// An error from the math core.
     #[error(transparent)]
     Core(#[from] maxmargin_core::CoreError),

@@ -16,6 +16,7 @@
 //! the same seed, data and parameters give the same weights, bit for bit. This crate reads no files.
 
 pub mod binary;
+pub mod collective;
 mod error;
 pub mod random;
 pub mod sampler;
@@ -28,6 +29,7 @@ pub use binary::{dcd, ovr, pegasos, problem, subgradient};
 pub use structural::{bcfw, crammer_singer, cutting_plane, qp};
 
 pub use bcfw::{Bcfw, BcfwParams, Steps as BcfwSteps};
+pub use collective::{Collective, Single, ThreadRanks};
 pub use crammer_singer::{CrammerSinger, CrammerSingerParams};
 pub use cutting_plane::{NSlack, NSlackParams, OneSlack, OneSlackParams, QpSolver};
 pub use dcd::{Dcd, DcdParams};

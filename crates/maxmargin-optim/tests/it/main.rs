@@ -1,6 +1,7 @@
 //! Integration tests of `maxmargin-optim`: worked examples, agreement with naive dense updates, budgets.
 
 mod degenerate;
+mod distributed;
 mod dual;
 mod pegasos;
 mod qp;

@@ -8,9 +8,6 @@ impl Dcd {
     /// One pass of the block-parallel mode (see the module docs).
     pub(super) fn step_blocks(&self, problem: &BinaryProblem<'_>, st: &mut DcdState) {
         use rayon::prelude::*;
-        let (x, y) = (problem.x(), problem.y());
-        let d = problem.n_features();
-        let feature = problem.bias() == Bias::Feature;
         st.active.shuffle(&mut st.rng);
         let size = st.active.len().div_ceil(self.params.blocks).max(1);
         let shrinking = self.params.shrinking;
@@ -20,39 +17,16 @@ impl Dcd {
             .active
             .par_chunks(size)
             .map(|chunk| {
-                let mut local = w.clone();
-                let mut r = BlockResult {
-                    changes: Vec::new(),
-                    kept: Vec::with_capacity(chunk.len()),
-                    pg_max: f64::NEG_INFINITY,
-                    pg_min: f64::INFINITY,
+                let cx = PassContext {
+                    problem,
+                    alpha,
+                    qd,
+                    upper,
+                    diag,
+                    shrinking,
+                    bounds: (pg_max_old, pg_min_old),
                 };
-                for &i in chunk {
-                    if upper[i] == 0.0 {
-                        r.kept.push(i);
-                        continue;
-                    }
-                    let row = x.row(i);
-                    let a = alpha[i];
-                    let g = y[i] * dot(&local, row, d, feature) - 1.0 + diag[i] * a;
-                    let bounds = (pg_max_old, pg_min_old);
-                    let Some(pg) = projected_gradient(g, a, upper[i], shrinking, bounds) else {
-                        continue;
-                    };
-                    r.kept.push(i);
-                    r.pg_max = r.pg_max.max(pg);
-                    r.pg_min = r.pg_min.min(pg);
-                    if pg.abs() > 1e-12 {
-                        let new = coordinate_step(a, g, qd[i], upper[i]);
-                        let delta = (new - a) * y[i];
-                        r.changes.push((i, new - a));
-                        row.axpy(delta, &mut local[..d]);
-                        if feature {
-                            local[d] += delta;
-                        }
-                    }
-                }
-                (r, local)
+                local_pass(&cx, chunk, w.clone())
             })
             .map(|(mut r, local)| {
                 // Keep only the block's change of w, so the combination below is a plain sum.
@@ -100,13 +74,67 @@ impl Dcd {
     }
 }
 
+/// What a block's coordinate steps read: the problem, the duals, their boxes and the shrinking bounds.
+pub(super) struct PassContext<'a, 'p> {
+    pub(super) problem: &'a BinaryProblem<'p>,
+    pub(super) alpha: &'a [f64],
+    pub(super) qd: &'a [f64],
+    pub(super) upper: &'a [f64],
+    pub(super) diag: &'a [f64],
+    pub(super) shrinking: bool,
+    pub(super) bounds: (f64, f64),
+}
+
+/// The ordinary coordinate steps over `chunk`'s examples against `local`, a private copy of `w`; returns
+/// the steps taken and the moved copy.
+pub(super) fn local_pass(
+    cx: &PassContext<'_, '_>,
+    chunk: &[usize],
+    mut local: Vec<f64>,
+) -> (BlockResult, Vec<f64>) {
+    let (x, y) = (cx.problem.x(), cx.problem.y());
+    let d = cx.problem.n_features();
+    let feature = cx.problem.bias() == Bias::Feature;
+    let mut r = BlockResult {
+        changes: Vec::new(),
+        kept: Vec::with_capacity(chunk.len()),
+        pg_max: f64::NEG_INFINITY,
+        pg_min: f64::INFINITY,
+    };
+    for &i in chunk {
+        if cx.upper[i] == 0.0 {
+            r.kept.push(i);
+            continue;
+        }
+        let row = x.row(i);
+        let a = cx.alpha[i];
+        let g = y[i] * dot(&local, row, d, feature) - 1.0 + cx.diag[i] * a;
+        let Some(pg) = projected_gradient(g, a, cx.upper[i], cx.shrinking, cx.bounds) else {
+            continue;
+        };
+        r.kept.push(i);
+        r.pg_max = r.pg_max.max(pg);
+        r.pg_min = r.pg_min.min(pg);
+        if pg.abs() > 1e-12 {
+            let new = coordinate_step(a, g, cx.qd[i], cx.upper[i]);
+            let delta = (new - a) * y[i];
+            r.changes.push((i, new - a));
+            row.axpy(delta, &mut local[..d]);
+            if feature {
+                local[d] += delta;
+            }
+        }
+    }
+    (r, local)
+}
+
 /// What one block of the parallel mode did: its dual steps, the examples it keeps active, its change of `w`
 /// and its projected-gradient range.
-struct BlockResult {
-    changes: Vec<(usize, f64)>,
-    kept: Vec<usize>,
-    pg_max: f64,
-    pg_min: f64,
+pub(super) struct BlockResult {
+    pub(super) changes: Vec<(usize, f64)>,
+    pub(super) kept: Vec<usize>,
+    pub(super) pg_max: f64,
+    pub(super) pg_min: f64,
 }
 
 /// A block's result with its change of `w` (`local − w`).

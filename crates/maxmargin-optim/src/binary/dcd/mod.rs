@@ -280,14 +280,7 @@ impl Dcd {
     /// The box `U_i` and the diagonal `D_ii` of example `i` with weight `c_i`: `(c_i C, 0)` for the hinge,
     /// `(∞, 1/(2 c_i C))` for the squared hinge. A zero weight gives `(0, 0)`: the example is left out.
     fn box_and_diag(problem: &BinaryProblem<'_>, i: usize) -> (f64, f64) {
-        let c = Self::c(problem) * problem.weight(i);
-        if c == 0.0 {
-            return (0.0, 0.0);
-        }
-        match problem.loss() {
-            BinaryLoss::Hinge => (c, 0.0),
-            BinaryLoss::SquaredHinge => (f64::INFINITY, 0.5 / c),
-        }
+        distributed::box_and_diag(problem.loss(), Self::c(problem) * problem.weight(i))
     }
 }
 
@@ -516,5 +509,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
 mod bias;
 mod blocks;
 mod bound;
+mod distributed;
 
 pub use bound::dual_bound;
+pub use distributed::{DistributedFit, Rounds};

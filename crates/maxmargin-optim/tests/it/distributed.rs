@@ -1,0 +1,165 @@
+//! DCD over ranks (threads as ranks, the protocol MPI runs): the one-process optimum from any number of
+//! shards, the same bits for the same number of ranks, and a failed rank ends the run with an error.
+
+use crate::lambda;
+use maxmargin_core::testing::Lcg;
+use maxmargin_core::vector::SparseRows;
+use maxmargin_optim::dcd::Rounds;
+use maxmargin_optim::{
+    Bias, BinaryLoss, BinaryProblem, Budget, DcdParams, OptimError, StopReason, ThreadRanks,
+    Trainer,
+};
+
+/// `n` noisy rows over 20 sparse features, labels from a hidden direction, 10% flipped.
+fn data(n: usize) -> (Vec<Vec<f64>>, Vec<f64>) {
+    let mut lcg = Lcg::new(9);
+    let hidden: Vec<f64> = (0..20).map(|_| lcg.unit() * 2.0 - 1.0).collect();
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let row: Vec<f64> = (0..20)
+            .map(|_| {
+                if lcg.unit() < 0.3 {
+                    lcg.unit() * 2.0 - 1.0
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let s: f64 = row.iter().zip(&hidden).map(|(a, b)| a * b).sum();
+        let flip = lcg.unit() < 0.1;
+        y.push(if (s > 0.0) != flip { 1.0 } else { -1.0 });
+        x.push(row);
+    }
+    (x, y)
+}
+
+fn rows(x: &[Vec<f64>]) -> SparseRows {
+    let refs: Vec<&[f64]> = x.iter().map(Vec::as_slice).collect();
+    let mut m = SparseRows::from_dense_rows(&refs).unwrap();
+    m.set_n_features_at_least(20);
+    m
+}
+
+/// The one-process optimum, to a 1e-10 relative gap.
+fn reference(x: &[Vec<f64>], y: &[f64], loss: BinaryLoss, bias: Bias) -> f64 {
+    let m = rows(x);
+    let problem = BinaryProblem::new(&m, y, lambda(0.01), bias)
+        .unwrap()
+        .with_loss(loss);
+    let mut dcd = DcdParams::new().epsilon(1e-9).check().unwrap();
+    let fit = Trainer::new(Budget::epochs(100_000.0).with_gap(1e-10))
+        .unwrap()
+        .run(&mut dcd, &problem, &mut ())
+        .unwrap();
+    fit.objective
+}
+
+/// Trains over `p` thread ranks, rank `r` holding the `r`-th contiguous share of the rows.
+fn distributed(
+    x: &[Vec<f64>],
+    y: &[f64],
+    p: usize,
+    loss: BinaryLoss,
+    bias: Bias,
+    seed: u64,
+) -> Vec<(Vec<f64>, f64, f64, StopReason)> {
+    let n = x.len();
+    ThreadRanks::run(p, |comm| {
+        use maxmargin_optim::Collective;
+        let (a, b) = (n * comm.rank() / p, n * (comm.rank() + 1) / p);
+        let m = rows(&x[a..b]);
+        let problem = BinaryProblem::new(&m, &y[a..b], lambda(0.01), bias)?.with_loss(loss);
+        let dcd = DcdParams::new().epsilon(1e-3).seed(seed).check()?;
+        let limits = Rounds {
+            max_rounds: 5000,
+            gap_tolerance: 1e-6,
+            eval_every: 5,
+        };
+        let fit = dcd.train_distributed(comm, &problem, n, limits)?;
+        let gap = fit
+            .trace
+            .last()
+            .and_then(|r| r.gap)
+            .unwrap_or(f64::INFINITY);
+        Ok((fit.weights.w, fit.objective, gap, fit.stop))
+    })
+    .into_iter()
+    .map(Result::unwrap)
+    .collect()
+}
+
+#[test]
+fn any_number_of_ranks_reaches_the_one_process_optimum() {
+    let (x, y) = data(600);
+    for (loss, bias) in [
+        (BinaryLoss::Hinge, Bias::Feature),
+        (BinaryLoss::SquaredHinge, Bias::None),
+    ] {
+        let best = reference(&x, &y, loss, bias);
+        for p in [1, 2, 3, 4] {
+            let ranks = distributed(&x, &y, p, loss, bias, 1);
+            let (w0, objective, gap, stop) = &ranks[0];
+            assert!(
+                matches!(stop, StopReason::Converged | StopReason::Gap),
+                "{p} ranks: {stop:?}"
+            );
+            assert!(*gap <= 1e-6 * objective, "{p} ranks: gap {gap}");
+            assert!(
+                (objective - best).abs() <= 1e-4 * best,
+                "{p} ranks: {objective} vs {best}"
+            );
+            // Every rank holds the same weights, bit for bit.
+            for r in &ranks[1..] {
+                assert_eq!(&r.0, w0, "{p} ranks");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_same_ranks_and_seed_give_the_same_bits() {
+    let (x, y) = data(300);
+    let run = |seed| {
+        distributed(&x, &y, 3, BinaryLoss::Hinge, Bias::Feature, seed)[0]
+            .0
+            .clone()
+    };
+    assert_eq!(run(4), run(4));
+    assert_ne!(run(4), run(5));
+}
+
+#[test]
+fn a_failing_rank_ends_every_rank_with_an_error() {
+    let (x, y) = data(90);
+    let out = ThreadRanks::run(3, |comm| {
+        use maxmargin_optim::Collective;
+        let (a, b) = (30 * comm.rank(), 30 * (comm.rank() + 1));
+        let m = rows(&x[a..b]);
+        // Rank 2's shard is refused (an unregularized bias), the others wait for it in vain.
+        let bias = if comm.rank() == 2 {
+            Bias::Unregularized
+        } else {
+            Bias::Feature
+        };
+        let problem = BinaryProblem::new(&m, &y[a..b], lambda(0.01), bias)?;
+        let limits = Rounds {
+            max_rounds: 100,
+            gap_tolerance: 1e-6,
+            eval_every: 1,
+        };
+        DcdParams::new()
+            .check()?
+            .train_distributed(comm, &problem, 90, limits)
+    });
+    assert!(matches!(
+        out[2],
+        Err(OptimError::InvalidParam { name: "bias", .. })
+    ));
+    for r in [0, 1] {
+        assert!(
+            matches!(&out[r], Err(OptimError::Collective { message, .. }) if message == "rank 2 failed"),
+            "{:?}",
+            out[r]
+        );
+    }
+}
