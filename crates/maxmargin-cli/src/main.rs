@@ -30,6 +30,7 @@ mod inspect;
 mod plot;
 mod predict;
 mod progress;
+mod ranks;
 mod report;
 mod structured;
 mod tagger;
@@ -128,6 +129,12 @@ fn size_thread_pool(threads: Option<usize>) -> Result<()> {
 }
 
 fn run(cli: Cli) -> Result<i32> {
+    if ranks::launched().is_some_and(|p| p > 1) {
+        return match &cli.command {
+            Command::Train(cmd) => ranks::train(cmd),
+            _ => bail!("only train runs over several MPI ranks; run this command as one process"),
+        };
+    }
     match &cli.command {
         Command::Train(cmd) => size_thread_pool(cmd.opts.threads)?,
         Command::Cv(cmd) => size_thread_pool(cmd.opts.threads)?,

@@ -25,8 +25,17 @@ impl Shard {
     /// # Errors
     /// [`IoError::Io`] naming the file.
     pub fn file_line(&self, line: usize) -> Result<usize, IoError> {
-        Ok(lines_before(&self.data.source, self.start)? + line)
+        file_line(&self.data.source, self.start, line)
     }
+}
+
+/// The 1-based line number in `path` of line `line` (1-based) of the shard starting at byte `start`; reads
+/// the bytes before it, so call it for messages only.
+///
+/// # Errors
+/// [`IoError::Io`] naming the file.
+pub fn file_line(path: &Path, start: u64, line: usize) -> Result<usize, IoError> {
+    Ok(lines_before(path, start)? + line)
 }
 
 /// Reads rank `rank`'s share of the LIBSVM text file `path` split among `size` ranks.
@@ -94,9 +103,9 @@ pub fn read_shard(path: &Path, rank: usize, size: usize) -> Result<Shard, IoErro
             column,
             field,
             message,
-        } => match lines_before(&path, begin) {
-            Ok(before) => IoError::Parse {
-                line: before + line,
+        } => match file_line(&path, begin, line) {
+            Ok(line) => IoError::Parse {
+                line,
                 path,
                 column,
                 field,

@@ -10,7 +10,7 @@ use crate::error::OptimError;
 use std::sync::{Arc, Condvar, Mutex};
 
 /// Rank, size, and the collective operations over `f64` buffers.
-pub trait Collective: Sync {
+pub trait Collective {
     /// This process's rank, `0..size`.
     fn rank(&self) -> usize;
     /// The number of ranks.

@@ -24,6 +24,7 @@ mod compat;
 pub mod convergence;
 pub mod convert;
 pub mod datasets;
+pub mod distributed;
 mod error;
 pub mod limits;
 pub mod linear;

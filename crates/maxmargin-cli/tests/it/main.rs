@@ -10,6 +10,7 @@ mod hostile;
 mod inputs;
 mod inspect;
 mod pictures;
+mod ranks;
 mod resume;
 mod scores;
 mod tagger;

@@ -71,7 +71,8 @@ fn distributed(
         let problem = BinaryProblem::new(&m, &y[a..b], lambda(0.01), bias)?.with_loss(loss);
         let dcd = DcdParams::new().epsilon(1e-3).seed(seed).check()?;
         let limits = Rounds {
-            max_rounds: 5000,
+            max_epochs: 5000.0,
+            max_rounds: u64::MAX,
             gap_tolerance: 1e-6,
             eval_every: 5,
         };
@@ -143,7 +144,8 @@ fn a_failing_rank_ends_every_rank_with_an_error() {
         };
         let problem = BinaryProblem::new(&m, &y[a..b], lambda(0.01), bias)?;
         let limits = Rounds {
-            max_rounds: 100,
+            max_epochs: 100.0,
+            max_rounds: u64::MAX,
             gap_tolerance: 1e-6,
             eval_every: 1,
         };

@@ -28,9 +28,9 @@ pub const MODEL_KIND: &str = "binary";
 #[derive(Debug, Clone, PartialEq)]
 pub struct LinearSvm {
     params: LinearSvmParams,
-    plan: crate::checkpoint::CheckpointPlan,
+    pub(crate) plan: crate::checkpoint::CheckpointPlan,
     step_details: bool,
-    sample_weights: Option<Vec<f64>>,
+    pub(crate) sample_weights: Option<Vec<f64>>,
 }
 
 /// What training did, kept in the model (no timings, so models are reproducible byte for byte).
@@ -53,6 +53,15 @@ pub struct TrainingSummary {
     /// the tolerance (`gap`, else [`crate::convergence::DEFAULT_GAP`]).
     #[serde(default)]
     pub converged: bool,
+}
+
+/// How a run ended, for judging it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Finished {
+    pub(crate) stop: StopReason,
+    pub(crate) objective: f64,
+    pub(crate) gap: Option<f64>,
+    pub(crate) progress: maxmargin_optim::Progress,
 }
 
 /// A trained model and its training trace.
@@ -169,6 +178,97 @@ impl LinearSvm {
         })
     }
 
+    /// Each row's loss weight, its class's times its own; `None` when every row weighs 1.
+    pub(crate) fn row_weights(
+        &self,
+        labels: &BinaryLabels,
+        data: &LabeledData,
+    ) -> Result<Option<Vec<f64>>, Error> {
+        if self.params.class_weights.is_empty() && self.sample_weights.is_none() {
+            return Ok(None);
+        }
+        for &(label, _) in &self.params.class_weights {
+            if labels.to_sign(label).is_none() {
+                return Err(OptimError::InvalidParam {
+                    name: "class weight",
+                    value: label.to_string(),
+                    reason: "names a label the training data does not have",
+                }
+                .into());
+            }
+        }
+        let n = data.n_samples();
+        if let Some(sw) = &self.sample_weights
+            && sw.len() != n
+        {
+            return Err(OptimError::LengthMismatch {
+                rows: n,
+                targets: sw.len(),
+            }
+            .into());
+        }
+        let weights = data.labels.iter().enumerate().map(|(i, l)| {
+            let class = (self.params.class_weights.iter())
+                .find(|(c, _)| c == l)
+                .map_or(1.0, |(_, w)| *w);
+            class * self.sample_weights.as_ref().map_or(1.0, |sw| sw[i])
+        });
+        Ok(Some(weights.collect()))
+    }
+
+    /// The model of a finished run, judged: converged or not (with a warning naming `advice` when not), and
+    /// refused when not finite.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn model(
+        &self,
+        LinearWeights { w, b }: LinearWeights,
+        labels: &BinaryLabels,
+        lambda: f64,
+        n: usize,
+        end: Finished,
+        scaler: Option<Scaler>,
+        advice: &str,
+        warnings: &mut Vec<String>,
+    ) -> Result<LinearModel, Error> {
+        let tolerance =
+            (self.params.budget.gap_tolerance).unwrap_or(crate::convergence::DEFAULT_GAP);
+        let converged = crate::convergence::converged(end.stop, end.objective, end.gap, tolerance);
+        crate::convergence::check_finite(&w, b, end.objective)?;
+        if !converged {
+            warnings.push(crate::convergence::warning(
+                &crate::convergence::Stopped {
+                    solver: self.params.solver.kind().to_string(),
+                    stop: end.stop,
+                    passes: end.progress.epoch,
+                    objective: end.objective,
+                    gap: end.gap,
+                    tolerance,
+                },
+                advice,
+            ));
+        }
+        Ok(LinearModel {
+            n_features: w.len(),
+            w,
+            b,
+            labels: [labels.negative, labels.positive],
+            bias: self.params.bias,
+            lambda,
+            seed: self.params.seed,
+            params: self.params.clone(),
+            training: TrainingSummary {
+                n_samples: n,
+                objective: end.objective,
+                iterations: end.progress.iteration,
+                epochs: end.progress.epoch,
+                stop: end.stop,
+                gap: end.gap,
+                converged,
+            },
+            scaler,
+        })
+    }
+
     fn fit_in_pool(
         &self,
         data: &LabeledData,
@@ -186,43 +286,9 @@ impl LinearSvm {
         let x = scaled.as_ref().unwrap_or(&data.x);
         let mut problem =
             BinaryProblem::new(x, &y, lambda, self.params.bias)?.with_loss(self.params.loss);
-        let weights: Vec<f64>;
-        if !self.params.class_weights.is_empty() || self.sample_weights.is_some() {
-            for &(label, _) in &self.params.class_weights {
-                if labels.to_sign(label).is_none() {
-                    return Err(OptimError::InvalidParam {
-                        name: "class weight",
-                        value: label.to_string(),
-                        reason: "names a label the training data does not have",
-                    }
-                    .into());
-                }
-            }
-            if let Some(sw) = &self.sample_weights
-                && sw.len() != n
-            {
-                return Err(OptimError::LengthMismatch {
-                    rows: n,
-                    targets: sw.len(),
-                }
-                .into());
-            }
-            // A row's weight: its class's, times its own.
-            weights = data
-                .labels
-                .iter()
-                .enumerate()
-                .map(|(i, l)| {
-                    let class = self
-                        .params
-                        .class_weights
-                        .iter()
-                        .find(|(c, _)| c == l)
-                        .map_or(1.0, |(_, w)| *w);
-                    class * self.sample_weights.as_ref().map_or(1.0, |sw| sw[i])
-                })
-                .collect();
-            problem = problem.with_example_weights(&weights)?;
+        let weights = self.row_weights(&labels, data)?;
+        if let Some(weights) = &weights {
+            problem = problem.with_example_weights(weights)?;
         }
         if alpha.is_some() && self.plan.resume.is_some() {
             return Err(OptimError::InvalidParam {
@@ -273,45 +339,24 @@ impl LinearSvm {
                 fit
             }
         };
-        let gap = fit.trace.last().and_then(|r| r.gap);
-        let tolerance =
-            (self.params.budget.gap_tolerance).unwrap_or(crate::convergence::DEFAULT_GAP);
-        let converged = crate::convergence::converged(fit.stop, fit.objective, gap, tolerance);
-        crate::convergence::check_finite(&fit.output.w, fit.output.b, fit.objective)?;
-        if !converged {
-            warnings.push(crate::convergence::warning(
-                &crate::convergence::Stopped {
-                    solver: self.params.solver.kind().to_string(),
-                    stop: fit.stop,
-                    passes: fit.progress.epoch,
-                    objective: fit.objective,
-                    gap,
-                    tolerance,
-                },
-                &crate::convergence::binary_advice(self.params.solver.kind(), self.params.scale, x),
-            ));
-        }
-        let LinearWeights { w, b } = fit.output;
-        let model = LinearModel {
-            n_features: w.len(),
-            w,
-            b,
-            labels: [labels.negative, labels.positive],
-            bias: self.params.bias,
-            lambda: lambda.get(),
-            seed: self.params.seed,
-            params: self.params.clone(),
-            training: TrainingSummary {
-                n_samples: n,
-                objective: fit.objective,
-                iterations: fit.progress.iteration,
-                epochs: fit.progress.epoch,
-                stop: fit.stop,
-                gap,
-                converged,
-            },
-            scaler,
+        let advice =
+            crate::convergence::binary_advice(self.params.solver.kind(), self.params.scale, x);
+        let end = Finished {
+            stop: fit.stop,
+            objective: fit.objective,
+            gap: fit.trace.last().and_then(|r| r.gap),
+            progress: fit.progress,
         };
+        let model = self.model(
+            fit.output,
+            &labels,
+            lambda.get(),
+            n,
+            end,
+            scaler,
+            &advice,
+            &mut warnings,
+        )?;
         Ok((
             FitReport {
                 model,

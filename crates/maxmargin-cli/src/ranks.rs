@@ -1,0 +1,104 @@
+//! `mpirun -np P maxmargin train DATA -o MODEL [...]`: training over MPI ranks. Each rank reads its share of
+//! the file (byte ranges cut at line starts), the ranks train together, rank 0 writes the model atomically
+//! and prints the report; the others write nothing. A rank that fails prints its error and ends the whole
+//! job (`MPI_Abort`), so no rank waits for it and no model file is written.
+
+use super::*;
+
+/// The number of ranks an MPI launcher started (Open MPI's `OMPI_COMM_WORLD_SIZE`, MPICH's and PMIx's
+/// `PMI_SIZE`), when one did.
+pub(crate) fn launched() -> Option<usize> {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok()?.parse().ok())
+}
+
+/// Trains over the ranks the launcher started.
+#[cfg(feature = "mpi")]
+pub(crate) fn train(cmd: &TrainCmd) -> Result<i32> {
+    use maxmargin::optim::Collective;
+    let Some(mpi) = maxmargin::distributed::mpi::Mpi::init() else {
+        bail!("MPI could not be initialized");
+    };
+    match train_on(&mpi, cmd) {
+        Ok(code) => Ok(code),
+        Err(e) => {
+            note!("error: rank {} of {}: {e:#}", mpi.rank(), mpi.size());
+            mpi.abort(1)
+        }
+    }
+}
+
+/// Without the `mpi` feature a launcher's ranks would each train the whole problem into the same file.
+#[cfg(not(feature = "mpi"))]
+pub(crate) fn train(_: &TrainCmd) -> Result<i32> {
+    bail!(
+        "started by an MPI launcher with {} ranks, but this maxmargin was built without MPI: build it with \
+         `cargo build --release -p maxmargin-cli --features mpi` (needs Open MPI and libclang)",
+        launched().unwrap_or(0)
+    )
+}
+
+#[cfg(feature = "mpi")]
+fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i32> {
+    let (data_path, output, args) = (&cmd.data, &cmd.output, &cmd.opts);
+    if cmd.task != TaskArg::Binary || cmd.format.is_some() {
+        bail!("over several ranks, train takes binary LIBSVM data (--task binary) only, so far");
+    }
+    refuse(
+        &[
+            ("--threads", args.threads.is_some()),
+            ("--blocks", args.blocks.is_some()),
+            ("--trace", args.trace.is_some()),
+            ("--trace-weights", args.trace_weights),
+            ("--sample-weights", args.sample_weights.is_some()),
+            ("--checkpoint", args.checkpoint.is_some()),
+            ("--resume", args.resume.is_some()),
+            ("--warm-start", args.warm_start.is_some()),
+        ],
+        "does not apply over several ranks (yet): each rank runs one thread over its share",
+    )?;
+    let svm = binary::params(args)?.check()?;
+    let shard = maxmargin::io::shard::read_shard(data_path, comm.rank(), comm.size())?;
+    let FitReport {
+        model,
+        trace,
+        warnings,
+    } = svm.fit_shard(comm, shard)?;
+    if comm.rank() != 0 {
+        return Ok(0);
+    }
+    model.save(output)?;
+    let t = &model.training;
+    report::report(
+        args,
+        output,
+        &report::Finished {
+            trace: &trace,
+            warnings: &warnings,
+            what: format!(
+                "dcd over {} ranks on {} examples x {} features",
+                comm.size(),
+                t.n_samples,
+                model.n_features
+            ),
+            lambda: model.lambda,
+            stop: t.stop,
+            objective: t.objective,
+            gap: t.gap,
+            converged: t.converged,
+            iterations: t.iterations,
+            passes: (t.epochs, "round", "rounds"),
+            tolerance: svm
+                .params()
+                .budget
+                .gap_tolerance
+                .unwrap_or(maxmargin::convergence::DEFAULT_GAP),
+        },
+    )?;
+    Ok(if cmd.require_convergence && !t.converged {
+        NOT_CONVERGED
+    } else {
+        0
+    })
+}

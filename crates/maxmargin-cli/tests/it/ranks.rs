@@ -1,0 +1,187 @@
+//! Training over MPI ranks. With the `mpi` feature these run `mpirun` on localhost (Open MPI; `.ci/run`
+//! installs it); without it, a process started by a launcher refuses to train rather than racing the other
+//! ranks to the same file.
+
+use super::s;
+use std::process::Command;
+
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn a_build_without_mpi_refuses_to_run_under_a_launcher() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = super::heart(tmp.path());
+    let model = tmp.path().join("m.model");
+    let out = Command::new(env!("CARGO_BIN_EXE_maxmargin"))
+        .args(["train", s(&data), "-o", s(&model)])
+        .env("OMPI_COMM_WORLD_SIZE", "2")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("built without MPI") && err.contains("--features mpi"),
+        "{err}"
+    );
+    assert!(!model.exists());
+}
+
+#[cfg(feature = "mpi")]
+mod with_mpi {
+    use super::super::{ok, shared_data};
+    use super::*;
+    use std::path::Path;
+    use std::time::{Duration, Instant};
+
+    fn mpirun(ranks: usize, args: &[&str]) -> std::process::Output {
+        Command::new("mpirun")
+            .args([
+                "--oversubscribe",
+                "--allow-run-as-root",
+                "-np",
+                &ranks.to_string(),
+            ])
+            .arg(env!("CARGO_BIN_EXE_maxmargin"))
+            .args(args)
+            .output()
+            .expect("mpirun runs (apt-get install openmpi-bin)")
+    }
+
+    fn objective(model: &Path) -> f64 {
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(model).unwrap()).unwrap();
+        json["training"]["objective"].as_f64().unwrap()
+    }
+
+    /// a9a, decompressed (gzip cannot be split between ranks).
+    fn a9a(dir: &Path) -> Option<std::path::PathBuf> {
+        let gz = shared_data()?.join("a9a/a9a.gz");
+        let data = maxmargin::io::libsvm::read(&gz).unwrap();
+        let plain = dir.join("a9a.svm");
+        maxmargin::io::libsvm::write(&plain, &data).unwrap();
+        Some(plain)
+    }
+
+    #[test]
+    fn two_and_three_ranks_reach_the_one_process_optimum_and_repeat_their_bits() {
+        let tmp = tempfile::tempdir().unwrap();
+        let Some(data) = a9a(tmp.path()) else { return };
+        let one = tmp.path().join("one.json");
+        ok(&[
+            "train",
+            s(&data),
+            "-o",
+            s(&one),
+            "-q",
+            "--gap",
+            "1e-7",
+            "--epsilon",
+            "1e-6",
+        ]);
+        let best = objective(&one);
+        for ranks in [2, 3] {
+            let mut bytes = Vec::new();
+            for run in 0..2 {
+                let model = tmp.path().join(format!("p{ranks}-{run}.json"));
+                let out = mpirun(
+                    ranks,
+                    &["train", s(&data), "-o", s(&model), "-q", "--gap", "1e-5"],
+                );
+                assert!(
+                    out.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                let got = objective(&model);
+                assert!(
+                    (got - best).abs() <= 1e-4 * best,
+                    "{ranks} ranks: {got} vs {best}"
+                );
+                bytes.push(std::fs::read(&model).unwrap());
+            }
+            assert_eq!(bytes[0], bytes[1], "{ranks} ranks: two runs differ");
+        }
+    }
+
+    #[test]
+    fn a_rank_with_bad_input_ends_the_job_naming_it_and_writes_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("bad.svm");
+        let mut text = maxmargin::datasets::HEART_SCALE.to_string();
+        text.push_str("+1 3:oops\n");
+        std::fs::write(&data, text).unwrap();
+        let model = tmp.path().join("m.model");
+        let out = mpirun(2, &["train", s(&data), "-o", s(&model), "-q"]);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("error: rank 1 of 2:") && err.contains("bad.svm:271:"),
+            "{err}"
+        );
+        assert!(!model.exists());
+        // gzip input and flags that cannot apply are refused by name.
+        let out = mpirun(2, &["train", s(&data), "-o", s(&model), "--threads", "2"]);
+        assert!(
+            String::from_utf8_lossy(&out.stderr)
+                .contains("--threads does not apply over several ranks")
+        );
+        assert!(!out.status.success() && !model.exists());
+    }
+
+    #[test]
+    fn a_killed_rank_ends_the_job_within_seconds() {
+        let tmp = tempfile::tempdir().unwrap();
+        let Some(data) = a9a(tmp.path()) else { return };
+        let model = tmp.path().join("m.model");
+        // A run far longer than the test: an unreachable gap.
+        let mut job = Command::new("mpirun")
+            .args(["--oversubscribe", "--allow-run-as-root", "-np", "2"])
+            .arg(env!("CARGO_BIN_EXE_maxmargin"))
+            .args([
+                "train",
+                s(&data),
+                "-o",
+                s(&model),
+                "-q",
+                "-c",
+                "100",
+                "--gap",
+                "1e-14",
+            ])
+            .args(["--epsilon", "1e-9", "--epochs", "1000000000"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(1500));
+        // The ranks are mpirun's children; kill one.
+        let children = Command::new("pgrep")
+            .args(["-P", &job.id().to_string()])
+            .output()
+            .unwrap();
+        let pids = String::from_utf8_lossy(&children.stdout).to_string();
+        let rank = pids
+            .split_whitespace()
+            .next()
+            .expect("mpirun has started its ranks");
+        assert!(
+            Command::new("kill")
+                .args(["-9", rank])
+                .status()
+                .unwrap()
+                .success()
+        );
+        let killed = Instant::now();
+        let status = loop {
+            if let Some(status) = job.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                killed.elapsed() < Duration::from_secs(10),
+                "the job still runs 10 s after a rank was killed"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert!(!status.success());
+        assert!(!model.exists());
+    }
+}
