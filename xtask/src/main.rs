@@ -100,13 +100,12 @@ fn bench(args: &[String]) -> Result<()> {
     );
     let data_dir = data_dir.canonicalize()?;
     // The end-to-end comparison runs the command as users do.
-    run(&mut cargo(&[
-        "build",
-        "--release",
-        "-p",
-        "maxmargin-cli",
-        "--locked",
-    ]))?;
+    // The distributed bench needs the command built with MPI (which needs Open MPI and libclang).
+    let mut build = cargo(&["build", "--release", "-p", "maxmargin-cli", "--locked"]);
+    if only_bench.as_deref() == Some("distributed") {
+        build.args(["--features", "mpi"]);
+    }
+    run(&mut build)?;
     let mut cmd = cargo(&["bench", "-p", "maxmargin-benches", "--locked"]);
     if let Some(b) = &only_bench {
         cmd.args(["--bench", b]);

@@ -255,19 +255,37 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
     ) = svm.fit_warm(&data, alpha.as_deref(), &mut bar)?;
     bar.finish();
     model.save(output)?;
+    let what = format!(
+        "{} on {} examples x {} features",
+        svm.params().solver.kind(),
+        data.n_samples(),
+        data.x.n_features()
+    );
+    finished(
+        args,
+        output,
+        svm.params(),
+        (&model, &trace, &warnings),
+        what,
+    )
+}
+
+/// Reports a saved binary model's training under the heading `what`; returns whether it converged.
+pub(crate) fn finished(
+    args: &TrainArgs,
+    output: &Path,
+    params: &LinearSvmParams,
+    (model, trace, warnings): (&LinearModel, &[maxmargin::optim::TraceRecord], &[String]),
+    what: String,
+) -> Result<bool> {
     let t = &model.training;
     report::report(
         args,
         output,
         &report::Finished {
-            trace: &trace,
-            warnings: &warnings,
-            what: format!(
-                "{} on {} examples x {} features",
-                svm.params().solver.kind(),
-                data.n_samples(),
-                data.x.n_features()
-            ),
+            trace,
+            warnings,
+            what,
             lambda: model.lambda,
             stop: t.stop,
             objective: t.objective,
@@ -275,11 +293,7 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
             converged: t.converged,
             iterations: t.iterations,
             passes: (t.epochs, "epoch", "epochs"),
-            tolerance: svm
-                .params()
-                .budget
-                .gap_tolerance
-                .unwrap_or(maxmargin::convergence::DEFAULT_GAP),
+            tolerance: (params.budget.gap_tolerance).unwrap_or(maxmargin::convergence::DEFAULT_GAP),
         },
     )
 }

@@ -1,6 +1,6 @@
 //! `mpirun -np P maxmargin train DATA -o MODEL [...]`: training over MPI ranks. Each rank reads its share of
 //! the file (byte ranges cut at line starts), the ranks train together, rank 0 writes the model atomically
-//! and prints the report; the others write nothing. A rank that fails prints its error and ends the whole
+//! and prints the report (and the `--trace` file); the others write nothing. A rank that fails prints its error and ends the whole
 //! job (`MPI_Abort`), so no rank waits for it and no model file is written.
 
 use super::*;
@@ -42,14 +42,15 @@ pub(crate) fn train(_: &TrainCmd) -> Result<i32> {
 #[cfg(feature = "mpi")]
 fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i32> {
     let (data_path, output, args) = (&cmd.data, &cmd.output, &cmd.opts);
-    if cmd.task != TaskArg::Binary || cmd.format.is_some() {
-        bail!("over several ranks, train takes binary LIBSVM data (--task binary) only, so far");
+    if !matches!(cmd.task, TaskArg::Binary | TaskArg::Multiclass) || cmd.format.is_some() {
+        bail!(
+            "over several ranks, train takes LIBSVM data for --task binary or multiclass only, so far"
+        );
     }
     refuse(
         &[
             ("--threads", args.threads.is_some()),
             ("--blocks", args.blocks.is_some()),
-            ("--trace", args.trace.is_some()),
             ("--trace-weights", args.trace_weights),
             ("--sample-weights", args.sample_weights.is_some()),
             ("--checkpoint", args.checkpoint.is_some()),
@@ -58,45 +59,46 @@ fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i
         ],
         "does not apply over several ranks (yet): each rank runs one thread over its share",
     )?;
-    let svm = binary::params(args)?.check()?;
     let shard = maxmargin::io::shard::read_shard(data_path, comm.rank(), comm.size())?;
-    let FitReport {
-        model,
-        trace,
-        warnings,
-    } = svm.fit_shard(comm, shard)?;
-    if comm.rank() != 0 {
-        return Ok(0);
-    }
-    model.save(output)?;
-    let t = &model.training;
-    report::report(
-        args,
-        output,
-        &report::Finished {
-            trace: &trace,
-            warnings: &warnings,
-            what: format!(
-                "dcd over {} ranks on {} examples x {} features",
-                comm.size(),
-                t.n_samples,
-                model.n_features
-            ),
-            lambda: model.lambda,
-            stop: t.stop,
-            objective: t.objective,
-            gap: t.gap,
-            converged: t.converged,
-            iterations: t.iterations,
-            passes: (t.epochs, "round", "rounds"),
-            tolerance: svm
-                .params()
-                .budget
-                .gap_tolerance
-                .unwrap_or(maxmargin::convergence::DEFAULT_GAP),
-        },
-    )?;
-    Ok(if cmd.require_convergence && !t.converged {
+    let converged = if cmd.task == TaskArg::Multiclass {
+        let (svm, _) = structured::estimator(args, maxmargin::structured_svm::Task::Multiclass)?;
+        let report = svm.fit_multiclass_shard(comm, shard)?;
+        if comm.rank() != 0 {
+            return Ok(0);
+        }
+        report.model.save(output)?;
+        structured::finished(
+            args,
+            output,
+            &svm,
+            (&report.model, &report.trace, &report.warnings),
+        )?
+    } else {
+        let svm = binary::params(args)?.check()?;
+        let FitReport {
+            model,
+            trace,
+            warnings,
+        } = svm.fit_shard(comm, shard)?;
+        if comm.rank() != 0 {
+            return Ok(0);
+        }
+        model.save(output)?;
+        let what = format!(
+            "dcd over {} ranks on {} examples x {} features",
+            comm.size(),
+            model.training.n_samples,
+            model.n_features
+        );
+        binary::finished(
+            args,
+            output,
+            svm.params(),
+            (&model, &trace, &warnings),
+            what,
+        )?
+    };
+    Ok(if cmd.require_convergence && !converged {
         NOT_CONVERGED
     } else {
         0

@@ -7,6 +7,7 @@
 //! number of ranks gives the same result on every run.
 
 use crate::error::OptimError;
+use crate::trainer::{StopReason, TraceRecord};
 use std::sync::{Arc, Condvar, Mutex};
 
 /// Rank, size, and the collective operations over `f64` buffers.
@@ -30,6 +31,98 @@ pub trait Collective {
     /// # Errors
     /// As [`Collective::allreduce_sum`].
     fn broadcast(&self, buf: &mut [f64], root: usize) -> Result<(), OptimError>;
+}
+
+/// What a distributed run gives every rank.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DistributedFit<O> {
+    /// The weights, the same bits on every rank.
+    pub output: O,
+    /// The global primal objective (λ-form).
+    pub objective: f64,
+    /// Each evaluation: rounds, objective, certified dual and gap (seconds measured on this rank).
+    pub trace: Vec<TraceRecord>,
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// Rounds taken (each one local pass on every rank).
+    pub rounds: u64,
+    /// Passes over the data: coordinate steps visited over all ranks, divided by n.
+    pub epochs: f64,
+}
+
+/// The run's limits: passes, the relative gap to stop at, and evaluations every so many rounds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rounds {
+    /// Stop after this many passes over the data (coordinate steps visited over all ranks / n), as one
+    /// process's epochs; with shrinking a round is often much less than a pass.
+    pub max_epochs: f64,
+    /// Stop after this many rounds (one process's DCD iterations).
+    pub max_rounds: u64,
+    /// Stop at a certified relative gap within this.
+    pub gap_tolerance: f64,
+    /// Certify every this many rounds (each costs one pass over the shard and one small allreduce).
+    pub eval_every: u64,
+}
+
+/// What an evaluation of a distributed run calls for.
+pub(crate) enum Verdict {
+    /// Stop, for this reason.
+    Stop(StopReason),
+    /// The solver's own test passed with the gap above the target: divide ε by 10 and go on.
+    Tighten,
+    /// Go on.
+    Go,
+}
+
+impl Rounds {
+    /// Judges the evaluation just recorded: a certified relative gap within the target stops the run
+    /// (converged when the solver's own test `passed` too); a passed test with a larger gap tightens ε, unless
+    /// ε is at its floor already.
+    pub(crate) fn verdict(&self, record: &TraceRecord, passed: bool, epsilon: f64) -> Verdict {
+        let relative =
+            record.gap.unwrap_or(f64::INFINITY) / record.objective.abs().max(f64::MIN_POSITIVE);
+        if relative <= self.gap_tolerance {
+            Verdict::Stop(if passed {
+                StopReason::Converged
+            } else {
+                StopReason::Gap
+            })
+        } else if !passed {
+            Verdict::Go
+        } else if epsilon <= crate::dcd::MIN_EPSILON {
+            Verdict::Stop(StopReason::Converged)
+        } else {
+            Verdict::Tighten
+        }
+    }
+}
+
+/// The trace record of a distributed evaluation at `round` (and `epochs` passes): the global primal and dual
+/// every rank computed from the same sums, refused when not finite.
+pub(crate) fn round_record(
+    objective: f64,
+    dual: f64,
+    (round, epochs): (u64, f64),
+    started: std::time::Instant,
+) -> Result<TraceRecord, OptimError> {
+    if !objective.is_finite() {
+        return Err(OptimError::NonFinite {
+            iteration: round,
+            epoch: epochs,
+            value: objective,
+        });
+    }
+    Ok(TraceRecord {
+        iteration: round,
+        epoch: epochs,
+        seconds: started.elapsed().as_secs_f64(),
+        objective,
+        dual: Some(dual),
+        gap: Some(objective - dual),
+        active_constraints: None,
+        oracle_calls: None,
+        step: None,
+    })
 }
 
 /// One process: rank 0 of 1, every operation leaves the buffer as it is.

@@ -29,7 +29,7 @@ pub use binary::{dcd, ovr, pegasos, problem, subgradient};
 pub use structural::{bcfw, crammer_singer, cutting_plane, qp};
 
 pub use bcfw::{Bcfw, BcfwParams, Steps as BcfwSteps};
-pub use collective::{Collective, Single, ThreadRanks};
+pub use collective::{Collective, DistributedFit, Rounds, Single, ThreadRanks};
 pub use crammer_singer::{CrammerSinger, CrammerSingerParams};
 pub use cutting_plane::{NSlack, NSlackParams, OneSlack, OneSlackParams, QpSolver};
 pub use dcd::{Dcd, DcdParams};

@@ -103,6 +103,37 @@ mod with_mpi {
     }
 
     #[test]
+    fn letter_crammer_singer_over_ranks_reaches_the_one_process_optimum() {
+        let tmp = tempfile::tempdir().unwrap();
+        let Some(shared) = shared_data() else { return };
+        let rows = maxmargin::io::libsvm::read(&shared.join("letter/letter.scale.gz")).unwrap();
+        let data = tmp.path().join("letter.svm");
+        maxmargin::io::libsvm::write(&data, &rows).unwrap();
+        let one = tmp.path().join("one.json");
+        let task = ["--task", "multiclass"];
+        let mut args = vec!["train", s(&data), "-o", s(&one), "-q", "--gap", "1e-7"];
+        args.extend(task);
+        ok(&args);
+        let best = objective(&one);
+        for ranks in [2, 3] {
+            let model = tmp.path().join(format!("p{ranks}.json"));
+            let mut args = vec!["train", s(&data), "-o", s(&model), "-q", "--gap", "1e-5"];
+            args.extend(task);
+            let out = mpirun(ranks, &args);
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let got = objective(&model);
+            assert!(
+                (got - best).abs() <= 1e-4 * best,
+                "{ranks} ranks: {got} vs {best}"
+            );
+        }
+    }
+
+    #[test]
     fn a_rank_with_bad_input_ends_the_job_naming_it_and_writes_nothing() {
         let tmp = tempfile::tempdir().unwrap();
         let data = tmp.path().join("bad.svm");

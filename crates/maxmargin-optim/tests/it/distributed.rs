@@ -4,7 +4,7 @@
 use crate::lambda;
 use maxmargin_core::testing::Lcg;
 use maxmargin_core::vector::SparseRows;
-use maxmargin_optim::dcd::Rounds;
+use maxmargin_optim::Rounds;
 use maxmargin_optim::{
     Bias, BinaryLoss, BinaryProblem, Budget, DcdParams, OptimError, StopReason, ThreadRanks,
     Trainer,
@@ -82,7 +82,7 @@ fn distributed(
             .last()
             .and_then(|r| r.gap)
             .unwrap_or(f64::INFINITY);
-        Ok((fit.weights.w, fit.objective, gap, fit.stop))
+        Ok((fit.output.w, fit.objective, gap, fit.stop))
     })
     .into_iter()
     .map(Result::unwrap)
@@ -163,5 +163,61 @@ fn a_failing_rank_ends_every_rank_with_an_error() {
             "{:?}",
             out[r]
         );
+    }
+}
+
+#[test]
+fn crammer_singer_over_ranks_reaches_the_one_process_optimum() {
+    use maxmargin_core::objective::Lambda;
+    use maxmargin_optim::{CrammerSingerParams, StructProblem};
+    use maxmargin_struct::MulticlassSpace;
+    let (x, y) = crate::dual::multiclass(240, 4, 3.0);
+    let space = MulticlassSpace::new(5, 4).unwrap();
+    let lambda = Lambda::new(0.02).unwrap();
+    let whole = StructProblem::new(&space, &x, &y, lambda).unwrap();
+    let params = CrammerSingerParams {
+        epsilon: 1e-3,
+        shrinking: true,
+        seed: 2,
+    };
+    let mut one = CrammerSingerParams {
+        epsilon: 1e-8,
+        ..params
+    }
+    .check()
+    .unwrap();
+    let best = Trainer::new(Budget::epochs(100_000.0).with_gap(1e-10))
+        .unwrap()
+        .run(&mut one, &whole, &mut ())
+        .unwrap()
+        .objective;
+    for p in [1, 2, 3] {
+        let ranks = ThreadRanks::run(p, |comm| {
+            use maxmargin_optim::Collective;
+            let (a, b) = (240 * comm.rank() / p, 240 * (comm.rank() + 1) / p);
+            let shard = StructProblem::new(&space, &x[a..b], &y[a..b], lambda)?;
+            let limits = Rounds {
+                max_epochs: 20_000.0,
+                max_rounds: u64::MAX,
+                gap_tolerance: 1e-7,
+                eval_every: 5,
+            };
+            params.check()?.train_distributed(comm, &shard, 240, limits)
+        });
+        let fits: Vec<_> = ranks.into_iter().map(Result::unwrap).collect();
+        let f = &fits[0];
+        assert!(
+            matches!(f.stop, StopReason::Converged | StopReason::Gap),
+            "{p} ranks: {:?}",
+            f.stop
+        );
+        assert!(
+            (f.objective - best).abs() <= 1e-5 * best,
+            "{p} ranks: {} vs {best}",
+            f.objective
+        );
+        for other in &fits[1..] {
+            assert_eq!(other.output, f.output, "{p} ranks");
+        }
     }
 }

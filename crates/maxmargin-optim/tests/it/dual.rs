@@ -17,7 +17,7 @@ fn stream(seed: u64) -> impl FnMut() -> f64 {
 
 /// `n` examples of `k` classes over 4 features (plus a constant one), features multiplied by `scale`, with
 /// 20% label noise so that many duals end up at their bounds and in between.
-fn multiclass(n: usize, k: u32, scale: f64) -> (Vec<SparseVec>, Vec<u32>) {
+pub fn multiclass(n: usize, k: u32, scale: f64) -> (Vec<SparseVec>, Vec<u32>) {
     let mut next = stream(5);
     let mut x = Vec::new();
     let mut y = Vec::new();

@@ -2,15 +2,16 @@
 //! meet through a [`Collective`] (MPI with the `mpi` feature, threads in tests, one process otherwise). The
 //! model is the same kind of file as one process's; every rank ends with it, rank 0 writes it.
 //!
-//! Built so far: binary DCD (CoCoA with an exact line search, [`maxmargin_optim::Dcd::train_distributed`]).
-//! The other solvers refuse to run over several ranks, naming why.
+//! Built so far: binary DCD (CoCoA with an exact line search, [`maxmargin_optim::Dcd::train_distributed`],
+//! here) and the multiclass Crammer–Singer dual (`StructuredSvm::fit_multiclass_shard`). The other solvers
+//! refuse to run over several ranks, naming why.
 
 use crate::Error;
 use crate::linear::{FitReport, LinearSolver, LinearSvm};
 use maxmargin_io::IoError;
 use maxmargin_io::libsvm::BinaryLabels;
 use maxmargin_io::shard::Shard;
-use maxmargin_optim::dcd::Rounds;
+use maxmargin_optim::Rounds;
 use maxmargin_optim::{BinaryProblem, Collective, OptimError};
 
 #[cfg(feature = "mpi")]
@@ -49,14 +50,6 @@ impl LinearSvm {
     /// ```
     pub fn fit_shard(&self, comm: &dyn Collective, shard: Shard) -> Result<FitReport, Error> {
         let p = self.params();
-        let refuse = |name: &'static str, value: String, reason: &'static str| -> Error {
-            OptimError::InvalidParam {
-                name,
-                value,
-                reason,
-            }
-            .into()
-        };
         let LinearSolver::Dcd(dcd) = p.solver else {
             return Err(refuse(
                 "solver",
@@ -92,31 +85,19 @@ impl LinearSvm {
         }
         let Shard { mut data, start } = shard;
         let source = data.source.clone();
-        let (rank, size) = (comm.rank(), comm.size());
-        if data.n_samples() == 0 {
-            return Err(IoError::Unsplittable {
-                path: source,
-                message: format!("rank {rank} of {size} has no rows (its share starts at byte {start}): use fewer ranks"),
-            }
-            .into());
-        }
-        // The whole problem's size, width and classes.
-        let mut sums = [data.n_samples() as f64, data.x.nnz() as f64];
-        comm.allreduce_sum(&mut sums)?;
-        let (n, nnz) = (sums[0] as usize, sums[1] as usize);
+        let whole = Whole::agree(comm, &data, start)?;
+        let (n, d) = (whole.n, whole.d);
         let (lo, hi) = data
             .labels
             .iter()
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &l| {
                 (a.min(l), b.max(l))
             });
-        let mut extremes = [data.x.n_features() as f64, hi, -lo];
+        let mut extremes = [hi, -lo];
         comm.allreduce_max(&mut extremes)?;
-        let d = extremes[0] as usize;
-        crate::limits::check_features(&source, d, nnz)?;
         let labels = BinaryLabels {
-            negative: -extremes[2],
-            positive: extremes[1],
+            negative: -extremes[1],
+            positive: extremes[0],
         };
         if labels.negative == labels.positive {
             return Err(IoError::NotBinary {
@@ -126,7 +107,7 @@ impl LinearSvm {
             }
             .into());
         }
-        let y = labels.targets(&data).map_err(|e| shard_line(e, start))?;
+        let y = labels.targets(&data).map_err(|e| file_line(e, start))?;
         data.x.set_n_features_at_least(d);
         let lambda = p.regularization.lambda(n)?;
         let mut problem = BinaryProblem::new(&data.x, &y, lambda, p.bias)?.with_loss(p.loss);
@@ -160,7 +141,7 @@ impl LinearSvm {
         };
         let advice = "a smaller --epsilon, or more rounds (--epochs)";
         let model = self.model(
-            fit.weights,
+            fit.output,
             &labels,
             lambda.get(),
             n,
@@ -177,8 +158,85 @@ impl LinearSvm {
     }
 }
 
+/// A parameter that cannot apply over ranks.
+pub(crate) fn refuse(name: &'static str, value: String, reason: &'static str) -> Error {
+    OptimError::InvalidParam {
+        name,
+        value,
+        reason,
+    }
+    .into()
+}
+
+/// The whole problem's size and width, agreed by the ranks.
+pub(crate) struct Whole {
+    /// Examples over all ranks.
+    pub(crate) n: usize,
+    /// Features: the widest shard's.
+    pub(crate) d: usize,
+}
+
+impl Whole {
+    /// Sums the rows and non-zeros and takes the widest shard, refusing an empty shard and a width the
+    /// non-zeros do not justify (as one process's `limits::check_features`).
+    pub(crate) fn agree(
+        comm: &dyn Collective,
+        data: &maxmargin_io::libsvm::LabeledData,
+        start: u64,
+    ) -> Result<Self, Error> {
+        let (rank, size) = (comm.rank(), comm.size());
+        if data.n_samples() == 0 {
+            return Err(IoError::Unsplittable {
+                path: data.source.clone(),
+                message: format!(
+                    "rank {rank} of {size} has no rows (its share starts at byte {start}): use fewer ranks"
+                ),
+            }
+            .into());
+        }
+        let mut sums = [data.n_samples() as f64, data.x.nnz() as f64];
+        comm.allreduce_sum(&mut sums)?;
+        let mut width = [data.x.n_features() as f64];
+        comm.allreduce_max(&mut width)?;
+        let (n, nnz, d) = (sums[0] as usize, sums[1] as usize, width[0] as usize);
+        crate::limits::check_features(&data.source, d, nnz)?;
+        Ok(Self { n, d })
+    }
+
+    /// The distinct labels of every shard, sorted: each rank's set laid in its own row of a table that one
+    /// allreduce sums (the set sizes checked first, so the table follows the data).
+    pub(crate) fn classes(
+        comm: &dyn Collective,
+        data: &maxmargin_io::libsvm::LabeledData,
+        n: usize,
+    ) -> Result<Vec<f64>, Error> {
+        let mut mine = data.labels.clone();
+        mine.sort_by(f64::total_cmp);
+        mine.dedup();
+        crate::limits::check_classes(&data.source, mine.len(), n)?;
+        let mut widest = [mine.len() as f64];
+        comm.allreduce_max(&mut widest)?;
+        let (width, rank) = (widest[0] as usize, comm.rank());
+        let mut table = vec![0.0; 2 * width * comm.size()];
+        for (j, &c) in mine.iter().enumerate() {
+            table[2 * (rank * width + j)] = c;
+            table[2 * (rank * width + j) + 1] = 1.0;
+        }
+        comm.allreduce_sum(&mut table)?;
+        let mut all: Vec<f64> = table
+            .chunks(2)
+            .filter(|p| p[1] == 1.0)
+            .map(|p| p[0])
+            .collect();
+        all.sort_by(f64::total_cmp);
+        all.dedup();
+        crate::limits::check_classes(&data.source, all.len(), n)?;
+        Ok(all)
+    }
+}
+
 /// A label error of a shard, with the file's line number.
-fn shard_line(e: IoError, start: u64) -> Error {
+pub(crate) fn file_line(e: IoError, start: u64) -> Error {
     match e {
         IoError::Parse {
             path,

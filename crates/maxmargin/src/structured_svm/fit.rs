@@ -4,7 +4,7 @@ use super::*;
 
 impl StructuredSvm {
     /// Class weights by class index, from the `(class value, weight)` pairs of the parameters.
-    fn class_weight_vector(&self, classes: &ClassLabels) -> Result<Vec<f64>, Error> {
+    pub(super) fn class_weight_vector(&self, classes: &ClassLabels) -> Result<Vec<f64>, Error> {
         if self.params.class_weights.is_empty() {
             return Ok(Vec::new());
         }

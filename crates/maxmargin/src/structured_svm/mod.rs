@@ -315,6 +315,7 @@ mod custom;
 mod fit;
 mod model;
 mod params;
+mod ranks;
 mod solve;
 
 pub use calibrated::{CalibratedMulticlass, MULTICLASS_DECISION_KIND, MulticlassCalibration};

@@ -17,39 +17,8 @@
 
 use super::blocks::{PassContext, local_pass};
 use super::*;
-use crate::collective::Collective;
+use crate::collective::{Collective, DistributedFit, Rounds, Verdict};
 use crate::trainer::TraceRecord;
-
-/// What a distributed run gives every rank.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DistributedFit {
-    /// The weights, the same bits on every rank.
-    pub weights: LinearWeights,
-    /// The global primal objective (λ-form).
-    pub objective: f64,
-    /// Each evaluation: rounds, objective, certified dual and gap (seconds measured on this rank).
-    pub trace: Vec<TraceRecord>,
-    /// Why it stopped.
-    pub stop: StopReason,
-    /// Rounds taken (each one pass over every rank's active examples).
-    pub rounds: u64,
-    /// Passes over the data: coordinate steps visited over all ranks, divided by n.
-    pub epochs: f64,
-}
-
-/// The run's limits: passes, the relative gap to stop at, and evaluations every so many rounds.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Rounds {
-    /// Stop after this many passes over the data (coordinate steps visited over all ranks / n), as one
-    /// process's epochs; with shrinking a round is often much less than a pass.
-    pub max_epochs: f64,
-    /// Stop after this many rounds (one process's DCD iterations).
-    pub max_rounds: u64,
-    /// Stop at a certified relative gap within this.
-    pub gap_tolerance: f64,
-    /// Certify every this many rounds (each costs one pass over the shard and one small allreduce).
-    pub eval_every: u64,
-}
 
 /// One rank's duals and the shared `w`.
 struct Shard {
@@ -86,7 +55,7 @@ impl Dcd {
         problem: &BinaryProblem<'_>,
         n_total: usize,
         limits: Rounds,
-    ) -> Result<DistributedFit, OptimError> {
+    ) -> Result<DistributedFit<LinearWeights>, OptimError> {
         if problem.bias() == Bias::Unregularized {
             return Err(invalid(
                 "bias",
@@ -139,21 +108,12 @@ impl Dcd {
             }
             let epochs = visited / n_total as f64;
             let record = certify(comm, problem, &sh, n_total, (round, epochs), started)?;
-            let relative =
-                record.gap.unwrap_or(f64::INFINITY) / record.objective.abs().max(f64::MIN_POSITIVE);
+            let verdict = limits.verdict(&record, passed, epsilon);
             trace.push(record);
-            if relative <= limits.gap_tolerance {
-                break if passed {
-                    StopReason::Converged
-                } else {
-                    StopReason::Gap
-                };
-            }
-            if passed {
-                if epsilon <= MIN_EPSILON {
-                    break StopReason::Converged;
-                }
-                tightened += 1;
+            match verdict {
+                Verdict::Stop(why) => break why,
+                Verdict::Tighten => tightened += 1,
+                Verdict::Go => {}
             }
         };
         let Some(last) = trace.last() else {
@@ -161,7 +121,7 @@ impl Dcd {
         };
         let objective = last.objective;
         Ok(DistributedFit {
-            weights: LinearWeights {
+            output: LinearWeights {
                 b: if problem.bias() == Bias::Feature {
                     sh.w[d]
                 } else {
@@ -307,22 +267,5 @@ fn certify(
     let norm: f64 = sh.w.iter().map(|v| v * v).sum();
     let objective = 0.5 * lambda * norm + sums[0] / n_total as f64;
     let dual = lambda * (sums[1] - 0.5 * norm - 0.5 * sums[2]);
-    if !objective.is_finite() {
-        return Err(OptimError::NonFinite {
-            iteration: round,
-            epoch: epochs,
-            value: objective,
-        });
-    }
-    Ok(TraceRecord {
-        iteration: round,
-        epoch: epochs,
-        seconds: started.elapsed().as_secs_f64(),
-        objective,
-        dual: Some(dual),
-        gap: Some(objective - dual),
-        active_constraints: None,
-        oracle_calls: None,
-        step: None,
-    })
+    crate::collective::round_record(objective, dual, (round, epochs), started)
 }

@@ -512,4 +512,3 @@ mod bound;
 mod distributed;
 
 pub use bound::dual_bound;
-pub use distributed::{DistributedFit, Rounds};

@@ -58,6 +58,7 @@ impl CrammerSingerParams {
             class_weights: Vec::new(),
             example_weights: Vec::new(),
             gap_target: None,
+            n_total: None,
         })
     }
 }
@@ -69,6 +70,8 @@ pub struct CrammerSinger {
     class_weights: Vec<f64>,
     example_weights: Vec<f64>,
     gap_target: Option<f64>,
+    /// Over ranks: the whole problem's example count, for `C = 1/(λn)` (`None`: this problem's).
+    n_total: Option<usize>,
 }
 
 impl CrammerSinger {
@@ -165,9 +168,12 @@ fn cost_at(cost: &[f64], k: usize, y: usize, m: usize) -> f64 {
     }
 }
 
-/// `C = 1/(λn)`.
-fn c_of(problem: &StructProblem<'_, MulticlassSpace>) -> f64 {
-    maxmargin_core::objective::c_sum(problem.lambda(), problem.n_samples())
+impl CrammerSinger {
+    /// `C = 1/(λn)`, with the whole problem's `n` over ranks.
+    fn c_of(&self, problem: &StructProblem<'_, MulticlassSpace>) -> f64 {
+        let n = self.n_total.unwrap_or(problem.n_samples());
+        maxmargin_core::objective::c_sum(problem.lambda(), n)
+    }
 }
 
 /// `β` with `Σ_m max(0, D_m − β) = budget`, from the `D_m` sorted in decreasing order (`budget > 0`).
@@ -253,7 +259,7 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
         let mut alpha = vec![0.0; n * k];
         for (i, (&s, &y)) in sq.iter().zip(problem.y()).enumerate() {
             let y = y as usize;
-            let c = c_of(problem) * self.weight(i, y);
+            let c = self.c_of(problem) * self.weight(i, y);
             if s > 0.0 || c <= 0.0 {
                 continue;
             }
@@ -292,7 +298,7 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
         st: &mut CrammerSingerState,
     ) -> Result<(), OptimError> {
         let k = problem.space().n_classes();
-        let c_base = c_of(problem);
+        let c_base = self.c_of(problem);
         let (xs, ys) = (problem.x(), problem.y());
         st.active.shuffle(&mut st.rng);
         // Scratch, indexed by position in the example's class order.
@@ -506,3 +512,5 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
         st.converged.then_some(StopReason::Converged)
     }
 }
+
+mod distributed;

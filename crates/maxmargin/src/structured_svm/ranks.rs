@@ -1,0 +1,97 @@
+//! Multiclass training over ranks: the Crammer–Singer dual on every rank's shard (see
+//! [`crate::distributed`] and [`maxmargin_optim::CrammerSinger::train_distributed`]).
+
+use super::*;
+use crate::distributed::{DEFAULT_EVAL_EVERY, Whole, file_line, refuse};
+use maxmargin_io::shard::Shard;
+use maxmargin_optim::{Collective, Rounds};
+
+impl StructuredSvm {
+    /// Trains a multiclass model by the Crammer–Singer dual (`dcd`, the multiclass default) on this rank's
+    /// `shard` of a dataset split among `comm.size()` ranks; every rank calls it with the same parameters and
+    /// gets the same model, certified as one process's.
+    ///
+    /// # Errors
+    /// Another task or solver, or a flag that cannot apply over ranks ([`Error::Optim`] naming why), an
+    /// empty shard, bad labels, or [`OptimError::Collective`] when another rank failed.
+    pub fn fit_multiclass_shard(
+        &self,
+        comm: &dyn Collective,
+        shard: Shard,
+    ) -> Result<StructFitReport, Error> {
+        let p = &self.params;
+        if p.task != Task::Multiclass || p.solver != StructSolverKind::Dcd {
+            let value = format!("{} with {:?}", p.task.kind(), p.solver).to_lowercase();
+            let reason =
+                "cannot train over several ranks yet; multiclass with dcd (the default) can";
+            return Err(refuse("task and solver", value, reason));
+        }
+        if p.scale != Scaling::None {
+            let reason = "needs statistics of every shard and is not built over ranks yet; scale the file first";
+            return Err(refuse(
+                "scale",
+                format!("{:?}", p.scale).to_lowercase(),
+                reason,
+            ));
+        }
+        if p.max_seconds.is_some() || p.tolerance.is_some() || p.keep_best {
+            let reason =
+                "do not apply over ranks, which stop on passes or the certified gap (--gap)";
+            return Err(refuse(
+                "seconds, tolerance and keep-best",
+                String::new(),
+                reason,
+            ));
+        }
+        if self.sample_weights.is_some() || !self.plan.is_empty() || self.warm.is_some() {
+            let reason = "are not built over ranks yet";
+            return Err(refuse(
+                "sample weights, checkpoints and warm starts",
+                String::new(),
+                reason,
+            ));
+        }
+        let Shard { data, start } = shard;
+        let whole = Whole::agree(comm, &data, start)?;
+        let classes = ClassLabels {
+            classes: Whole::classes(comm, &data, whole.n)?,
+        };
+        let y = classes.indices(&data).map_err(|e| file_line(e, start))?;
+        let weights = self.class_weight_vector(&classes)?;
+        let mut max_abs = [crate::convergence::max_abs(&data.x)];
+        comm.allreduce_max(&mut max_abs)?;
+        let x = rows_to_vecs(&data.x, whole.d, p.bias);
+        drop(data);
+        let k = classes.len();
+        let space = MulticlassSpace::new(self.width(whole.d), k)?;
+        let lambda = p.regularization.lambda(whole.n)?;
+        let problem = StructProblem::new(&space, &x, &y, lambda)?;
+        let limits = Rounds {
+            max_epochs: p.max_passes.unwrap_or(f64::INFINITY),
+            max_rounds: u64::MAX,
+            gap_tolerance: self.gap_target(),
+            eval_every: p
+                .eval_every
+                .map_or(DEFAULT_EVAL_EVERY, |e| e.ceil().max(1.0) as u64),
+        };
+        let cs = p.cs().check()?.with_class_weights(weights)?;
+        let fit = cs.train_distributed(comm, &problem, whole.n, limits)?;
+        let fit = maxmargin_optim::Fit {
+            output: fit.output,
+            objective: fit.objective,
+            trace: fit.trace,
+            stop: fit.stop,
+            progress: maxmargin_optim::Progress {
+                iteration: fit.rounds,
+                epoch: fit.epochs,
+            },
+        };
+        let parts = ReportParts {
+            classes: classes.classes,
+            scaler: None,
+            warnings: Vec::new(),
+            max_abs: max_abs[0],
+        };
+        self.finish(fit, lambda.get(), (whole.n, whole.d, k), parts)
+    }
+}
