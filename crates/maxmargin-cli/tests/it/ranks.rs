@@ -96,6 +96,18 @@ mod with_mpi {
                     (got - best).abs() <= 1e-4 * best,
                     "{ranks} ranks: {got} vs {best}"
                 );
+                // Passes count the coordinate steps (shrinking makes most rounds less than a pass).
+                let json: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+                let t = &json["training"];
+                let (rounds, passes) = (
+                    t["iterations"].as_f64().unwrap(),
+                    t["epochs"].as_f64().unwrap(),
+                );
+                assert!(
+                    passes > 1.0 && passes < rounds,
+                    "{ranks} ranks: {passes} passes, {rounds} rounds"
+                );
                 bytes.push(std::fs::read(&model).unwrap());
             }
             assert_eq!(bytes[0], bytes[1], "{ranks} ranks: two runs differ");

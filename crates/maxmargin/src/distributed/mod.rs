@@ -136,7 +136,7 @@ impl LinearSvm {
             gap: fit.trace.last().and_then(|r| r.gap),
             progress: maxmargin_optim::Progress {
                 iteration: fit.rounds,
-                epoch: fit.rounds as f64,
+                epoch: fit.epochs,
             },
         };
         let advice = "a smaller --epsilon, or more rounds (--epochs)";
