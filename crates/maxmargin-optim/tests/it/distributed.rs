@@ -221,3 +221,57 @@ fn crammer_singer_over_ranks_reaches_the_one_process_optimum() {
         }
     }
 }
+
+#[test]
+fn one_slack_over_ranks_reaches_the_one_process_optimum_on_chains() {
+    use maxmargin_core::objective::Lambda;
+    use maxmargin_optim::{OneSlackParams, StructProblem};
+    let (space, x, y) = crate::structural::small_chain();
+    let lambda = Lambda::new(0.05).unwrap();
+    let n = x.len();
+    let whole = StructProblem::new(&space, &x, &y, lambda).unwrap();
+    let mut one = OneSlackParams {
+        epsilon: 1e-7,
+        ..OneSlackParams::default()
+    }
+    .check()
+    .unwrap();
+    let best = Trainer::new(Budget::epochs(100_000.0).with_gap(1e-9))
+        .unwrap()
+        .run(&mut one, &whole, &mut ())
+        .unwrap()
+        .objective;
+    for p in [1, 2, 3] {
+        let ranks = ThreadRanks::run(p, |comm| {
+            use maxmargin_optim::Collective;
+            let (a, b) = (n * comm.rank() / p, n * (comm.rank() + 1) / p);
+            let shard = StructProblem::new(&space, &x[a..b], &y[a..b], lambda)?;
+            let limits = Rounds {
+                max_epochs: 10_000.0,
+                max_rounds: u64::MAX,
+                gap_tolerance: 1e-7,
+                eval_every: 1,
+            };
+            let params = OneSlackParams {
+                epsilon: 1e-4,
+                ..OneSlackParams::default()
+            };
+            params.check()?.train_distributed(comm, &shard, n, limits)
+        });
+        let fits: Vec<_> = ranks.into_iter().map(Result::unwrap).collect();
+        let f = &fits[0];
+        assert!(
+            matches!(f.stop, StopReason::Converged | StopReason::Gap),
+            "{p} ranks: {:?}",
+            f.stop
+        );
+        assert!(
+            (f.objective - best).abs() <= 1e-5 * best,
+            "{p} ranks: {} vs {best}",
+            f.objective
+        );
+        for other in &fits[1..] {
+            assert_eq!(other.output, f.output, "{p} ranks");
+        }
+    }
+}

@@ -10,7 +10,7 @@ use maxmargin_struct::{ChainSpace, CostMatrix};
 
 /// Twenty short sequences over 3 labels and 4 features, generated deterministically, with labels that
 /// depend on the features (so the problem is not trivial) and some noise.
-fn small_chain() -> (ChainSpace, Vec<Vec<SparseVec>>, Vec<Vec<u32>>) {
+pub fn small_chain() -> (ChainSpace, Vec<Vec<SparseVec>>, Vec<Vec<u32>>) {
     let mut x = Vec::new();
     let mut y = Vec::new();
     let mut lcg = maxmargin_core::testing::Lcg::new(17);

@@ -224,3 +224,4 @@ where
         st.converged.then_some(StopReason::Converged)
     }
 }
+mod distributed;
