@@ -42,9 +42,9 @@ pub(crate) fn train(_: &TrainCmd) -> Result<i32> {
 #[cfg(feature = "mpi")]
 fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i32> {
     let (data_path, output, args) = (&cmd.data, &cmd.output, &cmd.opts);
-    if !matches!(cmd.task, TaskArg::Binary | TaskArg::Multiclass) || cmd.format.is_some() {
+    if cmd.task == TaskArg::Multilabel || cmd.format.is_some_and(|f| f == FormatArg::Conll) {
         bail!(
-            "over several ranks, train takes LIBSVM data for --task binary or multiclass only, so far"
+            "over several ranks, train takes --task binary, multiclass (LIBSVM) or chain (svm_hmm) only, so far"
         );
     }
     refuse(
@@ -59,6 +59,27 @@ fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i
         ],
         "does not apply over several ranks (yet): each rank runs one thread over its share",
     )?;
+    if cmd.task == TaskArg::Chain {
+        let (rank, size) = (comm.rank(), comm.size());
+        let shard = maxmargin::io::shard::read_sequence_shard(data_path, rank, size)?;
+        let (svm, _) = structured::estimator(args, maxmargin::structured_svm::Task::Chain)?;
+        let report = svm.fit_chain_shard(comm, shard)?;
+        if comm.rank() != 0 {
+            return Ok(0);
+        }
+        report.model.save(output)?;
+        let converged = structured::finished(
+            args,
+            output,
+            &svm,
+            (&report.model, &report.trace, &report.warnings),
+        )?;
+        return Ok(if cmd.require_convergence && !converged {
+            NOT_CONVERGED
+        } else {
+            0
+        });
+    }
     let shard = maxmargin::io::shard::read_shard(data_path, comm.rank(), comm.size())?;
     let converged = if cmd.task == TaskArg::Multiclass {
         let (svm, _) = structured::estimator(args, maxmargin::structured_svm::Task::Multiclass)?;

@@ -56,6 +56,86 @@ pub fn file_line(path: &Path, start: u64, line: usize) -> Result<usize, IoError>
 /// # Ok(()) }
 /// ```
 pub fn read_shard(path: &Path, rank: usize, size: usize) -> Result<Shard, IoError> {
+    let (mut file, begin, to) = open_range(path, rank, size)?;
+    let mut text = Vec::new();
+    let mut at = begin;
+    while at < to {
+        let n = file
+            .read_until(b'\n', &mut text)
+            .map_err(|e| IoError::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        at += n as u64;
+    }
+    let data = read_from(&text[..], path, parse_real_label).map_err(|e| in_file(e, begin))?;
+    Ok(Shard { data, start: begin })
+}
+
+/// A rank's sequences of an svm_hmm file, and where they start in the file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SequenceShard {
+    /// The sequences.
+    pub data: crate::svm_hmm::SequenceData,
+    /// The byte offset of the shard's first line.
+    pub start: u64,
+}
+
+/// Reads rank `rank`'s share of the svm_hmm file `path` split among `size` ranks: the byte ranges as
+/// [`read_shard`]'s, each moved forward to the next sequence start (a line whose `qid` differs from the
+/// previous token line's), so every sequence belongs to the rank whose range holds its first byte.
+///
+/// # Errors
+/// As [`read_shard`], and the svm_hmm reader's errors with the file's line numbers.
+pub fn read_sequence_shard(
+    path: &Path,
+    rank: usize,
+    size: usize,
+) -> Result<SequenceShard, IoError> {
+    let io = |e| IoError::io(path, e);
+    let (mut file, mut begin, to) = open_range(path, rank, size)?;
+    // Lines that continue the sequence running into this range belong to the rank before.
+    if let Some(running) = qid_before(path, begin)? {
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let n = file.read_until(b'\n', &mut line).map_err(io)?;
+            if n == 0 || qid_of(&line).is_some_and(|q| q != running) {
+                break;
+            }
+            begin += n as u64;
+        }
+        file.seek(SeekFrom::Start(begin)).map_err(io)?;
+    }
+    let mut text = Vec::new();
+    let mut at = begin;
+    let mut last = None;
+    loop {
+        let start = text.len();
+        let n = file.read_until(b'\n', &mut text).map_err(io)?;
+        if n == 0 {
+            break;
+        }
+        let qid = qid_of(&text[start..]);
+        // Past the range, only the lines that finish the last sequence.
+        if at >= to && qid.is_some_and(|q| Some(q) != last) {
+            text.truncate(start);
+            break;
+        }
+        last = qid.or(last);
+        at += n as u64;
+    }
+    let data = crate::svm_hmm::read_from(&text[..], path).map_err(|e| in_file(e, begin))?;
+    Ok(SequenceShard { data, start: begin })
+}
+
+/// Opens `path` for a rank's share: refuses what cannot be split, and returns the reader at the first line
+/// start at or after the share's first byte, that line start, and the share's end.
+fn open_range(
+    path: &Path,
+    rank: usize,
+    size: usize,
+) -> Result<(BufReader<File>, u64, u64), IoError> {
     let unsplittable = |message: &str| IoError::Unsplittable {
         path: path.to_path_buf(),
         message: message.into(),
@@ -87,16 +167,12 @@ pub fn read_shard(path: &Path, rank: usize, size: usize) -> Result<Shard, IoErro
         let mut skipped = Vec::new();
         begin = from - 1 + file.read_until(b'\n', &mut skipped).map_err(io)? as u64;
     }
-    let mut text = Vec::new();
-    let mut at = begin;
-    while at < to {
-        let n = file.read_until(b'\n', &mut text).map_err(io)?;
-        if n == 0 {
-            break;
-        }
-        at += n as u64;
-    }
-    let data = read_from(&text[..], path, parse_real_label).map_err(|e| match e {
+    Ok((file, begin, to))
+}
+
+/// A parse error of a shard with the file's own line number.
+fn in_file(e: IoError, begin: u64) -> IoError {
+    match e {
         IoError::Parse {
             path,
             line,
@@ -114,8 +190,44 @@ pub fn read_shard(path: &Path, rank: usize, size: usize) -> Result<Shard, IoErro
             Err(e) => e,
         },
         other => other,
-    })?;
-    Ok(Shard { data, start: begin })
+    }
+}
+
+/// The `qid` of an svm_hmm token line (its second field), `None` for a blank or comment line.
+fn qid_of(line: &[u8]) -> Option<u64> {
+    let text = std::str::from_utf8(line).ok()?;
+    let content = text.split('#').next()?;
+    let field = content.split_whitespace().nth(1)?;
+    field.strip_prefix("qid:")?.parse().ok()
+}
+
+/// The `qid` of the last token line that ends before byte `end` (read backwards in growing windows), if any.
+fn qid_before(path: &Path, end: u64) -> Result<Option<u64>, IoError> {
+    let io = |e| IoError::io(path, e);
+    let mut file = File::open(path).map_err(io)?;
+    let mut window = 1u64 << 16;
+    loop {
+        let from = end.saturating_sub(window);
+        let mut buf = vec![0; (end - from) as usize];
+        file.seek(SeekFrom::Start(from)).map_err(io)?;
+        file.read_exact(&mut buf).map_err(io)?;
+        // Whole lines only: past the window's first line end, unless the window starts the file.
+        let whole = if from == 0 {
+            &buf[..]
+        } else {
+            match buf.iter().position(|&b| b == b'\n') {
+                Some(p) => &buf[p + 1..],
+                None => &[][..],
+            }
+        };
+        if let Some(q) = whole.split(|&b| b == b'\n').rev().find_map(qid_of) {
+            return Ok(Some(q));
+        }
+        if from == 0 {
+            return Ok(None);
+        }
+        window *= 2;
+    }
 }
 
 /// Lines that end before byte `end` of the file.
@@ -185,6 +297,41 @@ mod tests {
             e.ends_with("d.svm:100:4: feature value: \"x\" is not a number"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn every_sequence_is_read_by_exactly_one_rank() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.dat");
+        let mut text = String::new();
+        for q in 0..40 {
+            // Sequences of 1 to 6 tokens, a comment line inside one of them.
+            for t in 0..(q % 6 + 1) {
+                text.push_str(&format!(
+                    "{} qid:{} {}:1 {}:0.{}\n",
+                    t % 3 + 1,
+                    q + 100,
+                    t + 1,
+                    t + 2,
+                    q
+                ));
+                if q == 17 && t == 1 {
+                    text.push_str("# a comment inside a sequence\n");
+                }
+            }
+        }
+        std::fs::write(&p, &text).unwrap();
+        let whole = crate::svm_hmm::read(&p).unwrap();
+        for size in [1, 2, 3, 7, 16, 100] {
+            let (mut qids, mut labels) = (Vec::new(), Vec::new());
+            for r in 0..size {
+                let s = read_sequence_shard(&p, r, size).unwrap();
+                qids.extend(s.data.qids);
+                labels.extend(s.data.labels);
+            }
+            assert_eq!(qids, whole.qids, "{size} ranks");
+            assert_eq!(labels, whole.labels, "{size} ranks");
+        }
     }
 
     #[test]

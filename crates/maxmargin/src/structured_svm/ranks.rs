@@ -7,25 +7,9 @@ use maxmargin_io::shard::Shard;
 use maxmargin_optim::{Collective, Rounds};
 
 impl StructuredSvm {
-    /// Trains a multiclass model by the Crammer–Singer dual (`dcd`, the multiclass default) on this rank's
-    /// `shard` of a dataset split among `comm.size()` ranks; every rank calls it with the same parameters and
-    /// gets the same model, certified as one process's.
-    ///
-    /// # Errors
-    /// Another task or solver, or a flag that cannot apply over ranks ([`Error::Optim`] naming why), an
-    /// empty shard, bad labels, or [`OptimError::Collective`] when another rank failed.
-    pub fn fit_multiclass_shard(
-        &self,
-        comm: &dyn Collective,
-        shard: Shard,
-    ) -> Result<StructFitReport, Error> {
+    /// The settings no solver over ranks takes yet.
+    fn refuse_over_ranks(&self) -> Result<(), Error> {
         let p = &self.params;
-        if p.task != Task::Multiclass || p.solver != StructSolverKind::Dcd {
-            let value = format!("{} with {:?}", p.task.kind(), p.solver).to_lowercase();
-            let reason =
-                "cannot train over several ranks yet; multiclass with dcd (the default) can";
-            return Err(refuse("task and solver", value, reason));
-        }
         if p.scale != Scaling::None {
             let reason = "needs statistics of every shard and is not built over ranks yet; scale the file first";
             return Err(refuse(
@@ -51,6 +35,125 @@ impl StructuredSvm {
                 reason,
             ));
         }
+        Ok(())
+    }
+
+    /// The limits of a run over ranks.
+    fn rounds(&self) -> Rounds {
+        let p = &self.params;
+        Rounds {
+            max_epochs: p.max_passes.unwrap_or(f64::INFINITY),
+            max_rounds: u64::MAX,
+            gap_tolerance: self.gap_target(),
+            eval_every: p
+                .eval_every
+                .map_or(DEFAULT_EVAL_EVERY, |e| e.ceil().max(1.0) as u64),
+        }
+    }
+
+    /// As [`StructuredSvm::finish`], from a run over ranks.
+    fn finish_rounds(
+        &self,
+        fit: maxmargin_optim::DistributedFit<Vec<f64>>,
+        lambda: f64,
+        shape: (usize, usize, usize),
+        parts: ReportParts,
+    ) -> Result<StructFitReport, Error> {
+        let fit = maxmargin_optim::Fit {
+            output: fit.output,
+            objective: fit.objective,
+            trace: fit.trace,
+            stop: fit.stop,
+            progress: maxmargin_optim::Progress {
+                iteration: fit.rounds,
+                epoch: fit.epochs,
+            },
+        };
+        self.finish(fit, lambda, shape, parts)
+    }
+
+    /// Trains a chain model by 1-slack cutting planes (`--solver oneslack`) on this rank's `shard` of a
+    /// sequence file split among `comm.size()` ranks at sequence ends; every rank calls it with the same
+    /// parameters and gets the same model (rank 0 solves the QP and broadcasts `w`).
+    ///
+    /// # Errors
+    /// Another task or solver, or a flag that cannot apply over ranks, an empty shard, or
+    /// [`OptimError::Collective`] when another rank failed.
+    pub fn fit_chain_shard(
+        &self,
+        comm: &dyn Collective,
+        shard: maxmargin_io::shard::SequenceShard,
+    ) -> Result<StructFitReport, Error> {
+        let p = &self.params;
+        if p.task != Task::Chain || p.solver != StructSolverKind::Oneslack {
+            let value = format!("{} with {:?}", p.task.kind(), p.solver).to_lowercase();
+            let reason = "cannot train over several ranks yet; chains with --solver oneslack can";
+            return Err(refuse("task and solver", value, reason));
+        }
+        self.refuse_over_ranks()?;
+        let data = shard.data;
+        let (rank, size) = (comm.rank(), comm.size());
+        if data.sequences.is_empty() {
+            return Err(IoError::Unsplittable {
+                path: data.source.clone(),
+                message: format!(
+                    "rank {rank} of {size} has no sequences (its share starts at byte {}): use fewer ranks",
+                    shard.start
+                ),
+            }
+            .into());
+        }
+        let nnz: usize = data
+            .sequences
+            .iter()
+            .flatten()
+            .map(|v| v.as_row().nnz())
+            .sum();
+        let mut sums = [data.sequences.len() as f64, nnz as f64];
+        comm.allreduce_sum(&mut sums)?;
+        let max_abs = (data.sequences.iter().flatten())
+            .flat_map(|v| v.as_row().values().iter().map(|v| v.abs()))
+            .fold(0.0, f64::max);
+        let mut widths = [data.n_features as f64, data.n_labels.max(1) as f64, max_abs];
+        comm.allreduce_max(&mut widths)?;
+        let (n, d, l) = (sums[0] as usize, widths[0] as usize, widths[1] as usize);
+        crate::limits::check_features(&data.source, d, sums[1] as usize)?;
+        crate::limits::check_labels(&data.source, "tag number", l, &data.labels)?;
+        let x = sequences_with_bias(&data.sequences, d, p.bias, None);
+        let space = ChainSpace::new(self.width(d), l)?;
+        let lambda = p.regularization.lambda(n)?;
+        let problem = StructProblem::new(&space, &x, &data.labels, lambda)?;
+        let solver = p.one_slack().check()?;
+        let fit = solver.train_distributed(comm, &problem, n, self.rounds())?;
+        let parts = ReportParts {
+            classes: Vec::new(),
+            scaler: None,
+            warnings: Vec::new(),
+            max_abs: widths[2],
+        };
+        self.finish_rounds(fit, lambda.get(), (n, d, l), parts)
+    }
+
+    /// Trains a multiclass model by the Crammer–Singer dual (`dcd`, the multiclass default) on this rank's
+    /// `shard` of a dataset split among `comm.size()` ranks; every rank calls it with the same parameters and
+    /// gets the same model, certified as one process's.
+    ///
+    /// # Errors
+    /// Another task or solver, or a flag that cannot apply over ranks ([`Error::Optim`] naming why), an
+    /// empty shard, bad labels, or [`OptimError::Collective`] when another rank failed.
+    pub fn fit_multiclass_shard(
+        &self,
+        comm: &dyn Collective,
+        shard: Shard,
+    ) -> Result<StructFitReport, Error> {
+        let p = &self.params;
+        if p.task != Task::Multiclass || p.solver != StructSolverKind::Dcd {
+            let value = format!("{} with {:?}", p.task.kind(), p.solver).to_lowercase();
+            let reason =
+                "cannot train over several ranks yet; multiclass with dcd (the default) can";
+            return Err(refuse("task and solver", value, reason));
+        }
+        self.refuse_over_ranks()?;
         let Shard { data, start } = shard;
         let whole = Whole::agree(comm, &data, start)?;
         let classes = ClassLabels {
@@ -66,32 +169,14 @@ impl StructuredSvm {
         let space = MulticlassSpace::new(self.width(whole.d), k)?;
         let lambda = p.regularization.lambda(whole.n)?;
         let problem = StructProblem::new(&space, &x, &y, lambda)?;
-        let limits = Rounds {
-            max_epochs: p.max_passes.unwrap_or(f64::INFINITY),
-            max_rounds: u64::MAX,
-            gap_tolerance: self.gap_target(),
-            eval_every: p
-                .eval_every
-                .map_or(DEFAULT_EVAL_EVERY, |e| e.ceil().max(1.0) as u64),
-        };
         let cs = p.cs().check()?.with_class_weights(weights)?;
-        let fit = cs.train_distributed(comm, &problem, whole.n, limits)?;
-        let fit = maxmargin_optim::Fit {
-            output: fit.output,
-            objective: fit.objective,
-            trace: fit.trace,
-            stop: fit.stop,
-            progress: maxmargin_optim::Progress {
-                iteration: fit.rounds,
-                epoch: fit.epochs,
-            },
-        };
+        let fit = cs.train_distributed(comm, &problem, whole.n, self.rounds())?;
         let parts = ReportParts {
             classes: classes.classes,
             scaler: None,
             warnings: Vec::new(),
             max_abs: max_abs[0],
         };
-        self.finish(fit, lambda.get(), (whole.n, whole.d, k), parts)
+        self.finish_rounds(fit, lambda.get(), (whole.n, whole.d, k), parts)
     }
 }
