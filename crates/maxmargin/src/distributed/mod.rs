@@ -3,8 +3,8 @@
 //! model is the same kind of file as one process's; every rank ends with it, rank 0 writes it.
 //!
 //! Built so far: binary DCD (CoCoA with an exact line search, [`maxmargin_optim::Dcd::train_distributed`],
-//! here), the multiclass Crammer–Singer dual (`StructuredSvm::fit_multiclass_shard`) and chains by 1-slack
-//! cutting planes (`StructuredSvm::fit_chain_shard`). The other solvers refuse to run over several ranks,
+//! here), the multiclass Crammer–Singer dual (`StructuredSvm::fit_multiclass_shard`) and chains by BCFW or
+//! 1-slack cutting planes (`StructuredSvm::fit_chain_shard`). The other solvers refuse to run over several ranks,
 //! naming why.
 
 use crate::Error;

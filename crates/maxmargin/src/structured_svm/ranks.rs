@@ -72,9 +72,10 @@ impl StructuredSvm {
         self.finish(fit, lambda, shape, parts)
     }
 
-    /// Trains a chain model by 1-slack cutting planes (`--solver oneslack`) on this rank's `shard` of a
-    /// sequence file split among `comm.size()` ranks at sequence ends; every rank calls it with the same
-    /// parameters and gets the same model (rank 0 solves the QP and broadcasts `w`).
+    /// Trains a chain model by BCFW (the default; synchronous mini-batch steps with one line search) or 1-slack
+    /// cutting planes (`--solver oneslack`; rank 0 solves the QP and broadcasts `w`) on this rank's `shard` of a
+    /// sequence file split among `comm.size()` ranks at sequence starts; every rank calls it with the same
+    /// parameters and gets the same model.
     ///
     /// # Errors
     /// Another task or solver, or a flag that cannot apply over ranks, an empty shard, or
@@ -85,9 +86,10 @@ impl StructuredSvm {
         shard: maxmargin_io::shard::SequenceShard,
     ) -> Result<StructFitReport, Error> {
         let p = &self.params;
-        if p.task != Task::Chain || p.solver != StructSolverKind::Oneslack {
+        let bcfw = p.solver == StructSolverKind::Bcfw;
+        if p.task != Task::Chain || !(bcfw || p.solver == StructSolverKind::Oneslack) {
             let value = format!("{} with {:?}", p.task.kind(), p.solver).to_lowercase();
-            let reason = "cannot train over several ranks yet; chains with --solver oneslack can";
+            let reason = "cannot train over several ranks yet; chains with bcfw (the default) or oneslack can";
             return Err(refuse("task and solver", value, reason));
         }
         self.refuse_over_ranks()?;
@@ -123,8 +125,20 @@ impl StructuredSvm {
         let space = ChainSpace::new(self.width(d), l)?;
         let lambda = p.regularization.lambda(n)?;
         let problem = StructProblem::new(&space, &x, &data.labels, lambda)?;
-        let solver = p.one_slack().check()?;
-        let fit = solver.train_distributed(comm, &problem, n, self.rounds())?;
+        let fit = if bcfw {
+            // BCFW's ε is its relative gap, as in one process.
+            let limits = Rounds {
+                gap_tolerance: p.gap.unwrap_or(p.epsilon),
+                ..self.rounds()
+            };
+            p.bcfw()
+                .check()?
+                .train_distributed(comm, &problem, n, limits)?
+        } else {
+            p.one_slack()
+                .check()?
+                .train_distributed(comm, &problem, n, self.rounds())?
+        };
         let parts = ReportParts {
             classes: Vec::new(),
             scaler: None,

@@ -518,6 +518,7 @@ where
     }
 }
 
+mod distributed;
 pub mod pairwise;
 mod shares;
 
