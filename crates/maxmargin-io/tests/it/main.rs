@@ -2,5 +2,6 @@
 
 mod libsvm;
 mod model_file;
+mod shard;
 mod shared_data;
 mod structured_formats;
