@@ -170,8 +170,9 @@ fn open_range(
     Ok((file, begin, to))
 }
 
-/// A parse error of a shard with the file's own line number.
-fn in_file(e: IoError, begin: u64) -> IoError {
+/// A parse error of a shard starting at byte `begin`, with the file's own line number (other errors as they
+/// are).
+pub fn in_file(e: IoError, begin: u64) -> IoError {
     match e {
         IoError::Parse {
             path,

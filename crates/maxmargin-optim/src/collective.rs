@@ -75,6 +75,23 @@ pub(crate) enum Verdict {
 }
 
 impl Rounds {
+    /// The budget's stop once `round` rounds and `visited` coordinate steps (over all ranks, of a problem of
+    /// `n` examples) are spent.
+    pub(crate) fn spent(&self, round: u64, visited: f64, n: f64) -> Option<StopReason> {
+        if visited >= self.max_epochs * n {
+            Some(StopReason::MaxEpochs)
+        } else if round >= self.max_rounds {
+            Some(StopReason::MaxIterations)
+        } else {
+            None
+        }
+    }
+
+    /// Whether round `round` ends with an evaluation: every `eval_every` rounds, and at the budget's end.
+    pub(crate) fn due(&self, round: u64, visited: f64, n: f64) -> bool {
+        round.is_multiple_of(self.eval_every.max(1)) || self.spent(round, visited, n).is_some()
+    }
+
     /// Judges the evaluation just recorded: a certified relative gap within the target stops the run
     /// (converged when the solver's own test `passed` too); a passed test with a larger gap tightens ε, unless
     /// ε is at its floor already.

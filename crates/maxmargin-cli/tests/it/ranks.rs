@@ -46,6 +46,17 @@ mod with_mpi {
             .expect("mpirun runs (apt-get install openmpi-bin)")
     }
 
+    /// Trains with `args` over `ranks` ranks into `model` and returns its objective.
+    fn trained_over(ranks: usize, args: &[&str], model: &Path) -> f64 {
+        let out = mpirun(ranks, args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        objective(model)
+    }
+
     fn objective(model: &Path) -> f64 {
         let json: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(model).unwrap()).unwrap();
@@ -82,16 +93,8 @@ mod with_mpi {
             let mut bytes = Vec::new();
             for run in 0..2 {
                 let model = tmp.path().join(format!("p{ranks}-{run}.json"));
-                let out = mpirun(
-                    ranks,
-                    &["train", s(&data), "-o", s(&model), "-q", "--gap", "1e-5"],
-                );
-                assert!(
-                    out.status.success(),
-                    "{}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
-                let got = objective(&model);
+                let args = ["train", s(&data), "-o", s(&model), "-q", "--gap", "1e-5"];
+                let got = trained_over(ranks, &args, &model);
                 assert!(
                     (got - best).abs() <= 1e-4 * best,
                     "{ranks} ranks: {got} vs {best}"
@@ -167,13 +170,7 @@ mod with_mpi {
             let model = dir.join(format!("p{ranks}.json"));
             let mut args = vec!["train", s(data), "-o", s(&model), "-q", "--gap", ranks_gap];
             args.extend(flags);
-            let out = mpirun(ranks, &args);
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let got = objective(&model);
+            let got = trained_over(ranks, &args, &model);
             assert!(
                 (got - best).abs() <= 1e-4 * best,
                 "{ranks} ranks: {got} vs {best}"

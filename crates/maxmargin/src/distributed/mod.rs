@@ -238,24 +238,5 @@ impl Whole {
 
 /// A label error of a shard, with the file's line number.
 pub(crate) fn file_line(e: IoError, start: u64) -> Error {
-    match e {
-        IoError::Parse {
-            path,
-            line,
-            column,
-            field,
-            message,
-        } => match maxmargin_io::shard::file_line(&path, start, line) {
-            Ok(line) => IoError::Parse {
-                path,
-                line,
-                column,
-                field,
-                message,
-            }
-            .into(),
-            Err(e) => e.into(),
-        },
-        other => other.into(),
-    }
+    maxmargin_io::shard::in_file(e, start).into()
 }

@@ -20,18 +20,6 @@ use super::*;
 use crate::collective::{Collective, DistributedFit, Rounds, Verdict};
 use crate::trainer::TraceRecord;
 
-/// One rank's duals and the shared `w`.
-struct Shard {
-    w: Vec<f64>,
-    alpha: Vec<f64>,
-    qd: Vec<f64>,
-    upper: Vec<f64>,
-    diag: Vec<f64>,
-    active: Vec<usize>,
-    bounds: (f64, f64),
-    rng: ChaCha8Rng,
-}
-
 /// What a round found over all ranks.
 struct RoundEnd {
     pg_max: f64,
@@ -64,17 +52,14 @@ impl Dcd {
             ));
         }
         let started = std::time::Instant::now();
-        let mut sh = self.shard(comm, problem, n_total);
+        let mut sh = self.shard(comm, problem, n_total)?;
         let d = problem.n_features();
         let mut trace = Vec::new();
         let mut tightened = 0;
         let (mut round, mut visited) = (0, 0.0);
         let stop = loop {
-            if visited >= limits.max_epochs * n_total as f64 {
-                break StopReason::MaxEpochs;
-            }
-            if round >= limits.max_rounds {
-                break StopReason::MaxIterations;
+            if let Some(why) = limits.spent(round, visited, n_total as f64) {
+                break why;
             }
             round += 1;
             let end = self.round(comm, problem, &mut sh)?;
@@ -86,7 +71,7 @@ impl Dcd {
                 sh.reopen(problem);
                 continue;
             }
-            sh.bounds = if passed {
+            (sh.pg_max_old, sh.pg_min_old) = if passed {
                 OPEN
             } else {
                 (
@@ -102,8 +87,7 @@ impl Dcd {
                     },
                 )
             };
-            let last = visited >= limits.max_epochs * n_total as f64 || round >= limits.max_rounds;
-            if !(passed || last || round % limits.eval_every.max(1) == 0) {
+            if !(passed || limits.due(round, visited, n_total as f64)) {
                 continue;
             }
             let epochs = visited / n_total as f64;
@@ -137,30 +121,18 @@ impl Dcd {
         })
     }
 
-    fn shard(&self, comm: &dyn Collective, problem: &BinaryProblem<'_>, n_total: usize) -> Shard {
-        let feature = problem.bias() == Bias::Feature;
-        let c = maxmargin_core::objective::c_sum(problem.lambda(), n_total);
-        let (upper, diag): (Vec<f64>, Vec<f64>) = (0..problem.n_samples())
-            .map(|i| box_and_diag(problem.loss(), c * problem.weight(i)))
-            .unzip();
-        let qd = problem
-            .x()
-            .rows()
-            .zip(&diag)
-            .map(|(r, dg)| r.norm_sq() + if feature { 1.0 } else { 0.0 } + dg)
-            .collect();
-        // Each rank its own stream: the seed and the rank, mixed.
-        let seed = self.params.seed ^ (comm.rank() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        Shard {
-            w: vec![0.0; problem.n_features() + usize::from(feature)],
-            alpha: vec![0.0; problem.n_samples()],
-            qd,
-            upper,
-            diag,
-            active: (0..problem.n_samples()).collect(),
-            bounds: OPEN,
-            rng: crate::random::rng(seed),
-        }
+    /// This rank's state: DCD's own, with the whole problem's `C` and a seed of its own (the seed and the
+    /// rank, mixed).
+    fn shard(
+        &self,
+        comm: &dyn Collective,
+        problem: &BinaryProblem<'_>,
+        n_total: usize,
+    ) -> Result<DcdState, OptimError> {
+        let mut dcd = *self;
+        dcd.n_total = Some(n_total);
+        dcd.params.seed ^= (comm.rank() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        dcd.init(problem)
     }
 
     /// One round: the local pass over the active examples, one allreduce of the direction, the common step.
@@ -168,7 +140,7 @@ impl Dcd {
         &self,
         comm: &dyn Collective,
         problem: &BinaryProblem<'_>,
-        sh: &mut Shard,
+        sh: &mut DcdState,
     ) -> Result<RoundEnd, OptimError> {
         sh.active.shuffle(&mut sh.rng);
         let cx = PassContext {
@@ -178,7 +150,7 @@ impl Dcd {
             upper: &sh.upper,
             diag: &sh.diag,
             shrinking: self.params.shrinking,
-            bounds: sh.bounds,
+            bounds: (sh.pg_max_old, sh.pg_min_old),
         };
         let (r, mut buf) = local_pass(&cx, &sh.active, sh.w.clone());
         let m = sh.w.len();
@@ -222,10 +194,10 @@ impl Dcd {
 /// No shrinking bounds yet: every example is visited.
 const OPEN: (f64, f64) = (f64::INFINITY, f64::NEG_INFINITY);
 
-impl Shard {
+impl DcdState {
     fn reopen(&mut self, problem: &BinaryProblem<'_>) {
         self.active = (0..problem.n_samples()).collect();
-        self.bounds = OPEN;
+        (self.pg_max_old, self.pg_min_old) = OPEN;
     }
 }
 
@@ -245,7 +217,7 @@ pub(super) fn box_and_diag(loss: BinaryLoss, c: f64) -> (f64, f64) {
 fn certify(
     comm: &dyn Collective,
     problem: &BinaryProblem<'_>,
-    sh: &Shard,
+    sh: &DcdState,
     n_total: usize,
     (round, epochs): (u64, f64),
     started: std::time::Instant,

@@ -114,6 +114,7 @@ impl DcdParams {
         Ok(Dcd {
             params: self,
             gap_target: None,
+            n_total: None,
         })
     }
 }
@@ -123,6 +124,8 @@ impl DcdParams {
 pub struct Dcd {
     params: DcdParams,
     gap_target: Option<f64>,
+    /// Over ranks: the whole problem's example count, for `C = 1/(λn)` (`None`: this problem's).
+    n_total: Option<usize>,
 }
 
 /// DCD state.
@@ -361,8 +364,10 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
         }
         let feature = problem.bias() == Bias::Feature;
         let (n, d) = (problem.n_samples(), problem.n_features());
-        let (upper, diag): (Vec<f64>, Vec<f64>) =
-            (0..n).map(|i| Self::box_and_diag(problem, i)).unzip();
+        let c = maxmargin_core::objective::c_sum(problem.lambda(), self.n_total.unwrap_or(n));
+        let (upper, diag): (Vec<f64>, Vec<f64>) = (0..n)
+            .map(|i| distributed::box_and_diag(problem.loss(), c * problem.weight(i)))
+            .unzip();
         let qd = problem
             .x()
             .rows()

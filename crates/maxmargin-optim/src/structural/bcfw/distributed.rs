@@ -10,11 +10,12 @@ use super::*;
 use crate::collective::{Collective, DistributedFit, Rounds, Verdict, round_record};
 use rand::seq::SliceRandom;
 
-/// One block's move this round: example, step γ, the corner `(w_s, ℓ_s)`.
+/// One block's move this round: example, step γ, the corner `(w_s, ℓ_s)` (sparse: a difference of joint
+/// features).
 struct Move {
     i: usize,
     gamma: f64,
-    corner: Vec<f64>,
+    corner: SparseVec,
     loss: f64,
 }
 
@@ -61,21 +62,19 @@ impl Bcfw {
         let (mut round, mut calls) = (0u64, 0.0);
         let mut trace = Vec::new();
         let stop = loop {
-            if calls >= limits.max_epochs * n {
-                break StopReason::MaxEpochs;
-            }
-            if round >= limits.max_rounds {
-                break StopReason::MaxIterations;
+            if let Some(why) = limits.spent(round, calls, n) {
+                break why;
             }
             round += 1;
             order.shuffle(&mut rng);
             let mut local = w.clone();
             let mut moves = Vec::new();
             let mut dl = 0.0;
+            let mut corner = vec![0.0; dim];
             for &i in &order {
                 let v = problem.oracle(&local, i)?;
                 // The corner: w_s = (ψ(y_i) − ψ(ŷ))/(λn), ℓ_s = Δ(y_i, ŷ)/n.
-                let mut corner = vec![0.0; dim];
+                corner.fill(0.0);
                 truth[i].as_row().axpy(1.0 / (lambda * n), &mut corner);
                 let (x, yh) = (&problem.x()[i], &v.output);
                 problem
@@ -102,7 +101,7 @@ impl Bcfw {
                     moves.push(Move {
                         i,
                         gamma,
-                        corner,
+                        corner: SparseVec::from_dense(&corner).unwrap_or_default(),
                         loss,
                     });
                 }
@@ -125,13 +124,14 @@ impl Bcfw {
             ell += t * buf[dim];
             for m in moves {
                 let step = t * m.gamma;
-                for (s, c) in shares[m.i].iter_mut().zip(&m.corner) {
-                    *s += step * (c - *s);
+                // w_i ← (1 − step) w_i + step w_s.
+                for s in shares[m.i].iter_mut() {
+                    *s *= 1.0 - step;
                 }
+                m.corner.as_row().axpy(step, &mut shares[m.i]);
                 share_loss[m.i] += step * (m.loss - share_loss[m.i]);
             }
-            let last = calls >= limits.max_epochs * n || round >= limits.max_rounds;
-            if !(last || round % limits.eval_every.max(1) == 0) {
+            if !limits.due(round, calls, n) {
                 continue;
             }
             let mut hinge = [problem.oracle_all(&w)?.iter().map(|v| v.hinge).sum::<f64>()];

@@ -35,11 +35,8 @@ impl CrammerSinger {
         let (mut round, mut visited) = (0u64, 0.0);
         let mut trace = Vec::new();
         let stop = loop {
-            if visited >= limits.max_epochs * n_total as f64 {
-                break StopReason::MaxEpochs;
-            }
-            if round >= limits.max_rounds {
-                break StopReason::MaxIterations;
+            if let Some(why) = limits.spent(round, visited, n_total as f64) {
+                break why;
             }
             round += 1;
             let (alpha0, w0, seen) = (st.alpha.clone(), st.w.clone(), st.visited);
@@ -74,8 +71,7 @@ impl CrammerSinger {
             for ((w, w0), d) in st.w.iter_mut().zip(&w0).zip(dw) {
                 *w = w0 + t * d;
             }
-            let last = visited >= limits.max_epochs * n_total as f64 || round >= limits.max_rounds;
-            if !(passed || last || round % limits.eval_every.max(1) == 0) {
+            if !(passed || limits.due(round, visited, n_total as f64)) {
                 continue;
             }
             let record = solver.certify(

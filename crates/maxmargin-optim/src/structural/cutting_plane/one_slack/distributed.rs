@@ -7,6 +7,7 @@
 
 use super::*;
 use crate::collective::{Collective, DistributedFit, Rounds, Verdict, round_record};
+use maxmargin_core::vector::dot;
 
 /// Rank 0's decision, sent with `w`.
 const GO: f64 = 0.0;
@@ -41,18 +42,15 @@ impl OneSlack {
         let (mut round, mut calls) = (0u64, 0.0);
         let mut trace = Vec::new();
         let stop = loop {
-            if calls >= limits.max_epochs * n {
-                break StopReason::MaxEpochs;
-            }
-            if round >= limits.max_rounds {
-                break StopReason::MaxIterations;
+            if let Some(why) = limits.spent(round, calls, n) {
+                break why;
             }
             round += 1;
             let mut buf = joint_part(problem, &truth, &w, n)?;
             comm.allreduce_sum(&mut buf)?;
             calls += buf[dim + 1];
-            let a = SparseVec::from_dense(&buf[..dim]).unwrap_or_default();
-            let violation = buf[dim] - a.as_row().dot(&w);
+            // The joint constraint's violation at w: the mean hinge (the sparse plane only rank 0 keeps).
+            let violation = buf[dim] - dot(&buf[..dim], &w)?;
             let primal = 0.5 * lambda * norm_sq(&w) + violation.max(0.0);
             // Rank 0 decides and solves; the others receive w, the dual and the decision.
             let mut out = vec![0.0; dim + 2];
@@ -70,6 +68,7 @@ impl OneSlack {
                             epsilon /= 10.0;
                         }
                         if violation > xi {
+                            let a = SparseVec::from_dense(&buf[..dim]).unwrap_or_default();
                             set.add(a, buf[dim], 0);
                         }
                         set.solve(lambda, &[1.0], &mut w, self.params.qp)?;
@@ -93,8 +92,7 @@ impl OneSlack {
             // The budget ended after rank 0 moved w: certify the w returned (one more oracle round).
             let mut buf = joint_part(problem, &truth, &w, n)?;
             comm.allreduce_sum(&mut buf)?;
-            let a = SparseVec::from_dense(&buf[..dim]).unwrap_or_default();
-            let primal = 0.5 * lambda * norm_sq(&w) + (buf[dim] - a.as_row().dot(&w)).max(0.0);
+            let primal = 0.5 * lambda * norm_sq(&w) + (buf[dim] - dot(&buf[..dim], &w)?).max(0.0);
             let mut dual = [if comm.rank() == 0 {
                 set.dual(lambda, &w)
             } else {
