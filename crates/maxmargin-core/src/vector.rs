@@ -76,6 +76,22 @@ pub struct SparseRow<'a> {
 }
 
 impl<'a> SparseRow<'a> {
+    /// A row over borrowed buffers, checked like [`SparseRows::push_row`] (rows read back from disk).
+    ///
+    /// # Errors
+    /// [`CoreError::UnsortedIndex`], [`CoreError::NonFinite`] or [`CoreError::LengthMismatch`].
+    ///
+    /// # Examples
+    /// ```
+    /// use maxmargin_core::vector::SparseRow;
+    /// assert_eq!(SparseRow::new(&[1, 3], &[2.0, 1.0]).map(|r| r.dot(&[1.0, 1.0, 1.0, 5.0])), Ok(7.0));
+    /// assert!(SparseRow::new(&[3, 1], &[2.0, 1.0]).is_err());
+    /// ```
+    pub fn new(idx: &'a [u32], val: &'a [f64]) -> Result<Self, CoreError> {
+        check_sparse(idx, val)?;
+        Ok(Self { idx, val })
+    }
+
     /// The indices, strictly increasing.
     pub fn indices(&self) -> &'a [u32] {
         self.idx
@@ -347,6 +363,13 @@ impl SparseRows {
             self.n_features = self.n_features.max(last as usize + 1);
         }
         Ok(())
+    }
+
+    /// Removes every row, keeping the buffers' memory and the feature count (a reused batch).
+    pub fn clear(&mut self) {
+        self.indptr.truncate(1);
+        self.idx.clear();
+        self.val.clear();
     }
 
     /// Builds a matrix from dense rows (zeros dropped).

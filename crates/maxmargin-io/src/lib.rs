@@ -6,6 +6,8 @@
 //!   `Serialize` payload, as bincode 2 or as JSON for paths ending in `.json`. Only this module knows bincode.
 //! - [`multilabel`], [`svm_hmm`], [`conll`]: the LIBSVM multilabel format, Joachims' svm_hmm sequences,
 //!   and CoNLL column files with chunker feature templates.
+//! - [`stream`]: a text file parsed once into shuffled binary rows on disk, read pass by pass in bounded
+//!   memory (`train --stream`).
 //! - [`shard`]: one rank's share of a LIBSVM text file (byte ranges cut at line starts), for training over MPI.
 //! - [`atomic`]: every file this crate writes goes to a temporary file in the same directory, is synced,
 //!   then renamed, so a crash never leaves half a file.
@@ -25,6 +27,7 @@ pub mod model_file;
 pub mod multilabel;
 mod open;
 pub mod shard;
+pub mod stream;
 pub mod svm_hmm;
 
 pub use error::IoError;

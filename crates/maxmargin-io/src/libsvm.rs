@@ -236,10 +236,58 @@ pub fn read_with<L>(
 pub fn read_from<L>(
     reader: impl BufRead,
     path: &Path,
-    mut parse_label: impl FnMut(&str) -> Result<L, String>,
+    parse_label: impl FnMut(&str) -> Result<L, String>,
 ) -> Result<Dataset<L>, IoError> {
     let mut x = SparseRows::new();
     let (mut labels, mut qids, mut lines) = (Vec::new(), Vec::new(), Vec::new());
+    for_each_row(reader, path, parse_label, |row| {
+        x.push_row(row.idx, row.val).map_err(|e| IoError::Parse {
+            path: path.to_path_buf(),
+            line: row.line,
+            column: 1,
+            field: "feature",
+            message: e.to_string(),
+        })?;
+        labels.push(row.label);
+        qids.push(row.qid);
+        lines.push(row.line);
+        Ok(())
+    })?;
+    Ok(Dataset {
+        x,
+        labels,
+        qids,
+        lines,
+        source: path.to_path_buf(),
+    })
+}
+
+/// One parsed line, borrowed from the reader's buffers for the length of a callback.
+#[derive(Debug)]
+pub struct ParsedRow<'a, L> {
+    /// The 1-based line in the file.
+    pub line: usize,
+    /// The label.
+    pub label: L,
+    /// The `qid:`, where given.
+    pub qid: Option<u64>,
+    /// 0-based feature indices, strictly increasing.
+    pub idx: &'a [u32],
+    /// Their values.
+    pub val: &'a [f64],
+}
+
+/// Parses LIBSVM-format text one line at a time and hands each row to `row`, holding one line in memory
+/// (what [`read_from`] and the streaming passes of [`crate::stream`] are built on).
+///
+/// # Errors
+/// As [`read_with`], and whatever `row` returns.
+pub fn for_each_row<L>(
+    reader: impl BufRead,
+    path: &Path,
+    mut parse_label: impl FnMut(&str) -> Result<L, String>,
+    mut row: impl FnMut(ParsedRow<'_, L>) -> Result<(), IoError>,
+) -> Result<(), IoError> {
     let (mut idx, mut val) = (Vec::new(), Vec::new());
     let mut text = crate::lines::Lines::new(reader, path);
     while let Some((line_no, buf)) = text.next_line()? {
@@ -258,24 +306,15 @@ pub fn read_from<L>(
                     message: e.message,
                 }
             })?;
-        x.push_row(&idx, &val).map_err(|e| IoError::Parse {
-            path: path.to_path_buf(),
+        row(ParsedRow {
             line: line_no,
-            column: 1,
-            field: "feature",
-            message: e.to_string(),
+            label,
+            qid,
+            idx: &idx,
+            val: &val,
         })?;
-        labels.push(label);
-        qids.push(qid);
-        lines.push(line_no);
     }
-    Ok(Dataset {
-        x,
-        labels,
-        qids,
-        lines,
-        source: path.to_path_buf(),
-    })
+    Ok(())
 }
 
 /// Text per parallel piece, and the text read from the file per round (pieces × this).

@@ -4,4 +4,5 @@ mod libsvm;
 mod model_file;
 mod shard;
 mod shared_data;
+mod stream;
 mod structured_formats;

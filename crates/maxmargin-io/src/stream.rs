@@ -1,0 +1,493 @@
+//! Data larger than memory: a LIBSVM file (plain, gzip or standard input) parsed once into binary rows on
+//! disk that training reads pass by pass, each pass in a fresh random order.
+//!
+//! [`RowFile::prepare`] reads the text once, checking every line as [`crate::libsvm`] does (errors name
+//! the file, line, column and field) and counting rows, features and labels. The parsed rows go to an
+//! anonymous temporary file in the directory given (removed by the system even when the process dies), and
+//! are scattered at random, by the seed, into buckets of about [`BUCKET_BYTES`] (at most [`MAX_BUCKETS`])
+//! laid end to end in the row file. [`RowFile::pass`] visits the buckets in a random order and the rows of
+//! each in a random order (one bucket in memory at a time): every pass is a new order drawn from the seed
+//! and the pass's number, rows of one bucket adjacent (a file sorted by class comes out mixed).
+//!
+//! Memory: one line while parsing, plus the buckets' write buffers (4 KiB each); one bucket in a pass
+//! (`max(BUCKET_BYTES, bytes / MAX_BUCKETS)`: bounded up to 1 GiB of parsed rows, growing slowly after).
+//! Nothing else grows with the number of rows. Disk: about twice the parsed rows while preparing, once
+//! after. A [`Column`] keeps one number per row on disk (a dual variable), read and written a bucket at a
+//! time.
+
+use crate::IoError;
+use crate::libsvm::{for_each_row, parse_real_label};
+use maxmargin_core::vector::SparseRow;
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+/// The parsed rows a bucket aims at.
+pub const BUCKET_BYTES: u64 = 1 << 20;
+/// The most buckets (each holds an open file and a write buffer while scattering).
+pub const MAX_BUCKETS: u64 = 1024;
+/// The most distinct labels a streamed file may have.
+pub const MAX_LABELS: usize = 1 << 16;
+/// The write buffer of each bucket.
+const BUCKET_BUFFER: usize = 4 << 10;
+/// The read buffer of a pass.
+const PASS_BUFFER: usize = 1 << 20;
+/// A row's header on disk: line (u64), label (f64), nonzeros (u32).
+const HEADER: usize = 20;
+
+/// What preparing a file found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    /// Rows (non-blank, non-comment lines).
+    pub n_rows: usize,
+    /// One past the largest 0-based feature index.
+    pub n_features: usize,
+    /// Nonzeros over all rows.
+    pub nnz: u64,
+    /// The distinct labels, smallest first, with their row counts.
+    pub labels: Vec<(f64, usize)>,
+    /// Bytes of parsed rows on disk.
+    pub bytes: u64,
+}
+
+/// One row of a pass, borrowed for the length of the callback.
+#[derive(Debug, Clone, Copy)]
+pub struct StreamRow<'a> {
+    /// Its place in the row file, `0..n_rows` (the same row has the same index in every pass).
+    pub index: usize,
+    /// Its 1-based line in the source file.
+    pub line: usize,
+    /// Its label.
+    pub label: f64,
+    /// Its features.
+    pub x: SparseRow<'a>,
+}
+
+/// A source file parsed into shuffled binary rows on disk (see the module docs).
+#[derive(Debug)]
+pub struct RowFile {
+    file: File,
+    source: PathBuf,
+    summary: Summary,
+    buckets: Vec<Bucket>,
+    seed: u64,
+    passes: std::cell::Cell<u64>,
+}
+
+/// A run of rows in the row file.
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
+    offset: u64,
+    bytes: u64,
+    first_row: usize,
+    rows: usize,
+}
+
+impl RowFile {
+    /// Parses `source` (LIBSVM text, gzip or not, `-` for standard input) into a row file in `dir`,
+    /// in the order `seed` chooses.
+    ///
+    /// # Errors
+    /// [`IoError::Parse`] naming the line, column and field of the first bad token (or a label past
+    /// [`MAX_LABELS`]), [`IoError::Empty`] for no rows, [`IoError::Io`] naming the source or `dir`.
+    ///
+    /// # Examples
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let dir = tempfile::tempdir()?;
+    /// let data = dir.path().join("d.svm");
+    /// std::fs::write(&data, "+1 1:1\n-1 2:1\n+1 1:2 3:1\n")?;
+    /// let rows = maxmargin_io::stream::RowFile::prepare(&data, dir.path(), 7)?;
+    /// assert_eq!((rows.summary().n_rows, rows.summary().n_features), (3, 3));
+    /// let mut lines = Vec::new();
+    /// rows.pass(|r| { lines.push(r.line); Ok::<_, maxmargin_io::IoError>(()) })?;
+    /// lines.sort();
+    /// assert_eq!(lines, [1, 2, 3]);
+    /// # Ok(()) }
+    /// ```
+    pub fn prepare(source: &Path, dir: &Path, seed: u64) -> Result<Self, IoError> {
+        Self::prepare_in_buckets(source, dir, seed, BUCKET_BYTES)
+    }
+
+    /// [`RowFile::prepare`] with buckets of about `bucket_bytes` (at least one row each, at most
+    /// [`MAX_BUCKETS`]): smaller buckets mix the order of a pass more and hold less in memory.
+    ///
+    /// # Errors
+    /// As [`RowFile::prepare`].
+    pub fn prepare_in_buckets(
+        source: &Path,
+        dir: &Path,
+        seed: u64,
+        bucket_bytes: u64,
+    ) -> Result<Self, IoError> {
+        if crate::cache::is_cache(source) {
+            return Err(IoError::Unsplittable {
+                path: source.to_path_buf(),
+                message:
+                    "--stream reads LIBSVM text (plain or gzip), not a cache file, which is read \
+                          whole; give the text file"
+                        .into(),
+            });
+        }
+        let temp = |e| IoError::io(dir, e);
+        let mut parsed = BufWriter::new(tempfile::tempfile_in(dir).map_err(temp)?);
+        let mut labels: BTreeMap<u64, (f64, usize)> = BTreeMap::new();
+        let (mut n_rows, mut n_features, mut nnz, mut bytes) = (0usize, 0usize, 0u64, 0u64);
+        let reader = crate::open_maybe_gz(source)?;
+        for_each_row(reader, source, parse_real_label, |row| {
+            let known = labels.len();
+            match labels.get_mut(&row.label.to_bits()) {
+                Some(entry) => entry.1 += 1,
+                None if known == MAX_LABELS => {
+                    return Err(IoError::Parse {
+                        path: source.to_path_buf(),
+                        line: row.line,
+                        column: 1,
+                        field: "label",
+                        message: format!("more than {MAX_LABELS} distinct labels"),
+                    });
+                }
+                None => {
+                    labels.insert(row.label.to_bits(), (row.label, 1));
+                }
+            }
+            n_rows += 1;
+            nnz += row.idx.len() as u64;
+            if let Some(&last) = row.idx.last() {
+                n_features = n_features.max(last as usize + 1);
+            }
+            bytes += write_row(&mut parsed, row.line, row.label, row.idx, row.val).map_err(temp)?;
+            Ok(())
+        })?;
+        if n_rows == 0 {
+            return Err(IoError::Empty {
+                path: source.to_path_buf(),
+            });
+        }
+        let mut parsed = parsed.into_inner().map_err(|e| temp(e.into_error()))?;
+        let (file, buckets) = scatter(&mut parsed, (bytes, bucket_bytes.max(1)), dir, seed)?;
+        let mut labels: Vec<(f64, usize)> = labels.into_values().collect();
+        labels.sort_by(|a, b| a.0.total_cmp(&b.0));
+        Ok(Self {
+            file,
+            source: source.to_path_buf(),
+            summary: Summary {
+                n_rows,
+                n_features,
+                nnz,
+                labels,
+                bytes,
+            },
+            buckets,
+            seed,
+            passes: std::cell::Cell::new(0),
+        })
+    }
+
+    /// What preparing found.
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    /// The source file (for error messages about a row).
+    pub fn source(&self) -> &Path {
+        &self.source
+    }
+
+    /// Reads every row once, in a new random order (see the module docs), handing each to `row`.
+    ///
+    /// # Errors
+    /// [`IoError::Io`] when the row file cannot be read (disk trouble), and whatever `row` returns.
+    pub fn pass<E: From<IoError>>(
+        &self,
+        mut row: impl FnMut(StreamRow<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.visit(|_, _| Ok(()), |r, _| row(r), |_, _| Ok(()))
+    }
+
+    /// The buckets in this pass's order, each read whole and its rows handed out in a random order:
+    /// `enter(bucket, rows)` before its rows, `row(r, within)` for each (`within` its place in the bucket),
+    /// `leave(bucket, rows)` after.
+    fn visit<E: From<IoError>>(
+        &self,
+        mut enter: impl FnMut(usize, usize) -> Result<(), E>,
+        mut row: impl FnMut(StreamRow<'_>, usize) -> Result<(), E>,
+        mut leave: impl FnMut(usize, usize) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let fail = |e| IoError::io(&self.source, e);
+        let pass = self.passes.get();
+        self.passes.set(pass + 1);
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+        rng.set_stream(pass + 1);
+        let mut order: Vec<usize> = (0..self.buckets.len()).collect();
+        order.shuffle(&mut rng);
+        let mut file = self.file.try_clone().map_err(fail)?;
+        let (mut whole, mut starts) = (Vec::new(), Vec::new());
+        let (mut idx, mut val) = (Vec::new(), Vec::new());
+        for b in order {
+            let bucket = self.buckets[b];
+            file.seek(SeekFrom::Start(bucket.offset)).map_err(fail)?;
+            // Exactly the bucket (a doubling growth would hold up to twice the largest one).
+            let size = usize::try_from(bucket.bytes)
+                .map_err(std::io::Error::other)
+                .map_err(fail)?;
+            whole.clear();
+            whole.reserve_exact(size);
+            whole.resize(size, 0);
+            file.read_exact(&mut whole).map_err(fail)?;
+            record_starts(&whole, &mut starts).map_err(fail)?;
+            if starts.len() != bucket.rows {
+                return Err(fail(std::io::ErrorKind::UnexpectedEof.into()).into());
+            }
+            let mut visit: Vec<usize> = (0..starts.len()).collect();
+            visit.shuffle(&mut rng);
+            enter(b, bucket.rows)?;
+            for within in visit {
+                let (at, len) = starts[within];
+                let (line, label) =
+                    decode_row(&whole[at..at + len], &mut idx, &mut val).map_err(fail)?;
+                let x = SparseRow::new(&idx, &val).map_err(|e| IoError::Parse {
+                    path: self.source.clone(),
+                    line,
+                    column: 1,
+                    field: "row file",
+                    message: format!("the temporary row file changed under the run: {e}"),
+                })?;
+                let index = bucket.first_row + within;
+                row(
+                    StreamRow {
+                        index,
+                        line,
+                        label,
+                        x,
+                    },
+                    within,
+                )?;
+            }
+            leave(b, bucket.rows)?;
+        }
+        Ok(())
+    }
+}
+
+/// One number per row of a [`RowFile`], kept on disk beside it and read and written a bucket at a time,
+/// so a per-row state such as a dual variable costs no memory.
+#[derive(Debug)]
+pub struct Column {
+    file: File,
+    filled: bool,
+}
+
+impl Column {
+    /// An empty column in `dir` (every row reads 0 until a pass writes it).
+    ///
+    /// # Errors
+    /// [`IoError::Io`] naming `dir`.
+    pub fn new(dir: &Path) -> Result<Self, IoError> {
+        Ok(Self {
+            file: tempfile::tempfile_in(dir).map_err(|e| IoError::io(dir, e))?,
+            filled: false,
+        })
+    }
+}
+
+impl RowFile {
+    /// Like [`RowFile::pass`], handing each row its number in `column` to read and change (0 for every row
+    /// when `reset`, or before any pass wrote the column).
+    ///
+    /// # Errors
+    /// As [`RowFile::pass`].
+    ///
+    /// # Examples
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use maxmargin_io::{IoError, stream::{Column, RowFile}};
+    /// let dir = tempfile::tempdir()?;
+    /// let data = dir.path().join("d.svm");
+    /// std::fs::write(&data, "1 1:1\n2 1:2\n")?;
+    /// let rows = RowFile::prepare(&data, dir.path(), 0)?;
+    /// let mut column = Column::new(dir.path())?;
+    /// rows.pass_with_column(&mut column, false, |r, v| { *v += r.label; Ok::<_, IoError>(()) })?;
+    /// let mut seen = Vec::new();
+    /// rows.pass_with_column(&mut column, false, |r, v| { seen.push(*v - r.label); Ok::<_, IoError>(()) })?;
+    /// assert_eq!(seen, [0.0, 0.0]);
+    /// # Ok(()) }
+    /// ```
+    pub fn pass_with_column<E: From<IoError>>(
+        &self,
+        column: &mut Column,
+        reset: bool,
+        mut row: impl FnMut(StreamRow<'_>, &mut f64) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let fail = |e| IoError::io(&self.source, e);
+        let read_old = column.filled && !reset;
+        let values = std::cell::RefCell::new((Vec::<f64>::new(), Vec::<u8>::new()));
+        let file = &column.file;
+        let offset = |b: usize| 8 * self.buckets[b].first_row as u64;
+        self.visit::<E>(
+            |b, rows| {
+                let (v, bytes) = &mut *values.borrow_mut();
+                v.clear();
+                v.reserve_exact(rows);
+                bytes.clear();
+                bytes.reserve_exact(8 * rows);
+                if read_old {
+                    bytes.resize(8 * rows, 0);
+                    let mut f = file;
+                    f.seek(SeekFrom::Start(offset(b))).map_err(fail)?;
+                    f.read_exact(bytes).map_err(fail)?;
+                    v.extend(bytes.chunks_exact(8).map(le_f64));
+                } else {
+                    v.resize(rows, 0.0);
+                }
+                Ok(())
+            },
+            |r, within| row(r, &mut values.borrow_mut().0[within]),
+            |b, _| {
+                let (v, bytes) = &mut *values.borrow_mut();
+                bytes.clear();
+                v.iter()
+                    .for_each(|x| bytes.extend_from_slice(&x.to_le_bytes()));
+                let mut f = file;
+                f.seek(SeekFrom::Start(offset(b))).map_err(fail)?;
+                f.write_all(bytes).map_err(fail)?;
+                Ok(())
+            },
+        )?;
+        column.filled = true;
+        Ok(())
+    }
+}
+
+fn le_f64(c: &[u8]) -> f64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(c);
+    f64::from_le_bytes(b)
+}
+
+/// Appends one row; returns the bytes written.
+fn write_row(
+    out: &mut impl Write,
+    line: usize,
+    label: f64,
+    idx: &[u32],
+    val: &[f64],
+) -> std::io::Result<u64> {
+    let nnz = u32::try_from(idx.len()).map_err(std::io::Error::other)?;
+    out.write_all(&(line as u64).to_le_bytes())?;
+    out.write_all(&label.to_le_bytes())?;
+    out.write_all(&nnz.to_le_bytes())?;
+    for j in idx {
+        out.write_all(&j.to_le_bytes())?;
+    }
+    for v in val {
+        out.write_all(&v.to_le_bytes())?;
+    }
+    Ok((HEADER + 12 * idx.len()) as u64)
+}
+
+/// Decodes one row record into the buffers; returns its line and label.
+fn decode_row(
+    record: &[u8],
+    idx: &mut Vec<u32>,
+    val: &mut Vec<f64>,
+) -> std::io::Result<(usize, f64)> {
+    let (line, label, nnz) = decode_header(record);
+    let body = record
+        .get(HEADER..HEADER + 12 * nnz)
+        .ok_or(std::io::ErrorKind::UnexpectedEof)?;
+    let (ib, vb) = body.split_at(4 * nnz);
+    idx.clear();
+    idx.extend(
+        ib.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+    );
+    val.clear();
+    val.extend(vb.chunks_exact(8).map(le_f64));
+    Ok((line, label))
+}
+
+/// The start and length of every record in a bucket's bytes.
+fn record_starts(whole: &[u8], starts: &mut Vec<(usize, usize)>) -> std::io::Result<()> {
+    starts.clear();
+    let mut at = 0;
+    while at < whole.len() {
+        let head = whole
+            .get(at..at + HEADER)
+            .ok_or(std::io::ErrorKind::UnexpectedEof)?;
+        let len = HEADER + 12 * decode_header(head).2;
+        if at + len > whole.len() {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        starts.push((at, len));
+        at += len;
+    }
+    Ok(())
+}
+
+fn decode_header(head: &[u8]) -> (usize, f64, usize) {
+    let mut u8s = [0u8; 8];
+    u8s.copy_from_slice(&head[0..8]);
+    let line = u64::from_le_bytes(u8s) as usize;
+    u8s.copy_from_slice(&head[8..16]);
+    let label = f64::from_le_bytes(u8s);
+    let nnz = u32::from_le_bytes([head[16], head[17], head[18], head[19]]) as usize;
+    (line, label, nnz)
+}
+
+/// Scatters the parsed rows into buckets at random, then lays the buckets end to end in a new file.
+fn scatter(
+    parsed: &mut File,
+    (bytes, bucket_bytes): (u64, u64),
+    dir: &Path,
+    seed: u64,
+) -> Result<(File, Vec<Bucket>), IoError> {
+    let temp = |e| IoError::io(dir, e);
+    let k = bytes.div_ceil(bucket_bytes).clamp(1, MAX_BUCKETS) as usize;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    parsed.seek(SeekFrom::Start(0)).map_err(temp)?;
+    let mut files = Vec::with_capacity(k);
+    for _ in 0..k {
+        let file = tempfile::tempfile_in(dir).map_err(temp)?;
+        files.push((BufWriter::with_capacity(BUCKET_BUFFER, file), 0u64, 0usize));
+    }
+    let mut reader = BufReader::with_capacity(PASS_BUFFER, &*parsed);
+    let (mut record, mut read) = (Vec::new(), 0u64);
+    while read < bytes {
+        let mut head = [0u8; HEADER];
+        reader.read_exact(&mut head).map_err(temp)?;
+        let (_, _, nnz) = decode_header(&head);
+        record.clear();
+        record.extend_from_slice(&head);
+        record.resize(HEADER + 12 * nnz, 0);
+        reader.read_exact(&mut record[HEADER..]).map_err(temp)?;
+        read += record.len() as u64;
+        let (out, size, rows) = &mut files[rand::Rng::random_range(&mut rng, 0..k)];
+        out.write_all(&record).map_err(temp)?;
+        *size += record.len() as u64;
+        *rows += 1;
+    }
+    let mut out = BufWriter::with_capacity(PASS_BUFFER, tempfile::tempfile_in(dir).map_err(temp)?);
+    let mut buckets = Vec::with_capacity(k);
+    let (mut offset, mut first_row) = (0u64, 0usize);
+    for (writer, size, rows) in files {
+        let mut file = writer.into_inner().map_err(|e| temp(e.into_error()))?;
+        file.seek(SeekFrom::Start(0)).map_err(temp)?;
+        std::io::copy(&mut file, &mut out).map_err(temp)?;
+        if rows > 0 {
+            buckets.push(Bucket {
+                offset,
+                bytes: size,
+                first_row,
+                rows,
+            });
+        }
+        offset += size;
+        first_row += rows;
+    }
+    Ok((out.into_inner().map_err(|e| temp(e.into_error()))?, buckets))
+}
