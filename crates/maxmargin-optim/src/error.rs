@@ -86,6 +86,9 @@ pub enum OptimError {
         /// What happened.
         message: String,
     },
+    /// The rows of a streamed source could not be read (the source keeps the full error).
+    #[error("reading the rows: {0}")]
+    Source(String),
     /// An error from the math core.
     #[error(transparent)]
     Core(#[from] maxmargin_core::CoreError),

@@ -25,7 +25,7 @@ pub mod structural;
 pub mod trainer;
 
 // The solvers' modules at their paths of before the split by family.
-pub use binary::{dcd, ovr, pegasos, problem, subgradient};
+pub use binary::{dcd, ovr, pegasos, problem, stream, subgradient};
 pub use structural::{bcfw, crammer_singer, cutting_plane, qp};
 
 pub use bcfw::{Bcfw, BcfwParams, Steps as BcfwSteps};
@@ -38,6 +38,7 @@ pub use pegasos::{Pegasos, PegasosParams};
 pub use problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
 pub use sampler::Sampling;
 pub use step::StepRule;
+pub use stream::{RowPasses, StreamFit, StreamLimits, StreamSolver, train_stream};
 pub use structural::{Ssg, SsgParams, StructProblem};
 pub use subgradient::{Subgradient, SubgradientParams};
 pub use trainer::{

@@ -5,4 +5,5 @@ pub mod dcd;
 pub mod ovr;
 pub mod pegasos;
 pub mod problem;
+pub mod stream;
 pub mod subgradient;

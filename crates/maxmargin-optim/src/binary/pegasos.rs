@@ -165,7 +165,7 @@ pub struct PegasosState {
     v_norm_sq: f64,
     b: f64,
     avg: Option<Averager>,
-    sampler: Sampler,
+    pub(crate) sampler: Sampler,
     /// The examples of the last step and their margins `y_i(⟨w_t, x_i⟩ + b_t)` before the step.
     pub last: Vec<(usize, f64)>,
 }
@@ -240,73 +240,37 @@ impl PegasosState {
     }
 }
 
+/// What a step needs to know of the problem besides its rows.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Geometry {
+    pub(crate) lambda: f64,
+    pub(crate) bias: Bias,
+    pub(crate) n: usize,
+    pub(crate) d: usize,
+}
+
 impl Pegasos {
     /// The checked parameters.
     pub fn params(&self) -> &PegasosParams {
         &self.params
     }
-}
 
-impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
-    type State = PegasosState;
-
-    fn detail(
+    /// One step over the batch the caller drew into `st.last` (example ids, margins to be filled in):
+    /// `row(m, id)` gives the `m`-th batch member's row, ±1 target and loss weight.
+    pub(crate) fn advance<'r>(
         &self,
-        problem: &BinaryProblem<'a>,
-        st: &PegasosState,
-    ) -> Option<crate::trainer::StepDetail> {
-        let examples = st
-            .last
-            .iter()
-            .map(|&(i, z)| crate::trainer::StepExample::new(i, z))
-            .collect();
-        Some(crate::problem::detail(
-            problem,
-            self.output(problem, st),
-            examples,
-        ))
-    }
-    type Output = LinearWeights;
-
-    fn init(&mut self, problem: &BinaryProblem<'a>) -> Result<PegasosState, OptimError> {
-        problem.require_hinge("pegasos")?;
-        let d = problem.n_features();
-        let len = d + usize::from(problem.bias() == Bias::Feature);
-        let n = problem.n_samples();
-        Ok(PegasosState {
-            t: 0,
-            s: 1.0,
-            v: vec![0.0; len],
-            v_norm_sq: 0.0,
-            b: 0.0,
-            avg: self.params.average.then(|| Averager {
-                base: Vec::new(),
-                u: vec![0.0; len],
-                scale_sum: 0.0,
-                b_sum: 0.0,
-                count: 0,
-            }),
-            sampler: Sampler::new(self.params.sampling, n, self.params.seed),
-            last: Vec::with_capacity(self.params.batch_size),
-        })
-    }
-
-    fn step(
-        &mut self,
-        problem: &BinaryProblem<'a>,
         st: &mut PegasosState,
-    ) -> Result<(), OptimError> {
+        at: Geometry,
+        row: impl Fn(usize, usize) -> (SparseRow<'r>, f64, f64),
+    ) {
         let p = &self.params;
-        let (n, d) = (problem.n_samples(), problem.n_features());
-        let (x, y, bias, lambda) = (problem.x(), problem.y(), problem.bias(), problem.lambda());
-        let k = p.batch_size;
+        let Geometry { lambda, bias, n, d } = at;
+        let k = st.last.len();
 
-        // Draw the batch and record the margins at w_t, before any change.
-        st.last.clear();
-        for _ in 0..k {
-            let i = st.sampler.next_index();
-            let z = y[i] * st.decision(x.row(i), d, bias);
-            st.last.push((i, z));
+        // The margins at w_t, before any change.
+        for m in 0..k {
+            let (x, y, _) = row(m, st.last[m].0);
+            st.last[m].1 = y * st.decision(x, d, bias);
         }
         st.t += 1;
         let eta = p.step.eta(st.t, lambda);
@@ -327,11 +291,12 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
         for m in 0..k {
             let (i, z) = st.last[m];
             if z < 1.0 {
-                let gain = gain * problem.weight(i);
-                let a = gain * y[i] / st.s;
-                st.add(a, x.row(i), d, bias == Bias::Feature);
+                let (x, y, c) = row(m, i);
+                let gain = gain * c;
+                let a = gain * y / st.s;
+                st.add(a, x, d, bias == Bias::Feature);
                 if bias == Bias::Unregularized {
-                    st.b += gain * y[i];
+                    st.b += gain * y;
                 }
             }
         }
@@ -360,18 +325,36 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
             a.b_sum += b;
             a.count += 1;
         }
-        Ok(())
     }
 
-    fn progress(&self, _problem: &BinaryProblem<'a>, st: &PegasosState) -> Progress {
-        Progress {
-            iteration: st.t,
-            epoch: st.sampler.epochs(),
+    /// The state before the first step on `n` rows of `d` features read in their stored order (the
+    /// streamed passes, whose order was shuffled on disk).
+    pub(crate) fn init_streamed(&self, n: usize, d: usize, bias: Bias) -> PegasosState {
+        self.fresh(n, d, bias, Sampling::Cyclic)
+    }
+
+    fn fresh(&self, n: usize, d: usize, bias: Bias, sampling: Sampling) -> PegasosState {
+        let len = d + usize::from(bias == Bias::Feature);
+        PegasosState {
+            t: 0,
+            s: 1.0,
+            v: vec![0.0; len],
+            v_norm_sq: 0.0,
+            b: 0.0,
+            avg: self.params.average.then(|| Averager {
+                base: Vec::new(),
+                u: vec![0.0; len],
+                scale_sum: 0.0,
+                b_sum: 0.0,
+                count: 0,
+            }),
+            sampler: Sampler::new(sampling, n, self.params.seed),
+            last: Vec::with_capacity(self.params.batch_size),
         }
     }
 
-    fn output(&self, problem: &BinaryProblem<'a>, st: &PegasosState) -> LinearWeights {
-        let d = problem.n_features();
+    /// The weights `st` stands for (the average when averaging), with the intercept split off.
+    pub(crate) fn weights(&self, st: &PegasosState, d: usize, bias: Bias) -> LinearWeights {
         let (full, b_unreg) = match &st.avg {
             Some(a) if a.count > 0 => {
                 let c = a.count as f64;
@@ -385,7 +368,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
             }
             _ => (st.v.iter().map(|v| st.s * v).collect(), st.b),
         };
-        let b = match problem.bias() {
+        let b = match bias {
             Bias::None => 0.0,
             Bias::Unregularized => b_unreg,
             Bias::Feature => full[d],
@@ -393,6 +376,66 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
         let mut w = full;
         w.truncate(d);
         LinearWeights { w, b }
+    }
+}
+
+impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
+    type State = PegasosState;
+
+    fn detail(
+        &self,
+        problem: &BinaryProblem<'a>,
+        st: &PegasosState,
+    ) -> Option<crate::trainer::StepDetail> {
+        let examples = st
+            .last
+            .iter()
+            .map(|&(i, z)| crate::trainer::StepExample::new(i, z))
+            .collect();
+        Some(crate::problem::detail(
+            problem,
+            self.output(problem, st),
+            examples,
+        ))
+    }
+    type Output = LinearWeights;
+
+    fn init(&mut self, problem: &BinaryProblem<'a>) -> Result<PegasosState, OptimError> {
+        problem.require_hinge("pegasos")?;
+        let (n, d) = (problem.n_samples(), problem.n_features());
+        Ok(self.fresh(n, d, problem.bias(), self.params.sampling))
+    }
+
+    fn step(
+        &mut self,
+        problem: &BinaryProblem<'a>,
+        st: &mut PegasosState,
+    ) -> Result<(), OptimError> {
+        let (x, y) = (problem.x(), problem.y());
+        st.last.clear();
+        for _ in 0..self.params.batch_size {
+            let i = st.sampler.next_index();
+            st.last.push((i, 0.0));
+        }
+        let at = Geometry {
+            lambda: problem.lambda(),
+            bias: problem.bias(),
+            n: problem.n_samples(),
+            d: problem.n_features(),
+        };
+        self.advance(st, at, |_, i| (x.row(i), y[i], problem.weight(i)));
+        Ok(())
+    }
+
+    fn progress(&self, _problem: &BinaryProblem<'a>, st: &PegasosState) -> Progress {
+        Progress {
+            iteration: st.t,
+            epoch: st.sampler.epochs(),
+        }
+    }
+
+    fn output(&self, problem: &BinaryProblem<'a>, st: &PegasosState) -> LinearWeights {
+        self.weights(st, problem.n_features(), problem.bias())
     }
 
     fn objective(&self, problem: &BinaryProblem<'a>, st: &PegasosState) -> f64 {

@@ -10,6 +10,7 @@ use crate::error::OptimError;
 use crate::problem::{Bias, BinaryProblem, LinearWeights};
 use crate::step::StepRule;
 use crate::trainer::{Progress, Solver};
+use maxmargin_core::vector::SparseRow;
 use serde::{Deserialize, Serialize};
 
 /// Unchecked parameters of the batch subgradient method.
@@ -67,34 +68,110 @@ pub struct SubgradientState {
     pub best: LinearWeights,
     /// `F(best)`.
     pub best_objective: f64,
-    grad: Vec<f64>,
+    pub(crate) grad: Vec<f64>,
+}
+
+/// One pass's sums at a point `(w, b)`: the loss and the subgradient (`grad` holds `λw − (1/n)Σ c_i y_i x_i`
+/// over the violated rows so far).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PassSums {
+    loss: f64,
+    gb: f64,
+    n: f64,
+}
+
+impl PassSums {
+    /// Starts a pass at `at` over `n` rows: `grad ← λw`.
+    pub(crate) fn begin(
+        at: &LinearWeights,
+        lambda: f64,
+        bias: Bias,
+        n: usize,
+        grad: &mut [f64],
+    ) -> Self {
+        grad.iter_mut()
+            .zip(&at.w)
+            .for_each(|(g, w)| *g = lambda * w);
+        Self {
+            loss: 0.0,
+            gb: if bias == Bias::Feature {
+                lambda * at.b
+            } else {
+                0.0
+            },
+            n: n as f64,
+        }
+    }
+
+    /// Adds row `x` (target `y`, loss weight `c`) with its margin `z` at the point.
+    #[inline]
+    pub(crate) fn add(&mut self, x: SparseRow<'_>, y: f64, c: f64, z: f64, grad: &mut [f64]) {
+        if z < 1.0 {
+            self.loss += c * (1.0 - z);
+            x.axpy(-c * y / self.n, grad);
+            self.gb -= c * y / self.n;
+        }
+    }
+
+    /// `F(w, b)` and the intercept's part of the subgradient.
+    pub(crate) fn end(self, at: &LinearWeights, lambda: f64, bias: Bias) -> (f64, f64) {
+        let extra = if bias == Bias::Feature {
+            at.b * at.b
+        } else {
+            0.0
+        };
+        let reg = maxmargin_core::vector::norm_sq(&at.w) + extra;
+        (0.5 * lambda * reg + self.loss / self.n, self.gb)
+    }
 }
 
 impl Subgradient {
     /// One pass: `F(w, b)` and the subgradient into `grad` (returns the intercept's part).
     fn evaluate(problem: &BinaryProblem<'_>, at: &LinearWeights, grad: &mut [f64]) -> (f64, f64) {
-        let n = problem.n_samples() as f64;
-        let lambda = problem.lambda();
-        grad.iter_mut()
-            .zip(&at.w)
-            .for_each(|(g, w)| *g = lambda * w);
-        let mut loss = 0.0;
-        let mut gb = if problem.bias() == Bias::Feature {
-            lambda * at.b
-        } else {
-            0.0
-        };
+        let (lambda, bias) = (problem.lambda(), problem.bias());
+        let mut sums = PassSums::begin(at, lambda, bias, problem.n_samples(), grad);
         for (i, (row, &y)) in problem.x().rows().zip(problem.y()).enumerate() {
             let z = y * (row.dot(&at.w) + at.b);
-            if z < 1.0 {
-                let c = problem.weight(i);
-                loss += c * (1.0 - z);
-                row.axpy(-c * y / n, grad);
-                gb -= c * y / n;
-            }
+            sums.add(row, y, problem.weight(i), z, grad);
         }
-        let objective = 0.5 * lambda * problem.reg_norm_sq(at) + loss / n;
-        (objective, gb)
+        sums.end(at, lambda, bias)
+    }
+
+    /// Keeps the point just evaluated if it is the best so far, then steps from it along the subgradient.
+    pub(crate) fn advance(
+        &self,
+        s: &mut SubgradientState,
+        (objective, gb): (f64, f64),
+        lambda: f64,
+        bias: Bias,
+    ) {
+        if objective < s.best_objective {
+            s.best_objective = objective;
+            s.best.clone_from(&s.current);
+        }
+        s.k += 1;
+        let eta = self.step.eta(s.k, lambda);
+        for (w, g) in s.current.w.iter_mut().zip(&s.grad) {
+            *w -= eta * g;
+        }
+        if bias != Bias::None {
+            s.current.b -= eta * gb;
+        }
+    }
+
+    /// The state before the first step, `F(0)` being `objective_at_zero`.
+    pub(crate) fn fresh(d: usize, objective_at_zero: f64) -> SubgradientState {
+        let zero = LinearWeights {
+            w: vec![0.0; d],
+            b: 0.0,
+        };
+        SubgradientState {
+            k: 0,
+            best_objective: objective_at_zero,
+            best: zero.clone(),
+            current: zero,
+            grad: vec![0.0; d],
+        }
     }
 }
 
@@ -116,17 +193,12 @@ impl<'a> Solver<BinaryProblem<'a>> for Subgradient {
 
     fn init(&mut self, problem: &BinaryProblem<'a>) -> Result<SubgradientState, OptimError> {
         problem.require_hinge("subgradient")?;
+        let d = problem.n_features();
         let zero = LinearWeights {
-            w: vec![0.0; problem.n_features()],
+            w: vec![0.0; d],
             b: 0.0,
         };
-        Ok(SubgradientState {
-            k: 0,
-            best_objective: problem.objective(&zero),
-            best: zero.clone(),
-            current: zero,
-            grad: vec![0.0; problem.n_features()],
-        })
+        Ok(Self::fresh(d, problem.objective(&zero)))
     }
 
     fn step(
@@ -134,19 +206,8 @@ impl<'a> Solver<BinaryProblem<'a>> for Subgradient {
         problem: &BinaryProblem<'a>,
         s: &mut SubgradientState,
     ) -> Result<(), OptimError> {
-        let (objective, gb) = Self::evaluate(problem, &s.current, &mut s.grad);
-        if objective < s.best_objective {
-            s.best_objective = objective;
-            s.best.clone_from(&s.current);
-        }
-        s.k += 1;
-        let eta = self.step.eta(s.k, problem.lambda());
-        for (w, g) in s.current.w.iter_mut().zip(&s.grad) {
-            *w -= eta * g;
-        }
-        if problem.bias() != Bias::None {
-            s.current.b -= eta * gb;
-        }
+        let sums = Self::evaluate(problem, &s.current, &mut s.grad);
+        self.advance(s, sums, problem.lambda(), problem.bias());
         Ok(())
     }
 

@@ -202,7 +202,7 @@ impl DcdState {
 }
 
 /// The box and the diagonal of an example whose loss weighs `c` (see `Dcd::box_and_diag`).
-pub(super) fn box_and_diag(loss: BinaryLoss, c: f64) -> (f64, f64) {
+pub(crate) fn box_and_diag(loss: BinaryLoss, c: f64) -> (f64, f64) {
     if c == 0.0 {
         return (0.0, 0.0);
     }

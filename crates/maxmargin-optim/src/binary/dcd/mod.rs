@@ -515,5 +515,6 @@ mod bias;
 mod blocks;
 mod bound;
 mod distributed;
+pub(crate) use distributed::box_and_diag;
 
 pub use bound::dual_bound;

@@ -1,0 +1,536 @@
+//! Training on rows read pass by pass (data larger than memory): Pegasos and the batch subgradient method
+//! over a [`RowPasses`] source, certified by a dual bound built in passes too.
+//!
+//! Memory is `O(d)`: the weights, the subgradient or the averaging sums, one batch of rows, and the dual
+//! bound's weights. Pegasos visits the rows in their stored order (the source shuffled them once, by the
+//! seed), which is its cyclic sampling; the step itself is [`Pegasos`]'s own. The batch subgradient
+//! method takes one step per pass, as in memory.
+//!
+//! **The certificate** is [`dual_bound`](crate::dcd::dual_bound)'s, out of core: one pass computes the
+//! primal objective and the duals `α_i = U_i` inside the margin (0 outside), writing them to a per-row
+//! column the source keeps on disk; they are balanced between the classes when the intercept is
+//! unregularized and scaled by the best `t ∈ [0, 1]`; then `polish` passes of dual coordinate descent
+//! read and rewrite the column. Any dual-feasible point bounds the optimum from below, so the best bound
+//! seen in a run is kept and `objective − bound` is a true gap. (With an unregularized intercept the
+//! duals cannot move one at a time, so that bound is not polished and is looser.)
+
+use super::pegasos::Geometry;
+use crate::error::OptimError;
+use crate::problem::{Bias, BinaryLoss, LinearWeights};
+use crate::subgradient::PassSums;
+use crate::trainer::{Progress, StopReason, TraceRecord};
+use crate::{Pegasos, Subgradient};
+use maxmargin_core::hinge::hinge;
+use maxmargin_core::vector::{SparseRow, SparseRows, norm_sq};
+use std::time::Instant;
+
+/// What a pass hands each row to: `(x_i, y_i = ±1, c_i)`.
+pub type RowVisit<'a> = dyn FnMut(SparseRow<'_>, f64, f64) -> Result<(), OptimError> + 'a;
+/// What a pass with a column hands each row to: `(x_i, y_i, c_i, the row's number)`.
+pub type ColumnVisit<'a> =
+    dyn FnMut(SparseRow<'_>, f64, f64, &mut f64) -> Result<(), OptimError> + 'a;
+
+/// Rows read pass by pass, `(x_i, y_i = ±1, c_i)`, each pass in the order the source chooses (the same
+/// row keeps its column number whatever the order).
+pub trait RowPasses {
+    /// Rows `n`.
+    fn n_rows(&self) -> usize;
+    /// Features `d` (indices below it).
+    fn n_features(&self) -> usize;
+    /// Hands every row to `row`, in the stored order.
+    ///
+    /// # Errors
+    /// A read error of the source, or what `row` returns.
+    fn pass(&mut self, row: &mut RowVisit<'_>) -> Result<(), OptimError>;
+    /// Like [`RowPasses::pass`], with one number per row kept beside the rows (0 for every row when `reset`):
+    /// `row` may change it, and the next such pass sees the change.
+    ///
+    /// # Errors
+    /// As [`RowPasses::pass`].
+    fn pass_with_column(
+        &mut self,
+        reset: bool,
+        row: &mut ColumnVisit<'_>,
+    ) -> Result<(), OptimError>;
+}
+
+/// A streamed solver.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StreamSolver {
+    /// Dual coordinate descent over the stored order, the duals kept in a column on disk (the hinge or the
+    /// squared hinge; no unregularized intercept): every pass certifies the weights it started from.
+    Dcd,
+    /// Pegasos over the stored order.
+    Pegasos(Pegasos),
+    /// The batch subgradient method, a step per pass.
+    Subgradient(Subgradient),
+}
+
+/// When a streamed run stops and how it is certified.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StreamLimits {
+    /// Training passes (for the subgradient method, steps).
+    pub max_epochs: f64,
+    /// Pegasos steps.
+    pub max_steps: u64,
+    /// Seconds.
+    pub max_seconds: Option<f64>,
+    /// Stop when the certified gap is at most this times `|objective|`.
+    pub gap_tolerance: f64,
+    /// Certify every this many training passes (and at the end).
+    pub eval_every: u64,
+    /// Dual coordinate descent passes that tighten each certificate.
+    pub polish: usize,
+}
+
+/// What a streamed run ends with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamFit {
+    /// The weights (Pegasos' average or last iterate; the subgradient method's best).
+    pub output: LinearWeights,
+    /// Their primal objective.
+    pub objective: f64,
+    /// The best certified lower bound on the optimum.
+    pub dual: f64,
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// Steps and training passes.
+    pub progress: Progress,
+    /// One record per certificate.
+    pub trace: Vec<TraceRecord>,
+    /// Passes over the source, the certificates' included.
+    pub passes: u64,
+}
+
+impl StreamFit {
+    /// `objective − dual`.
+    pub fn gap(&self) -> f64 {
+        self.objective - self.dual
+    }
+}
+
+/// Trains `solver` on `rows` at `λ` with the intercept `bias` (the hinge loss) within `limits`.
+///
+/// # Errors
+/// A read error of the source, [`OptimError::NoExamples`] for no rows, or an invalid limit.
+pub fn train_stream(
+    solver: &StreamSolver,
+    rows: &mut dyn RowPasses,
+    lambda: f64,
+    (bias, loss): (Bias, BinaryLoss),
+    limits: &StreamLimits,
+) -> Result<StreamFit, OptimError> {
+    let name = match solver {
+        StreamSolver::Dcd => "dcd",
+        StreamSolver::Pegasos(_) => "pegasos",
+        StreamSolver::Subgradient(_) => "subgradient",
+    };
+    if loss != BinaryLoss::Hinge && name != "dcd" {
+        return Err(crate::error::invalid(
+            name,
+            "squared-hinge",
+            "supports the hinge loss only; use dcd",
+        ));
+    }
+    if bias == Bias::Unregularized && name == "dcd" {
+        return Err(crate::error::invalid(
+            "bias",
+            "unregularized",
+            "cannot be streamed by dcd (its duals would have to move in pairs); give feature or none",
+        ));
+    }
+    let at = Geometry {
+        lambda,
+        bias,
+        n: rows.n_rows(),
+        d: rows.n_features(),
+    };
+    if at.n == 0 {
+        return Err(OptimError::NoExamples);
+    }
+    if limits.eval_every == 0 {
+        return Err(crate::error::invalid("eval_every", 0, "must be at least 1"));
+    }
+    if !(lambda.is_finite() && lambda > 0.0) {
+        return Err(crate::error::invalid(
+            "lambda",
+            lambda,
+            "must be finite and > 0",
+        ));
+    }
+    let run = Run {
+        rows,
+        at,
+        loss,
+        limits,
+        started: Instant::now(),
+        dual: f64::NEG_INFINITY,
+        duals: None,
+        trace: Vec::new(),
+        passes: 0,
+    };
+    match solver {
+        StreamSolver::Dcd => run.dcd(),
+        StreamSolver::Pegasos(p) => run.pegasos(p),
+        StreamSolver::Subgradient(s) => run.subgradient(s),
+    }
+}
+
+struct Run<'r> {
+    rows: &'r mut dyn RowPasses,
+    at: Geometry,
+    loss: BinaryLoss,
+    limits: &'r StreamLimits,
+    started: Instant,
+    dual: f64,
+    /// `w(α)` of the duals in the column (scaled as the last certificate left them to be).
+    duals: Option<Vec<f64>>,
+    trace: Vec<TraceRecord>,
+    passes: u64,
+}
+
+/// Rows between two looks at the clock.
+const CLOCK_EVERY: u64 = 1024;
+
+impl Run<'_> {
+    fn out_of_time(&self) -> bool {
+        self.limits
+            .max_seconds
+            .is_some_and(|s| self.started.elapsed().as_secs_f64() >= s)
+    }
+
+    fn dcd(mut self) -> Result<StreamFit, OptimError> {
+        let Geometry { lambda, bias, n, d } = self.at;
+        let feature = bias == Bias::Feature;
+        let c_box = maxmargin_core::objective::c_sum(lambda, n);
+        let loss = self.loss;
+        let mut wa = vec![0.0; d + usize::from(feature)];
+        let mut best: Option<(f64, LinearWeights)> = None;
+        let mut epochs = 0u64;
+        loop {
+            // The weights this pass starts from, certified by the duals it ends with.
+            let start = LinearWeights {
+                w: wa[..d].to_vec(),
+                b: if feature { wa[d] } else { 0.0 },
+            };
+            let (mut loss_sum, mut total, mut quad) = (0.0, 0.0, 0.0);
+            self.rows.pass_with_column(false, &mut |x, y, c, alpha| {
+                loss_sum += c * loss.value(y * (x.dot(&start.w) + start.b));
+                let (upper, diag) = crate::dcd::box_and_diag(loss, c_box * c);
+                let qii = x.norm_sq() + if feature { 1.0 } else { 0.0 } + diag;
+                let old = *alpha;
+                let g =
+                    y * (x.dot(&wa[..d]) + if feature { wa[d] } else { 0.0 }) - 1.0 + diag * old;
+                let new = if qii > 0.0 {
+                    (old - g / qii).clamp(0.0, upper)
+                } else if g < 0.0 {
+                    upper
+                } else {
+                    old
+                };
+                if new != old {
+                    x.axpy((new - old) * y, &mut wa[..d]);
+                    if feature {
+                        wa[d] += (new - old) * y;
+                    }
+                }
+                *alpha = new;
+                total += new;
+                quad += diag * new * new;
+                Ok(())
+            })?;
+            self.passes += 1;
+            epochs += 1;
+            let objective = self.objective_from(&start, loss_sum);
+            self.dual = self
+                .dual
+                .max(lambda * (total - 0.5 * norm_sq(&wa) - 0.5 * quad));
+            if best.as_ref().is_none_or(|b| objective < b.0) {
+                best = Some((objective, start));
+            }
+            let progress = Progress {
+                iteration: epochs,
+                epoch: epochs as f64,
+            };
+            let Some((objective, output)) = best.take() else {
+                return Err(OptimError::NoExamples);
+            };
+            let stop = if self.certified(objective) {
+                Some(StopReason::Gap)
+            } else if epochs as f64 >= self.limits.max_epochs {
+                Some(StopReason::MaxEpochs)
+            } else {
+                self.out_of_time().then_some(StopReason::Time)
+            };
+            if stop.is_some() || epochs.is_multiple_of(self.limits.eval_every) {
+                self.record(objective, progress);
+            }
+            if let Some(stop) = stop {
+                return Ok(self.finish(output, objective, stop, progress));
+            }
+            best = Some((objective, output));
+        }
+    }
+
+    fn record(&mut self, objective: f64, progress: Progress) {
+        self.trace.push(TraceRecord {
+            iteration: progress.iteration,
+            epoch: progress.epoch,
+            seconds: self.started.elapsed().as_secs_f64(),
+            objective,
+            dual: Some(self.dual),
+            gap: Some(objective - self.dual),
+            active_constraints: None,
+            oracle_calls: None,
+            step: None,
+        });
+    }
+
+    fn pegasos(mut self, pegasos: &Pegasos) -> Result<StreamFit, OptimError> {
+        let Geometry { n, d, bias, .. } = self.at;
+        let k = pegasos.params().batch_size;
+        let mut st = pegasos.init_streamed(n, d, bias);
+        let mut batch = SparseRows::new();
+        let (mut ys, mut cs) = (Vec::with_capacity(k), Vec::with_capacity(k));
+        let mut epochs = 0u64;
+        let limits = *self.limits;
+        loop {
+            let mut stop = None;
+            let started = self.started;
+            self.rows.pass(&mut |x, y, c| {
+                if stop.is_some() {
+                    return Ok(());
+                }
+                batch
+                    .push_row(x.indices(), x.values())
+                    .map_err(OptimError::Core)?;
+                ys.push(y);
+                cs.push(c);
+                let i = st.sampler.next_index();
+                st.last.push((i, 0.0));
+                if ys.len() < k {
+                    return Ok(());
+                }
+                pegasos.advance(&mut st, self.at, |m, _| (batch.row(m), ys[m], cs[m]));
+                batch.clear();
+                ys.clear();
+                cs.clear();
+                st.last.clear();
+                if st.sampler.epochs() >= limits.max_epochs {
+                    stop = Some(StopReason::MaxEpochs);
+                } else if st.t >= limits.max_steps {
+                    stop = Some(StopReason::MaxIterations);
+                } else if st.t.is_multiple_of(CLOCK_EVERY)
+                    && limits
+                        .max_seconds
+                        .is_some_and(|s| started.elapsed().as_secs_f64() >= s)
+                {
+                    stop = Some(StopReason::Time);
+                }
+                Ok(())
+            })?;
+            self.passes += 1;
+            epochs += 1;
+            let stop = stop.or_else(|| self.out_of_time().then_some(StopReason::Time));
+            if stop.is_some() || epochs.is_multiple_of(limits.eval_every) {
+                let output = pegasos.weights(&st, d, bias);
+                let progress = Progress {
+                    iteration: st.t,
+                    epoch: st.sampler.epochs(),
+                };
+                let objective = self.certify(&output, progress)?;
+                let done = stop.or_else(|| self.certified(objective).then_some(StopReason::Gap));
+                if let Some(stop) = done {
+                    return Ok(self.finish(output, objective, stop, progress));
+                }
+            }
+        }
+    }
+
+    fn subgradient(mut self, solver: &Subgradient) -> Result<StreamFit, OptimError> {
+        let Geometry { lambda, bias, n, d } = self.at;
+        // The first pass evaluates w = 0 and keeps it as the best so far, as in memory.
+        let mut s = Subgradient::fresh(d, f64::INFINITY);
+        loop {
+            let mut grad = std::mem::take(&mut s.grad);
+            let mut sums = PassSums::begin(&s.current, lambda, bias, n, &mut grad);
+            let current = &s.current;
+            self.rows.pass(&mut |x, y, c| {
+                let z = y * (x.dot(&current.w) + current.b);
+                sums.add(x, y, c, z, &mut grad);
+                Ok(())
+            })?;
+            s.grad = grad;
+            self.passes += 1;
+            let evaluated = sums.end(&s.current, lambda, bias);
+            solver.advance(&mut s, evaluated, lambda, bias);
+            let stop = if s.k as f64 >= self.limits.max_epochs {
+                Some(StopReason::MaxIterations)
+            } else {
+                self.out_of_time().then_some(StopReason::Time)
+            };
+            if stop.is_some() || s.k.is_multiple_of(self.limits.eval_every) {
+                let progress = Progress {
+                    iteration: s.k,
+                    epoch: s.k as f64,
+                };
+                let best = s.best.clone();
+                let objective = self.certify(&best, progress)?;
+                let done = stop.or_else(|| self.certified(objective).then_some(StopReason::Gap));
+                if let Some(stop) = done {
+                    return Ok(self.finish(best, objective, stop, progress));
+                }
+            }
+        }
+    }
+
+    fn certified(&self, objective: f64) -> bool {
+        objective - self.dual <= self.limits.gap_tolerance * objective.abs()
+    }
+
+    fn finish(
+        self,
+        output: LinearWeights,
+        objective: f64,
+        stop: StopReason,
+        progress: Progress,
+    ) -> StreamFit {
+        StreamFit {
+            output,
+            objective,
+            dual: self.dual,
+            stop,
+            progress,
+            trace: self.trace,
+            passes: self.passes,
+        }
+    }
+
+    /// The primal objective of `w` and a dual bound (kept when better than the best so far); records both
+    /// in the trace. The first certificate starts the duals from `w`'s margins (one pass, which also gives
+    /// the objective); later ones take one pass for the objective and continue the duals where the last
+    /// certificate left them, so the bound tightens over a run. Then `polish` passes of coordinate descent.
+    fn certify(&mut self, w: &LinearWeights, progress: Progress) -> Result<f64, OptimError> {
+        let Geometry { lambda, bias, n, d } = self.at;
+        let feature = bias == Bias::Feature;
+        let fresh = self.duals.is_none() || bias == Bias::Unregularized;
+        let (objective, mut scale) = if fresh {
+            let (objective, guess, wa, scale) = self.guess(w)?;
+            self.dual = self.dual.max(lambda * guess);
+            self.duals = Some(wa);
+            (objective, scale)
+        } else {
+            let mut loss = 0.0;
+            self.rows.pass(&mut |x, y, c| {
+                loss += c * hinge(y * (x.dot(&w.w) + w.b));
+                Ok(())
+            })?;
+            self.passes += 1;
+            (self.objective_from(w, loss), [1.0, 1.0])
+        };
+        let polish = if bias == Bias::Unregularized {
+            0
+        } else {
+            self.limits.polish
+        };
+        let c_box = maxmargin_core::objective::c_sum(lambda, n);
+        let mut wa = self.duals.take().unwrap_or_default();
+        for _ in 0..polish {
+            let mut total = 0.0;
+            self.rows.pass_with_column(false, &mut |x, y, c, alpha| {
+                let old = *alpha * scale[usize::from(y > 0.0)];
+                let upper = c_box * c;
+                let qii = x.norm_sq() + if feature { 1.0 } else { 0.0 };
+                let g = y * (x.dot(&wa[..d]) + if feature { wa[d] } else { 0.0 }) - 1.0;
+                let new = if qii > 0.0 {
+                    (old - g / qii).clamp(0.0, upper)
+                } else if g < 0.0 {
+                    upper
+                } else {
+                    old
+                };
+                if new != old {
+                    x.axpy((new - old) * y, &mut wa[..d]);
+                    if feature {
+                        wa[d] += (new - old) * y;
+                    }
+                }
+                *alpha = new;
+                total += new;
+                Ok(())
+            })?;
+            self.passes += 1;
+            scale = [1.0, 1.0];
+            self.dual = self.dual.max(lambda * (total - 0.5 * norm_sq(&wa)));
+        }
+        self.duals = Some(wa);
+        self.record(objective, progress);
+        Ok(objective)
+    }
+
+    /// `λ/2 (‖w‖² [+ b²]) + loss/n`.
+    fn objective_from(&self, w: &LinearWeights, loss: f64) -> f64 {
+        let extra = if self.at.bias == Bias::Feature {
+            w.b * w.b
+        } else {
+            0.0
+        };
+        0.5 * self.at.lambda * (norm_sq(&w.w) + extra) + loss / self.at.n as f64
+    }
+
+    /// One pass from `w`'s margins: its objective, the C-form dual of the duals `α_i = U_i` inside the
+    /// margin (written to the column; balanced between the classes for an unregularized intercept and
+    /// scaled by the best `t`), `w(α)` with that scaling applied, and the per-class factors still to apply
+    /// to the column.
+    #[allow(clippy::type_complexity)]
+    fn guess(&mut self, w: &LinearWeights) -> Result<(f64, f64, Vec<f64>, [f64; 2]), OptimError> {
+        let Geometry { lambda, bias, n, d } = self.at;
+        let feature = bias == Bias::Feature;
+        let c_box = maxmargin_core::objective::c_sum(lambda, n);
+        let len = d + usize::from(feature);
+        // Per class (−1, +1): Σ α_i y_i x̃_i and Σ α_i.
+        let mut v = [vec![0.0; len], vec![0.0; len]];
+        let mut sum = [0.0; 2];
+        let mut loss = 0.0;
+        self.rows.pass_with_column(true, &mut |x, y, c, alpha| {
+            let z = y * (x.dot(&w.w) + w.b);
+            loss += c * hinge(z);
+            *alpha = if z < 1.0 { c_box * c } else { 0.0 };
+            if *alpha != 0.0 {
+                let class = usize::from(y > 0.0);
+                x.axpy(*alpha * y, &mut v[class][..d]);
+                if feature {
+                    v[class][d] += *alpha * y;
+                }
+                sum[class] += *alpha;
+            }
+            Ok(())
+        })?;
+        self.passes += 1;
+        // Σ α_i y_i = 0 for an unregularized intercept: the heavier class scaled down.
+        let mut factor = [1.0, 1.0];
+        if bias == Bias::Unregularized {
+            let (lo, hi) = (sum[0].min(sum[1]), sum[0].max(sum[1]));
+            let heavier = usize::from(sum[1] > sum[0]);
+            factor[heavier] = if hi > 0.0 { lo / hi } else { 1.0 };
+        }
+        let mut wa: Vec<f64> = (0..len)
+            .map(|j| factor[0] * v[0][j] + factor[1] * v[1][j])
+            .collect();
+        let s = factor[0] * sum[0] + factor[1] * sum[1];
+        let q = norm_sq(&wa);
+        let t = if q > 0.0 {
+            (s / q).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        wa.iter_mut().for_each(|x| *x *= t);
+        let objective = self.objective_from(w, loss);
+        Ok((
+            objective,
+            t * s - 0.5 * t * t * q,
+            wa,
+            [t * factor[0], t * factor[1]],
+        ))
+    }
+}
