@@ -207,6 +207,15 @@ pub(crate) struct TrainCmd {
     /// file has a POS column, else ner.
     #[arg(long, value_name = "chunking|ner|FILE")]
     pub(crate) template: Option<String>,
+    /// Read the data from disk pass by pass instead of into memory (--task binary with --solver dcd, the
+    /// default, pegasos or subgradient; plain or gzip text): the file is parsed once into shuffled rows in
+    /// --stream-dir, so memory does not grow with the number of rows.
+    #[arg(long)]
+    pub(crate) stream: bool,
+    /// Where --stream keeps its temporary row files (removed when training ends). Default: the directory
+    /// of the model file.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) stream_dir: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) opts: TrainArgs,
 }

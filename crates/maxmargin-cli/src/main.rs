@@ -273,7 +273,17 @@ fn train(cmd: &TrainCmd) -> Result<i32> {
     if cmd.template.is_some() && format != FormatArg::Conll {
         bail!("--template applies to --format conll (feature templates over CoNLL columns)");
     }
-    let converged = if format == FormatArg::Conll {
+    if cmd.stream_dir.is_some() && !cmd.stream {
+        bail!("--stream-dir applies to --stream");
+    }
+    if cmd.stream && (cmd.task != TaskArg::Binary || format != FormatArg::Libsvm) {
+        bail!(
+            "--stream applies to --task binary on LIBSVM data (pegasos or subgradient), not --task {task_name}"
+        );
+    }
+    let converged = if cmd.stream {
+        binary::train_streamed(cmd)?
+    } else if format == FormatArg::Conll {
         tagger::train(data_path, output, cmd.template.as_deref(), args)?
     } else if cmd.task == TaskArg::Binary {
         train_binary(data_path, output, args)?

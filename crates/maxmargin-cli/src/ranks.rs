@@ -47,6 +47,11 @@ fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i
             "over several ranks, train takes --task binary, multiclass (LIBSVM) or chain (svm_hmm) only, so far"
         );
     }
+    if cmd.stream {
+        bail!(
+            "--stream reads the whole file on one process; over several ranks each reads its own share"
+        );
+    }
     refuse(
         &[
             ("--threads", args.threads.is_some()),

@@ -13,6 +13,7 @@ mod pictures;
 mod ranks;
 mod resume;
 mod scores;
+mod stream;
 mod tagger;
 mod weights;
 mod worked;

@@ -374,6 +374,7 @@ mod dual_file;
 mod model;
 mod params;
 mod record;
+mod stream;
 
 pub use cv::{
     CrossValidation, FoldMetrics, Metric, PathPoint, best_c, cross_validate, regularization_path,
@@ -386,3 +387,4 @@ pub use dual_file::{DUAL_KIND, DualFile, warm_duals};
 pub use model::{Evaluation, LinearModel};
 pub use params::{LinearSolver, LinearSvmParams, SolverKind};
 pub(crate) use record::ParamsRecord;
+pub use stream::{STREAM_EVAL_EVERY, STREAM_POLISH};

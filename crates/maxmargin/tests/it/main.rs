@@ -5,5 +5,6 @@ mod fuzz;
 mod guide;
 mod linear;
 mod spaces;
+mod stream;
 mod structured;
 mod worked;

@@ -1,0 +1,163 @@
+//! `train --stream`: the file read from disk pass by pass, the same model file as in memory, errors naming
+//! the file and line, flags that cannot apply refused.
+
+use super::*;
+
+fn eval_accuracy(model: &Path, data: &Path) -> f64 {
+    let report: serde_json::Value =
+        serde_json::from_str(&ok(&["eval", s(model), s(data), "--json"])).unwrap();
+    report["accuracy"].as_f64().unwrap()
+}
+
+#[test]
+fn streamed_training_writes_a_model_that_predicts_like_the_in_memory_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = heart(dir.path());
+    let (streamed, memory) = (dir.path().join("s.model"), dir.path().join("m.model"));
+    let out = maxmargin(&["train", "--stream", s(&data), "-o", s(&streamed)]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("dcd streamed on 270 examples") && said.contains("stop: gap"),
+        "{said}"
+    );
+    assert!(!said.contains("not converged"), "{said}");
+    ok(&["train", s(&data), "-o", s(&memory), "-q"]);
+    let (a, b) = (
+        eval_accuracy(&streamed, &data),
+        eval_accuracy(&memory, &data),
+    );
+    assert!((a - b).abs() <= 0.01, "{a} vs {b}");
+    // Each temporary row file is anonymous: nothing but the data and the two models is left.
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["heart.svm", "m.model", "s.model"]);
+}
+
+#[test]
+fn gzip_and_standard_input_stream_too_and_the_seed_repeats_the_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = heart(dir.path());
+    let gz = dir.path().join("heart.svm.gz");
+    let mut enc = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz).unwrap(),
+        flate2::Compression::default(),
+    );
+    std::io::Write::write_all(&mut enc, &std::fs::read(&data).unwrap()).unwrap();
+    enc.finish().unwrap();
+    let model = |name: &str, input: &Path, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let mut args = vec![
+            "train",
+            "--stream",
+            "--solver",
+            "pegasos",
+            "-q",
+            "-o",
+            s(&out),
+        ];
+        args.extend_from_slice(extra);
+        args.push(s(input));
+        ok(&args);
+        std::fs::read(&out).unwrap()
+    };
+    let plain = model("a.model", &data, &[]);
+    assert_eq!(
+        plain,
+        model("b.model", &gz, &[]),
+        "gzip gives the same rows"
+    );
+    assert_eq!(plain, model("c.model", &data, &[]), "same seed, same bytes");
+    assert_ne!(plain, model("d.model", &data, &["--seed", "5"]));
+    let stdin = dir.path().join("e.model");
+    let out = Command::new(env!("CARGO_BIN_EXE_maxmargin"))
+        .args([
+            "train",
+            "--stream",
+            "--solver",
+            "pegasos",
+            "-q",
+            "-o",
+            s(&stdin),
+            "-",
+        ])
+        .stdin(std::fs::File::open(&data).unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(plain, std::fs::read(&stdin).unwrap(), "standard input");
+}
+
+#[test]
+fn a_bad_line_is_named_and_no_model_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("bad.svm");
+    std::fs::write(&data, "1 1:0.5\n-1 2:0.25\n1 3:oops\n").unwrap();
+    let model = dir.path().join("m.model");
+    let err = fails(&["train", "--stream", s(&data), "-o", s(&model)], 1);
+    assert!(
+        err.contains("bad.svm:3:") && err.contains("feature value"),
+        "{err}"
+    );
+    assert!(!model.exists());
+    std::fs::write(&data, "1 1:0.5\n2 2:0.25\n3 3:1\n").unwrap();
+    let err = fails(&["train", "--stream", s(&data), "-o", s(&model)], 1);
+    assert!(
+        err.contains("exactly two classes") && err.contains("1, 2, 3"),
+        "{err}"
+    );
+    let err = fails(
+        &[
+            "train",
+            "--stream",
+            "--stream-dir",
+            "/no/such/dir",
+            s(&data),
+            "-o",
+            s(&model),
+        ],
+        1,
+    );
+    assert!(err.contains("/no/such/dir"), "{err}");
+}
+
+#[test]
+fn flags_that_cannot_stream_are_refused_naming_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = heart(dir.path());
+    let model = dir.path().join("m.model");
+    let m = s(&model);
+    let d = s(&data);
+    for (extra, why) in [
+        (
+            &["--task", "multiclass"][..],
+            "--stream applies to --task binary",
+        ),
+        (&["--threads", "2"][..], "does not apply to --stream"),
+        (&["--scale", "maxabs"][..], "scale the file first"),
+        (&["--epsilon", "0.01"][..], "stops on the certified gap"),
+        (&["--bias", "unregularized"][..], "give feature or none"),
+        (
+            &["--solver", "pegasos", "--loss", "squared-hinge"][..],
+            "applies to --solver dcd",
+        ),
+        (
+            &["--checkpoint", "c.ckpt"][..],
+            "does not apply to --stream",
+        ),
+    ] {
+        let mut args = vec!["train", "--stream", d, "-o", m];
+        args.extend_from_slice(extra);
+        let err = fails(&args, 1);
+        assert!(err.contains(why), "{extra:?}: {err}");
+    }
+    let err = fails(&["train", "--stream-dir", ".", d, "-o", m], 1);
+    assert!(err.contains("--stream-dir applies to --stream"), "{err}");
+}

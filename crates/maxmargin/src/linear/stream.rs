@@ -1,0 +1,272 @@
+//! Training on a file larger than memory (`train --stream`): the file is parsed once into shuffled rows on
+//! disk ([`maxmargin_io::stream`]) and DCD (its duals in a column on disk beside the rows), Pegasos or the
+//! batch subgradient method reads them pass by pass ([`maxmargin_optim::stream`]); the model is the same
+//! kind of file as an in-memory fit's.
+
+use super::{Finished, FitReport, LinearSolver, LinearSvm};
+use crate::Error;
+use maxmargin_core::scale::Scaling;
+use maxmargin_io::IoError;
+use maxmargin_io::libsvm::BinaryLabels;
+use maxmargin_io::stream::{Column, RowFile};
+use maxmargin_optim::stream::{ColumnVisit, RowVisit};
+use maxmargin_optim::{OptimError, RowPasses, StreamLimits, StreamSolver};
+use std::path::Path;
+
+/// Training passes between certificates when the budget does not say (each certificate reads the file
+/// `1 + STREAM_POLISH` times).
+pub const STREAM_EVAL_EVERY: u64 = 5;
+/// Dual coordinate descent passes that tighten each certificate (as in memory).
+pub const STREAM_POLISH: usize = 5;
+
+impl LinearSvm {
+    /// Trains DCD, Pegasos or the batch subgradient method on the LIBSVM file `path` (plain, gzip, or `-` for
+    /// standard input) without holding it in memory: it is parsed once into shuffled rows in `temp_dir`
+    /// (removed when training ends, even on a crash), in the order the seed chooses, then read pass by pass.
+    /// Memory is that of the weights, not of the rows; the run is certified by a dual bound computed in
+    /// passes, and stops on the same relative gap as in memory.
+    ///
+    /// # Errors
+    /// Parameters that need the rows in memory (`scale`, per-row weights, checkpoints, a tolerance stop,
+    /// DCD's ε and blocks, DCD with an unregularized intercept) are refused naming why; then as [`LinearSvm::fit`], with errors naming the file and line.
+    ///
+    /// # Examples
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use maxmargin::prelude::*;
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("heart.svm");
+    /// maxmargin::io::libsvm::write(&path, &maxmargin::datasets::heart_scale()?)?;
+    /// let svm = LinearSvmParams::new().solver(SolverKind::Pegasos).epochs(20.0).check()?;
+    /// let report = svm.fit_stream(&path, dir.path())?;
+    /// let t = &report.model.training;
+    /// assert!(t.gap.is_some_and(|g| g >= 0.0) && t.epochs == 20.0);
+    /// # Ok(()) }
+    /// ```
+    pub fn fit_stream(&self, path: &Path, temp_dir: &Path) -> Result<FitReport, Error> {
+        let p = self.params();
+        let solver = match p.solver {
+            LinearSolver::Pegasos(s) => StreamSolver::Pegasos(s.check()?),
+            LinearSolver::Subgradient(s) => StreamSolver::Subgradient(s.check()?),
+            LinearSolver::Dcd(d) => {
+                let default = maxmargin_optim::DcdParams::default();
+                if d.epsilon != default.epsilon || d.blocks != default.blocks {
+                    let why =
+                        "do not apply to streamed dcd, which stops on the certified gap (--gap)";
+                    return Err(refuse("epsilon and blocks", "", why));
+                }
+                StreamSolver::Dcd
+            }
+        };
+        if p.scale != Scaling::None {
+            return Err(refuse(
+                "scale",
+                format!("{:?}", p.scale).to_lowercase(),
+                "is fitted on rows in memory and is not built for streaming; scale the file first",
+            ));
+        }
+        if self.sample_weights.is_some()
+            || self.plan != crate::checkpoint::CheckpointPlan::default()
+        {
+            let why = "are not built for streaming";
+            return Err(refuse("sample weights and checkpoints", "", why));
+        }
+        if p.budget.tolerance.is_some() || p.budget.keep_best {
+            let why =
+                "do not apply to streaming, which stops on the certified gap (--gap) or its budget";
+            return Err(refuse("tolerance and keep-best", "", why));
+        }
+        let rows = RowFile::prepare(path, temp_dir, p.seed)?;
+        let summary = rows.summary().clone();
+        crate::limits::check_features(path, summary.n_features, summary.nnz as usize)?;
+        let distinct: Vec<f64> = summary.labels.iter().map(|l| l.0).collect();
+        let labels = BinaryLabels::from_labels(path, &distinct)?;
+        let mut class_weight = [1.0, 1.0];
+        for &(label, w) in &p.class_weights {
+            match labels.to_sign(label) {
+                Some(s) => class_weight[usize::from(s > 0.0)] = w,
+                None => {
+                    return Err(refuse(
+                        "class weight",
+                        label.to_string(),
+                        "names a label the training data does not have",
+                    ));
+                }
+            }
+        }
+        let n = summary.n_rows;
+        let lambda = p.regularization.lambda(n)?;
+        let budget = p.budget;
+        let (max_epochs, max_steps) = match solver {
+            StreamSolver::Pegasos(_) => (
+                budget.max_epochs.unwrap_or(f64::INFINITY),
+                budget.max_iterations.unwrap_or(u64::MAX),
+            ),
+            // A step of the batch subgradient method, or of streamed DCD, is a pass.
+            StreamSolver::Subgradient(_) | StreamSolver::Dcd => (
+                budget
+                    .max_epochs
+                    .unwrap_or(f64::INFINITY)
+                    .min(budget.max_iterations.map_or(f64::INFINITY, |k| k as f64)),
+                u64::MAX,
+            ),
+        };
+        let limits = StreamLimits {
+            max_epochs,
+            max_steps,
+            max_seconds: budget.max_seconds,
+            gap_tolerance: budget
+                .gap_tolerance
+                .unwrap_or(crate::convergence::DEFAULT_GAP),
+            eval_every: if budget.eval_every_epochs.is_finite() {
+                budget.eval_every_epochs.ceil().max(1.0) as u64
+            } else if solver == StreamSolver::Dcd {
+                1
+            } else {
+                STREAM_EVAL_EVERY
+            },
+            polish: STREAM_POLISH,
+        };
+        let mut source = Passes {
+            rows: &rows,
+            column: Column::new(temp_dir)?,
+            labels,
+            class_weight,
+            failed: None,
+        };
+        let fit = maxmargin_optim::train_stream(
+            &solver,
+            &mut source,
+            lambda.get(),
+            (p.bias, p.loss),
+            &limits,
+        )
+        .map_err(|e| match source.failed.take() {
+            Some(io) => Error::from(io),
+            None => Error::from(e),
+        })?;
+        let mut warnings = Vec::new();
+        let end = Finished {
+            stop: fit.stop,
+            objective: fit.objective,
+            gap: Some(fit.gap()),
+            progress: fit.progress,
+        };
+        let advice = "more passes (--epochs), or --solver dcd without --stream if the file fits in memory \
+                      (certified and fastest)";
+        let (output, trace) = (fit.output, fit.trace);
+        let model = self.model(
+            output,
+            &labels,
+            lambda.get(),
+            n,
+            end,
+            None,
+            advice,
+            &mut warnings,
+        )?;
+        Ok(FitReport {
+            model,
+            trace,
+            warnings,
+        })
+    }
+}
+
+fn refuse(name: &'static str, value: impl ToString, reason: &'static str) -> Error {
+    OptimError::InvalidParam {
+        name,
+        value: value.to_string(),
+        reason,
+    }
+    .into()
+}
+
+/// The row file as the optimizer's source: labels mapped to ±1, class weights attached, the certificate's
+/// column on disk. A read error is kept whole here (the optimizer sees [`OptimError::Source`]).
+struct Passes<'a> {
+    rows: &'a RowFile,
+    column: Column,
+    labels: BinaryLabels,
+    class_weight: [f64; 2],
+    failed: Option<IoError>,
+}
+
+/// An error inside a pass: the file's or the optimizer's.
+enum PassError {
+    Io(IoError),
+    Optim(OptimError),
+}
+
+impl From<IoError> for PassError {
+    fn from(e: IoError) -> Self {
+        Self::Io(e)
+    }
+}
+
+impl Passes<'_> {
+    /// `(y, c)` of a row's label.
+    fn target(
+        labels: &BinaryLabels,
+        class_weight: &[f64; 2],
+        source: &Path,
+        line: usize,
+        label: f64,
+    ) -> Result<(f64, f64), PassError> {
+        match labels.to_sign(label) {
+            Some(y) => Ok((y, class_weight[usize::from(y > 0.0)])),
+            None => Err(PassError::Io(IoError::NotBinary {
+                path: source.to_path_buf(),
+                found: 3,
+                labels: format!(
+                    "{}, {} and {label} at line {line}",
+                    labels.negative, labels.positive
+                ),
+            })),
+        }
+    }
+
+    fn settle(&mut self, r: Result<(), PassError>) -> Result<(), OptimError> {
+        match r {
+            Ok(()) => Ok(()),
+            Err(PassError::Optim(e)) => Err(e),
+            Err(PassError::Io(e)) => {
+                let message = e.to_string();
+                self.failed = Some(e);
+                Err(OptimError::Source(message))
+            }
+        }
+    }
+}
+
+impl RowPasses for Passes<'_> {
+    fn n_rows(&self) -> usize {
+        self.rows.summary().n_rows
+    }
+
+    fn n_features(&self) -> usize {
+        self.rows.summary().n_features
+    }
+
+    fn pass(&mut self, row: &mut RowVisit<'_>) -> Result<(), OptimError> {
+        let (rows, labels, weights) = (self.rows, self.labels, self.class_weight);
+        let r = rows.pass(|r| {
+            let (y, c) = Self::target(&labels, &weights, rows.source(), r.line, r.label)?;
+            row(r.x, y, c).map_err(PassError::Optim)
+        });
+        self.settle(r)
+    }
+
+    fn pass_with_column(
+        &mut self,
+        reset: bool,
+        row: &mut ColumnVisit<'_>,
+    ) -> Result<(), OptimError> {
+        let (rows, labels, weights) = (self.rows, self.labels, self.class_weight);
+        let r = rows.pass_with_column(&mut self.column, reset, |r, v| {
+            let (y, c) = Self::target(&labels, &weights, rows.source(), r.line, r.label)?;
+            row(r.x, y, c, v).map_err(PassError::Optim)
+        });
+        self.settle(r)
+    }
+}

@@ -1,0 +1,198 @@
+//! Training on rows streamed from disk (`LinearSvm::fit_stream`): DCD reaches the in-memory optimum,
+//! every certificate is a true lower bound, the same seed gives the same bytes, and what cannot stream is
+//! refused naming why.
+
+use maxmargin::core::scale::Scaling;
+use maxmargin::optim::BinaryLoss;
+use maxmargin::prelude::*;
+use std::path::{Path, PathBuf};
+
+fn heart_file(dir: &Path) -> PathBuf {
+    let path = dir.join("heart.svm");
+    maxmargin::io::libsvm::write(&path, &maxmargin::datasets::heart_scale().unwrap()).unwrap();
+    path
+}
+
+/// The in-memory optimum of heart at C = 1 with `bias` and `loss`, to a 1e-9 relative gap.
+fn optimum(bias: Bias, loss: BinaryLoss) -> f64 {
+    let data = maxmargin::datasets::heart_scale().unwrap();
+    let svm = LinearSvmParams::new()
+        .bias(bias)
+        .loss(loss)
+        .gap(1e-9)
+        .solver(DcdParams::new().epsilon(1e-12))
+        .check()
+        .unwrap();
+    svm.fit(&data).unwrap().training.objective
+}
+
+#[test]
+fn streamed_dcd_reaches_the_in_memory_optimum_and_certifies_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = heart_file(dir.path());
+    for (bias, loss) in [
+        (Bias::Feature, BinaryLoss::Hinge),
+        (Bias::None, BinaryLoss::Hinge),
+        (Bias::Feature, BinaryLoss::SquaredHinge),
+    ] {
+        let opt = optimum(bias, loss);
+        let svm = LinearSvmParams::new()
+            .bias(bias)
+            .loss(loss)
+            .gap(1e-4)
+            .check()
+            .unwrap();
+        let report = svm.fit_stream(&path, dir.path()).unwrap();
+        let t = &report.model.training;
+        let gap = t.gap.unwrap();
+        assert!(
+            t.converged && t.stop == StopReason::Gap,
+            "{bias:?} {loss:?}: {t:?}"
+        );
+        assert!(gap <= 1e-4 * t.objective, "{gap}");
+        assert!(
+            t.objective >= opt * (1.0 - 1e-9),
+            "{} below the optimum {opt}",
+            t.objective
+        );
+        assert!(
+            t.objective - gap <= opt * (1.0 + 1e-9),
+            "the bound {} passes {opt}",
+            t.objective - gap
+        );
+        assert!(
+            t.objective <= opt * (1.0 + 1e-4),
+            "{} vs {opt}",
+            t.objective
+        );
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    }
+}
+
+#[test]
+fn streamed_pegasos_and_subgradient_report_true_bounds_and_say_when_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = heart_file(dir.path());
+    for bias in [Bias::Feature, Bias::Unregularized, Bias::None] {
+        let opt = optimum(bias, BinaryLoss::Hinge);
+        for solver in [
+            LinearSolver::Pegasos(LinearSolver::default_pegasos()),
+            LinearSolver::from(SolverKind::Subgradient),
+        ] {
+            let svm = LinearSvmParams::new()
+                .bias(bias)
+                .solver(solver)
+                .epochs(30.0)
+                .check()
+                .unwrap();
+            let report = svm.fit_stream(&path, dir.path()).unwrap();
+            let t = &report.model.training;
+            let dual = t.objective - t.gap.unwrap();
+            assert!(
+                t.objective >= opt * (1.0 - 1e-9),
+                "{solver}: {} < {opt}",
+                t.objective
+            );
+            assert!(
+                dual <= opt * (1.0 + 1e-9),
+                "{solver} {bias:?}: bound {dual} > {opt}"
+            );
+            assert!(dual > 0.0, "{solver} {bias:?}: no bound");
+            assert_eq!(
+                t.converged,
+                report.warnings.is_empty(),
+                "{:?}",
+                report.warnings
+            );
+            if !t.converged {
+                assert!(
+                    report.warnings[0].contains("not converged"),
+                    "{:?}",
+                    report.warnings
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_same_seed_gives_the_same_model_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = heart_file(dir.path());
+    for solver in [
+        LinearSolver::from(SolverKind::Dcd),
+        LinearSolver::Pegasos(LinearSolver::default_pegasos()),
+    ] {
+        let bytes = |seed: u64| {
+            let svm = LinearSvmParams::new()
+                .solver(solver)
+                .seed(seed)
+                .epochs(12.0);
+            let model = svm
+                .check()
+                .unwrap()
+                .fit_stream(&path, dir.path())
+                .unwrap()
+                .model;
+            let out = dir.path().join("m.model");
+            model.save(&out).unwrap();
+            std::fs::read(&out).unwrap()
+        };
+        assert_eq!(bytes(3), bytes(3), "{solver}");
+        assert_ne!(bytes(3), bytes(4), "{solver}: the seed chooses the order");
+    }
+}
+
+#[test]
+fn what_cannot_stream_is_refused_naming_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = heart_file(dir.path());
+    let refused = |p: LinearSvmParams, why: &str| {
+        let e = p
+            .check()
+            .unwrap()
+            .fit_stream(&path, dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(why), "{why}: {e}");
+    };
+    refused(
+        LinearSvmParams::new().scale(Scaling::MaxAbs),
+        "scale the file first",
+    );
+    refused(
+        LinearSvmParams::new().bias(Bias::Unregularized),
+        "give feature or none",
+    );
+    refused(
+        LinearSvmParams::new().solver(DcdParams::new().epsilon(1e-3)),
+        "stops on the certified gap",
+    );
+    refused(
+        LinearSvmParams::new()
+            .solver(LinearSolver::Pegasos(LinearSolver::default_pegasos()))
+            .loss(BinaryLoss::SquaredHinge),
+        "hinge loss only",
+    );
+    let mut weighted = LinearSvmParams::new();
+    weighted.class_weights = vec![(7.0, 2.0)];
+    refused(weighted, "does not have");
+    let svm = LinearSvmParams::new()
+        .check()
+        .unwrap()
+        .sample_weights(vec![1.0; 270])
+        .unwrap();
+    let e = svm.fit_stream(&path, dir.path()).unwrap_err().to_string();
+    assert!(e.contains("not built for streaming"), "{e}");
+    let three = dir.path().join("three.svm");
+    std::fs::write(&three, "1 1:1\n2 1:2\n3 1:3\n").unwrap();
+    let e = LinearSvmParams::new()
+        .check()
+        .unwrap()
+        .fit_stream(&three, dir.path())
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("three.svm") && e.to_string().contains("1, 2, 3"),
+        "{e}"
+    );
+}
