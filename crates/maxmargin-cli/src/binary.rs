@@ -272,33 +272,14 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
 
 /// `train --stream`: DCD (the default), Pegasos or the batch subgradient method over rows read from disk pass
 /// by pass; returns whether the run converged.
-pub(crate) fn train_streamed(cmd: &TrainCmd) -> Result<bool> {
+pub(crate) fn train_streamed(cmd: &TrainCmd, dir: &Path) -> Result<bool> {
     let (data_path, output, args) = (&cmd.data, &cmd.output, &cmd.opts);
-    refuse(
-        &[
-            ("--threads", args.threads.is_some()),
-            ("--trace-weights", args.trace_weights),
-            ("--sample-weights", args.sample_weights.is_some()),
-            ("--warm-start", args.warm_start.is_some()),
-            ("--checkpoint", args.checkpoint.is_some()),
-            ("--checkpoint-every", args.checkpoint_every.is_some()),
-            ("--resume", args.resume.is_some()),
-        ],
-        "does not apply to --stream (one thread reads the rows in passes; nothing per row is kept)",
-    )?;
     let svm = params(args)?.check()?;
-    let dir = match &cmd.stream_dir {
-        Some(dir) => dir.clone(),
-        None => match output.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        },
-    };
     let FitReport {
         model,
         trace,
         warnings,
-    } = svm.fit_stream(data_path, &dir)?;
+    } = svm.fit_stream(data_path, dir)?;
     model.save(output)?;
     let what = format!(
         "{} streamed on {} examples x {} features",

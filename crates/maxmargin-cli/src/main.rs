@@ -251,6 +251,44 @@ fn refuse(flags: &[(&'static str, bool)], why: &str) -> Result<()> {
     }
 }
 
+/// `train --stream`: the data read from disk pass by pass (binary: dcd, pegasos, subgradient; multiclass:
+/// ssg); returns whether the run converged.
+fn streamed(cmd: &TrainCmd, format: FormatArg) -> Result<bool> {
+    let multiclass = cmd.task == TaskArg::Multiclass;
+    if format != FormatArg::Libsvm || !(multiclass || cmd.task == TaskArg::Binary) {
+        bail!(
+            "--stream applies to --task binary (dcd, pegasos, subgradient) or multiclass (ssg) on LIBSVM data, \
+             not --task {}",
+            format!("{:?}", cmd.task).to_lowercase()
+        );
+    }
+    let args = &cmd.opts;
+    refuse(
+        &[
+            ("--threads", args.threads.is_some()),
+            ("--trace-weights", args.trace_weights),
+            ("--sample-weights", args.sample_weights.is_some()),
+            ("--warm-start", args.warm_start.is_some()),
+            ("--checkpoint", args.checkpoint.is_some()),
+            ("--checkpoint-every", args.checkpoint_every.is_some()),
+            ("--resume", args.resume.is_some()),
+        ],
+        "does not apply to --stream (one thread reads the rows in passes; nothing per row is kept in memory)",
+    )?;
+    let dir = match &cmd.stream_dir {
+        Some(dir) => dir.clone(),
+        None => match cmd.output.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        },
+    };
+    if multiclass {
+        structured::train_streamed(cmd, &dir)
+    } else {
+        binary::train_streamed(cmd, &dir)
+    }
+}
+
 fn train(cmd: &TrainCmd) -> Result<i32> {
     let (data_path, output, args) = (&cmd.data, &cmd.output, &cmd.opts);
     let format = cmd.format.unwrap_or(FormatArg::of(cmd.task));
@@ -276,13 +314,8 @@ fn train(cmd: &TrainCmd) -> Result<i32> {
     if cmd.stream_dir.is_some() && !cmd.stream {
         bail!("--stream-dir applies to --stream");
     }
-    if cmd.stream && (cmd.task != TaskArg::Binary || format != FormatArg::Libsvm) {
-        bail!(
-            "--stream applies to --task binary on LIBSVM data (pegasos or subgradient), not --task {task_name}"
-        );
-    }
     let converged = if cmd.stream {
-        binary::train_streamed(cmd)?
+        streamed(cmd, format)?
     } else if format == FormatArg::Conll {
         tagger::train(data_path, output, cmd.template.as_deref(), args)?
     } else if cmd.task == TaskArg::Binary {

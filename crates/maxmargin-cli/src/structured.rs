@@ -137,6 +137,19 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
     )
 }
 
+/// `train --stream --task multiclass --solver ssg`: returns whether the run converged.
+pub(crate) fn train_streamed(cmd: &crate::TrainCmd, dir: &Path) -> Result<bool> {
+    let (svm, _) = estimator(&cmd.opts, Task::Multiclass)?;
+    let report = svm.fit_multiclass_stream(&cmd.data, dir)?;
+    report.model.save(&cmd.output)?;
+    finished(
+        &cmd.opts,
+        &cmd.output,
+        &svm,
+        (&report.model, &report.trace, &report.warnings),
+    )
+}
+
 /// The checked estimator the flags ask for, with its checkpoints, and the progress display heading for its
 /// gap tolerance.
 pub(crate) fn estimator(

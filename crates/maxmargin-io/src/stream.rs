@@ -52,6 +52,8 @@ pub struct Summary {
     pub labels: Vec<(f64, usize)>,
     /// Bytes of parsed rows on disk.
     pub bytes: u64,
+    /// The largest absolute feature value (0 without features), for advice on scaling.
+    pub max_abs: f64,
 }
 
 /// One row of a pass, borrowed for the length of the callback.
@@ -137,6 +139,7 @@ impl RowFile {
         let mut parsed = BufWriter::new(tempfile::tempfile_in(dir).map_err(temp)?);
         let mut labels: BTreeMap<u64, (f64, usize)> = BTreeMap::new();
         let (mut n_rows, mut n_features, mut nnz, mut bytes) = (0usize, 0usize, 0u64, 0u64);
+        let mut max_abs = 0.0f64;
         let reader = crate::open_maybe_gz(source)?;
         for_each_row(reader, source, parse_real_label, |row| {
             let known = labels.len();
@@ -157,6 +160,7 @@ impl RowFile {
             }
             n_rows += 1;
             nnz += row.idx.len() as u64;
+            max_abs = row.val.iter().fold(max_abs, |m, v| m.max(v.abs()));
             if let Some(&last) = row.idx.last() {
                 n_features = n_features.max(last as usize + 1);
             }
@@ -181,6 +185,7 @@ impl RowFile {
                 nnz,
                 labels,
                 bytes,
+                max_abs,
             },
             buckets,
             seed,

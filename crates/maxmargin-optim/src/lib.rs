@@ -39,7 +39,7 @@ pub use problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
 pub use sampler::Sampling;
 pub use step::StepRule;
 pub use stream::{RowPasses, StreamFit, StreamLimits, StreamSolver, train_stream};
-pub use structural::{Ssg, SsgParams, StructProblem};
+pub use structural::{ExamplePasses, Ssg, SsgParams, StructProblem, train_ssg_stream};
 pub use subgradient::{Subgradient, SubgradientParams};
 pub use trainer::{
     Best, Budget, Certificate, Checkpoints, Fit, Observer, Progress, Resumed, Run, Solver,

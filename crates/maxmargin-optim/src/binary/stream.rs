@@ -85,9 +85,10 @@ pub struct StreamLimits {
 
 /// What a streamed run ends with.
 #[derive(Debug, Clone, PartialEq)]
-pub struct StreamFit {
-    /// The weights (Pegasos' average or last iterate; the subgradient method's best).
-    pub output: LinearWeights,
+pub struct StreamFit<O = LinearWeights> {
+    /// The weights (DCD's best certified iterate, Pegasos' or SSG's average or last iterate, the subgradient
+    /// method's best).
+    pub output: O,
     /// Their primal objective.
     pub objective: f64,
     /// The best certified lower bound on the optimum.
@@ -102,7 +103,7 @@ pub struct StreamFit {
     pub passes: u64,
 }
 
-impl StreamFit {
+impl<O> StreamFit<O> {
     /// `objective − dual`.
     pub fn gap(&self) -> f64 {
         self.objective - self.dual
@@ -273,17 +274,8 @@ impl Run<'_> {
     }
 
     fn record(&mut self, objective: f64, progress: Progress) {
-        self.trace.push(TraceRecord {
-            iteration: progress.iteration,
-            epoch: progress.epoch,
-            seconds: self.started.elapsed().as_secs_f64(),
-            objective,
-            dual: Some(self.dual),
-            gap: Some(objective - self.dual),
-            active_constraints: None,
-            oracle_calls: None,
-            step: None,
-        });
+        self.trace
+            .push(record(self.started, objective, self.dual, progress));
     }
 
     fn pegasos(mut self, pegasos: &Pegasos) -> Result<StreamFit, OptimError> {
@@ -532,5 +524,25 @@ impl Run<'_> {
             wa,
             [t * factor[0], t * factor[1]],
         ))
+    }
+}
+
+/// The trace record of a certificate.
+pub(crate) fn record(
+    started: Instant,
+    objective: f64,
+    dual: f64,
+    progress: Progress,
+) -> TraceRecord {
+    TraceRecord {
+        iteration: progress.iteration,
+        epoch: progress.epoch,
+        seconds: started.elapsed().as_secs_f64(),
+        objective,
+        dual: Some(dual),
+        gap: Some(objective - dual),
+        active_constraints: None,
+        oracle_calls: None,
+        step: None,
     }
 }

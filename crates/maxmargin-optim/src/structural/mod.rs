@@ -7,6 +7,8 @@ pub mod cutting_plane;
 pub mod problem;
 pub mod qp;
 pub mod ssg;
+pub mod ssg_stream;
 
 pub use problem::StructProblem;
 pub use ssg::{Ssg, SsgParams, SsgState};
+pub use ssg_stream::{ExamplePasses, train_ssg_stream};

@@ -6,7 +6,7 @@ use crate::sampler::{Sampler, Sampling};
 use crate::step::StepRule;
 use crate::trainer::{Certificate, Progress, Solver};
 use maxmargin_core::vector::norm_sq;
-use maxmargin_struct::{OutputSpace, add_subgradient};
+use maxmargin_struct::{OutputSpace, Violation, add_subgradient};
 use serde::{Deserialize, Serialize};
 
 /// Unchecked parameters of the stochastic subgradient method.
@@ -70,6 +70,65 @@ pub struct Ssg {
 }
 
 impl Ssg {
+    /// One step on example `(x, y)` whose most violating output at `st.w` is `v` (the caller drew it).
+    pub(crate) fn apply<S: OutputSpace>(
+        &self,
+        st: &mut SsgState,
+        space: &S,
+        (x, y, v): (&S::Input, &S::Output, &Violation<S::Output>),
+        lambda: f64,
+    ) {
+        st.t += 1;
+        let eta = self.params.step.eta(st.offset + st.t, lambda);
+        let shrink = self.params.step.shrink(st.offset + st.t, lambda);
+        st.w.iter_mut().for_each(|x| *x *= shrink);
+        if v.hinge > 0.0 {
+            add_subgradient(space, x, y, &v.output, -eta, &mut st.w);
+        }
+        if self.params.projection {
+            let norm = norm_sq(&st.w).sqrt();
+            let radius = 1.0 / lambda.sqrt();
+            if norm > radius {
+                st.w.iter_mut().for_each(|x| *x *= radius / norm);
+            }
+        }
+        if self.params.average && st.sampler.epochs() >= self.params.average_from_epoch {
+            st.sum.iter_mut().zip(&st.w).for_each(|(s, w)| *s += w);
+            st.count += 1;
+        }
+    }
+
+    /// The state before the first step on `n` examples visited in the order they come (streamed passes).
+    pub(crate) fn init_streamed(&self, dim: usize, n: usize) -> SsgState {
+        SsgState {
+            t: 0,
+            offset: 0,
+            w: vec![0.0; dim],
+            sum: if self.params.average {
+                vec![0.0; dim]
+            } else {
+                Vec::new()
+            },
+            count: 0,
+            sampler: Sampler::new(Sampling::Cyclic, n, self.params.seed),
+        }
+    }
+
+    /// The weights `st` stands for: the average when averaging has started, else the last iterate.
+    pub(crate) fn weights(st: &SsgState) -> Vec<f64> {
+        if st.count > 0 {
+            let c = st.count as f64;
+            st.sum.iter().map(|s| s / c).collect()
+        } else {
+            st.w.clone()
+        }
+    }
+
+    /// The current iterate (what the oracle is asked about).
+    pub(crate) fn current(st: &SsgState) -> &[f64] {
+        &st.w
+    }
+
     /// Starts from weights `w` (a previous model's) instead of zero: a warm start. The step schedule starts as
     /// if one pass had already been made (`η = 1/(λ(n + t))` under the Pegasos rule): from `t = 1` the first
     /// step would shrink `w` by `1 − 1/1 = 0` and erase the start.
@@ -92,7 +151,7 @@ pub struct SsgState {
     w: Vec<f64>,
     sum: Vec<f64>,
     count: u64,
-    sampler: Sampler,
+    pub(crate) sampler: Sampler,
 }
 
 impl<'a, S> Solver<StructProblem<'a, S>> for Ssg
@@ -140,32 +199,8 @@ where
     ) -> Result<(), OptimError> {
         let i = st.sampler.next_index();
         let v = problem.oracle(&st.w, i)?;
-        st.t += 1;
-        let lambda = problem.lambda();
-        let eta = self.params.step.eta(st.offset + st.t, lambda);
-        let shrink = self.params.step.shrink(st.offset + st.t, lambda);
-        st.w.iter_mut().for_each(|x| *x *= shrink);
-        if v.hinge > 0.0 {
-            add_subgradient(
-                problem.space(),
-                &problem.x()[i],
-                &problem.y()[i],
-                &v.output,
-                -eta,
-                &mut st.w,
-            );
-        }
-        if self.params.projection {
-            let norm = norm_sq(&st.w).sqrt();
-            let radius = 1.0 / lambda.sqrt();
-            if norm > radius {
-                st.w.iter_mut().for_each(|x| *x *= radius / norm);
-            }
-        }
-        if self.params.average && st.sampler.epochs() >= self.params.average_from_epoch {
-            st.sum.iter_mut().zip(&st.w).for_each(|(s, w)| *s += w);
-            st.count += 1;
-        }
+        let (x, y) = (&problem.x()[i], &problem.y()[i]);
+        self.apply(st, problem.space(), (x, y, &v), problem.lambda());
         Ok(())
     }
 
@@ -177,12 +212,7 @@ where
     }
 
     fn output(&self, _problem: &StructProblem<'a, S>, st: &SsgState) -> Vec<f64> {
-        if st.count > 0 {
-            let c = st.count as f64;
-            st.sum.iter().map(|s| s / c).collect()
-        } else {
-            st.w.clone()
-        }
+        Self::weights(st)
     }
 
     fn objective(&self, problem: &StructProblem<'a, S>, st: &SsgState) -> f64 {

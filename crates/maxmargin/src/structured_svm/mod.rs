@@ -208,12 +208,11 @@ fn rows_to_vecs(
     bias: bool,
 ) -> Vec<SparseVec> {
     data.rows()
-        .map(|r| with_bias(&r.to_owned(), n_features, bias))
+        .map(|r| with_bias(r, n_features, bias))
         .collect()
 }
 
-fn with_bias(x: &SparseVec, n_features: usize, bias: bool) -> SparseVec {
-    let r = x.as_row();
+fn with_bias(r: maxmargin_core::vector::SparseRow<'_>, n_features: usize, bias: bool) -> SparseVec {
     let (mut idx, mut val): (Vec<u32>, Vec<f64>) = r
         .iter()
         .filter(|(j, _)| *j < n_features)
@@ -236,8 +235,8 @@ fn sequences_with_bias(
         .map(|s| {
             s.iter()
                 .map(|x| match scaler {
-                    Some(sc) => with_bias(&sc.transform_row(x.as_row()), n_features, bias),
-                    None => with_bias(x, n_features, bias),
+                    Some(sc) => with_bias(sc.transform_row(x.as_row()).as_row(), n_features, bias),
+                    None => with_bias(x.as_row(), n_features, bias),
                 })
                 .collect()
         })
@@ -317,8 +316,10 @@ mod model;
 mod params;
 mod ranks;
 mod solve;
+mod stream;
 
 pub use calibrated::{CalibratedMulticlass, MULTICLASS_DECISION_KIND, MulticlassCalibration};
 pub use custom::{CustomEvaluation, CustomFitReport, CustomModel, CustomSpace};
 pub use model::Prediction;
 pub use params::{StructSolverKind, StructuredSvmParams, Task};
+pub use stream::STREAM_EVAL_EVERY;

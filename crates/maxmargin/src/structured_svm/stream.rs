@@ -1,0 +1,193 @@
+//! Multiclass training on a file larger than memory (`train --stream --task multiclass --solver ssg`): the
+//! file is parsed once into rows on disk ([`maxmargin_io::stream`]) and the stochastic subgradient method
+//! reads them pass by pass ([`maxmargin_optim::train_ssg_stream`]); the model is the same kind of file as an
+//! in-memory fit's.
+
+use super::*;
+use maxmargin_io::stream::RowFile;
+use maxmargin_optim::structural::ssg_stream::ExampleVisit;
+use maxmargin_optim::{ExamplePasses, StreamLimits};
+
+/// Passes between certificates when `eval_every` is not given (each certificate is one more pass).
+pub const STREAM_EVAL_EVERY: u64 = 5;
+
+impl StructuredSvm {
+    /// Trains a multiclass model by the stochastic subgradient method (`solver` = ssg) on the LIBSVM file
+    /// `path` (plain, gzip, or `-` for standard input) without holding it in memory: it is parsed once into
+    /// rows in `temp_dir` (removed when training ends, even on a crash), and every pass reads them in a new
+    /// order drawn from the seed. Memory is that of the weights, not of the rows; each certificate costs one
+    /// pass.
+    ///
+    /// # Errors
+    /// Another task or solver, or settings that need the rows in memory (`scale`, class or sample weights,
+    /// checkpoints, warm starts, a tolerance stop, `keep_best`), refused naming why; then as
+    /// [`StructuredSvm::fit_multiclass`], with errors naming the file and line.
+    ///
+    /// # Examples
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use maxmargin::structured_svm::{StructSolverKind, StructuredSvmParams, Task};
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("iris.svm");
+    /// std::fs::write(&path, maxmargin::datasets::IRIS)?;
+    /// let mut p = StructuredSvmParams::new(Task::Multiclass);
+    /// p.solver = StructSolverKind::Ssg;
+    /// p.max_passes = Some(20.0);
+    /// let report = p.check()?.fit_multiclass_stream(&path, dir.path())?;
+    /// assert_eq!((report.model.classes.len(), report.model.training.n_samples), (3, 150));
+    /// # Ok(()) }
+    /// ```
+    pub fn fit_multiclass_stream(
+        &self,
+        path: &Path,
+        temp_dir: &Path,
+    ) -> Result<StructFitReport, Error> {
+        let p = &self.params;
+        let refuse = |name: &'static str, value: String, reason: &'static str| -> Error {
+            OptimError::InvalidParam {
+                name,
+                value,
+                reason,
+            }
+            .into()
+        };
+        if p.task != Task::Multiclass || p.solver != StructSolverKind::Ssg {
+            let value = format!("{} with {:?}", p.task.kind(), p.solver).to_lowercase();
+            let reason = "cannot stream; multiclass with ssg can (the other multiclass solvers keep a dual per \
+                          example and class in memory)";
+            return Err(refuse("task and solver", value, reason));
+        }
+        if p.scale != Scaling::None {
+            let reason =
+                "is fitted on rows in memory and is not built for streaming; scale the file first";
+            return Err(refuse(
+                "scale",
+                format!("{:?}", p.scale).to_lowercase(),
+                reason,
+            ));
+        }
+        if !p.class_weights.is_empty()
+            || self.sample_weights.is_some()
+            || !self.plan.is_empty()
+            || self.warm.is_some()
+        {
+            let reason = "are not built for streaming";
+            return Err(refuse(
+                "class or sample weights, checkpoints and warm starts",
+                String::new(),
+                reason,
+            ));
+        }
+        if p.tolerance.is_some() || p.keep_best {
+            let reason =
+                "do not apply to streaming, which stops on the certified gap (--gap) or its budget";
+            return Err(refuse("tolerance and keep-best", String::new(), reason));
+        }
+        let rows = RowFile::prepare(path, temp_dir, p.seed)?;
+        let summary = rows.summary().clone();
+        let (n, d) = (summary.n_rows, summary.n_features);
+        crate::limits::check_features(path, d, summary.nnz as usize)?;
+        let distinct: Vec<f64> = summary.labels.iter().map(|l| l.0).collect();
+        let classes = ClassLabels::from_labels(path, &distinct)?;
+        crate::limits::check_classes(path, classes.len(), n)?;
+        let k = classes.len();
+        let space = MulticlassSpace::new(self.width(d), k)?;
+        let lambda = p.regularization.lambda(n)?;
+        let limits = StreamLimits {
+            max_epochs: p.max_passes.unwrap_or(f64::INFINITY),
+            max_steps: u64::MAX,
+            max_seconds: p.max_seconds,
+            gap_tolerance: self.gap_target(),
+            eval_every: p
+                .eval_every
+                .map_or(STREAM_EVAL_EVERY, |e| e.ceil().max(1.0) as u64),
+            polish: 0,
+        };
+        let mut source = Examples {
+            rows: &rows,
+            classes: &classes,
+            d,
+            bias: p.bias,
+            failed: None,
+        };
+        let ssg = p.ssg().check()?;
+        let fit =
+            maxmargin_optim::train_ssg_stream(&ssg, &space, &mut source, lambda.get(), &limits)
+                .map_err(|e| match source.failed.take() {
+                    Some(io) => Error::from(io),
+                    None => Error::from(e),
+                })?;
+        let fit = maxmargin_optim::Fit {
+            output: fit.output,
+            objective: fit.objective,
+            trace: fit.trace,
+            stop: fit.stop,
+            progress: fit.progress,
+        };
+        let parts = ReportParts {
+            classes: classes.classes,
+            scaler: None,
+            warnings: Vec::new(),
+            max_abs: summary.max_abs,
+        };
+        self.finish(fit, lambda.get(), (n, d, k), parts)
+    }
+}
+
+/// The row file as multiclass examples: the class index of each label, the bias feature appended. A read
+/// error is kept whole here (the optimizer sees [`OptimError::Source`]).
+struct Examples<'a> {
+    rows: &'a RowFile,
+    classes: &'a ClassLabels,
+    d: usize,
+    bias: bool,
+    failed: Option<IoError>,
+}
+
+/// An error inside a pass: the file's or the optimizer's.
+enum PassError {
+    Io(IoError),
+    Optim(OptimError),
+}
+
+impl From<IoError> for PassError {
+    fn from(e: IoError) -> Self {
+        Self::Io(e)
+    }
+}
+
+impl ExamplePasses<MulticlassSpace> for Examples<'_> {
+    fn n_examples(&self) -> usize {
+        self.rows.summary().n_rows
+    }
+
+    fn pass(&mut self, example: &mut ExampleVisit<'_, MulticlassSpace>) -> Result<(), OptimError> {
+        let (rows, classes, d, bias) = (self.rows, self.classes, self.d, self.bias);
+        let r = rows.pass(|r| {
+            let Some(y) = classes.index_of(r.label) else {
+                return Err(PassError::Io(IoError::Parse {
+                    path: rows.source().to_path_buf(),
+                    line: r.line,
+                    column: 1,
+                    field: "label",
+                    message: format!(
+                        "label {} is not one of the {} classes",
+                        r.label,
+                        classes.len()
+                    ),
+                }));
+            };
+            let x = with_bias(r.x, d, bias);
+            example(&x, &y).map_err(PassError::Optim)
+        });
+        match r {
+            Ok(()) => Ok(()),
+            Err(PassError::Optim(e)) => Err(e),
+            Err(PassError::Io(e)) => {
+                let message = e.to_string();
+                self.failed = Some(e);
+                Err(OptimError::Source(message))
+            }
+        }
+    }
+}
