@@ -72,6 +72,7 @@ pub struct Scaler {
 }
 
 /// Per-feature running statistics over rows (implicit zeros counted at the end).
+#[derive(Debug)]
 struct Stats {
     count: Vec<usize>,
     min: Vec<f64>,
@@ -102,94 +103,10 @@ impl Scaler {
         n_rows: usize,
         n_features: usize,
     ) -> Result<Self, CoreError> {
-        let mut s = Stats {
-            count: vec![0; n_features],
-            min: vec![f64::INFINITY; n_features],
-            max: vec![f64::NEG_INFINITY; n_features],
-            sum: vec![0.0; n_features],
-            sum_sq: vec![0.0; n_features],
-        };
-        let mut nnz = 0usize;
-        for row in rows {
-            for (j, v) in row.iter() {
-                if j >= n_features {
-                    continue;
-                }
-                nnz += 1;
-                s.count[j] += 1;
-                s.min[j] = s.min[j].min(v);
-                s.max[j] = s.max[j].max(v);
-                s.sum[j] += v;
-                s.sum_sq[j] += v * v;
-            }
-        }
-        let n = n_rows.max(1) as f64;
-        let mut factor = vec![1.0; n_features];
-        let mut offsets = Vec::new();
-        // Implicit zeros take part in the minimum and maximum.
-        let range = |j: usize| {
-            let (mut lo, mut hi) = (s.min[j], s.max[j]);
-            if s.count[j] < n_rows || s.count[j] == 0 {
-                lo = lo.min(0.0);
-                hi = hi.max(0.0);
-            }
-            (lo, hi)
-        };
-        match kind {
-            Scaling::None => {}
-            Scaling::MaxAbs => {
-                for (j, f) in factor.iter_mut().enumerate() {
-                    let (lo, hi) = range(j);
-                    let m = lo.abs().max(hi.abs());
-                    if m > 0.0 {
-                        *f = 1.0 / m;
-                    }
-                }
-            }
-            Scaling::MinMax => {
-                for (j, f) in factor.iter_mut().enumerate() {
-                    let (lo, hi) = range(j);
-                    if hi > lo {
-                        *f = 1.0 / (hi - lo);
-                        if lo != 0.0 {
-                            offsets.push((j as u32, -lo / (hi - lo)));
-                        }
-                    } else {
-                        // A constant feature carries nothing: it maps to 0.
-                        *f = 0.0;
-                    }
-                }
-                let added = offsets.len().saturating_mul(n_rows);
-                if added > (4 * nnz).max(1 << 20) {
-                    return Err(CoreError::InvalidParam {
-                        name: "scale",
-                        reason: "minmax would make this sparse data dense (features with negative \
-                                 values get an offset in every row); use maxabs",
-                    });
-                }
-            }
-            Scaling::Standard => {
-                let centre = 2 * nnz >= n_rows.saturating_mul(n_features);
-                for (j, f) in factor.iter_mut().enumerate() {
-                    let mean = s.sum[j] / n;
-                    let var = (s.sum_sq[j] / n - mean * mean).max(0.0);
-                    let sd = var.sqrt();
-                    if sd > 1e-12 * mean.abs().max(f64::MIN_POSITIVE) && sd > 0.0 {
-                        *f = 1.0 / sd;
-                    }
-                    if centre && mean != 0.0 {
-                        offsets.push((j as u32, -mean * *f));
-                    }
-                }
-            }
-        }
-        Ok(Self {
-            kind,
-            factor,
-            offsets,
-        })
+        let mut fit = ScalerFit::new(kind, n_features);
+        rows.for_each(|row| fit.add(row));
+        fit.finish(n_rows)
     }
-
     /// The scaled copy of one row (its features beyond the fitted ones unchanged).
     pub fn transform_row(&self, row: SparseRow<'_>) -> SparseVec {
         let (mut idx, mut val) = (
@@ -279,6 +196,11 @@ pub fn scaling_advice<'a>(
             }
         }
     }
+    advice_from(&maxabs)
+}
+
+/// [`scaling_advice`] from the largest absolute value of each feature.
+fn advice_from(maxabs: &[f64]) -> Option<String> {
     let used = maxabs.iter().copied().filter(|m| *m > 0.0);
     let (lo, hi) = used.fold((f64::INFINITY, 0.0f64), |(lo, hi), m| {
         (lo.min(m), hi.max(m))
@@ -292,4 +214,140 @@ pub fn scaling_advice<'a>(
              slowly on such data: consider --scale maxabs (sparse data) or --scale minmax"
         )
     })
+}
+
+/// [`Scaler::fit`] one row at a time (rows read pass by pass from disk): the statistics are `O(features)`.
+#[derive(Debug)]
+pub struct ScalerFit {
+    kind: Scaling,
+    n_features: usize,
+    s: Stats,
+    nnz: usize,
+}
+
+impl ScalerFit {
+    /// No rows seen yet; indices at or beyond `n_features` will be ignored.
+    pub fn new(kind: Scaling, n_features: usize) -> Self {
+        Self {
+            kind,
+            n_features,
+            s: Stats {
+                count: vec![0; n_features],
+                min: vec![f64::INFINITY; n_features],
+                max: vec![f64::NEG_INFINITY; n_features],
+                sum: vec![0.0; n_features],
+                sum_sq: vec![0.0; n_features],
+            },
+            nnz: 0,
+        }
+    }
+
+    /// Counts one row.
+    pub fn add(&mut self, row: SparseRow<'_>) {
+        let s = &mut self.s;
+        for (j, v) in row.iter() {
+            if j >= self.n_features {
+                continue;
+            }
+            self.nnz += 1;
+            s.count[j] += 1;
+            s.min[j] = s.min[j].min(v);
+            s.max[j] = s.max[j].max(v);
+            s.sum[j] += v;
+            s.sum_sq[j] += v * v;
+        }
+    }
+
+    /// [`scaling_advice`] for the rows counted.
+    pub fn advice(&self) -> Option<String> {
+        let s = &self.s;
+        let maxabs: Vec<f64> = (0..self.n_features)
+            .map(|j| {
+                if s.count[j] == 0 {
+                    0.0
+                } else {
+                    s.min[j].abs().max(s.max[j].abs())
+                }
+            })
+            .collect();
+        advice_from(&maxabs)
+    }
+
+    /// The scaler of the `n_rows` rows counted.
+    ///
+    /// # Errors
+    /// As [`Scaler::fit`].
+    pub fn finish(self, n_rows: usize) -> Result<Scaler, CoreError> {
+        let Self {
+            kind,
+            n_features,
+            s,
+            nnz,
+        } = self;
+        let n = n_rows.max(1) as f64;
+        let mut factor = vec![1.0; n_features];
+        let mut offsets = Vec::new();
+        // Implicit zeros take part in the minimum and maximum.
+        let range = |j: usize| {
+            let (mut lo, mut hi) = (s.min[j], s.max[j]);
+            if s.count[j] < n_rows || s.count[j] == 0 {
+                lo = lo.min(0.0);
+                hi = hi.max(0.0);
+            }
+            (lo, hi)
+        };
+        match kind {
+            Scaling::None => {}
+            Scaling::MaxAbs => {
+                for (j, f) in factor.iter_mut().enumerate() {
+                    let (lo, hi) = range(j);
+                    let m = lo.abs().max(hi.abs());
+                    if m > 0.0 {
+                        *f = 1.0 / m;
+                    }
+                }
+            }
+            Scaling::MinMax => {
+                for (j, f) in factor.iter_mut().enumerate() {
+                    let (lo, hi) = range(j);
+                    if hi > lo {
+                        *f = 1.0 / (hi - lo);
+                        if lo != 0.0 {
+                            offsets.push((j as u32, -lo / (hi - lo)));
+                        }
+                    } else {
+                        // A constant feature carries nothing: it maps to 0.
+                        *f = 0.0;
+                    }
+                }
+                let added = offsets.len().saturating_mul(n_rows);
+                if added > (4 * nnz).max(1 << 20) {
+                    return Err(CoreError::InvalidParam {
+                        name: "scale",
+                        reason: "minmax would make this sparse data dense (features with negative \
+                                 values get an offset in every row); use maxabs",
+                    });
+                }
+            }
+            Scaling::Standard => {
+                let centre = 2 * nnz >= n_rows.saturating_mul(n_features);
+                for (j, f) in factor.iter_mut().enumerate() {
+                    let mean = s.sum[j] / n;
+                    let var = (s.sum_sq[j] / n - mean * mean).max(0.0);
+                    let sd = var.sqrt();
+                    if sd > 1e-12 * mean.abs().max(f64::MIN_POSITIVE) && sd > 0.0 {
+                        *f = 1.0 / sd;
+                    }
+                    if centre && mean != 0.0 {
+                        offsets.push((j as u32, -mean * *f));
+                    }
+                }
+            }
+        }
+        Ok(Scaler {
+            kind,
+            factor,
+            offsets,
+        })
+    }
 }

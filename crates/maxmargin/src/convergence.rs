@@ -154,6 +154,28 @@ pub(crate) fn fit_scaler_on<'a, I: Iterator<Item = SparseRow<'a>>>(
     Ok(Some(Scaler::fit(scale, rows(), n_rows, n_features)?))
 }
 
+/// As [`fit_scaler`], for rows on disk: one pass over them (the statistics are per feature, not per row).
+///
+/// # Errors
+/// A read error of the row file, or what [`Scaler::fit`] returns.
+pub(crate) fn fit_scaler_streamed(
+    scale: Scaling,
+    rows: &maxmargin_io::stream::RowFile,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Scaler>, Error> {
+    let summary = rows.summary();
+    let mut fit = maxmargin_core::scale::ScalerFit::new(scale, summary.n_features);
+    rows.pass(|r| {
+        fit.add(r.x);
+        Ok::<_, maxmargin_io::IoError>(())
+    })?;
+    if scale == Scaling::None {
+        warnings.extend(fit.advice());
+        return Ok(None);
+    }
+    Ok(Some(fit.finish(summary.n_rows)?))
+}
+
 /// Refuses a non-finite result: no such model is ever written.
 ///
 /// # Errors

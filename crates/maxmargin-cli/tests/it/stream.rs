@@ -142,7 +142,6 @@ fn flags_that_cannot_stream_are_refused_naming_why() {
         ),
         (&["--task", "multiclass"][..], "multiclass with ssg can"),
         (&["--threads", "2"][..], "does not apply to --stream"),
-        (&["--scale", "maxabs"][..], "scale the file first"),
         (&["--epsilon", "0.01"][..], "stops on the certified gap"),
         (&["--bias", "unregularized"][..], "give feature or none"),
         (

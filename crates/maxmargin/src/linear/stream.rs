@@ -5,7 +5,7 @@
 
 use super::{Finished, FitReport, LinearSolver, LinearSvm};
 use crate::Error;
-use maxmargin_core::scale::Scaling;
+use maxmargin_core::scale::{Scaler, Scaling};
 use maxmargin_io::IoError;
 use maxmargin_io::libsvm::BinaryLabels;
 use maxmargin_io::stream::{Column, RowFile};
@@ -27,8 +27,8 @@ impl LinearSvm {
     /// passes, and stops on the same relative gap as in memory.
     ///
     /// # Errors
-    /// Parameters that need the rows in memory (`scale`, per-row weights, checkpoints, a tolerance stop,
-    /// DCD's ε and blocks, DCD with an unregularized intercept) are refused naming why; then as [`LinearSvm::fit`], with errors naming the file and line.
+    /// Parameters that need the rows in memory (per-row weights, checkpoints, a tolerance stop, DCD's ε and
+    /// blocks, DCD with an unregularized intercept) are refused naming why; then as [`LinearSvm::fit`], with errors naming the file and line.
     ///
     /// # Examples
     /// ```
@@ -58,13 +58,6 @@ impl LinearSvm {
                 StreamSolver::Dcd
             }
         };
-        if p.scale != Scaling::None {
-            return Err(refuse(
-                "scale",
-                format!("{:?}", p.scale).to_lowercase(),
-                "is fitted on rows in memory and is not built for streaming; scale the file first",
-            ));
-        }
         if self.sample_weights.is_some()
             || self.plan != crate::checkpoint::CheckpointPlan::default()
         {
@@ -78,6 +71,8 @@ impl LinearSvm {
         }
         let rows = RowFile::prepare(path, temp_dir, p.seed)?;
         let summary = rows.summary().clone();
+        let mut warnings = Vec::new();
+        let scaler = crate::convergence::fit_scaler_streamed(p.scale, &rows, &mut warnings)?;
         crate::limits::check_features(path, summary.n_features, summary.nnz as usize)?;
         let distinct: Vec<f64> = summary.labels.iter().map(|l| l.0).collect();
         let labels = BinaryLabels::from_labels(path, &distinct)?;
@@ -132,6 +127,7 @@ impl LinearSvm {
             column: Column::new(temp_dir)?,
             labels,
             class_weight,
+            scaler: scaler.clone(),
             failed: None,
         };
         let fit = maxmargin_optim::train_stream(
@@ -145,15 +141,17 @@ impl LinearSvm {
             Some(io) => Error::from(io),
             None => Error::from(e),
         })?;
-        let mut warnings = Vec::new();
         let end = Finished {
             stop: fit.stop,
             objective: fit.objective,
             gap: Some(fit.gap()),
             progress: fit.progress,
         };
-        let advice = "more passes (--epochs), or --solver dcd without --stream if the file fits in memory \
-                      (certified and fastest)";
+        let advice = if p.scale == Scaling::None && summary.max_abs > 1.0 {
+            "--scale maxabs, more passes (--epochs), or --solver dcd"
+        } else {
+            "more passes (--epochs), or --solver dcd"
+        };
         let (output, trace) = (fit.output, fit.trace);
         let model = self.model(
             output,
@@ -161,7 +159,7 @@ impl LinearSvm {
             lambda.get(),
             n,
             end,
-            None,
+            scaler,
             advice,
             &mut warnings,
         )?;
@@ -189,6 +187,7 @@ struct Passes<'a> {
     column: Column,
     labels: BinaryLabels,
     class_weight: [f64; 2],
+    scaler: Option<Scaler>,
     failed: Option<IoError>,
 }
 
@@ -250,9 +249,14 @@ impl RowPasses for Passes<'_> {
 
     fn pass(&mut self, row: &mut RowVisit<'_>) -> Result<(), OptimError> {
         let (rows, labels, weights) = (self.rows, self.labels, self.class_weight);
+        let scaler = self.scaler.as_ref();
         let r = rows.pass(|r| {
             let (y, c) = Self::target(&labels, &weights, rows.source(), r.line, r.label)?;
-            row(r.x, y, c).map_err(PassError::Optim)
+            match scaler {
+                Some(sc) => row(sc.transform_row(r.x).as_row(), y, c),
+                None => row(r.x, y, c),
+            }
+            .map_err(PassError::Optim)
         });
         self.settle(r)
     }
@@ -263,9 +267,14 @@ impl RowPasses for Passes<'_> {
         row: &mut ColumnVisit<'_>,
     ) -> Result<(), OptimError> {
         let (rows, labels, weights) = (self.rows, self.labels, self.class_weight);
+        let scaler = self.scaler.as_ref();
         let r = rows.pass_with_column(&mut self.column, reset, |r, v| {
             let (y, c) = Self::target(&labels, &weights, rows.source(), r.line, r.label)?;
-            row(r.x, y, c, v).map_err(PassError::Optim)
+            match scaler {
+                Some(sc) => row(sc.transform_row(r.x).as_row(), y, c, v),
+                None => row(r.x, y, c, v),
+            }
+            .map_err(PassError::Optim)
         });
         self.settle(r)
     }

@@ -19,7 +19,7 @@ impl StructuredSvm {
     /// pass.
     ///
     /// # Errors
-    /// Another task or solver, or settings that need the rows in memory (`scale`, class or sample weights,
+    /// Another task or solver, or settings that need the rows in memory (class or sample weights,
     /// checkpoints, warm starts, a tolerance stop, `keep_best`), refused naming why; then as
     /// [`StructuredSvm::fit_multiclass`], with errors naming the file and line.
     ///
@@ -57,15 +57,6 @@ impl StructuredSvm {
                           example and class in memory)";
             return Err(refuse("task and solver", value, reason));
         }
-        if p.scale != Scaling::None {
-            let reason =
-                "is fitted on rows in memory and is not built for streaming; scale the file first";
-            return Err(refuse(
-                "scale",
-                format!("{:?}", p.scale).to_lowercase(),
-                reason,
-            ));
-        }
         if !p.class_weights.is_empty()
             || self.sample_weights.is_some()
             || !self.plan.is_empty()
@@ -85,6 +76,8 @@ impl StructuredSvm {
         }
         let rows = RowFile::prepare(path, temp_dir, p.seed)?;
         let summary = rows.summary().clone();
+        let mut warnings = Vec::new();
+        let scaler = crate::convergence::fit_scaler_streamed(p.scale, &rows, &mut warnings)?;
         let (n, d) = (summary.n_rows, summary.n_features);
         crate::limits::check_features(path, d, summary.nnz as usize)?;
         let distinct: Vec<f64> = summary.labels.iter().map(|l| l.0).collect();
@@ -108,6 +101,7 @@ impl StructuredSvm {
             classes: &classes,
             d,
             bias: p.bias,
+            scaler: scaler.as_ref(),
             failed: None,
         };
         let ssg = p.ssg().check()?;
@@ -124,11 +118,16 @@ impl StructuredSvm {
             stop: fit.stop,
             progress: fit.progress,
         };
+        let max_abs = if scaler.is_some() {
+            1.0
+        } else {
+            summary.max_abs
+        };
         let parts = ReportParts {
             classes: classes.classes,
-            scaler: None,
-            warnings: Vec::new(),
-            max_abs: summary.max_abs,
+            scaler,
+            warnings,
+            max_abs,
         };
         self.finish(fit, lambda.get(), (n, d, k), parts)
     }
@@ -141,6 +140,7 @@ struct Examples<'a> {
     classes: &'a ClassLabels,
     d: usize,
     bias: bool,
+    scaler: Option<&'a Scaler>,
     failed: Option<IoError>,
 }
 
@@ -162,7 +162,8 @@ impl ExamplePasses<MulticlassSpace> for Examples<'_> {
     }
 
     fn pass(&mut self, example: &mut ExampleVisit<'_, MulticlassSpace>) -> Result<(), OptimError> {
-        let (rows, classes, d, bias) = (self.rows, self.classes, self.d, self.bias);
+        let (rows, classes, d, bias, scaler) =
+            (self.rows, self.classes, self.d, self.bias, self.scaler);
         let r = rows.pass(|r| {
             let Some(y) = classes.index_of(r.label) else {
                 return Err(PassError::Io(IoError::Parse {
@@ -177,7 +178,10 @@ impl ExamplePasses<MulticlassSpace> for Examples<'_> {
                     ),
                 }));
             };
-            let x = with_bias(r.x, d, bias);
+            let x = match scaler {
+                Some(sc) => with_bias(sc.transform_row(r.x).as_row(), d, bias),
+                None => with_bias(r.x, d, bias),
+            };
             example(&x, &y).map_err(PassError::Optim)
         });
         match r {

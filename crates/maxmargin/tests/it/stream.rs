@@ -157,10 +157,6 @@ fn what_cannot_stream_is_refused_naming_why() {
         assert!(e.contains(why), "{why}: {e}");
     };
     refused(
-        LinearSvmParams::new().scale(Scaling::MaxAbs),
-        "scale the file first",
-    );
-    refused(
         LinearSvmParams::new().bias(Bias::Unregularized),
         "give feature or none",
     );
@@ -254,13 +250,48 @@ fn streamed_ssg_certifies_a_multiclass_model_against_the_crammer_singer_optimum(
             .unwrap_err();
         assert!(e.to_string().contains(why), "{e}");
     }
+    // Raw iris with --scale maxabs: one statistics pass, the scaler kept in the model as in memory.
+    let raw = dir.path().join("raw.svm");
+    std::fs::write(&raw, maxmargin::datasets::IRIS).unwrap();
     let mut p = StructuredSvmParams::new(Task::Multiclass);
     p.solver = StructSolverKind::Ssg;
     p.scale = Scaling::MaxAbs;
-    let e = p
+    let svm = p.check().unwrap();
+    let streamed = svm.fit_multiclass_stream(&raw, dir.path()).unwrap().model;
+    assert!(streamed.training.converged, "{:?}", streamed.training);
+    let mut q = StructuredSvmParams::new(Task::Multiclass);
+    q.scale = Scaling::MaxAbs;
+    let raw_data = maxmargin::io::libsvm::read(&raw).unwrap();
+    let memory = q
         .check()
         .unwrap()
-        .fit_multiclass_stream(&path, dir.path())
-        .unwrap_err();
-    assert!(e.to_string().contains("scale the file first"), "{e}");
+        .fit_multiclass(&raw_data, &mut ())
+        .unwrap()
+        .model;
+    assert_eq!(streamed.scaler, memory.scaler);
+}
+
+#[test]
+fn streamed_scaling_is_the_in_memory_scaling() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = maxmargin::datasets::iris().unwrap();
+    // Two classes of raw iris (features up to 7.9).
+    let rows: Vec<usize> = (0..data.n_samples())
+        .filter(|&i| data.labels[i] != 2.0)
+        .collect();
+    let two = data.select(&rows);
+    let path = dir.path().join("two.svm");
+    maxmargin::io::libsvm::write(&path, &two).unwrap();
+    let p = LinearSvmParams::new().scale(Scaling::MaxAbs).gap(1e-4);
+    let memory = p.clone().check().unwrap().fit(&two).unwrap();
+    let streamed = p
+        .check()
+        .unwrap()
+        .fit_stream(&path, dir.path())
+        .unwrap()
+        .model;
+    assert_eq!(streamed.scaler, memory.scaler);
+    let (a, b) = (streamed.training.objective, memory.training.objective);
+    assert!((a - b).abs() <= 2e-4 * b, "{a} vs {b}");
+    assert!(streamed.training.converged);
 }
