@@ -111,7 +111,8 @@ fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i
         }
         model.save(output)?;
         let what = format!(
-            "dcd over {} ranks on {} examples x {} features",
+            "{} over {} ranks on {} examples x {} features",
+            svm.params().solver.kind(),
             comm.size(),
             model.training.n_samples,
             model.n_features

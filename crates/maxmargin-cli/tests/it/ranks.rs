@@ -157,6 +157,69 @@ mod with_mpi {
         }
     }
 
+    #[test]
+    fn pegasos_and_ssg_average_over_ranks_with_a_true_bound_and_repeat_their_bits() {
+        let tmp = tempfile::tempdir().unwrap();
+        let heart = super::super::heart(tmp.path());
+        // Iris scaled to [-1, 1] and shuffled: shards are byte ranges, and averaging drifts on shards that
+        // hold different classes (the file is sorted by class), as SSG crawls on raw iris.
+        let iris = tmp.path().join("iris.svm");
+        let mut data = maxmargin::datasets::iris().unwrap();
+        let x = &data.x;
+        let scaling = maxmargin::core::scale::Scaling::MaxAbs;
+        let scaler =
+            maxmargin::core::scale::Scaler::fit(scaling, x.rows(), x.n_rows(), x.n_features());
+        data.x = scaler.unwrap().transform(&data.x);
+        let mut order: Vec<usize> = (0..data.n_samples()).collect();
+        let mut lcg = maxmargin::testing::Lcg::new(5);
+        for i in (1..order.len()).rev() {
+            order.swap(i, (lcg.next_u64() % (i as u64 + 1)) as usize);
+        }
+        maxmargin::io::libsvm::write(&iris, &data.select(&order)).unwrap();
+        for (data, flags, exact) in [
+            (
+                &heart,
+                &["--solver", "pegasos", "--epochs", "100"][..],
+                &[][..],
+            ),
+            (
+                &iris,
+                &[
+                    "--task",
+                    "multiclass",
+                    "--solver",
+                    "ssg",
+                    "--max-passes",
+                    "100",
+                ][..],
+                &["--task", "multiclass"][..],
+            ),
+        ] {
+            let one = tmp.path().join("one.json");
+            let mut args = vec!["train", s(data), "-o", s(&one), "-q", "--gap", "1e-8"];
+            args.extend(exact);
+            ok(&args);
+            let best = objective(&one);
+            let mut bytes = Vec::new();
+            for run in 0..2 {
+                let model = tmp.path().join(format!("p2-{run}.json"));
+                let mut args = vec!["train", s(data), "-o", s(&model), "-q"];
+                args.extend(flags);
+                let got = trained_over(2, &args, &model);
+                let json: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+                let gap = json["training"]["gap"].as_f64().unwrap();
+                assert!(
+                    got >= best * (1.0 - 1e-9) && got - gap <= best * (1.0 + 1e-9),
+                    "{flags:?}: {got} (gap {gap}) vs {best}"
+                );
+                assert!(got <= 1.1 * best, "{flags:?}: {got} vs {best}");
+                bytes.push(std::fs::read(&model).unwrap());
+            }
+            assert_eq!(bytes[0], bytes[1], "{flags:?}: two runs differ");
+        }
+    }
+
     /// Trains `data` with `flags` as one process (to a relative gap `one_gap`) and over 2 and 3 ranks (to
     /// `ranks_gap`), and asserts the objectives agree within 1e-4, relative.
     fn agree_with_one_process(data: &Path, flags: &[&str], one_gap: &str, ranks_gap: &str) {

@@ -2,8 +2,10 @@
 //! batch subgradient method, dual coordinate descent, and one-vs-rest over DCD).
 
 pub mod dcd;
+mod guess;
 pub mod ovr;
 pub mod pegasos;
+mod pegasos_ranks;
 pub mod problem;
 pub mod stream;
 pub mod subgradient;

@@ -187,6 +187,21 @@ impl PegasosState {
         }
     }
 
+    /// The last iterate as one vector: `s·v` (the bias feature's weight last when there is one), and the
+    /// unregularized intercept.
+    pub(crate) fn current(&self) -> (Vec<f64>, f64) {
+        (self.v.iter().map(|v| self.s * v).collect(), self.b)
+    }
+
+    /// Replaces the last iterate (the averaging sums so far are kept): what ranks do after averaging.
+    pub(crate) fn set_current(&mut self, full: &[f64], b: f64) {
+        self.fold_average();
+        self.v.copy_from_slice(full);
+        self.v_norm_sq = self.v.iter().map(|x| x * x).sum();
+        self.s = 1.0;
+        self.b = b;
+    }
+
     /// Folds the averaging sum and sets `v ← s·v`, `s ← 1`: `O(d)`, rare.
     fn renormalize(&mut self) {
         self.fold_average();

@@ -14,6 +14,7 @@
 //! seen in a run is kept and `objective − bound` is a true gap. (With an unregularized intercept the
 //! duals cannot move one at a time, so that bound is not polished and is looser.)
 
+use super::guess::MarginDuals;
 use super::pegasos::Geometry;
 use crate::error::OptimError;
 use crate::problem::{Bias, BinaryLoss, LinearWeights};
@@ -477,53 +478,15 @@ impl Run<'_> {
     #[allow(clippy::type_complexity)]
     fn guess(&mut self, w: &LinearWeights) -> Result<(f64, f64, Vec<f64>, [f64; 2]), OptimError> {
         let Geometry { lambda, bias, n, d } = self.at;
-        let feature = bias == Bias::Feature;
-        let c_box = maxmargin_core::objective::c_sum(lambda, n);
-        let len = d + usize::from(feature);
-        // Per class (−1, +1): Σ α_i y_i x̃_i and Σ α_i.
-        let mut v = [vec![0.0; len], vec![0.0; len]];
-        let mut sum = [0.0; 2];
-        let mut loss = 0.0;
+        let mut sums = MarginDuals::new(lambda, n, d, bias);
         self.rows.pass_with_column(true, &mut |x, y, c, alpha| {
-            let z = y * (x.dot(&w.w) + w.b);
-            loss += c * hinge(z);
-            *alpha = if z < 1.0 { c_box * c } else { 0.0 };
-            if *alpha != 0.0 {
-                let class = usize::from(y > 0.0);
-                x.axpy(*alpha * y, &mut v[class][..d]);
-                if feature {
-                    v[class][d] += *alpha * y;
-                }
-                sum[class] += *alpha;
-            }
+            *alpha = sums.add(x, y, c, w);
             Ok(())
         })?;
         self.passes += 1;
-        // Σ α_i y_i = 0 for an unregularized intercept: the heavier class scaled down.
-        let mut factor = [1.0, 1.0];
-        if bias == Bias::Unregularized {
-            let (lo, hi) = (sum[0].min(sum[1]), sum[0].max(sum[1]));
-            let heavier = usize::from(sum[1] > sum[0]);
-            factor[heavier] = if hi > 0.0 { lo / hi } else { 1.0 };
-        }
-        let mut wa: Vec<f64> = (0..len)
-            .map(|j| factor[0] * v[0][j] + factor[1] * v[1][j])
-            .collect();
-        let s = factor[0] * sum[0] + factor[1] * sum[1];
-        let q = norm_sq(&wa);
-        let t = if q > 0.0 {
-            (s / q).clamp(0.0, 1.0)
-        } else {
-            1.0
-        };
-        wa.iter_mut().for_each(|x| *x *= t);
-        let objective = self.objective_from(w, loss);
-        Ok((
-            objective,
-            t * s - 0.5 * t * t * q,
-            wa,
-            [t * factor[0], t * factor[1]],
-        ))
+        let g = sums.finish(bias);
+        let objective = self.objective_from(w, g.loss);
+        Ok((objective, g.dual_c, g.wa, g.factor))
     }
 }
 

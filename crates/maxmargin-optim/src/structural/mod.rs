@@ -7,6 +7,7 @@ pub mod cutting_plane;
 pub mod problem;
 pub mod qp;
 pub mod ssg;
+mod ssg_ranks;
 pub mod ssg_stream;
 
 pub use problem::StructProblem;

@@ -159,28 +159,45 @@ impl<'a, S: OutputSpace> StructProblem<'a, S> {
         S::Output: Sync,
     {
         let violations = self.oracle_all(w)?;
-        let n = self.n_samples() as f64;
-        let scale = 1.0 / (self.lambda() * n);
+        let (lambda, n) = (self.lambda(), self.n_samples());
         let mut ws = vec![0.0; self.dim()];
         let mut ell = 0.0;
         for ((x, y), v) in self.x.iter().zip(self.y).zip(&violations) {
-            if v.loss > 0.0 {
-                self.space.add_joint_feature(x, y, scale, &mut ws);
-                self.space.add_joint_feature(x, &v.output, -scale, &mut ws);
-                ell += v.loss / n;
-            }
+            bound_point(self.space, (x, y, v), (lambda, n), &mut ws, &mut ell);
         }
-        let curvature = self.lambda() * norm_sq(&ws);
-        let t = if curvature > 0.0 {
-            (ell / curvature).clamp(0.0, 1.0)
-        } else {
-            1.0
-        };
-        Ok((t * ell - 0.5 * curvature * t * t).max(0.0))
+        Ok(scaled_bound(lambda, &ws, ell))
     }
 
     /// Oracle calls so far.
     pub fn oracle_calls(&self) -> u64 {
         self.calls.load(Ordering::Relaxed)
     }
+}
+
+/// Adds example `(x, y)` with its violation `v` to [`StructProblem::dual_bound`]'s point over `n` examples at
+/// `λ`: `w_s += (1/(λn)) [ψ(x, y) − ψ(x, ŷ)]`, `ℓ_s += Δ(y, ŷ)/n` when the loss is positive.
+pub(crate) fn bound_point<S: OutputSpace>(
+    space: &S,
+    (x, y, v): (&S::Input, &S::Output, &Violation<S::Output>),
+    (lambda, n): (f64, usize),
+    ws: &mut [f64],
+    ell: &mut f64,
+) {
+    if v.loss > 0.0 {
+        let scale = 1.0 / (lambda * n as f64);
+        space.add_joint_feature(x, y, scale, ws);
+        space.add_joint_feature(x, &v.output, -scale, ws);
+        *ell += v.loss / n as f64;
+    }
+}
+
+/// The value of [`StructProblem::dual_bound`]'s point: `max_{t ∈ [0, 1]} t ℓ_s − (λ/2) t² ‖w_s‖²`.
+pub(crate) fn scaled_bound(lambda: f64, ws: &[f64], ell: f64) -> f64 {
+    let curvature = lambda * norm_sq(ws);
+    let t = if curvature > 0.0 {
+        (ell / curvature).clamp(0.0, 1.0)
+    } else {
+        1.0
+    };
+    (t * ell - 0.5 * curvature * t * t).max(0.0)
 }

@@ -129,6 +129,11 @@ impl Ssg {
         &st.w
     }
 
+    /// Replaces the current iterate (the averaging sum so far is kept): what ranks do after averaging.
+    pub(crate) fn set_current(st: &mut SsgState, w: &[f64]) {
+        st.w.copy_from_slice(w);
+    }
+
     /// Starts from weights `w` (a previous model's) instead of zero: a warm start. The step schedule starts as
     /// if one pass had already been made (`η = 1/(λ(n + t))` under the Pegasos rule): from `t = 1` the first
     /// step would shrink `w` by `1 − 1/1 = 0` and erase the start.

@@ -4,6 +4,7 @@
 //! calls, which also gives the primal objective. Memory is that of `w` (and its average), not of the examples.
 
 use super::Ssg;
+use super::problem::{bound_point, scaled_bound};
 use crate::binary::stream::{StreamFit, StreamLimits, record};
 use crate::error::OptimError;
 use crate::trainer::{Progress, StopReason};
@@ -112,26 +113,14 @@ fn certify<S: OutputSpace>(
     lambda: f64,
     n: usize,
 ) -> Result<(f64, f64), OptimError> {
-    let nf = n as f64;
-    let scale = 1.0 / (lambda * nf);
     let mut ws = vec![0.0; space.dim()];
     let (mut hinge, mut ell) = (0.0, 0.0);
     source.pass(&mut |x, y| {
         let v = space.loss_augmented(w, x, y)?;
         hinge += v.hinge;
-        if v.loss > 0.0 {
-            space.add_joint_feature(x, y, scale, &mut ws);
-            space.add_joint_feature(x, &v.output, -scale, &mut ws);
-            ell += v.loss / nf;
-        }
+        bound_point(space, (x, y, &v), (lambda, n), &mut ws, &mut ell);
         Ok(())
     })?;
-    let curvature = lambda * norm_sq(&ws);
-    let t = if curvature > 0.0 {
-        (ell / curvature).clamp(0.0, 1.0)
-    } else {
-        1.0
-    };
-    let objective = 0.5 * lambda * norm_sq(w) + hinge / nf;
-    Ok((objective, (t * ell - 0.5 * curvature * t * t).max(0.0)))
+    let objective = 0.5 * lambda * norm_sq(w) + hinge / n as f64;
+    Ok((objective, scaled_bound(lambda, &ws, ell)))
 }

@@ -290,3 +290,122 @@ fn one_slack_and_bcfw_over_ranks_reach_the_one_process_optimum_on_chains() {
         }
     }
 }
+
+#[test]
+fn pegasos_over_ranks_averages_to_near_the_optimum_with_a_true_bound() {
+    use maxmargin_optim::{Collective, PegasosParams};
+    let (x, y) = data(600);
+    let n = x.len();
+    for bias in [Bias::Feature, Bias::Unregularized, Bias::None] {
+        let best = reference(&x, &y, BinaryLoss::Hinge, bias);
+        for p in [1, 2, 3] {
+            let run = |seed: u64| {
+                ThreadRanks::run(p, |comm| {
+                    let (a, b) = (n * comm.rank() / p, n * (comm.rank() + 1) / p);
+                    let m = rows(&x[a..b]);
+                    let problem = BinaryProblem::new(&m, &y[a..b], lambda(0.01), bias)?;
+                    let pegasos = PegasosParams::new().average(true).seed(seed).check()?;
+                    let limits = Rounds {
+                        max_epochs: 40.0,
+                        max_rounds: u64::MAX,
+                        gap_tolerance: 1e-9,
+                        eval_every: 10,
+                    };
+                    pegasos.train_distributed(comm, &problem, n, limits)
+                })
+                .into_iter()
+                .map(Result::unwrap)
+                .collect::<Vec<_>>()
+            };
+            let ranks = run(2);
+            let fit = &ranks[0];
+            let last = fit.trace.last().unwrap();
+            let dual = last.dual.unwrap();
+            assert_eq!(
+                (fit.rounds, fit.epochs, fit.stop),
+                (40, 40.0, StopReason::MaxEpochs)
+            );
+            assert!(
+                dual <= best * (1.0 + 1e-12),
+                "{bias:?} {p}: bound {dual} > {best}"
+            );
+            assert!(dual > 0.5 * best, "{bias:?} {p}: bound {dual} vs {best}");
+            assert!(fit.objective >= best * (1.0 - 1e-12), "{bias:?} {p}");
+            assert!(
+                fit.objective <= 1.02 * best,
+                "{bias:?} {p}: {} vs {best}",
+                fit.objective
+            );
+            for r in &ranks[1..] {
+                assert_eq!(r.output, fit.output, "{p} ranks hold the same weights");
+            }
+            assert_eq!(
+                run(2)[0].output,
+                fit.output,
+                "the same seed repeats the bits"
+            );
+        }
+    }
+}
+
+#[test]
+fn ssg_over_ranks_averages_to_near_the_crammer_singer_optimum_with_a_true_bound() {
+    use maxmargin_core::objective::Lambda;
+    use maxmargin_optim::{Collective, CrammerSingerParams, SsgParams, StructProblem};
+    use maxmargin_struct::MulticlassSpace;
+    let (x, y) = crate::dual::multiclass(240, 4, 3.0);
+    let space = MulticlassSpace::new(5, 4).unwrap();
+    let lambda = Lambda::new(0.02).unwrap();
+    let whole = StructProblem::new(&space, &x, &y, lambda).unwrap();
+    let mut exact = CrammerSingerParams {
+        epsilon: 1e-8,
+        shrinking: true,
+        seed: 2,
+    }
+    .check()
+    .unwrap();
+    let best = Trainer::new(Budget::epochs(100_000.0).with_gap(1e-10))
+        .unwrap()
+        .run(&mut exact, &whole, &mut ())
+        .unwrap()
+        .objective;
+    for p in [1, 2, 3] {
+        let run = || {
+            ThreadRanks::run(p, |comm| {
+                let (a, b) = (240 * comm.rank() / p, 240 * (comm.rank() + 1) / p);
+                let shard = StructProblem::new(&space, &x[a..b], &y[a..b], lambda)?;
+                let limits = Rounds {
+                    max_epochs: 60.0,
+                    max_rounds: u64::MAX,
+                    gap_tolerance: 1e-9,
+                    eval_every: 20,
+                };
+                let ssg = SsgParams::default().check()?;
+                ssg.train_distributed(comm, &shard, 240, limits)
+            })
+            .into_iter()
+            .map(Result::unwrap)
+            .collect::<Vec<_>>()
+        };
+        let fits = run();
+        let f = &fits[0];
+        let dual = f.trace.last().and_then(|r| r.dual).unwrap();
+        assert_eq!((f.rounds, f.stop), (60, StopReason::MaxEpochs), "{p} ranks");
+        // A true bound (one oracle pass's, loose for SSG as in one process).
+        assert!(
+            dual <= best * (1.0 + 1e-12) && dual > 0.0,
+            "{p} ranks: bound {dual} vs {best}"
+        );
+        assert!(f.objective >= best * (1.0 - 1e-12), "{p} ranks");
+        // Averaging after local epochs acts like mini-batches of P: about P times the passes of one process.
+        assert!(
+            f.objective <= 1.05 * best,
+            "{p} ranks: {} vs {best}",
+            f.objective
+        );
+        for other in &fits[1..] {
+            assert_eq!(other.output, f.output, "{p} ranks");
+        }
+        assert_eq!(run()[0].output, f.output, "{p} ranks: the same bits again");
+    }
+}

@@ -3,9 +3,12 @@
 //! model is the same kind of file as one process's; every rank ends with it, rank 0 writes it.
 //!
 //! Built so far: binary DCD (CoCoA with an exact line search, [`maxmargin_optim::Dcd::train_distributed`],
-//! here), the multiclass Crammer–Singer dual (`StructuredSvm::fit_multiclass_shard`) and chains by BCFW or
-//! 1-slack cutting planes (`StructuredSvm::fit_chain_shard`). The other solvers refuse to run over several ranks,
-//! naming why.
+//! here) and Pegasos (a local epoch, then the average: [`maxmargin_optim::Pegasos::train_distributed`]), the
+//! multiclass Crammer–Singer dual or SSG (`StructuredSvm::fit_multiclass_shard`) and chains by BCFW, 1-slack
+//! cutting planes or SSG (`StructuredSvm::fit_chain_shard`). Averaging (Pegasos, SSG) works like mini-batches of
+//! P examples, so it needs more passes than one process, and it drifts when shards hold different classes (a
+//! file sorted by class): shuffle such a file first. The other solvers refuse to run over several ranks, naming
+//! why.
 
 use crate::Error;
 use crate::linear::{FitReport, LinearSolver, LinearSvm};
@@ -51,13 +54,11 @@ impl LinearSvm {
     /// ```
     pub fn fit_shard(&self, comm: &dyn Collective, shard: Shard) -> Result<FitReport, Error> {
         let p = self.params();
-        let LinearSolver::Dcd(dcd) = p.solver else {
-            return Err(refuse(
-                "solver",
-                p.solver.to_string(),
-                "cannot train over several ranks yet; dcd (the default) can",
-            ));
-        };
+        if matches!(p.solver, LinearSolver::Pegasos(_)) && p.budget.max_iterations.is_some() {
+            let reason =
+                "counts each rank's own steps over ranks; give --epochs (one local epoch a round)";
+            return Err(refuse("iterations", String::new(), reason));
+        }
         if p.scale != maxmargin_core::scale::Scaling::None {
             let reason = "needs statistics of every shard and is not built over ranks yet; scale the file first";
             return Err(refuse(
@@ -129,7 +130,25 @@ impl LinearSvm {
                 DEFAULT_EVAL_EVERY
             },
         };
-        let fit = dcd.check()?.train_distributed(comm, &problem, n, limits)?;
+        let (fit, advice) = match p.solver {
+            LinearSolver::Pegasos(pegasos) => (
+                pegasos
+                    .check()?
+                    .train_distributed(comm, &problem, n, limits)?,
+                "more rounds (--epochs), or dcd (the default), which certifies over ranks",
+            ),
+            LinearSolver::Dcd(dcd) => (
+                dcd.check()?.train_distributed(comm, &problem, n, limits)?,
+                "a smaller --epsilon, or more rounds (--epochs)",
+            ),
+            LinearSolver::Subgradient(_) => {
+                return Err(refuse(
+                    "solver",
+                    p.solver.to_string(),
+                    "cannot train over several ranks yet; dcd (the default) and pegasos can",
+                ));
+            }
+        };
         let mut warnings = Vec::new();
         let end = crate::linear::Finished {
             stop: fit.stop,
@@ -140,7 +159,6 @@ impl LinearSvm {
                 epoch: fit.epochs,
             },
         };
-        let advice = "a smaller --epsilon, or more rounds (--epochs)";
         let model = self.model(
             fit.output,
             &labels,

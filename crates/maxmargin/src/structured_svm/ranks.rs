@@ -87,9 +87,14 @@ impl StructuredSvm {
     ) -> Result<StructFitReport, Error> {
         let p = &self.params;
         let bcfw = p.solver == StructSolverKind::Bcfw;
-        if p.task != Task::Chain || !(bcfw || p.solver == StructSolverKind::Oneslack) {
+        let over_ranks = [
+            StructSolverKind::Bcfw,
+            StructSolverKind::Oneslack,
+            StructSolverKind::Ssg,
+        ];
+        if p.task != Task::Chain || !over_ranks.contains(&p.solver) {
             let value = format!("{} with {:?}", p.task.kind(), p.solver).to_lowercase();
-            let reason = "cannot train over several ranks yet; chains with bcfw (the default) or oneslack can";
+            let reason = "cannot train over several ranks yet; chains with bcfw (the default), oneslack or ssg can";
             return Err(refuse("task and solver", value, reason));
         }
         self.refuse_over_ranks()?;
@@ -125,7 +130,11 @@ impl StructuredSvm {
         let space = ChainSpace::new(self.width(d), l)?;
         let lambda = p.regularization.lambda(n)?;
         let problem = StructProblem::new(&space, &x, &data.labels, lambda)?;
-        let fit = if bcfw {
+        let fit = if p.solver == StructSolverKind::Ssg {
+            p.ssg()
+                .check()?
+                .train_distributed(comm, &problem, n, self.rounds())?
+        } else if bcfw {
             // BCFW's ε is its relative gap, as in one process.
             let limits = Rounds {
                 gap_tolerance: p.gap.unwrap_or(p.epsilon),
@@ -161,10 +170,11 @@ impl StructuredSvm {
         shard: Shard,
     ) -> Result<StructFitReport, Error> {
         let p = &self.params;
-        if p.task != Task::Multiclass || p.solver != StructSolverKind::Dcd {
+        let ssg = p.solver == StructSolverKind::Ssg;
+        if p.task != Task::Multiclass || !(ssg || p.solver == StructSolverKind::Dcd) {
             let value = format!("{} with {:?}", p.task.kind(), p.solver).to_lowercase();
             let reason =
-                "cannot train over several ranks yet; multiclass with dcd (the default) can";
+                "cannot train over several ranks yet; multiclass with dcd (the default) or ssg can";
             return Err(refuse("task and solver", value, reason));
         }
         self.refuse_over_ranks()?;
@@ -183,8 +193,14 @@ impl StructuredSvm {
         let space = MulticlassSpace::new(self.width(whole.d), k)?;
         let lambda = p.regularization.lambda(whole.n)?;
         let problem = StructProblem::new(&space, &x, &y, lambda)?;
-        let cs = p.cs().check()?.with_class_weights(weights)?;
-        let fit = cs.train_distributed(comm, &problem, whole.n, self.rounds())?;
+        let fit = if ssg {
+            p.ssg()
+                .check()?
+                .train_distributed(comm, &problem, whole.n, self.rounds())?
+        } else {
+            let cs = p.cs().check()?.with_class_weights(weights)?;
+            cs.train_distributed(comm, &problem, whole.n, self.rounds())?
+        };
         let parts = ReportParts {
             classes: classes.classes,
             scaler: None,
