@@ -58,12 +58,19 @@ fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i
             ("--blocks", args.blocks.is_some()),
             ("--trace-weights", args.trace_weights),
             ("--sample-weights", args.sample_weights.is_some()),
-            ("--checkpoint", args.checkpoint.is_some()),
-            ("--resume", args.resume.is_some()),
             ("--warm-start", args.warm_start.is_some()),
         ],
         "does not apply over several ranks (yet): each rank runs one thread over its share",
     )?;
+    if cmd.task != TaskArg::Binary {
+        refuse(
+            &[
+                ("--checkpoint", args.checkpoint.is_some()),
+                ("--resume", args.resume.is_some()),
+            ],
+            "is built over ranks for --task binary (dcd) only, so far",
+        )?;
+    }
     if cmd.task == TaskArg::Chain {
         let (rank, size) = (comm.rank(), comm.size());
         let shard = maxmargin::io::shard::read_sequence_shard(data_path, rank, size)?;
@@ -100,7 +107,10 @@ fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i
             (&report.model, &report.trace, &report.warnings),
         )?
     } else {
-        let svm = binary::params(args)?.check()?;
+        // Checkpoints: every rank writes and resumes its own FILE.rank<r>.
+        let svm = binary::params(args)?
+            .check()?
+            .checkpoints(args.checkpoints());
         let FitReport {
             model,
             trace,

@@ -50,6 +50,61 @@ pub struct DistributedFit<O> {
     pub epochs: f64,
 }
 
+/// A distributed loop's state at a round boundary on one rank: the solver's state and the loop's counters,
+/// what a checkpoint holds so a resumed run ends with the same bits as one never stopped.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RoundState<S> {
+    /// Rounds taken.
+    pub round: u64,
+    /// Steps over all ranks (passes × n).
+    pub visited: f64,
+    /// Times the stopping tolerance was tightened.
+    pub tightened: i32,
+    /// The evaluations so far.
+    #[serde(with = "crate::trainer::run::every_field")]
+    pub trace: Vec<TraceRecord>,
+    /// This rank's solver state.
+    pub state: S,
+}
+
+/// Where a distributed loop resumes from and writes its round-boundary checkpoints (the facade's files).
+pub trait RoundCheckpoints<S> {
+    /// This rank's state to continue from, if the run resumes.
+    ///
+    /// # Errors
+    /// A checkpoint that cannot be read or was made for another run.
+    fn resume(&mut self) -> Result<Option<RoundState<S>>, OptimError>;
+    /// Whether to write a checkpoint at this round boundary; every rank must get the same answer (decide on
+    /// one rank and broadcast).
+    ///
+    /// # Errors
+    /// [`OptimError::Collective`].
+    fn due(&mut self, comm: &dyn Collective) -> Result<bool, OptimError>;
+    /// Writes this rank's state (during the run when [`RoundCheckpoints::due`], and once at the end).
+    ///
+    /// # Errors
+    /// [`OptimError::Checkpoint`].
+    fn save(&mut self, state: &RoundState<S>) -> Result<(), OptimError>;
+}
+
+/// No checkpoints.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoCheckpoints;
+
+impl<S> RoundCheckpoints<S> for NoCheckpoints {
+    fn resume(&mut self) -> Result<Option<RoundState<S>>, OptimError> {
+        Ok(None)
+    }
+
+    fn due(&mut self, _comm: &dyn Collective) -> Result<bool, OptimError> {
+        Ok(false)
+    }
+
+    fn save(&mut self, _state: &RoundState<S>) -> Result<(), OptimError> {
+        Ok(())
+    }
+}
+
 /// The run's limits: passes, the relative gap to stop at, and evaluations every so many rounds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rounds {

@@ -29,7 +29,10 @@ pub use binary::{dcd, ovr, pegasos, problem, stream, subgradient};
 pub use structural::{bcfw, crammer_singer, cutting_plane, qp};
 
 pub use bcfw::{Bcfw, BcfwParams, Steps as BcfwSteps};
-pub use collective::{Collective, DistributedFit, Rounds, Single, ThreadRanks};
+pub use collective::{
+    Collective, DistributedFit, NoCheckpoints, RoundCheckpoints, RoundState, Rounds, Single,
+    ThreadRanks,
+};
 pub use crammer_singer::{CrammerSinger, CrammerSingerParams};
 pub use cutting_plane::{NSlack, NSlackParams, OneSlack, OneSlackParams, QpSolver};
 pub use dcd::{Dcd, DcdParams};

@@ -220,6 +220,44 @@ mod with_mpi {
         }
     }
 
+    #[test]
+    fn a_run_over_ranks_resumes_from_its_rank_checkpoints_to_the_same_bytes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = super::super::heart(tmp.path());
+        let (whole, resumed) = (
+            tmp.path().join("whole.model"),
+            tmp.path().join("resumed.model"),
+        );
+        let ckpt = tmp.path().join("run.ckpt");
+        let train = |model: &Path, extra: &[&str]| {
+            let mut args = vec!["train", s(&data), "-o", s(model), "-q", "--gap", "1e-6"];
+            args.extend(extra);
+            let out = mpirun(2, &args);
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        train(&whole, &[]);
+        train(&resumed, &["--epochs", "2", "--checkpoint", s(&ckpt)]);
+        for r in 0..2 {
+            assert!(tmp.path().join(format!("run.ckpt.rank{r}")).exists());
+        }
+        train(&resumed, &["--resume", s(&ckpt)]);
+        assert_eq!(
+            std::fs::read(&whole).unwrap(),
+            std::fs::read(&resumed).unwrap()
+        );
+        // Three ranks cannot resume what two made.
+        let out = mpirun(
+            3,
+            &["train", s(&data), "-o", s(&resumed), "--resume", s(&ckpt)],
+        );
+        assert!(!out.status.success());
+        assert!(String::from_utf8_lossy(&out.stderr).contains("number of ranks"));
+    }
+
     /// Trains `data` with `flags` as one process (to a relative gap `one_gap`) and over 2 and 3 ranks (to
     /// `ranks_gap`), and asserts the objectives agree within 1e-4, relative.
     fn agree_with_one_process(data: &Path, flags: &[&str], one_gap: &str, ranks_gap: &str) {

@@ -6,7 +6,7 @@
 use crate::error::{OptimError, invalid};
 
 mod detail;
-mod run;
+pub(crate) mod run;
 pub use detail::{StepDetail, StepExample};
 pub use run::{Best, Checkpoints, Resumed, Run};
 use serde::{Deserialize, Serialize};

@@ -34,7 +34,7 @@ pub struct Run<St, O> {
 
 /// The trace in a checkpoint with every field written: [`TraceRecord`] leaves out absent fields for JSON
 /// lines, which a non-self-describing encoding (bincode) cannot read back.
-mod every_field {
+pub(crate) mod every_field {
     use super::TraceRecord;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -49,7 +49,7 @@ mod every_field {
         Option<u64>,
     );
 
-    pub(super) fn serialize<S: Serializer>(trace: &[TraceRecord], s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(trace: &[TraceRecord], s: S) -> Result<S::Ok, S::Error> {
         let rows: Vec<Row> = trace
             .iter()
             .map(|r| {
@@ -68,7 +68,7 @@ mod every_field {
         rows.serialize(s)
     }
 
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
         d: D,
     ) -> Result<Vec<TraceRecord>, D::Error> {
         let rows = Vec::<Row>::deserialize(d)?;

@@ -18,6 +18,7 @@ use maxmargin_io::shard::Shard;
 use maxmargin_optim::Rounds;
 use maxmargin_optim::{BinaryProblem, Collective, OptimError};
 
+pub mod checkpoint;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 
@@ -75,16 +76,16 @@ impl LinearSvm {
             let reason = "do not apply over ranks, which stop on the certified gap (--gap)";
             return Err(refuse("tolerance and keep-best", String::new(), reason));
         }
-        if self.sample_weights.is_some()
-            || self.plan != crate::checkpoint::CheckpointPlan::default()
-        {
+        if self.sample_weights.is_some() {
             let reason = "are not built over ranks yet";
-            return Err(refuse(
-                "sample weights and checkpoints",
-                String::new(),
-                reason,
-            ));
+            return Err(refuse("sample weights", String::new(), reason));
         }
+        let dcd_solver = matches!(p.solver, LinearSolver::Dcd(_));
+        if !self.plan.is_empty() && !dcd_solver {
+            let reason = "are built over ranks for dcd (the default) only, so far";
+            return Err(refuse("checkpoints", String::new(), reason));
+        }
+        self.plan.check()?;
         let Shard { mut data, start } = shard;
         let source = data.source.clone();
         let whole = Whole::agree(comm, &data, start)?;
@@ -137,10 +138,27 @@ impl LinearSvm {
                     .train_distributed(comm, &problem, n, limits)?,
                 "more rounds (--epochs), or dcd (the default), which certifies over ranks",
             ),
-            LinearSolver::Dcd(dcd) => (
-                dcd.check()?.train_distributed(comm, &problem, n, limits)?,
-                "a smaller --epsilon, or more rounds (--epochs)",
-            ),
+            LinearSolver::Dcd(dcd) => {
+                let mut files = checkpoint::RankFiles {
+                    plan: &self.plan,
+                    kind: format!("checkpoint-ranks-{}", self.checkpoint_kind()),
+                    made: crate::checkpoint::Made {
+                        n_samples: n,
+                        dim: d,
+                        lambda: lambda.get(),
+                    },
+                    params: p,
+                    rank: comm.rank(),
+                    size: comm.size(),
+                    n_local: problem.n_samples(),
+                    last: std::time::Instant::now(),
+                };
+                let dcd = dcd.check()?;
+                (
+                    dcd.train_distributed_with(comm, &problem, n, limits, &mut files)?,
+                    "a smaller --epsilon, or more rounds (--epochs)",
+                )
+            }
             LinearSolver::Subgradient(_) => {
                 return Err(refuse(
                     "solver",

@@ -17,7 +17,9 @@
 
 use super::blocks::{PassContext, local_pass};
 use super::*;
-use crate::collective::{Collective, DistributedFit, Rounds, Verdict};
+use crate::collective::{
+    Collective, DistributedFit, NoCheckpoints, RoundCheckpoints, RoundState, Rounds, Verdict,
+};
 use crate::trainer::TraceRecord;
 
 /// What a round found over all ranks.
@@ -44,6 +46,22 @@ impl Dcd {
         n_total: usize,
         limits: Rounds,
     ) -> Result<DistributedFit<LinearWeights>, OptimError> {
+        self.train_distributed_with(comm, problem, n_total, limits, &mut NoCheckpoints)
+    }
+
+    /// As [`Dcd::train_distributed`], resuming from and writing checkpoints at round boundaries through
+    /// `checkpoints` (every rank its own state; a resumed run ends with the same bits as one never stopped).
+    ///
+    /// # Errors
+    /// As [`Dcd::train_distributed`], and what `checkpoints` returns.
+    pub fn train_distributed_with(
+        &self,
+        comm: &dyn Collective,
+        problem: &BinaryProblem<'_>,
+        n_total: usize,
+        limits: Rounds,
+        checkpoints: &mut dyn RoundCheckpoints<DcdState>,
+    ) -> Result<DistributedFit<LinearWeights>, OptimError> {
         if problem.bias() == Bias::Unregularized {
             return Err(invalid(
                 "bias",
@@ -52,12 +70,24 @@ impl Dcd {
             ));
         }
         let started = std::time::Instant::now();
-        let mut sh = self.shard(comm, problem, n_total)?;
+        let (mut sh, mut trace, mut tightened, mut round, mut visited) =
+            match checkpoints.resume()? {
+                Some(r) => (r.state, r.trace, r.tightened, r.round, r.visited),
+                None => (self.shard(comm, problem, n_total)?, Vec::new(), 0, 0, 0.0),
+            };
         let d = problem.n_features();
-        let mut trace = Vec::new();
-        let mut tightened = 0;
-        let (mut round, mut visited) = (0, 0.0);
+        let snapshot =
+            |sh: &DcdState, trace: &Vec<TraceRecord>, tightened, round, visited| RoundState {
+                round,
+                visited,
+                tightened,
+                trace: trace.clone(),
+                state: sh.clone(),
+            };
         let stop = loop {
+            if checkpoints.due(comm)? {
+                checkpoints.save(&snapshot(&sh, &trace, tightened, round, visited))?;
+            }
             if let Some(why) = limits.spent(round, visited, n_total as f64) {
                 break why;
             }
@@ -100,6 +130,7 @@ impl Dcd {
                 Verdict::Go => {}
             }
         };
+        checkpoints.save(&snapshot(&sh, &trace, tightened, round, visited))?;
         let Some(last) = trace.last() else {
             return Err(OptimError::NoExamples);
         };

@@ -1,0 +1,70 @@
+//! Training over ranks with checkpoints (threads as ranks, the protocol MPI runs): every rank writes its own
+//! state at round boundaries, and a run resumed from them ends with the same bits as one never stopped; a
+//! checkpoint resumes only with the number of ranks and the problem it was made for.
+
+use maxmargin::checkpoint::CheckpointPlan;
+use maxmargin::io::shard::Shard;
+use maxmargin::optim::{Collective, OptimError, ThreadRanks};
+use maxmargin::prelude::*;
+
+/// Trains `params` with `plan` over `p` thread ranks, rank `r` holding the rows `i ≡ r (mod p)` of heart.
+fn over_ranks(
+    p: usize,
+    params: &LinearSvmParams,
+    plan: &CheckpointPlan,
+) -> Vec<Result<LinearModel, OptimError>> {
+    let data = maxmargin::datasets::heart_scale().unwrap();
+    ThreadRanks::run(p, |comm| {
+        let rows: Vec<usize> = (0..data.n_samples())
+            .filter(|i| i % p == comm.rank())
+            .collect();
+        let shard = Shard {
+            data: data.select(&rows),
+            start: 0,
+        };
+        let svm = params
+            .clone()
+            .check()
+            .map_err(|e| OptimError::Qp(e.to_string()))?;
+        svm.checkpoints(plan.clone())
+            .fit_shard(comm, shard)
+            .map(|r| r.model)
+            .map_err(|e| OptimError::Qp(e.to_string()))
+    })
+}
+
+#[test]
+fn a_run_over_ranks_resumed_from_its_checkpoints_ends_with_the_same_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.ckpt");
+    let params = LinearSvmParams::new().gap(1e-6).epochs(10_000.0);
+    let whole = over_ranks(3, &params, &CheckpointPlan::new());
+    let whole = whole[0].as_ref().unwrap();
+    assert!(whole.training.iterations > 12, "{:?}", whole.training);
+    // Stopped after 7 rounds, writing every round on the way (period 0 s) and at the end.
+    let stopped = over_ranks(
+        3,
+        &params.clone().iterations(7),
+        &CheckpointPlan::new().save_to(&path).every(1e-9),
+    );
+    assert_eq!(stopped[0].as_ref().unwrap().training.iterations, 7);
+    for r in 0..3 {
+        assert!(maxmargin::distributed::checkpoint::rank_path(&path, r).exists());
+    }
+    let resumed = over_ranks(3, &params, &CheckpointPlan::new().resume_from(&path));
+    for model in &resumed {
+        let model = model.as_ref().unwrap();
+        assert_eq!((&model.w, model.b), (&whole.w, whole.b));
+        assert_eq!(model.training.iterations, whole.training.iterations);
+    }
+    // Another number of ranks, or another bias, is refused naming why.
+    let two = over_ranks(2, &params, &CheckpointPlan::new().resume_from(&path));
+    let e = two[0].as_ref().unwrap_err().to_string();
+    assert!(e.contains("resume with the number of ranks"), "{e}");
+    let other = params.clone().bias(Bias::None);
+    let e = over_ranks(3, &other, &CheckpointPlan::new().resume_from(&path))[0]
+        .as_ref()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("bias"), "{e}");
+}
