@@ -105,6 +105,79 @@ impl<S> RoundCheckpoints<S> for NoCheckpoints {
     }
 }
 
+/// One rank's side of training by averaging (Pegasos, SSG over ranks): a local epoch, its iterate as one
+/// vector, and the certificate of an agreed output.
+pub(crate) trait Averaging {
+    /// One pass of local steps over this rank's examples.
+    fn epoch(&mut self) -> Result<(), OptimError>;
+    /// The current iterate as one vector (the same length on every rank).
+    fn current(&self) -> Vec<f64>;
+    /// Replaces the current iterate.
+    fn set_current(&mut self, v: &[f64]);
+    /// What this rank would return (an average of its iterates, or the last).
+    fn output(&self) -> Vec<f64>;
+    /// The global primal objective and dual bound of the agreed output (collective).
+    fn certify(&self, comm: &dyn Collective, output: &[f64]) -> Result<(f64, f64), OptimError>;
+}
+
+/// Rounds of a local epoch on every rank, then the shard-weighted average of the iterates (`share` is this
+/// rank's fraction of the examples), certified every `limits.eval_every` rounds and at the end; every rank
+/// returns the same bits.
+pub(crate) fn averaging_rounds(
+    comm: &dyn Collective,
+    local: &mut dyn Averaging,
+    share: f64,
+    n_total: usize,
+    limits: Rounds,
+) -> Result<DistributedFit<Vec<f64>>, OptimError> {
+    let started = std::time::Instant::now();
+    let n = n_total as f64;
+    let (mut trace, mut round, mut visited) = (Vec::new(), 0u64, 0.0);
+    let agreed = |local: &dyn Averaging| -> Result<Vec<f64>, OptimError> {
+        let mut v: Vec<f64> = local.output().iter().map(|x| share * x).collect();
+        comm.allreduce_sum(&mut v)?;
+        Ok(v)
+    };
+    let certify = |local: &dyn Averaging, output: &[f64], round, visited: f64| {
+        let (objective, dual) = local.certify(comm, output)?;
+        round_record(objective, dual, (round, visited / n), started)
+    };
+    let stop = loop {
+        if let Some(why) = limits.spent(round, visited, n) {
+            break why;
+        }
+        round += 1;
+        local.epoch()?;
+        visited += n;
+        let mut v: Vec<f64> = local.current().iter().map(|x| share * x).collect();
+        comm.allreduce_sum(&mut v)?;
+        local.set_current(&v);
+        if !limits.due(round, visited, n) {
+            continue;
+        }
+        let record = certify(local, &agreed(local)?, round, visited)?;
+        let relative =
+            record.gap.unwrap_or(f64::INFINITY) / record.objective.abs().max(f64::MIN_POSITIVE);
+        trace.push(record);
+        if relative <= limits.gap_tolerance {
+            break StopReason::Gap;
+        }
+    };
+    let output = agreed(local)?;
+    if trace.last().is_none_or(|r| r.iteration != round) {
+        trace.push(certify(local, &output, round, visited)?);
+    }
+    let objective = trace.last().map_or(f64::NAN, |r| r.objective);
+    Ok(DistributedFit {
+        output,
+        objective,
+        trace,
+        stop,
+        rounds: round,
+        epochs: visited / n,
+    })
+}
+
 /// The run's limits: passes, the relative gap to stop at, and evaluations every so many rounds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rounds {

@@ -7,8 +7,9 @@
 
 use super::guess::MarginDuals;
 use crate::Pegasos;
-use crate::collective::{Collective, DistributedFit, Rounds, round_record};
+use crate::collective::{Averaging, Collective, DistributedFit, Rounds, averaging_rounds};
 use crate::error::OptimError;
+use crate::pegasos::PegasosState;
 use crate::problem::{BinaryProblem, LinearWeights};
 use crate::trainer::Solver;
 
@@ -27,106 +28,91 @@ impl Pegasos {
         n_total: usize,
         limits: Rounds,
     ) -> Result<DistributedFit<LinearWeights>, OptimError> {
-        let started = std::time::Instant::now();
         let mut solver = *self;
-        let mut st = solver.init(problem)?;
-        let n = problem.n_samples();
-        let share = n as f64 / n_total as f64;
-        let steps = n.div_ceil(self.params().batch_size);
-        let (mut trace, mut round) = (Vec::new(), 0u64);
-        let mut visited = 0.0;
-        let stop = loop {
-            if let Some(why) = limits.spent(round, visited, n_total as f64) {
-                break why;
-            }
-            round += 1;
-            for _ in 0..steps {
-                solver.step(problem, &mut st)?;
-            }
-            visited += n_total as f64;
-            let (mut full, b) = st.current();
-            full.iter_mut().for_each(|x| *x *= share);
-            full.push(share * b);
-            comm.allreduce_sum(&mut full)?;
-            let b = full.pop().unwrap_or(0.0);
-            st.set_current(&full, b);
-            if !limits.due(round, visited, n_total as f64) {
-                continue;
-            }
-            let output = self.agreed_output(comm, problem, &st, share)?;
-            let record = certify(
-                comm,
-                problem,
-                &output,
-                n_total,
-                (round, visited / n_total as f64),
-                started,
-            )?;
-            let relative =
-                record.gap.unwrap_or(f64::INFINITY) / record.objective.abs().max(f64::MIN_POSITIVE);
-            trace.push(record);
-            if relative <= limits.gap_tolerance {
-                break crate::trainer::StopReason::Gap;
-            }
+        let state = solver.init(problem)?;
+        let share = problem.n_samples() as f64 / n_total as f64;
+        let mut local = Local {
+            solver,
+            state,
+            problem,
+            n_total,
         };
-        let output = self.agreed_output(comm, problem, &st, share)?;
-        if trace.last().is_none_or(|r| r.iteration != round) {
-            let record = certify(
-                comm,
-                problem,
-                &output,
-                n_total,
-                (round, visited / n_total as f64),
-                started,
-            )?;
-            trace.push(record);
-        }
-        let objective = trace.last().map_or(f64::NAN, |r| r.objective);
-        Ok(DistributedFit {
-            output,
+        let fit = averaging_rounds(comm, &mut local, share, n_total, limits)?;
+        let DistributedFit {
+            mut output,
             objective,
             trace,
             stop,
-            rounds: round,
-            epochs: visited / n_total as f64,
+            rounds,
+            epochs,
+        } = fit;
+        let b = output.pop().unwrap_or(0.0);
+        Ok(DistributedFit {
+            output: LinearWeights { w: output, b },
+            objective,
+            trace,
+            stop,
+            rounds,
+            epochs,
         })
-    }
-
-    /// The weighted average of every rank's output.
-    fn agreed_output(
-        &self,
-        comm: &dyn Collective,
-        problem: &BinaryProblem<'_>,
-        st: &crate::pegasos::PegasosState,
-        share: f64,
-    ) -> Result<LinearWeights, OptimError> {
-        let mine = self.weights(st, problem.n_features(), problem.bias());
-        let mut buf: Vec<f64> = mine.w.iter().map(|x| share * x).collect();
-        buf.push(share * mine.b);
-        comm.allreduce_sum(&mut buf)?;
-        let b = buf.pop().unwrap_or(0.0);
-        Ok(LinearWeights { w: buf, b })
     }
 }
 
-/// The global primal objective of `w` and the bound of its margins' duals, from one allreduce of
-/// `2(d + 1) + 3` numbers.
-fn certify(
-    comm: &dyn Collective,
-    problem: &BinaryProblem<'_>,
-    w: &LinearWeights,
+/// One rank's Pegasos; vectors are the weights with the intercept appended.
+struct Local<'p, 'a> {
+    solver: Pegasos,
+    state: PegasosState,
+    problem: &'p BinaryProblem<'a>,
     n_total: usize,
-    at: (u64, f64),
-    started: std::time::Instant,
-) -> Result<crate::trainer::TraceRecord, OptimError> {
-    let (lambda, bias) = (problem.lambda(), problem.bias());
-    let mut sums = MarginDuals::new(lambda, n_total, problem.n_features(), bias);
-    for (i, (x, &y)) in problem.x().rows().zip(problem.y()).enumerate() {
-        sums.add(x, y, problem.weight(i), w);
+}
+
+impl Averaging for Local<'_, '_> {
+    fn epoch(&mut self) -> Result<(), OptimError> {
+        let steps = self
+            .problem
+            .n_samples()
+            .div_ceil(self.solver.params().batch_size);
+        for _ in 0..steps {
+            self.solver.step(self.problem, &mut self.state)?;
+        }
+        Ok(())
     }
-    comm.allreduce_sum(sums.as_mut_slice())?;
-    let guess = sums.finish(bias);
-    let reg = problem.reg_norm_sq(w);
-    let objective = 0.5 * lambda * reg + guess.loss / n_total as f64;
-    round_record(objective, lambda * guess.dual_c, at, started)
+
+    fn current(&self) -> Vec<f64> {
+        let (mut full, b) = self.state.current();
+        full.push(b);
+        full
+    }
+
+    fn set_current(&mut self, v: &[f64]) {
+        let (full, b) = v.split_at(v.len() - 1);
+        self.state.set_current(full, b[0]);
+    }
+
+    fn output(&self) -> Vec<f64> {
+        let p = self.problem;
+        let mut w = self.solver.weights(&self.state, p.n_features(), p.bias());
+        w.w.push(w.b);
+        w.w
+    }
+
+    /// The global primal objective of `w` and the bound of its margins' duals, from one allreduce of
+    /// `2(d + 1) + 3` numbers.
+    fn certify(&self, comm: &dyn Collective, output: &[f64]) -> Result<(f64, f64), OptimError> {
+        let problem = self.problem;
+        let (w, b) = output.split_at(output.len() - 1);
+        let w = LinearWeights {
+            w: w.to_vec(),
+            b: b[0],
+        };
+        let (lambda, bias) = (problem.lambda(), problem.bias());
+        let mut sums = MarginDuals::new(lambda, self.n_total, problem.n_features(), bias);
+        for (i, (x, &y)) in problem.x().rows().zip(problem.y()).enumerate() {
+            sums.add(x, y, problem.weight(i), &w);
+        }
+        comm.allreduce_sum(sums.as_mut_slice())?;
+        let guess = sums.finish(bias);
+        let objective = 0.5 * lambda * problem.reg_norm_sq(&w) + guess.loss / self.n_total as f64;
+        Ok((objective, lambda * guess.dual_c))
+    }
 }

@@ -192,7 +192,7 @@ struct Run<'r> {
 }
 
 /// Rows between two looks at the clock.
-const CLOCK_EVERY: u64 = 1024;
+pub(crate) const CLOCK_EVERY: u64 = 1024;
 
 impl Run<'_> {
     fn out_of_time(&self) -> bool {
@@ -219,23 +219,7 @@ impl Run<'_> {
             self.rows.pass_with_column(false, &mut |x, y, c, alpha| {
                 loss_sum += c * loss.value(y * (x.dot(&start.w) + start.b));
                 let (upper, diag) = crate::dcd::box_and_diag(loss, c_box * c);
-                let qii = x.norm_sq() + if feature { 1.0 } else { 0.0 } + diag;
-                let old = *alpha;
-                let g =
-                    y * (x.dot(&wa[..d]) + if feature { wa[d] } else { 0.0 }) - 1.0 + diag * old;
-                let new = if qii > 0.0 {
-                    (old - g / qii).clamp(0.0, upper)
-                } else if g < 0.0 {
-                    upper
-                } else {
-                    old
-                };
-                if new != old {
-                    x.axpy((new - old) * y, &mut wa[..d]);
-                    if feature {
-                        wa[d] += (new - old) * y;
-                    }
-                }
+                let new = coordinate_step(x, y, *alpha, (upper, diag), &mut wa, feature);
                 *alpha = new;
                 total += new;
                 quad += diag * new * new;
@@ -265,7 +249,7 @@ impl Run<'_> {
                 self.out_of_time().then_some(StopReason::Time)
             };
             if stop.is_some() || epochs.is_multiple_of(self.limits.eval_every) {
-                self.record(objective, progress);
+                self.record(objective, progress)?;
             }
             if let Some(stop) = stop {
                 return Ok(self.finish(output, objective, stop, progress));
@@ -274,9 +258,10 @@ impl Run<'_> {
         }
     }
 
-    fn record(&mut self, objective: f64, progress: Progress) {
-        self.trace
-            .push(record(self.started, objective, self.dual, progress));
+    fn record(&mut self, objective: f64, progress: Progress) -> Result<(), OptimError> {
+        let r = record(self.started, objective, self.dual, progress)?;
+        self.trace.push(r);
+        Ok(())
     }
 
     fn pegasos(mut self, pegasos: &Pegasos) -> Result<StreamFit, OptimError> {
@@ -309,17 +294,7 @@ impl Run<'_> {
                 ys.clear();
                 cs.clear();
                 st.last.clear();
-                if st.sampler.epochs() >= limits.max_epochs {
-                    stop = Some(StopReason::MaxEpochs);
-                } else if st.t >= limits.max_steps {
-                    stop = Some(StopReason::MaxIterations);
-                } else if st.t.is_multiple_of(CLOCK_EVERY)
-                    && limits
-                        .max_seconds
-                        .is_some_and(|s| started.elapsed().as_secs_f64() >= s)
-                {
-                    stop = Some(StopReason::Time);
-                }
+                stop = limits.after_step(st.sampler.epochs(), st.t, started);
                 Ok(())
             })?;
             self.passes += 1;
@@ -404,7 +379,9 @@ impl Run<'_> {
     /// the objective); later ones take one pass for the objective and continue the duals where the last
     /// certificate left them, so the bound tightens over a run. Then `polish` passes of coordinate descent.
     fn certify(&mut self, w: &LinearWeights, progress: Progress) -> Result<f64, OptimError> {
-        let Geometry { lambda, bias, n, d } = self.at;
+        let Geometry {
+            lambda, bias, n, ..
+        } = self.at;
         let feature = bias == Bias::Feature;
         let fresh = self.duals.is_none() || bias == Bias::Unregularized;
         let (objective, mut scale) = if fresh {
@@ -432,22 +409,7 @@ impl Run<'_> {
             let mut total = 0.0;
             self.rows.pass_with_column(false, &mut |x, y, c, alpha| {
                 let old = *alpha * scale[usize::from(y > 0.0)];
-                let upper = c_box * c;
-                let qii = x.norm_sq() + if feature { 1.0 } else { 0.0 };
-                let g = y * (x.dot(&wa[..d]) + if feature { wa[d] } else { 0.0 }) - 1.0;
-                let new = if qii > 0.0 {
-                    (old - g / qii).clamp(0.0, upper)
-                } else if g < 0.0 {
-                    upper
-                } else {
-                    old
-                };
-                if new != old {
-                    x.axpy((new - old) * y, &mut wa[..d]);
-                    if feature {
-                        wa[d] += (new - old) * y;
-                    }
-                }
+                let new = coordinate_step(x, y, old, (c_box * c, 0.0), &mut wa, feature);
                 *alpha = new;
                 total += new;
                 Ok(())
@@ -457,7 +419,7 @@ impl Run<'_> {
             self.dual = self.dual.max(lambda * (total - 0.5 * norm_sq(&wa)));
         }
         self.duals = Some(wa);
-        self.record(objective, progress);
+        self.record(objective, progress)?;
         Ok(objective)
     }
 
@@ -490,22 +452,70 @@ impl Run<'_> {
     }
 }
 
-/// The trace record of a certificate.
+/// One dual coordinate step on example `(x, y)` from `old` in `[0, upper]` with diagonal `diag` (0 for the
+/// hinge), keeping `wa = Σ α_i y_i x̃_i` (its last entry the bias feature's when `feature`); returns the new
+/// `α_i`.
+#[inline]
+fn coordinate_step(
+    x: SparseRow<'_>,
+    y: f64,
+    old: f64,
+    (upper, diag): (f64, f64),
+    wa: &mut [f64],
+    feature: bool,
+) -> f64 {
+    let d = wa.len() - usize::from(feature);
+    let bias = if feature { wa[d] } else { 0.0 };
+    let qii = x.norm_sq() + if feature { 1.0 } else { 0.0 } + diag;
+    let g = y * (x.dot(&wa[..d]) + bias) - 1.0 + diag * old;
+    let new = if qii > 0.0 {
+        (old - g / qii).clamp(0.0, upper)
+    } else if g < 0.0 {
+        upper
+    } else {
+        old
+    };
+    if new != old {
+        x.axpy((new - old) * y, &mut wa[..d]);
+        if feature {
+            wa[d] += (new - old) * y;
+        }
+    }
+    new
+}
+
+/// The trace record of a certificate (an error for a non-finite objective).
 pub(crate) fn record(
     started: Instant,
     objective: f64,
     dual: f64,
     progress: Progress,
-) -> TraceRecord {
-    TraceRecord {
-        iteration: progress.iteration,
-        epoch: progress.epoch,
-        seconds: started.elapsed().as_secs_f64(),
-        objective,
-        dual: Some(dual),
-        gap: Some(objective - dual),
-        active_constraints: None,
-        oracle_calls: None,
-        step: None,
+) -> Result<TraceRecord, OptimError> {
+    let at = (progress.iteration, progress.epoch);
+    crate::collective::round_record(objective, dual, at, started)
+}
+
+impl StreamLimits {
+    /// Why a streamed run stops after a step, if it does: its passes, its steps, or (looking at the clock
+    /// every [`CLOCK_EVERY`] steps) its seconds.
+    pub(crate) fn after_step(
+        &self,
+        epochs: f64,
+        steps: u64,
+        started: Instant,
+    ) -> Option<StopReason> {
+        if epochs >= self.max_epochs {
+            Some(StopReason::MaxEpochs)
+        } else if steps >= self.max_steps {
+            Some(StopReason::MaxIterations)
+        } else if steps.is_multiple_of(CLOCK_EVERY)
+            && self
+                .max_seconds
+                .is_some_and(|s| started.elapsed().as_secs_f64() >= s)
+        {
+            Some(StopReason::Time)
+        } else {
+            None
+        }
     }
 }

@@ -5,10 +5,10 @@
 //! of every rank summed (one allreduce of `dim + 2` numbers).
 
 use super::problem::{bound_point, scaled_bound};
-use super::{Ssg, StructProblem};
-use crate::collective::{Collective, DistributedFit, Rounds, round_record};
+use super::{Ssg, SsgState, StructProblem};
+use crate::collective::{Averaging, Collective, DistributedFit, Rounds, averaging_rounds};
 use crate::error::OptimError;
-use crate::trainer::{Solver, StopReason, TraceRecord};
+use crate::trainer::Solver;
 use maxmargin_core::vector::norm_sq;
 use maxmargin_struct::OutputSpace;
 
@@ -30,95 +30,74 @@ impl Ssg {
         S: OutputSpace,
         S::Output: Sync,
     {
-        let started = std::time::Instant::now();
         let mut solver = self.clone();
-        let mut st = solver.init(problem)?;
+        let state = solver.init(problem)?;
         let share = problem.n_samples() as f64 / n_total as f64;
-        let (mut trace, mut round, mut visited) = (Vec::new(), 0u64, 0.0);
-        let stop = loop {
-            if let Some(why) = limits.spent(round, visited, n_total as f64) {
-                break why;
-            }
-            round += 1;
-            for _ in 0..problem.n_samples() {
-                solver.step(problem, &mut st)?;
-            }
-            visited += n_total as f64;
-            let mut w: Vec<f64> = Ssg::current(&st).iter().map(|x| share * x).collect();
-            comm.allreduce_sum(&mut w)?;
-            Ssg::set_current(&mut st, &w);
-            if !limits.due(round, visited, n_total as f64) {
-                continue;
-            }
-            let output = agreed_output(comm, &st, share)?;
-            let at = (round, visited / n_total as f64);
-            let record = certify(comm, problem, &output, n_total, at, started)?;
-            let relative =
-                record.gap.unwrap_or(f64::INFINITY) / record.objective.abs().max(f64::MIN_POSITIVE);
-            trace.push(record);
-            if relative <= limits.gap_tolerance {
-                break StopReason::Gap;
-            }
+        let mut local = Local {
+            solver,
+            state,
+            problem,
+            n_total,
         };
-        let output = agreed_output(comm, &st, share)?;
-        if trace.last().is_none_or(|r| r.iteration != round) {
-            let at = (round, visited / n_total as f64);
-            trace.push(certify(comm, problem, &output, n_total, at, started)?);
-        }
-        let objective = trace.last().map_or(f64::NAN, |r| r.objective);
-        Ok(DistributedFit {
-            output,
-            objective,
-            trace,
-            stop,
-            rounds: round,
-            epochs: visited / n_total as f64,
-        })
+        averaging_rounds(comm, &mut local, share, n_total, limits)
     }
 }
 
-/// The weighted average of every rank's output.
-fn agreed_output(
-    comm: &dyn Collective,
-    st: &super::SsgState,
-    share: f64,
-) -> Result<Vec<f64>, OptimError> {
-    let mut w: Vec<f64> = Ssg::weights(st).iter().map(|x| share * x).collect();
-    comm.allreduce_sum(&mut w)?;
-    Ok(w)
+/// One rank's SSG.
+struct Local<'p, 'a, S: OutputSpace> {
+    solver: Ssg,
+    state: SsgState,
+    problem: &'p StructProblem<'a, S>,
+    n_total: usize,
 }
 
-/// The global primal objective of `w` and its dual bound, from one oracle pass per rank and one allreduce.
-fn certify<S>(
-    comm: &dyn Collective,
-    problem: &StructProblem<'_, S>,
-    w: &[f64],
-    n_total: usize,
-    at: (u64, f64),
-    started: std::time::Instant,
-) -> Result<TraceRecord, OptimError>
+impl<S> Averaging for Local<'_, '_, S>
 where
     S: OutputSpace,
     S::Output: Sync,
 {
-    let lambda = problem.lambda();
-    let violations = problem.oracle_all(w)?;
-    // [w_s | ℓ_s, Σ H_i]
-    let dim = problem.dim();
-    let mut buf = vec![0.0; dim + 2];
-    for ((x, y), v) in problem.x().iter().zip(problem.y()).zip(&violations) {
-        buf[dim + 1] += v.hinge;
-        let (ws, tail) = buf.split_at_mut(dim);
-        bound_point(
-            problem.space(),
-            (x, y, v),
-            (lambda, n_total),
-            ws,
-            &mut tail[0],
-        );
+    fn epoch(&mut self) -> Result<(), OptimError> {
+        for _ in 0..self.problem.n_samples() {
+            self.solver.step(self.problem, &mut self.state)?;
+        }
+        Ok(())
     }
-    comm.allreduce_sum(&mut buf)?;
-    let dual = scaled_bound(lambda, &buf[..dim], buf[dim]);
-    let objective = 0.5 * lambda * norm_sq(w) + buf[dim + 1] / n_total as f64;
-    round_record(objective, dual, at, started)
+
+    fn current(&self) -> Vec<f64> {
+        Ssg::current(&self.state).to_vec()
+    }
+
+    fn set_current(&mut self, v: &[f64]) {
+        Ssg::set_current(&mut self.state, v);
+    }
+
+    fn output(&self) -> Vec<f64> {
+        Ssg::weights(&self.state)
+    }
+
+    /// The global primal objective of `w` and its dual bound, from one oracle pass per rank and one allreduce
+    /// of `dim + 2` numbers.
+    fn certify(&self, comm: &dyn Collective, w: &[f64]) -> Result<(f64, f64), OptimError> {
+        let problem = self.problem;
+        let lambda = problem.lambda();
+        let violations = problem.oracle_all(w)?;
+        // [w_s | ℓ_s, Σ H_i]
+        let dim = problem.dim();
+        let mut buf = vec![0.0; dim + 2];
+        for ((x, y), v) in problem.x().iter().zip(problem.y()).zip(&violations) {
+            buf[dim + 1] += v.hinge;
+            let (ws, tail) = buf.split_at_mut(dim);
+            bound_point(
+                problem.space(),
+                (x, y, v),
+                (lambda, self.n_total),
+                ws,
+                &mut tail[0],
+            );
+        }
+        comm.allreduce_sum(&mut buf)?;
+        let dual = scaled_bound(lambda, &buf[..dim], buf[dim]);
+        let objective = 0.5 * lambda * norm_sq(w) + buf[dim + 1] / self.n_total as f64;
+        Ok((objective, dual))
+    }
 }

@@ -59,17 +59,7 @@ pub fn train_ssg_stream<S: OutputSpace>(
             st.sampler.next_index();
             let v = space.loss_augmented(Ssg::current(&st), x, y)?;
             ssg.apply(&mut st, space, (x, y, &v), lambda);
-            if st.sampler.epochs() >= limits.max_epochs {
-                stop = Some(StopReason::MaxEpochs);
-            } else if st.t >= limits.max_steps {
-                stop = Some(StopReason::MaxIterations);
-            } else if st.t.is_multiple_of(1024)
-                && limits
-                    .max_seconds
-                    .is_some_and(|s| started.elapsed().as_secs_f64() >= s)
-            {
-                stop = Some(StopReason::Time);
-            }
+            stop = limits.after_step(st.sampler.epochs(), st.t, started);
             Ok(())
         })?;
         passes += 1;
@@ -89,7 +79,7 @@ pub fn train_ssg_stream<S: OutputSpace>(
             iteration: st.t,
             epoch: st.sampler.epochs(),
         };
-        trace.push(record(started, objective, dual, progress));
+        trace.push(record(started, objective, dual, progress)?);
         let certified = objective - dual <= limits.gap_tolerance * objective.abs();
         if let Some(stop) = stop.or(certified.then_some(StopReason::Gap)) {
             return Ok(StreamFit {

@@ -387,4 +387,5 @@ pub use dual_file::{DUAL_KIND, DualFile, warm_duals};
 pub use model::{Evaluation, LinearModel};
 pub use params::{LinearSolver, LinearSvmParams, SolverKind};
 pub(crate) use record::ParamsRecord;
+pub(crate) use stream::PassError;
 pub use stream::{STREAM_EVAL_EVERY, STREAM_POLISH};

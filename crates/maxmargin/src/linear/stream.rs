@@ -192,9 +192,28 @@ struct Passes<'a> {
 }
 
 /// An error inside a pass: the file's or the optimizer's.
-enum PassError {
+pub(crate) enum PassError {
     Io(IoError),
     Optim(OptimError),
+}
+
+impl PassError {
+    /// The optimizer's view of a pass's result: a file error is kept whole in `failed` (returned to the user
+    /// in place of [`OptimError::Source`]).
+    pub(crate) fn settle(
+        r: Result<(), Self>,
+        failed: &mut Option<IoError>,
+    ) -> Result<(), OptimError> {
+        match r {
+            Ok(()) => Ok(()),
+            Err(Self::Optim(e)) => Err(e),
+            Err(Self::Io(e)) => {
+                let message = e.to_string();
+                *failed = Some(e);
+                Err(OptimError::Source(message))
+            }
+        }
+    }
 }
 
 impl From<IoError> for PassError {
@@ -224,18 +243,6 @@ impl Passes<'_> {
             })),
         }
     }
-
-    fn settle(&mut self, r: Result<(), PassError>) -> Result<(), OptimError> {
-        match r {
-            Ok(()) => Ok(()),
-            Err(PassError::Optim(e)) => Err(e),
-            Err(PassError::Io(e)) => {
-                let message = e.to_string();
-                self.failed = Some(e);
-                Err(OptimError::Source(message))
-            }
-        }
-    }
 }
 
 impl RowPasses for Passes<'_> {
@@ -258,7 +265,7 @@ impl RowPasses for Passes<'_> {
             }
             .map_err(PassError::Optim)
         });
-        self.settle(r)
+        PassError::settle(r, &mut self.failed)
     }
 
     fn pass_with_column(
@@ -276,6 +283,6 @@ impl RowPasses for Passes<'_> {
             }
             .map_err(PassError::Optim)
         });
-        self.settle(r)
+        PassError::settle(r, &mut self.failed)
     }
 }

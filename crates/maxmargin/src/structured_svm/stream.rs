@@ -4,6 +4,7 @@
 //! in-memory fit's.
 
 use super::*;
+use crate::linear::PassError;
 use maxmargin_io::stream::RowFile;
 use maxmargin_optim::structural::ssg_stream::ExampleVisit;
 use maxmargin_optim::{ExamplePasses, StreamLimits};
@@ -144,18 +145,6 @@ struct Examples<'a> {
     failed: Option<IoError>,
 }
 
-/// An error inside a pass: the file's or the optimizer's.
-enum PassError {
-    Io(IoError),
-    Optim(OptimError),
-}
-
-impl From<IoError> for PassError {
-    fn from(e: IoError) -> Self {
-        Self::Io(e)
-    }
-}
-
 impl ExamplePasses<MulticlassSpace> for Examples<'_> {
     fn n_examples(&self) -> usize {
         self.rows.summary().n_rows
@@ -184,14 +173,6 @@ impl ExamplePasses<MulticlassSpace> for Examples<'_> {
             };
             example(&x, &y).map_err(PassError::Optim)
         });
-        match r {
-            Ok(()) => Ok(()),
-            Err(PassError::Optim(e)) => Err(e),
-            Err(PassError::Io(e)) => {
-                let message = e.to_string();
-                self.failed = Some(e);
-                Err(OptimError::Source(message))
-            }
-        }
+        PassError::settle(r, &mut self.failed)
     }
 }
