@@ -62,13 +62,13 @@ fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i
         ],
         "does not apply over several ranks (yet): each rank runs one thread over its share",
     )?;
-    if cmd.task != TaskArg::Binary {
+    if cmd.task == TaskArg::Chain {
         refuse(
             &[
                 ("--checkpoint", args.checkpoint.is_some()),
                 ("--resume", args.resume.is_some()),
             ],
-            "is built over ranks for --task binary (dcd) only, so far",
+            "is built over ranks for dcd (binary and multiclass) only, so far",
         )?;
     }
     if cmd.task == TaskArg::Chain {
@@ -94,6 +94,7 @@ fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i
     }
     let shard = maxmargin::io::shard::read_shard(data_path, comm.rank(), comm.size())?;
     let converged = if cmd.task == TaskArg::Multiclass {
+        // Checkpoints: every rank writes and resumes its own FILE.rank<r>.
         let (svm, _) = structured::estimator(args, maxmargin::structured_svm::Task::Multiclass)?;
         let report = svm.fit_multiclass_shard(comm, shard)?;
         if comm.rank() != 0 {

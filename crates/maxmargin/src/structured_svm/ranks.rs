@@ -27,15 +27,20 @@ impl StructuredSvm {
                 reason,
             ));
         }
-        if self.sample_weights.is_some() || !self.plan.is_empty() || self.warm.is_some() {
+        if self.sample_weights.is_some() || self.warm.is_some() {
             let reason = "are not built over ranks yet";
             return Err(refuse(
-                "sample weights, checkpoints and warm starts",
+                "sample weights and warm starts",
                 String::new(),
                 reason,
             ));
         }
-        Ok(())
+        let crammer_singer = p.task == Task::Multiclass && p.solver == StructSolverKind::Dcd;
+        if !self.plan.is_empty() && !crammer_singer {
+            let reason = "are built over ranks for multiclass dcd (and binary dcd) only, so far";
+            return Err(refuse("checkpoints", String::new(), reason));
+        }
+        self.plan.check()
     }
 
     /// The limits of a run over ranks.
@@ -199,7 +204,21 @@ impl StructuredSvm {
                 .train_distributed(comm, &problem, whole.n, self.rounds())?
         } else {
             let cs = p.cs().check()?.with_class_weights(weights)?;
-            cs.train_distributed(comm, &problem, whole.n, self.rounds())?
+            let mut files = crate::distributed::checkpoint::RankFiles {
+                plan: &self.plan,
+                kind: format!("checkpoint-ranks-{}", self.checkpoint_kind()),
+                made: crate::checkpoint::Made {
+                    n_samples: whole.n,
+                    dim: space.dim(),
+                    lambda: lambda.get(),
+                },
+                params: p,
+                rank: comm.rank(),
+                size: comm.size(),
+                n_local: problem.n_samples(),
+                last: std::time::Instant::now(),
+            };
+            cs.train_distributed_with(comm, &problem, whole.n, self.rounds(), &mut files)?
         };
         let parts = ReportParts {
             classes: classes.classes,

@@ -68,3 +68,50 @@ fn a_run_over_ranks_resumed_from_its_checkpoints_ends_with_the_same_bits() {
         .to_string();
     assert!(e.contains("bias"), "{e}");
 }
+
+#[test]
+fn crammer_singer_over_ranks_resumes_from_its_checkpoints_to_the_same_bits() {
+    use maxmargin::structured_svm::{StructuredModel, StructuredSvmParams, Task};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cs.ckpt");
+    let data = maxmargin::datasets::iris().unwrap();
+    let run = |p: usize,
+               max_passes: f64,
+               plan: CheckpointPlan|
+     -> Vec<Result<StructuredModel, OptimError>> {
+        let mut params = StructuredSvmParams::new(Task::Multiclass);
+        params.gap = Some(1e-3);
+        params.max_passes = Some(max_passes);
+        ThreadRanks::run(p, |comm| {
+            let rows: Vec<usize> = (0..data.n_samples())
+                .filter(|i| i % p == comm.rank())
+                .collect();
+            let shard = Shard {
+                data: data.select(&rows),
+                start: 0,
+            };
+            let svm = params
+                .clone()
+                .check()
+                .map_err(|e| OptimError::Qp(e.to_string()))?;
+            svm.checkpoints(plan.clone())
+                .fit_multiclass_shard(comm, shard)
+                .map(|r| r.model)
+                .map_err(|e| OptimError::Qp(e.to_string()))
+        })
+    };
+    let whole = run(2, 100_000.0, CheckpointPlan::new());
+    let whole = whole[0].as_ref().unwrap();
+    assert!(whole.training.passes > 20.0, "{:?}", whole.training);
+    let stopped = run(2, 20.0, CheckpointPlan::new().save_to(&path));
+    assert_eq!(stopped[0].as_ref().unwrap().training.passes, 20.0);
+    let resumed = run(2, 100_000.0, CheckpointPlan::new().resume_from(&path));
+    for model in &resumed {
+        let model = model.as_ref().unwrap();
+        assert_eq!(model.w, whole.w);
+        assert_eq!(model.training.iterations, whole.training.iterations);
+    }
+    let e = run(3, 100_000.0, CheckpointPlan::new().resume_from(&path));
+    let e = e[0].as_ref().unwrap_err().to_string();
+    assert!(e.contains("number of ranks"), "{e}");
+}

@@ -8,7 +8,9 @@
 //! on the budget.
 
 use super::*;
-use crate::collective::{Collective, DistributedFit, Rounds, Verdict};
+use crate::collective::{
+    Collective, DistributedFit, NoCheckpoints, RoundCheckpoints, RoundState, Rounds, Verdict,
+};
 use crate::trainer::TraceRecord;
 
 impl CrammerSinger {
@@ -25,16 +27,50 @@ impl CrammerSinger {
         n_total: usize,
         limits: Rounds,
     ) -> Result<DistributedFit<Vec<f64>>, OptimError> {
+        self.train_distributed_with(comm, problem, n_total, limits, &mut NoCheckpoints)
+    }
+
+    /// As [`CrammerSinger::train_distributed`], resuming from and writing checkpoints at round boundaries
+    /// through `checkpoints` (every rank its own state; a resumed run ends with the same bits as one never
+    /// stopped).
+    ///
+    /// # Errors
+    /// As [`CrammerSinger::train_distributed`], and what `checkpoints` returns.
+    pub fn train_distributed_with(
+        &self,
+        comm: &dyn Collective,
+        problem: &StructProblem<'_, MulticlassSpace>,
+        n_total: usize,
+        limits: Rounds,
+        checkpoints: &mut dyn RoundCheckpoints<CrammerSingerState>,
+    ) -> Result<DistributedFit<Vec<f64>>, OptimError> {
         let started = std::time::Instant::now();
         let mut solver = self.clone();
         solver.params.shrinking = false;
         solver.gap_target = None;
         solver.n_total = Some(n_total);
-        let mut st = solver.init(problem)?;
         let k = problem.space().n_classes();
-        let (mut round, mut visited) = (0u64, 0.0);
-        let mut trace = Vec::new();
+        let (mut st, mut trace, mut tightened, mut round, mut visited) =
+            match checkpoints.resume()? {
+                Some(r) => (r.state, r.trace, r.tightened, r.round, r.visited),
+                None => (solver.init(problem)?, Vec::new(), 0, 0u64, 0.0),
+            };
+        let base_epsilon = solver.params.epsilon;
+        solver.params.epsilon = base_epsilon / 10f64.powi(tightened);
+        let snapshot =
+            |st: &CrammerSingerState, trace: &Vec<TraceRecord>, tightened, round, visited| {
+                RoundState {
+                    round,
+                    visited,
+                    tightened,
+                    trace: trace.clone(),
+                    state: st.clone(),
+                }
+            };
         let stop = loop {
+            if checkpoints.due(comm)? {
+                checkpoints.save(&snapshot(&st, &trace, tightened, round, visited))?;
+            }
             if let Some(why) = limits.spent(round, visited, n_total as f64) {
                 break why;
             }
@@ -86,10 +122,14 @@ impl CrammerSinger {
             trace.push(record);
             match verdict {
                 Verdict::Stop(why) => break why,
-                Verdict::Tighten => solver.params.epsilon /= 10.0,
+                Verdict::Tighten => {
+                    tightened += 1;
+                    solver.params.epsilon = base_epsilon / 10f64.powi(tightened);
+                }
                 Verdict::Go => {}
             }
         };
+        checkpoints.save(&snapshot(&st, &trace, tightened, round, visited))?;
         let Some(last) = trace.last() else {
             return Err(OptimError::NoExamples);
         };
