@@ -63,15 +63,6 @@ fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i
         "does not apply over several ranks (yet): each rank runs one thread over its share",
     )?;
     if cmd.task == TaskArg::Chain {
-        refuse(
-            &[
-                ("--checkpoint", args.checkpoint.is_some()),
-                ("--resume", args.resume.is_some()),
-            ],
-            "is built over ranks for dcd (binary and multiclass) only, so far",
-        )?;
-    }
-    if cmd.task == TaskArg::Chain {
         let (rank, size) = (comm.rank(), comm.size());
         let shard = maxmargin::io::shard::read_sequence_shard(data_path, rank, size)?;
         let (svm, _) = structured::estimator(args, maxmargin::structured_svm::Task::Chain)?;

@@ -108,6 +108,12 @@ impl<S> RoundCheckpoints<S> for NoCheckpoints {
 /// One rank's side of training by averaging (Pegasos, SSG over ranks): a local epoch, its iterate as one
 /// vector, and the certificate of an agreed output.
 pub(crate) trait Averaging {
+    /// The solver's state on this rank (what a checkpoint holds).
+    type State: Clone;
+    /// The state.
+    fn state(&self) -> &Self::State;
+    /// Continues from a checkpoint's state.
+    fn restore(&mut self, state: Self::State);
     /// One pass of local steps over this rank's examples.
     fn epoch(&mut self) -> Result<(), OptimError>;
     /// The current iterate as one vector (the same length on every rank).
@@ -123,26 +129,40 @@ pub(crate) trait Averaging {
 /// Rounds of a local epoch on every rank, then the shard-weighted average of the iterates (`share` is this
 /// rank's fraction of the examples), certified every `limits.eval_every` rounds and at the end; every rank
 /// returns the same bits.
-pub(crate) fn averaging_rounds(
+pub(crate) fn averaging_rounds<A: Averaging>(
     comm: &dyn Collective,
-    local: &mut dyn Averaging,
-    share: f64,
-    n_total: usize,
+    local: &mut A,
+    (share, n_total): (f64, usize),
     limits: Rounds,
+    checkpoints: &mut dyn RoundCheckpoints<A::State>,
 ) -> Result<DistributedFit<Vec<f64>>, OptimError> {
     let started = std::time::Instant::now();
     let n = n_total as f64;
     let (mut trace, mut round, mut visited) = (Vec::new(), 0u64, 0.0);
-    let agreed = |local: &dyn Averaging| -> Result<Vec<f64>, OptimError> {
+    if let Some(r) = checkpoints.resume()? {
+        (trace, round, visited) = (r.trace, r.round, r.visited);
+        local.restore(r.state);
+    }
+    let agreed = |local: &A| -> Result<Vec<f64>, OptimError> {
         let mut v: Vec<f64> = local.output().iter().map(|x| share * x).collect();
         comm.allreduce_sum(&mut v)?;
         Ok(v)
     };
-    let certify = |local: &dyn Averaging, output: &[f64], round, visited: f64| {
+    let certify = |local: &A, output: &[f64], round, visited: f64| {
         let (objective, dual) = local.certify(comm, output)?;
         round_record(objective, dual, (round, visited / n), started)
     };
+    let snapshot = |local: &A, trace: &Vec<TraceRecord>, round, visited| RoundState {
+        round,
+        visited,
+        tightened: 0,
+        trace: trace.clone(),
+        state: local.state().clone(),
+    };
     let stop = loop {
+        if checkpoints.due(comm)? {
+            checkpoints.save(&snapshot(local, &trace, round, visited))?;
+        }
         if let Some(why) = limits.spent(round, visited, n) {
             break why;
         }
@@ -167,6 +187,7 @@ pub(crate) fn averaging_rounds(
     if trace.last().is_none_or(|r| r.iteration != round) {
         trace.push(certify(local, &output, round, visited)?);
     }
+    checkpoints.save(&snapshot(local, &trace, round, visited))?;
     let objective = trace.last().map_or(f64::NAN, |r| r.objective);
     Ok(DistributedFit {
         output,

@@ -7,7 +7,10 @@
 
 use super::guess::MarginDuals;
 use crate::Pegasos;
-use crate::collective::{Averaging, Collective, DistributedFit, Rounds, averaging_rounds};
+use crate::collective::{
+    Averaging, Collective, DistributedFit, NoCheckpoints, RoundCheckpoints, Rounds,
+    averaging_rounds,
+};
 use crate::error::OptimError;
 use crate::pegasos::PegasosState;
 use crate::problem::{BinaryProblem, LinearWeights};
@@ -28,6 +31,22 @@ impl Pegasos {
         n_total: usize,
         limits: Rounds,
     ) -> Result<DistributedFit<LinearWeights>, OptimError> {
+        self.train_distributed_with(comm, problem, n_total, limits, &mut NoCheckpoints)
+    }
+
+    /// As [`Pegasos::train_distributed`], resuming from and writing checkpoints at round boundaries through
+    /// `checkpoints` (every rank its own state; a resumed run ends with the same bits as one never stopped).
+    ///
+    /// # Errors
+    /// As [`Pegasos::train_distributed`], and what `checkpoints` returns.
+    pub fn train_distributed_with(
+        &self,
+        comm: &dyn Collective,
+        problem: &BinaryProblem<'_>,
+        n_total: usize,
+        limits: Rounds,
+        checkpoints: &mut dyn RoundCheckpoints<PegasosState>,
+    ) -> Result<DistributedFit<LinearWeights>, OptimError> {
         let mut solver = *self;
         let state = solver.init(problem)?;
         let share = problem.n_samples() as f64 / n_total as f64;
@@ -37,7 +56,7 @@ impl Pegasos {
             problem,
             n_total,
         };
-        let fit = averaging_rounds(comm, &mut local, share, n_total, limits)?;
+        let fit = averaging_rounds(comm, &mut local, (share, n_total), limits, checkpoints)?;
         let DistributedFit {
             mut output,
             objective,
@@ -67,6 +86,16 @@ struct Local<'p, 'a> {
 }
 
 impl Averaging for Local<'_, '_> {
+    type State = PegasosState;
+
+    fn state(&self) -> &PegasosState {
+        &self.state
+    }
+
+    fn restore(&mut self, state: PegasosState) {
+        self.state = state;
+    }
+
     fn epoch(&mut self) -> Result<(), OptimError> {
         let steps = self
             .problem

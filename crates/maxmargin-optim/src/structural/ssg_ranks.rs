@@ -6,7 +6,10 @@
 
 use super::problem::{bound_point, scaled_bound};
 use super::{Ssg, SsgState, StructProblem};
-use crate::collective::{Averaging, Collective, DistributedFit, Rounds, averaging_rounds};
+use crate::collective::{
+    Averaging, Collective, DistributedFit, NoCheckpoints, RoundCheckpoints, Rounds,
+    averaging_rounds,
+};
 use crate::error::OptimError;
 use crate::trainer::Solver;
 use maxmargin_core::vector::norm_sq;
@@ -30,6 +33,26 @@ impl Ssg {
         S: OutputSpace,
         S::Output: Sync,
     {
+        self.train_distributed_with(comm, problem, n_total, limits, &mut NoCheckpoints)
+    }
+
+    /// As [`Ssg::train_distributed`], resuming from and writing checkpoints at round boundaries through
+    /// `checkpoints` (every rank its own state; a resumed run ends with the same bits as one never stopped).
+    ///
+    /// # Errors
+    /// As [`Ssg::train_distributed`], and what `checkpoints` returns.
+    pub fn train_distributed_with<S>(
+        &self,
+        comm: &dyn Collective,
+        problem: &StructProblem<'_, S>,
+        n_total: usize,
+        limits: Rounds,
+        checkpoints: &mut dyn RoundCheckpoints<SsgState>,
+    ) -> Result<DistributedFit<Vec<f64>>, OptimError>
+    where
+        S: OutputSpace,
+        S::Output: Sync,
+    {
         let mut solver = self.clone();
         let state = solver.init(problem)?;
         let share = problem.n_samples() as f64 / n_total as f64;
@@ -39,7 +62,7 @@ impl Ssg {
             problem,
             n_total,
         };
-        averaging_rounds(comm, &mut local, share, n_total, limits)
+        averaging_rounds(comm, &mut local, (share, n_total), limits, checkpoints)
     }
 }
 
@@ -56,6 +79,16 @@ where
     S: OutputSpace,
     S::Output: Sync,
 {
+    type State = SsgState;
+
+    fn state(&self) -> &SsgState {
+        &self.state
+    }
+
+    fn restore(&mut self, state: SsgState) {
+        self.state = state;
+    }
+
     fn epoch(&mut self) -> Result<(), OptimError> {
         for _ in 0..self.problem.n_samples() {
             self.solver.step(self.problem, &mut self.state)?;

@@ -34,14 +34,37 @@ pub fn rank_path(path: &Path, rank: usize) -> PathBuf {
 
 /// The facade's [`RoundCheckpoints`]: files per rank as the plan says.
 pub(crate) struct RankFiles<'a, Pm> {
-    pub(crate) plan: &'a CheckpointPlan,
-    pub(crate) kind: String,
-    pub(crate) made: Made,
-    pub(crate) params: &'a Pm,
-    pub(crate) rank: usize,
-    pub(crate) size: usize,
-    pub(crate) n_local: usize,
-    pub(crate) last: Instant,
+    plan: &'a CheckpointPlan,
+    kind: String,
+    made: Made,
+    params: &'a Pm,
+    rank: usize,
+    size: usize,
+    n_local: usize,
+    last: Instant,
+}
+
+impl<'a, Pm> RankFiles<'a, Pm> {
+    /// This rank's files for `plan`, of `kind`, for a run `made` with `params` and `n_local` examples here.
+    pub(crate) fn new(
+        plan: &'a CheckpointPlan,
+        kind: String,
+        made: Made,
+        params: &'a Pm,
+        comm: &dyn Collective,
+        n_local: usize,
+    ) -> Self {
+        Self {
+            plan,
+            kind,
+            made,
+            params,
+            rank: comm.rank(),
+            size: comm.size(),
+            n_local,
+            last: Instant::now(),
+        }
+    }
 }
 
 impl<Pm, S> RoundCheckpoints<S> for RankFiles<'_, Pm>

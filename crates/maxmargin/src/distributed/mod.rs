@@ -80,11 +80,6 @@ impl LinearSvm {
             let reason = "are not built over ranks yet";
             return Err(refuse("sample weights", String::new(), reason));
         }
-        let dcd_solver = matches!(p.solver, LinearSolver::Dcd(_));
-        if !self.plan.is_empty() && !dcd_solver {
-            let reason = "are built over ranks for dcd (the default) only, so far";
-            return Err(refuse("checkpoints", String::new(), reason));
-        }
         self.plan.check()?;
         let Shard { mut data, start } = shard;
         let source = data.source.clone();
@@ -131,28 +126,20 @@ impl LinearSvm {
                 DEFAULT_EVAL_EVERY
             },
         };
+        let made = crate::checkpoint::Made {
+            n_samples: n,
+            dim: d,
+            lambda: lambda.get(),
+        };
+        let kind = format!("checkpoint-ranks-{}", self.checkpoint_kind());
+        let mut files =
+            checkpoint::RankFiles::new(&self.plan, kind, made, p, comm, problem.n_samples());
         let (fit, advice) = match p.solver {
             LinearSolver::Pegasos(pegasos) => (
-                pegasos
-                    .check()?
-                    .train_distributed(comm, &problem, n, limits)?,
+                (pegasos.check()?).train_distributed_with(comm, &problem, n, limits, &mut files)?,
                 "more rounds (--epochs), or dcd (the default), which certifies over ranks",
             ),
             LinearSolver::Dcd(dcd) => {
-                let mut files = checkpoint::RankFiles {
-                    plan: &self.plan,
-                    kind: format!("checkpoint-ranks-{}", self.checkpoint_kind()),
-                    made: crate::checkpoint::Made {
-                        n_samples: n,
-                        dim: d,
-                        lambda: lambda.get(),
-                    },
-                    params: p,
-                    rank: comm.rank(),
-                    size: comm.size(),
-                    n_local: problem.n_samples(),
-                    last: std::time::Instant::now(),
-                };
                 let dcd = dcd.check()?;
                 (
                     dcd.train_distributed_with(comm, &problem, n, limits, &mut files)?,

@@ -35,12 +35,36 @@ impl StructuredSvm {
                 reason,
             ));
         }
-        let crammer_singer = p.task == Task::Multiclass && p.solver == StructSolverKind::Dcd;
-        if !self.plan.is_empty() && !crammer_singer {
-            let reason = "are built over ranks for multiclass dcd (and binary dcd) only, so far";
+        let resumable = [StructSolverKind::Dcd, StructSolverKind::Ssg].contains(&p.solver);
+        if !self.plan.is_empty() && !resumable {
+            let reason =
+                "are built over ranks for dcd, pegasos and ssg only, so far (not bcfw or oneslack)";
             return Err(refuse("checkpoints", String::new(), reason));
         }
         self.plan.check()
+    }
+
+    /// This rank's checkpoint files for a run over `(n, dim, λ)` with `n_local` examples here.
+    fn rank_files(
+        &self,
+        comm: &dyn Collective,
+        (n_samples, dim, lambda): (usize, usize, f64),
+        n_local: usize,
+    ) -> crate::distributed::checkpoint::RankFiles<'_, StructuredSvmParams> {
+        let made = crate::checkpoint::Made {
+            n_samples,
+            dim,
+            lambda,
+        };
+        let kind = format!("checkpoint-ranks-{}", self.checkpoint_kind());
+        crate::distributed::checkpoint::RankFiles::new(
+            &self.plan,
+            kind,
+            made,
+            &self.params,
+            comm,
+            n_local,
+        )
     }
 
     /// The limits of a run over ranks.
@@ -136,9 +160,15 @@ impl StructuredSvm {
         let lambda = p.regularization.lambda(n)?;
         let problem = StructProblem::new(&space, &x, &data.labels, lambda)?;
         let fit = if p.solver == StructSolverKind::Ssg {
-            p.ssg()
-                .check()?
-                .train_distributed(comm, &problem, n, self.rounds())?
+            let mut files =
+                self.rank_files(comm, (n, space.dim(), lambda.get()), problem.n_samples());
+            (p.ssg().check()?).train_distributed_with(
+                comm,
+                &problem,
+                n,
+                self.rounds(),
+                &mut files,
+            )?
         } else if bcfw {
             // BCFW's ε is its relative gap, as in one process.
             let limits = Rounds {
@@ -198,26 +228,21 @@ impl StructuredSvm {
         let space = MulticlassSpace::new(self.width(whole.d), k)?;
         let lambda = p.regularization.lambda(whole.n)?;
         let problem = StructProblem::new(&space, &x, &y, lambda)?;
+        let mut files = self.rank_files(
+            comm,
+            (whole.n, space.dim(), lambda.get()),
+            problem.n_samples(),
+        );
         let fit = if ssg {
-            p.ssg()
-                .check()?
-                .train_distributed(comm, &problem, whole.n, self.rounds())?
+            (p.ssg().check()?).train_distributed_with(
+                comm,
+                &problem,
+                whole.n,
+                self.rounds(),
+                &mut files,
+            )?
         } else {
             let cs = p.cs().check()?.with_class_weights(weights)?;
-            let mut files = crate::distributed::checkpoint::RankFiles {
-                plan: &self.plan,
-                kind: format!("checkpoint-ranks-{}", self.checkpoint_kind()),
-                made: crate::checkpoint::Made {
-                    n_samples: whole.n,
-                    dim: space.dim(),
-                    lambda: lambda.get(),
-                },
-                params: p,
-                rank: comm.rank(),
-                size: comm.size(),
-                n_local: problem.n_samples(),
-                last: std::time::Instant::now(),
-            };
             cs.train_distributed_with(comm, &problem, whole.n, self.rounds(), &mut files)?
         };
         let parts = ReportParts {

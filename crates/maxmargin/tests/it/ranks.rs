@@ -115,3 +115,22 @@ fn crammer_singer_over_ranks_resumes_from_its_checkpoints_to_the_same_bits() {
     let e = e[0].as_ref().unwrap_err().to_string();
     assert!(e.contains("number of ranks"), "{e}");
 }
+
+#[test]
+fn pegasos_over_ranks_resumes_from_its_checkpoints_to_the_same_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pegasos.ckpt");
+    let params = |epochs: f64| {
+        LinearSvmParams::new()
+            .solver(SolverKind::Pegasos)
+            .epochs(epochs)
+    };
+    let whole = over_ranks(2, &params(30.0), &CheckpointPlan::new());
+    let whole = whole[0].as_ref().unwrap();
+    let stopped = over_ranks(2, &params(7.0), &CheckpointPlan::new().save_to(&path));
+    assert_eq!(stopped[0].as_ref().unwrap().training.epochs, 7.0);
+    let resumed = over_ranks(2, &params(30.0), &CheckpointPlan::new().resume_from(&path));
+    let resumed = resumed[0].as_ref().unwrap();
+    assert_eq!((&resumed.w, resumed.b), (&whole.w, whole.b));
+    assert_eq!(resumed.training.epochs, 30.0);
+}
