@@ -5,7 +5,7 @@
 #[non_exhaustive]
 pub enum OptimError {
     /// A parameter outside its domain.
-    #[error("{name} {reason}, got {value}")]
+    #[error("{name} {reason}{}", if value.is_empty() { String::new() } else { format!(", got {value}") })]
     InvalidParam {
         /// The parameter.
         name: &'static str,

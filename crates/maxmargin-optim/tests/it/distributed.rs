@@ -409,3 +409,65 @@ fn ssg_over_ranks_averages_to_near_the_crammer_singer_optimum_with_a_true_bound(
         assert_eq!(run()[0].output, f.output, "{p} ranks: the same bits again");
     }
 }
+
+/// Round checkpoints kept in memory: what one rank saved last, and what it resumes from.
+struct Kept<S> {
+    resume: Option<maxmargin_optim::RoundState<S>>,
+    saved: Option<maxmargin_optim::RoundState<S>>,
+}
+
+impl<S: Clone> maxmargin_optim::RoundCheckpoints<S> for Kept<S> {
+    fn resume(&mut self) -> Result<Option<maxmargin_optim::RoundState<S>>, OptimError> {
+        Ok(self.resume.take())
+    }
+
+    fn due(&mut self, _comm: &dyn maxmargin_optim::Collective) -> Result<bool, OptimError> {
+        Ok(false)
+    }
+
+    fn save(&mut self, state: &maxmargin_optim::RoundState<S>) -> Result<(), OptimError> {
+        self.saved = Some(state.clone());
+        Ok(())
+    }
+}
+
+#[test]
+fn bcfw_over_ranks_resumed_from_its_round_state_ends_with_the_same_bits() {
+    use maxmargin_core::objective::Lambda;
+    use maxmargin_optim::bcfw::BcfwRankState;
+    use maxmargin_optim::{BcfwParams, Collective, RoundState, StructProblem};
+    let (space, x, y) = crate::structural::small_chain();
+    let lambda = Lambda::new(0.05).unwrap();
+    let n = x.len();
+    let p = 2;
+    let run = |max_epochs: f64, from: Vec<Option<RoundState<BcfwRankState>>>| {
+        ThreadRanks::run(p, |comm| {
+            let (a, b) = (n * comm.rank() / p, n * (comm.rank() + 1) / p);
+            let shard = StructProblem::new(&space, &x[a..b], &y[a..b], lambda)?;
+            let limits = Rounds {
+                max_epochs,
+                max_rounds: u64::MAX,
+                gap_tolerance: 1e-5,
+                eval_every: 1,
+            };
+            let mut kept = Kept {
+                resume: from[comm.rank()].clone(),
+                saved: None,
+            };
+            let bcfw = BcfwParams::default().check()?;
+            let fit = bcfw.train_distributed_with(comm, &shard, n, limits, &mut kept)?;
+            Ok((fit.output, fit.rounds, kept.saved))
+        })
+        .into_iter()
+        .map(Result::unwrap)
+        .collect::<Vec<_>>()
+    };
+    let whole = run(10_000.0, vec![None; p]);
+    assert!(whole[0].1 > 6, "{} rounds", whole[0].1);
+    let stopped = run(5.0, vec![None; p]);
+    assert_eq!(stopped[0].1, 5);
+    let states: Vec<_> = stopped.into_iter().map(|r| r.2).collect();
+    let resumed = run(10_000.0, states);
+    assert_eq!(resumed[0].0, whole[0].0);
+    assert_eq!(resumed[0].1, whole[0].1);
+}

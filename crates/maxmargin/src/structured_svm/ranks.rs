@@ -35,10 +35,13 @@ impl StructuredSvm {
                 reason,
             ));
         }
-        let resumable = [StructSolverKind::Dcd, StructSolverKind::Ssg].contains(&p.solver);
-        if !self.plan.is_empty() && !resumable {
-            let reason =
-                "are built over ranks for dcd, pegasos and ssg only, so far (not bcfw or oneslack)";
+        let resumable = [
+            StructSolverKind::Dcd,
+            StructSolverKind::Ssg,
+            StructSolverKind::Bcfw,
+        ];
+        if !self.plan.is_empty() && !resumable.contains(&p.solver) {
+            let reason = "are built over ranks for every solver there but oneslack, so far";
             return Err(refuse("checkpoints", String::new(), reason));
         }
         self.plan.check()
@@ -175,9 +178,9 @@ impl StructuredSvm {
                 gap_tolerance: p.gap.unwrap_or(p.epsilon),
                 ..self.rounds()
             };
-            p.bcfw()
-                .check()?
-                .train_distributed(comm, &problem, n, limits)?
+            let mut files =
+                self.rank_files(comm, (n, space.dim(), lambda.get()), problem.n_samples());
+            (p.bcfw().check()?).train_distributed_with(comm, &problem, n, limits, &mut files)?
         } else {
             p.one_slack()
                 .check()?

@@ -7,11 +7,27 @@
 //! stop is the certified relative gap, as one process's.
 
 use super::*;
-use crate::collective::{Collective, DistributedFit, Rounds, Verdict, round_record};
+use crate::collective::{
+    Collective, DistributedFit, NoCheckpoints, RoundCheckpoints, RoundState, Rounds, Verdict,
+    round_record,
+};
+use crate::trainer::TraceRecord;
 use rand::seq::SliceRandom;
 
 /// One block's move this round: example, step γ, the corner `(w_s, ℓ_s)` (sparse: a difference of joint
 /// features).
+/// One rank's BCFW state over ranks, what a round checkpoint holds: its examples' dense shares and their
+/// losses, the agreed dual point `(w, ℓ)`, and the visiting order with the generator that shuffles it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BcfwRankState {
+    shares: Vec<Vec<f64>>,
+    share_loss: Vec<f64>,
+    w: Vec<f64>,
+    ell: f64,
+    rng: rand_chacha::ChaCha8Rng,
+    order: Vec<usize>,
+}
+
 struct Move {
     i: usize,
     gamma: f64,
@@ -38,6 +54,26 @@ impl Bcfw {
         S: OutputSpace,
         S::Output: Sync,
     {
+        self.train_distributed_with(comm, problem, n_total, limits, &mut NoCheckpoints)
+    }
+
+    /// As [`Bcfw::train_distributed`], resuming from and writing checkpoints at round boundaries through
+    /// `checkpoints` (every rank its own state; a resumed run ends with the same bits as one never stopped).
+    ///
+    /// # Errors
+    /// As [`Bcfw::train_distributed`], and what `checkpoints` returns.
+    pub fn train_distributed_with<S>(
+        &self,
+        comm: &dyn Collective,
+        problem: &StructProblem<'_, S>,
+        n_total: usize,
+        limits: Rounds,
+        checkpoints: &mut dyn RoundCheckpoints<BcfwRankState>,
+    ) -> Result<DistributedFit<Vec<f64>>, OptimError>
+    where
+        S: OutputSpace,
+        S::Output: Sync,
+    {
         let (dim, lambda, n) = (problem.dim(), problem.lambda(), n_total as f64);
         let bytes = (problem.n_samples() as u128) * (dim as u128) * 8;
         if bytes > DENSE_SHARES_MAX_BYTES as u128 {
@@ -53,25 +89,51 @@ impl Bcfw {
         }
         let started = std::time::Instant::now();
         let truth = problem.truth_features();
-        let mut shares = vec![vec![0.0; dim]; problem.n_samples()];
-        let mut share_loss = vec![0.0; problem.n_samples()];
-        let (mut w, mut ell) = (vec![0.0; dim], 0.0);
-        let seed = self.params.seed ^ (comm.rank() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let mut rng = crate::random::rng(seed);
-        let mut order: Vec<usize> = (0..problem.n_samples()).collect();
-        let (mut round, mut calls) = (0u64, 0.0);
-        let mut trace = Vec::new();
+        let (mut st, mut trace, mut round, mut calls) = match checkpoints.resume()? {
+            Some(r) => (r.state, r.trace, r.round, r.visited),
+            None => {
+                let seed =
+                    self.params.seed ^ (comm.rank() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let state = BcfwRankState {
+                    shares: vec![vec![0.0; dim]; problem.n_samples()],
+                    share_loss: vec![0.0; problem.n_samples()],
+                    w: vec![0.0; dim],
+                    ell: 0.0,
+                    rng: crate::random::rng(seed),
+                    order: (0..problem.n_samples()).collect(),
+                };
+                (state, Vec::new(), 0u64, 0.0)
+            }
+        };
+        let snapshot = |st: &BcfwRankState, trace: &Vec<TraceRecord>, round, calls| RoundState {
+            round,
+            visited: calls,
+            tightened: 0,
+            trace: trace.clone(),
+            state: st.clone(),
+        };
         let stop = loop {
+            if checkpoints.due(comm)? {
+                checkpoints.save(&snapshot(&st, &trace, round, calls))?;
+            }
+            let BcfwRankState {
+                shares,
+                share_loss,
+                w,
+                ell,
+                rng,
+                order,
+            } = &mut st;
             if let Some(why) = limits.spent(round, calls, n) {
                 break why;
             }
             round += 1;
-            order.shuffle(&mut rng);
+            order.shuffle(rng);
             let mut local = w.clone();
             let mut moves = Vec::new();
             let mut dl = 0.0;
             let mut corner = vec![0.0; dim];
-            for &i in &order {
+            for &i in order.iter() {
                 let v = problem.oracle(&local, i)?;
                 // The corner: w_s = (ψ(y_i) − ψ(ŷ))/(λn), ℓ_s = Δ(y_i, ŷ)/n.
                 corner.fill(0.0);
@@ -106,7 +168,7 @@ impl Bcfw {
                     });
                 }
             }
-            let mut buf: Vec<f64> = local.iter().zip(&w).map(|(a, b)| a - b).collect();
+            let mut buf: Vec<f64> = local.iter().zip(w.iter()).map(|(a, b)| a - b).collect();
             buf.extend([dl, order.len() as f64]);
             comm.allreduce_sum(&mut buf)?;
             calls += buf[dim + 1];
@@ -121,7 +183,7 @@ impl Bcfw {
             for (x, d) in w.iter_mut().zip(dw) {
                 *x += t * d;
             }
-            ell += t * buf[dim];
+            *ell += t * buf[dim];
             for m in moves {
                 let step = t * m.gamma;
                 // w_i ← (1 − step) w_i + step w_s.
@@ -134,10 +196,10 @@ impl Bcfw {
             if !limits.due(round, calls, n) {
                 continue;
             }
-            let mut hinge = [problem.oracle_all(&w)?.iter().map(|v| v.hinge).sum::<f64>()];
+            let mut hinge = [problem.oracle_all(w)?.iter().map(|v| v.hinge).sum::<f64>()];
             comm.allreduce_sum(&mut hinge)?;
-            let sq = norm_sq(&w);
-            let (primal, dual) = (0.5 * lambda * sq + hinge[0] / n, ell - 0.5 * lambda * sq);
+            let sq = norm_sq(w);
+            let (primal, dual) = (0.5 * lambda * sq + hinge[0] / n, *ell - 0.5 * lambda * sq);
             let record = round_record(primal, dual, (round, calls / n), started)?;
             let verdict = limits.verdict(&record, false, 0.0);
             trace.push(record);
@@ -145,11 +207,12 @@ impl Bcfw {
                 break why;
             }
         };
+        checkpoints.save(&snapshot(&st, &trace, round, calls))?;
         let Some(last) = trace.last() else {
             return Err(OptimError::NoExamples);
         };
         Ok(DistributedFit {
-            output: w,
+            output: st.w,
             objective: last.objective,
             trace,
             stop,

@@ -519,6 +519,7 @@ where
 }
 
 mod distributed;
+pub use distributed::BcfwRankState;
 pub mod pairwise;
 mod shares;
 
