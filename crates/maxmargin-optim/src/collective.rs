@@ -67,6 +67,54 @@ pub struct RoundState<S> {
     pub state: S,
 }
 
+/// A [`RoundState`] borrowed from a running loop: what a checkpoint writes, without copying the solver's state
+/// (BCFW's shares may be hundreds of MiB). It encodes as a `RoundState`, so a file written from one reads back
+/// as the other.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct RoundStateRef<'a, S> {
+    /// Rounds taken.
+    pub round: u64,
+    /// Steps over all ranks (passes × n).
+    pub visited: f64,
+    /// Times the stopping tolerance was tightened.
+    pub tightened: i32,
+    /// The evaluations so far.
+    #[serde(serialize_with = "crate::trainer::run::every_field::serialize")]
+    pub trace: &'a [TraceRecord],
+    /// This rank's solver state.
+    pub state: &'a S,
+}
+
+impl<'a, S> RoundStateRef<'a, S> {
+    /// The state of a loop after `round` rounds and `visited` steps, its tolerance tightened `tightened` times.
+    pub fn new(
+        state: &'a S,
+        trace: &'a [TraceRecord],
+        (round, visited, tightened): (u64, f64, i32),
+    ) -> Self {
+        Self {
+            round,
+            visited,
+            tightened,
+            trace,
+            state,
+        }
+    }
+}
+
+impl<S: Clone> RoundStateRef<'_, S> {
+    /// An owned copy.
+    pub fn to_owned_state(&self) -> RoundState<S> {
+        RoundState {
+            round: self.round,
+            visited: self.visited,
+            tightened: self.tightened,
+            trace: self.trace.to_vec(),
+            state: self.state.clone(),
+        }
+    }
+}
+
 /// Where a distributed loop resumes from and writes its round-boundary checkpoints (the facade's files).
 pub trait RoundCheckpoints<S> {
     /// This rank's state to continue from, if the run resumes.
@@ -84,7 +132,7 @@ pub trait RoundCheckpoints<S> {
     ///
     /// # Errors
     /// [`OptimError::Checkpoint`].
-    fn save(&mut self, state: &RoundState<S>) -> Result<(), OptimError>;
+    fn save(&mut self, state: RoundStateRef<'_, S>) -> Result<(), OptimError>;
 }
 
 /// No checkpoints.
@@ -100,7 +148,7 @@ impl<S> RoundCheckpoints<S> for NoCheckpoints {
         Ok(false)
     }
 
-    fn save(&mut self, _state: &RoundState<S>) -> Result<(), OptimError> {
+    fn save(&mut self, _state: RoundStateRef<'_, S>) -> Result<(), OptimError> {
         Ok(())
     }
 }
@@ -109,7 +157,7 @@ impl<S> RoundCheckpoints<S> for NoCheckpoints {
 /// vector, and the certificate of an agreed output.
 pub(crate) trait Averaging {
     /// The solver's state on this rank (what a checkpoint holds).
-    type State: Clone;
+    type State;
     /// The state.
     fn state(&self) -> &Self::State;
     /// Continues from a checkpoint's state.
@@ -152,16 +200,13 @@ pub(crate) fn averaging_rounds<A: Averaging>(
         let (objective, dual) = local.certify(comm, output)?;
         round_record(objective, dual, (round, visited / n), started)
     };
-    let snapshot = |local: &A, trace: &Vec<TraceRecord>, round, visited| RoundState {
-        round,
-        visited,
-        tightened: 0,
-        trace: trace.clone(),
-        state: local.state().clone(),
-    };
     let stop = loop {
         if checkpoints.due(comm)? {
-            checkpoints.save(&snapshot(local, &trace, round, visited))?;
+            checkpoints.save(RoundStateRef::new(
+                local.state(),
+                &trace,
+                (round, visited, 0),
+            ))?;
         }
         if let Some(why) = limits.spent(round, visited, n) {
             break why;
@@ -187,7 +232,11 @@ pub(crate) fn averaging_rounds<A: Averaging>(
     if trace.last().is_none_or(|r| r.iteration != round) {
         trace.push(certify(local, &output, round, visited)?);
     }
-    checkpoints.save(&snapshot(local, &trace, round, visited))?;
+    checkpoints.save(RoundStateRef::new(
+        local.state(),
+        &trace,
+        (round, visited, 0),
+    ))?;
     let objective = trace.last().map_or(f64::NAN, |r| r.objective);
     Ok(DistributedFit {
         output,

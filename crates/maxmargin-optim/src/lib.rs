@@ -30,8 +30,8 @@ pub use structural::{bcfw, crammer_singer, cutting_plane, qp};
 
 pub use bcfw::{Bcfw, BcfwParams, Steps as BcfwSteps};
 pub use collective::{
-    Collective, DistributedFit, NoCheckpoints, RoundCheckpoints, RoundState, Rounds, Single,
-    ThreadRanks,
+    Collective, DistributedFit, NoCheckpoints, RoundCheckpoints, RoundState, RoundStateRef, Rounds,
+    Single, ThreadRanks,
 };
 pub use crammer_singer::{CrammerSinger, CrammerSingerParams};
 pub use cutting_plane::{NSlack, NSlackParams, OneSlack, OneSlackParams, QpSolver};

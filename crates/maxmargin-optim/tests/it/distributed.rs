@@ -425,8 +425,8 @@ impl<S: Clone> maxmargin_optim::RoundCheckpoints<S> for Kept<S> {
         Ok(false)
     }
 
-    fn save(&mut self, state: &maxmargin_optim::RoundState<S>) -> Result<(), OptimError> {
-        self.saved = Some(state.clone());
+    fn save(&mut self, state: maxmargin_optim::RoundStateRef<'_, S>) -> Result<(), OptimError> {
+        self.saved = Some(state.to_owned_state());
         Ok(())
     }
 }

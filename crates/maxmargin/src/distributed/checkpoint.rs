@@ -7,7 +7,7 @@
 use crate::Error;
 use crate::checkpoint::{CheckpointPlan, Made, SameProblem};
 use maxmargin_io::{IoError, model_file};
-use maxmargin_optim::{Collective, OptimError, RoundCheckpoints, RoundState};
+use maxmargin_optim::{Collective, OptimError, RoundCheckpoints, RoundState, RoundStateRef};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -108,7 +108,7 @@ where
         Ok(flag[0] != 0.0)
     }
 
-    fn save(&mut self, state: &RoundState<S>) -> Result<(), OptimError> {
+    fn save(&mut self, state: RoundStateRef<'_, S>) -> Result<(), OptimError> {
         let Some(path) = &self.plan.save_to else {
             return Ok(());
         };
@@ -135,7 +135,7 @@ struct RankFileRef<'a, Pm, S> {
     rank: usize,
     size: usize,
     n_local: usize,
-    state: &'a RoundState<S>,
+    state: RoundStateRef<'a, S>,
 }
 
 impl<Pm> RankFiles<'_, Pm>

@@ -18,7 +18,7 @@
 use super::blocks::{PassContext, local_pass};
 use super::*;
 use crate::collective::{
-    Collective, DistributedFit, NoCheckpoints, RoundCheckpoints, RoundState, Rounds, Verdict,
+    Collective, DistributedFit, NoCheckpoints, RoundCheckpoints, RoundStateRef, Rounds, Verdict,
 };
 use crate::trainer::TraceRecord;
 
@@ -76,17 +76,9 @@ impl Dcd {
                 None => (self.shard(comm, problem, n_total)?, Vec::new(), 0, 0, 0.0),
             };
         let d = problem.n_features();
-        let snapshot =
-            |sh: &DcdState, trace: &Vec<TraceRecord>, tightened, round, visited| RoundState {
-                round,
-                visited,
-                tightened,
-                trace: trace.clone(),
-                state: sh.clone(),
-            };
         let stop = loop {
             if checkpoints.due(comm)? {
-                checkpoints.save(&snapshot(&sh, &trace, tightened, round, visited))?;
+                checkpoints.save(RoundStateRef::new(&sh, &trace, (round, visited, tightened)))?;
             }
             if let Some(why) = limits.spent(round, visited, n_total as f64) {
                 break why;
@@ -130,7 +122,7 @@ impl Dcd {
                 Verdict::Go => {}
             }
         };
-        checkpoints.save(&snapshot(&sh, &trace, tightened, round, visited))?;
+        checkpoints.save(RoundStateRef::new(&sh, &trace, (round, visited, tightened)))?;
         let Some(last) = trace.last() else {
             return Err(OptimError::NoExamples);
         };

@@ -8,10 +8,9 @@
 
 use super::*;
 use crate::collective::{
-    Collective, DistributedFit, NoCheckpoints, RoundCheckpoints, RoundState, Rounds, Verdict,
+    Collective, DistributedFit, NoCheckpoints, RoundCheckpoints, RoundStateRef, Rounds, Verdict,
     round_record,
 };
-use crate::trainer::TraceRecord;
 use rand::seq::SliceRandom;
 
 /// One block's move this round: example, step γ, the corner `(w_s, ℓ_s)` (sparse: a difference of joint
@@ -105,16 +104,9 @@ impl Bcfw {
                 (state, Vec::new(), 0u64, 0.0)
             }
         };
-        let snapshot = |st: &BcfwRankState, trace: &Vec<TraceRecord>, round, calls| RoundState {
-            round,
-            visited: calls,
-            tightened: 0,
-            trace: trace.clone(),
-            state: st.clone(),
-        };
         let stop = loop {
             if checkpoints.due(comm)? {
-                checkpoints.save(&snapshot(&st, &trace, round, calls))?;
+                checkpoints.save(RoundStateRef::new(&st, &trace, (round, calls, 0)))?;
             }
             let BcfwRankState {
                 shares,
@@ -207,7 +199,7 @@ impl Bcfw {
                 break why;
             }
         };
-        checkpoints.save(&snapshot(&st, &trace, round, calls))?;
+        checkpoints.save(RoundStateRef::new(&st, &trace, (round, calls, 0)))?;
         let Some(last) = trace.last() else {
             return Err(OptimError::NoExamples);
         };

@@ -9,7 +9,7 @@
 
 use super::*;
 use crate::collective::{
-    Collective, DistributedFit, NoCheckpoints, RoundCheckpoints, RoundState, Rounds, Verdict,
+    Collective, DistributedFit, NoCheckpoints, RoundCheckpoints, RoundStateRef, Rounds, Verdict,
 };
 use crate::trainer::TraceRecord;
 
@@ -57,19 +57,9 @@ impl CrammerSinger {
             };
         let base_epsilon = solver.params.epsilon;
         solver.params.epsilon = base_epsilon / 10f64.powi(tightened);
-        let snapshot =
-            |st: &CrammerSingerState, trace: &Vec<TraceRecord>, tightened, round, visited| {
-                RoundState {
-                    round,
-                    visited,
-                    tightened,
-                    trace: trace.clone(),
-                    state: st.clone(),
-                }
-            };
         let stop = loop {
             if checkpoints.due(comm)? {
-                checkpoints.save(&snapshot(&st, &trace, tightened, round, visited))?;
+                checkpoints.save(RoundStateRef::new(&st, &trace, (round, visited, tightened)))?;
             }
             if let Some(why) = limits.spent(round, visited, n_total as f64) {
                 break why;
@@ -129,7 +119,7 @@ impl CrammerSinger {
                 Verdict::Go => {}
             }
         };
-        checkpoints.save(&snapshot(&st, &trace, tightened, round, visited))?;
+        checkpoints.save(RoundStateRef::new(&st, &trace, (round, visited, tightened)))?;
         let Some(last) = trace.last() else {
             return Err(OptimError::NoExamples);
         };
