@@ -17,3 +17,14 @@ pub enum Error {
     #[error(transparent)]
     Core(#[from] maxmargin_core::CoreError),
 }
+
+/// A parameter that cannot apply, as [`maxmargin_optim::OptimError::InvalidParam`] naming it, its value (may be
+/// empty) and why.
+pub(crate) fn refuse(name: &'static str, value: impl ToString, reason: &'static str) -> Error {
+    maxmargin_optim::OptimError::InvalidParam {
+        name,
+        value: value.to_string(),
+        reason,
+    }
+    .into()
+}

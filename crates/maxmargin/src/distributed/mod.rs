@@ -16,7 +16,7 @@ use maxmargin_io::IoError;
 use maxmargin_io::libsvm::BinaryLabels;
 use maxmargin_io::shard::Shard;
 use maxmargin_optim::Rounds;
-use maxmargin_optim::{BinaryProblem, Collective, OptimError};
+use maxmargin_optim::{BinaryProblem, Collective};
 
 pub mod checkpoint;
 #[cfg(feature = "mpi")]
@@ -182,15 +182,7 @@ impl LinearSvm {
     }
 }
 
-/// A parameter that cannot apply over ranks.
-pub(crate) fn refuse(name: &'static str, value: String, reason: &'static str) -> Error {
-    OptimError::InvalidParam {
-        name,
-        value,
-        reason,
-    }
-    .into()
-}
+pub(crate) use crate::error::refuse;
 
 /// The whole problem's size and width, agreed by the ranks.
 pub(crate) struct Whole {

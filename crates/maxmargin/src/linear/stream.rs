@@ -5,6 +5,7 @@
 
 use super::{Finished, FitReport, LinearSolver, LinearSvm};
 use crate::Error;
+use crate::error::refuse;
 use maxmargin_core::scale::{Scaler, Scaling};
 use maxmargin_io::IoError;
 use maxmargin_io::libsvm::BinaryLabels;
@@ -169,15 +170,6 @@ impl LinearSvm {
             warnings,
         })
     }
-}
-
-fn refuse(name: &'static str, value: impl ToString, reason: &'static str) -> Error {
-    OptimError::InvalidParam {
-        name,
-        value: value.to_string(),
-        reason,
-    }
-    .into()
 }
 
 /// The row file as the optimizer's source: labels mapped to ±1, class weights attached, the certificate's

@@ -74,30 +74,22 @@ impl StructuredSvm {
         S::Output: Sync + Serialize + DeserializeOwned,
     {
         self.check_sample_weights(Task::Custom)?;
-        let refuse = |name: &'static str, value: String, reason: &'static str| -> Error {
-            OptimError::InvalidParam {
-                name,
-                value,
-                reason,
-            }
-            .into()
-        };
         if self.params.task != Task::Custom {
-            return Err(refuse(
+            return Err(crate::error::refuse(
                 "task",
-                self.params.task.kind().into(),
+                self.params.task.kind(),
                 "fit takes a custom space: make the parameters with StructuredSvmParams::new(Task::Custom)",
             ));
         }
         if self.params.bias {
-            return Err(refuse(
+            return Err(crate::error::refuse(
                 "bias",
-                "true".into(),
+                "true",
                 "cannot apply: a custom space defines its own features",
             ));
         }
         if self.params.scale != Scaling::None {
-            return Err(refuse(
+            return Err(crate::error::refuse(
                 "scale",
                 format!("{:?}", self.params.scale).to_lowercase(),
                 "cannot apply: a custom space defines its own features",

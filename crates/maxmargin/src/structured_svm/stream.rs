@@ -44,19 +44,11 @@ impl StructuredSvm {
         temp_dir: &Path,
     ) -> Result<StructFitReport, Error> {
         let p = &self.params;
-        let refuse = |name: &'static str, value: String, reason: &'static str| -> Error {
-            OptimError::InvalidParam {
-                name,
-                value,
-                reason,
-            }
-            .into()
-        };
         if p.task != Task::Multiclass || p.solver != StructSolverKind::Ssg {
             let value = format!("{} with {:?}", p.task.kind(), p.solver).to_lowercase();
             let reason = "cannot stream; multiclass with ssg can (the other multiclass solvers keep a dual per \
                           example and class in memory)";
-            return Err(refuse("task and solver", value, reason));
+            return Err(crate::error::refuse("task and solver", value, reason));
         }
         if !p.class_weights.is_empty()
             || self.sample_weights.is_some()
@@ -64,7 +56,7 @@ impl StructuredSvm {
             || self.warm.is_some()
         {
             let reason = "are not built for streaming";
-            return Err(refuse(
+            return Err(crate::error::refuse(
                 "class or sample weights, checkpoints and warm starts",
                 String::new(),
                 reason,
@@ -73,7 +65,11 @@ impl StructuredSvm {
         if p.tolerance.is_some() || p.keep_best {
             let reason =
                 "do not apply to streaming, which stops on the certified gap (--gap) or its budget";
-            return Err(refuse("tolerance and keep-best", String::new(), reason));
+            return Err(crate::error::refuse(
+                "tolerance and keep-best",
+                String::new(),
+                reason,
+            ));
         }
         let rows = RowFile::prepare(path, temp_dir, p.seed)?;
         let summary = rows.summary().clone();

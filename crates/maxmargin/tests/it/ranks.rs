@@ -7,13 +7,12 @@ use maxmargin::io::shard::Shard;
 use maxmargin::optim::{Collective, OptimError, ThreadRanks};
 use maxmargin::prelude::*;
 
-/// Trains `params` with `plan` over `p` thread ranks, rank `r` holding the rows `i ≡ r (mod p)` of heart.
-fn over_ranks(
+/// Runs `fit` on `p` thread ranks, rank `r` holding the rows `i ≡ r (mod p)` of `data`.
+fn on_ranks<M: Send>(
     p: usize,
-    params: &LinearSvmParams,
-    plan: &CheckpointPlan,
-) -> Vec<Result<LinearModel, OptimError>> {
-    let data = maxmargin::datasets::heart_scale().unwrap();
+    data: &LabeledData,
+    fit: impl Fn(&dyn Collective, Shard) -> Result<M, maxmargin::Error> + Sync,
+) -> Vec<Result<M, OptimError>> {
     ThreadRanks::run(p, |comm| {
         let rows: Vec<usize> = (0..data.n_samples())
             .filter(|i| i % p == comm.rank())
@@ -22,14 +21,20 @@ fn over_ranks(
             data: data.select(&rows),
             start: 0,
         };
-        let svm = params
-            .clone()
-            .check()
-            .map_err(|e| OptimError::Qp(e.to_string()))?;
-        svm.checkpoints(plan.clone())
-            .fit_shard(comm, shard)
-            .map(|r| r.model)
-            .map_err(|e| OptimError::Qp(e.to_string()))
+        fit(comm, shard).map_err(|e| OptimError::Qp(e.to_string()))
+    })
+}
+
+/// Trains `params` with `plan` over `p` thread ranks holding heart.
+fn over_ranks(
+    p: usize,
+    params: &LinearSvmParams,
+    plan: &CheckpointPlan,
+) -> Vec<Result<LinearModel, OptimError>> {
+    let data = maxmargin::datasets::heart_scale().unwrap();
+    on_ranks(p, &data, |comm, shard| {
+        let svm = params.clone().check()?.checkpoints(plan.clone());
+        Ok(svm.fit_shard(comm, shard)?.model)
     })
 }
 
@@ -82,22 +87,9 @@ fn crammer_singer_over_ranks_resumes_from_its_checkpoints_to_the_same_bits() {
         let mut params = StructuredSvmParams::new(Task::Multiclass);
         params.gap = Some(1e-3);
         params.max_passes = Some(max_passes);
-        ThreadRanks::run(p, |comm| {
-            let rows: Vec<usize> = (0..data.n_samples())
-                .filter(|i| i % p == comm.rank())
-                .collect();
-            let shard = Shard {
-                data: data.select(&rows),
-                start: 0,
-            };
-            let svm = params
-                .clone()
-                .check()
-                .map_err(|e| OptimError::Qp(e.to_string()))?;
-            svm.checkpoints(plan.clone())
-                .fit_multiclass_shard(comm, shard)
-                .map(|r| r.model)
-                .map_err(|e| OptimError::Qp(e.to_string()))
+        on_ranks(p, &data, |comm, shard| {
+            let svm = params.clone().check()?.checkpoints(plan.clone());
+            Ok(svm.fit_multiclass_shard(comm, shard)?.model)
         })
     };
     let whole = run(2, 100_000.0, CheckpointPlan::new());
