@@ -31,7 +31,7 @@ impl LinearSvm {
     ///
     /// # Errors
     /// A solver, a flag or data that cannot be trained over ranks ([`Error::Optim`] naming why), labels that
-    /// are not two classes over all shards, an empty shard, or [`OptimError::Collective`] when another rank
+    /// are not two classes over all shards, an empty shard, or [`OptimError::Collective`](maxmargin_optim::OptimError::Collective) when another rank
     /// failed.
     ///
     /// # Examples
