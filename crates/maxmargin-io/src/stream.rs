@@ -198,6 +198,11 @@ impl RowFile {
         &self.summary
     }
 
+    /// The bytes of the largest bucket: what a pass holds in memory at once.
+    pub fn bucket_bytes(&self) -> u64 {
+        self.buckets.iter().map(|b| b.bytes).max().unwrap_or(0)
+    }
+
     /// The source file (for error messages about a row).
     pub fn source(&self) -> &Path {
         &self.source
@@ -211,15 +216,16 @@ impl RowFile {
         &self,
         mut row: impl FnMut(StreamRow<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
-        self.visit(|_, _| Ok(()), |r, _| row(r), |_, _| Ok(()))
+        self.visit(|_, _| Ok(()), |_| true, |r, _| row(r), |_, _| Ok(()))
     }
 
     /// The buckets in this pass's order, each read whole and its rows handed out in a random order:
-    /// `enter(bucket, rows)` before its rows, `row(r, within)` for each (`within` its place in the bucket),
-    /// `leave(bucket, rows)` after.
+    /// `enter(bucket, rows)` before its rows, `row(r, within)` for each that `wanted(within)` (`within` its
+    /// place in the bucket; the others are not decoded), `leave(bucket, rows)` after.
     fn visit<E: From<IoError>>(
         &self,
         mut enter: impl FnMut(usize, usize) -> Result<(), E>,
+        wanted: impl Fn(usize) -> bool,
         mut row: impl FnMut(StreamRow<'_>, usize) -> Result<(), E>,
         mut leave: impl FnMut(usize, usize) -> Result<(), E>,
     ) -> Result<(), E> {
@@ -252,6 +258,9 @@ impl RowFile {
             visit.shuffle(&mut rng);
             enter(b, bucket.rows)?;
             for within in visit {
+                if !wanted(within) {
+                    continue;
+                }
                 let (at, len) = starts[within];
                 let (line, label) =
                     decode_row(&whole[at..at + len], &mut idx, &mut val).map_err(fail)?;
@@ -326,6 +335,22 @@ impl RowFile {
         &self,
         column: &mut Column,
         reset: bool,
+        row: impl FnMut(StreamRow<'_>, &mut f64) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.pass_with_column_where(column, reset, |_| true, row)
+    }
+
+    /// Like [`RowFile::pass_with_column`], handing out only the rows whose number satisfies `keep` (the
+    /// others are neither decoded nor changed): a pass over the rows a solver still works on, such as the
+    /// coordinates that shrinking has not set aside.
+    ///
+    /// # Errors
+    /// As [`RowFile::pass`].
+    pub fn pass_with_column_where<E: From<IoError>>(
+        &self,
+        column: &mut Column,
+        reset: bool,
+        keep: impl Fn(f64) -> bool,
         mut row: impl FnMut(StreamRow<'_>, &mut f64) -> Result<(), E>,
     ) -> Result<(), E> {
         let fail = |e| IoError::io(&self.source, e);
@@ -351,6 +376,7 @@ impl RowFile {
                 }
                 Ok(())
             },
+            |within| keep(values.borrow().0[within]),
             |r, within| row(r, &mut values.borrow_mut().0[within]),
             |b, _| {
                 let (v, bytes) = &mut *values.borrow_mut();

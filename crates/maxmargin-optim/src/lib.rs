@@ -35,7 +35,7 @@ pub use collective::{
 };
 pub use crammer_singer::{CrammerSinger, CrammerSingerParams};
 pub use cutting_plane::{NSlack, NSlackParams, OneSlack, OneSlackParams, QpSolver};
-pub use dcd::{Dcd, DcdParams};
+pub use dcd::{Dcd, DcdParams, DcdRanks};
 pub use error::OptimError;
 pub use pegasos::{Pegasos, PegasosParams};
 pub use problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};

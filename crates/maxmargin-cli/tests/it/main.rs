@@ -9,6 +9,7 @@ mod groups;
 mod hostile;
 mod inputs;
 mod inspect;
+mod p1;
 mod pictures;
 mod ranks;
 mod resume;

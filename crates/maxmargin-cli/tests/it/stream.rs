@@ -18,7 +18,7 @@ fn streamed_training_writes_a_model_that_predicts_like_the_in_memory_one() {
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{said}");
     assert!(
-        said.contains("dcd streamed on 270 examples") && said.contains("stop: gap"),
+        said.contains("dcd streamed on 270 examples") && said.contains("stop: converged"),
         "{said}"
     );
     assert!(!said.contains("not converged"), "{said}");
@@ -142,7 +142,7 @@ fn flags_that_cannot_stream_are_refused_naming_why() {
         ),
         (&["--task", "multiclass"][..], "multiclass with ssg can"),
         (&["--threads", "2"][..], "does not apply to --stream"),
-        (&["--epsilon", "0.01"][..], "stops on the certified gap"),
+        (&["--blocks", "2"][..], "read one bucket at a time"),
         (&["--bias", "unregularized"][..], "give feature or none"),
         (
             &["--solver", "pegasos", "--loss", "squared-hinge"][..],

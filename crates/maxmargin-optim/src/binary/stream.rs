@@ -16,11 +16,12 @@
 
 use super::guess::MarginDuals;
 use super::pegasos::Geometry;
+use crate::dcd::coordinate::{Coordinate, OPEN, Visit, visit};
 use crate::error::OptimError;
 use crate::problem::{Bias, BinaryLoss, LinearWeights};
 use crate::subgradient::PassSums;
 use crate::trainer::{Progress, StopReason, TraceRecord};
-use crate::{Pegasos, Subgradient};
+use crate::{Dcd, Pegasos, Subgradient};
 use maxmargin_core::hinge::hinge;
 use maxmargin_core::vector::{SparseRow, SparseRows, norm_sq};
 use std::time::Instant;
@@ -53,14 +54,30 @@ pub trait RowPasses {
         reset: bool,
         row: &mut ColumnVisit<'_>,
     ) -> Result<(), OptimError>;
+    /// Like [`RowPasses::pass_with_column`], handing `row` only the rows whose number satisfies `keep` and
+    /// leaving the others' numbers as they are: a source that can skip reading or decoding those rows
+    /// should (streamed DCD's passes visit only the coordinates shrinking has not set aside).
+    ///
+    /// # Errors
+    /// As [`RowPasses::pass`].
+    fn pass_with_column_where(
+        &mut self,
+        reset: bool,
+        keep: &dyn Fn(f64) -> bool,
+        row: &mut ColumnVisit<'_>,
+    ) -> Result<(), OptimError> {
+        self.pass_with_column(reset, &mut |x, y, c, v| {
+            if keep(*v) { row(x, y, c, v) } else { Ok(()) }
+        })
+    }
 }
 
 /// A streamed solver.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum StreamSolver {
-    /// Dual coordinate descent over the stored order, the duals kept in a column on disk (the hinge or the
-    /// squared hinge; no unregularized intercept): every pass certifies the weights it started from.
-    Dcd,
+    /// Dual coordinate descent, the duals kept in a column on disk (the hinge or the squared hinge; no
+    /// unregularized intercept), with shrinking, ε and the gap target as in memory.
+    Dcd(Dcd),
     /// Pegasos over the stored order.
     Pegasos(Pegasos),
     /// The batch subgradient method, a step per pass.
@@ -78,10 +95,14 @@ pub struct StreamLimits {
     pub max_seconds: Option<f64>,
     /// Stop when the certified gap is at most this times `|objective|`.
     pub gap_tolerance: f64,
-    /// Certify every this many training passes (and at the end).
+    /// Certify every this many training passes (and at the end); for DCD, every this many epochs of
+    /// coordinate steps (a pass over the rows shrinking leaves is less than one).
     pub eval_every: u64,
     /// Dual coordinate descent passes that tighten each certificate.
     pub polish: usize,
+    /// Streamed DCD holds the rows still active in memory once they fit in this many bytes (the source's
+    /// bucket, so memory stays independent of the rows; 0: never).
+    pub hold_bytes: u64,
 }
 
 /// What a streamed run ends with.
@@ -123,7 +144,7 @@ pub fn train_stream(
     limits: &StreamLimits,
 ) -> Result<StreamFit, OptimError> {
     let name = match solver {
-        StreamSolver::Dcd => "dcd",
+        StreamSolver::Dcd(_) => "dcd",
         StreamSolver::Pegasos(_) => "pegasos",
         StreamSolver::Subgradient(_) => "subgradient",
     };
@@ -163,7 +184,6 @@ pub fn train_stream(
     let run = Run {
         rows,
         at,
-        loss,
         limits,
         started: Instant::now(),
         dual: f64::NEG_INFINITY,
@@ -172,7 +192,7 @@ pub fn train_stream(
         passes: 0,
     };
     match solver {
-        StreamSolver::Dcd => run.dcd(),
+        StreamSolver::Dcd(dcd) => dcd.train_stream(run.rows, lambda, (bias, loss), limits),
         StreamSolver::Pegasos(p) => run.pegasos(p),
         StreamSolver::Subgradient(s) => run.subgradient(s),
     }
@@ -181,7 +201,6 @@ pub fn train_stream(
 struct Run<'r> {
     rows: &'r mut dyn RowPasses,
     at: Geometry,
-    loss: BinaryLoss,
     limits: &'r StreamLimits,
     started: Instant,
     dual: f64,
@@ -191,6 +210,9 @@ struct Run<'r> {
     passes: u64,
 }
 
+/// A visit that never sets a coordinate aside.
+const NO_SHRINKING: (bool, (f64, f64)) = (false, OPEN);
+
 /// Rows between two looks at the clock.
 pub(crate) const CLOCK_EVERY: u64 = 1024;
 
@@ -199,63 +221,6 @@ impl Run<'_> {
         self.limits
             .max_seconds
             .is_some_and(|s| self.started.elapsed().as_secs_f64() >= s)
-    }
-
-    fn dcd(mut self) -> Result<StreamFit, OptimError> {
-        let Geometry { lambda, bias, n, d } = self.at;
-        let feature = bias == Bias::Feature;
-        let c_box = maxmargin_core::objective::c_sum(lambda, n);
-        let loss = self.loss;
-        let mut wa = vec![0.0; d + usize::from(feature)];
-        let mut best: Option<(f64, LinearWeights)> = None;
-        let mut epochs = 0u64;
-        loop {
-            // The weights this pass starts from, certified by the duals it ends with.
-            let start = LinearWeights {
-                w: wa[..d].to_vec(),
-                b: if feature { wa[d] } else { 0.0 },
-            };
-            let (mut loss_sum, mut total, mut quad) = (0.0, 0.0, 0.0);
-            self.rows.pass_with_column(false, &mut |x, y, c, alpha| {
-                loss_sum += c * loss.value(y * (x.dot(&start.w) + start.b));
-                let (upper, diag) = crate::dcd::box_and_diag(loss, c_box * c);
-                let new = coordinate_step(x, y, *alpha, (upper, diag), &mut wa, feature);
-                *alpha = new;
-                total += new;
-                quad += diag * new * new;
-                Ok(())
-            })?;
-            self.passes += 1;
-            epochs += 1;
-            let objective = self.objective_from(&start, loss_sum);
-            self.dual = self
-                .dual
-                .max(lambda * (total - 0.5 * norm_sq(&wa) - 0.5 * quad));
-            if best.as_ref().is_none_or(|b| objective < b.0) {
-                best = Some((objective, start));
-            }
-            let progress = Progress {
-                iteration: epochs,
-                epoch: epochs as f64,
-            };
-            let Some((objective, output)) = best.take() else {
-                return Err(OptimError::NoExamples);
-            };
-            let stop = if self.certified(objective) {
-                Some(StopReason::Gap)
-            } else if epochs as f64 >= self.limits.max_epochs {
-                Some(StopReason::MaxEpochs)
-            } else {
-                self.out_of_time().then_some(StopReason::Time)
-            };
-            if stop.is_some() || epochs.is_multiple_of(self.limits.eval_every) {
-                self.record(objective, progress)?;
-            }
-            if let Some(stop) = stop {
-                return Ok(self.finish(output, objective, stop, progress));
-            }
-            best = Some((objective, output));
-        }
     }
 
     fn record(&mut self, objective: f64, progress: Progress) -> Result<(), OptimError> {
@@ -403,13 +368,22 @@ impl Run<'_> {
         } else {
             self.limits.polish
         };
-        let c_box = maxmargin_core::objective::c_sum(lambda, n);
+        let shape = (
+            BinaryLoss::Hinge,
+            maxmargin_core::objective::c_sum(lambda, n),
+            feature,
+        );
+        let d = self.at.d;
         let mut wa = self.duals.take().unwrap_or_default();
         for _ in 0..polish {
             let mut total = 0.0;
             self.rows.pass_with_column(false, &mut |x, y, c, alpha| {
                 let old = *alpha * scale[usize::from(y > 0.0)];
-                let new = coordinate_step(x, y, old, (c_box * c, 0.0), &mut wa, feature);
+                let coordinate = Coordinate::of(x, y, c, shape);
+                let new = match visit(&mut wa, (d, feature, 0.0), coordinate, old, NO_SHRINKING) {
+                    Visit::Kept { new, .. } => new,
+                    Visit::Shrunk => old,
+                };
                 *alpha = new;
                 total += new;
                 Ok(())
@@ -450,38 +424,6 @@ impl Run<'_> {
         let objective = self.objective_from(w, g.loss);
         Ok((objective, g.dual_c, g.wa, g.factor))
     }
-}
-
-/// One dual coordinate step on example `(x, y)` from `old` in `[0, upper]` with diagonal `diag` (0 for the
-/// hinge), keeping `wa = Σ α_i y_i x̃_i` (its last entry the bias feature's when `feature`); returns the new
-/// `α_i`.
-#[inline]
-fn coordinate_step(
-    x: SparseRow<'_>,
-    y: f64,
-    old: f64,
-    (upper, diag): (f64, f64),
-    wa: &mut [f64],
-    feature: bool,
-) -> f64 {
-    let d = wa.len() - usize::from(feature);
-    let bias = if feature { wa[d] } else { 0.0 };
-    let qii = x.norm_sq() + if feature { 1.0 } else { 0.0 } + diag;
-    let g = y * (x.dot(&wa[..d]) + bias) - 1.0 + diag * old;
-    let new = if qii > 0.0 {
-        (old - g / qii).clamp(0.0, upper)
-    } else if g < 0.0 {
-        upper
-    } else {
-        old
-    };
-    if new != old {
-        x.axpy((new - old) * y, &mut wa[..d]);
-        if feature {
-            wa[d] += (new - old) * y;
-        }
-    }
-    new
 }
 
 /// The trace record of a certificate (an error for a non-finite objective).

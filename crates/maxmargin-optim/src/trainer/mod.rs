@@ -3,6 +3,7 @@
 //! A [`Solver`] owns only its algorithm (`init`, `step`, and what it can report); the [`Trainer`] decides
 //! when to evaluate the objective, when to stop and what to tell observers. Nothing here prints.
 
+use crate::collective::{Collective, Single};
 use crate::error::{OptimError, invalid};
 
 mod detail;
@@ -132,6 +133,29 @@ pub trait Solver<P> {
     /// with the primal `objective` just computed. The default certifies nothing.
     fn certificate(&self, _problem: &P, _state: &Self::State, _objective: f64) -> Certificate {
         Certificate::default()
+    }
+
+    /// [`Solver::objective`] for solvers whose evaluation can fail: over ranks it is a collective operation
+    /// (every rank calls it at the same point), and another rank's failure is an error here. The trainer
+    /// calls this; the default is the objective.
+    ///
+    /// # Errors
+    /// What the evaluation meets ([`OptimError::Collective`] over ranks).
+    fn try_objective(&self, problem: &P, state: &Self::State) -> Result<f64, OptimError> {
+        Ok(self.objective(problem, state))
+    }
+
+    /// [`Solver::certificate`] for solvers whose evaluation can fail (see [`Solver::try_objective`]).
+    ///
+    /// # Errors
+    /// As [`Solver::try_objective`].
+    fn try_certificate(
+        &self,
+        problem: &P,
+        state: &Self::State,
+        objective: f64,
+    ) -> Result<Certificate, OptimError> {
+        Ok(self.certificate(problem, state, objective))
     }
 
     /// Called once after the last step, before the output is taken (the batch subgradient method evaluates
@@ -420,6 +444,24 @@ impl Trainer {
         Ok(self.run_from(solver, problem, state, observer)?.0)
     }
 
+    /// [`Trainer::run`] on every rank of `comm` (see [`Trainer::resume_over`]).
+    ///
+    /// # Errors
+    /// What the solver returns, [`OptimError::Collective`] when another rank failed.
+    pub fn run_over<P, S: Solver<P>>(
+        &self,
+        comm: &dyn Collective,
+        solver: &mut S,
+        problem: &P,
+        observer: &mut dyn Observer,
+    ) -> Result<Fit<S::Output>, OptimError> {
+        let state = solver.init(problem)?;
+        let run = self.start(solver, problem, state);
+        Ok(self
+            .resume_over(comm, solver, problem, run, observer, None)?
+            .0)
+    }
+
     /// The run that starts from `state` (a fresh one, or the state another run returned): an empty trace,
     /// the next evaluation due at the first multiple of `eval_every_epochs` past the state's passes.
     pub fn start<P, S: Solver<P>>(
@@ -469,6 +511,25 @@ impl Trainer {
         &self,
         solver: &mut S,
         problem: &P,
+        run: Run<S::State, S::Output>,
+        observer: &mut dyn Observer,
+        checkpoints: Option<Checkpoints<'_, Run<S::State, S::Output>>>,
+    ) -> Result<Resumed<S, P>, OptimError> {
+        self.resume_over(&Single, solver, problem, run, observer, checkpoints)
+    }
+
+    /// [`Trainer::resume`] on every rank of `comm`, for a solver whose steps and evaluations are collective
+    /// (a round over the ranks' shards): every decision the loop takes on the clock (the time budget, when to
+    /// write a checkpoint) is rank 0's, broadcast, so all ranks step, evaluate and stop together. With
+    /// [`Single`] it is [`Trainer::resume`].
+    ///
+    /// # Errors
+    /// What the solver or the checkpoint writer returns, [`OptimError::Collective`] when another rank failed.
+    pub fn resume_over<P, S: Solver<P>>(
+        &self,
+        comm: &dyn Collective,
+        solver: &mut S,
+        problem: &P,
         mut run: Run<S::State, S::Output>,
         observer: &mut dyn Observer,
         mut checkpoints: Option<Checkpoints<'_, Run<S::State, S::Output>>>,
@@ -476,6 +537,15 @@ impl Trainer {
         let start = Instant::now();
         let before = run.seconds;
         let elapsed = || before + start.elapsed().as_secs_f64();
+        // The clock as rank 0 reads it (one broadcast over ranks; nothing for one process).
+        let agreed = |t: f64| -> Result<f64, OptimError> {
+            if comm.size() == 1 {
+                return Ok(t);
+            }
+            let mut b = [t];
+            comm.broadcast(&mut b, 0)?;
+            Ok(b[0])
+        };
         let mut last_save = before;
         let mut period = checkpoints.as_ref().map_or(0.0, |c| c.every_seconds);
         if let Some(m) = self.budget.max_seconds {
@@ -484,9 +554,10 @@ impl Trainer {
         }
         // A run that had already stopped (a finished run's checkpoint, resumed with the same budget) takes
         // no step: the same model again. Periodic checkpoints are written only where no stop applied.
+        let spent = agreed(before)?;
         let already = solver
             .stop(&run.state)
-            .or_else(|| self.budget_stop(solver.progress(problem, &run.state), before));
+            .or_else(|| self.budget_stop(solver.progress(problem, &run.state), spent));
         let stop = if let Some(s) = already {
             s
         } else {
@@ -496,7 +567,7 @@ impl Trainer {
                 observer.on_step(p);
                 // Reading the clock costs as much as a sparse step: only with a time budget or checkpoints.
                 let seconds = if self.budget.max_seconds.is_some() || checkpoints.is_some() {
-                    elapsed()
+                    agreed(elapsed())?
                 } else {
                     0.0
                 };
@@ -510,7 +581,7 @@ impl Trainer {
                     while run.next_eval <= p.epoch + 1e-12 {
                         run.next_eval += self.budget.eval_every_epochs;
                     }
-                    let objective = finite(solver.objective(problem, &run.state), p)?;
+                    let objective = finite(solver.try_objective(problem, &run.state)?, p)?;
                     if self.budget.keep_best
                         && run.best.as_ref().is_none_or(|b| objective < b.objective)
                     {
@@ -520,7 +591,7 @@ impl Trainer {
                             progress: p,
                         });
                     }
-                    let certificate = solver.certificate(problem, &run.state, objective);
+                    let certificate = solver.try_certificate(problem, &run.state, objective)?;
                     let mut record = record(p, elapsed(), objective, certificate);
                     if self.details {
                         record.step = solver.detail(problem, &run.state);
@@ -541,7 +612,7 @@ impl Trainer {
                 {
                     run.seconds = seconds;
                     (c.save)(&run)?;
-                    last_save = elapsed();
+                    last_save = agreed(elapsed())?;
                     // Checkpoints take at most about a tenth of the time: a write that takes longer than a
                     // tenth of the period stretches it.
                     period = c.every_seconds.max(10.0 * (last_save - seconds));
@@ -550,7 +621,7 @@ impl Trainer {
         };
         run.state = solver.finish(problem, run.state);
         let mut output = solver.output(problem, &run.state);
-        let mut objective = solver.objective(problem, &run.state);
+        let mut objective = solver.try_objective(problem, &run.state)?;
         if let Some(b) = &run.best
             && b.objective < objective
         {
@@ -559,7 +630,7 @@ impl Trainer {
         }
         let p = solver.progress(problem, &run.state);
         finite(objective, p)?;
-        let certificate = solver.certificate(problem, &run.state, objective);
+        let certificate = solver.try_certificate(problem, &run.state, objective)?;
         if run.trace.last().is_none_or(|r| r.iteration != p.iteration) {
             let mut record = record(p, elapsed(), objective, certificate);
             if self.details {

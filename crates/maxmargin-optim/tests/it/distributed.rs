@@ -1,5 +1,6 @@
-//! DCD over ranks (threads as ranks, the protocol MPI runs): the one-process optimum from any number of
-//! shards, the same bits for the same number of ranks, and a failed rank ends the run with an error.
+//! Solvers over ranks (threads as ranks, the protocol MPI runs): the one-process optimum from any number of
+//! shards, the same bits for the same number of ranks, one process's bits at P = 1, and a failed rank ends
+//! the run with an error.
 
 use crate::lambda;
 use maxmargin_core::testing::Lcg;
@@ -70,13 +71,9 @@ fn distributed(
         let m = rows(&x[a..b]);
         let problem = BinaryProblem::new(&m, &y[a..b], lambda(0.01), bias)?.with_loss(loss);
         let dcd = DcdParams::new().epsilon(1e-3).seed(seed).check()?;
-        let limits = Rounds {
-            max_epochs: 5000.0,
-            max_rounds: u64::MAX,
-            gap_tolerance: 1e-6,
-            eval_every: 5,
-        };
-        let fit = dcd.train_distributed(comm, &problem, n, limits)?;
+        let mut ranked = dcd.with_gap_target(Some(1e-6)).over_ranks(comm, n);
+        let budget = Budget::epochs(5000.0).with_gap(1e-6).evaluating_every(5.0);
+        let fit = Trainer::new(budget)?.run_over(comm, &mut ranked, &problem, &mut ())?;
         let gap = fit
             .trace
             .last()
@@ -143,15 +140,8 @@ fn a_failing_rank_ends_every_rank_with_an_error() {
             Bias::Feature
         };
         let problem = BinaryProblem::new(&m, &y[a..b], lambda(0.01), bias)?;
-        let limits = Rounds {
-            max_epochs: 100.0,
-            max_rounds: u64::MAX,
-            gap_tolerance: 1e-6,
-            eval_every: 1,
-        };
-        DcdParams::new()
-            .check()?
-            .train_distributed(comm, &problem, 90, limits)
+        let mut ranked = DcdParams::new().check()?.over_ranks(comm, 90);
+        Trainer::new(Budget::epochs(100.0))?.run_over(comm, &mut ranked, &problem, &mut ())
     });
     assert!(matches!(
         out[2],

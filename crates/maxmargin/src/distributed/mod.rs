@@ -16,7 +16,7 @@ use maxmargin_io::IoError;
 use maxmargin_io::libsvm::BinaryLabels;
 use maxmargin_io::shard::Shard;
 use maxmargin_optim::Rounds;
-use maxmargin_optim::{BinaryProblem, Collective};
+use maxmargin_optim::{BinaryProblem, Collective, Solver, Trainer};
 
 pub mod checkpoint;
 #[cfg(feature = "mpi")]
@@ -136,13 +136,33 @@ impl LinearSvm {
             checkpoint::RankFiles::new(&self.plan, kind, made, p, comm, problem.n_samples());
         let (fit, advice) = match p.solver {
             LinearSolver::Pegasos(pegasos) => (
-                (pegasos.check()?).train_distributed_with(comm, &problem, n, limits, &mut files)?,
+                Ran::from(
+                    (pegasos.check()?)
+                        .train_distributed_with(comm, &problem, n, limits, &mut files)?,
+                ),
                 "more rounds (--epochs), or dcd (the default), which certifies over ranks",
             ),
             LinearSolver::Dcd(dcd) => {
-                let dcd = dcd.check()?;
+                let target = p.budget.gap_tolerance;
+                let target = target.unwrap_or(crate::convergence::DEFAULT_GAP);
+                let dcd = dcd.check()?.with_gap_target(Some(target));
+                let mut solver = dcd.over_ranks(comm, n);
+                let trainer = Trainer::new(p.run_budget())?;
+                let init = |s: &mut maxmargin_optim::DcdRanks<'_>| Ok(s.init(&problem)?);
+                let kind = self.checkpoint_kind();
+                let tag = (kind.as_str(), made, p);
+                let (fit, _) = checkpoint::train_over(
+                    comm,
+                    &trainer,
+                    &mut solver,
+                    &problem,
+                    init,
+                    tag,
+                    (&self.plan, problem.n_samples()),
+                    &mut (),
+                )?;
                 (
-                    dcd.train_distributed_with(comm, &problem, n, limits, &mut files)?,
+                    Ran::from(fit),
                     "a smaller --epsilon, or more rounds (--epochs)",
                 )
             }
@@ -159,10 +179,7 @@ impl LinearSvm {
             stop: fit.stop,
             objective: fit.objective,
             gap: fit.trace.last().and_then(|r| r.gap),
-            progress: maxmargin_optim::Progress {
-                iteration: fit.rounds,
-                epoch: fit.epochs,
-            },
+            progress: fit.progress,
         };
         let model = self.model(
             fit.output,
@@ -183,6 +200,43 @@ impl LinearSvm {
 }
 
 pub(crate) use crate::error::refuse;
+
+/// What a run over ranks ends with, whichever loop ran it (the trainer's, or a round loop not yet moved to
+/// it).
+pub(crate) struct Ran<O> {
+    pub(crate) output: O,
+    pub(crate) objective: f64,
+    pub(crate) trace: Vec<maxmargin_optim::TraceRecord>,
+    pub(crate) stop: maxmargin_optim::StopReason,
+    pub(crate) progress: maxmargin_optim::Progress,
+}
+
+impl<O> From<maxmargin_optim::Fit<O>> for Ran<O> {
+    fn from(f: maxmargin_optim::Fit<O>) -> Self {
+        Self {
+            output: f.output,
+            objective: f.objective,
+            trace: f.trace,
+            stop: f.stop,
+            progress: f.progress,
+        }
+    }
+}
+
+impl<O> From<maxmargin_optim::DistributedFit<O>> for Ran<O> {
+    fn from(f: maxmargin_optim::DistributedFit<O>) -> Self {
+        Self {
+            output: f.output,
+            objective: f.objective,
+            trace: f.trace,
+            stop: f.stop,
+            progress: maxmargin_optim::Progress {
+                iteration: f.rounds,
+                epoch: f.epochs,
+            },
+        }
+    }
+}
 
 /// The whole problem's size and width, agreed by the ranks.
 pub(crate) struct Whole {

@@ -339,7 +339,7 @@ impl LinearSvmParams {
 
     /// The trainer's budget: evaluations once per pass when something reads them and the budget does not
     /// say how often.
-    pub(super) fn run_budget(&self) -> Budget {
+    pub(crate) fn run_budget(&self) -> Budget {
         let b = self.budget;
         let needed =
             b.tolerance.is_some() || b.gap_tolerance.is_some() || b.keep_best || self.trace;

@@ -28,7 +28,7 @@ impl LinearSvm {
     /// passes, and stops on the same relative gap as in memory.
     ///
     /// # Errors
-    /// Parameters that need the rows in memory (per-row weights, checkpoints, a tolerance stop, DCD's ε and
+    /// Parameters that need the rows in memory (per-row weights, checkpoints, a tolerance stop, DCD's
     /// blocks, DCD with an unregularized intercept) are refused naming why; then as [`LinearSvm::fit`], with errors naming the file and line.
     ///
     /// # Examples
@@ -50,13 +50,14 @@ impl LinearSvm {
             LinearSolver::Pegasos(s) => StreamSolver::Pegasos(s.check()?),
             LinearSolver::Subgradient(s) => StreamSolver::Subgradient(s.check()?),
             LinearSolver::Dcd(d) => {
-                let default = maxmargin_optim::DcdParams::default();
-                if d.epsilon != default.epsilon || d.blocks != default.blocks {
+                if d.blocks != maxmargin_optim::DcdParams::default().blocks {
                     let why =
-                        "do not apply to streamed dcd, which stops on the certified gap (--gap)";
-                    return Err(refuse("epsilon and blocks", "", why));
+                        "do not apply to streamed dcd, whose passes read one bucket at a time";
+                    return Err(refuse("blocks", d.blocks.to_string(), why));
                 }
-                StreamSolver::Dcd
+                let target = p.budget.gap_tolerance;
+                let target = target.unwrap_or(crate::convergence::DEFAULT_GAP);
+                StreamSolver::Dcd(d.check()?.with_gap_target(Some(target)))
             }
         };
         if self.sample_weights.is_some()
@@ -94,12 +95,13 @@ impl LinearSvm {
         let lambda = p.regularization.lambda(n)?;
         let budget = p.budget;
         let (max_epochs, max_steps) = match solver {
-            StreamSolver::Pegasos(_) => (
+            // A Pegasos step is a row; a DCD iteration is a pass (epochs count its coordinate steps / n).
+            StreamSolver::Pegasos(_) | StreamSolver::Dcd(_) => (
                 budget.max_epochs.unwrap_or(f64::INFINITY),
                 budget.max_iterations.unwrap_or(u64::MAX),
             ),
-            // A step of the batch subgradient method, or of streamed DCD, is a pass.
-            StreamSolver::Subgradient(_) | StreamSolver::Dcd => (
+            // A step of the batch subgradient method is a pass.
+            StreamSolver::Subgradient(_) => (
                 budget
                     .max_epochs
                     .unwrap_or(f64::INFINITY)
@@ -114,14 +116,21 @@ impl LinearSvm {
             gap_tolerance: budget
                 .gap_tolerance
                 .unwrap_or(crate::convergence::DEFAULT_GAP),
+            // DCD certifies where its stopping test and the budget call for it, and once per epoch when a
+            // trace or a gap stop asks, as in memory; the primal solvers have no other stop.
             eval_every: if budget.eval_every_epochs.is_finite() {
                 budget.eval_every_epochs.ceil().max(1.0) as u64
-            } else if solver == StreamSolver::Dcd {
-                1
+            } else if matches!(solver, StreamSolver::Dcd(_)) {
+                if p.trace || budget.gap_tolerance.is_some() {
+                    1
+                } else {
+                    u64::MAX
+                }
             } else {
                 STREAM_EVAL_EVERY
             },
             polish: STREAM_POLISH,
+            hold_bytes: rows.bucket_bytes(),
         };
         let mut source = Passes {
             rows: &rows,
@@ -265,9 +274,18 @@ impl RowPasses for Passes<'_> {
         reset: bool,
         row: &mut ColumnVisit<'_>,
     ) -> Result<(), OptimError> {
+        self.pass_with_column_where(reset, &|_| true, row)
+    }
+
+    fn pass_with_column_where(
+        &mut self,
+        reset: bool,
+        keep: &dyn Fn(f64) -> bool,
+        row: &mut ColumnVisit<'_>,
+    ) -> Result<(), OptimError> {
         let (rows, labels, weights) = (self.rows, self.labels, self.class_weight);
         let scaler = self.scaler.as_ref();
-        let r = rows.pass_with_column(&mut self.column, reset, |r, v| {
+        let r = rows.pass_with_column_where(&mut self.column, reset, keep, |r, v| {
             let (y, c) = Self::target(&labels, &weights, rows.source(), r.line, r.label)?;
             match scaler {
                 Some(sc) => row(sc.transform_row(r.x).as_row(), y, c, v),

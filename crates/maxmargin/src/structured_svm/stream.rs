@@ -92,6 +92,7 @@ impl StructuredSvm {
                 .eval_every
                 .map_or(STREAM_EVAL_EVERY, |e| e.ceil().max(1.0) as u64),
             polish: 0,
+            hold_bytes: 0,
         };
         let mut source = Examples {
             rows: &rows,

@@ -106,23 +106,28 @@ pub(super) fn local_pass(
             r.kept.push(i);
             continue;
         }
-        let row = x.row(i);
+        let c = Coordinate {
+            x: x.row(i),
+            y: y[i],
+            upper: cx.upper[i],
+            diag: cx.diag[i],
+            qd: cx.qd[i],
+        };
         let a = cx.alpha[i];
-        let g = y[i] * dot(&local, row, d, feature) - 1.0 + cx.diag[i] * a;
-        let Some(pg) = projected_gradient(g, a, cx.upper[i], cx.shrinking, cx.bounds) else {
+        let Visit::Kept { pg, new, stepped } = visit(
+            &mut local,
+            (d, feature, 0.0),
+            c,
+            a,
+            (cx.shrinking, cx.bounds),
+        ) else {
             continue;
         };
         r.kept.push(i);
         r.pg_max = r.pg_max.max(pg);
         r.pg_min = r.pg_min.min(pg);
-        if pg.abs() > 1e-12 {
-            let new = coordinate_step(a, g, cx.qd[i], cx.upper[i]);
-            let delta = (new - a) * y[i];
+        if stepped {
             r.changes.push((i, new - a));
-            row.axpy(delta, &mut local[..d]);
-            if feature {
-                local[d] += delta;
-            }
         }
     }
     (r, local)

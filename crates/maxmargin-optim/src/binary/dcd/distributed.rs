@@ -1,26 +1,45 @@
-//! DCD over ranks (CoCoA with a line search): each rank holds a shard of the examples and their duals, and
-//! every round runs one pass of ordinary coordinate steps over its shard against its own copy of `w`. The
-//! ranks' changes are summed by one allreduce of `d + 3` numbers and taken with the exact dual line search
-//! of the block mode (the dual is quadratic, so `t ∈ [0, 1]` maximizes it along the summed direction), which
-//! every rank computes from the same sums and so takes the same step. Ma et al. (2015) prove the safe
+//! DCD over ranks (CoCoA with a line search), as a solver the [`Trainer`](crate::Trainer) runs like any
+//! other (`Trainer::resume_over`): a step is a round. Each rank holds a shard of the examples and their
+//! duals, and every round runs one pass of ordinary coordinate steps over its shard against its own copy of
+//! `w`. The ranks' changes are summed by one allreduce of `d + 3` numbers and taken with the exact dual line
+//! search of the block mode (the dual is quadratic, so `t ∈ [0, 1]` maximizes it along the summed direction),
+//! which every rank computes from the same sums and so takes the same step. Ma et al. (2015) prove the safe
 //! `σ′`-scaled combination converges; the line search is never worse than the fixed step `1/P` it contains.
 //! Measured on a9a to a 1e-4 relative gap (threads as ranks): plain local steps with the line search took
 //! 6,630 rounds on 2 ranks and 12,850 on 4; CoCoA+'s `σ′ = P` local steps took 12,560 and 22,545 (one
 //! process: 455), so the plain steps are kept.
 //!
-//! The stop is the same as one process's: LIBLINEAR's projected-gradient spread over all examples (an
-//! allreduce of two maxima), accepted only at a certified relative duality gap within the target (else ε is
-//! divided by 10, as [`Dcd::with_gap_target`] does), or the gap itself at an evaluation, or the round
-//! budget. Each rank shrinks its own examples by LIBLINEAR's rule with the previous round's global
+//! The stop is one process's: LIBLINEAR's projected-gradient spread over all examples (an allreduce of two
+//! maxima), accepted only at a certified relative duality gap within the target (else ε is divided by 10, as
+//! [`Dcd::with_gap_target`] does); the trainer's budgets, evaluations and gap stop are the same as for one
+//! process. Each rank shrinks its own examples by LIBLINEAR's rule with the previous round's global
 //! projected-gradient range, and a small range on shrunk sets reopens every rank's examples, as one process
-//! does; ranks stay in step because every round ends in the same two collective operations.
+//! does; ranks stay in step because every round ends in the same two collective operations. The state is
+//! DCD's own (`visited` counts the steps of every rank), so checkpoints are the trainer's.
 
 use super::blocks::{PassContext, local_pass};
+use super::coordinate::OPEN;
 use super::*;
-use crate::collective::{
-    Collective, DistributedFit, NoCheckpoints, RoundCheckpoints, RoundStateRef, Rounds, Verdict,
-};
-use crate::trainer::TraceRecord;
+use crate::collective::Collective;
+
+/// DCD on one rank's shard of a problem spread over the ranks of a [`Collective`]: see the module docs.
+#[derive(Clone, Copy)]
+pub struct DcdRanks<'c> {
+    dcd: Dcd,
+    comm: &'c dyn Collective,
+    n_total: usize,
+}
+
+impl std::fmt::Debug for DcdRanks<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DcdRanks")
+            .field("dcd", &self.dcd)
+            .field("rank", &self.comm.rank())
+            .field("size", &self.comm.size())
+            .field("n_total", &self.n_total)
+            .finish()
+    }
+}
 
 /// What a round found over all ranks.
 struct RoundEnd {
@@ -33,135 +52,22 @@ struct RoundEnd {
 }
 
 impl Dcd {
-    /// Trains on the shard `problem` (this rank's examples, with the λ of the whole problem) of a problem of
-    /// `n_total` examples over `comm`. Every rank must call it with the same parameters and feature count.
-    ///
-    /// # Errors
-    /// [`OptimError::InvalidParam`] for an unregularized bias (its pair steps need all examples),
-    /// [`OptimError::Collective`] when another rank failed, [`OptimError::NonFinite`].
-    pub fn train_distributed(
-        &self,
-        comm: &dyn Collective,
-        problem: &BinaryProblem<'_>,
-        n_total: usize,
-        limits: Rounds,
-    ) -> Result<DistributedFit<LinearWeights>, OptimError> {
-        self.train_distributed_with(comm, problem, n_total, limits, &mut NoCheckpoints)
-    }
-
-    /// As [`Dcd::train_distributed`], resuming from and writing checkpoints at round boundaries through
-    /// `checkpoints` (every rank its own state; a resumed run ends with the same bits as one never stopped).
-    ///
-    /// # Errors
-    /// As [`Dcd::train_distributed`], and what `checkpoints` returns.
-    pub fn train_distributed_with(
-        &self,
-        comm: &dyn Collective,
-        problem: &BinaryProblem<'_>,
-        n_total: usize,
-        limits: Rounds,
-        checkpoints: &mut dyn RoundCheckpoints<DcdState>,
-    ) -> Result<DistributedFit<LinearWeights>, OptimError> {
-        if problem.bias() == Bias::Unregularized {
-            return Err(invalid(
-                "bias",
-                "unregularized",
-                "is not supported over several ranks; use feature or none",
-            ));
-        }
-        let started = std::time::Instant::now();
-        let (mut sh, mut trace, mut tightened, mut round, mut visited) =
-            match checkpoints.resume()? {
-                Some(r) => (r.state, r.trace, r.tightened, r.round, r.visited),
-                None => (self.shard(comm, problem, n_total)?, Vec::new(), 0, 0, 0.0),
-            };
-        let d = problem.n_features();
-        let stop = loop {
-            if checkpoints.due(comm)? {
-                checkpoints.save(RoundStateRef::new(&sh, &trace, (round, visited, tightened)))?;
-            }
-            if let Some(why) = limits.spent(round, visited, n_total as f64) {
-                break why;
-            }
-            round += 1;
-            let end = self.round(comm, problem, &mut sh)?;
-            visited += end.visited;
-            let epsilon = self.params.epsilon / 10f64.powi(tightened);
-            // LIBLINEAR's test: a small spread on a shrunk set first reopens every example.
-            let passed = end.pg_max - end.pg_min <= epsilon;
-            if passed && end.shrunk {
-                sh.reopen(problem);
-                continue;
-            }
-            (sh.pg_max_old, sh.pg_min_old) = if passed {
-                OPEN
-            } else {
-                (
-                    if end.pg_max > 0.0 {
-                        end.pg_max
-                    } else {
-                        f64::INFINITY
-                    },
-                    if end.pg_min < 0.0 {
-                        end.pg_min
-                    } else {
-                        f64::NEG_INFINITY
-                    },
-                )
-            };
-            if !(passed || limits.due(round, visited, n_total as f64)) {
-                continue;
-            }
-            let epochs = visited / n_total as f64;
-            let record = certify(comm, problem, &sh, n_total, (round, epochs), started)?;
-            let verdict = limits.verdict(&record, passed, epsilon);
-            trace.push(record);
-            match verdict {
-                Verdict::Stop(why) => break why,
-                Verdict::Tighten => tightened += 1,
-                Verdict::Go => {}
-            }
-        };
-        checkpoints.save(RoundStateRef::new(&sh, &trace, (round, visited, tightened)))?;
-        let Some(last) = trace.last() else {
-            return Err(OptimError::NoExamples);
-        };
-        let objective = last.objective;
-        Ok(DistributedFit {
-            output: LinearWeights {
-                b: if problem.bias() == Bias::Feature {
-                    sh.w[d]
-                } else {
-                    0.0
-                },
-                w: sh.w[..d].to_vec(),
-            },
-            objective,
-            trace,
-            stop,
-            rounds: round,
-            epochs: visited / n_total as f64,
-        })
-    }
-
-    /// This rank's state: DCD's own, with the whole problem's `C` and a seed of its own (the seed and the
-    /// rank, mixed).
-    fn shard(
-        &self,
-        comm: &dyn Collective,
-        problem: &BinaryProblem<'_>,
-        n_total: usize,
-    ) -> Result<DcdState, OptimError> {
-        let mut dcd = *self;
+    /// This DCD over the ranks of `comm`, each rank training on its shard (with the λ of the whole problem)
+    /// of a problem of `n_total` examples; the trainer runs it with [`crate::Trainer::resume_over`]. Every
+    /// rank must use the same parameters and feature count; each rank's permutations come from the seed and
+    /// its rank.
+    pub fn over_ranks(self, comm: &dyn Collective, n_total: usize) -> DcdRanks<'_> {
+        let mut dcd = self;
         dcd.n_total = Some(n_total);
         dcd.params.seed ^= (comm.rank() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        dcd.init(problem)
+        DcdRanks { dcd, comm, n_total }
     }
+}
 
+impl DcdRanks<'_> {
     /// One round: the local pass over the active examples, one allreduce of the direction, the common step.
     fn round(
         &self,
-        comm: &dyn Collective,
         problem: &BinaryProblem<'_>,
         sh: &mut DcdState,
     ) -> Result<RoundEnd, OptimError> {
@@ -172,7 +78,7 @@ impl Dcd {
             qd: &sh.qd,
             upper: &sh.upper,
             diag: &sh.diag,
-            shrinking: self.params.shrinking,
+            shrinking: self.dcd.params.shrinking,
             bounds: (sh.pg_max_old, sh.pg_min_old),
         };
         let (r, mut buf) = local_pass(&cx, &sh.active, sh.w.clone());
@@ -186,10 +92,10 @@ impl Dcd {
             quad += sh.diag[i] * da * da;
         }
         buf.extend([lin, quad, sh.active.len() as f64]);
-        comm.allreduce_sum(&mut buf)?;
+        self.comm.allreduce_sum(&mut buf)?;
         let shrunk = (r.kept.len() < problem.n_samples()) as u8;
         let mut extremes = [r.pg_max, -r.pg_min, f64::from(shrunk)];
-        comm.allreduce_max(&mut extremes)?;
+        self.comm.allreduce_max(&mut extremes)?;
         let dw = &buf[..m];
         let lin = buf[m] - sh.w.iter().zip(dw).map(|(a, b)| a * b).sum::<f64>();
         let quad = buf[m + 1] + dw.iter().map(|v| v * v).sum::<f64>();
@@ -212,55 +118,138 @@ impl Dcd {
             visited: buf[m + 2],
         })
     }
-}
 
-/// No shrinking bounds yet: every example is visited.
-const OPEN: (f64, f64) = (f64::INFINITY, f64::NEG_INFINITY);
-
-impl DcdState {
-    fn reopen(&mut self, problem: &BinaryProblem<'_>) {
-        self.active = (0..problem.n_samples()).collect();
-        (self.pg_max_old, self.pg_min_old) = OPEN;
+    /// At a round whose stopping test passed on every rank's examples: accepts it (no target, ε at its floor,
+    /// or the certified gap within the target), or divides ε by 10.
+    fn accept(&self, problem: &BinaryProblem<'_>, st: &mut DcdState) -> Result<bool, OptimError> {
+        let Some(target) = self.dcd.gap_target else {
+            return Ok(true);
+        };
+        if self.dcd.epsilon(st) <= MIN_EPSILON {
+            return Ok(true);
+        }
+        let objective = self.try_objective(problem, st)?;
+        let gap = self.try_certificate(problem, st, objective)?.gap;
+        if gap.unwrap_or(0.0) <= target * objective.abs() {
+            return Ok(true);
+        }
+        st.tightened += 1;
+        Ok(false)
     }
 }
 
-/// The box and the diagonal of an example whose loss weighs `c` (see `Dcd::box_and_diag`).
-pub(crate) fn box_and_diag(loss: BinaryLoss, c: f64) -> (f64, f64) {
-    if c == 0.0 {
-        return (0.0, 0.0);
-    }
-    match loss {
-        BinaryLoss::Hinge => (c, 0.0),
-        BinaryLoss::SquaredHinge => (f64::INFINITY, 0.5 / c),
-    }
-}
+impl<'a> Solver<BinaryProblem<'a>> for DcdRanks<'_> {
+    type State = DcdState;
+    type Output = LinearWeights;
 
-/// The global primal, dual and gap from one allreduce of three local sums: the weighted losses, `Σα` and
-/// `Σ D_ii α_i²`.
-fn certify(
-    comm: &dyn Collective,
-    problem: &BinaryProblem<'_>,
-    sh: &DcdState,
-    n_total: usize,
-    (round, epochs): (u64, f64),
-    started: std::time::Instant,
-) -> Result<TraceRecord, OptimError> {
-    let d = problem.n_features();
-    let feature = problem.bias() == Bias::Feature;
-    let (x, y) = (problem.x(), problem.y());
-    let loss: f64 = (0..problem.n_samples())
-        .map(|i| {
-            let z = y[i] * dot(&sh.w, x.row(i), d, feature);
-            problem.weight(i) * problem.loss().value(z)
+    fn init(&mut self, problem: &BinaryProblem<'a>) -> Result<DcdState, OptimError> {
+        if problem.bias() == Bias::Unregularized {
+            return Err(invalid(
+                "bias",
+                "unregularized",
+                "is not supported over several ranks; use feature or none",
+            ));
+        }
+        self.dcd.init(problem)
+    }
+
+    fn step(&mut self, problem: &BinaryProblem<'a>, st: &mut DcdState) -> Result<(), OptimError> {
+        let end = self.round(problem, st)?;
+        st.iteration += 1;
+        st.visited += end.visited as u64;
+        // LIBLINEAR's test: a small spread on a shrunk set first reopens every example.
+        let passed = end.pg_max - end.pg_min <= self.dcd.epsilon(st);
+        if passed && end.shrunk {
+            st.active = (0..problem.n_samples()).collect();
+            (st.pg_max_old, st.pg_min_old) = OPEN;
+            return Ok(());
+        }
+        (st.pg_max_old, st.pg_min_old) = if passed {
+            OPEN
+        } else {
+            (
+                if end.pg_max > 0.0 {
+                    end.pg_max
+                } else {
+                    f64::INFINITY
+                },
+                if end.pg_min < 0.0 {
+                    end.pg_min
+                } else {
+                    f64::NEG_INFINITY
+                },
+            )
+        };
+        if passed {
+            st.converged = self.accept(problem, st)?;
+        }
+        Ok(())
+    }
+
+    fn progress(&self, _problem: &BinaryProblem<'a>, st: &DcdState) -> Progress {
+        Progress {
+            iteration: st.iteration,
+            epoch: st.visited as f64 / self.n_total as f64,
+        }
+    }
+
+    fn output(&self, problem: &BinaryProblem<'a>, st: &DcdState) -> LinearWeights {
+        self.dcd.output(problem, st)
+    }
+
+    fn objective(&self, problem: &BinaryProblem<'a>, st: &DcdState) -> f64 {
+        self.try_objective(problem, st).unwrap_or(f64::NAN)
+    }
+
+    /// The global primal from one allreduce of this rank's weighted losses.
+    fn try_objective(&self, problem: &BinaryProblem<'a>, st: &DcdState) -> Result<f64, OptimError> {
+        let d = problem.n_features();
+        let feature = problem.bias() == Bias::Feature;
+        let (x, y) = (problem.x(), problem.y());
+        let loss: f64 = (0..problem.n_samples())
+            .map(|i| {
+                let z = y[i] * dot(&st.w, x.row(i), d, feature);
+                problem.weight(i) * problem.loss().value(z)
+            })
+            .sum();
+        let mut sums = [loss];
+        self.comm.allreduce_sum(&mut sums)?;
+        let norm: f64 = st.w.iter().map(|v| v * v).sum();
+        Ok(0.5 * problem.lambda() * norm + sums[0] / self.n_total as f64)
+    }
+
+    fn certificate(
+        &self,
+        problem: &BinaryProblem<'a>,
+        st: &DcdState,
+        objective: f64,
+    ) -> Certificate {
+        self.try_certificate(problem, st, objective)
+            .unwrap_or_default()
+    }
+
+    /// The global dual `λ(Σα − ½‖w‖² − ½ Σ D_ii α_i²)` from one allreduce of `Σα` and `Σ D_ii α_i²`.
+    fn try_certificate(
+        &self,
+        problem: &BinaryProblem<'a>,
+        st: &DcdState,
+        objective: f64,
+    ) -> Result<Certificate, OptimError> {
+        let alpha: f64 = st.alpha.iter().sum();
+        let quad: f64 = st.alpha.iter().zip(&st.diag).map(|(a, g)| g * a * a).sum();
+        let mut sums = [alpha, quad, st.active.len() as f64];
+        self.comm.allreduce_sum(&mut sums)?;
+        let norm: f64 = st.w.iter().map(|v| v * v).sum();
+        let dual = problem.lambda() * (sums[0] - 0.5 * norm - 0.5 * sums[1]);
+        Ok(Certificate {
+            dual: Some(dual),
+            gap: Some(objective - dual),
+            active_constraints: Some(sums[2] as usize),
+            oracle_calls: None,
         })
-        .sum();
-    let alpha: f64 = sh.alpha.iter().sum();
-    let quad: f64 = sh.alpha.iter().zip(&sh.diag).map(|(a, g)| g * a * a).sum();
-    let mut sums = [loss, alpha, quad];
-    comm.allreduce_sum(&mut sums)?;
-    let lambda = problem.lambda();
-    let norm: f64 = sh.w.iter().map(|v| v * v).sum();
-    let objective = 0.5 * lambda * norm + sums[0] / n_total as f64;
-    let dual = lambda * (sums[1] - 0.5 * norm - 0.5 * sums[2]);
-    crate::collective::round_record(objective, dual, (round, epochs), started)
+    }
+
+    fn stop(&self, st: &DcdState) -> Option<StopReason> {
+        st.converged.then_some(StopReason::Converged)
+    }
 }

@@ -283,59 +283,68 @@ impl Dcd {
     /// The box `U_i` and the diagonal `D_ii` of example `i` with weight `c_i`: `(c_i C, 0)` for the hinge,
     /// `(∞, 1/(2 c_i C))` for the squared hinge. A zero weight gives `(0, 0)`: the example is left out.
     fn box_and_diag(problem: &BinaryProblem<'_>, i: usize) -> (f64, f64) {
-        distributed::box_and_diag(problem.loss(), Self::c(problem) * problem.weight(i))
+        box_and_diag(problem.loss(), Self::c(problem) * problem.weight(i))
     }
 }
 
 /// The smallest ε that a gap target tightens to.
 pub const MIN_EPSILON: f64 = 1e-9;
 
-/// The projected gradient of a coordinate at `α_i = a` in `[0, upper]` with gradient `g`, or `None` when
-/// shrinking drops it: at a bound, with a gradient beyond the previous pass's extreme `(pg_max_old,
-/// pg_min_old)`, it will stay there (LIBLINEAR's rule).
-#[inline]
-fn projected_gradient(
-    g: f64,
-    a: f64,
-    upper: f64,
-    shrinking: bool,
-    (pg_max_old, pg_min_old): (f64, f64),
-) -> Option<f64> {
-    if a == 0.0 {
-        if shrinking && g > pg_max_old {
-            return None;
+impl Dcd {
+    /// One pass of the sequential method over the active examples in a fresh seeded permutation, shrinking
+    /// those that stay at a bound; returns the projected gradient's range over the visited ones (the end of
+    /// the pass, its stopping test, is the caller's: [`Solver::step`] in memory, the streamed run's working
+    /// set on disk).
+    fn sweep(&self, problem: &BinaryProblem<'_>, st: &mut DcdState) -> (f64, f64) {
+        let (x, y) = (problem.x(), problem.y());
+        let d = problem.n_features();
+        let feature = problem.bias() == Bias::Feature;
+        st.active.shuffle(&mut st.rng);
+        let (mut pg_max, mut pg_min) = (f64::NEG_INFINITY, f64::INFINITY);
+        let mut k = 0;
+        while k < st.active.len() {
+            let i = st.active[k];
+            st.visited += 1;
+            // Touch the next example's row and dual now, so their cache misses overlap with this step
+            // (the order is random; a prefetch without `unsafe`).
+            if let Some(&next) = st.active.get(k + 1) {
+                let r = x.row(next);
+                std::hint::black_box((
+                    r.indices().first(),
+                    r.values().first(),
+                    st.alpha[next],
+                    st.qd[next],
+                ));
+            }
+            let (upper, diag) = (st.upper[i], st.diag[i]);
+            if upper == 0.0 {
+                // A zero-weight example has α_i = 0 for good.
+                k += 1;
+                continue;
+            }
+            let c = Coordinate {
+                x: x.row(i),
+                y: y[i],
+                upper,
+                diag,
+                qd: st.qd[i],
+            };
+            let shrink = (self.params.shrinking, (st.pg_max_old, st.pg_min_old));
+            match visit(&mut st.w, (d, feature, st.b), c, st.alpha[i], shrink) {
+                Visit::Shrunk => {
+                    st.active.swap_remove(k);
+                    continue;
+                }
+                Visit::Kept { pg, new, .. } => {
+                    pg_max = pg_max.max(pg);
+                    pg_min = pg_min.min(pg);
+                    st.alpha[i] = new;
+                }
+            }
+            k += 1;
         }
-        Some(g.min(0.0))
-    } else if a == upper {
-        if shrinking && g < pg_min_old {
-            return None;
-        }
-        Some(g.max(0.0))
-    } else {
-        Some(g)
+        (pg_max, pg_min)
     }
-}
-
-/// The exact minimizer of the dual along coordinate `i`: `clip(α_i − G_i/Q_ii, 0, U_i)`. An example with
-/// `Q_ii = 0` (no feature and no bias feature) has a linear dual in `α_i`: its optimum is the box's end that
-/// the gradient points to (LIBLINEAR's `α − G/Q_ii` with `Q_ii = 0` goes there too), and `w` does not move.
-#[inline]
-fn coordinate_step(a: f64, g: f64, qd: f64, upper: f64) -> f64 {
-    if qd > 0.0 {
-        (a - g / qd).clamp(0.0, upper)
-    } else if g < 0.0 {
-        upper
-    } else if g > 0.0 {
-        0.0
-    } else {
-        a
-    }
-}
-
-/// `⟨w, x_i⟩` with the constant feature at index `d` when the bias is a feature.
-fn dot(w: &[f64], x: maxmargin_core::vector::SparseRow<'_>, d: usize, feature: bool) -> f64 {
-    let s = x.dot(&w[..d]);
-    if feature { s + w[d] } else { s }
 }
 
 impl<'a> Solver<BinaryProblem<'a>> for Dcd {
@@ -366,7 +375,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
         let (n, d) = (problem.n_samples(), problem.n_features());
         let c = maxmargin_core::objective::c_sum(problem.lambda(), self.n_total.unwrap_or(n));
         let (upper, diag): (Vec<f64>, Vec<f64>) = (0..n)
-            .map(|i| distributed::box_and_diag(problem.loss(), c * problem.weight(i)))
+            .map(|i| box_and_diag(problem.loss(), c * problem.weight(i)))
             .unzip();
         let qd = problem
             .x()
@@ -397,9 +406,6 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
     }
 
     fn step(&mut self, problem: &BinaryProblem<'a>, st: &mut DcdState) -> Result<(), OptimError> {
-        let (x, y) = (problem.x(), problem.y());
-        let d = problem.n_features();
-        let feature = problem.bias() == Bias::Feature;
         if problem.bias() == Bias::Unregularized && st.pairs {
             self.step_pairs(problem, st);
             return Ok(());
@@ -408,50 +414,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
             self.step_blocks(problem, st);
             return Ok(());
         }
-        st.active.shuffle(&mut st.rng);
-        let (mut pg_max, mut pg_min) = (f64::NEG_INFINITY, f64::INFINITY);
-        let mut k = 0;
-        while k < st.active.len() {
-            let i = st.active[k];
-            st.visited += 1;
-            // Touch the next example's row and dual now, so their cache misses overlap with this step
-            // (the order is random; a prefetch without `unsafe`).
-            if let Some(&next) = st.active.get(k + 1) {
-                let r = x.row(next);
-                std::hint::black_box((
-                    r.indices().first(),
-                    r.values().first(),
-                    st.alpha[next],
-                    st.qd[next],
-                ));
-            }
-            let row = x.row(i);
-            let (upper, diag) = (st.upper[i], st.diag[i]);
-            if upper == 0.0 {
-                // A zero-weight example has α_i = 0 for good.
-                k += 1;
-                continue;
-            }
-            let a = st.alpha[i];
-            let g = y[i] * (dot(&st.w, row, d, feature) + st.b) - 1.0 + diag * a;
-            let bounds = (st.pg_max_old, st.pg_min_old);
-            let Some(pg) = projected_gradient(g, a, upper, self.params.shrinking, bounds) else {
-                st.active.swap_remove(k);
-                continue;
-            };
-            pg_max = pg_max.max(pg);
-            pg_min = pg_min.min(pg);
-            if pg.abs() > 1e-12 {
-                let new = coordinate_step(a, g, st.qd[i], upper);
-                let delta = (new - a) * y[i];
-                st.alpha[i] = new;
-                row.axpy(delta, &mut st.w[..d]);
-                if feature {
-                    st.w[d] += delta;
-                }
-            }
-            k += 1;
-        }
+        let (pg_max, pg_min) = self.sweep(problem, st);
         st.iteration += 1;
         self.end_pass(problem, st, pg_max, pg_min);
         Ok(())
@@ -514,7 +477,11 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
 mod bias;
 mod blocks;
 mod bound;
+pub(crate) mod coordinate;
 mod distributed;
-pub(crate) use distributed::box_and_diag;
+mod stream;
+pub(crate) use coordinate::box_and_diag;
+use coordinate::{Coordinate, Visit, dot, visit};
+pub use distributed::DcdRanks;
 
 pub use bound::dual_bound;

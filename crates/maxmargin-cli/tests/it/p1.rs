@@ -1,0 +1,165 @@
+//! One process is P = 1: every solver's in-memory run gives the model bytes that the fixtures in
+//! `tests/data/p1` hold, made by the release binary of the commit they name (`made-by.txt`), so that moving a
+//! solver into a shared loop cannot change what users get unnoticed. A change of bits that is an improvement
+//! is said in CHANGELOG with its measured objective, and the fixtures are made again:
+//! `MAXMARGIN_BLESS=1 MAXMARGIN_P1_BIN=path/to/maxmargin cargo test -p maxmargin-cli --test it p1`.
+
+use super::*;
+
+/// Each run: the fixture's name, its data, and the flags after `train DATA -o MODEL`.
+const RUNS: &[(&str, &str, &[&str])] = &[
+    ("heart-dcd", "heart", &[]),
+    ("heart-dcd-none", "heart", &["--bias", "none"]),
+    (
+        "heart-dcd-unregularized",
+        "heart",
+        &["--bias", "unregularized"],
+    ),
+    ("heart-dcd-squared", "heart", &["--loss", "squared-hinge"]),
+    ("heart-dcd-blocks", "heart", &["--blocks", "3"]),
+    ("heart-dcd-gap", "heart", &["-c", "10", "--gap", "1e-4"]),
+    (
+        "heart-pegasos",
+        "heart",
+        &["--solver", "pegasos", "--epochs", "20"],
+    ),
+    (
+        "heart-subgradient",
+        "heart",
+        &["--solver", "subgradient", "--epochs", "20"],
+    ),
+    ("iris-cs", "iris", &["--task", "multiclass"]),
+    (
+        "iris-ovr",
+        "iris",
+        &["--task", "multiclass", "--solver", "ovr"],
+    ),
+    (
+        "iris-bcfw",
+        "iris",
+        &[
+            "--task",
+            "multiclass",
+            "--solver",
+            "bcfw",
+            "--max-passes",
+            "50",
+        ],
+    ),
+    (
+        "iris-ssg",
+        "iris",
+        &[
+            "--task",
+            "multiclass",
+            "--solver",
+            "ssg",
+            "--max-passes",
+            "50",
+        ],
+    ),
+    (
+        "iris-oneslack",
+        "iris",
+        &["--task", "multiclass", "--solver", "oneslack"],
+    ),
+    (
+        "iris-nslack",
+        "iris",
+        &[
+            "--task",
+            "multiclass",
+            "--solver",
+            "nslack",
+            "--max-passes",
+            "50",
+        ],
+    ),
+    (
+        "chain-bcfw",
+        "chain",
+        &["--task", "chain", "--max-passes", "20"],
+    ),
+    (
+        "chain-ssg",
+        "chain",
+        &["--task", "chain", "--solver", "ssg", "--max-passes", "20"],
+    ),
+    (
+        "chain-oneslack",
+        "chain",
+        &[
+            "--task",
+            "chain",
+            "--solver",
+            "oneslack",
+            "--max-passes",
+            "20",
+        ],
+    ),
+    (
+        "multilabel-bcfw",
+        "multilabel",
+        &["--task", "multilabel", "--max-passes", "20"],
+    ),
+    (
+        "multilabel-nslack",
+        "multilabel",
+        &[
+            "--task",
+            "multilabel",
+            "--solver",
+            "nslack",
+            "--max-passes",
+            "20",
+        ],
+    ),
+];
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/p1")
+}
+
+/// The data file of `name` in `dir`.
+fn data(dir: &Path, name: &str) -> PathBuf {
+    match name {
+        "heart" => heart(dir),
+        "iris" => {
+            let p = dir.join("iris.svm");
+            std::fs::write(&p, maxmargin::datasets::IRIS).unwrap();
+            p
+        }
+        "chain" => fixtures().join("iris-chain.svmhmm"),
+        _ => fixtures().join("iris-multilabel.svm"),
+    }
+}
+
+#[test]
+fn in_memory_runs_give_the_fixtures_model_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let bless = std::env::var_os("MAXMARGIN_BLESS").is_some();
+    let maker = std::env::var_os("MAXMARGIN_P1_BIN");
+    let mut differ = Vec::new();
+    for (name, source, flags) in RUNS {
+        let file = data(dir.path(), source);
+        let model = dir.path().join(format!("{name}.model"));
+        let mut args = vec!["train", s(&file), "-o", s(&model), "-q"];
+        args.extend_from_slice(flags);
+        let fixture = fixtures().join(format!("{name}.model"));
+        if bless && let Some(bin) = &maker {
+            let out = Command::new(bin).args(&args).output().unwrap();
+            assert!(out.status.success(), "{name}: {out:?}");
+            std::fs::copy(&model, &fixture).unwrap();
+            continue;
+        }
+        ok(&args);
+        let (made, kept) = (std::fs::read(&model).unwrap(), std::fs::read(&fixture));
+        if kept.as_deref().ok() != Some(&made[..]) {
+            differ.push(*name);
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "other model bytes than the fixtures: {differ:?}"
+    );
+}
