@@ -15,6 +15,7 @@
 //! Randomness comes from one `ChaCha8Rng` seeded from the parameters and carried in the solver state, so
 //! the same seed, data and parameters give the same weights, bit for bit. This crate reads no files.
 
+pub mod averaged;
 pub mod binary;
 pub mod collective;
 mod error;
@@ -28,13 +29,11 @@ pub mod trainer;
 pub use binary::{dcd, ovr, pegasos, problem, stream, subgradient};
 pub use structural::{bcfw, crammer_singer, cutting_plane, qp};
 
-pub use bcfw::{Bcfw, BcfwParams, Steps as BcfwSteps};
-pub use collective::{
-    Collective, DistributedFit, NoCheckpoints, RoundCheckpoints, RoundState, RoundStateRef, Rounds,
-    Single, ThreadRanks,
-};
-pub use crammer_singer::{CrammerSinger, CrammerSingerParams};
-pub use cutting_plane::{NSlack, NSlackParams, OneSlack, OneSlackParams, QpSolver};
+pub use averaged::{Averaged, AveragedState, Averaging};
+pub use bcfw::{Bcfw, BcfwParams, BcfwRanks, Steps as BcfwSteps};
+pub use collective::{Collective, Single, ThreadRanks};
+pub use crammer_singer::{CrammerSinger, CrammerSingerParams, CrammerSingerRanks};
+pub use cutting_plane::{NSlack, NSlackParams, OneSlack, OneSlackParams, OneSlackRanks, QpSolver};
 pub use dcd::{Dcd, DcdParams, DcdRanks};
 pub use error::OptimError;
 pub use pegasos::{Pegasos, PegasosParams};

@@ -5,7 +5,6 @@
 use crate::lambda;
 use maxmargin_core::testing::Lcg;
 use maxmargin_core::vector::SparseRows;
-use maxmargin_optim::Rounds;
 use maxmargin_optim::{
     Bias, BinaryLoss, BinaryProblem, Budget, DcdParams, OptimError, StopReason, ThreadRanks,
     Trainer,
@@ -186,13 +185,11 @@ fn crammer_singer_over_ranks_reaches_the_one_process_optimum() {
             use maxmargin_optim::Collective;
             let (a, b) = (240 * comm.rank() / p, 240 * (comm.rank() + 1) / p);
             let shard = StructProblem::new(&space, &x[a..b], &y[a..b], lambda)?;
-            let limits = Rounds {
-                max_epochs: 20_000.0,
-                max_rounds: u64::MAX,
-                gap_tolerance: 1e-7,
-                eval_every: 5,
-            };
-            params.check()?.train_distributed(comm, &shard, 240, limits)
+            let cs = params.check()?.with_gap_target(Some(1e-7));
+            let budget = Budget::epochs(20_000.0)
+                .with_gap(1e-7)
+                .evaluating_every(5.0);
+            Trainer::new(budget)?.run_over(comm, &mut cs.over_ranks(comm, 240), &shard, &mut ())
         });
         let fits: Vec<_> = ranks.into_iter().map(Result::unwrap).collect();
         let f = &fits[0];
@@ -243,24 +240,24 @@ fn one_slack_and_bcfw_over_ranks_reach_the_one_process_optimum_on_chains() {
             use maxmargin_optim::Collective;
             let (a, b) = (n * comm.rank() / p, n * (comm.rank() + 1) / p);
             let shard = StructProblem::new(&space, &x[a..b], &y[a..b], lambda)?;
-            let limits = Rounds {
-                max_epochs: 10_000.0,
-                max_rounds: u64::MAX,
-                gap_tolerance: if bcfw { 1e-4 } else { 1e-7 },
-                eval_every: 1,
-            };
+            let gap = if bcfw { 1e-4 } else { 1e-7 };
+            let trainer = Trainer::new(Budget::epochs(10_000.0).with_gap(gap))?;
             if bcfw {
                 let params = BcfwParams {
                     seed: 3,
+                    gap_every: 1.0,
+                    gap_tolerance: Some(gap),
                     ..BcfwParams::default()
                 };
-                return params.check()?.train_distributed(comm, &shard, n, limits);
+                let mut ranked = params.check()?.over_ranks(comm, n);
+                return trainer.run_over(comm, &mut ranked, &shard, &mut ());
             }
             let params = OneSlackParams {
                 epsilon: 1e-4,
                 ..OneSlackParams::default()
             };
-            params.check()?.train_distributed(comm, &shard, n, limits)
+            let one_slack = params.check()?.with_gap_target(Some(gap));
+            trainer.run_over(comm, &mut one_slack.over_ranks(comm, n), &shard, &mut ())
         });
         let fits: Vec<_> = ranks.into_iter().map(Result::unwrap).collect();
         let f = &fits[0];
@@ -295,13 +292,9 @@ fn pegasos_over_ranks_averages_to_near_the_optimum_with_a_true_bound() {
                     let m = rows(&x[a..b]);
                     let problem = BinaryProblem::new(&m, &y[a..b], lambda(0.01), bias)?;
                     let pegasos = PegasosParams::new().average(true).seed(seed).check()?;
-                    let limits = Rounds {
-                        max_epochs: 40.0,
-                        max_rounds: u64::MAX,
-                        gap_tolerance: 1e-9,
-                        eval_every: 10,
-                    };
-                    pegasos.train_distributed(comm, &problem, n, limits)
+                    let budget = Budget::epochs(40.0).evaluating_every(10.0);
+                    let mut ranked = pegasos.over_ranks(comm, n);
+                    Trainer::new(budget)?.run_over(comm, &mut ranked, &problem, &mut ())
                 })
                 .into_iter()
                 .map(Result::unwrap)
@@ -312,7 +305,7 @@ fn pegasos_over_ranks_averages_to_near_the_optimum_with_a_true_bound() {
             let last = fit.trace.last().unwrap();
             let dual = last.dual.unwrap();
             assert_eq!(
-                (fit.rounds, fit.epochs, fit.stop),
+                (fit.progress.iteration, fit.progress.epoch, fit.stop),
                 (40, 40.0, StopReason::MaxEpochs)
             );
             assert!(
@@ -364,14 +357,9 @@ fn ssg_over_ranks_averages_to_near_the_crammer_singer_optimum_with_a_true_bound(
             ThreadRanks::run(p, |comm| {
                 let (a, b) = (240 * comm.rank() / p, 240 * (comm.rank() + 1) / p);
                 let shard = StructProblem::new(&space, &x[a..b], &y[a..b], lambda)?;
-                let limits = Rounds {
-                    max_epochs: 60.0,
-                    max_rounds: u64::MAX,
-                    gap_tolerance: 1e-9,
-                    eval_every: 20,
-                };
-                let ssg = SsgParams::default().check()?;
-                ssg.train_distributed(comm, &shard, 240, limits)
+                let budget = Budget::epochs(60.0).evaluating_every(20.0);
+                let mut ranked = SsgParams::default().check()?.over_ranks(comm, 240);
+                Trainer::new(budget)?.run_over(comm, &mut ranked, &shard, &mut ())
             })
             .into_iter()
             .map(Result::unwrap)
@@ -380,7 +368,11 @@ fn ssg_over_ranks_averages_to_near_the_crammer_singer_optimum_with_a_true_bound(
         let fits = run();
         let f = &fits[0];
         let dual = f.trace.last().and_then(|r| r.dual).unwrap();
-        assert_eq!((f.rounds, f.stop), (60, StopReason::MaxEpochs), "{p} ranks");
+        assert_eq!(
+            (f.progress.iteration, f.stop),
+            (60, StopReason::MaxEpochs),
+            "{p} ranks"
+        );
         // A true bound (one oracle pass's, loose for SSG as in one process).
         assert!(
             dual <= best * (1.0 + 1e-12) && dual > 0.0,
@@ -400,53 +392,37 @@ fn ssg_over_ranks_averages_to_near_the_crammer_singer_optimum_with_a_true_bound(
     }
 }
 
-/// Round checkpoints kept in memory: what one rank saved last, and what it resumes from.
-struct Kept<S> {
-    resume: Option<maxmargin_optim::RoundState<S>>,
-    saved: Option<maxmargin_optim::RoundState<S>>,
-}
-
-impl<S: Clone> maxmargin_optim::RoundCheckpoints<S> for Kept<S> {
-    fn resume(&mut self) -> Result<Option<maxmargin_optim::RoundState<S>>, OptimError> {
-        Ok(self.resume.take())
-    }
-
-    fn due(&mut self, _comm: &dyn maxmargin_optim::Collective) -> Result<bool, OptimError> {
-        Ok(false)
-    }
-
-    fn save(&mut self, state: maxmargin_optim::RoundStateRef<'_, S>) -> Result<(), OptimError> {
-        self.saved = Some(state.to_owned_state());
-        Ok(())
-    }
-}
-
 #[test]
-fn bcfw_over_ranks_resumed_from_its_round_state_ends_with_the_same_bits() {
+fn bcfw_over_ranks_resumed_from_its_run_ends_with_the_same_bits() {
     use maxmargin_core::objective::Lambda;
     use maxmargin_optim::bcfw::BcfwRankState;
-    use maxmargin_optim::{BcfwParams, Collective, RoundState, StructProblem};
+    use maxmargin_optim::{BcfwParams, Collective, Run, Solver, StructProblem};
     let (space, x, y) = crate::structural::small_chain();
     let lambda = Lambda::new(0.05).unwrap();
     let n = x.len();
     let p = 2;
-    let run = |max_epochs: f64, from: Vec<Option<RoundState<BcfwRankState>>>| {
+    type Kept = Run<BcfwRankState, Vec<f64>>;
+    let run = |max_epochs: f64, from: Vec<Option<Kept>>| {
         ThreadRanks::run(p, |comm| {
             let (a, b) = (n * comm.rank() / p, n * (comm.rank() + 1) / p);
             let shard = StructProblem::new(&space, &x[a..b], &y[a..b], lambda)?;
-            let limits = Rounds {
-                max_epochs,
-                max_rounds: u64::MAX,
-                gap_tolerance: 1e-5,
-                eval_every: 1,
+            let params = BcfwParams {
+                gap_every: 1.0,
+                gap_tolerance: Some(1e-5),
+                ..BcfwParams::default()
             };
-            let mut kept = Kept {
-                resume: from[comm.rank()].clone(),
-                saved: None,
+            let mut ranked = params.check()?.over_ranks(comm, n);
+            let trainer = Trainer::new(Budget::epochs(max_epochs))?;
+            let start = match from[comm.rank()].clone() {
+                Some(run) => run,
+                None => {
+                    let state = ranked.init(&shard)?;
+                    trainer.start(&ranked, &shard, state)
+                }
             };
-            let bcfw = BcfwParams::default().check()?;
-            let fit = bcfw.train_distributed_with(comm, &shard, n, limits, &mut kept)?;
-            Ok((fit.output, fit.rounds, kept.saved))
+            let (fit, end) =
+                trainer.resume_over(comm, &mut ranked, &shard, start, &mut (), None)?;
+            Ok((fit.output, fit.progress.iteration, end))
         })
         .into_iter()
         .map(Result::unwrap)
@@ -456,7 +432,7 @@ fn bcfw_over_ranks_resumed_from_its_round_state_ends_with_the_same_bits() {
     assert!(whole[0].1 > 6, "{} rounds", whole[0].1);
     let stopped = run(5.0, vec![None; p]);
     assert_eq!(stopped[0].1, 5);
-    let states: Vec<_> = stopped.into_iter().map(|r| r.2).collect();
+    let states: Vec<_> = stopped.into_iter().map(|r| Some(r.2)).collect();
     let resumed = run(10_000.0, states);
     assert_eq!(resumed[0].0, whole[0].0);
     assert_eq!(resumed[0].1, whole[0].1);

@@ -2,8 +2,10 @@
 //! meet through a [`Collective`] (MPI with the `mpi` feature, threads in tests, one process otherwise). The
 //! model is the same kind of file as one process's; every rank ends with it, rank 0 writes it.
 //!
-//! Built so far: binary DCD (CoCoA with an exact line search, [`maxmargin_optim::Dcd::train_distributed`],
-//! here) and Pegasos (a local epoch, then the average: [`maxmargin_optim::Pegasos::train_distributed`]), the
+//! Every solver over ranks is an ordinary solver whose steps are rounds, run by the trainer over the ranks
+//! (`Trainer::resume_over`) with one process's budget, evaluations and checkpoints: binary DCD (CoCoA with an
+//! exact line search, [`maxmargin_optim::Dcd::over_ranks`]) and Pegasos (a local epoch, then the average:
+//! [`maxmargin_optim::Pegasos::over_ranks`]), the
 //! multiclass Crammer–Singer dual or SSG (`StructuredSvm::fit_multiclass_shard`) and chains by BCFW, 1-slack
 //! cutting planes or SSG (`StructuredSvm::fit_chain_shard`). Averaging (Pegasos, SSG) works like mini-batches of
 //! P examples, so it needs more passes than one process, and it drifts when shards hold different classes (a
@@ -15,15 +17,11 @@ use crate::linear::{FitReport, LinearSolver, LinearSvm};
 use maxmargin_io::IoError;
 use maxmargin_io::libsvm::BinaryLabels;
 use maxmargin_io::shard::Shard;
-use maxmargin_optim::Rounds;
 use maxmargin_optim::{BinaryProblem, Collective, Solver, Trainer};
 
 pub mod checkpoint;
 #[cfg(feature = "mpi")]
 pub mod mpi;
-
-/// Evaluations (certificates) every this many rounds when the budget does not say.
-pub const DEFAULT_EVAL_EVERY: u64 = 5;
 
 impl LinearSvm {
     /// Trains on this rank's `shard` of a dataset split among `comm.size()` ranks; every rank calls it with
@@ -113,44 +111,19 @@ impl LinearSvm {
         if let Some(weights) = &weights {
             problem = problem.with_example_weights(weights)?;
         }
-        let limits = Rounds {
-            max_epochs: p.budget.max_epochs.unwrap_or(f64::INFINITY),
-            max_rounds: p.budget.max_iterations.unwrap_or(u64::MAX),
-            gap_tolerance: p
-                .budget
-                .gap_tolerance
-                .unwrap_or(crate::convergence::DEFAULT_GAP),
-            eval_every: if p.budget.eval_every_epochs.is_finite() {
-                p.budget.eval_every_epochs.ceil().max(1.0) as u64
-            } else {
-                DEFAULT_EVAL_EVERY
-            },
-        };
         let made = crate::checkpoint::Made {
             n_samples: n,
             dim: d,
             lambda: lambda.get(),
         };
-        let kind = format!("checkpoint-ranks-{}", self.checkpoint_kind());
-        let mut files =
-            checkpoint::RankFiles::new(&self.plan, kind, made, p, comm, problem.n_samples());
+        let trainer = Trainer::new(p.run_budget())?;
+        let kind = self.checkpoint_kind();
+        let tag = (kind.as_str(), made, p);
+        let plan = (&self.plan, problem.n_samples());
         let (fit, advice) = match p.solver {
-            LinearSolver::Pegasos(pegasos) => (
-                Ran::from(
-                    (pegasos.check()?)
-                        .train_distributed_with(comm, &problem, n, limits, &mut files)?,
-                ),
-                "more rounds (--epochs), or dcd (the default), which certifies over ranks",
-            ),
-            LinearSolver::Dcd(dcd) => {
-                let target = p.budget.gap_tolerance;
-                let target = target.unwrap_or(crate::convergence::DEFAULT_GAP);
-                let dcd = dcd.check()?.with_gap_target(Some(target));
-                let mut solver = dcd.over_ranks(comm, n);
-                let trainer = Trainer::new(p.run_budget())?;
-                let init = |s: &mut maxmargin_optim::DcdRanks<'_>| Ok(s.init(&problem)?);
-                let kind = self.checkpoint_kind();
-                let tag = (kind.as_str(), made, p);
+            LinearSolver::Pegasos(pegasos) => {
+                let mut solver = pegasos.check()?.over_ranks(comm, n);
+                let init = |s: &mut maxmargin_optim::Averaged<'_, _>| Ok(s.init(&problem)?);
                 let (fit, _) = checkpoint::train_over(
                     comm,
                     &trainer,
@@ -158,13 +131,31 @@ impl LinearSvm {
                     &problem,
                     init,
                     tag,
-                    (&self.plan, problem.n_samples()),
+                    plan,
                     &mut (),
                 )?;
                 (
-                    Ran::from(fit),
-                    "a smaller --epsilon, or more rounds (--epochs)",
+                    fit,
+                    "more rounds (--epochs), or dcd (the default), which certifies over ranks",
                 )
+            }
+            LinearSolver::Dcd(dcd) => {
+                let target = p.budget.gap_tolerance;
+                let target = target.unwrap_or(crate::convergence::DEFAULT_GAP);
+                let dcd = dcd.check()?.with_gap_target(Some(target));
+                let mut solver = dcd.over_ranks(comm, n);
+                let init = |s: &mut maxmargin_optim::DcdRanks<'_>| Ok(s.init(&problem)?);
+                let (fit, _) = checkpoint::train_over(
+                    comm,
+                    &trainer,
+                    &mut solver,
+                    &problem,
+                    init,
+                    tag,
+                    plan,
+                    &mut (),
+                )?;
+                (fit, "a smaller --epsilon, or more rounds (--epochs)")
             }
             LinearSolver::Subgradient(_) => {
                 return Err(refuse(
@@ -200,43 +191,6 @@ impl LinearSvm {
 }
 
 pub(crate) use crate::error::refuse;
-
-/// What a run over ranks ends with, whichever loop ran it (the trainer's, or a round loop not yet moved to
-/// it).
-pub(crate) struct Ran<O> {
-    pub(crate) output: O,
-    pub(crate) objective: f64,
-    pub(crate) trace: Vec<maxmargin_optim::TraceRecord>,
-    pub(crate) stop: maxmargin_optim::StopReason,
-    pub(crate) progress: maxmargin_optim::Progress,
-}
-
-impl<O> From<maxmargin_optim::Fit<O>> for Ran<O> {
-    fn from(f: maxmargin_optim::Fit<O>) -> Self {
-        Self {
-            output: f.output,
-            objective: f.objective,
-            trace: f.trace,
-            stop: f.stop,
-            progress: f.progress,
-        }
-    }
-}
-
-impl<O> From<maxmargin_optim::DistributedFit<O>> for Ran<O> {
-    fn from(f: maxmargin_optim::DistributedFit<O>) -> Self {
-        Self {
-            output: f.output,
-            objective: f.objective,
-            trace: f.trace,
-            stop: f.stop,
-            progress: maxmargin_optim::Progress {
-                iteration: f.rounds,
-                epoch: f.epochs,
-            },
-        }
-    }
-}
 
 /// The whole problem's size and width, agreed by the ranks.
 pub(crate) struct Whole {

@@ -1,10 +1,11 @@
-//! Multiclass training over ranks: the Crammer–Singer dual on every rank's shard (see
-//! [`crate::distributed`] and [`maxmargin_optim::CrammerSinger::train_distributed`]).
+//! Structured training over ranks: multiclass by the Crammer–Singer dual or SSG, chains by BCFW, 1-slack or
+//! SSG on every rank's shard (see [`crate::distributed`]), each a solver the trainer runs over the ranks with
+//! one process's budget and checkpoints.
 
 use super::*;
-use crate::distributed::{DEFAULT_EVAL_EVERY, Whole, file_line, refuse};
+use crate::distributed::{Whole, file_line, refuse};
 use maxmargin_io::shard::Shard;
-use maxmargin_optim::{Collective, Rounds};
+use maxmargin_optim::Collective;
 
 impl StructuredSvm {
     /// The settings no solver over ranks takes yet.
@@ -35,73 +36,41 @@ impl StructuredSvm {
                 reason,
             ));
         }
-        let resumable = [
-            StructSolverKind::Dcd,
-            StructSolverKind::Ssg,
-            StructSolverKind::Bcfw,
-        ];
-        if !self.plan.is_empty() && !resumable.contains(&p.solver) {
-            let reason = "are built over ranks for every solver there but oneslack, so far";
-            return Err(refuse("checkpoints", String::new(), reason));
-        }
         self.plan.check()
     }
 
-    /// This rank's checkpoint files for a run over `(n, dim, λ)` with `n_local` examples here.
-    fn rank_files(
+    /// Runs solver `s` over the ranks of `comm` from scratch or from this rank's checkpoint, writing this
+    /// rank's checkpoints when asked (as [`StructuredSvm::with`] for one process).
+    fn with_over<P, T>(
         &self,
         comm: &dyn Collective,
+        mut s: T,
+        p: &P,
         (n_samples, dim, lambda): (usize, usize, f64),
         n_local: usize,
-    ) -> crate::distributed::checkpoint::RankFiles<'_, StructuredSvmParams> {
+    ) -> Result<maxmargin_optim::Fit<Vec<f64>>, Error>
+    where
+        T: Solver<P, Output = Vec<f64>>,
+        T::State: Serialize + serde::de::DeserializeOwned,
+    {
         let made = crate::checkpoint::Made {
             n_samples,
             dim,
             lambda,
         };
-        let kind = format!("checkpoint-ranks-{}", self.checkpoint_kind());
-        crate::distributed::checkpoint::RankFiles::new(
-            &self.plan,
-            kind,
-            made,
-            &self.params,
+        let trainer = Trainer::new(self.params.budget())?;
+        let kind = self.checkpoint_kind();
+        let (fit, _) = crate::distributed::checkpoint::train_over(
             comm,
-            n_local,
-        )
-    }
-
-    /// The limits of a run over ranks.
-    fn rounds(&self) -> Rounds {
-        let p = &self.params;
-        Rounds {
-            max_epochs: p.max_passes.unwrap_or(f64::INFINITY),
-            max_rounds: u64::MAX,
-            gap_tolerance: self.gap_target(),
-            eval_every: p
-                .eval_every
-                .map_or(DEFAULT_EVAL_EVERY, |e| e.ceil().max(1.0) as u64),
-        }
-    }
-
-    /// As [`StructuredSvm::finish`], from a run over ranks.
-    fn finish_rounds(
-        &self,
-        fit: maxmargin_optim::DistributedFit<Vec<f64>>,
-        lambda: f64,
-        shape: (usize, usize, usize),
-        parts: ReportParts,
-    ) -> Result<StructFitReport, Error> {
-        let fit = maxmargin_optim::Fit {
-            output: fit.output,
-            objective: fit.objective,
-            trace: fit.trace,
-            stop: fit.stop,
-            progress: maxmargin_optim::Progress {
-                iteration: fit.rounds,
-                epoch: fit.epochs,
-            },
-        };
-        self.finish(fit, lambda, shape, parts)
+            &trainer,
+            &mut s,
+            p,
+            |s| Ok(s.init(p)?),
+            (&kind, made, &self.params),
+            (&self.plan, n_local),
+            &mut (),
+        )?;
+        Ok(fit)
     }
 
     /// Trains a chain model by BCFW (the default; synchronous mini-batch steps with one line search) or 1-slack
@@ -162,29 +131,30 @@ impl StructuredSvm {
         let space = ChainSpace::new(self.width(d), l)?;
         let lambda = p.regularization.lambda(n)?;
         let problem = StructProblem::new(&space, &x, &data.labels, lambda)?;
+        let meta = (n, space.dim(), lambda.get());
+        let here = problem.n_samples();
         let fit = if p.solver == StructSolverKind::Ssg {
-            let mut files =
-                self.rank_files(comm, (n, space.dim(), lambda.get()), problem.n_samples());
-            (p.ssg().check()?).train_distributed_with(
+            self.with_over(
                 comm,
+                p.ssg().check()?.over_ranks(comm, n),
                 &problem,
-                n,
-                self.rounds(),
-                &mut files,
+                meta,
+                here,
             )?
         } else if bcfw {
-            // BCFW's ε is its relative gap, as in one process.
-            let limits = Rounds {
-                gap_tolerance: p.gap.unwrap_or(p.epsilon),
-                ..self.rounds()
-            };
-            let mut files =
-                self.rank_files(comm, (n, space.dim(), lambda.get()), problem.n_samples());
-            (p.bcfw().check()?).train_distributed_with(comm, &problem, n, limits, &mut files)?
+            self.with_over(
+                comm,
+                p.bcfw().check()?.over_ranks(comm, n),
+                &problem,
+                meta,
+                here,
+            )?
         } else {
-            p.one_slack()
+            let one_slack = p
+                .one_slack()
                 .check()?
-                .train_distributed(comm, &problem, n, self.rounds())?
+                .with_gap_target(Some(self.gap_target()));
+            self.with_over(comm, one_slack.over_ranks(comm, n), &problem, meta, here)?
         };
         let parts = ReportParts {
             classes: Vec::new(),
@@ -192,7 +162,7 @@ impl StructuredSvm {
             warnings: Vec::new(),
             max_abs: widths[2],
         };
-        self.finish_rounds(fit, lambda.get(), (n, d, l), parts)
+        self.finish(fit, lambda.get(), (n, d, l), parts)
     }
 
     /// Trains a multiclass model by the Crammer–Singer dual (`dcd`, the multiclass default) on this rank's
@@ -231,22 +201,20 @@ impl StructuredSvm {
         let space = MulticlassSpace::new(self.width(whole.d), k)?;
         let lambda = p.regularization.lambda(whole.n)?;
         let problem = StructProblem::new(&space, &x, &y, lambda)?;
-        let mut files = self.rank_files(
-            comm,
-            (whole.n, space.dim(), lambda.get()),
-            problem.n_samples(),
-        );
+        let meta = (whole.n, space.dim(), lambda.get());
+        let here = problem.n_samples();
         let fit = if ssg {
-            (p.ssg().check()?).train_distributed_with(
+            self.with_over(
                 comm,
+                p.ssg().check()?.over_ranks(comm, whole.n),
                 &problem,
-                whole.n,
-                self.rounds(),
-                &mut files,
+                meta,
+                here,
             )?
         } else {
             let cs = p.cs().check()?.with_class_weights(weights)?;
-            cs.train_distributed_with(comm, &problem, whole.n, self.rounds(), &mut files)?
+            let cs = cs.with_gap_target(Some(self.gap_target()));
+            self.with_over(comm, cs.over_ranks(comm, whole.n), &problem, meta, here)?
         };
         let parts = ReportParts {
             classes: classes.classes,
@@ -254,6 +222,6 @@ impl StructuredSvm {
             warnings: Vec::new(),
             max_abs: max_abs[0],
         };
-        self.finish_rounds(fit, lambda.get(), (whole.n, whole.d, k), parts)
+        self.finish(fit, lambda.get(), (whole.n, whole.d, k), parts)
     }
 }

@@ -519,7 +519,7 @@ where
 }
 
 mod distributed;
-pub use distributed::BcfwRankState;
+pub use distributed::{BcfwRankState, BcfwRanks};
 pub mod pairwise;
 mod shares;
 

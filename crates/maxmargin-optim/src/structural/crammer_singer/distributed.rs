@@ -1,157 +1,183 @@
-//! The Crammer–Singer dual over ranks, as binary DCD's (see `dcd::distributed`): each round every rank runs
-//! one pass of the exact block steps over its examples against its own copy of `W`, the changes `dW` and
-//! `Σ Δ·dα` are summed by one allreduce of `dK + 2` numbers, and every rank takes the step `t ∈ [0, 1]`
-//! that maximizes the dual `−½‖W‖² − Σ Δ α` along the summed direction:
-//! `t = −(⟨W, dW⟩ + Σ Δ dα) / ‖dW‖²`, clipped (each block's move stays feasible on the segment). No
-//! shrinking (its per-class bounds do not survive a step `t < 1`). The run stops when every rank's blocks
-//! pass the violation test and the certified gap is within the target, or on the gap at an evaluation, or
-//! on the budget.
+//! The Crammer–Singer dual over ranks, as binary DCD's (see `dcd::distributed`), a solver the trainer runs
+//! (`Trainer::resume_over`): each round every rank runs one pass of the exact block steps over its examples
+//! against its own copy of `W`, the changes `dW` and `Σ Δ·dα` are summed by one allreduce of `dK + 2`
+//! numbers, and every rank takes the step `t ∈ [0, 1]` that maximizes the dual `−½‖W‖² − Σ Δ α` along the
+//! summed direction: `t = −(⟨W, dW⟩ + Σ Δ dα) / ‖dW‖²`, clipped (each block's move stays feasible on the
+//! segment). No shrinking (its per-class bounds do not survive a step `t < 1`). A round whose blocks pass
+//! the violation test on every rank is accepted at a certified gap within the target, else ε is divided by
+//! 10, as one process does; the trainer's budgets, evaluations and gap stop are one process's.
 
 use super::*;
-use crate::collective::{
-    Collective, DistributedFit, NoCheckpoints, RoundCheckpoints, RoundStateRef, Rounds, Verdict,
-};
-use crate::trainer::TraceRecord;
+use crate::collective::Collective;
+
+/// The Crammer–Singer dual on one rank's shard of a problem spread over the ranks of a [`Collective`].
+#[derive(Clone)]
+pub struct CrammerSingerRanks<'c> {
+    cs: CrammerSinger,
+    target: Option<f64>,
+    comm: &'c dyn Collective,
+    n_total: usize,
+}
+
+impl std::fmt::Debug for CrammerSingerRanks<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CrammerSingerRanks")
+            .field("cs", &self.cs)
+            .field("rank", &self.comm.rank())
+            .field("n_total", &self.n_total)
+            .finish()
+    }
+}
 
 impl CrammerSinger {
-    /// Trains on the shard `problem` (this rank's examples, with the λ of the whole problem) of a problem
-    /// of `n_total` examples over `comm`; every rank calls it with the same parameters, space and dimension
+    /// This solver over the ranks of `comm`, each rank training on its shard (with the λ of the whole
+    /// problem) of a problem of `n_total` examples; every rank uses the same parameters, space and dimension
     /// and ends with the same weights (label-major, as [`Solver::output`]).
-    ///
-    /// # Errors
-    /// As [`Solver::init`], [`OptimError::Collective`] when another rank failed, [`OptimError::NonFinite`].
-    pub fn train_distributed(
-        &self,
-        comm: &dyn Collective,
-        problem: &StructProblem<'_, MulticlassSpace>,
-        n_total: usize,
-        limits: Rounds,
-    ) -> Result<DistributedFit<Vec<f64>>, OptimError> {
-        self.train_distributed_with(comm, problem, n_total, limits, &mut NoCheckpoints)
+    pub fn over_ranks(self, comm: &dyn Collective, n_total: usize) -> CrammerSingerRanks<'_> {
+        let mut cs = self;
+        let target = cs.gap_target.take();
+        cs.params.shrinking = false;
+        cs.n_total = Some(n_total);
+        CrammerSingerRanks {
+            cs,
+            target,
+            comm,
+            n_total,
+        }
     }
+}
 
-    /// As [`CrammerSinger::train_distributed`], resuming from and writing checkpoints at round boundaries
-    /// through `checkpoints` (every rank its own state; a resumed run ends with the same bits as one never
-    /// stopped).
-    ///
-    /// # Errors
-    /// As [`CrammerSinger::train_distributed`], and what `checkpoints` returns.
-    pub fn train_distributed_with(
+type Problem<'p, 'a> = &'p StructProblem<'a, MulticlassSpace>;
+
+impl CrammerSingerRanks<'_> {
+    /// One round: the local pass, one allreduce of the direction, the common step; returns whether every
+    /// rank's blocks passed the violation test.
+    fn round(
         &self,
-        comm: &dyn Collective,
-        problem: &StructProblem<'_, MulticlassSpace>,
-        n_total: usize,
-        limits: Rounds,
-        checkpoints: &mut dyn RoundCheckpoints<CrammerSingerState>,
-    ) -> Result<DistributedFit<Vec<f64>>, OptimError> {
-        let started = std::time::Instant::now();
-        let mut solver = self.clone();
-        solver.params.shrinking = false;
-        solver.gap_target = None;
-        solver.n_total = Some(n_total);
+        problem: Problem<'_, '_>,
+        st: &mut CrammerSingerState,
+    ) -> Result<bool, OptimError> {
         let k = problem.space().n_classes();
-        let (mut st, mut trace, mut tightened, mut round, mut visited) =
-            match checkpoints.resume()? {
-                Some(r) => (r.state, r.trace, r.tightened, r.round, r.visited),
-                None => (solver.init(problem)?, Vec::new(), 0, 0u64, 0.0),
-            };
-        let base_epsilon = solver.params.epsilon;
-        solver.params.epsilon = base_epsilon / 10f64.powi(tightened);
-        let stop = loop {
-            if checkpoints.due(comm)? {
-                checkpoints.save(RoundStateRef::new(&st, &trace, (round, visited, tightened)))?;
+        let (alpha0, w0, seen) = (st.alpha.clone(), st.w.clone(), st.visited);
+        let mut local = self.cs.clone();
+        local.step(problem, st)?;
+        let mut buf: Vec<f64> = st.w.iter().zip(&w0).map(|(a, b)| a - b).collect();
+        let mut lin = 0.0;
+        for (i, &y) in problem.y().iter().enumerate() {
+            for m in 0..k {
+                let da = st.alpha[i * k + m] - alpha0[i * k + m];
+                lin += cost_at(&st.cost, k, y as usize, m) * da;
             }
-            if let Some(why) = limits.spent(round, visited, n_total as f64) {
-                break why;
-            }
-            round += 1;
-            let (alpha0, w0, seen) = (st.alpha.clone(), st.w.clone(), st.visited);
-            solver.step(problem, &mut st)?;
-            let mut buf: Vec<f64> = st.w.iter().zip(&w0).map(|(a, b)| a - b).collect();
-            let mut lin = 0.0;
-            for (i, &y) in problem.y().iter().enumerate() {
-                for m in 0..k {
-                    let da = st.alpha[i * k + m] - alpha0[i * k + m];
-                    lin += cost_at(&st.cost, k, y as usize, m) * da;
-                }
-            }
-            let m = buf.len();
-            buf.extend([lin, (st.visited - seen) as f64]);
-            comm.allreduce_sum(&mut buf)?;
-            let mut open = [f64::from(u8::from(!st.converged))];
-            comm.allreduce_max(&mut open)?;
-            let passed = open[0] == 0.0;
-            st.converged = false;
-            visited += buf[m + 1];
-            let dw = &buf[..m];
-            let slope = -w0.iter().zip(dw).map(|(a, b)| a * b).sum::<f64>() - buf[m];
-            let quad: f64 = dw.iter().map(|v| v * v).sum();
-            let t = if quad > 0.0 {
-                (slope / quad).clamp(0.0, 1.0)
-            } else {
-                1.0
-            };
-            for (a, a0) in st.alpha.iter_mut().zip(&alpha0) {
-                *a = a0 + t * (*a - a0);
-            }
-            for ((w, w0), d) in st.w.iter_mut().zip(&w0).zip(dw) {
-                *w = w0 + t * d;
-            }
-            if !(passed || limits.due(round, visited, n_total as f64)) {
-                continue;
-            }
-            let record = solver.certify(
-                comm,
-                problem,
-                &st,
-                n_total,
-                (round, visited / n_total as f64),
-                started,
-            )?;
-            let verdict = limits.verdict(&record, passed, solver.params.epsilon);
-            trace.push(record);
-            match verdict {
-                Verdict::Stop(why) => break why,
-                Verdict::Tighten => {
-                    tightened += 1;
-                    solver.params.epsilon = base_epsilon / 10f64.powi(tightened);
-                }
-                Verdict::Go => {}
-            }
+        }
+        let m = buf.len();
+        buf.extend([lin, (st.visited - seen) as f64]);
+        self.comm.allreduce_sum(&mut buf)?;
+        let mut open = [f64::from(u8::from(!st.converged))];
+        self.comm.allreduce_max(&mut open)?;
+        st.converged = false;
+        st.visited = seen + buf[m + 1] as u64;
+        let dw = &buf[..m];
+        let slope = -w0.iter().zip(dw).map(|(a, b)| a * b).sum::<f64>() - buf[m];
+        let quad: f64 = dw.iter().map(|v| v * v).sum();
+        let t = if quad > 0.0 {
+            (slope / quad).clamp(0.0, 1.0)
+        } else {
+            1.0
         };
-        checkpoints.save(RoundStateRef::new(&st, &trace, (round, visited, tightened)))?;
-        let Some(last) = trace.last() else {
-            return Err(OptimError::NoExamples);
-        };
-        Ok(DistributedFit {
-            output: solver.output(problem, &st),
-            objective: last.objective,
-            trace,
-            stop,
-            rounds: round,
-            epochs: visited / n_total as f64,
-        })
+        for (a, a0) in st.alpha.iter_mut().zip(&alpha0) {
+            *a = a0 + t * (*a - a0);
+        }
+        for ((w, w0), d) in st.w.iter_mut().zip(&w0).zip(dw) {
+            *w = w0 + t * d;
+        }
+        Ok(open[0] == 0.0)
+    }
+}
+
+impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSingerRanks<'_> {
+    type State = CrammerSingerState;
+    type Output = Vec<f64>;
+
+    fn init(&mut self, problem: Problem<'_, 'a>) -> Result<CrammerSingerState, OptimError> {
+        self.cs.init(problem)
     }
 
-    /// The global primal, dual and gap from one allreduce of the local weighted hinge sum and `Σ Δ α`.
-    fn certify(
+    fn step(
+        &mut self,
+        problem: Problem<'_, 'a>,
+        st: &mut CrammerSingerState,
+    ) -> Result<(), OptimError> {
+        if !self.round(problem, st)? {
+            return Ok(());
+        }
+        let epsilon = self.cs.epsilon(st);
+        let Some(target) = self.target else {
+            st.converged = true;
+            return Ok(());
+        };
+        let objective = self.try_objective(problem, st)?;
+        let gap = self.try_certificate(problem, st, objective)?.gap;
+        if gap.unwrap_or(0.0) <= target * objective.abs() || epsilon <= crate::dcd::MIN_EPSILON {
+            st.converged = true;
+        } else {
+            st.tightened += 1;
+        }
+        Ok(())
+    }
+
+    fn progress(&self, _problem: Problem<'_, 'a>, st: &CrammerSingerState) -> Progress {
+        Progress {
+            iteration: st.iteration,
+            epoch: st.visited as f64 / self.n_total as f64,
+        }
+    }
+
+    fn output(&self, problem: Problem<'_, 'a>, st: &CrammerSingerState) -> Vec<f64> {
+        self.cs.output(problem, st)
+    }
+
+    fn objective(&self, problem: Problem<'_, 'a>, st: &CrammerSingerState) -> f64 {
+        self.try_objective(problem, st).unwrap_or(f64::NAN)
+    }
+
+    /// The global primal from one oracle pass per rank and one allreduce of the weighted hinge sums.
+    fn try_objective(
         &self,
-        comm: &dyn Collective,
-        problem: &StructProblem<'_, MulticlassSpace>,
+        problem: Problem<'_, 'a>,
         st: &CrammerSingerState,
-        n_total: usize,
-        (round, epochs): (u64, f64),
-        started: std::time::Instant,
-    ) -> Result<TraceRecord, OptimError> {
-        let k = problem.space().n_classes();
-        let w = self.output(problem, st);
+    ) -> Result<f64, OptimError> {
+        let w = self.cs.output(problem, st);
         let loss: f64 = problem
             .oracle_all(&w)?
             .iter()
             .zip(problem.y())
             .enumerate()
-            .map(|(i, (v, &y))| self.weight(i, y as usize) * v.hinge)
+            .map(|(i, (v, &y))| self.cs.weight(i, y as usize) * v.hinge)
             .sum();
+        let mut sums = [loss];
+        self.comm.allreduce_sum(&mut sums)?;
+        let norm: f64 = st.w.iter().map(|v| v * v).sum();
+        Ok(0.5 * problem.lambda() * norm + sums[0] / self.n_total as f64)
+    }
+
+    fn certificate(
+        &self,
+        problem: Problem<'_, 'a>,
+        st: &CrammerSingerState,
+        objective: f64,
+    ) -> Certificate {
+        self.try_certificate(problem, st, objective)
+            .unwrap_or_default()
+    }
+
+    /// The global dual `λ(−½‖W‖² − Σ Δ α)` from one allreduce of `Σ Δ α`.
+    fn try_certificate(
+        &self,
+        problem: Problem<'_, 'a>,
+        st: &CrammerSingerState,
+        objective: f64,
+    ) -> Result<Certificate, OptimError> {
+        let k = problem.space().n_classes();
         let linear: f64 = problem
             .y()
             .iter()
@@ -162,12 +188,19 @@ impl CrammerSinger {
                     .sum::<f64>()
             })
             .sum();
-        let mut sums = [loss, linear];
-        comm.allreduce_sum(&mut sums)?;
-        let lambda = problem.lambda();
+        let mut sums = [linear, st.active.len() as f64];
+        self.comm.allreduce_sum(&mut sums)?;
         let norm: f64 = st.w.iter().map(|v| v * v).sum();
-        let objective = 0.5 * lambda * norm + sums[0] / n_total as f64;
-        let dual = lambda * (-0.5 * norm - sums[1]);
-        crate::collective::round_record(objective, dual, (round, epochs), started)
+        let dual = problem.lambda() * (-0.5 * norm - sums[0]);
+        Ok(Certificate {
+            dual: Some(dual),
+            gap: Some(objective - dual),
+            active_constraints: Some(sums[1] as usize),
+            oracle_calls: None,
+        })
+    }
+
+    fn stop(&self, st: &CrammerSingerState) -> Option<StopReason> {
+        st.converged.then_some(StopReason::Converged)
     }
 }

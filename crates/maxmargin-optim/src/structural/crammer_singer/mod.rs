@@ -514,3 +514,4 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
 }
 
 mod distributed;
+pub use distributed::CrammerSingerRanks;

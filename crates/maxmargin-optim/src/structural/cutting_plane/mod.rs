@@ -358,4 +358,4 @@ mod n_slack;
 mod one_slack;
 
 pub use n_slack::{NSlack, NSlackParams, NSlackState};
-pub use one_slack::{OneSlack, OneSlackParams, OneSlackState};
+pub use one_slack::{OneSlack, OneSlackParams, OneSlackRankState, OneSlackRanks, OneSlackState};

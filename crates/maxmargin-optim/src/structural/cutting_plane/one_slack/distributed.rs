@@ -1,118 +1,194 @@
-//! 1-slack cutting planes over ranks, reduce–solve–broadcast: each round every rank runs the
-//! loss-augmented oracle on its examples and sums its part of the joint constraint `(a, b)` (scaled by the
-//! whole problem's `1/n`); one allreduce gives every rank the constraint and the mean hinge at `w`, so the
-//! primal; rank 0 alone keeps the working set, adds the constraint, solves the QP and broadcasts the new `w`
-//! with its dual and its decision. The stop is one process's: the ε test on the joint constraint accepted at a
-//! certified relative gap within the target (else ε is divided by 10), or the gap itself, or the budget.
+//! 1-slack cutting planes over ranks, reduce–solve–broadcast, a solver the trainer runs
+//! (`Trainer::resume_over`): each round every rank runs the loss-augmented oracle on its examples and sums
+//! its part of the joint constraint `(a, b)` (scaled by the whole problem's `1/n`); one allreduce gives every
+//! rank the constraint and the mean hinge at `w`, so the primal; rank 0 alone keeps the working set, adds the
+//! constraint, solves the QP and broadcasts the new `w` with its dual and its decision. The stop is one
+//! process's: the ε test on the joint constraint accepted at a certified relative gap within the target
+//! (else ε is divided by 10); budgets, evaluations and checkpoints are the trainer's.
 
 use super::*;
-use crate::collective::{Collective, DistributedFit, Rounds, Verdict, round_record};
+use crate::collective::Collective;
 use maxmargin_core::vector::dot;
 
 /// Rank 0's decision, sent with `w`.
 const GO: f64 = 0.0;
 const CONVERGED: f64 = 1.0;
-const GAP: f64 = 2.0;
+const TIGHTEN: f64 = 2.0;
+
+/// 1-slack on one rank's shard of a problem spread over the ranks of a [`Collective`].
+#[derive(Clone)]
+pub struct OneSlackRanks<'c> {
+    one_slack: OneSlack,
+    comm: &'c dyn Collective,
+    n_total: usize,
+}
+
+impl std::fmt::Debug for OneSlackRanks<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OneSlackRanks")
+            .field("one_slack", &self.one_slack)
+            .field("rank", &self.comm.rank())
+            .field("n_total", &self.n_total)
+            .finish()
+    }
+}
+
+/// One rank's 1-slack state over ranks: the agreed `w`, the working set (rank 0's; empty elsewhere), this
+/// rank's true joint features, ε's tightenings, the rounds and oracle calls over all ranks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OneSlackRankState {
+    w: Vec<f64>,
+    set: WorkingSet,
+    psi_truth: Vec<SparseVec>,
+    tightened: u32,
+    round: u64,
+    calls: f64,
+    converged: bool,
+}
 
 impl OneSlack {
-    /// Trains on the shard `problem` (this rank's examples, with the λ of the whole problem) of a problem
-    /// of `n_total` examples over `comm`; every rank calls it with the same parameters, space and dimension
+    /// This solver over the ranks of `comm`, each rank training on its shard (with the λ of the whole
+    /// problem) of a problem of `n_total` examples; every rank uses the same parameters, space and dimension
     /// and ends with the same weights (rank 0's, broadcast).
-    ///
-    /// # Errors
-    /// The oracle's or the QP's errors (on the rank that met them), [`OptimError::Collective`] when another
-    /// rank failed.
-    pub fn train_distributed<S>(
-        &self,
-        comm: &dyn Collective,
-        problem: &StructProblem<'_, S>,
-        n_total: usize,
-        limits: Rounds,
-    ) -> Result<DistributedFit<Vec<f64>>, OptimError>
-    where
-        S: OutputSpace,
-        S::Output: Sync,
-    {
-        let started = std::time::Instant::now();
-        let (dim, lambda, n) = (problem.dim(), problem.lambda(), n_total as f64);
-        let truth = problem.truth_features();
-        let mut w = vec![0.0; dim];
-        let mut set = WorkingSet::default();
-        let mut epsilon = self.params.epsilon;
-        let (mut round, mut calls) = (0u64, 0.0);
-        let mut trace = Vec::new();
-        let stop = loop {
-            if let Some(why) = limits.spent(round, calls, n) {
-                break why;
-            }
-            round += 1;
-            let mut buf = joint_part(problem, &truth, &w, n)?;
-            comm.allreduce_sum(&mut buf)?;
-            calls += buf[dim + 1];
-            // The joint constraint's violation at w: the mean hinge (the sparse plane only rank 0 keeps).
-            let violation = buf[dim] - dot(&buf[..dim], &w)?;
-            let primal = 0.5 * lambda * norm_sq(&w) + violation.max(0.0);
-            // Rank 0 decides and solves; the others receive w, the dual and the decision.
-            let mut out = vec![0.0; dim + 2];
-            if comm.rank() == 0 {
-                let dual = set.dual(lambda, &w);
-                let xi = set.slack(0, &w);
-                let passed = violation <= xi + epsilon;
-                let record = round_record(primal, dual, (round, calls / n), started)?;
-                let mut decision = GO;
-                match limits.verdict(&record, passed, epsilon) {
-                    Verdict::Stop(StopReason::Converged) => decision = CONVERGED,
-                    Verdict::Stop(_) => decision = GAP,
-                    verdict => {
-                        if matches!(verdict, Verdict::Tighten) {
-                            epsilon /= 10.0;
-                        }
-                        if violation > xi {
-                            let a = SparseVec::from_dense(&buf[..dim]).unwrap_or_default();
-                            set.add(a, buf[dim], 0);
-                        }
-                        set.solve(lambda, &[1.0], &mut w, self.params.qp)?;
-                        set.drop_idle(self.params.inactive_limit);
-                    }
-                }
-                out[..dim].copy_from_slice(&w);
-                out[dim] = dual;
-                out[dim + 1] = decision;
-            }
-            comm.broadcast(&mut out, 0)?;
-            trace.push(round_record(primal, out[dim], (round, calls / n), started)?);
-            w.copy_from_slice(&out[..dim]);
-            match out[dim + 1] {
-                CONVERGED => break StopReason::Converged,
-                GAP => break StopReason::Gap,
-                _ => {}
-            }
-        };
-        if matches!(stop, StopReason::MaxEpochs | StopReason::MaxIterations) {
-            // The budget ended after rank 0 moved w: certify the w returned (one more oracle round).
-            let mut buf = joint_part(problem, &truth, &w, n)?;
-            comm.allreduce_sum(&mut buf)?;
-            let primal = 0.5 * lambda * norm_sq(&w) + (buf[dim] - dot(&buf[..dim], &w)?).max(0.0);
-            let mut dual = [if comm.rank() == 0 {
-                set.dual(lambda, &w)
-            } else {
-                0.0
-            }];
-            comm.broadcast(&mut dual, 0)?;
-            trace.push(round_record(primal, dual[0], (round, calls / n), started)?);
+    pub fn over_ranks(self, comm: &dyn Collective, n_total: usize) -> OneSlackRanks<'_> {
+        OneSlackRanks {
+            one_slack: self,
+            comm,
+            n_total,
         }
-        let Some(last) = trace.last() else {
-            return Err(OptimError::NoExamples);
-        };
-        let objective = last.objective;
-        Ok(DistributedFit {
-            output: w,
-            objective,
-            trace,
-            stop,
-            rounds: round,
-            epochs: calls / n,
+    }
+}
+
+impl<'a, S> Solver<StructProblem<'a, S>> for OneSlackRanks<'_>
+where
+    S: OutputSpace,
+    S::Output: Sync,
+{
+    type State = OneSlackRankState;
+    type Output = Vec<f64>;
+
+    fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<OneSlackRankState, OptimError> {
+        Ok(OneSlackRankState {
+            w: vec![0.0; problem.dim()],
+            set: WorkingSet::default(),
+            psi_truth: problem.truth_features(),
+            tightened: 0,
+            round: 0,
+            calls: 0.0,
+            converged: false,
         })
+    }
+
+    fn step(
+        &mut self,
+        problem: &StructProblem<'a, S>,
+        st: &mut OneSlackRankState,
+    ) -> Result<(), OptimError> {
+        let (dim, lambda, n) = (problem.dim(), problem.lambda(), self.n_total as f64);
+        let params = self.one_slack.params;
+        let epsilon = params.epsilon / 10f64.powi(st.tightened as i32);
+        let mut buf = joint_part(problem, &st.psi_truth, &st.w, n)?;
+        self.comm.allreduce_sum(&mut buf)?;
+        st.calls += buf[dim + 1];
+        st.round += 1;
+        // The joint constraint's violation at w: the mean hinge (the sparse plane only rank 0 keeps).
+        let violation = buf[dim] - dot(&buf[..dim], &st.w)?;
+        let primal = 0.5 * lambda * norm_sq(&st.w) + violation.max(0.0);
+        // Rank 0 decides and solves; the others receive w and the decision.
+        let mut out = vec![0.0; dim + 1];
+        if self.comm.rank() == 0 {
+            let xi = st.set.slack(0, &st.w);
+            let mut decision = GO;
+            if violation <= xi + epsilon {
+                let dual = st.set.dual(lambda, &st.w);
+                decision = if gap_accepts(self.one_slack.gap_target, epsilon, primal, dual) {
+                    CONVERGED
+                } else {
+                    TIGHTEN
+                };
+            }
+            if decision != CONVERGED {
+                if violation > xi {
+                    let a = SparseVec::from_dense(&buf[..dim]).unwrap_or_default();
+                    st.set.add(a, buf[dim], 0);
+                }
+                st.set.solve(lambda, &[1.0], &mut st.w, params.qp)?;
+                st.set.drop_idle(params.inactive_limit);
+            }
+            out[..dim].copy_from_slice(&st.w);
+            out[dim] = decision;
+        }
+        self.comm.broadcast(&mut out, 0)?;
+        st.w.copy_from_slice(&out[..dim]);
+        match out[dim] {
+            CONVERGED => st.converged = true,
+            TIGHTEN => st.tightened += 1,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn progress(&self, _problem: &StructProblem<'a, S>, st: &OneSlackRankState) -> Progress {
+        Progress {
+            iteration: st.round,
+            epoch: st.calls / self.n_total as f64,
+        }
+    }
+
+    fn output(&self, _problem: &StructProblem<'a, S>, st: &OneSlackRankState) -> Vec<f64> {
+        st.w.clone()
+    }
+
+    fn objective(&self, problem: &StructProblem<'a, S>, st: &OneSlackRankState) -> f64 {
+        self.try_objective(problem, st).unwrap_or(f64::NAN)
+    }
+
+    /// The global primal from one oracle pass per rank and one allreduce of the joint constraint's parts.
+    fn try_objective(
+        &self,
+        problem: &StructProblem<'a, S>,
+        st: &OneSlackRankState,
+    ) -> Result<f64, OptimError> {
+        let dim = problem.dim();
+        let mut buf = joint_part(problem, &st.psi_truth, &st.w, self.n_total as f64)?;
+        self.comm.allreduce_sum(&mut buf)?;
+        let violation = buf[dim] - dot(&buf[..dim], &st.w)?;
+        Ok(0.5 * problem.lambda() * norm_sq(&st.w) + violation.max(0.0))
+    }
+
+    fn certificate(
+        &self,
+        problem: &StructProblem<'a, S>,
+        st: &OneSlackRankState,
+        objective: f64,
+    ) -> Certificate {
+        self.try_certificate(problem, st, objective)
+            .unwrap_or_default()
+    }
+
+    /// Rank 0's working-set dual, broadcast.
+    fn try_certificate(
+        &self,
+        problem: &StructProblem<'a, S>,
+        st: &OneSlackRankState,
+        objective: f64,
+    ) -> Result<Certificate, OptimError> {
+        let mut dual = [if self.comm.rank() == 0 {
+            st.set.dual(problem.lambda(), &st.w)
+        } else {
+            0.0
+        }];
+        self.comm.broadcast(&mut dual, 0)?;
+        Ok(Certificate {
+            dual: Some(dual[0]),
+            gap: Some(objective - dual[0]),
+            active_constraints: None,
+            oracle_calls: None,
+        })
+    }
+
+    fn stop(&self, st: &OneSlackRankState) -> Option<StopReason> {
+        st.converged.then_some(StopReason::Converged)
     }
 }
 

@@ -225,3 +225,4 @@ where
     }
 }
 mod distributed;
+pub use distributed::{OneSlackRankState, OneSlackRanks};
