@@ -27,6 +27,7 @@ mod demo;
 mod figures;
 mod groups;
 mod inspect;
+mod load;
 mod plot;
 mod predict;
 mod progress;

@@ -211,7 +211,7 @@ pub(crate) fn finished(
 pub fn predict(model_path: &std::path::Path, data: &std::path::Path) -> Result<Vec<String>> {
     let model = StructuredModel::load(model_path)?;
     let preds = match model.task {
-        Task::Multiclass => model.predict_multiclass(&crate::predict::read_for_model(
+        Task::Multiclass => model.predict_multiclass(&crate::load::read_for_model(
             data,
             model_path,
             &model.classes,
@@ -245,7 +245,7 @@ pub fn eval(
     json: bool,
     grouping: Option<&crate::groups::Grouping>,
 ) -> Result<()> {
-    let loaded = crate::predict::Loaded::load(model_path)?;
+    let loaded = crate::load::Loaded::load(model_path)?;
     let (model, calibrated) = (loaded.model(), loaded.calibrated());
     if let Some(g) = grouping {
         if model.task != Task::Multiclass {
@@ -259,11 +259,11 @@ pub fn eval(
     }
     let e: StructEvaluation = match (model.task, calibrated) {
         (Task::Multiclass, Some(c)) => c.evaluate(
-            &crate::predict::read_for_model(data, model_path, &model.classes, model.n_features)?,
+            &crate::load::read_for_model(data, model_path, &model.classes, model.n_features)?,
             lambda,
         )?,
         (Task::Multiclass, None) => model.evaluate_multiclass(
-            &crate::predict::read_for_model(data, model_path, &model.classes, model.n_features)?,
+            &crate::load::read_for_model(data, model_path, &model.classes, model.n_features)?,
             lambda,
         )?,
         (Task::Multilabel, _) => model.evaluate_multilabel(&multilabel::read(data)?, lambda)?,
@@ -330,7 +330,7 @@ fn eval_groups(
     grouping: &crate::groups::Grouping,
 ) -> Result<()> {
     let data =
-        crate::predict::read_for_model(data_path, model_path, &model.classes, model.n_features)?;
+        crate::load::read_for_model(data_path, model_path, &model.classes, model.n_features)?;
     let overall = model.evaluate_multiclass(&data, lambda)?;
     let mut rows = Vec::new();
     for (name, members) in crate::groups::groups(&data, grouping)? {

@@ -15,7 +15,7 @@
 
 use crate::IoError;
 use crate::atomic::write_atomic;
-use crate::libsvm::LabeledData;
+use crate::dataset::LabeledData;
 use maxmargin_core::vector::SparseRows;
 use std::io::{Read, Write};
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! problem to indices ([`ClassLabels`]). Both name the file and line of a label they do not know.
 
 use crate::IoError;
-use crate::libsvm::LabeledData;
+use crate::dataset::LabeledData;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

@@ -18,6 +18,7 @@
 pub mod atomic;
 pub mod cache;
 pub mod conll;
+mod dataset;
 mod error;
 pub mod labels;
 pub mod liblinear;

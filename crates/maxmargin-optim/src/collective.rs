@@ -9,7 +9,6 @@
 //! number of ranks gives the same result on every run.
 
 use crate::error::OptimError;
-use crate::trainer::TraceRecord;
 use std::sync::{Arc, Condvar, Mutex};
 
 /// Rank, size, and the collective operations over `f64` buffers.
@@ -35,32 +34,36 @@ pub trait Collective {
     fn broadcast(&self, buf: &mut [f64], root: usize) -> Result<(), OptimError>;
 }
 
-/// The trace record of a distributed evaluation at `round` (and `epochs` passes): the global primal and dual
-/// every rank computed from the same sums, refused when not finite.
-pub(crate) fn round_record(
-    objective: f64,
-    dual: f64,
-    (round, epochs): (u64, f64),
-    started: std::time::Instant,
-) -> Result<TraceRecord, OptimError> {
-    if !objective.is_finite() {
-        return Err(OptimError::NonFinite {
-            iteration: round,
-            epoch: epochs,
-            value: objective,
-        });
+/// Solver `S` on one rank's shard of a problem of `n_total` examples spread over the ranks of a
+/// [`Collective`]: what `Dcd::over_ranks`, `CrammerSinger::over_ranks`, `Bcfw::over_ranks` and
+/// `OneSlack::over_ranks` return, a [`Solver`](crate::Solver) whose steps are rounds, run by
+/// `Trainer::resume_over`.
+#[derive(Clone, Copy)]
+pub struct OverRanks<'c, S> {
+    pub(crate) solver: S,
+    pub(crate) comm: &'c dyn Collective,
+    pub(crate) n_total: usize,
+}
+
+impl<'c, S> OverRanks<'c, S> {
+    pub(crate) fn new(solver: S, comm: &'c dyn Collective, n_total: usize) -> Self {
+        Self {
+            solver,
+            comm,
+            n_total,
+        }
     }
-    Ok(TraceRecord {
-        iteration: round,
-        epoch: epochs,
-        seconds: started.elapsed().as_secs_f64(),
-        objective,
-        dual: Some(dual),
-        gap: Some(objective - dual),
-        active_constraints: None,
-        oracle_calls: None,
-        step: None,
-    })
+}
+
+impl<S: std::fmt::Debug> std::fmt::Debug for OverRanks<'_, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OverRanks")
+            .field("solver", &self.solver)
+            .field("rank", &self.comm.rank())
+            .field("size", &self.comm.size())
+            .field("n_total", &self.n_total)
+            .finish()
+    }
 }
 
 /// One process: rank 0 of 1, every operation leaves the buffer as it is.

@@ -31,7 +31,7 @@ pub use structural::{bcfw, crammer_singer, cutting_plane, qp};
 
 pub use averaged::{Averaged, AveragedState, Averaging};
 pub use bcfw::{Bcfw, BcfwParams, BcfwRanks, Steps as BcfwSteps};
-pub use collective::{Collective, Single, ThreadRanks};
+pub use collective::{Collective, OverRanks, Single, ThreadRanks};
 pub use crammer_singer::{CrammerSinger, CrammerSingerParams, CrammerSingerRanks};
 pub use cutting_plane::{NSlack, NSlackParams, OneSlack, OneSlackParams, OneSlackRanks, QpSolver};
 pub use dcd::{Dcd, DcdParams, DcdRanks};

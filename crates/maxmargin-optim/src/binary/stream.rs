@@ -426,15 +426,32 @@ impl Run<'_> {
     }
 }
 
-/// The trace record of a certificate (an error for a non-finite objective).
+/// The trace record of a certificate at `progress`: the primal and the dual bound, refused when the
+/// primal is not finite.
 pub(crate) fn record(
     started: Instant,
     objective: f64,
     dual: f64,
     progress: Progress,
 ) -> Result<TraceRecord, OptimError> {
-    let at = (progress.iteration, progress.epoch);
-    crate::collective::round_record(objective, dual, at, started)
+    if !objective.is_finite() {
+        return Err(OptimError::NonFinite {
+            iteration: progress.iteration,
+            epoch: progress.epoch,
+            value: objective,
+        });
+    }
+    Ok(TraceRecord {
+        iteration: progress.iteration,
+        epoch: progress.epoch,
+        seconds: started.elapsed().as_secs_f64(),
+        objective,
+        dual: Some(dual),
+        gap: Some(objective - dual),
+        active_constraints: None,
+        oracle_calls: None,
+        step: None,
+    })
 }
 
 impl StreamLimits {

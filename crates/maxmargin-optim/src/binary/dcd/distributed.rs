@@ -23,23 +23,7 @@ use super::*;
 use crate::collective::Collective;
 
 /// DCD on one rank's shard of a problem spread over the ranks of a [`Collective`]: see the module docs.
-#[derive(Clone, Copy)]
-pub struct DcdRanks<'c> {
-    dcd: Dcd,
-    comm: &'c dyn Collective,
-    n_total: usize,
-}
-
-impl std::fmt::Debug for DcdRanks<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DcdRanks")
-            .field("dcd", &self.dcd)
-            .field("rank", &self.comm.rank())
-            .field("size", &self.comm.size())
-            .field("n_total", &self.n_total)
-            .finish()
-    }
-}
+pub type DcdRanks<'c> = crate::collective::OverRanks<'c, Dcd>;
 
 /// What a round found over all ranks.
 struct RoundEnd {
@@ -60,7 +44,7 @@ impl Dcd {
         let mut dcd = self;
         dcd.n_total = Some(n_total);
         dcd.params.seed ^= (comm.rank() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        DcdRanks { dcd, comm, n_total }
+        DcdRanks::new(dcd, comm, n_total)
     }
 }
 
@@ -78,7 +62,7 @@ impl DcdRanks<'_> {
             qd: &sh.qd,
             upper: &sh.upper,
             diag: &sh.diag,
-            shrinking: self.dcd.params.shrinking,
+            shrinking: self.solver.params.shrinking,
             bounds: (sh.pg_max_old, sh.pg_min_old),
         };
         let (r, mut buf) = local_pass(&cx, &sh.active, sh.w.clone());
@@ -122,10 +106,10 @@ impl DcdRanks<'_> {
     /// At a round whose stopping test passed on every rank's examples: accepts it (no target, ε at its floor,
     /// or the certified gap within the target), or divides ε by 10.
     fn accept(&self, problem: &BinaryProblem<'_>, st: &mut DcdState) -> Result<bool, OptimError> {
-        let Some(target) = self.dcd.gap_target else {
+        let Some(target) = self.solver.gap_target else {
             return Ok(true);
         };
-        if self.dcd.epsilon(st) <= MIN_EPSILON {
+        if self.solver.epsilon(st) <= MIN_EPSILON {
             return Ok(true);
         }
         let objective = self.try_objective(problem, st)?;
@@ -150,7 +134,7 @@ impl<'a> Solver<BinaryProblem<'a>> for DcdRanks<'_> {
                 "is not supported over several ranks; use feature or none",
             ));
         }
-        self.dcd.init(problem)
+        self.solver.init(problem)
     }
 
     fn step(&mut self, problem: &BinaryProblem<'a>, st: &mut DcdState) -> Result<(), OptimError> {
@@ -158,7 +142,7 @@ impl<'a> Solver<BinaryProblem<'a>> for DcdRanks<'_> {
         st.iteration += 1;
         st.visited += end.visited as u64;
         // LIBLINEAR's test: a small spread on a shrunk set first reopens every example.
-        let passed = end.pg_max - end.pg_min <= self.dcd.epsilon(st);
+        let passed = end.pg_max - end.pg_min <= self.solver.epsilon(st);
         if passed && end.shrunk {
             st.active = (0..problem.n_samples()).collect();
             (st.pg_max_old, st.pg_min_old) = OPEN;
@@ -194,7 +178,7 @@ impl<'a> Solver<BinaryProblem<'a>> for DcdRanks<'_> {
     }
 
     fn output(&self, problem: &BinaryProblem<'a>, st: &DcdState) -> LinearWeights {
-        self.dcd.output(problem, st)
+        self.solver.output(problem, st)
     }
 
     fn objective(&self, problem: &BinaryProblem<'a>, st: &DcdState) -> f64 {

@@ -30,22 +30,7 @@ pub struct BcfwRankState {
 }
 
 /// BCFW on one rank's shard of a problem spread over the ranks of a [`Collective`].
-#[derive(Clone)]
-pub struct BcfwRanks<'c> {
-    bcfw: Bcfw,
-    comm: &'c dyn Collective,
-    n_total: usize,
-}
-
-impl std::fmt::Debug for BcfwRanks<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BcfwRanks")
-            .field("bcfw", &self.bcfw)
-            .field("rank", &self.comm.rank())
-            .field("n_total", &self.n_total)
-            .finish()
-    }
-}
+pub type BcfwRanks<'c> = crate::collective::OverRanks<'c, Bcfw>;
 
 /// One block's move this round: example, step γ, the corner `(w_s, ℓ_s)` (sparse: a difference of joint
 /// features).
@@ -61,11 +46,7 @@ impl Bcfw {
     /// problem) of a problem of `n_total` examples; every rank uses the same parameters, space and dimension
     /// and ends with the same weights.
     pub fn over_ranks(self, comm: &dyn Collective, n_total: usize) -> BcfwRanks<'_> {
-        BcfwRanks {
-            bcfw: self,
-            comm,
-            n_total,
-        }
+        BcfwRanks::new(self, comm, n_total)
     }
 }
 
@@ -209,7 +190,7 @@ where
             ));
         }
         let seed =
-            self.bcfw.params.seed ^ (self.comm.rank() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            self.solver.params.seed ^ (self.comm.rank() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         Ok(BcfwRankState {
             shares: vec![vec![0.0; dim]; problem.n_samples()],
             share_loss: vec![0.0; problem.n_samples()],
@@ -219,7 +200,7 @@ where
             order: (0..problem.n_samples()).collect(),
             round: 0,
             calls: 0.0,
-            next_gap: self.bcfw.params.gap_every,
+            next_gap: self.solver.params.gap_every,
             last: None,
         })
     }
@@ -231,7 +212,7 @@ where
     ) -> Result<(), OptimError> {
         self.round(problem, st)?;
         if st.calls / self.n_total as f64 >= st.next_gap - 1e-12 {
-            st.next_gap += self.bcfw.params.gap_every;
+            st.next_gap += self.solver.params.gap_every;
             self.certify(problem, st)?;
         }
         Ok(())
@@ -292,7 +273,7 @@ where
     }
 
     fn stop(&self, st: &BcfwRankState) -> Option<StopReason> {
-        let tol = self.bcfw.params.gap_tolerance?;
+        let tol = self.solver.params.gap_tolerance?;
         let (_, primal, _, gap) = st.last?;
         (gap <= tol * primal.abs()).then_some(StopReason::Converged)
     }

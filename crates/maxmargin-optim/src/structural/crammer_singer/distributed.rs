@@ -11,23 +11,7 @@ use super::*;
 use crate::collective::Collective;
 
 /// The Crammer–Singer dual on one rank's shard of a problem spread over the ranks of a [`Collective`].
-#[derive(Clone)]
-pub struct CrammerSingerRanks<'c> {
-    cs: CrammerSinger,
-    target: Option<f64>,
-    comm: &'c dyn Collective,
-    n_total: usize,
-}
-
-impl std::fmt::Debug for CrammerSingerRanks<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CrammerSingerRanks")
-            .field("cs", &self.cs)
-            .field("rank", &self.comm.rank())
-            .field("n_total", &self.n_total)
-            .finish()
-    }
-}
+pub type CrammerSingerRanks<'c> = crate::collective::OverRanks<'c, CrammerSinger>;
 
 impl CrammerSinger {
     /// This solver over the ranks of `comm`, each rank training on its shard (with the λ of the whole
@@ -35,15 +19,9 @@ impl CrammerSinger {
     /// and ends with the same weights (label-major, as [`Solver::output`]).
     pub fn over_ranks(self, comm: &dyn Collective, n_total: usize) -> CrammerSingerRanks<'_> {
         let mut cs = self;
-        let target = cs.gap_target.take();
         cs.params.shrinking = false;
         cs.n_total = Some(n_total);
-        CrammerSingerRanks {
-            cs,
-            target,
-            comm,
-            n_total,
-        }
+        CrammerSingerRanks::new(cs, comm, n_total)
     }
 }
 
@@ -59,7 +37,9 @@ impl CrammerSingerRanks<'_> {
     ) -> Result<bool, OptimError> {
         let k = problem.space().n_classes();
         let (alpha0, w0, seen) = (st.alpha.clone(), st.w.clone(), st.visited);
-        let mut local = self.cs.clone();
+        // The local passes accept their own test (the gap target is the round's).
+        let mut local = self.solver.clone();
+        local.gap_target = None;
         local.step(problem, st)?;
         let mut buf: Vec<f64> = st.w.iter().zip(&w0).map(|(a, b)| a - b).collect();
         let mut lin = 0.0;
@@ -99,7 +79,7 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSingerRanks<'_> {
     type Output = Vec<f64>;
 
     fn init(&mut self, problem: Problem<'_, 'a>) -> Result<CrammerSingerState, OptimError> {
-        self.cs.init(problem)
+        self.solver.init(problem)
     }
 
     fn step(
@@ -110,8 +90,8 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSingerRanks<'_> {
         if !self.round(problem, st)? {
             return Ok(());
         }
-        let epsilon = self.cs.epsilon(st);
-        let Some(target) = self.target else {
+        let epsilon = self.solver.epsilon(st);
+        let Some(target) = self.solver.gap_target else {
             st.converged = true;
             return Ok(());
         };
@@ -133,7 +113,7 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSingerRanks<'_> {
     }
 
     fn output(&self, problem: Problem<'_, 'a>, st: &CrammerSingerState) -> Vec<f64> {
-        self.cs.output(problem, st)
+        self.solver.output(problem, st)
     }
 
     fn objective(&self, problem: Problem<'_, 'a>, st: &CrammerSingerState) -> f64 {
@@ -146,13 +126,13 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSingerRanks<'_> {
         problem: Problem<'_, 'a>,
         st: &CrammerSingerState,
     ) -> Result<f64, OptimError> {
-        let w = self.cs.output(problem, st);
+        let w = self.solver.output(problem, st);
         let loss: f64 = problem
             .oracle_all(&w)?
             .iter()
             .zip(problem.y())
             .enumerate()
-            .map(|(i, (v, &y))| self.cs.weight(i, y as usize) * v.hinge)
+            .map(|(i, (v, &y))| self.solver.weight(i, y as usize) * v.hinge)
             .sum();
         let mut sums = [loss];
         self.comm.allreduce_sum(&mut sums)?;

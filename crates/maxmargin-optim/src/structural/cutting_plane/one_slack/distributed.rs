@@ -16,22 +16,7 @@ const CONVERGED: f64 = 1.0;
 const TIGHTEN: f64 = 2.0;
 
 /// 1-slack on one rank's shard of a problem spread over the ranks of a [`Collective`].
-#[derive(Clone)]
-pub struct OneSlackRanks<'c> {
-    one_slack: OneSlack,
-    comm: &'c dyn Collective,
-    n_total: usize,
-}
-
-impl std::fmt::Debug for OneSlackRanks<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OneSlackRanks")
-            .field("one_slack", &self.one_slack)
-            .field("rank", &self.comm.rank())
-            .field("n_total", &self.n_total)
-            .finish()
-    }
-}
+pub type OneSlackRanks<'c> = crate::collective::OverRanks<'c, OneSlack>;
 
 /// One rank's 1-slack state over ranks: the agreed `w`, the working set (rank 0's; empty elsewhere), this
 /// rank's true joint features, ε's tightenings, the rounds and oracle calls over all ranks.
@@ -51,11 +36,7 @@ impl OneSlack {
     /// problem) of a problem of `n_total` examples; every rank uses the same parameters, space and dimension
     /// and ends with the same weights (rank 0's, broadcast).
     pub fn over_ranks(self, comm: &dyn Collective, n_total: usize) -> OneSlackRanks<'_> {
-        OneSlackRanks {
-            one_slack: self,
-            comm,
-            n_total,
-        }
+        OneSlackRanks::new(self, comm, n_total)
     }
 }
 
@@ -85,7 +66,7 @@ where
         st: &mut OneSlackRankState,
     ) -> Result<(), OptimError> {
         let (dim, lambda, n) = (problem.dim(), problem.lambda(), self.n_total as f64);
-        let params = self.one_slack.params;
+        let params = self.solver.params;
         let epsilon = params.epsilon / 10f64.powi(st.tightened as i32);
         let mut buf = joint_part(problem, &st.psi_truth, &st.w, n)?;
         self.comm.allreduce_sum(&mut buf)?;
@@ -101,7 +82,7 @@ where
             let mut decision = GO;
             if violation <= xi + epsilon {
                 let dual = st.set.dual(lambda, &st.w);
-                decision = if gap_accepts(self.one_slack.gap_target, epsilon, primal, dual) {
+                decision = if gap_accepts(self.solver.gap_target, epsilon, primal, dual) {
                     CONVERGED
                 } else {
                     TIGHTEN
