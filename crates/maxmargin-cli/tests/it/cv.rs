@@ -1,7 +1,7 @@
-//! `cv --metric` and `--refit`: C chosen on the training data by the measure asked for, and the final model
-//! trained on all of it at that C.
+//! `cv`: stratified folds and their report; `--metric` and `--refit`, C chosen on the training data by the
+//! measure asked for and the final model trained on all of it at that C.
 
-use super::{fails, heart, ok, s};
+use super::*;
 
 #[test]
 fn cv_chooses_c_by_the_metric_and_refits_on_all_the_data() {
@@ -75,4 +75,57 @@ fn cv_chooses_c_by_the_metric_and_refits_on_all_the_data() {
     fails(&["cv", s(&data), "-o", s(&model)], 2);
     fails(&["cv", s(&data), "--refit"], 2);
     fails(&["cv", s(&data), "--metric", "roc-auc"], 2);
+}
+
+#[test]
+fn cv_reports_folds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let out: serde_json::Value = serde_json::from_str(&ok(&[
+        "cv",
+        s(&data),
+        "-k",
+        "3",
+        "--solver",
+        "dcd",
+        "-c",
+        "1",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(out["fold_accuracy"].as_array().unwrap().len(), 3);
+    assert!(out["accuracy"].as_f64().unwrap() > 0.75, "{out}");
+    let err = fails(&["cv", s(&data), "-k", "1"], 1);
+    assert!(err.contains("folds"), "{err}");
+    // Train's flags apply to cv too, and a path reports every C.
+    let path: serde_json::Value = serde_json::from_str(&ok(&[
+        "cv",
+        s(&data),
+        "-k",
+        "3",
+        "--solver",
+        "dcd",
+        "--epsilon",
+        "0.01",
+        "--c-path",
+        "0.01,0.1,1",
+        "--threads",
+        "1",
+        "--json",
+    ]))
+    .unwrap();
+    let points = path.as_array().unwrap();
+    assert_eq!(points.len(), 3);
+    assert_eq!(points[2]["c"], 1.0);
+    assert_eq!(
+        points[2]["cv"]["fold_accuracy"].as_array().unwrap().len(),
+        3
+    );
+    let err = fails(&["cv", s(&data), "--solver", "dcd", "--c-path", "1,0.1"], 1);
+    assert!(err.contains("increasing"), "{err}");
+    // cv trains binary models: it offers no --task (a usage error, status 2).
+    let err = fails(&["cv", s(&data), "--task", "chain"], 2);
+    assert!(err.contains("--task"), "{err}");
+    let err = fails(&["cv", s(&data), "--resume", "x.ckpt"], 1);
+    assert!(err.contains("--resume does not apply to cv"), "{err}");
 }

@@ -1,0 +1,258 @@
+//! `train`, `predict` and `eval` on multiclass, multilabel and chain data, every structured solver.
+
+use super::*;
+
+#[test]
+fn structured_tasks_train_predict_eval() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Multiclass on the embedded iris, every solver.
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    for solver in ["bcfw", "oneslack", "nslack", "ssg", "dcd", "ovr"] {
+        let model = tmp.path().join(format!("iris.{solver}.json"));
+        let trace = tmp.path().join(format!("iris.{solver}.jsonl"));
+        ok(&[
+            "train",
+            "--task",
+            "multiclass",
+            s(&iris),
+            "-o",
+            s(&model),
+            "--solver",
+            solver,
+            "--lambda",
+            "0.01",
+            "--max-passes",
+            "300",
+            "--threads",
+            "1",
+            "--trace",
+            s(&trace),
+            "--quiet",
+        ]);
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+        assert_eq!(v["kind"], "multiclass");
+        let report: serde_json::Value = serde_json::from_str(&ok(&[
+            "eval",
+            s(&model),
+            s(&iris),
+            "--json",
+            "--lambda",
+            "0.01",
+        ]))
+        .unwrap();
+        assert!(
+            report["accuracy"].as_f64().unwrap() > 0.9,
+            "{solver}: {report}"
+        );
+        assert!(report["objective"].as_f64().is_some());
+        let preds = ok(&["predict", s(&model), s(&iris)]);
+        assert_eq!(preds.lines().count(), 150);
+        assert!(
+            preds.lines().all(|l| ["0", "1", "2"].contains(&l)),
+            "{preds}"
+        );
+        let last: serde_json::Value = serde_json::from_str(
+            std::fs::read_to_string(&trace)
+                .unwrap()
+                .lines()
+                .last()
+                .unwrap(),
+        )
+        .unwrap();
+        assert!(last["stop"].is_string(), "{last}");
+    }
+    // A checkpointed run resumed to the same budget gives the model of one straight run.
+    let (a, b, ck) = (
+        tmp.path().join("a.json"),
+        tmp.path().join("b.json"),
+        tmp.path().join("run.ck"),
+    );
+    let common = [
+        "--task",
+        "multiclass",
+        "--solver",
+        "bcfw",
+        "--lambda",
+        "0.01",
+        "--epsilon",
+        "1e-9",
+        "--quiet",
+    ];
+    ok(&[
+        &["train", s(&iris), "-o", s(&a), "--max-passes", "30"][..],
+        &common,
+    ]
+    .concat());
+    ok(&[
+        &[
+            "train",
+            s(&iris),
+            "-o",
+            s(&b),
+            "--max-passes",
+            "10",
+            "--checkpoint",
+            s(&ck),
+        ][..],
+        &common,
+    ]
+    .concat());
+    ok(&[
+        &[
+            "train",
+            s(&iris),
+            "-o",
+            s(&b),
+            "--max-passes",
+            "30",
+            "--resume",
+            s(&ck),
+        ][..],
+        &common,
+    ]
+    .concat());
+    let w = |p: &Path| {
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(p).unwrap()).unwrap()["w"].clone()
+    };
+    assert_eq!(w(&a), w(&b));
+
+    // Bad combinations are one clear line.
+    let model = tmp.path().join("m.model");
+    let err = fails(
+        &[
+            "train",
+            "--task",
+            "multiclass",
+            s(&iris),
+            "-o",
+            s(&model),
+            "--solver",
+            "pegasos",
+        ],
+        1,
+    );
+    assert!(
+        err.contains("--solver pegasos applies to binary training; --task multiclass takes bcfw"),
+        "{err}"
+    );
+    // A solver that does not exist is a usage error, with the list.
+    let err = fails(&["train", s(&iris), "-o", s(&model), "--solver", "sgd"], 2);
+    assert!(err.contains("possible values: dcd, pegasos"), "{err}");
+    let err = fails(
+        &["train", s(&iris), "-o", s(&model), "--max-passes", "3"],
+        1,
+    );
+    assert!(
+        err.contains("--max-passes applies to structured tasks"),
+        "{err}"
+    );
+    let err = fails(&["train", "--task", "tree", s(&iris), "-o", s(&model)], 2);
+    assert!(err.contains("task"), "{err}");
+
+    let Some(data) = shared_data() else { return };
+    // Chains on OCR fold 0 (a short run), multilabel on yeast.
+    let ocr = data.join("ocr_letters/ocr.fold0.svmhmm.gz");
+    let model = tmp.path().join("ocr.model");
+    ok(&[
+        "train",
+        "--task",
+        "chain",
+        s(&ocr),
+        "-o",
+        s(&model),
+        "--max-passes",
+        "10",
+        "--quiet",
+    ]);
+    let report: serde_json::Value =
+        serde_json::from_str(&ok(&["eval", s(&model), s(&ocr), "--json"])).unwrap();
+    assert!(report["token_error"].as_f64().unwrap() < 0.5, "{report}");
+    assert!(report["sequence_accuracy"].as_f64().is_some());
+    let tags = ok(&["predict", s(&model), s(&ocr)]);
+    assert_eq!(
+        tags.lines().count(),
+        maxmargin::io::svm_hmm::read(&ocr).unwrap().n_tokens()
+    );
+    let yeast = data.join("yeast/yeast.train.libsvm.gz");
+    let model = tmp.path().join("yeast.model");
+    ok(&[
+        "train",
+        "--task",
+        "multilabel",
+        s(&yeast),
+        "-o",
+        s(&model),
+        "--max-passes",
+        "10",
+        "--quiet",
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&ok(&[
+        "eval",
+        s(&model),
+        s(&yeast),
+        "--json",
+        "--lambda",
+        "0.01",
+    ]))
+    .unwrap();
+    for key in ["hamming_loss", "exact_match", "micro_f1", "objective"] {
+        assert!(report[key].as_f64().is_some(), "{key}: {report}");
+    }
+    assert!(report["hamming_loss"].as_f64().unwrap() < 0.3, "{report}");
+}
+/// A 6-label multilabel set with unscaled features (0.02 to 240, as audio features are): 1-slack at -c 1 was
+/// still running after 10 minutes. Now a bounded run ends in seconds and says it is not converged, and
+/// with --scale maxabs it converges.
+#[test]
+fn unscaled_multilabel_one_slack_ends_and_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("emotions.svm");
+    let mut lcg = maxmargin::testing::Lcg::new(3);
+    let mut next = move || lcg.unit();
+    let (n, d) = (391, 72);
+    let weights: Vec<Vec<f64>> = (0..6)
+        .map(|_| (0..d).map(|_| next() * 2.0 - 1.0).collect())
+        .collect();
+    let mut text = String::new();
+    for _ in 0..n {
+        let z: Vec<f64> = (0..d).map(|_| next() * 2.0 - 1.0).collect();
+        let labels: Vec<String> = (0..6)
+            .filter(|&l| z.iter().zip(&weights[l]).map(|(a, b)| a * b).sum::<f64>() > 0.3)
+            .map(|l| l.to_string())
+            .collect();
+        text.push_str(&labels.join(","));
+        for (j, v) in z.iter().enumerate() {
+            let scale = 0.02 * (240.0f64 / 0.02).powf(j as f64 / (d - 1) as f64);
+            text.push_str(&format!(" {}:{:.4}", j + 1, v.abs() * scale));
+        }
+        text.push('\n');
+    }
+    std::fs::write(&data, text).unwrap();
+    let model = tmp.path().join("m.model");
+    let base = [
+        "train",
+        "--task",
+        "multilabel",
+        s(&data),
+        "-o",
+        s(&model),
+        "--solver",
+        "oneslack",
+        "-c",
+        "1",
+        "--quiet",
+    ];
+    let start = std::time::Instant::now();
+    let err = ok_stderr(&[&base[..], &["--max-passes", "60"]].concat());
+    assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
+    assert!(err.contains("--scale"), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("warning: oneslack stopped on its pass budget")),
+        "{err}"
+    );
+    let err = ok_stderr(&[&base[..], &["--scale", "maxabs", "--require-convergence"]].concat());
+    assert!(err.is_empty(), "{err}");
+}
