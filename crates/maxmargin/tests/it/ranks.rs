@@ -126,3 +126,45 @@ fn pegasos_over_ranks_resumes_from_its_checkpoints_to_the_same_bits() {
     assert_eq!((&resumed.w, resumed.b), (&whole.w, whole.b));
     assert_eq!(resumed.training.epochs, 30.0);
 }
+
+#[test]
+fn issue_30_a_round_loop_checkpoint_of_an_older_maxmargin_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.ckpt");
+    // What the round loops wrote before the trainer ran every mode: kind checkpoint-ranks-….
+    let rank0 = maxmargin::distributed::checkpoint::rank_path(&path, 0);
+    maxmargin::io::model_file::save(&rank0, "checkpoint-ranks-binary-dcd", &(1u64, 2.0f64))
+        .unwrap();
+    let params = LinearSvmParams::new();
+    let e = over_ranks(1, &params, &CheckpointPlan::new().resume_from(&path))[0]
+        .as_ref()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("older maxmargin") && e.contains("start the run again"),
+        "{e}"
+    );
+}
+
+#[test]
+fn issue_30_ranks_stop_by_one_process_rules_for_the_same_flags() {
+    // No --gap: one process stops on DCD's own test (accepted at the 1% target), never on a periodic
+    // evaluation; over ranks the same rule applies (before, an evaluation every 5 rounds stopped them on
+    // the gap as soon as it was within 1%).
+    let params = LinearSvmParams::new();
+    let data = maxmargin::datasets::heart_scale().unwrap();
+    let one = params.clone().check().unwrap().fit(&data).unwrap();
+    assert_eq!(one.training.stop, StopReason::Converged);
+    for p in [1, 2] {
+        let model = over_ranks(p, &params, &CheckpointPlan::new())[0]
+            .clone()
+            .unwrap();
+        let t = &model.training;
+        assert_eq!(t.stop, StopReason::Converged, "{p} ranks: {t:?}");
+        let relative = t.gap.unwrap() / t.objective;
+        assert!(
+            relative <= 1e-2,
+            "{p} ranks stopped at a relative gap of {relative}"
+        );
+    }
+}
