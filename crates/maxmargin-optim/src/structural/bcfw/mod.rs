@@ -110,7 +110,10 @@ impl BcfwParams {
         {
             return Err(invalid("gap tolerance", t, "must be finite and >= 0"));
         }
-        Ok(Bcfw { params: self })
+        Ok(Bcfw {
+            params: self,
+            n_total: None,
+        })
     }
 }
 
@@ -118,6 +121,8 @@ impl BcfwParams {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bcfw {
     params: BcfwParams,
+    /// Over ranks: the whole problem's example count, for the corners' `1/(λn)` (`None`: this problem's).
+    n_total: Option<usize>,
 }
 
 /// BCFW state.
@@ -275,53 +280,21 @@ impl Bcfw {
     }
 }
 
-impl<'a, S> Solver<StructProblem<'a, S>> for Bcfw
-where
-    S: OutputSpace,
-    S::Output: Sync,
-{
-    type State = BcfwState;
-    type Output = Vec<f64>;
-
-    fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<BcfwState, OptimError> {
-        let (n, dim) = (problem.n_samples(), problem.dim());
-        let pairwise = self.pairwise(problem);
-        Ok(BcfwState {
-            k: 0,
-            w: vec![0.0; dim],
-            ell: 0.0,
-            w_i: if pairwise {
-                Shares::Atoms(vec![pairwise::Block::default(); n])
-            } else if n.saturating_mul(dim).saturating_mul(8) <= DENSE_SHARES_MAX_BYTES {
-                Shares::Dense {
-                    shares: vec![0.0; n * dim],
-                    sq: vec![0.0; n],
-                }
-            } else {
-                Shares::Sparse(vec![SparseVec::default(); n])
-            },
-            ell_i: vec![0.0; n],
-            psi_truth: problem.truth_features(),
-            avg: self.params.average.then(|| WeightedAverage {
-                u: vec![0.0; dim],
-                c_sum: 0.0,
-                ell_sum: 0.0,
-            }),
-            sampler: Sampler::new(self.params.sampling, n, self.params.seed),
-            next_gap: self.params.gap_every,
-            last: None,
-            last_iterate: false,
-            scatter: Scatter::default(),
-        })
-    }
-
-    fn step(
-        &mut self,
-        problem: &StructProblem<'a, S>,
+impl Bcfw {
+    /// One block step (the block the sampler draws), Frank–Wolfe or pairwise, without the gap check that
+    /// follows it in a pass: what one process and each rank's share of a round both take.
+    fn block_step<S>(
+        &self,
+        problem: &StructProblem<'_, S>,
         st: &mut BcfwState,
-    ) -> Result<(), OptimError> {
+    ) -> Result<(), OptimError>
+    where
+        S: OutputSpace,
+        S::Output: Sync,
+    {
         let i = st.sampler.next_index();
-        let (n, lambda) = (problem.n_samples() as f64, problem.lambda());
+        let n = self.n_total.unwrap_or(problem.n_samples()) as f64;
+        let lambda = problem.lambda();
         let v = problem.oracle(&st.w, i)?;
         // The corner: w_s = (ψ(y_i) − ψ(ŷ))/(λn), ℓ_s = Δ/n.
         let scale = 1.0 / (lambda * n);
@@ -365,7 +338,7 @@ where
                 a.c_sum += k;
                 a.ell_sum += k * ell;
             }
-            return self.after_step(problem, st);
+            return Ok(());
         }
         let c_prev = st.avg.as_ref().map_or(0.0, |a| a.c_sum);
         let gamma = match &mut st.w_i {
@@ -464,6 +437,56 @@ where
             a.c_sum += k;
             a.ell_sum += k * ell;
         }
+        Ok(())
+    }
+}
+
+impl<'a, S> Solver<StructProblem<'a, S>> for Bcfw
+where
+    S: OutputSpace,
+    S::Output: Sync,
+{
+    type State = BcfwState;
+    type Output = Vec<f64>;
+
+    fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<BcfwState, OptimError> {
+        let (n, dim) = (problem.n_samples(), problem.dim());
+        let pairwise = self.pairwise(problem);
+        Ok(BcfwState {
+            k: 0,
+            w: vec![0.0; dim],
+            ell: 0.0,
+            w_i: if pairwise {
+                Shares::Atoms(vec![pairwise::Block::default(); n])
+            } else if n.saturating_mul(dim).saturating_mul(8) <= DENSE_SHARES_MAX_BYTES {
+                Shares::Dense {
+                    shares: vec![0.0; n * dim],
+                    sq: vec![0.0; n],
+                }
+            } else {
+                Shares::Sparse(vec![SparseVec::default(); n])
+            },
+            ell_i: vec![0.0; n],
+            psi_truth: problem.truth_features(),
+            avg: self.params.average.then(|| WeightedAverage {
+                u: vec![0.0; dim],
+                c_sum: 0.0,
+                ell_sum: 0.0,
+            }),
+            sampler: Sampler::new(self.params.sampling, n, self.params.seed),
+            next_gap: self.params.gap_every,
+            last: None,
+            last_iterate: false,
+            scatter: Scatter::default(),
+        })
+    }
+
+    fn step(
+        &mut self,
+        problem: &StructProblem<'a, S>,
+        st: &mut BcfwState,
+    ) -> Result<(), OptimError> {
+        self.block_step(problem, st)?;
         self.after_step(problem, st)
     }
 

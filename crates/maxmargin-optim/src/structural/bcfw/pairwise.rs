@@ -156,6 +156,31 @@ impl Block {
         });
     }
 
+    /// The convex combination `(1 − t)·before + t·after` of two states of the same block (a point of its
+    /// domain, whose share is the same combination of theirs): the atoms of both, weighted, equal corners
+    /// merged, the lightest merged past [`MAX_ATOMS`].
+    pub(super) fn mix(before: &Self, after: Self, t: f64) -> Self {
+        let mut out = Self {
+            truth: (1.0 - t) * before.truth,
+            atoms: before
+                .atoms
+                .iter()
+                .map(|a| Atom {
+                    weight: (1.0 - t) * a.weight,
+                    ..a.clone()
+                })
+                .filter(|a| a.weight > 0.0)
+                .collect(),
+        };
+        out.truth += t * after.truth;
+        for a in after.atoms {
+            if a.weight > 0.0 {
+                out.add(a.u, a.sq, a.loss, t * a.weight);
+            }
+        }
+        out
+    }
+
     /// Replaces the two lightest atoms by their weighted mean.
     fn merge_lightest(&mut self) {
         if self.atoms.len() < 2 {

@@ -38,6 +38,38 @@ pub(super) enum Shares {
     Atoms(Vec<pairwise::Block>),
 }
 
+impl Shares {
+    /// The convex combination `(1 − t)·before + t·after` of two states of the same blocks (a round over
+    /// ranks takes each rank's block steps only part of the way, `t`).
+    pub(super) fn mix(before: &Self, after: Self, t: f64) -> Self {
+        match (before, after) {
+            (Self::Dense { shares: b, .. }, Self::Dense { shares: a, sq }) => {
+                let shares: Vec<f64> = b.iter().zip(&a).map(|(b, a)| b + t * (a - b)).collect();
+                let dim = shares.len() / sq.len().max(1);
+                let sq = shares
+                    .chunks(dim.max(1))
+                    .map(|c| c.iter().map(|v| v * v).sum())
+                    .collect();
+                Self::Dense { shares, sq }
+            }
+            (Self::Sparse(b), Self::Sparse(a)) => Self::Sparse(
+                b.iter()
+                    .zip(&a)
+                    .map(|(b, a)| SparseVec::lincomb(1.0 - t, b, t, a))
+                    .collect(),
+            ),
+            (Self::Atoms(b), Self::Atoms(a)) => Self::Atoms(
+                b.iter()
+                    .zip(a)
+                    .map(|(b, a)| pairwise::Block::mix(b, a, t))
+                    .collect(),
+            ),
+            // The same state keeps its kind: a round never changes it.
+            (_, after) => after,
+        }
+    }
+}
+
 /// A dense scratch vector for the corner `w_s` of a dense-share step: `ψ(y_i)` and `ψ(ŷ)` are scattered
 /// into it in `O(nnz)` (no sorted sparse vectors: building and merging them cost a fifth of OCR's run), and
 /// it is cleared after the step. Not part of the state's meaning: never saved.
