@@ -66,14 +66,6 @@ impl LinearSvm {
                 reason,
             ));
         }
-        if p.budget.max_seconds.is_some() {
-            let reason = "would stop the ranks at different rounds; give --epochs";
-            return Err(refuse("seconds", String::new(), reason));
-        }
-        if p.budget.tolerance.is_some() || p.budget.keep_best {
-            let reason = "do not apply over ranks, which stop on the certified gap (--gap)";
-            return Err(refuse("tolerance and keep-best", String::new(), reason));
-        }
         if self.sample_weights.is_some() {
             let reason = "are not built over ranks yet";
             return Err(refuse("sample weights", String::new(), reason));

@@ -19,15 +19,6 @@ impl StructuredSvm {
                 reason,
             ));
         }
-        if p.max_seconds.is_some() || p.tolerance.is_some() || p.keep_best {
-            let reason =
-                "do not apply over ranks, which stop on passes or the certified gap (--gap)";
-            return Err(refuse(
-                "seconds, tolerance and keep-best",
-                String::new(),
-                reason,
-            ));
-        }
         if self.sample_weights.is_some() || self.warm.is_some() {
             let reason = "are not built over ranks yet";
             return Err(refuse(

@@ -168,3 +168,22 @@ fn issue_30_ranks_stop_by_one_process_rules_for_the_same_flags() {
         );
     }
 }
+
+#[test]
+fn issue_30_a_time_budget_over_ranks_stops_every_rank_at_the_same_round() {
+    // The trainer takes rank 0's clock for every decision on time, so --seconds applies over ranks.
+    let mut params = LinearSvmParams::new()
+        .gap(1e-15)
+        .solver(DcdParams::new().epsilon(1e-15));
+    params.budget.max_epochs = Some(1e9);
+    params.budget.max_seconds = Some(0.3);
+    let models = over_ranks(2, &params, &CheckpointPlan::new());
+    let (a, b) = (models[0].as_ref().unwrap(), models[1].as_ref().unwrap());
+    assert_eq!((&a.w, a.b), (&b.w, b.b));
+    assert_eq!(a.training.iterations, b.training.iterations);
+    assert!(
+        matches!(a.training.stop, StopReason::Time | StopReason::Converged),
+        "{:?}",
+        a.training
+    );
+}
