@@ -1,0 +1,95 @@
+//! Whole commands side by side: `maxmargin train` against `liblinear-train` at the loosest ε that reaches the
+//! target, timed interleaved, and peak memory.
+
+use super::*;
+
+/// `(seconds, success)` of a command.
+pub(super) fn timed(cmd: &mut Command) -> Option<f64> {
+    let start = Instant::now();
+    let status = cmd.status().ok()?;
+    status.success().then(|| start.elapsed().as_secs_f64())
+}
+
+/// Peak resident set in KB of a command, by `/usr/bin/time -f %M`.
+pub(super) fn peak_kb(cmd: &Command) -> Option<u64> {
+    let mut t = Command::new("/usr/bin/time");
+    t.args(["-f", "%M"])
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    let out = t.output().ok()?;
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .last()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Whole-command comparison: the loosest ε of each program that reaches `target` by `objective_of`, then
+/// interleaved timed runs.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn versus(
+    ours_name: &str,
+    theirs_name: &str,
+    ours: &dyn Fn(f64) -> Command,
+    theirs: Option<&dyn Fn(f64) -> Command>,
+    ours_objective: &dyn Fn() -> Option<f64>,
+    theirs_objective: &dyn Fn() -> Option<f64>,
+    ours_accuracy: &dyn Fn() -> Option<f64>,
+    theirs_accuracy: &dyn Fn() -> Option<f64>,
+    target: f64,
+) -> Versus {
+    // The loosest ε that reaches the target; a run that misses it after more than SWEEP_GIVE_UP seconds
+    // (an iteration cap) ends the sweep, since a tighter ε cannot take less.
+    let pick = |run: &dyn Fn(f64) -> Command, objective: &dyn Fn() -> Option<f64>| {
+        for &e in &EPS_LIST {
+            let seconds = timed(&mut run(e))?;
+            let o = objective()?;
+            if o <= target {
+                return Some((e, o));
+            }
+            if seconds > SWEEP_GIVE_UP {
+                return None;
+            }
+        }
+        None
+    };
+    let mine = pick(ours, ours_objective);
+    let ours_acc = mine.and_then(|_| ours_accuracy());
+    let yours = theirs.and_then(|t| pick(t, theirs_objective));
+    let theirs_acc = yours.and_then(|_| theirs_accuracy());
+    let (mut to, mut tt) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        if let Some((e, _)) = mine
+            && let Some(t) = timed(&mut ours(e))
+        {
+            to.push(t);
+        }
+        if let (Some((e, _)), Some(run)) = (yours, theirs)
+            && let Some(t) = timed(&mut run(e))
+        {
+            tt.push(t);
+        }
+    }
+    let ours_seconds = (!to.is_empty()).then(|| median(&mut to));
+    let theirs_seconds = (!tt.is_empty()).then(|| median(&mut tt));
+    Versus {
+        ours: ours_name.into(),
+        theirs: theirs_name.into(),
+        ours_epsilon: mine.map(|m| m.0),
+        theirs_epsilon: yours.map(|m| m.0),
+        ours_objective: mine.map(|m| m.1),
+        theirs_objective: yours.map(|m| m.1),
+        ours_seconds,
+        theirs_seconds,
+        ratio: ours_seconds.zip(theirs_seconds).map(|(a, b)| a / b),
+        ours_peak_kb: mine.and_then(|(e, _)| peak_kb(&ours(e))),
+        theirs_peak_kb: yours.zip(theirs).and_then(|((e, _), run)| peak_kb(&run(e))),
+        ours_test_accuracy: ours_acc,
+        theirs_test_accuracy: theirs_acc,
+    }
+}
+
+pub(super) fn s(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
