@@ -114,20 +114,9 @@ impl LinearSvm {
         let plan = (&self.plan, problem.n_samples());
         let (fit, advice) = match p.solver {
             LinearSolver::Pegasos(pegasos) => {
-                let mut solver = pegasos.check()?.over_ranks(comm, n);
-                let init = |s: &mut maxmargin_optim::Averaged<'_, _>| Ok(s.init(&problem)?);
-                let (fit, _) = checkpoint::train_over(
-                    comm,
-                    &trainer,
-                    &mut solver,
-                    &problem,
-                    init,
-                    tag,
-                    plan,
-                    &mut (),
-                )?;
+                let solver = pegasos.check()?.over_ranks(comm, n);
                 (
-                    fit,
+                    ranked(comm, &trainer, solver, &problem, tag, plan)?,
                     "more rounds (--epochs), or dcd (the default), which certifies over ranks",
                 )
             }
@@ -135,19 +124,11 @@ impl LinearSvm {
                 let target = p.budget.gap_tolerance;
                 let target = target.unwrap_or(crate::convergence::DEFAULT_GAP);
                 let dcd = dcd.check()?.with_gap_target(Some(target));
-                let mut solver = dcd.over_ranks(comm, n);
-                let init = |s: &mut maxmargin_optim::DcdRanks<'_>| Ok(s.init(&problem)?);
-                let (fit, _) = checkpoint::train_over(
-                    comm,
-                    &trainer,
-                    &mut solver,
-                    &problem,
-                    init,
-                    tag,
-                    plan,
-                    &mut (),
-                )?;
-                (fit, "a smaller --epsilon, or more rounds (--epochs)")
+                let solver = dcd.over_ranks(comm, n);
+                (
+                    ranked(comm, &trainer, solver, &problem, tag, plan)?,
+                    "a smaller --epsilon, or more rounds (--epochs)",
+                )
             }
             LinearSolver::Subgradient(_) => {
                 return Err(refuse(
@@ -183,6 +164,34 @@ impl LinearSvm {
 }
 
 pub(crate) use crate::error::refuse;
+
+/// Trains a binary `solver` over the ranks of `comm` from this rank's checkpoint or from scratch, as the plan
+/// asks (see [`checkpoint::train_over`]).
+fn ranked<'p, S>(
+    comm: &dyn Collective,
+    trainer: &Trainer,
+    mut solver: S,
+    problem: &BinaryProblem<'p>,
+    tag: (&str, crate::checkpoint::Made, &crate::LinearSvmParams),
+    plan: (&crate::checkpoint::CheckpointPlan, usize),
+) -> Result<maxmargin_optim::Fit<maxmargin_optim::LinearWeights>, Error>
+where
+    S: Solver<BinaryProblem<'p>, Output = maxmargin_optim::LinearWeights>,
+    S::State: serde::Serialize + serde::de::DeserializeOwned,
+{
+    let init = |s: &mut S| Ok(s.init(problem)?);
+    let (fit, _) = checkpoint::train_over(
+        comm,
+        trainer,
+        &mut solver,
+        problem,
+        init,
+        tag,
+        plan,
+        &mut (),
+    )?;
+    Ok(fit)
+}
 
 /// The whole problem's size and width, agreed by the ranks.
 pub(crate) struct Whole {

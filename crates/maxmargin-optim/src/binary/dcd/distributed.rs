@@ -151,18 +151,7 @@ impl<'a> Solver<BinaryProblem<'a>> for DcdRanks<'_> {
         (st.pg_max_old, st.pg_min_old) = if passed {
             OPEN
         } else {
-            (
-                if end.pg_max > 0.0 {
-                    end.pg_max
-                } else {
-                    f64::INFINITY
-                },
-                if end.pg_min < 0.0 {
-                    end.pg_min
-                } else {
-                    f64::NEG_INFINITY
-                },
-            )
+            super::coordinate::next_bounds(end.pg_max, end.pg_min)
         };
         if passed {
             st.converged = self.accept(problem, st)?;

@@ -267,12 +267,7 @@ impl Dcd {
             st.pg_min_old = f64::NEG_INFINITY;
             return;
         }
-        st.pg_max_old = if pg_max > 0.0 { pg_max } else { f64::INFINITY };
-        st.pg_min_old = if pg_min < 0.0 {
-            pg_min
-        } else {
-            f64::NEG_INFINITY
-        };
+        (st.pg_max_old, st.pg_min_old) = coordinate::next_bounds(pg_max, pg_min);
     }
 
     /// `C = 1/(λn)`.

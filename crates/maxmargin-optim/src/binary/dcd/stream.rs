@@ -322,14 +322,7 @@ impl Dcd {
             st.reopen = true;
             return false;
         }
-        st.bounds = (
-            if pg_max > 0.0 { pg_max } else { f64::INFINITY },
-            if pg_min < 0.0 {
-                pg_min
-            } else {
-                f64::NEG_INFINITY
-            },
-        );
+        st.bounds = super::coordinate::next_bounds(pg_max, pg_min);
         false
     }
 
