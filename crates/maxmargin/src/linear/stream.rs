@@ -155,10 +155,12 @@ impl LinearSvm {
             gap: Some(fit.gap()),
             progress: fit.progress,
         };
-        let advice = if p.scale == Scaling::None && summary.max_abs > 1.0 {
-            "--scale maxabs, more passes (--epochs), or --solver dcd"
-        } else {
-            "more passes (--epochs), or --solver dcd"
+        let unscaled = p.scale == Scaling::None && summary.max_abs > 1.0;
+        let advice = match (matches!(solver, StreamSolver::Dcd(_)), unscaled) {
+            (true, true) => "--scale maxabs, or more passes (--epochs, --iterations)",
+            (true, false) => "more passes (--epochs, --iterations)",
+            (false, true) => "--scale maxabs, more passes (--epochs), or --solver dcd",
+            (false, false) => "more passes (--epochs), or --solver dcd",
         };
         let (output, trace) = (fit.output, fit.trace);
         let model = self.model(
