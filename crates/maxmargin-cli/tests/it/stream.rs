@@ -207,3 +207,29 @@ fn multiclass_streams_with_ssg() {
     );
     assert!(a >= b - 0.03, "{a} vs {b}");
 }
+
+#[test]
+fn issue_30_streamed_dcd_takes_epsilon_and_reaches_a_tight_gap() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = heart(dir.path());
+    let model = dir.path().join("m.json");
+    let out = maxmargin(&[
+        "train",
+        "--stream",
+        s(&data),
+        "-o",
+        s(&model),
+        "--epsilon",
+        "0.01",
+        "--gap",
+        "1e-6",
+    ]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(!said.contains("not converged"), "{said}");
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    let t = &m["training"];
+    let relative = t["gap"].as_f64().unwrap() / t["objective"].as_f64().unwrap();
+    assert!(relative <= 1e-6, "{t}");
+}
