@@ -427,31 +427,26 @@ impl Run<'_> {
 }
 
 /// The trace record of a certificate at `progress`: the primal and the dual bound, refused when the
-/// primal is not finite.
+/// primal is not finite (the trainer's record and check).
 pub(crate) fn record(
     started: Instant,
     objective: f64,
     dual: f64,
     progress: Progress,
 ) -> Result<TraceRecord, OptimError> {
-    if !objective.is_finite() {
-        return Err(OptimError::NonFinite {
-            iteration: progress.iteration,
-            epoch: progress.epoch,
-            value: objective,
-        });
-    }
-    Ok(TraceRecord {
-        iteration: progress.iteration,
-        epoch: progress.epoch,
-        seconds: started.elapsed().as_secs_f64(),
-        objective,
+    let objective = crate::trainer::finite(objective, progress)?;
+    let certificate = crate::trainer::Certificate {
         dual: Some(dual),
         gap: Some(objective - dual),
-        active_constraints: None,
-        oracle_calls: None,
-        step: None,
-    })
+        ..Default::default()
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    Ok(crate::trainer::record(
+        progress,
+        seconds,
+        objective,
+        certificate,
+    ))
 }
 
 impl StreamLimits {

@@ -208,7 +208,7 @@ pub struct Fit<O> {
     pub progress: Progress,
 }
 
-fn record(p: Progress, seconds: f64, objective: f64, c: Certificate) -> TraceRecord {
+pub(crate) fn record(p: Progress, seconds: f64, objective: f64, c: Certificate) -> TraceRecord {
     TraceRecord {
         iteration: p.iteration,
         epoch: p.epoch,
@@ -224,7 +224,7 @@ fn record(p: Progress, seconds: f64, objective: f64, c: Certificate) -> TraceRec
 
 /// The objective, or the error that names the step where it stopped being finite (every evaluation and the
 /// end of training check it, so no non-finite result leaves the trainer).
-fn finite(objective: f64, p: Progress) -> Result<f64, OptimError> {
+pub(crate) fn finite(objective: f64, p: Progress) -> Result<f64, OptimError> {
     if objective.is_finite() {
         Ok(objective)
     } else {

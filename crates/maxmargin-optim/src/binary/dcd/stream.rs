@@ -25,6 +25,7 @@ use super::{Dcd, DcdState, MIN_EPSILON};
 use crate::binary::stream::{RowPasses, StreamFit, StreamLimits, record};
 use crate::error::OptimError;
 use crate::problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
+use crate::trainer::Solver;
 use crate::trainer::{Progress, StopReason, TraceRecord};
 use maxmargin_core::objective::Lambda;
 use maxmargin_core::vector::{SparseRows, norm_sq};
@@ -39,6 +40,15 @@ pub(crate) const HELD: f64 = -3.0;
 /// What one held row costs beside its nonzeros (12 bytes each): its offset, target, weight, dual, box,
 /// diagonal, `Q_ii` and place in the active list.
 const HELD_ROW_BYTES: u64 = 64;
+
+/// Rows being taken into memory during a pass, with their duals.
+#[derive(Default)]
+struct Taking {
+    x: SparseRows,
+    y: Vec<f64>,
+    c: Vec<f64>,
+    alpha: Vec<f64>,
+}
 
 /// The rows held in memory and the in-memory method's state over them (whose `w` is the run's while held).
 struct Held {
@@ -90,7 +100,7 @@ struct Streamed {
     trace: Vec<TraceRecord>,
 }
 
-/// What every pass of a run shares: the loss, `C = 1/(λn)`, the bias as a feature, `d`, `λ`.
+/// What every pass of a run shares: the loss, `C = 1/(λn)`, the bias as a feature, `d`, `λ`, the bias, `n`.
 #[derive(Clone, Copy)]
 struct Geometry {
     loss: BinaryLoss,
@@ -99,6 +109,7 @@ struct Geometry {
     d: usize,
     lambda: f64,
     bias: Bias,
+    n: usize,
 }
 
 impl Dcd {
@@ -126,6 +137,7 @@ impl Dcd {
             d,
             lambda,
             bias,
+            n,
         };
         let mut st = Streamed {
             w: vec![0.0; d + usize::from(feature)],
@@ -226,12 +238,7 @@ impl Dcd {
         }
         let shape = (at.loss, at.c_box, at.feature);
         let shrink = (self.params.shrinking, st.bounds);
-        let mut taken = (!reopen && st.active_bytes <= hold_bytes).then(|| Held {
-            x: SparseRows::new(),
-            y: Vec::new(),
-            c: Vec::new(),
-            state: self.held_state(st),
-        });
+        let mut taken = (!reopen && st.active_bytes <= hold_bytes).then(Taking::default);
         let (mut pg_max, mut pg_min) = (f64::NEG_INFINITY, f64::INFINITY);
         let (mut visited, mut shrunk, mut kept_bytes) = (0u64, 0u64, 0u64);
         let w = &mut st.w;
@@ -259,9 +266,13 @@ impl Dcd {
                     pg_min = pg_min.min(pg);
                     kept_bytes += 12 * x.nnz() as u64 + HELD_ROW_BYTES;
                     *v = new;
-                    if let Some(h) = taken.as_mut() {
-                        *v = HELD - h.y.len() as f64;
-                        h.hold(coordinate, c, new)?;
+                    if let Some(t) = taken.as_mut() {
+                        *v = HELD - t.y.len() as f64;
+                        t.x.push_row(x.indices(), x.values())
+                            .map_err(OptimError::Core)?;
+                        t.y.push(y);
+                        t.c.push(c);
+                        t.alpha.push(new);
                     }
                 }
             }
@@ -274,14 +285,9 @@ impl Dcd {
         st.n_shrunk = if reopen { shrunk } else { st.n_shrunk + shrunk };
         st.active_bytes = kept_bytes;
         st.reopen = false;
-        if let Some(mut h) = taken {
+        if let Some(t) = taken {
             st.holds += 1;
-            h.state.w = std::mem::take(&mut st.w);
-            h.state.rng =
-                crate::random::rng(self.params.seed ^ st.holds.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            h.state.active = (0..h.y.len()).collect();
-            h.x.set_n_features_at_least(at.d);
-            st.held = Some(h);
+            st.held = Some(self.hold(t, st, at)?);
         }
         Ok(self.end_stream_pass(st, pg_max, pg_min, 0))
     }
@@ -291,9 +297,7 @@ impl Dcd {
         let Some(h) = st.held.as_mut() else {
             return Ok(false);
         };
-        let problem = BinaryProblem::new(&h.x, &h.y, Lambda::new(at.lambda)?, at.bias)?
-            .with_loss(at.loss)
-            .with_example_weights(&h.c)?;
+        let problem = held_problem((&h.x, &h.y, &h.c), at)?;
         (h.state.pg_max_old, h.state.pg_min_old) = st.bounds;
         let before = h.state.visited;
         let (pg_max, pg_min) = self.sweep(&problem, &mut h.state);
@@ -326,47 +330,31 @@ impl Dcd {
         false
     }
 
-    /// An empty in-memory state for rows about to be held (the whole problem's `C`; `w` and the order's
-    /// generator are set once the rows are in).
-    fn held_state(&self, st: &Streamed) -> DcdState {
-        DcdState {
-            iteration: 0,
-            visited: 0,
-            w: Vec::new(),
-            alpha: Vec::new(),
-            qd: Vec::new(),
-            upper: Vec::new(),
-            diag: Vec::new(),
-            active: Vec::new(),
-            pg_max_old: st.bounds.0,
-            pg_min_old: st.bounds.1,
-            rng: crate::random::rng(self.params.seed),
-            converged: false,
-            b: 0.0,
-            below: None,
-            above: None,
-            b_step: 1.0,
-            pairs: false,
-            tightened: 0,
-        }
+    /// The rows taken into memory with the in-memory method's own state over them (its boxes, diagonals and
+    /// `Q_ii` from [`Solver::init`] with the whole problem's `C`), their duals, the run's `w` and bounds, and
+    /// an order of its own (the seed and the number of holds).
+    fn hold(&self, t: Taking, st: &mut Streamed, at: Geometry) -> Result<Held, OptimError> {
+        let Taking { mut x, y, c, alpha } = t;
+        x.set_n_features_at_least(at.d);
+        let mut dcd = *self;
+        dcd.n_total = Some(at.n);
+        dcd.params.seed ^= st.holds.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut state = dcd.init(&held_problem((&x, &y, &c), at)?)?;
+        state.alpha = alpha;
+        state.w = std::mem::take(&mut st.w);
+        (state.pg_max_old, state.pg_min_old) = st.bounds;
+        Ok(Held { x, y, c, state })
     }
 }
 
-impl Held {
-    /// Takes a row into memory with its dual `alpha`.
-    fn hold(&mut self, c: Coordinate<'_>, weight: f64, alpha: f64) -> Result<(), OptimError> {
-        self.x
-            .push_row(c.x.indices(), c.x.values())
-            .map_err(OptimError::Core)?;
-        self.y.push(c.y);
-        self.c.push(weight);
-        let s = &mut self.state;
-        s.alpha.push(alpha);
-        s.qd.push(c.qd);
-        s.upper.push(c.upper);
-        s.diag.push(c.diag);
-        Ok(())
-    }
+/// The held rows as an in-memory problem.
+fn held_problem<'a>(
+    (x, y, c): (&'a SparseRows, &'a [f64], &'a [f64]),
+    at: Geometry,
+) -> Result<BinaryProblem<'a>, OptimError> {
+    BinaryProblem::new(x, y, Lambda::new(at.lambda)?, at.bias)?
+        .with_loss(at.loss)
+        .with_example_weights(c)
 }
 
 /// The primal objective at `w` and the dual at the column's (and the held rows') `α`, from one pass that

@@ -89,12 +89,13 @@ impl BcfwRanks<'_> {
         Ok(())
     }
 
-    /// The exact certificate of the agreed point: one oracle pass per rank and one allreduce.
-    fn certify<S>(
+    /// The exact certificate `(round, primal, dual, gap)` of the agreed point: one oracle pass per rank and
+    /// one allreduce.
+    fn certificate_of<S>(
         &self,
         problem: &StructProblem<'_, S>,
-        st: &mut BcfwRankState,
-    ) -> Result<(), OptimError>
+        st: &BcfwRankState,
+    ) -> Result<(u64, f64, f64, f64), OptimError>
     where
         S: OutputSpace,
         S::Output: Sync,
@@ -105,8 +106,7 @@ impl BcfwRanks<'_> {
         let sq = norm_sq(w);
         let primal = 0.5 * lambda * sq + hinge[0] / self.n_total as f64;
         let dual = st.local.ell - 0.5 * lambda * sq;
-        st.last = Some((st.round, primal, dual, primal - dual));
-        Ok(())
+        Ok((st.round, primal, dual, primal - dual))
     }
 }
 
@@ -136,7 +136,7 @@ where
         self.round(problem, st)?;
         if st.calls / self.n_total as f64 >= st.next_gap - 1e-12 {
             st.next_gap += self.solver.params.gap_every;
-            self.certify(problem, st)?;
+            st.last = Some(self.certificate_of(problem, st)?);
         }
         Ok(())
     }
@@ -168,9 +168,7 @@ where
         {
             return Ok(primal);
         }
-        let mut st = st.clone();
-        self.certify(problem, &mut st)?;
-        Ok(st.last.map_or(f64::NAN, |l| l.1))
+        Ok(self.certificate_of(problem, st)?.1)
     }
 
     fn certificate(
@@ -189,8 +187,8 @@ where
     }
 
     fn finish(&mut self, problem: &StructProblem<'a, S>, mut st: BcfwRankState) -> BcfwRankState {
-        if st.last.is_none_or(|l| l.0 != st.round) && self.certify(problem, &mut st).is_err() {
-            st.last = None;
+        if st.last.is_none_or(|l| l.0 != st.round) {
+            st.last = self.certificate_of(problem, &st).ok();
         }
         st
     }

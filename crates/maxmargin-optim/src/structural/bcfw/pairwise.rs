@@ -230,6 +230,39 @@ mod tests {
         );
     }
 
+    /// `Σ weight·u` and `Σ weight·Δ` of a block, and its total weight.
+    fn point(b: &Block) -> (Vec<f64>, f64, f64) {
+        let mut p = vec![0.0; 4];
+        for a in &b.atoms {
+            a.u.as_row().axpy(a.weight, &mut p);
+        }
+        let mass = b.truth + b.atoms.iter().map(|a| a.weight).sum::<f64>();
+        (p, b.loss_sum(), mass)
+    }
+
+    #[test]
+    fn a_mix_is_the_same_combination_of_the_two_points() {
+        let mut before = Block::default();
+        before.add(sv(&[(0, 1.0)]), 1.0, 1.0, 0.25);
+        before.truth = 0.75;
+        let mut after = before.clone();
+        after
+            .step(&[0.0; 4], sv(&[(1, 2.0), (3, -1.0)]), 2.0, 1.0, 1.0)
+            .unwrap();
+        let t = 0.3;
+        let mixed = Block::mix(&before, after.clone(), t);
+        let ((pb, lb, _), (pa, la, _), (pm, lm, mass)) =
+            (point(&before), point(&after), point(&mixed));
+        for j in 0..4 {
+            assert!(
+                (pm[j] - ((1.0 - t) * pb[j] + t * pa[j])).abs() < 1e-12,
+                "{j}"
+            );
+        }
+        assert!((lm - ((1.0 - t) * lb + t * la)).abs() < 1e-12);
+        assert!((mass - 1.0).abs() < 1e-12);
+    }
+
     #[test]
     fn a_full_block_merges_its_lightest_atoms_without_moving_the_point() {
         let mut b = Block::default();

@@ -31,16 +31,17 @@ impl CrammerSingerRanks<'_> {
     /// One round: the local pass, one allreduce of the direction, the common step; returns whether every
     /// rank's blocks passed the violation test.
     fn round(
-        &self,
+        &mut self,
         problem: Problem<'_, '_>,
         st: &mut CrammerSingerState,
     ) -> Result<bool, OptimError> {
         let k = problem.space().n_classes();
         let (alpha0, w0, seen) = (st.alpha.clone(), st.w.clone(), st.visited);
         // The local passes accept their own test (the gap target is the round's).
-        let mut local = self.solver.clone();
-        local.gap_target = None;
-        local.step(problem, st)?;
+        let target = self.solver.gap_target.take();
+        let stepped = self.solver.step(problem, st);
+        self.solver.gap_target = target;
+        stepped?;
         let mut buf: Vec<f64> = st.w.iter().zip(&w0).map(|(a, b)| a - b).collect();
         let mut lin = 0.0;
         for (i, &y) in problem.y().iter().enumerate() {
