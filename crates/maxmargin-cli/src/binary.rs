@@ -228,15 +228,7 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
         }
         svm = svm.tracing_steps(true);
     }
-    let mut bar = progress::TrainingProgress::new(
-        svm.params().budget.max_epochs,
-        svm.params().budget.max_iterations,
-        svm.params()
-            .budget
-            .gap_tolerance
-            .unwrap_or(maxmargin::convergence::DEFAULT_GAP),
-        args.quiet,
-    );
+    let mut bar = progress_bar(svm.params(), args);
     // A warm start comes from duals (a dcd --checkpoint file, an older dual file) or a model's margins.
     let alpha = match &args.warm_start {
         Some(path) => {
@@ -270,16 +262,31 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
     )
 }
 
+/// The progress bar of a binary run with `params`' budget.
+fn progress_bar(params: &LinearSvmParams, args: &TrainArgs) -> progress::TrainingProgress {
+    let budget = &params.budget;
+    progress::TrainingProgress::new(
+        budget.max_epochs,
+        budget.max_iterations,
+        budget
+            .gap_tolerance
+            .unwrap_or(maxmargin::convergence::DEFAULT_GAP),
+        args.quiet,
+    )
+}
+
 /// `train --stream`: DCD (the default), Pegasos or the batch subgradient method over rows read from disk pass
 /// by pass; returns whether the run converged.
 pub(crate) fn train_streamed(cmd: &TrainCmd, dir: &Path) -> Result<bool> {
     let (data_path, output, args) = (&cmd.data, &cmd.output, &cmd.opts);
     let svm = params(args)?.check()?;
+    let mut bar = progress_bar(svm.params(), args);
     let FitReport {
         model,
         trace,
         warnings,
-    } = svm.fit_stream(data_path, dir)?;
+    } = svm.fit_stream_observed(data_path, dir, &mut bar)?;
+    bar.finish();
     model.save(output)?;
     let what = format!(
         "{} streamed on {} examples x {} features",

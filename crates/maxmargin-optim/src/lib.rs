@@ -40,8 +40,8 @@ pub use pegasos::{Pegasos, PegasosParams};
 pub use problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
 pub use sampler::Sampling;
 pub use step::StepRule;
-pub use stream::{RowPasses, StreamFit, StreamLimits, StreamSolver, train_stream};
-pub use structural::{ExamplePasses, Ssg, SsgParams, StructProblem, train_ssg_stream};
+pub use stream::{RowPasses, RowStream, Streamed};
+pub use structural::{ExamplePasses, ExampleStream, Ssg, SsgParams, StructProblem};
 pub use subgradient::{Subgradient, SubgradientParams};
 pub use trainer::{
     Best, Budget, Certificate, Checkpoints, Fit, Observer, Progress, Resumed, Run, Solver,

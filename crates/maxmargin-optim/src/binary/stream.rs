@@ -1,5 +1,8 @@
-//! Training on rows read pass by pass (data larger than memory): Pegasos and the batch subgradient method
-//! over a [`RowPasses`] source, certified by a dual bound built in passes too.
+//! Training on rows read pass by pass (data larger than memory). The source is a problem like the rows in
+//! memory ([`RowStream`]), and [`Streamed`] runs Pegasos, the batch subgradient method or DCD on it under
+//! the [`Trainer`](crate::Trainer): the loop, budgets, trace, tolerance, best-iterate and gap stops are the
+//! in-memory run's. A streamed step is a pass (for Pegasos, a pass of its steps, stopped inside the pass
+//! where the budget's steps, passes or seconds end).
 //!
 //! Memory is `O(d)`: the weights, the subgradient or the averaging sums, one batch of rows, and the dual
 //! bound's weights. Pegasos visits the rows in their stored order (the source shuffled them once, by the
@@ -12,18 +15,20 @@
 //! unregularized and scaled by the best `t ∈ [0, 1]`; then `polish` passes of dual coordinate descent
 //! read and rewrite the column. Any dual-feasible point bounds the optimum from below, so the best bound
 //! seen in a run is kept and `objective − bound` is a true gap. (With an unregularized intercept the
-//! duals cannot move one at a time, so that bound is not polished and is looser.)
+//! duals cannot move one at a time, so that bound is not polished and is looser.) An evaluation asked
+//! twice at one point (the trainer's last, after a stop at an evaluation) reads nothing the second time.
 
 use super::guess::MarginDuals;
-use super::pegasos::Geometry;
+use super::pegasos::{Geometry, PegasosState};
 use crate::dcd::coordinate::{Coordinate, OPEN, Visit, visit};
-use crate::error::OptimError;
+use crate::error::{OptimError, invalid};
 use crate::problem::{Bias, BinaryLoss, LinearWeights};
-use crate::subgradient::PassSums;
-use crate::trainer::{Progress, StopReason, TraceRecord};
-use crate::{Dcd, Pegasos, Subgradient};
+use crate::subgradient::{PassSums, SubgradientState};
+use crate::trainer::{Budget, Certificate, Progress, Solver};
+use crate::{Pegasos, Subgradient};
 use maxmargin_core::hinge::hinge;
 use maxmargin_core::vector::{SparseRow, SparseRows, norm_sq};
+use std::cell::{Cell, RefCell};
 use std::time::Instant;
 
 /// What a pass hands each row to: `(x_i, y_i = ±1, c_i)`.
@@ -31,7 +36,6 @@ pub type RowVisit<'a> = dyn FnMut(SparseRow<'_>, f64, f64) -> Result<(), OptimEr
 /// What a pass with a column hands each row to: `(x_i, y_i, c_i, the row's number)`.
 pub type ColumnVisit<'a> =
     dyn FnMut(SparseRow<'_>, f64, f64, &mut f64) -> Result<(), OptimError> + 'a;
-
 /// Rows read pass by pass, `(x_i, y_i = ±1, c_i)`, each pass in the order the source chooses (the same
 /// row keeps its column number whatever the order).
 pub trait RowPasses {
@@ -72,312 +76,279 @@ pub trait RowPasses {
     }
 }
 
-/// A streamed solver.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum StreamSolver {
-    /// Dual coordinate descent, the duals kept in a column on disk (the hinge or the squared hinge; no
-    /// unregularized intercept), with shrinking, ε and the gap target as in memory.
-    Dcd(Dcd),
-    /// Pegasos over the stored order.
-    Pegasos(Pegasos),
-    /// The batch subgradient method, a step per pass.
-    Subgradient(Subgradient),
-}
-
-/// When a streamed run stops and how it is certified.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct StreamLimits {
-    /// Training passes (for the subgradient method, steps).
-    pub max_epochs: f64,
-    /// Pegasos steps.
-    pub max_steps: u64,
-    /// Seconds.
-    pub max_seconds: Option<f64>,
-    /// Stop when the certified gap is at most this times `|objective|`.
-    pub gap_tolerance: f64,
-    /// Certify every this many training passes (and at the end); for DCD, every this many epochs of
-    /// coordinate steps (a pass over the rows shrinking leaves is less than one).
-    pub eval_every: u64,
-    /// Dual coordinate descent passes that tighten each certificate.
-    pub polish: usize,
-    /// Streamed DCD holds the rows still active in memory once they fit in this many bytes (the source's
-    /// bucket, so memory stays independent of the rows; 0: never).
-    pub hold_bytes: u64,
-}
-
-/// What a streamed run ends with.
+/// What a streamed run's evaluations carry from one to the next: the best bound so far, the last
+/// evaluation, and the certificate's duals.
 #[derive(Debug, Clone, PartialEq)]
-pub struct StreamFit<O = LinearWeights> {
-    /// The weights (DCD's best certified iterate, Pegasos' or SSG's average or last iterate, the subgradient
-    /// method's best).
-    pub output: O,
-    /// Their primal objective.
-    pub objective: f64,
-    /// The best certified lower bound on the optimum.
-    pub dual: f64,
-    /// Why it stopped.
-    pub stop: StopReason,
-    /// Steps and training passes.
-    pub progress: Progress,
-    /// One record per certificate.
-    pub trace: Vec<TraceRecord>,
-    /// Passes over the source, the certificates' included.
-    pub passes: u64,
-}
-
-impl<O> StreamFit<O> {
-    /// `objective − dual`.
-    pub fn gap(&self) -> f64 {
-        self.objective - self.dual
-    }
-}
-
-/// Trains `solver` on `rows` at `λ` with the intercept `bias` (the hinge loss) within `limits`.
-///
-/// # Errors
-/// A read error of the source, [`OptimError::NoExamples`] for no rows, or an invalid limit.
-pub fn train_stream(
-    solver: &StreamSolver,
-    rows: &mut dyn RowPasses,
-    lambda: f64,
-    (bias, loss): (Bias, BinaryLoss),
-    limits: &StreamLimits,
-) -> Result<StreamFit, OptimError> {
-    let name = match solver {
-        StreamSolver::Dcd(_) => "dcd",
-        StreamSolver::Pegasos(_) => "pegasos",
-        StreamSolver::Subgradient(_) => "subgradient",
-    };
-    if loss != BinaryLoss::Hinge && name != "dcd" {
-        return Err(crate::error::invalid(
-            name,
-            "squared-hinge",
-            "supports the hinge loss only; use dcd",
-        ));
-    }
-    if bias == Bias::Unregularized && name == "dcd" {
-        return Err(crate::error::invalid(
-            "bias",
-            "unregularized",
-            "cannot be streamed by dcd (its duals would have to move in pairs); give feature or none",
-        ));
-    }
-    let at = Geometry {
-        lambda,
-        bias,
-        n: rows.n_rows(),
-        d: rows.n_features(),
-    };
-    if at.n == 0 {
-        return Err(OptimError::NoExamples);
-    }
-    if limits.eval_every == 0 {
-        return Err(crate::error::invalid("eval_every", 0, "must be at least 1"));
-    }
-    if !(lambda.is_finite() && lambda > 0.0) {
-        return Err(crate::error::invalid(
-            "lambda",
-            lambda,
-            "must be finite and > 0",
-        ));
-    }
-    let run = Run {
-        rows,
-        at,
-        limits,
-        started: Instant::now(),
-        dual: f64::NEG_INFINITY,
-        duals: None,
-        trace: Vec::new(),
-        passes: 0,
-    };
-    match solver {
-        StreamSolver::Dcd(dcd) => dcd.train_stream(run.rows, lambda, (bias, loss), limits),
-        StreamSolver::Pegasos(p) => run.pegasos(p),
-        StreamSolver::Subgradient(s) => run.subgradient(s),
-    }
-}
-
-struct Run<'r> {
-    rows: &'r mut dyn RowPasses,
-    at: Geometry,
-    limits: &'r StreamLimits,
-    started: Instant,
-    dual: f64,
-    /// `w(α)` of the duals in the column (scaled as the last certificate left them to be).
+pub(crate) struct Carried {
+    /// The best lower bound on the optimum so far (every dual-feasible point is one).
+    best: f64,
+    /// The progress (iterations, epochs' bits) and the objective of the last evaluation.
+    last: Option<(u64, u64, f64)>,
+    /// `w(α)` of the duals in the column (Pegasos' and the subgradient method's certificates; scaled as
+    /// the last certificate left them to be).
     duals: Option<Vec<f64>>,
-    trace: Vec<TraceRecord>,
-    passes: u64,
 }
 
-/// A visit that never sets a coordinate aside.
-const NO_SHRINKING: (bool, (f64, f64)) = (false, OPEN);
+impl Carried {
+    pub(crate) fn new() -> Self {
+        Self {
+            best: f64::NEG_INFINITY,
+            last: None,
+            duals: None,
+        }
+    }
 
-/// Rows between two looks at the clock.
+    /// The objective evaluated at `p`, if it was the last evaluation.
+    pub(crate) fn at(&self, p: Progress) -> Option<f64> {
+        self.last
+            .filter(|&(k, e, _)| (k, e) == (p.iteration, p.epoch.to_bits()))
+            .map(|l| l.2)
+    }
+
+    /// Keeps the evaluation at `p` and the bound, when better than the best so far.
+    pub(crate) fn keep(&mut self, p: Progress, objective: f64, bound: f64) {
+        self.best = self.best.max(bound);
+        self.last = Some((p.iteration, p.epoch.to_bits(), objective));
+    }
+
+    /// The certificate of `objective` by the best bound.
+    pub(crate) fn certificate(&self, objective: f64) -> Certificate {
+        Certificate {
+            dual: Some(self.best),
+            gap: Some(objective - self.best),
+            ..Certificate::default()
+        }
+    }
+}
+
+/// The budget's counts and end inside a step that is a pass (see [`Streamed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(crate) struct PassLimits {
+    max_iterations: Option<u64>,
+    max_epochs: Option<f64>,
+    deadline: Option<Instant>,
+}
+
+/// Steps between two looks at the clock inside a pass.
 pub(crate) const CLOCK_EVERY: u64 = 1024;
 
-impl Run<'_> {
-    fn out_of_time(&self) -> bool {
-        self.limits
-            .max_seconds
-            .is_some_and(|s| self.started.elapsed().as_secs_f64() >= s)
+impl PassLimits {
+    /// Whether the budget ends after a step inside a pass: its steps, its passes, or (looking at the clock
+    /// every [`CLOCK_EVERY`] steps) its time, by the trainer's own tests.
+    pub(crate) fn reached(&self, steps: u64, epochs: f64) -> bool {
+        self.max_iterations.is_some_and(|m| steps >= m)
+            || self.max_epochs.is_some_and(|m| epochs >= m - 1e-12)
+            || (steps.is_multiple_of(CLOCK_EVERY)
+                && self.deadline.is_some_and(|d| Instant::now() >= d))
     }
+}
 
-    fn record(&mut self, objective: f64, progress: Progress) -> Result<(), OptimError> {
-        let r = record(self.started, objective, self.dual, progress)?;
-        self.trace.push(r);
-        Ok(())
-    }
+/// A solver run on a streamed source ([`RowStream`], or
+/// [`ExampleStream`](crate::structural::ssg_stream::ExampleStream) for SSG): every step is a pass over the
+/// source, and evaluations are certificates computed in passes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Streamed<S> {
+    solver: S,
+    pub(crate) limits: PassLimits,
+}
 
-    fn pegasos(mut self, pegasos: &Pegasos) -> Result<StreamFit, OptimError> {
-        let Geometry { n, d, bias, .. } = self.at;
-        let k = pegasos.params().batch_size;
-        let mut st = pegasos.init_streamed(n, d, bias);
-        let mut batch = SparseRows::new();
-        let (mut ys, mut cs) = (Vec::with_capacity(k), Vec::with_capacity(k));
-        let mut epochs = 0u64;
-        let limits = *self.limits;
-        loop {
-            let mut stop = None;
-            let started = self.started;
-            self.rows.pass(&mut |x, y, c| {
-                if stop.is_some() {
-                    return Ok(());
-                }
-                batch
-                    .push_row(x.indices(), x.values())
-                    .map_err(OptimError::Core)?;
-                ys.push(y);
-                cs.push(c);
-                let i = st.sampler.next_index();
-                st.last.push((i, 0.0));
-                if ys.len() < k {
-                    return Ok(());
-                }
-                pegasos.advance(&mut st, self.at, |m, _| (batch.row(m), ys[m], cs[m]));
-                batch.clear();
-                ys.clear();
-                cs.clear();
-                st.last.clear();
-                stop = limits.after_step(st.sampler.epochs(), st.t, started);
-                Ok(())
-            })?;
-            self.passes += 1;
-            epochs += 1;
-            let stop = stop.or_else(|| self.out_of_time().then_some(StopReason::Time));
-            if stop.is_some() || epochs.is_multiple_of(limits.eval_every) {
-                let output = pegasos.weights(&st, d, bias);
-                let progress = Progress {
-                    iteration: st.t,
-                    epoch: st.sampler.epochs(),
-                };
-                let objective = self.certify(&output, progress)?;
-                let done = stop.or_else(|| self.certified(objective).then_some(StopReason::Gap));
-                if let Some(stop) = done {
-                    return Ok(self.finish(output, objective, stop, progress));
-                }
-            }
+impl<S> Streamed<S> {
+    /// `solver` on a stream.
+    pub fn new(solver: S) -> Self {
+        Self {
+            solver,
+            limits: PassLimits::default(),
         }
     }
 
-    fn subgradient(mut self, solver: &Subgradient) -> Result<StreamFit, OptimError> {
-        let Geometry { lambda, bias, n, d } = self.at;
-        // The first pass evaluates w = 0 and keeps it as the best so far, as in memory.
-        let mut s = Subgradient::fresh(d, f64::INFINITY);
-        loop {
-            let mut grad = std::mem::take(&mut s.grad);
-            let mut sums = PassSums::begin(&s.current, lambda, bias, n, &mut grad);
-            let current = &s.current;
-            self.rows.pass(&mut |x, y, c| {
-                let z = y * (x.dot(&current.w) + current.b);
-                sums.add(x, y, c, z, &mut grad);
-                Ok(())
-            })?;
-            s.grad = grad;
-            self.passes += 1;
-            let evaluated = sums.end(&s.current, lambda, bias);
-            solver.advance(&mut s, evaluated, lambda, bias);
-            let stop = if s.k as f64 >= self.limits.max_epochs {
-                Some(StopReason::MaxIterations)
-            } else {
-                self.out_of_time().then_some(StopReason::Time)
-            };
-            if stop.is_some() || s.k.is_multiple_of(self.limits.eval_every) {
-                let progress = Progress {
-                    iteration: s.k,
-                    epoch: s.k as f64,
-                };
-                let best = s.best.clone();
-                let objective = self.certify(&best, progress)?;
-                let done = stop.or_else(|| self.certified(objective).then_some(StopReason::Gap));
-                if let Some(stop) = done {
-                    return Ok(self.finish(best, objective, stop, progress));
-                }
-            }
+    /// The solver.
+    pub fn solver(&self) -> &S {
+        &self.solver
+    }
+
+    /// What the trainer's budget says about steps inside a pass.
+    pub(crate) fn set_budget(&mut self, budget: &Budget) {
+        self.limits.max_iterations = budget.max_iterations;
+        self.limits.max_epochs = budget.max_epochs;
+    }
+
+    /// The trainer's deadline, for steps inside a pass.
+    pub(crate) fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.limits.deadline = deadline;
+    }
+}
+
+/// Rows read pass by pass as a problem: `λ/2 (‖w‖² [+ b²]) + (1/n)Σ c_i ℓ(y_i(⟨w, x_i⟩ + b))` over a
+/// [`RowPasses`] source, the certificate's state beside it. The source is read by one pass at a time.
+pub struct RowStream<'a> {
+    rows: RefCell<&'a mut dyn RowPasses>,
+    pub(crate) lambda: f64,
+    pub(crate) bias: Bias,
+    pub(crate) loss: BinaryLoss,
+    pub(crate) n: usize,
+    pub(crate) d: usize,
+    polish: usize,
+    pub(crate) hold_bytes: u64,
+    pub(crate) carried: RefCell<Carried>,
+    passes: Cell<u64>,
+}
+
+impl<'a> RowStream<'a> {
+    /// The problem at `λ` with the intercept and loss given over `rows`; no certificate polishing, no rows
+    /// held in memory.
+    ///
+    /// # Errors
+    /// [`OptimError::NoExamples`] for no rows; an invalid `λ`.
+    pub fn new(
+        rows: &'a mut dyn RowPasses,
+        lambda: f64,
+        bias: Bias,
+        loss: BinaryLoss,
+    ) -> Result<Self, OptimError> {
+        let (n, d) = (rows.n_rows(), rows.n_features());
+        if n == 0 {
+            return Err(OptimError::NoExamples);
         }
-    }
-
-    fn certified(&self, objective: f64) -> bool {
-        objective - self.dual <= self.limits.gap_tolerance * objective.abs()
-    }
-
-    fn finish(
-        self,
-        output: LinearWeights,
-        objective: f64,
-        stop: StopReason,
-        progress: Progress,
-    ) -> StreamFit {
-        StreamFit {
-            output,
-            objective,
-            dual: self.dual,
-            stop,
-            progress,
-            trace: self.trace,
-            passes: self.passes,
+        if !(lambda.is_finite() && lambda > 0.0) {
+            return Err(invalid("lambda", lambda, "must be finite and > 0"));
         }
+        Ok(Self {
+            rows: RefCell::new(rows),
+            lambda,
+            bias,
+            loss,
+            n,
+            d,
+            polish: 0,
+            hold_bytes: 0,
+            carried: RefCell::new(Carried::new()),
+            passes: Cell::new(0),
+        })
     }
 
-    /// The primal objective of `w` and a dual bound (kept when better than the best so far); records both
-    /// in the trace. The first certificate starts the duals from `w`'s margins (one pass, which also gives
-    /// the objective); later ones take one pass for the objective and continue the duals where the last
-    /// certificate left them, so the bound tightens over a run. Then `polish` passes of coordinate descent.
-    fn certify(&mut self, w: &LinearWeights, progress: Progress) -> Result<f64, OptimError> {
-        let Geometry {
-            lambda, bias, n, ..
-        } = self.at;
-        let feature = bias == Bias::Feature;
-        let fresh = self.duals.is_none() || bias == Bias::Unregularized;
-        let (objective, mut scale) = if fresh {
-            let (objective, guess, wa, scale) = self.guess(w)?;
-            self.dual = self.dual.max(lambda * guess);
-            self.duals = Some(wa);
-            (objective, scale)
+    /// Dual coordinate descent passes that tighten each certificate of Pegasos and the batch subgradient
+    /// method.
+    #[must_use]
+    pub fn with_polish(mut self, passes: usize) -> Self {
+        self.polish = passes;
+        self
+    }
+
+    /// Streamed DCD holds the rows still active in memory once they fit in this many bytes (0: never).
+    #[must_use]
+    pub fn with_hold_bytes(mut self, bytes: u64) -> Self {
+        self.hold_bytes = bytes;
+        self
+    }
+
+    /// Rows `n`.
+    pub fn n_rows(&self) -> usize {
+        self.n
+    }
+
+    /// Passes over the source so far, the certificates' included.
+    pub fn passes(&self) -> u64 {
+        self.passes.get()
+    }
+
+    /// The best certified lower bound on the optimum so far.
+    pub fn best_bound(&self) -> f64 {
+        self.carried.borrow().best
+    }
+
+    /// One pass (see [`RowPasses::pass`]).
+    pub(crate) fn pass(&self, row: &mut RowVisit<'_>) -> Result<(), OptimError> {
+        self.passes.set(self.passes.get() + 1);
+        self.rows.borrow_mut().pass(row)
+    }
+
+    /// One pass with the column (see [`RowPasses::pass_with_column_where`]).
+    pub(crate) fn pass_with_column_where(
+        &self,
+        reset: bool,
+        keep: &dyn Fn(f64) -> bool,
+        row: &mut ColumnVisit<'_>,
+    ) -> Result<(), OptimError> {
+        self.passes.set(self.passes.get() + 1);
+        self.rows
+            .borrow_mut()
+            .pass_with_column_where(reset, keep, row)
+    }
+
+    /// Refuses a loss other than the hinge for `solver`.
+    fn require_hinge(&self, solver: &'static str) -> Result<(), OptimError> {
+        if self.loss == BinaryLoss::Hinge {
+            Ok(())
         } else {
-            let mut loss = 0.0;
-            self.rows.pass(&mut |x, y, c| {
-                loss += c * hinge(y * (x.dot(&w.w) + w.b));
-                Ok(())
-            })?;
-            self.passes += 1;
-            (self.objective_from(w, loss), [1.0, 1.0])
+            Err(invalid(
+                solver,
+                "squared-hinge",
+                "supports the hinge loss only; use dcd",
+            ))
+        }
+    }
+
+    /// `λ/2 (‖w‖² [+ b²]) + loss/n`.
+    fn objective_from(&self, w: &LinearWeights, loss: f64) -> f64 {
+        let extra = if self.bias == Bias::Feature {
+            w.b * w.b
+        } else {
+            0.0
+        };
+        0.5 * self.lambda * (norm_sq(&w.w) + extra) + loss / self.n as f64
+    }
+
+    /// The primal objective of `w` at `p`, certified by a dual bound kept when better than the best so far;
+    /// asked again at the same `p`, the objective evaluated then. The first certificate starts the duals
+    /// from `w`'s margins (one pass, which also gives the objective); later ones take one pass for the
+    /// objective and continue the duals where the last certificate left them, so the bound tightens over a
+    /// run. Then `polish` passes of coordinate descent.
+    fn certify(&self, p: Progress, w: impl FnOnce() -> LinearWeights) -> Result<f64, OptimError> {
+        if let Some(objective) = self.carried.borrow().at(p) {
+            return Ok(objective);
+        }
+        let w = w();
+        let (lambda, bias, d) = (self.lambda, self.bias, self.d);
+        let feature = bias == Bias::Feature;
+        let carried = self.carried.borrow_mut().duals.take();
+        let (objective, mut scale, mut bound, mut wa) = match carried {
+            Some(wa) if bias != Bias::Unregularized => {
+                let mut loss = 0.0;
+                self.pass(&mut |x, y, c| {
+                    loss += c * hinge(y * (x.dot(&w.w) + w.b));
+                    Ok(())
+                })?;
+                (
+                    self.objective_from(&w, loss),
+                    [1.0, 1.0],
+                    f64::NEG_INFINITY,
+                    wa,
+                )
+            }
+            _ => {
+                let mut sums = MarginDuals::new(lambda, self.n, d, bias);
+                self.pass_with_column_where(true, &|_| true, &mut |x, y, c, alpha| {
+                    *alpha = sums.add(x, y, c, &w);
+                    Ok(())
+                })?;
+                let g = sums.finish(bias);
+                let objective = self.objective_from(&w, g.loss);
+                (objective, g.factor, lambda * g.dual_c, g.wa)
+            }
         };
         let polish = if bias == Bias::Unregularized {
             0
         } else {
-            self.limits.polish
+            self.polish
         };
         let shape = (
             BinaryLoss::Hinge,
-            maxmargin_core::objective::c_sum(lambda, n),
+            maxmargin_core::objective::c_sum(lambda, self.n),
             feature,
         );
-        let d = self.at.d;
-        let mut wa = self.duals.take().unwrap_or_default();
         for _ in 0..polish {
             let mut total = 0.0;
-            self.rows.pass_with_column(false, &mut |x, y, c, alpha| {
+            self.pass_with_column_where(false, &|_| true, &mut |x, y, c, alpha| {
                 let old = *alpha * scale[usize::from(y > 0.0)];
                 let coordinate = Coordinate::of(x, y, c, shape);
                 let new = match visit(&mut wa, (d, feature, 0.0), coordinate, old, NO_SHRINKING) {
@@ -388,88 +359,198 @@ impl Run<'_> {
                 total += new;
                 Ok(())
             })?;
-            self.passes += 1;
             scale = [1.0, 1.0];
-            self.dual = self.dual.max(lambda * (total - 0.5 * norm_sq(&wa)));
+            bound = bound.max(lambda * (total - 0.5 * norm_sq(&wa)));
         }
-        self.duals = Some(wa);
-        self.record(objective, progress)?;
+        let mut carried = self.carried.borrow_mut();
+        carried.duals = Some(wa);
+        carried.keep(p, objective, bound);
         Ok(objective)
     }
+}
 
-    /// `λ/2 (‖w‖² [+ b²]) + loss/n`.
-    fn objective_from(&self, w: &LinearWeights, loss: f64) -> f64 {
-        let extra = if self.at.bias == Bias::Feature {
-            w.b * w.b
-        } else {
-            0.0
+/// A visit that never sets a coordinate aside.
+const NO_SHRINKING: (bool, (f64, f64)) = (false, OPEN);
+
+/// Pegasos between two passes: its state and the batch being drawn (a batch may span two passes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamedPegasos {
+    state: PegasosState,
+    batch: SparseRows,
+    ys: Vec<f64>,
+    cs: Vec<f64>,
+}
+
+impl StreamedPegasos {
+    /// Pegasos' state.
+    pub fn state(&self) -> &PegasosState {
+        &self.state
+    }
+}
+
+impl<'a> Solver<RowStream<'a>> for Streamed<Pegasos> {
+    type State = StreamedPegasos;
+    type Output = LinearWeights;
+
+    fn init(&mut self, problem: &RowStream<'a>) -> Result<StreamedPegasos, OptimError> {
+        problem.require_hinge("pegasos")?;
+        let k = self.solver.params().batch_size;
+        Ok(StreamedPegasos {
+            state: self
+                .solver
+                .init_streamed(problem.n, problem.d, problem.bias),
+            batch: SparseRows::new(),
+            ys: Vec::with_capacity(k),
+            cs: Vec::with_capacity(k),
+        })
+    }
+
+    fn step(&mut self, problem: &RowStream<'a>, s: &mut StreamedPegasos) -> Result<(), OptimError> {
+        let k = self.solver.params().batch_size;
+        let at = Geometry {
+            lambda: problem.lambda,
+            bias: problem.bias,
+            n: problem.n,
+            d: problem.d,
         };
-        0.5 * self.at.lambda * (norm_sq(&w.w) + extra) + loss / self.at.n as f64
-    }
-
-    /// One pass from `w`'s margins: its objective, the C-form dual of the duals `α_i = U_i` inside the
-    /// margin (written to the column; balanced between the classes for an unregularized intercept and
-    /// scaled by the best `t`), `w(α)` with that scaling applied, and the per-class factors still to apply
-    /// to the column.
-    #[allow(clippy::type_complexity)]
-    fn guess(&mut self, w: &LinearWeights) -> Result<(f64, f64, Vec<f64>, [f64; 2]), OptimError> {
-        let Geometry { lambda, bias, n, d } = self.at;
-        let mut sums = MarginDuals::new(lambda, n, d, bias);
-        self.rows.pass_with_column(true, &mut |x, y, c, alpha| {
-            *alpha = sums.add(x, y, c, w);
+        let (pegasos, limits) = (&self.solver, self.limits);
+        let mut stopped = false;
+        problem.pass(&mut |x, y, c| {
+            if stopped {
+                return Ok(());
+            }
+            let StreamedPegasos {
+                state,
+                batch,
+                ys,
+                cs,
+            } = &mut *s;
+            batch
+                .push_row(x.indices(), x.values())
+                .map_err(OptimError::Core)?;
+            ys.push(y);
+            cs.push(c);
+            let i = state.sampler.next_index();
+            state.last.push((i, 0.0));
+            if ys.len() < k {
+                return Ok(());
+            }
+            pegasos.advance(state, at, |m, _| (batch.row(m), ys[m], cs[m]));
+            batch.clear();
+            ys.clear();
+            cs.clear();
+            state.last.clear();
+            stopped = limits.reached(state.t, state.sampler.epochs());
             Ok(())
-        })?;
-        self.passes += 1;
-        let g = sums.finish(bias);
-        let objective = self.objective_from(w, g.loss);
-        Ok((objective, g.dual_c, g.wa, g.factor))
+        })
+    }
+
+    fn progress(&self, _problem: &RowStream<'a>, s: &StreamedPegasos) -> Progress {
+        Progress {
+            iteration: s.state.t,
+            epoch: s.state.sampler.epochs(),
+        }
+    }
+
+    fn output(&self, problem: &RowStream<'a>, s: &StreamedPegasos) -> LinearWeights {
+        self.solver.weights(&s.state, problem.d, problem.bias)
+    }
+
+    fn objective(&self, problem: &RowStream<'a>, s: &StreamedPegasos) -> f64 {
+        self.try_objective(problem, s).unwrap_or(f64::NAN)
+    }
+
+    fn try_objective(
+        &self,
+        problem: &RowStream<'a>,
+        s: &StreamedPegasos,
+    ) -> Result<f64, OptimError> {
+        problem.certify(self.progress(problem, s), || self.output(problem, s))
+    }
+
+    fn certificate(
+        &self,
+        problem: &RowStream<'a>,
+        _s: &StreamedPegasos,
+        objective: f64,
+    ) -> Certificate {
+        problem.carried.borrow().certificate(objective)
+    }
+
+    fn set_budget(&mut self, budget: &Budget) {
+        Streamed::set_budget(self, budget);
+    }
+
+    fn set_deadline(&mut self, deadline: Option<Instant>) {
+        Streamed::set_deadline(self, deadline);
     }
 }
 
-/// The trace record of a certificate at `progress`: the primal and the dual bound, refused when the
-/// primal is not finite (the trainer's record and check).
-pub(crate) fn record(
-    started: Instant,
-    objective: f64,
-    dual: f64,
-    progress: Progress,
-) -> Result<TraceRecord, OptimError> {
-    let objective = crate::trainer::finite(objective, progress)?;
-    let certificate = crate::trainer::Certificate {
-        dual: Some(dual),
-        gap: Some(objective - dual),
-        ..Default::default()
-    };
-    let seconds = started.elapsed().as_secs_f64();
-    Ok(crate::trainer::record(
-        progress,
-        seconds,
-        objective,
-        certificate,
-    ))
-}
+impl<'a> Solver<RowStream<'a>> for Streamed<Subgradient> {
+    type State = SubgradientState;
+    type Output = LinearWeights;
 
-impl StreamLimits {
-    /// Why a streamed run stops after a step, if it does: its passes, its steps, or (looking at the clock
-    /// every [`CLOCK_EVERY`] steps) its seconds.
-    pub(crate) fn after_step(
-        &self,
-        epochs: f64,
-        steps: u64,
-        started: Instant,
-    ) -> Option<StopReason> {
-        if epochs >= self.max_epochs {
-            Some(StopReason::MaxEpochs)
-        } else if steps >= self.max_steps {
-            Some(StopReason::MaxIterations)
-        } else if steps.is_multiple_of(CLOCK_EVERY)
-            && self
-                .max_seconds
-                .is_some_and(|s| started.elapsed().as_secs_f64() >= s)
-        {
-            Some(StopReason::Time)
-        } else {
-            None
+    /// The first pass evaluates `w = 0` and keeps it as the best so far, as in memory.
+    fn init(&mut self, problem: &RowStream<'a>) -> Result<SubgradientState, OptimError> {
+        problem.require_hinge("subgradient")?;
+        Ok(Subgradient::fresh(problem.d, f64::INFINITY))
+    }
+
+    fn step(
+        &mut self,
+        problem: &RowStream<'a>,
+        s: &mut SubgradientState,
+    ) -> Result<(), OptimError> {
+        let (lambda, bias) = (problem.lambda, problem.bias);
+        let mut grad = std::mem::take(&mut s.grad);
+        let mut sums = PassSums::begin(&s.current, lambda, bias, problem.n, &mut grad);
+        let current = &s.current;
+        let read = problem.pass(&mut |x, y, c| {
+            let z = y * (x.dot(&current.w) + current.b);
+            sums.add(x, y, c, z, &mut grad);
+            Ok(())
+        });
+        s.grad = grad;
+        read?;
+        self.solver
+            .advance(s, sums.end(&s.current, lambda, bias), lambda, bias);
+        Ok(())
+    }
+
+    fn progress(&self, _problem: &RowStream<'a>, s: &SubgradientState) -> Progress {
+        Progress {
+            iteration: s.k,
+            epoch: s.k as f64,
         }
+    }
+
+    /// The best iterate evaluated by the steps' passes.
+    fn output(&self, _problem: &RowStream<'a>, s: &SubgradientState) -> LinearWeights {
+        s.best.clone()
+    }
+
+    fn objective(&self, problem: &RowStream<'a>, s: &SubgradientState) -> f64 {
+        self.try_objective(problem, s).unwrap_or(f64::NAN)
+    }
+
+    fn try_objective(
+        &self,
+        problem: &RowStream<'a>,
+        s: &SubgradientState,
+    ) -> Result<f64, OptimError> {
+        problem.certify(self.progress(problem, s), || s.best.clone())
+    }
+
+    fn certificate(
+        &self,
+        problem: &RowStream<'a>,
+        _s: &SubgradientState,
+        objective: f64,
+    ) -> Certificate {
+        problem.carried.borrow().certificate(objective)
+    }
+
+    fn set_budget(&mut self, budget: &Budget) {
+        Streamed::set_budget(self, budget);
     }
 }

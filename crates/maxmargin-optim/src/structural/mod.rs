@@ -12,4 +12,4 @@ pub mod ssg_stream;
 
 pub use problem::StructProblem;
 pub use ssg::{Ssg, SsgParams, SsgState};
-pub use ssg_stream::{ExamplePasses, train_ssg_stream};
+pub use ssg_stream::{ExamplePasses, ExampleStream};

@@ -1,15 +1,18 @@
 //! The stochastic subgradient method on structural examples read pass by pass (data larger than memory):
-//! the step is [`Ssg`]'s own, the examples come in the order the source chooses, and every certificate is
-//! [`StructProblem::dual_bound`](super::StructProblem::dual_bound)'s construction in one pass of oracle
-//! calls, which also gives the primal objective. Memory is that of `w` (and its average), not of the examples.
+//! the source is a problem ([`ExampleStream`]) that [`Streamed<Ssg>`](Streamed) trains under the
+//! [`Trainer`](crate::Trainer). The step is [`Ssg`]'s own over a pass, the examples come in the order the
+//! source chooses, and every certificate is [`StructProblem::dual_bound`](super::StructProblem::dual_bound)'s
+//! construction in one pass of oracle calls, which also gives the primal objective. Memory is that of `w`
+//! (and its average), not of the examples.
 
-use super::Ssg;
 use super::problem::{bound_point, scaled_bound};
-use crate::binary::stream::{StreamFit, StreamLimits, record};
+use super::{Ssg, SsgState};
+use crate::binary::stream::{Carried, Streamed};
 use crate::error::OptimError;
-use crate::trainer::{Progress, StopReason};
+use crate::trainer::{Budget, Certificate, Progress, Solver};
 use maxmargin_core::vector::norm_sq;
 use maxmargin_struct::OutputSpace;
+use std::cell::{Cell, RefCell};
 use std::time::Instant;
 
 /// What a pass hands each example to.
@@ -27,90 +30,144 @@ pub trait ExamplePasses<S: OutputSpace> {
     fn pass(&mut self, example: &mut ExampleVisit<'_, S>) -> Result<(), OptimError>;
 }
 
-/// Trains `ssg` on the examples of `source` in `space` at `λ` within `limits` (`max_epochs` passes,
-/// `max_steps` steps, seconds, the relative gap, a certificate every `eval_every` passes).
-///
-/// # Errors
-/// A read error of the source, an oracle's error, [`OptimError::NoExamples`], or an invalid limit.
-pub fn train_ssg_stream<S: OutputSpace>(
-    ssg: &Ssg,
-    space: &S,
-    source: &mut dyn ExamplePasses<S>,
+/// Examples read pass by pass in `space` at `λ` as a problem: `λ/2‖w‖² + (1/n)Σ H_i(w)`.
+pub struct ExampleStream<'a, S: OutputSpace> {
+    source: RefCell<&'a mut dyn ExamplePasses<S>>,
+    space: &'a S,
     lambda: f64,
-    limits: &StreamLimits,
-) -> Result<StreamFit<Vec<f64>>, OptimError> {
-    let n = source.n_examples();
-    if n == 0 {
-        return Err(OptimError::NoExamples);
+    n: usize,
+    carried: RefCell<Carried>,
+    passes: Cell<u64>,
+}
+
+impl<'a, S: OutputSpace> ExampleStream<'a, S> {
+    /// The problem over `source`.
+    ///
+    /// # Errors
+    /// [`OptimError::NoExamples`] for no examples; an invalid `λ`.
+    pub fn new(
+        source: &'a mut dyn ExamplePasses<S>,
+        space: &'a S,
+        lambda: f64,
+    ) -> Result<Self, OptimError> {
+        let n = source.n_examples();
+        if n == 0 {
+            return Err(OptimError::NoExamples);
+        }
+        if !(lambda.is_finite() && lambda > 0.0) {
+            return Err(crate::error::invalid(
+                "lambda",
+                lambda,
+                "must be finite and > 0",
+            ));
+        }
+        Ok(Self {
+            source: RefCell::new(source),
+            space,
+            lambda,
+            n,
+            carried: RefCell::new(Carried::new()),
+            passes: Cell::new(0),
+        })
     }
-    if limits.eval_every == 0 {
-        return Err(crate::error::invalid("eval_every", 0, "must be at least 1"));
+
+    /// Passes over the source so far, the certificates' included.
+    pub fn passes(&self) -> u64 {
+        self.passes.get()
     }
-    let started = Instant::now();
-    let mut st = ssg.init_streamed(space.dim(), n);
-    let (mut dual, mut trace) = (f64::NEG_INFINITY, Vec::new());
-    let (mut passes, mut epochs) = (0u64, 0u64);
-    loop {
-        let mut stop = None;
-        source.pass(&mut |x, y| {
-            if stop.is_some() {
-                return Ok(());
-            }
-            st.sampler.next_index();
-            let v = space.loss_augmented(Ssg::current(&st), x, y)?;
-            ssg.apply(&mut st, space, (x, y, &v), lambda);
-            stop = limits.after_step(st.sampler.epochs(), st.t, started);
+
+    fn pass(&self, example: &mut ExampleVisit<'_, S>) -> Result<(), OptimError> {
+        self.passes.set(self.passes.get() + 1);
+        self.source.borrow_mut().pass(example)
+    }
+
+    /// The primal objective at `w` (at `p`) and the dual bound of
+    /// [`super::StructProblem::dual_bound`], in one pass (none when asked again at the same `p`).
+    fn certify(&self, p: Progress, w: &[f64]) -> Result<f64, OptimError> {
+        if let Some(objective) = self.carried.borrow().at(p) {
+            return Ok(objective);
+        }
+        let (space, lambda, n) = (self.space, self.lambda, self.n);
+        let mut ws = vec![0.0; space.dim()];
+        let (mut hinge, mut ell) = (0.0, 0.0);
+        self.pass(&mut |x, y| {
+            let v = space.loss_augmented(w, x, y)?;
+            hinge += v.hinge;
+            bound_point(space, (x, y, &v), (lambda, n), &mut ws, &mut ell);
             Ok(())
         })?;
-        passes += 1;
-        epochs += 1;
-        let out_of_time = limits
-            .max_seconds
-            .is_some_and(|s| started.elapsed().as_secs_f64() >= s);
-        let stop = stop.or(out_of_time.then_some(StopReason::Time));
-        if stop.is_none() && !epochs.is_multiple_of(limits.eval_every) {
-            continue;
-        }
-        let w = Ssg::weights(&st);
-        let (objective, bound) = certify(space, source, &w, lambda, n)?;
-        passes += 1;
-        dual = dual.max(bound);
-        let progress = Progress {
-            iteration: st.t,
-            epoch: st.sampler.epochs(),
-        };
-        trace.push(record(started, objective, dual, progress)?);
-        let certified = objective - dual <= limits.gap_tolerance * objective.abs();
-        if let Some(stop) = stop.or(certified.then_some(StopReason::Gap)) {
-            return Ok(StreamFit {
-                output: w,
-                objective,
-                dual,
-                stop,
-                progress,
-                trace,
-                passes,
-            });
-        }
+        let objective = 0.5 * lambda * norm_sq(w) + hinge / n as f64;
+        let bound = scaled_bound(lambda, &ws, ell);
+        self.carried.borrow_mut().keep(p, objective, bound);
+        Ok(objective)
     }
 }
 
-/// The primal objective at `w` and the dual bound of [`super::StructProblem::dual_bound`], in one pass.
-fn certify<S: OutputSpace>(
-    space: &S,
-    source: &mut dyn ExamplePasses<S>,
-    w: &[f64],
-    lambda: f64,
-    n: usize,
-) -> Result<(f64, f64), OptimError> {
-    let mut ws = vec![0.0; space.dim()];
-    let (mut hinge, mut ell) = (0.0, 0.0);
-    source.pass(&mut |x, y| {
-        let v = space.loss_augmented(w, x, y)?;
-        hinge += v.hinge;
-        bound_point(space, (x, y, &v), (lambda, n), &mut ws, &mut ell);
-        Ok(())
-    })?;
-    let objective = 0.5 * lambda * norm_sq(w) + hinge / n as f64;
-    Ok((objective, scaled_bound(lambda, &ws, ell)))
+impl<'a, S: OutputSpace> Solver<ExampleStream<'a, S>> for Streamed<Ssg> {
+    type State = SsgState;
+    type Output = Vec<f64>;
+
+    fn init(&mut self, problem: &ExampleStream<'a, S>) -> Result<SsgState, OptimError> {
+        Ok(self.solver().init_streamed(problem.space.dim(), problem.n))
+    }
+
+    fn step(
+        &mut self,
+        problem: &ExampleStream<'a, S>,
+        st: &mut SsgState,
+    ) -> Result<(), OptimError> {
+        let (ssg, space, lambda, limits) =
+            (self.solver(), problem.space, problem.lambda, self.limits);
+        let mut stopped = false;
+        problem.pass(&mut |x, y| {
+            if stopped {
+                return Ok(());
+            }
+            st.sampler.next_index();
+            let v = space.loss_augmented(Ssg::current(st), x, y)?;
+            ssg.apply(st, space, (x, y, &v), lambda);
+            stopped = limits.reached(st.t, st.sampler.epochs());
+            Ok(())
+        })
+    }
+
+    fn progress(&self, _problem: &ExampleStream<'a, S>, st: &SsgState) -> Progress {
+        Progress {
+            iteration: st.t,
+            epoch: st.sampler.epochs(),
+        }
+    }
+
+    fn output(&self, _problem: &ExampleStream<'a, S>, st: &SsgState) -> Vec<f64> {
+        Ssg::weights(st)
+    }
+
+    fn objective(&self, problem: &ExampleStream<'a, S>, st: &SsgState) -> f64 {
+        self.try_objective(problem, st).unwrap_or(f64::NAN)
+    }
+
+    fn try_objective(
+        &self,
+        problem: &ExampleStream<'a, S>,
+        st: &SsgState,
+    ) -> Result<f64, OptimError> {
+        problem.certify(self.progress(problem, st), &Ssg::weights(st))
+    }
+
+    fn certificate(
+        &self,
+        problem: &ExampleStream<'a, S>,
+        _st: &SsgState,
+        objective: f64,
+    ) -> Certificate {
+        problem.carried.borrow().certificate(objective)
+    }
+
+    fn set_budget(&mut self, budget: &Budget) {
+        Streamed::set_budget(self, budget);
+    }
+
+    fn set_deadline(&mut self, deadline: Option<Instant>) {
+        Streamed::set_deadline(self, deadline);
+    }
 }

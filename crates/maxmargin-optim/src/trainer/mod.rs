@@ -170,6 +170,11 @@ pub trait Solver<P> {
     /// QP): they check it inside the step and return early with a consistent state. The default ignores it.
     fn set_deadline(&mut self, _deadline: Option<std::time::Instant>) {}
 
+    /// The trainer's budget, for solvers whose one step is many of the budget's steps or a pass (a streamed
+    /// pass of Pegasos steps): they stop inside the step where the budget ends, with a consistent state, and
+    /// the trainer's own test then stops the run. The default ignores it.
+    fn set_budget(&mut self, _budget: &Budget) {}
+
     /// A stop the solver certifies itself (a duality gap, a vanished violation).
     fn stop(&self, _state: &Self::State) -> Option<StopReason> {
         None
@@ -407,6 +412,7 @@ impl Trainer {
         };
         let mut last_save = before;
         let mut period = checkpoints.as_ref().map_or(0.0, |c| c.every_seconds);
+        solver.set_budget(&self.budget);
         if let Some(m) = self.budget.max_seconds {
             let left = std::time::Duration::try_from_secs_f64((m - before).max(0.0)).ok();
             solver.set_deadline(left.and_then(|d| start.checked_add(d)));

@@ -8,8 +8,8 @@ use maxmargin_core::testing::Lcg;
 use maxmargin_core::vector::SparseRows;
 use maxmargin_optim::stream::{ColumnVisit, RowVisit};
 use maxmargin_optim::{
-    Bias, BinaryLoss, BinaryProblem, Budget, DcdParams, OptimError, RowPasses, StopReason,
-    StreamLimits, StreamSolver, Trainer, train_stream,
+    Bias, BinaryLoss, BinaryProblem, Budget, DcdParams, Fit, OptimError, RowPasses, RowStream,
+    StopReason, Streamed, Trainer,
 };
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -132,23 +132,35 @@ fn in_memory(x: &SparseRows, y: &[f64], (bias, loss): (Bias, BinaryLoss), gap: f
     (fit.objective, fit.progress.epoch)
 }
 
+/// What a streamed run ends with: the fit, its certified gap and bound, and the source's reads.
+struct StreamedFit {
+    fit: Fit<maxmargin_optim::LinearWeights>,
+    gap: f64,
+    dual: f64,
+    passes: u64,
+}
+
 fn streamed(
     rows: &mut Shuffled<'_>,
     (bias, loss): (Bias, BinaryLoss),
     gap: f64,
     hold_bytes: u64,
-) -> maxmargin_optim::StreamFit {
+) -> StreamedFit {
     let dcd = DcdParams::new().check().unwrap().with_gap_target(Some(gap));
-    let limits = StreamLimits {
-        max_epochs: 1e4,
-        max_steps: u64::MAX,
-        max_seconds: None,
-        gap_tolerance: gap,
-        eval_every: 1,
-        polish: 0,
-        hold_bytes,
-    };
-    train_stream(&StreamSolver::Dcd(dcd), rows, LAMBDA, (bias, loss), &limits).unwrap()
+    let problem = RowStream::new(rows, LAMBDA, bias, loss)
+        .unwrap()
+        .with_hold_bytes(hold_bytes);
+    let fit = Trainer::new(Budget::epochs(1e4).with_gap(gap))
+        .unwrap()
+        .run(&mut Streamed::new(dcd), &problem, &mut ())
+        .unwrap();
+    let last = fit.trace.last().unwrap();
+    StreamedFit {
+        gap: last.gap.unwrap(),
+        dual: last.dual.unwrap(),
+        passes: problem.passes(),
+        fit,
+    }
 }
 
 #[test]
@@ -161,21 +173,18 @@ fn streamed_dcd_reaches_the_optimum_held_or_read_and_shrinking_sets_rows_aside()
         let (best, _) = in_memory(&x, &y, shape, 1e-10);
         for hold in [0, u64::MAX] {
             let mut rows = Shuffled::new(&x, &y);
-            let fit = streamed(&mut rows, shape, 1e-6, hold);
+            let run = streamed(&mut rows, shape, 1e-6, hold);
+            let fit = &run.fit;
             assert!(
                 matches!(fit.stop, StopReason::Gap | StopReason::Converged),
                 "{shape:?} hold {hold}: {:?}",
                 fit.stop
             );
+            assert!(run.gap <= 1e-6 * fit.objective, "{shape:?}: {}", run.gap);
             assert!(
-                fit.gap() <= 1e-6 * fit.objective,
-                "{shape:?}: {}",
-                fit.gap()
-            );
-            assert!(
-                fit.dual <= best * (1.0 + 1e-12),
+                run.dual <= best * (1.0 + 1e-12),
                 "{shape:?}: bound {}",
-                fit.dual
+                run.dual
             );
             assert!(
                 (fit.objective - best).abs() <= 1e-6 * best,
@@ -185,7 +194,7 @@ fn streamed_dcd_reaches_the_optimum_held_or_read_and_shrinking_sets_rows_aside()
             if hold == 0 && shape.1 == BinaryLoss::Hinge {
                 // Every pass reads the file, but shrinking hands out fewer rows than a pass holds (the
                 // hinge's duals sit at both bounds; the squared hinge's box has no top).
-                let read = fit.passes * y.len() as u64;
+                let read = run.passes * y.len() as u64;
                 assert!(
                     (rows.handed as f64) < 0.7 * read as f64,
                     "{shape:?}: {} rows handed of {read}",
@@ -194,9 +203,9 @@ fn streamed_dcd_reaches_the_optimum_held_or_read_and_shrinking_sets_rows_aside()
             } else if shape.1 == BinaryLoss::Hinge {
                 // Held, most passes read nothing: far fewer reads than passes of steps.
                 assert!(
-                    fit.passes * 2 < fit.progress.iteration,
+                    run.passes * 2 < fit.progress.iteration,
                     "{shape:?}: {} reads for {} passes",
-                    fit.passes,
+                    run.passes,
                     fit.progress.iteration
                 );
             }
@@ -209,7 +218,7 @@ fn streamed_dcd_takes_about_the_in_memory_passes_to_the_same_gap() {
     let (x, y) = data(4000);
     let shape = (Bias::Feature, BinaryLoss::Hinge);
     let (_, memory) = in_memory(&x, &y, shape, 1e-4);
-    let fit = streamed(&mut Shuffled::new(&x, &y), shape, 1e-4, u64::MAX);
+    let fit = streamed(&mut Shuffled::new(&x, &y), shape, 1e-4, u64::MAX).fit;
     assert!(
         fit.progress.epoch <= 1.5 * memory,
         "{} passes streamed, {memory} in memory",

@@ -11,7 +11,7 @@ use maxmargin_io::IoError;
 use maxmargin_io::libsvm::BinaryLabels;
 use maxmargin_io::stream::{Column, RowFile};
 use maxmargin_optim::stream::{ColumnVisit, RowVisit};
-use maxmargin_optim::{OptimError, RowPasses, StreamLimits, StreamSolver};
+use maxmargin_optim::{Budget, Observer, OptimError, RowPasses, RowStream, Streamed, Trainer};
 use std::path::Path;
 
 /// Training passes between certificates when the budget does not say (each certificate reads the file
@@ -28,8 +28,8 @@ impl LinearSvm {
     /// passes, and stops on the same relative gap as in memory.
     ///
     /// # Errors
-    /// Parameters that need the rows in memory (per-row weights, checkpoints, a tolerance stop, DCD's
-    /// blocks, DCD with an unregularized intercept) are refused naming why; then as [`LinearSvm::fit`], with errors naming the file and line.
+    /// Parameters that need the rows in memory (per-row weights, checkpoints, DCD's blocks, DCD with an
+    /// unregularized intercept) are refused naming why; then as [`LinearSvm::fit`], with errors naming the file and line.
     ///
     /// # Examples
     /// ```
@@ -45,31 +45,31 @@ impl LinearSvm {
     /// # Ok(()) }
     /// ```
     pub fn fit_stream(&self, path: &Path, temp_dir: &Path) -> Result<FitReport, Error> {
+        self.fit_stream_observed(path, temp_dir, &mut ())
+    }
+
+    /// [`LinearSvm::fit_stream`], telling `observer` about every step (a pass) and evaluation.
+    ///
+    /// # Errors
+    /// As [`LinearSvm::fit_stream`].
+    pub fn fit_stream_observed(
+        &self,
+        path: &Path,
+        temp_dir: &Path,
+        observer: &mut dyn Observer,
+    ) -> Result<FitReport, Error> {
         let p = self.params();
-        let solver = match p.solver {
-            LinearSolver::Pegasos(s) => StreamSolver::Pegasos(s.check()?),
-            LinearSolver::Subgradient(s) => StreamSolver::Subgradient(s.check()?),
-            LinearSolver::Dcd(d) => {
-                if d.blocks != maxmargin_optim::DcdParams::default().blocks {
-                    let why =
-                        "do not apply to streamed dcd, whose passes read one bucket at a time";
-                    return Err(refuse("blocks", d.blocks.to_string(), why));
-                }
-                let target = p.budget.gap_tolerance;
-                let target = target.unwrap_or(crate::convergence::DEFAULT_GAP);
-                StreamSolver::Dcd(d.check()?.with_gap_target(Some(target)))
-            }
-        };
+        if let LinearSolver::Dcd(d) = p.solver
+            && d.blocks != maxmargin_optim::DcdParams::default().blocks
+        {
+            let why = "do not apply to streamed dcd, whose passes read one bucket at a time";
+            return Err(refuse("blocks", d.blocks.to_string(), why));
+        }
         if self.sample_weights.is_some()
             || self.plan != crate::checkpoint::CheckpointPlan::default()
         {
             let why = "are not built for streaming";
             return Err(refuse("sample weights and checkpoints", "", why));
-        }
-        if p.budget.tolerance.is_some() || p.budget.keep_best {
-            let why =
-                "do not apply to streaming, which stops on the certified gap (--gap) or its budget";
-            return Err(refuse("tolerance and keep-best", "", why));
         }
         let rows = RowFile::prepare(path, temp_dir, p.seed)?;
         let summary = rows.summary().clone();
@@ -93,43 +93,27 @@ impl LinearSvm {
         }
         let n = summary.n_rows;
         let lambda = p.regularization.lambda(n)?;
-        let budget = p.budget;
-        let (max_epochs, max_steps) = match solver {
-            // A Pegasos step is a row; a DCD iteration is a pass (epochs count its coordinate steps / n).
-            StreamSolver::Pegasos(_) | StreamSolver::Dcd(_) => (
-                budget.max_epochs.unwrap_or(f64::INFINITY),
-                budget.max_iterations.unwrap_or(u64::MAX),
-            ),
-            // A step of the batch subgradient method is a pass.
-            StreamSolver::Subgradient(_) => (
-                budget
-                    .max_epochs
-                    .unwrap_or(f64::INFINITY)
-                    .min(budget.max_iterations.map_or(f64::INFINITY, |k| k as f64)),
-                u64::MAX,
-            ),
-        };
-        let limits = StreamLimits {
-            max_epochs,
-            max_steps,
-            max_seconds: budget.max_seconds,
-            gap_tolerance: budget
-                .gap_tolerance
-                .unwrap_or(crate::convergence::DEFAULT_GAP),
+        let target = p
+            .budget
+            .gap_tolerance
+            .unwrap_or(crate::convergence::DEFAULT_GAP);
+        let is_dcd = matches!(p.solver, LinearSolver::Dcd(_));
+        let budget = Budget {
+            gap_tolerance: Some(target),
             // DCD certifies once per epoch of coordinate steps (a read of the file, about what the epoch's
-            // passes cost) besides where its stopping test and the budget call for it, and stops at the
-            // certified gap: on a9a x10 the ε test alone took 224 epochs where the 1% gap came at 49. The
-            // primal solvers have no other stop.
-            eval_every: if budget.eval_every_epochs.is_finite() {
-                budget.eval_every_epochs.ceil().max(1.0) as u64
-            } else if matches!(solver, StreamSolver::Dcd(_)) {
-                1
+            // passes cost) besides where its stopping test calls for it, and stops at the certified gap: on
+            // a9a x10 the ε test alone took 224 epochs where the 1% gap came at 49. The primal solvers have
+            // no other stop.
+            eval_every_epochs: if p.budget.eval_every_epochs.is_finite() {
+                p.budget.eval_every_epochs.ceil().max(1.0)
+            } else if is_dcd {
+                1.0
             } else {
-                STREAM_EVAL_EVERY
+                STREAM_EVAL_EVERY as f64
             },
-            polish: STREAM_POLISH,
-            hold_bytes: rows.bucket_bytes(),
+            ..p.budget
         };
+        let trainer = Trainer::new(budget)?;
         let mut source = Passes {
             rows: &rows,
             column: Column::new(temp_dir)?,
@@ -138,25 +122,37 @@ impl LinearSvm {
             scaler: scaler.clone(),
             failed: None,
         };
-        let fit = maxmargin_optim::train_stream(
-            &solver,
-            &mut source,
-            lambda.get(),
-            (p.bias, p.loss),
-            &limits,
-        )
-        .map_err(|e| match source.failed.take() {
+        let failed = |e: OptimError, source: &mut Passes<'_>| match source.failed.take() {
             Some(io) => Error::from(io),
             None => Error::from(e),
-        })?;
+        };
+        let fit = {
+            let problem = RowStream::new(&mut source, lambda.get(), p.bias, p.loss)
+                .map_err(Error::from)?
+                .with_polish(STREAM_POLISH)
+                .with_hold_bytes(rows.bucket_bytes());
+            match p.solver {
+                LinearSolver::Pegasos(s) => {
+                    trainer.run(&mut Streamed::new(s.check()?), &problem, observer)
+                }
+                LinearSolver::Subgradient(s) => {
+                    trainer.run(&mut Streamed::new(s.check()?), &problem, observer)
+                }
+                LinearSolver::Dcd(d) => {
+                    let dcd = d.check()?.with_gap_target(Some(target));
+                    trainer.run(&mut Streamed::new(dcd), &problem, observer)
+                }
+            }
+        }
+        .map_err(|e| failed(e, &mut source))?;
         let end = Finished {
             stop: fit.stop,
             objective: fit.objective,
-            gap: Some(fit.gap()),
+            gap: fit.trace.last().and_then(|r| r.gap),
             progress: fit.progress,
         };
         let unscaled = p.scale == Scaling::None && summary.max_abs > 1.0;
-        let advice = match (matches!(solver, StreamSolver::Dcd(_)), unscaled) {
+        let advice = match (is_dcd, unscaled) {
             (true, true) => "--scale maxabs, or more passes (--epochs, --iterations)",
             (true, false) => "more passes (--epochs, --iterations)",
             (false, true) => "--scale maxabs, more passes (--epochs), or --solver dcd",

@@ -1,13 +1,13 @@
 //! Multiclass training on a file larger than memory (`train --stream --task multiclass --solver ssg`): the
 //! file is parsed once into rows on disk ([`maxmargin_io::stream`]) and the stochastic subgradient method
-//! reads them pass by pass ([`maxmargin_optim::train_ssg_stream`]); the model is the same kind of file as an
+//! reads them pass by pass ([`maxmargin_optim::ExampleStream`]); the model is the same kind of file as an
 //! in-memory fit's.
 
 use super::*;
 use crate::linear::PassError;
 use maxmargin_io::stream::RowFile;
 use maxmargin_optim::structural::ssg_stream::ExampleVisit;
-use maxmargin_optim::{ExamplePasses, StreamLimits};
+use maxmargin_optim::{Budget, ExamplePasses, ExampleStream, Streamed, Trainer};
 
 /// Passes between certificates when `eval_every` is not given (each certificate is one more pass).
 pub const STREAM_EVAL_EVERY: u64 = 5;
@@ -21,7 +21,7 @@ impl StructuredSvm {
     ///
     /// # Errors
     /// Another task or solver, or settings that need the rows in memory (class or sample weights,
-    /// checkpoints, warm starts, a tolerance stop, `keep_best`), refused naming why; then as
+    /// checkpoints, warm starts), refused naming why; then as
     /// [`StructuredSvm::fit_multiclass`], with errors naming the file and line.
     ///
     /// # Examples
@@ -62,15 +62,6 @@ impl StructuredSvm {
                 reason,
             ));
         }
-        if p.tolerance.is_some() || p.keep_best {
-            let reason =
-                "do not apply to streaming, which stops on the certified gap (--gap) or its budget";
-            return Err(crate::error::refuse(
-                "tolerance and keep-best",
-                String::new(),
-                reason,
-            ));
-        }
         let rows = RowFile::prepare(path, temp_dir, p.seed)?;
         let summary = rows.summary().clone();
         let mut warnings = Vec::new();
@@ -83,17 +74,14 @@ impl StructuredSvm {
         let k = classes.len();
         let space = MulticlassSpace::new(self.width(d), k)?;
         let lambda = p.regularization.lambda(n)?;
-        let limits = StreamLimits {
-            max_epochs: p.max_passes.unwrap_or(f64::INFINITY),
-            max_steps: u64::MAX,
-            max_seconds: p.max_seconds,
-            gap_tolerance: self.gap_target(),
-            eval_every: p
+        let budget = Budget {
+            gap_tolerance: Some(self.gap_target()),
+            eval_every_epochs: p
                 .eval_every
-                .map_or(STREAM_EVAL_EVERY, |e| e.ceil().max(1.0) as u64),
-            polish: 0,
-            hold_bytes: 0,
+                .map_or(STREAM_EVAL_EVERY as f64, |e| e.ceil().max(1.0)),
+            ..p.budget()
         };
+        let trainer = Trainer::new(budget)?;
         let mut source = Examples {
             rows: &rows,
             classes: &classes,
@@ -102,20 +90,13 @@ impl StructuredSvm {
             scaler: scaler.as_ref(),
             failed: None,
         };
-        let ssg = p.ssg().check()?;
-        let fit =
-            maxmargin_optim::train_ssg_stream(&ssg, &space, &mut source, lambda.get(), &limits)
-                .map_err(|e| match source.failed.take() {
-                    Some(io) => Error::from(io),
-                    None => Error::from(e),
-                })?;
-        let fit = maxmargin_optim::Fit {
-            output: fit.output,
-            objective: fit.objective,
-            trace: fit.trace,
-            stop: fit.stop,
-            progress: fit.progress,
-        };
+        let mut ssg = Streamed::new(p.ssg().check()?);
+        let fit = ExampleStream::new(&mut source, &space, lambda.get())
+            .and_then(|problem| trainer.run(&mut ssg, &problem, &mut ()))
+            .map_err(|e| match source.failed.take() {
+                Some(io) => Error::from(io),
+                None => Error::from(e),
+            })?;
         let max_abs = if scaler.is_some() {
             1.0
         } else {

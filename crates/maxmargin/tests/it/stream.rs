@@ -13,17 +13,22 @@ fn heart_file(dir: &Path) -> PathBuf {
     path
 }
 
-/// The in-memory optimum of heart at C = 1 with `bias` and `loss`, to a 1e-9 relative gap.
+/// The in-memory optimum of heart at C = 1 with `bias` and `loss`, to a 1e-9 relative gap (ε at its default:
+/// the gap target tightens it, where a tiny ε from the start stalls shrinking short of the optimum).
 fn optimum(bias: Bias, loss: BinaryLoss) -> f64 {
     let data = maxmargin::datasets::heart_scale().unwrap();
     let svm = LinearSvmParams::new()
         .bias(bias)
         .loss(loss)
         .gap(1e-9)
-        .solver(DcdParams::new().epsilon(1e-12))
         .check()
         .unwrap();
-    svm.fit(&data).unwrap().training.objective
+    let t = svm.fit(&data).unwrap().training;
+    assert!(
+        t.converged && t.gap.is_some_and(|g| g <= 1e-9 * t.objective),
+        "{t:?}"
+    );
+    t.objective
 }
 
 #[test]
@@ -294,4 +299,43 @@ fn streamed_scaling_is_the_in_memory_scaling() {
     let (a, b) = (streamed.training.objective, memory.training.objective);
     assert!((a - b).abs() <= 2e-4 * b, "{a} vs {b}");
     assert!(streamed.training.converged);
+}
+
+#[test]
+fn issue_30_streamed_runs_take_the_trainers_budgets_tolerance_and_best_iterate() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = heart_file(dir.path());
+    let pegasos = || LinearSolver::Pegasos(LinearSolver::default_pegasos());
+    // A step budget ends inside a pass, at that step, as in memory.
+    let svm = LinearSvmParams::new()
+        .solver(pegasos())
+        .iterations(1000)
+        .check()
+        .unwrap();
+    let t = svm.fit_stream(&path, dir.path()).unwrap().model.training;
+    assert_eq!(
+        (t.iterations, t.stop),
+        (1000, StopReason::MaxIterations),
+        "{t:?}"
+    );
+    assert!((t.epochs - 1000.0 / 270.0).abs() < 1e-9, "{t:?}");
+    // The tolerance and the best iterate, refused before the streams ran in the trainer's loop.
+    let mut p = LinearSvmParams::new().solver(pegasos()).epochs(400.0);
+    p.budget.tolerance = Some(1e-3);
+    p.budget.keep_best = true;
+    p.budget.gap_tolerance = Some(1e-12);
+    let report = p.check().unwrap().fit_stream(&path, dir.path()).unwrap();
+    let t = &report.model.training;
+    assert_eq!(t.stop, StopReason::Tolerance, "{t:?}");
+    assert!(t.epochs < 400.0, "{t:?}");
+    let best = report
+        .trace
+        .iter()
+        .map(|r| r.objective)
+        .fold(f64::INFINITY, f64::min);
+    assert!(
+        t.objective <= best,
+        "{} vs the trace's best {best}",
+        t.objective
+    );
 }

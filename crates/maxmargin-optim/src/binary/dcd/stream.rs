@@ -8,7 +8,7 @@
 //!
 //! **The working set in memory.** Shrinking soon leaves a small part of the rows active, and a pass that
 //! reads the whole file for them costs far more than their steps. So when the rows still active after a
-//! pass fit in [`StreamLimits::hold_bytes`] (the facade gives the size of one of the source's buckets, so
+//! pass fit in [`RowStream::with_hold_bytes`] (the facade gives the size of one of the source's buckets, so
 //! memory stays independent of the rows), the next pass copies them into memory as they are visited, their
 //! column numbers becoming their places there ([`HELD`] and below), and the passes that follow are the
 //! in-memory method's own ([`Dcd::sweep`], with its shrinking) until the stopping test reopens every row: the
@@ -17,19 +17,17 @@
 //! **Stopping.** LIBLINEAR's test: the projected gradient's spread within ε on the rows still visited reopens
 //! every row; within ε with none set aside, one certifying pass (no steps) values the primal at `w` and the
 //! dual at `α`, and the run is converged when the relative gap is within the target, else ε is divided by 10
-//! and every row reopens, as [`Dcd::with_gap_target`] does in memory. The budget's end is certified the same
-//! way, so every run ends with the exact gap of the weights it returns.
+//! and every row reopens, as [`Dcd::with_gap_target`] does in memory. The trainer's evaluations (and the
+//! budget's end) are certified the same way, so every run ends with the exact gap of the weights it returns.
 
 use super::coordinate::{Coordinate, OPEN, Visit, box_and_diag, dot, visit};
 use super::{Dcd, DcdState, MIN_EPSILON};
-use crate::binary::stream::{RowPasses, StreamFit, StreamLimits, record};
+use crate::binary::stream::{RowStream, Streamed};
 use crate::error::OptimError;
 use crate::problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
-use crate::trainer::Solver;
-use crate::trainer::{Progress, StopReason, TraceRecord};
+use crate::trainer::{Certificate, Progress, Solver, StopReason};
 use maxmargin_core::objective::Lambda;
 use maxmargin_core::vector::{SparseRows, norm_sq};
-use std::time::Instant;
 
 /// A row set aside at `α_i = 0`, as its column holds it.
 pub(crate) const SHRUNK_AT_ZERO: f64 = -1.0;
@@ -51,6 +49,7 @@ struct Taking {
 }
 
 /// The rows held in memory and the in-memory method's state over them (whose `w` is the run's while held).
+#[derive(Debug, Clone, PartialEq)]
 struct Held {
     x: SparseRows,
     y: Vec<f64>,
@@ -74,8 +73,9 @@ impl Held {
     }
 }
 
-/// Where a streamed run is between passes.
-struct Streamed {
+/// Streamed DCD between two passes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamedDcd {
     /// `w` while no rows are held.
     w: Vec<f64>,
     held: Option<Held>,
@@ -93,11 +93,10 @@ struct Streamed {
     holds: u64,
     /// Coordinate steps visited.
     visited: u64,
-    /// Reads of the source, the certificates' included.
-    passes: u64,
     /// The column has been written.
     filled: bool,
-    trace: Vec<TraceRecord>,
+    /// The stopping test passed at a certified gap within the target (or ε at its floor).
+    converged: bool,
 }
 
 /// What every pass of a run shares: the loss, `C = 1/(λn)`, the bias as a feature, `d`, `λ`, the bias, `n`.
@@ -112,35 +111,38 @@ struct Geometry {
     n: usize,
 }
 
-impl Dcd {
-    /// Trains on `rows` at `λ` with the intercept and loss given (no unregularized intercept: its duals move
-    /// in pairs) within `limits`: `max_epochs` counts coordinate steps / n as in memory, `max_steps` counts
-    /// passes (one process's iterations), then seconds, the relative gap target, and a certificate every
-    /// `eval_every` epochs (`u64::MAX`: only where the stopping test or the budget calls for one).
-    ///
-    /// # Errors
-    /// A read error of the source, [`OptimError::NonFinite`].
-    pub(crate) fn train_stream(
-        &self,
-        rows: &mut dyn RowPasses,
-        lambda: f64,
-        (bias, loss): (Bias, BinaryLoss),
-        limits: &StreamLimits,
-    ) -> Result<StreamFit, OptimError> {
-        let started = Instant::now();
-        let (n, d) = (rows.n_rows(), rows.n_features());
-        let feature = bias == Bias::Feature;
-        let at = Geometry {
-            loss,
-            c_box: maxmargin_core::objective::c_sum(lambda, n),
-            feature,
-            d,
-            lambda,
-            bias,
-            n,
-        };
-        let mut st = Streamed {
-            w: vec![0.0; d + usize::from(feature)],
+impl Geometry {
+    fn of(problem: &RowStream<'_>) -> Self {
+        Self {
+            loss: problem.loss,
+            c_box: maxmargin_core::objective::c_sum(problem.lambda, problem.n),
+            feature: problem.bias == Bias::Feature,
+            d: problem.d,
+            lambda: problem.lambda,
+            bias: problem.bias,
+            n: problem.n,
+        }
+    }
+}
+
+/// DCD on a stream: no unregularized intercept (its duals move in pairs). An iteration is a pass (streamed
+/// or held), epochs count coordinate steps / n as in memory; when a pass passes the stopping test the step
+/// certifies it (one more read), and the run has converged when the gap is within the target.
+impl<'a> Solver<RowStream<'a>> for Streamed<Dcd> {
+    type State = StreamedDcd;
+    type Output = LinearWeights;
+
+    fn init(&mut self, problem: &RowStream<'a>) -> Result<StreamedDcd, OptimError> {
+        if problem.bias == Bias::Unregularized {
+            return Err(crate::error::invalid(
+                "bias",
+                "unregularized",
+                "cannot be streamed by dcd (its duals would have to move in pairs); give feature or none",
+            ));
+        }
+        let feature = problem.bias == Bias::Feature;
+        Ok(StreamedDcd {
+            w: vec![0.0; problem.d + usize::from(feature)],
             held: None,
             bounds: OPEN,
             n_shrunk: 0,
@@ -150,87 +152,98 @@ impl Dcd {
             iteration: 0,
             holds: 0,
             visited: 0,
-            passes: 0,
             filled: false,
-            trace: Vec::new(),
+            converged: false,
+        })
+    }
+
+    fn step(&mut self, problem: &RowStream<'a>, st: &mut StreamedDcd) -> Result<(), OptimError> {
+        let at = Geometry::of(problem);
+        let dcd = self.solver();
+        let passed = if st.held.is_some() && !st.reopen {
+            dcd.held_pass(st, at)?
+        } else {
+            dcd.stream_pass(problem, st, at)?
         };
-        let mut dual = f64::NEG_INFINITY;
-        // Coordinate steps at the last certificate: the next is due `eval_every` epochs later.
-        let mut evaluated = 0u64;
-        let every = (limits.eval_every as f64 * n as f64).min(u64::MAX as f64) as u64;
-        loop {
-            let budget = if st.visited as f64 >= limits.max_epochs * n as f64 {
-                Some(StopReason::MaxEpochs)
-            } else if st.iteration >= limits.max_steps {
-                Some(StopReason::MaxIterations)
+        if passed {
+            let objective = self.try_objective(problem, st)?;
+            let dual = problem.carried.borrow().certificate(objective).dual;
+            let relative = (objective - dual.unwrap_or(f64::NEG_INFINITY))
+                / objective.abs().max(f64::MIN_POSITIVE);
+            let epsilon = dcd.params.epsilon / 10f64.powi(st.tightened);
+            if relative <= dcd.gap_target.unwrap_or(f64::INFINITY) || epsilon <= MIN_EPSILON {
+                st.converged = true;
             } else {
-                limits
-                    .max_seconds
-                    .is_some_and(|s| started.elapsed().as_secs_f64() >= s)
-                    .then_some(StopReason::Time)
-            };
-            let passed = match budget {
-                Some(_) => false,
-                None if st.held.is_some() && !st.reopen => self.held_pass(&mut st, at)?,
-                None => self.stream_pass(rows, &mut st, at, limits.hold_bytes)?,
-            };
-            if budget.is_none() && !passed && st.visited - evaluated < every {
-                continue;
+                st.tightened += 1;
+                st.reopen = true;
+                st.bounds = OPEN;
             }
-            evaluated = st.visited;
-            let (objective, bound) = certify(rows, &mut st, at)?;
-            dual = dual.max(bound);
-            let progress = Progress {
-                iteration: st.iteration,
-                epoch: st.visited as f64 / n as f64,
-            };
-            st.trace.push(record(started, objective, dual, progress)?);
-            let relative = (objective - dual) / objective.abs().max(f64::MIN_POSITIVE);
-            let epsilon = self.params.epsilon / 10f64.powi(st.tightened);
-            let stop = if budget.is_some() {
-                budget
-            } else if passed && (relative <= limits.gap_tolerance || epsilon <= MIN_EPSILON) {
-                Some(StopReason::Converged)
-            } else if relative <= limits.gap_tolerance {
-                Some(StopReason::Gap)
-            } else {
-                if passed {
-                    st.tightened += 1;
-                    st.reopen = true;
-                    st.bounds = OPEN;
-                }
-                None
-            };
-            if let Some(stop) = stop {
-                let mut w = match st.held {
-                    Some(h) => h.state.w,
-                    None => st.w,
-                };
-                let b = if feature { w[d] } else { 0.0 };
-                w.truncate(d);
-                return Ok(StreamFit {
-                    output: LinearWeights { w, b },
-                    objective,
-                    dual,
-                    stop,
-                    progress,
-                    trace: st.trace,
-                    passes: st.passes,
-                });
-            }
+        }
+        Ok(())
+    }
+
+    fn progress(&self, problem: &RowStream<'a>, st: &StreamedDcd) -> Progress {
+        Progress {
+            iteration: st.iteration,
+            epoch: st.visited as f64 / problem.n as f64,
         }
     }
 
+    fn output(&self, problem: &RowStream<'a>, st: &StreamedDcd) -> LinearWeights {
+        let d = problem.d;
+        let w = st.held.as_ref().map_or(&st.w, |h| &h.state.w);
+        let b = if problem.bias == Bias::Feature {
+            w[d]
+        } else {
+            0.0
+        };
+        LinearWeights {
+            w: w[..d].to_vec(),
+            b,
+        }
+    }
+
+    fn objective(&self, problem: &RowStream<'a>, st: &StreamedDcd) -> f64 {
+        self.try_objective(problem, st).unwrap_or(f64::NAN)
+    }
+
+    /// The primal at `w` and the dual at the column's (and the held rows') `α`, from one pass that takes no
+    /// step (none when asked again at the same point).
+    fn try_objective(&self, problem: &RowStream<'a>, st: &StreamedDcd) -> Result<f64, OptimError> {
+        let p = self.progress(problem, st);
+        if let Some(objective) = problem.carried.borrow().at(p) {
+            return Ok(objective);
+        }
+        let (objective, bound) = certify(problem, st, Geometry::of(problem))?;
+        problem.carried.borrow_mut().keep(p, objective, bound);
+        Ok(objective)
+    }
+
+    fn certificate(
+        &self,
+        problem: &RowStream<'a>,
+        _st: &StreamedDcd,
+        objective: f64,
+    ) -> Certificate {
+        problem.carried.borrow().certificate(objective)
+    }
+
+    fn stop(&self, st: &StreamedDcd) -> Option<StopReason> {
+        st.converged.then_some(StopReason::Converged)
+    }
+}
+
+impl Dcd {
     /// One pass of coordinate steps over the rows not set aside (every row when reopening, which also takes
     /// back the held rows' duals), taking the rows it keeps into memory when the last pass's fit in
     /// `hold_bytes`; returns whether LIBLINEAR's stopping test passed with no row set aside.
     fn stream_pass(
         &self,
-        rows: &mut dyn RowPasses,
-        st: &mut Streamed,
+        problem: &RowStream<'_>,
+        st: &mut StreamedDcd,
         at: Geometry,
-        hold_bytes: u64,
     ) -> Result<bool, OptimError> {
+        let hold_bytes = problem.hold_bytes;
         let reopen = st.reopen;
         let mut released = if reopen { st.held.take() } else { None };
         if let Some(h) = released.as_mut() {
@@ -243,7 +256,7 @@ impl Dcd {
         let (mut visited, mut shrunk, mut kept_bytes) = (0u64, 0u64, 0u64);
         let w = &mut st.w;
         let keep = |v: f64| reopen || v >= 0.0;
-        rows.pass_with_column_where(!st.filled, &keep, &mut |x, y, c, v| {
+        problem.pass_with_column_where(!st.filled, &keep, &mut |x, y, c, v| {
             visited += 1;
             let coordinate = Coordinate::of(x, y, c, shape);
             if coordinate.upper == 0.0 {
@@ -279,7 +292,6 @@ impl Dcd {
             Ok(())
         })?;
         st.filled = true;
-        st.passes += 1;
         st.iteration += 1;
         st.visited += visited;
         st.n_shrunk = if reopen { shrunk } else { st.n_shrunk + shrunk };
@@ -293,7 +305,7 @@ impl Dcd {
     }
 
     /// One pass of the in-memory method over the held rows; returns as [`Dcd::stream_pass`].
-    fn held_pass(&self, st: &mut Streamed, at: Geometry) -> Result<bool, OptimError> {
+    fn held_pass(&self, st: &mut StreamedDcd, at: Geometry) -> Result<bool, OptimError> {
         let Some(h) = st.held.as_mut() else {
             return Ok(false);
         };
@@ -312,7 +324,7 @@ impl Dcd {
     /// pass's extremes become shrinking's bounds.
     fn end_stream_pass(
         &self,
-        st: &mut Streamed,
+        st: &mut StreamedDcd,
         pg_max: f64,
         pg_min: f64,
         held_aside: u64,
@@ -333,7 +345,7 @@ impl Dcd {
     /// The rows taken into memory with the in-memory method's own state over them (its boxes, diagonals and
     /// `Q_ii` from [`Solver::init`] with the whole problem's `C`), their duals, the run's `w` and bounds, and
     /// an order of its own (the seed and the number of holds).
-    fn hold(&self, t: Taking, st: &mut Streamed, at: Geometry) -> Result<Held, OptimError> {
+    fn hold(&self, t: Taking, st: &mut StreamedDcd, at: Geometry) -> Result<Held, OptimError> {
         let Taking { mut x, y, c, alpha } = t;
         x.set_n_features_at_least(at.d);
         let mut dcd = *self;
@@ -360,15 +372,15 @@ fn held_problem<'a>(
 /// The primal objective at `w` and the dual at the column's (and the held rows') `α`, from one pass that
 /// takes no step: `λ/2‖w‖² + (1/n)Σ c_i ℓ_i` and `λ(Σα − ½‖w‖² − ½ Σ D_ii α_i²)`.
 fn certify(
-    rows: &mut dyn RowPasses,
-    st: &mut Streamed,
+    problem: &RowStream<'_>,
+    st: &StreamedDcd,
     at: Geometry,
 ) -> Result<(f64, f64), OptimError> {
-    let n = rows.n_rows() as f64;
+    let n = at.n as f64;
     let (mut losses, mut total, mut quad) = (0.0, 0.0, 0.0);
     let held = st.held.as_ref();
     let w = held.map_or(&st.w, |h| &h.state.w);
-    rows.pass_with_column_where(!st.filled, &|_| true, &mut |x, y, c, v| {
+    problem.pass_with_column_where(!st.filled, &|_| true, &mut |x, y, c, v| {
         losses += c * at.loss.value(y * dot(w, x, at.d, at.feature));
         let (upper, diag) = box_and_diag(at.loss, at.c_box * c);
         let a = Held::dual(held, *v, upper);
@@ -377,8 +389,6 @@ fn certify(
         Ok(())
     })?;
     let norm = norm_sq(w);
-    st.filled = true;
-    st.passes += 1;
     Ok((
         0.5 * at.lambda * norm + losses / n,
         at.lambda * (total - 0.5 * norm - 0.5 * quad),
