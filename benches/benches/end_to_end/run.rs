@@ -80,8 +80,8 @@ pub(super) fn run_dataset(
                 while dcd.stop(&st).is_none() && start.elapsed().as_secs_f64() < OPTIMUM_SECONDS {
                     dcd.step(&problem, &mut st).ok()?;
                 }
-                let o = dcd.objective(&problem, &st);
-                let c = dcd.certificate(&problem, &st, o);
+                let o = dcd.objective(&problem, &st).ok()?;
+                let c = dcd.certificate(&problem, &st, o).ok()?;
                 Some((o, c.gap.unwrap_or(f64::NAN)))
             })?;
             report.optimum = optimum;
@@ -204,17 +204,25 @@ pub(super) fn run_dataset(
                     let secs = start.elapsed().as_secs_f64();
                     if secs >= next_eval {
                         next_eval = secs + 5.0;
-                        let o = cs.objective(&problem, &st);
+                        let o = cs.objective(&problem, &st).ok()?;
                         if o < best {
                             best = o;
-                            gap = cs.certificate(&problem, &st, o).gap.unwrap_or(f64::NAN);
+                            gap = cs
+                                .certificate(&problem, &st, o)
+                                .ok()?
+                                .gap
+                                .unwrap_or(f64::NAN);
                         }
                     }
                 }
-                let o = cs.objective(&problem, &st);
+                let o = cs.objective(&problem, &st).ok()?;
                 if o < best {
                     best = o;
-                    gap = cs.certificate(&problem, &st, o).gap.unwrap_or(f64::NAN);
+                    gap = cs
+                        .certificate(&problem, &st, o)
+                        .ok()?
+                        .gap
+                        .unwrap_or(f64::NAN);
                 }
                 Some((best, gap))
             })?;

@@ -171,31 +171,17 @@ impl<A: Averaging<P>, P> Solver<P> for Averaged<'_, A> {
         self.local.to_output(problem, &st.agreed)
     }
 
-    fn objective(&self, problem: &P, st: &Self::State) -> f64 {
-        self.try_objective(problem, st).unwrap_or(f64::NAN)
-    }
-
-    fn try_objective(&self, problem: &P, st: &Self::State) -> Result<f64, OptimError> {
+    fn objective(&self, problem: &P, st: &Self::State) -> Result<f64, OptimError> {
         Ok(self.certified(problem, st)?.0)
     }
 
-    fn certificate(&self, problem: &P, st: &Self::State, objective: f64) -> Certificate {
-        self.try_certificate(problem, st, objective)
-            .unwrap_or_default()
-    }
-
-    fn try_certificate(
+    fn certificate(
         &self,
         problem: &P,
         st: &Self::State,
         objective: f64,
     ) -> Result<Certificate, OptimError> {
         let (_, dual) = self.certified(problem, st)?;
-        Ok(Certificate {
-            dual: Some(dual),
-            gap: Some(objective - dual),
-            active_constraints: None,
-            oracle_calls: None,
-        })
+        Ok(Certificate::of_dual(objective, dual))
     }
 }

@@ -453,8 +453,8 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
         self.weights(st, problem.n_features(), problem.bias())
     }
 
-    fn objective(&self, problem: &BinaryProblem<'a>, st: &PegasosState) -> f64 {
-        problem.objective(&self.output(problem, st))
+    fn objective(&self, problem: &BinaryProblem<'a>, st: &PegasosState) -> Result<f64, OptimError> {
+        Ok(problem.objective(&self.output(problem, st)))
     }
 
     /// No dual of its own: a dual-feasible point built from the output's margins (see
@@ -464,12 +464,11 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
         problem: &BinaryProblem<'a>,
         st: &Self::State,
         objective: f64,
-    ) -> crate::trainer::Certificate {
-        let dual = crate::dcd::dual_bound(problem, &self.output(problem, st)).ok();
-        crate::trainer::Certificate {
-            dual,
-            gap: dual.map(|d| objective - d),
-            ..crate::trainer::Certificate::default()
-        }
+    ) -> Result<crate::trainer::Certificate, OptimError> {
+        Ok(crate::problem::margin_certificate(
+            problem,
+            &self.output(problem, st),
+            objective,
+        ))
     }
 }

@@ -257,3 +257,16 @@ pub(crate) fn detail(
         examples,
     }
 }
+
+/// The certificate of a primal solver's `output` (its `objective`): the dual-feasible point built from the
+/// output's margins ([`crate::dcd::dual_bound`]), none when it cannot be built.
+pub(crate) fn margin_certificate(
+    problem: &BinaryProblem<'_>,
+    output: &LinearWeights,
+    objective: f64,
+) -> crate::trainer::Certificate {
+    crate::dcd::dual_bound(problem, output).map_or_else(
+        |_| Default::default(),
+        |d| crate::trainer::Certificate::of_dual(objective, d),
+    )
+}

@@ -113,11 +113,7 @@ impl Carried {
 
     /// The certificate of `objective` by the best bound.
     pub(crate) fn certificate(&self, objective: f64) -> Certificate {
-        Certificate {
-            dual: Some(self.best),
-            gap: Some(objective - self.best),
-            ..Certificate::default()
-        }
+        Certificate::of_dual(objective, self.best)
     }
 }
 
@@ -177,6 +173,35 @@ impl<S> Streamed<S> {
         self.limits.deadline = deadline;
     }
 }
+
+/// A streamed solver's evaluations on `$problem` (whose `certify(progress, output)` values the output and
+/// keeps its bound): the objective, the best bound as its certificate, and the budget and deadline for steps
+/// inside a pass.
+macro_rules! streamed_reports {
+    ($problem:ty) => {
+        fn objective(&self, problem: &$problem, s: &Self::State) -> Result<f64, OptimError> {
+            problem.certify(self.progress(problem, s), || self.output(problem, s))
+        }
+
+        fn certificate(
+            &self,
+            problem: &$problem,
+            _s: &Self::State,
+            objective: f64,
+        ) -> Result<Certificate, OptimError> {
+            Ok(problem.carried.borrow().certificate(objective))
+        }
+
+        fn set_budget(&mut self, budget: &Budget) {
+            Streamed::set_budget(self, budget);
+        }
+
+        fn set_deadline(&mut self, deadline: Option<Instant>) {
+            Streamed::set_deadline(self, deadline);
+        }
+    };
+}
+pub(crate) use streamed_reports;
 
 /// Rows read pass by pass as a problem: `λ/2 (‖w‖² [+ b²]) + (1/n)Σ c_i ℓ(y_i(⟨w, x_i⟩ + b))` over a
 /// [`RowPasses`] source, the certificate's state beside it. The source is read by one pass at a time.
@@ -456,34 +481,7 @@ impl<'a> Solver<RowStream<'a>> for Streamed<Pegasos> {
         self.solver.weights(&s.state, problem.d, problem.bias)
     }
 
-    fn objective(&self, problem: &RowStream<'a>, s: &StreamedPegasos) -> f64 {
-        self.try_objective(problem, s).unwrap_or(f64::NAN)
-    }
-
-    fn try_objective(
-        &self,
-        problem: &RowStream<'a>,
-        s: &StreamedPegasos,
-    ) -> Result<f64, OptimError> {
-        problem.certify(self.progress(problem, s), || self.output(problem, s))
-    }
-
-    fn certificate(
-        &self,
-        problem: &RowStream<'a>,
-        _s: &StreamedPegasos,
-        objective: f64,
-    ) -> Certificate {
-        problem.carried.borrow().certificate(objective)
-    }
-
-    fn set_budget(&mut self, budget: &Budget) {
-        Streamed::set_budget(self, budget);
-    }
-
-    fn set_deadline(&mut self, deadline: Option<Instant>) {
-        Streamed::set_deadline(self, deadline);
-    }
+    streamed_reports!(RowStream<'a>);
 }
 
 impl<'a> Solver<RowStream<'a>> for Streamed<Subgradient> {
@@ -529,28 +527,5 @@ impl<'a> Solver<RowStream<'a>> for Streamed<Subgradient> {
         s.best.clone()
     }
 
-    fn objective(&self, problem: &RowStream<'a>, s: &SubgradientState) -> f64 {
-        self.try_objective(problem, s).unwrap_or(f64::NAN)
-    }
-
-    fn try_objective(
-        &self,
-        problem: &RowStream<'a>,
-        s: &SubgradientState,
-    ) -> Result<f64, OptimError> {
-        problem.certify(self.progress(problem, s), || s.best.clone())
-    }
-
-    fn certificate(
-        &self,
-        problem: &RowStream<'a>,
-        _s: &SubgradientState,
-        objective: f64,
-    ) -> Certificate {
-        problem.carried.borrow().certificate(objective)
-    }
-
-    fn set_budget(&mut self, budget: &Budget) {
-        Streamed::set_budget(self, budget);
-    }
+    streamed_reports!(RowStream<'a>);
 }

@@ -9,7 +9,7 @@
 use crate::error::OptimError;
 use crate::problem::{Bias, BinaryProblem, LinearWeights};
 use crate::step::StepRule;
-use crate::trainer::{Progress, Solver};
+use crate::trainer::{Progress, Solver, StepDetail};
 use maxmargin_core::vector::SparseRow;
 use serde::{Deserialize, Serialize};
 
@@ -178,18 +178,11 @@ impl Subgradient {
 impl<'a> Solver<BinaryProblem<'a>> for Subgradient {
     type State = SubgradientState;
 
-    fn detail(
-        &self,
-        problem: &BinaryProblem<'a>,
-        st: &SubgradientState,
-    ) -> Option<crate::trainer::StepDetail> {
-        Some(crate::problem::detail(
-            problem,
-            self.output(problem, st),
-            Vec::new(),
-        ))
-    }
     type Output = LinearWeights;
+
+    fn detail(&self, p: &BinaryProblem<'a>, st: &SubgradientState) -> Option<StepDetail> {
+        Some(crate::problem::detail(p, self.output(p, st), Vec::new()))
+    }
 
     fn init(&mut self, problem: &BinaryProblem<'a>) -> Result<SubgradientState, OptimError> {
         problem.require_hinge("subgradient")?;
@@ -231,8 +224,12 @@ impl<'a> Solver<BinaryProblem<'a>> for Subgradient {
         s.best.clone()
     }
 
-    fn objective(&self, _problem: &BinaryProblem<'a>, s: &SubgradientState) -> f64 {
-        s.best_objective
+    fn objective(
+        &self,
+        _problem: &BinaryProblem<'a>,
+        s: &SubgradientState,
+    ) -> Result<f64, OptimError> {
+        Ok(s.best_objective)
     }
 
     /// No dual of its own: a dual-feasible point built from the output's margins (see
@@ -242,12 +239,11 @@ impl<'a> Solver<BinaryProblem<'a>> for Subgradient {
         problem: &BinaryProblem<'a>,
         s: &Self::State,
         objective: f64,
-    ) -> crate::trainer::Certificate {
-        let dual = crate::dcd::dual_bound(problem, &self.output(problem, s)).ok();
-        crate::trainer::Certificate {
-            dual,
-            gap: dual.map(|d| objective - d),
-            ..crate::trainer::Certificate::default()
-        }
+    ) -> Result<crate::trainer::Certificate, OptimError> {
+        Ok(crate::problem::margin_certificate(
+            problem,
+            &self.output(problem, s),
+            objective,
+        ))
     }
 }

@@ -159,11 +159,7 @@ pub struct SsgState {
     pub(crate) sampler: Sampler,
 }
 
-impl<'a, S> Solver<StructProblem<'a, S>> for Ssg
-where
-    S: OutputSpace,
-    S::Output: Sync,
-{
+impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for Ssg {
     type State = SsgState;
     type Output = Vec<f64>;
 
@@ -220,10 +216,8 @@ where
         Self::weights(st)
     }
 
-    fn objective(&self, problem: &StructProblem<'a, S>, st: &SsgState) -> f64 {
-        problem
-            .primal(&self.output(problem, st))
-            .unwrap_or(f64::NAN)
+    fn objective(&self, problem: &StructProblem<'a, S>, st: &SsgState) -> Result<f64, OptimError> {
+        problem.primal(&self.output(problem, st))
     }
 
     /// No dual of its own: [`StructProblem::dual_bound`] at the output certifies how far it is from the
@@ -233,13 +227,11 @@ where
         problem: &StructProblem<'a, S>,
         st: &SsgState,
         objective: f64,
-    ) -> Certificate {
+    ) -> Result<Certificate, OptimError> {
         let dual = problem.dual_bound(&self.output(problem, st)).ok();
-        Certificate {
-            dual,
-            gap: dual.map(|d| objective - d),
+        Ok(Certificate {
             oracle_calls: Some(problem.oracle_calls()),
-            ..Certificate::default()
-        }
+            ..dual.map_or_else(Certificate::default, |d| Certificate::of_dual(objective, d))
+        })
     }
 }

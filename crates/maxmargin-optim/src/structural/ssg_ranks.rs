@@ -23,11 +23,7 @@ impl Ssg {
     }
 }
 
-impl<'a, S> Averaging<StructProblem<'a, S>> for Ssg
-where
-    S: OutputSpace,
-    S::Output: Sync,
-{
+impl<'a, S: OutputSpace<Output: Sync>> Averaging<StructProblem<'a, S>> for Ssg {
     type Local = SsgState;
     type Output = Vec<f64>;
 

@@ -7,7 +7,7 @@
 
 use super::problem::{bound_point, scaled_bound};
 use super::{Ssg, SsgState};
-use crate::binary::stream::{Carried, Streamed};
+use crate::binary::stream::{Carried, Streamed, streamed_reports};
 use crate::error::OptimError;
 use crate::trainer::{Budget, Certificate, Progress, Solver};
 use maxmargin_core::vector::norm_sq;
@@ -36,7 +36,7 @@ pub struct ExampleStream<'a, S: OutputSpace> {
     space: &'a S,
     lambda: f64,
     n: usize,
-    carried: RefCell<Carried>,
+    pub(crate) carried: RefCell<Carried>,
     passes: Cell<u64>,
 }
 
@@ -83,10 +83,11 @@ impl<'a, S: OutputSpace> ExampleStream<'a, S> {
 
     /// The primal objective at `w` (at `p`) and the dual bound of
     /// [`super::StructProblem::dual_bound`], in one pass (none when asked again at the same `p`).
-    fn certify(&self, p: Progress, w: &[f64]) -> Result<f64, OptimError> {
+    fn certify(&self, p: Progress, w: impl FnOnce() -> Vec<f64>) -> Result<f64, OptimError> {
         if let Some(objective) = self.carried.borrow().at(p) {
             return Ok(objective);
         }
+        let w = &w();
         let (space, lambda, n) = (self.space, self.lambda, self.n);
         let mut ws = vec![0.0; space.dim()];
         let (mut hinge, mut ell) = (0.0, 0.0);
@@ -142,32 +143,5 @@ impl<'a, S: OutputSpace> Solver<ExampleStream<'a, S>> for Streamed<Ssg> {
         Ssg::weights(st)
     }
 
-    fn objective(&self, problem: &ExampleStream<'a, S>, st: &SsgState) -> f64 {
-        self.try_objective(problem, st).unwrap_or(f64::NAN)
-    }
-
-    fn try_objective(
-        &self,
-        problem: &ExampleStream<'a, S>,
-        st: &SsgState,
-    ) -> Result<f64, OptimError> {
-        problem.certify(self.progress(problem, st), &Ssg::weights(st))
-    }
-
-    fn certificate(
-        &self,
-        problem: &ExampleStream<'a, S>,
-        _st: &SsgState,
-        objective: f64,
-    ) -> Certificate {
-        problem.carried.borrow().certificate(objective)
-    }
-
-    fn set_budget(&mut self, budget: &Budget) {
-        Streamed::set_budget(self, budget);
-    }
-
-    fn set_deadline(&mut self, deadline: Option<Instant>) {
-        Streamed::set_deadline(self, deadline);
-    }
+    streamed_reports!(ExampleStream<'a, S>);
 }

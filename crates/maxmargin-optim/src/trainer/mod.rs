@@ -102,6 +102,17 @@ pub struct Certificate {
     pub oracle_calls: Option<u64>,
 }
 
+impl Certificate {
+    /// The certificate of `objective` by the dual value (or lower bound) `dual`.
+    pub fn of_dual(objective: f64, dual: f64) -> Self {
+        Self {
+            dual: Some(dual),
+            gap: Some(objective - dual),
+            ..Self::default()
+        }
+    }
+}
+
 /// An algorithm that the [`Trainer`] can run on problems of type `P`.
 pub trait Solver<P> {
     /// Everything the algorithm carries from step to step (weights, counters, the RNG).
@@ -129,35 +140,24 @@ pub trait Solver<P> {
     fn output(&self, problem: &P, state: &Self::State) -> Self::Output;
 
     /// The primal objective of [`Solver::output`], as cheaply as the solver can give it.
-    fn objective(&self, problem: &P, state: &Self::State) -> f64;
+    ///
+    /// # Errors
+    /// What the evaluation meets: over ranks it is a collective operation (every rank calls it at the same
+    /// point) and another rank's failure is [`OptimError::Collective`] here; streamed, a read of the source.
+    fn objective(&self, problem: &P, state: &Self::State) -> Result<f64, OptimError>;
 
     /// What the solver can certify now (dual, gap, working set, oracle calls), asked at each evaluation
     /// with the primal `objective` just computed. The default certifies nothing.
-    fn certificate(&self, _problem: &P, _state: &Self::State, _objective: f64) -> Certificate {
-        Certificate::default()
-    }
-
-    /// [`Solver::objective`] for solvers whose evaluation can fail: over ranks it is a collective operation
-    /// (every rank calls it at the same point), and another rank's failure is an error here. The trainer
-    /// calls this; the default is the objective.
     ///
     /// # Errors
-    /// What the evaluation meets ([`OptimError::Collective`] over ranks).
-    fn try_objective(&self, problem: &P, state: &Self::State) -> Result<f64, OptimError> {
-        Ok(self.objective(problem, state))
-    }
-
-    /// [`Solver::certificate`] for solvers whose evaluation can fail (see [`Solver::try_objective`]).
-    ///
-    /// # Errors
-    /// As [`Solver::try_objective`].
-    fn try_certificate(
+    /// As [`Solver::objective`].
+    fn certificate(
         &self,
-        problem: &P,
-        state: &Self::State,
-        objective: f64,
+        _problem: &P,
+        _state: &Self::State,
+        _objective: f64,
     ) -> Result<Certificate, OptimError> {
-        Ok(self.certificate(problem, state, objective))
+        Ok(Certificate::default())
     }
 
     /// Called once after the last step, before the output is taken (the batch subgradient method evaluates
@@ -446,7 +446,7 @@ impl Trainer {
                     while run.next_eval <= p.epoch + 1e-12 {
                         run.next_eval += self.budget.eval_every_epochs;
                     }
-                    let objective = finite(solver.try_objective(problem, &run.state)?, p)?;
+                    let objective = finite(solver.objective(problem, &run.state)?, p)?;
                     if self.budget.keep_best
                         && run.best.as_ref().is_none_or(|b| objective < b.objective)
                     {
@@ -456,7 +456,7 @@ impl Trainer {
                             progress: p,
                         });
                     }
-                    let certificate = solver.try_certificate(problem, &run.state, objective)?;
+                    let certificate = solver.certificate(problem, &run.state, objective)?;
                     let mut record = record(p, elapsed(), objective, certificate);
                     if self.details {
                         record.step = solver.detail(problem, &run.state);
@@ -486,7 +486,7 @@ impl Trainer {
         };
         run.state = solver.finish(problem, run.state);
         let mut output = solver.output(problem, &run.state);
-        let mut objective = solver.try_objective(problem, &run.state)?;
+        let mut objective = solver.objective(problem, &run.state)?;
         if let Some(b) = &run.best
             && b.objective < objective
         {
@@ -495,7 +495,7 @@ impl Trainer {
         }
         let p = solver.progress(problem, &run.state);
         finite(objective, p)?;
-        let certificate = solver.try_certificate(problem, &run.state, objective)?;
+        let certificate = solver.certificate(problem, &run.state, objective)?;
         if run.trace.last().is_none_or(|r| r.iteration != p.iteration) {
             let mut record = record(p, elapsed(), objective, certificate);
             if self.details {

@@ -76,7 +76,7 @@ pub fn dual_bound(problem: &BinaryProblem<'_>, weights: &LinearWeights) -> Resul
     // Only the dual is wanted: the primal passed in does not change it, so none is computed here (the caller
     // has it already).
     Ok(dcd
-        .certificate(problem, &st, 0.0)
+        .dual_certificate(problem, &st, 0.0)
         .dual
         .unwrap_or(0.0)
         .max(0.0))

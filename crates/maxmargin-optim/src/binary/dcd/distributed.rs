@@ -112,8 +112,8 @@ impl DcdRanks<'_> {
         if self.solver.epsilon(st) <= MIN_EPSILON {
             return Ok(true);
         }
-        let objective = self.try_objective(problem, st)?;
-        let gap = self.try_certificate(problem, st, objective)?.gap;
+        let objective = self.objective(problem, st)?;
+        let gap = self.certificate(problem, st, objective)?.gap;
         if gap.unwrap_or(0.0) <= target * objective.abs() {
             return Ok(true);
         }
@@ -170,12 +170,8 @@ impl<'a> Solver<BinaryProblem<'a>> for DcdRanks<'_> {
         self.solver.output(problem, st)
     }
 
-    fn objective(&self, problem: &BinaryProblem<'a>, st: &DcdState) -> f64 {
-        self.try_objective(problem, st).unwrap_or(f64::NAN)
-    }
-
     /// The global primal from one allreduce of this rank's weighted losses.
-    fn try_objective(&self, problem: &BinaryProblem<'a>, st: &DcdState) -> Result<f64, OptimError> {
+    fn objective(&self, problem: &BinaryProblem<'a>, st: &DcdState) -> Result<f64, OptimError> {
         let d = problem.n_features();
         let feature = problem.bias() == Bias::Feature;
         let (x, y) = (problem.x(), problem.y());
@@ -191,18 +187,8 @@ impl<'a> Solver<BinaryProblem<'a>> for DcdRanks<'_> {
         Ok(0.5 * problem.lambda() * norm + sums[0] / self.n_total as f64)
     }
 
-    fn certificate(
-        &self,
-        problem: &BinaryProblem<'a>,
-        st: &DcdState,
-        objective: f64,
-    ) -> Certificate {
-        self.try_certificate(problem, st, objective)
-            .unwrap_or_default()
-    }
-
     /// The global dual `λ(Σα − ½‖w‖² − ½ Σ D_ii α_i²)` from one allreduce of `Σα` and `Σ D_ii α_i²`.
-    fn try_certificate(
+    fn certificate(
         &self,
         problem: &BinaryProblem<'a>,
         st: &DcdState,
@@ -215,10 +201,8 @@ impl<'a> Solver<BinaryProblem<'a>> for DcdRanks<'_> {
         let norm: f64 = st.w.iter().map(|v| v * v).sum();
         let dual = problem.lambda() * (sums[0] - 0.5 * norm - 0.5 * sums[1]);
         Ok(Certificate {
-            dual: Some(dual),
-            gap: Some(objective - dual),
             active_constraints: Some(sums[2] as usize),
-            oracle_calls: None,
+            ..Certificate::of_dual(objective, dual)
         })
     }
 

@@ -43,7 +43,7 @@
 
 use crate::error::{OptimError, check_epsilon, invalid};
 use crate::problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
-use crate::trainer::{Certificate, Progress, Solver, StopReason};
+use crate::trainer::{Certificate, Progress, Solver, StepDetail, StopReason};
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -194,7 +194,10 @@ impl Dcd {
             return true;
         }
         let objective = problem.objective(&self.output(problem, st));
-        let gap = self.certificate(problem, st, objective).gap.unwrap_or(0.0);
+        let gap = self
+            .dual_certificate(problem, st, objective)
+            .gap
+            .unwrap_or(0.0);
         if gap <= target * objective.abs() {
             return true;
         }
@@ -345,18 +348,11 @@ impl Dcd {
 impl<'a> Solver<BinaryProblem<'a>> for Dcd {
     type State = DcdState;
 
-    fn detail(
-        &self,
-        problem: &BinaryProblem<'a>,
-        st: &DcdState,
-    ) -> Option<crate::trainer::StepDetail> {
-        Some(crate::problem::detail(
-            problem,
-            self.output(problem, st),
-            Vec::new(),
-        ))
-    }
     type Output = LinearWeights;
+
+    fn detail(&self, p: &BinaryProblem<'a>, st: &DcdState) -> Option<StepDetail> {
+        Some(crate::problem::detail(p, self.output(p, st), Vec::new()))
+    }
 
     fn init(&mut self, problem: &BinaryProblem<'a>) -> Result<DcdState, OptimError> {
         if problem.bias() == Bias::Unregularized && self.params.blocks > 1 {
@@ -436,13 +432,29 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
         }
     }
 
-    fn objective(&self, problem: &BinaryProblem<'a>, st: &DcdState) -> f64 {
-        problem.objective(&self.output(problem, st))
+    fn objective(&self, problem: &BinaryProblem<'a>, st: &DcdState) -> Result<f64, OptimError> {
+        Ok(problem.objective(&self.output(problem, st)))
     }
 
     fn certificate(
         &self,
         problem: &BinaryProblem<'a>,
+        st: &DcdState,
+        objective: f64,
+    ) -> Result<Certificate, OptimError> {
+        Ok(self.dual_certificate(problem, st, objective))
+    }
+
+    fn stop(&self, st: &DcdState) -> Option<StopReason> {
+        st.converged.then_some(StopReason::Converged)
+    }
+}
+
+impl Dcd {
+    /// The exact dual at `st` and its gap to `objective`, with the active set's size.
+    pub(crate) fn dual_certificate(
+        &self,
+        problem: &BinaryProblem<'_>,
         st: &DcdState,
         objective: f64,
     ) -> Certificate {
@@ -457,15 +469,9 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
         let quad: f64 = alpha.iter().zip(&st.diag).map(|(a, d)| d * a * a).sum();
         let dual = problem.lambda() * (alpha.iter().sum::<f64>() - 0.5 * norm - 0.5 * quad);
         Certificate {
-            dual: Some(dual),
-            gap: Some(objective - dual),
             active_constraints: Some(st.active.len()),
-            oracle_calls: None,
+            ..Certificate::of_dual(objective, dual)
         }
-    }
-
-    fn stop(&self, st: &DcdState) -> Option<StopReason> {
-        st.converged.then_some(StopReason::Converged)
     }
 }
 

@@ -166,7 +166,7 @@ impl<'a> Solver<RowStream<'a>> for Streamed<Dcd> {
             dcd.stream_pass(problem, st, at)?
         };
         if passed {
-            let objective = self.try_objective(problem, st)?;
+            let objective = self.objective(problem, st)?;
             let dual = problem.carried.borrow().certificate(objective).dual;
             let relative = (objective - dual.unwrap_or(f64::NEG_INFINITY))
                 / objective.abs().max(f64::MIN_POSITIVE);
@@ -203,13 +203,9 @@ impl<'a> Solver<RowStream<'a>> for Streamed<Dcd> {
         }
     }
 
-    fn objective(&self, problem: &RowStream<'a>, st: &StreamedDcd) -> f64 {
-        self.try_objective(problem, st).unwrap_or(f64::NAN)
-    }
-
     /// The primal at `w` and the dual at the column's (and the held rows') `α`, from one pass that takes no
     /// step (none when asked again at the same point).
-    fn try_objective(&self, problem: &RowStream<'a>, st: &StreamedDcd) -> Result<f64, OptimError> {
+    fn objective(&self, problem: &RowStream<'a>, st: &StreamedDcd) -> Result<f64, OptimError> {
         let p = self.progress(problem, st);
         if let Some(objective) = problem.carried.borrow().at(p) {
             return Ok(objective);
@@ -224,8 +220,8 @@ impl<'a> Solver<RowStream<'a>> for Streamed<Dcd> {
         problem: &RowStream<'a>,
         _st: &StreamedDcd,
         objective: f64,
-    ) -> Certificate {
-        problem.carried.borrow().certificate(objective)
+    ) -> Result<Certificate, OptimError> {
+        Ok(problem.carried.borrow().certificate(objective))
     }
 
     fn stop(&self, st: &StreamedDcd) -> Option<StopReason> {

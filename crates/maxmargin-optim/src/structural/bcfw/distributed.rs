@@ -110,11 +110,7 @@ impl BcfwRanks<'_> {
     }
 }
 
-impl<'a, S> Solver<StructProblem<'a, S>> for BcfwRanks<'_>
-where
-    S: OutputSpace,
-    S::Output: Sync,
-{
+impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwRanks<'_> {
     type State = BcfwRankState;
     type Output = Vec<f64>;
 
@@ -152,13 +148,9 @@ where
         st.local.w.clone()
     }
 
-    fn objective(&self, problem: &StructProblem<'a, S>, st: &BcfwRankState) -> f64 {
-        self.try_objective(problem, st).unwrap_or(f64::NAN)
-    }
-
     /// The last certificate's primal when no round has been taken since, else one oracle pass per rank and
     /// one allreduce.
-    fn try_objective(
+    fn objective(
         &self,
         problem: &StructProblem<'a, S>,
         st: &BcfwRankState,
@@ -176,14 +168,9 @@ where
         problem: &StructProblem<'a, S>,
         st: &BcfwRankState,
         objective: f64,
-    ) -> Certificate {
+    ) -> Result<Certificate, OptimError> {
         let dual = st.local.ell - 0.5 * problem.lambda() * norm_sq(&st.local.w);
-        Certificate {
-            dual: Some(dual),
-            gap: Some(objective - dual),
-            active_constraints: None,
-            oracle_calls: None,
-        }
+        Ok(Certificate::of_dual(objective, dual))
     }
 
     fn finish(&mut self, problem: &StructProblem<'a, S>, mut st: BcfwRankState) -> BcfwRankState {

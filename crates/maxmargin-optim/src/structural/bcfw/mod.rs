@@ -441,11 +441,7 @@ impl Bcfw {
     }
 }
 
-impl<'a, S> Solver<StructProblem<'a, S>> for Bcfw
-where
-    S: OutputSpace,
-    S::Output: Sync,
-{
+impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for Bcfw {
     type State = BcfwState;
     type Output = Vec<f64>;
 
@@ -501,10 +497,10 @@ where
         self.output_of(st).0
     }
 
-    fn objective(&self, problem: &StructProblem<'a, S>, st: &BcfwState) -> f64 {
+    fn objective(&self, problem: &StructProblem<'a, S>, st: &BcfwState) -> Result<f64, OptimError> {
         match st.last {
-            Some((k, primal, _, _)) if k == st.k => primal,
-            _ => problem.primal(&self.output_of(st).0).unwrap_or(f64::NAN),
+            Some((k, primal, _, _)) if k == st.k => Ok(primal),
+            _ => problem.primal(&self.output_of(st).0),
         }
     }
 
@@ -513,18 +509,17 @@ where
         problem: &StructProblem<'a, S>,
         st: &BcfwState,
         objective: f64,
-    ) -> Certificate {
+    ) -> Result<Certificate, OptimError> {
         let dual = self.dual_of(st, problem.lambda());
-        Certificate {
-            dual: Some(dual),
-            gap: Some(objective - dual),
+        Ok(Certificate {
             // Pairwise steps: the active atoms over all blocks.
             active_constraints: match &st.w_i {
                 Shares::Atoms(blocks) => Some(blocks.iter().map(pairwise::Block::len).sum()),
                 _ => None,
             },
             oracle_calls: Some(problem.oracle_calls()),
-        }
+            ..Certificate::of_dual(objective, dual)
+        })
     }
 
     fn finish(&mut self, problem: &StructProblem<'a, S>, mut st: BcfwState) -> BcfwState {

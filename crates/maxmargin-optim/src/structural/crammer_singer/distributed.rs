@@ -96,8 +96,8 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSingerRanks<'_> {
             st.converged = true;
             return Ok(());
         };
-        let objective = self.try_objective(problem, st)?;
-        let gap = self.try_certificate(problem, st, objective)?.gap;
+        let objective = self.objective(problem, st)?;
+        let gap = self.certificate(problem, st, objective)?.gap;
         if gap.unwrap_or(0.0) <= target * objective.abs() || epsilon <= crate::dcd::MIN_EPSILON {
             st.converged = true;
         } else {
@@ -117,12 +117,8 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSingerRanks<'_> {
         self.solver.output(problem, st)
     }
 
-    fn objective(&self, problem: Problem<'_, 'a>, st: &CrammerSingerState) -> f64 {
-        self.try_objective(problem, st).unwrap_or(f64::NAN)
-    }
-
     /// The global primal from one oracle pass per rank and one allreduce of the weighted hinge sums.
-    fn try_objective(
+    fn objective(
         &self,
         problem: Problem<'_, 'a>,
         st: &CrammerSingerState,
@@ -141,18 +137,8 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSingerRanks<'_> {
         Ok(0.5 * problem.lambda() * norm + sums[0] / self.n_total as f64)
     }
 
-    fn certificate(
-        &self,
-        problem: Problem<'_, 'a>,
-        st: &CrammerSingerState,
-        objective: f64,
-    ) -> Certificate {
-        self.try_certificate(problem, st, objective)
-            .unwrap_or_default()
-    }
-
     /// The global dual `λ(−½‖W‖² − Σ Δ α)` from one allreduce of `Σ Δ α`.
-    fn try_certificate(
+    fn certificate(
         &self,
         problem: Problem<'_, 'a>,
         st: &CrammerSingerState,
@@ -174,10 +160,8 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSingerRanks<'_> {
         let norm: f64 = st.w.iter().map(|v| v * v).sum();
         let dual = problem.lambda() * (-0.5 * norm - sums[0]);
         Ok(Certificate {
-            dual: Some(dual),
-            gap: Some(objective - dual),
             active_constraints: Some(sums[1] as usize),
-            oracle_calls: None,
+            ..Certificate::of_dual(objective, dual)
         })
     }
 

@@ -201,8 +201,13 @@ impl CrammerSinger {
         if self.epsilon(st) <= crate::dcd::MIN_EPSILON {
             return true;
         }
-        let objective = self.objective(problem, st);
-        let gap = self.certificate(problem, st, objective).gap.unwrap_or(0.0);
+        let Ok(objective) = self.objective(problem, st) else {
+            return true;
+        };
+        let gap = self
+            .dual_certificate(problem, st, objective)
+            .gap
+            .unwrap_or(0.0);
         if gap <= target * objective.abs() {
             return true;
         }
@@ -458,30 +463,42 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
         &self,
         problem: &StructProblem<'a, MulticlassSpace>,
         st: &CrammerSingerState,
-    ) -> f64 {
+    ) -> Result<f64, OptimError> {
         let w = self.output(problem, st);
         if self.class_weights.is_empty() && self.example_weights.is_empty() {
-            return problem.primal(&w).unwrap_or(f64::INFINITY);
+            return problem.primal(&w);
         }
         // λ/2‖W‖² + (1/n)Σ c_{y_i} H_i(W).
-        match problem.oracle_all(&w) {
-            Ok(v) => {
-                let loss: f64 = v
-                    .iter()
-                    .zip(problem.y())
-                    .enumerate()
-                    .map(|(i, (v, &y))| self.weight(i, y as usize) * v.hinge)
-                    .sum();
-                0.5 * problem.lambda() * maxmargin_core::vector::norm_sq(&w)
-                    + loss / problem.n_samples() as f64
-            }
-            Err(_) => f64::INFINITY,
-        }
+        let loss: f64 = problem
+            .oracle_all(&w)?
+            .iter()
+            .zip(problem.y())
+            .enumerate()
+            .map(|(i, (v, &y))| self.weight(i, y as usize) * v.hinge)
+            .sum();
+        Ok(0.5 * problem.lambda() * maxmargin_core::vector::norm_sq(&w)
+            + loss / problem.n_samples() as f64)
     }
 
     fn certificate(
         &self,
         problem: &StructProblem<'a, MulticlassSpace>,
+        st: &CrammerSingerState,
+        objective: f64,
+    ) -> Result<Certificate, OptimError> {
+        Ok(self.dual_certificate(problem, st, objective))
+    }
+
+    fn stop(&self, st: &CrammerSingerState) -> Option<StopReason> {
+        st.converged.then_some(StopReason::Converged)
+    }
+}
+
+impl CrammerSinger {
+    /// The exact dual at `st` and its gap to `objective`, with the active set's size.
+    fn dual_certificate(
+        &self,
+        problem: &StructProblem<'_, MulticlassSpace>,
         st: &CrammerSingerState,
         objective: f64,
     ) -> Certificate {
@@ -501,15 +518,9 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
         // D_C(α) = −½‖W‖² − Σ Δ α, and the λ-form dual is λ·D_C.
         let dual = problem.lambda() * (-0.5 * norm - linear);
         Certificate {
-            dual: Some(dual),
-            gap: Some(objective - dual),
             active_constraints: Some(st.active.len()),
-            oracle_calls: None,
+            ..Certificate::of_dual(objective, dual)
         }
-    }
-
-    fn stop(&self, st: &CrammerSingerState) -> Option<StopReason> {
-        st.converged.then_some(StopReason::Converged)
     }
 }
 

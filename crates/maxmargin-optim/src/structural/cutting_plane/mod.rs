@@ -328,10 +328,9 @@ impl WorkingSet {
     ) -> Certificate {
         let dual = self.dual(problem.lambda(), w);
         Certificate {
-            dual: Some(dual),
-            gap: Some(objective - dual),
             active_constraints: Some(self.planes.len()),
             oracle_calls: Some(problem.oracle_calls()),
+            ..Certificate::of_dual(objective, dual)
         }
     }
 
@@ -352,6 +351,37 @@ fn gap_accepts(target: Option<f64>, epsilon: f64, primal: f64, dual: f64) -> boo
         None => true,
         Some(t) => epsilon <= crate::dcd::MIN_EPSILON || primal - dual <= t * primal.abs(),
     }
+}
+
+/// What both cutting-plane solvers report from a state with `w`, its working set `set` and `converged`: the
+/// output `w`, its primal, the working set's dual as the certificate, and the converged stop.
+macro_rules! planes_report {
+    ($space:ident) => {
+        fn output(&self, _problem: &StructProblem<'a, $space>, st: &Self::State) -> Vec<f64> {
+            st.w.clone()
+        }
+
+        fn objective(
+            &self,
+            problem: &StructProblem<'a, $space>,
+            st: &Self::State,
+        ) -> Result<f64, OptimError> {
+            problem.primal(&st.w)
+        }
+
+        fn certificate(
+            &self,
+            problem: &StructProblem<'a, $space>,
+            st: &Self::State,
+            objective: f64,
+        ) -> Result<Certificate, OptimError> {
+            Ok(st.set.certificate(problem, &st.w, objective))
+        }
+
+        fn stop(&self, st: &Self::State) -> Option<StopReason> {
+            st.converged.then_some(StopReason::Converged)
+        }
+    };
 }
 
 mod n_slack;

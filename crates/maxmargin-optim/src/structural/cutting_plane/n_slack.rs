@@ -69,11 +69,7 @@ pub struct NSlackState<O> {
     tightened: u32,
 }
 
-impl<'a, S> Solver<StructProblem<'a, S>> for NSlack
-where
-    S: OutputSpace,
-    S::Output: Sync,
-{
+impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for NSlack {
     type State = NSlackState<S::Output>;
     type Output = Vec<f64>;
 
@@ -183,24 +179,5 @@ where
         }
     }
 
-    fn output(&self, _problem: &StructProblem<'a, S>, st: &Self::State) -> Vec<f64> {
-        st.w.clone()
-    }
-
-    fn objective(&self, problem: &StructProblem<'a, S>, st: &Self::State) -> f64 {
-        problem.primal(&st.w).unwrap_or(f64::NAN)
-    }
-
-    fn certificate(
-        &self,
-        problem: &StructProblem<'a, S>,
-        st: &Self::State,
-        objective: f64,
-    ) -> Certificate {
-        st.set.certificate(problem, &st.w, objective)
-    }
-
-    fn stop(&self, st: &Self::State) -> Option<StopReason> {
-        st.converged.then_some(StopReason::Converged)
-    }
+    planes_report!(S);
 }

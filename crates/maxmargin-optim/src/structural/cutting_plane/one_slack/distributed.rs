@@ -40,11 +40,7 @@ impl OneSlack {
     }
 }
 
-impl<'a, S> Solver<StructProblem<'a, S>> for OneSlackRanks<'_>
-where
-    S: OutputSpace,
-    S::Output: Sync,
-{
+impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for OneSlackRanks<'_> {
     type State = OneSlackRankState;
     type Output = Vec<f64>;
 
@@ -120,12 +116,8 @@ where
         st.w.clone()
     }
 
-    fn objective(&self, problem: &StructProblem<'a, S>, st: &OneSlackRankState) -> f64 {
-        self.try_objective(problem, st).unwrap_or(f64::NAN)
-    }
-
     /// The global primal from one oracle pass per rank and one allreduce of the joint constraint's parts.
-    fn try_objective(
+    fn objective(
         &self,
         problem: &StructProblem<'a, S>,
         st: &OneSlackRankState,
@@ -137,18 +129,8 @@ where
         Ok(0.5 * problem.lambda() * norm_sq(&st.w) + violation.max(0.0))
     }
 
-    fn certificate(
-        &self,
-        problem: &StructProblem<'a, S>,
-        st: &OneSlackRankState,
-        objective: f64,
-    ) -> Certificate {
-        self.try_certificate(problem, st, objective)
-            .unwrap_or_default()
-    }
-
     /// Rank 0's working-set dual, broadcast.
-    fn try_certificate(
+    fn certificate(
         &self,
         problem: &StructProblem<'a, S>,
         st: &OneSlackRankState,
@@ -160,12 +142,7 @@ where
             0.0
         }];
         self.comm.broadcast(&mut dual, 0)?;
-        Ok(Certificate {
-            dual: Some(dual[0]),
-            gap: Some(objective - dual[0]),
-            active_constraints: None,
-            oracle_calls: None,
-        })
+        Ok(Certificate::of_dual(objective, dual[0]))
     }
 
     fn stop(&self, st: &OneSlackRankState) -> Option<StopReason> {

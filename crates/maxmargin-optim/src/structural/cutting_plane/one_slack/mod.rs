@@ -101,11 +101,7 @@ impl OneSlack {
     }
 }
 
-impl<'a, S> Solver<StructProblem<'a, S>> for OneSlack
-where
-    S: OutputSpace,
-    S::Output: Sync,
-{
+impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for OneSlack {
     type State = OneSlackState<S::Output>;
     type Output = Vec<f64>;
 
@@ -203,26 +199,7 @@ where
         }
     }
 
-    fn output(&self, _problem: &StructProblem<'a, S>, st: &Self::State) -> Vec<f64> {
-        st.w.clone()
-    }
-
-    fn objective(&self, problem: &StructProblem<'a, S>, st: &Self::State) -> f64 {
-        problem.primal(&st.w).unwrap_or(f64::NAN)
-    }
-
-    fn certificate(
-        &self,
-        problem: &StructProblem<'a, S>,
-        st: &Self::State,
-        objective: f64,
-    ) -> Certificate {
-        st.set.certificate(problem, &st.w, objective)
-    }
-
-    fn stop(&self, st: &Self::State) -> Option<StopReason> {
-        st.converged.then_some(StopReason::Converged)
-    }
+    planes_report!(S);
 }
 mod distributed;
 pub use distributed::{OneSlackRankState, OneSlackRanks};
