@@ -39,7 +39,8 @@ const NOT_CLASSIFIERS: [&str; 4] = [
 impl LiblinearModel {
     /// Rows of weights: the features, and the bias feature when there is one.
     pub fn rows(&self) -> usize {
-        self.n_features + usize::from(self.bias >= 0.0)
+        self.n_features
+            .saturating_add(usize::from(self.bias >= 0.0))
     }
 
     /// The weight of row `j` in column `m`.
@@ -106,6 +107,9 @@ impl LiblinearModel {
                             })
                             .collect::<Result<Vec<f64>, _>>()?,
                     );
+                    if let Some(l) = labels.iter().flatten().find(|l| !l.is_finite()) {
+                        return Err(bad(no, "label", format!("{l} is not a finite label")));
+                    }
                 }
                 "nr_feature" => {
                     n_features = Some(
@@ -120,6 +124,10 @@ impl LiblinearModel {
                             .parse::<f64>()
                             .map_err(|_| bad(no, "bias", "not a number".into()))?,
                     );
+                    if bias.is_some_and(|b: f64| !b.is_finite()) {
+                        let why = "must be finite (below 0: no bias feature)";
+                        return Err(bad(no, "bias", format!("{} {why}", line.trim())));
+                    }
                 }
                 "rho" => {
                     return Err(bad(
@@ -168,6 +176,13 @@ impl LiblinearModel {
                     "{} labels for nr_class {n_class} (a classifier has at least 2)",
                     labels.len()
                 ),
+            ));
+        }
+        if n_features == usize::MAX {
+            return Err(bad(
+                1,
+                "nr_feature",
+                format!("{n_features} is more features than a model can hold"),
             ));
         }
         let columns = if n_class == 2 && solver != "MCSVM_CS" {

@@ -151,6 +151,17 @@ pub fn from_liblinear(lib: &LiblinearModel, source: &Path) -> Result<Imported, E
             0.0
         }
     };
+    if let Some(m) = (0..lib.columns).find(|&m| !bias_of(m).is_finite()) {
+        return Err(IoError::BadModel {
+            path: source.to_path_buf(),
+            message: format!(
+                "bias: {:e} times the bias weight {:e} is not finite",
+                lib.bias,
+                lib.weight(d, m)
+            ),
+        }
+        .into());
+    }
     if lib.columns == 1 {
         let w: Vec<f64> = (0..d).map(|j| lib.weight(j, 0)).collect();
         let bias = if lib.bias >= 0.0 {

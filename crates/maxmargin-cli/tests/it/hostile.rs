@@ -1,6 +1,6 @@
 //! The smaller findings of the hostile-input issue, each as the user met it (see docs/BAD_INPUT.md).
 
-use super::{fails, s};
+use super::{fails, ok, s};
 
 #[test]
 fn empty_structured_files_are_named() {
@@ -293,4 +293,165 @@ fn off_a_terminal_progress_lines_come_at_their_period() {
         "{err}"
     );
     assert!(!run(true).contains("progress: "));
+}
+
+/// Issue 23, items 1 and 2: a LIBLINEAR header's numbers are untrusted (a size that wraps, labels and a bias
+/// that are not finite), and `convert` never writes a model that no command can load.
+#[test]
+fn issue_23_crafted_liblinear_headers_are_refused_naming_the_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("o.model");
+    let huge = "18446744073709551615";
+    for (name, header, rest, expected) in [
+        (
+            "wrap2",
+            format!("nr_class 2\nlabel 1 -1\nnr_feature {huge}\nbias 1"),
+            "",
+            "nr_feature",
+        ),
+        (
+            "wrap3",
+            format!("nr_class 3\nlabel 1 -1 2\nnr_feature {huge}\nbias 1"),
+            "",
+            "nr_feature",
+        ),
+        (
+            "near",
+            "nr_class 2\nlabel 1 -1\nnr_feature 18446744073709551614\nbias 1".into(),
+            "",
+            "weight rows",
+        ),
+        (
+            "inf",
+            "nr_class 2\nlabel 1 -1\nnr_feature 1\nbias inf".into(),
+            "1 \n2 \n",
+            "bias: bias inf must be finite",
+        ),
+        (
+            "nanlabel",
+            "nr_class 2\nlabel nan nan\nnr_feature 1\nbias -1".into(),
+            "1 \n",
+            "label: NaN is not a finite label",
+        ),
+        (
+            "nan3",
+            "nr_class 3\nlabel nan nan nan\nnr_feature 1\nbias -1".into(),
+            "1 2 3 \n",
+            "label: NaN",
+        ),
+        (
+            "over",
+            "nr_class 2\nlabel 1 -1\nnr_feature 1\nbias 1e308".into(),
+            "1 \n1e10 \n",
+            "bias: 1e308 times the bias weight 1e10 is not finite",
+        ),
+        (
+            "twice",
+            "nr_class 3\nlabel 1 1 2\nnr_feature 1\nbias -1".into(),
+            "1 2 3 \n",
+            "a label repeats",
+        ),
+    ] {
+        let path = tmp.path().join(format!("{name}.txt"));
+        let text = format!("solver_type L2R_L1LOSS_SVC_DUAL\n{header}\nw\n{rest}");
+        std::fs::write(&path, text).unwrap();
+        let err = fails(&["convert", s(&path), "-o", s(&out)], 1);
+        assert!(
+            err.contains(&format!("{name}.txt")) && err.contains(expected),
+            "{name}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{name}: {err}");
+        assert!(!out.exists(), "{name}: a model was written");
+    }
+}
+
+/// Issue 23, items 3 and 4: a development row whose score is not finite, and development rows of one class
+/// only, are refused naming the row or the missing class; nothing is saved.
+#[test]
+fn issue_23_non_finite_scores_and_one_class_dev_sets_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = |n: &str| tmp.path().join(n);
+    std::fs::write(
+        p("train.svm"),
+        "+1 1:0.1 2:0.1\n-1 1:-0.1 2:-0.1\n+1 1:0.2 2:0.1\n-1 1:-0.1 2:-0.3\n",
+    )
+    .unwrap();
+    ok(&[
+        "train",
+        s(&p("train.svm")),
+        "-c",
+        "100",
+        "-o",
+        s(&p("m.model")),
+        "-q",
+    ]);
+    // Line 3 scores ∞ − ∞ = NaN, line 4 scores +∞.
+    std::fs::write(
+        p("nan.svm"),
+        "+1 1:0.1 2:0.1\n-1 1:-0.1 2:-0.1\n+1 1:1e308 2:-1e308\n-1 1:1e308 2:1e308\n",
+    )
+    .unwrap();
+    std::fs::write(p("positive.svm"), "+1 1:0.1 2:0.1\n+1 1:0.3 2:0.2\n").unwrap();
+    let out = p("out.model");
+    let (model, nan, positive) = (p("m.model"), p("nan.svm"), p("positive.svm"));
+    let rules: [&[&str]; 3] = [
+        &["calibrate", "--method", "platt"],
+        &["calibrate", "--method", "isotonic"],
+        &["threshold", "--max-flag-rate", "0.5"],
+    ];
+    for rule in rules {
+        let mut args = vec![rule[0], s(&model), s(&nan)];
+        args.extend_from_slice(&rule[1..]);
+        args.extend_from_slice(&["-o", s(&out)]);
+        let err = fails(&args, 1);
+        assert!(
+            err.contains(
+                "nan.svm:3:1: features: the model scores this row NaN, not a finite number"
+            ),
+            "{rule:?}: {err}"
+        );
+        args[2] = s(&positive);
+        let err = fails(&args, 1);
+        assert!(
+            err.contains("positive.svm: no row of class -1"),
+            "{rule:?}: {err}"
+        );
+        assert!(!out.exists(), "{rule:?}");
+    }
+    // Multiclass one-vs-rest calibration needs rows of every class.
+    let (_, iris) = super::iris_model(tmp.path(), "iris.model");
+    std::fs::write(
+        p("setosa.svm"),
+        "1 1:-0.5 2:0.3 3:-0.9 4:-0.9\n1 1:-0.6 2:0.1 3:-0.8 4:-0.9\n",
+    )
+    .unwrap();
+    let setosa = p("setosa.svm");
+    let err = fails(&["calibrate", s(&iris), s(&setosa), "-o", s(&out)], 1);
+    assert!(err.contains("setosa.svm: no row of class 0"), "{err}");
+    assert!(!out.exists());
+}
+
+/// Issue 23, item 6: the Crammer–Singer dual's dense examples × classes table is refused before it is
+/// allocated when it is far beyond what the data needs (20,000 classes × 3 rows asked for 9.6 GB).
+#[test]
+fn issue_23_a_crammer_singer_table_out_of_proportion_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("many.svm");
+    let mut text = String::new();
+    for c in 0..4000 {
+        for r in 0..3 {
+            text.push_str(&format!("{c} 1:{}\n", r + 1));
+        }
+    }
+    std::fs::write(&data, text).unwrap();
+    let out = tmp.path().join("m.model");
+    let err = fails(
+        &["train", "--task", "multiclass", s(&data), "-o", s(&out)],
+        1,
+    );
+    assert!(
+        err.contains("12000 × 4000 = 48000000 in") && err.contains("use --solver bcfw or ssg"),
+        "{err}"
+    );
+    assert!(!out.exists());
 }

@@ -233,3 +233,27 @@ fn issue_30_streamed_dcd_takes_epsilon_and_reaches_a_tight_gap() {
     let relative = t["gap"].as_f64().unwrap() / t["objective"].as_f64().unwrap();
     assert!(relative <= 1e-6, "{t}");
 }
+
+/// Issue 23, item 5: a streamed file's feature indices meet the in-memory limits before anything is
+/// allocated for them (index 4e9 aborted allocating 32 GB for the scaler's statistics).
+#[test]
+fn issue_23_a_huge_feature_index_is_refused_before_allocating() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("big.svm");
+    std::fs::write(&data, "-1 4000000000:1\n1 1:1\n").unwrap();
+    let model = dir.path().join("m.model");
+    for extra in [
+        &[][..],
+        &["--scale", "maxabs"][..],
+        &["--task", "multiclass", "--solver", "ssg"][..],
+    ] {
+        let mut args = vec!["train", "--stream", s(&data), "-o", s(&model)];
+        args.extend_from_slice(extra);
+        let err = fails(&args, 1);
+        assert!(
+            err.contains("feature index") && err.contains("4000000000 (the largest in"),
+            "{extra:?}: {err}"
+        );
+        assert!(!model.exists());
+    }
+}

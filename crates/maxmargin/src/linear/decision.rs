@@ -335,9 +335,48 @@ impl DecisionModel {
             .into());
         }
         let y = self.model.label_map().targets(dev)?;
-        Ok((
-            self.model.decision_rows(&dev.x),
-            y.iter().map(|&v| v > 0.0).collect(),
-        ))
+        let scores = self.model.decision_rows(&dev.x);
+        for (i, s) in scores.iter().enumerate() {
+            finite_row(dev, i, std::slice::from_ref(s))?;
+        }
+        let positive: Vec<bool> = y.iter().map(|&v| v > 0.0).collect();
+        for (class, label) in [(false, self.model.labels[0]), (true, self.model.labels[1])] {
+            if !positive.contains(&class) {
+                return Err(missing_class(dev, label, "both classes"));
+            }
+        }
+        Ok((scores, positive))
     }
+}
+
+/// Refuses row `i` of `dev` when a score the model gives it is not finite, naming its line: a cut-off among
+/// scores or a calibration map needs every score finite (one NaN row stalled the cut-offs and turned Platt's
+/// map into 0.5 everywhere).
+pub(crate) fn finite_row(dev: &LabeledData, i: usize, scores: &[f64]) -> Result<(), Error> {
+    match scores.iter().find(|s| !s.is_finite()) {
+        None => Ok(()),
+        Some(s) => Err(IoError::Parse {
+            path: dev.source.clone(),
+            line: dev.lines.get(i).copied().unwrap_or(i + 1),
+            column: 1,
+            field: "features",
+            message: format!(
+                "the model scores this row {s}, not a finite number (its features are too large for the \
+                 weights); development rows need finite scores"
+            ),
+        }
+        .into()),
+    }
+}
+
+/// The error for development rows that have no row of class `label` (a map or a cut-off fitted without one
+/// class says nothing about it).
+pub(crate) fn missing_class(dev: &LabeledData, label: f64, needs: &str) -> Error {
+    IoError::Mismatch {
+        path: dev.source.clone(),
+        message: format!(
+            "no row of class {label}: calibration and thresholds need development rows of {needs}"
+        ),
+    }
+    .into()
 }

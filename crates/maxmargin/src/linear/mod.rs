@@ -383,6 +383,7 @@ pub use decision::{
     AtThreshold, Calibration, CalibrationMap, CalibrationMethod, DECISION_KIND, DecisionModel,
     Threshold, ThresholdRule,
 };
+pub(crate) use decision::{finite_row, missing_class};
 pub use dual_file::{DUAL_KIND, DualFile, warm_duals};
 pub use model::{Evaluation, LinearModel};
 pub use params::{LinearSolver, LinearSvmParams, SolverKind};

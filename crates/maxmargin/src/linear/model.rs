@@ -263,7 +263,57 @@ impl LinearModel {
     /// # Errors
     /// [`Error::Io`] naming the file; an existing file is then left as it was.
     pub fn save(&self, path: &Path) -> Result<(), Error> {
+        self.check_consistent(path)?;
         Ok(model_file::save(path, MODEL_KIND, self)?)
+    }
+
+    /// Checks what every command relies on: a weight per feature, finite weights and intercept, a scaler
+    /// that fits, two increasing finite labels; saving checks it too, so no file is written that no command
+    /// can load.
+    ///
+    /// # Errors
+    /// [`IoError::BadModel`] naming `path` and the field.
+    pub(crate) fn check_consistent(&self, path: &Path) -> Result<(), Error> {
+        let bad = |m: String| {
+            Error::Io(IoError::BadModel {
+                path: path.to_path_buf(),
+                message: m,
+            })
+        };
+        if self.w.len() != self.n_features {
+            return Err(bad(format!(
+                "{} weights for {} features",
+                self.w.len(),
+                self.n_features
+            )));
+        }
+        if let Some(j) = self.w.iter().position(|v| !v.is_finite()) {
+            return Err(bad(format!(
+                "weight {} is {}, not finite",
+                j + 1,
+                self.w[j]
+            )));
+        }
+        if !self.b.is_finite() {
+            return Err(bad(format!("the intercept is {}, not finite", self.b)));
+        }
+        if let Some(s) = &self.scaler
+            && (s.factor.len() > self.n_features
+                || !s.factor.iter().all(|v| v.is_finite() && *v >= 0.0)
+                || !s
+                    .offsets
+                    .iter()
+                    .all(|(j, o)| (*j as usize) < s.factor.len() && o.is_finite()))
+        {
+            return Err(bad("the scaler does not fit the weights".into()));
+        }
+        if self.labels[0].partial_cmp(&self.labels[1]) != Some(std::cmp::Ordering::Less) {
+            return Err(bad(format!(
+                "labels {:?} must be two increasing values",
+                self.labels
+            )));
+        }
+        Ok(())
     }
 
     /// Loads a model saved by [`LinearModel::save`] (either encoding), checking it is whole and consistent.
@@ -290,38 +340,7 @@ impl LinearModel {
         } else {
             model_file::load(path, MODEL_KIND)?.1
         };
-        let bad = |m: String| {
-            Error::Io(IoError::BadModel {
-                path: path.to_path_buf(),
-                message: m,
-            })
-        };
-        if model.w.len() != model.n_features {
-            return Err(bad(format!(
-                "{} weights for {} features",
-                model.w.len(),
-                model.n_features
-            )));
-        }
-        if !model.w.iter().all(|v| v.is_finite()) || !model.b.is_finite() {
-            return Err(bad("weights must be finite".into()));
-        }
-        if let Some(s) = &model.scaler
-            && (s.factor.len() > model.n_features
-                || !s.factor.iter().all(|v| v.is_finite())
-                || !s
-                    .offsets
-                    .iter()
-                    .all(|(j, o)| (*j as usize) < s.factor.len() && o.is_finite()))
-        {
-            return Err(bad("the scaler does not fit the weights".into()));
-        }
-        if model.labels[0].partial_cmp(&model.labels[1]) != Some(std::cmp::Ordering::Less) {
-            return Err(bad(format!(
-                "labels {:?} must be two increasing values",
-                model.labels
-            )));
-        }
+        model.check_consistent(path)?;
         Ok(model)
     }
 }

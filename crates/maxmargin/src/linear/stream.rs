@@ -74,8 +74,9 @@ impl LinearSvm {
         let rows = RowFile::prepare(path, temp_dir, p.seed)?;
         let summary = rows.summary().clone();
         let mut warnings = Vec::new();
-        let scaler = crate::convergence::fit_scaler_streamed(p.scale, &rows, &mut warnings)?;
+        // The limits before the first allocation that follows the features (the scaler's statistics).
         crate::limits::check_features(path, summary.n_features, summary.nnz as usize)?;
+        let scaler = crate::convergence::fit_scaler_streamed(p.scale, &rows, &mut warnings)?;
         let distinct: Vec<f64> = summary.labels.iter().map(|l| l.0).collect();
         let labels = BinaryLabels::from_labels(path, &distinct)?;
         let mut class_weight = [1.0, 1.0];

@@ -43,6 +43,10 @@ impl StructuredSvm {
         crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
         let classes = ClassLabels::from_labels(&data.source, &data.labels)?;
         crate::limits::check_classes(&data.source, classes.len(), data.n_samples())?;
+        if self.params.solver == StructSolverKind::Dcd {
+            let (n, k, nnz) = (data.n_samples(), classes.len(), data.x.nnz());
+            crate::limits::check_dual_table(&data.source, n, k, nnz)?;
+        }
         let y = classes.indices(data)?;
         let weights = self.class_weight_vector(&classes)?;
         let mut warnings = Vec::new();

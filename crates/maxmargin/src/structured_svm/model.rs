@@ -351,6 +351,7 @@ impl StructuredModel {
     /// # Errors
     /// [`Error::Io`] naming the file.
     pub fn save(&self, path: &Path) -> Result<(), Error> {
+        self.check_consistent(path)?;
         Ok(model_file::save(path, self.task.kind(), self)?)
     }
 
@@ -418,11 +419,27 @@ impl StructuredModel {
         let classes_ok = self.task != Task::Multiclass || self.classes.len() == l;
         let scaler_ok = self.scaler.as_ref().is_none_or(|s| {
             s.factor.len() <= self.n_features
-                && s.factor.iter().all(|v| v.is_finite())
+                && s.factor.iter().all(|v| v.is_finite() && *v >= 0.0)
                 && s.offsets
                     .iter()
                     .all(|(j, o)| (*j as usize) < s.factor.len() && o.is_finite())
         });
+        let mut sorted = self.classes.clone();
+        sorted.sort_by(f64::total_cmp);
+        if let Some(c) = sorted.iter().find(|c| !c.is_finite()) {
+            return Err(IoError::BadModel {
+                path: path.to_path_buf(),
+                message: format!("the class value {c} is not finite"),
+            }
+            .into());
+        }
+        if let Some(p) = sorted.windows(2).find(|p| p[0] == p[1]) {
+            return Err(IoError::BadModel {
+                path: path.to_path_buf(),
+                message: format!("the class value {} repeats", p[0]),
+            }
+            .into());
+        }
         if expected != Some(self.w.len())
             || !classes_ok
             || !scaler_ok

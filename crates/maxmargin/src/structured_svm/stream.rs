@@ -65,9 +65,10 @@ impl StructuredSvm {
         let rows = RowFile::prepare(path, temp_dir, p.seed)?;
         let summary = rows.summary().clone();
         let mut warnings = Vec::new();
-        let scaler = crate::convergence::fit_scaler_streamed(p.scale, &rows, &mut warnings)?;
         let (n, d) = (summary.n_rows, summary.n_features);
+        // The limits before the first allocation that follows the features (the scaler's statistics).
         crate::limits::check_features(path, d, summary.nnz as usize)?;
+        let scaler = crate::convergence::fit_scaler_streamed(p.scale, &rows, &mut warnings)?;
         let distinct: Vec<f64> = summary.labels.iter().map(|l| l.0).collect();
         let classes = ClassLabels::from_labels(path, &distinct)?;
         crate::limits::check_classes(path, classes.len(), n)?;
