@@ -7,7 +7,6 @@ use maxmargin::core::vector::SparseRows;
 use maxmargin::io::libsvm;
 use maxmargin::linear::DecisionModel;
 use maxmargin::optim::TraceRecord;
-use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 
 /// What `plot --x` puts on the horizontal axis.
@@ -47,12 +46,13 @@ pub(crate) fn read_trace(path: &Path) -> Result<Trace> {
         tolerance: None,
         run: None,
     };
-    for (i, line) in reader.lines().enumerate() {
-        let line = line.with_context(|| format!("{}", path.display()))?;
+    let mut lines = maxmargin::io::Lines::new(reader, path);
+    while let Some((no, line)) = lines.next_line()? {
+        let i = no - 1;
         if line.trim().is_empty() {
             continue;
         }
-        let value: serde_json::Value = serde_json::from_str(&line)
+        let value: serde_json::Value = serde_json::from_str(line)
             .with_context(|| format!("{}:{}: not a trace line", path.display(), i + 1))?;
         if value.get("stop").is_some() {
             trace.tolerance = value.get("tolerance").and_then(serde_json::Value::as_f64);

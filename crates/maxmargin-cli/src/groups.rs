@@ -5,7 +5,6 @@
 use anyhow::{Result, bail};
 use maxmargin::io::libsvm::LabeledData;
 use std::collections::HashMap;
-use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 
 /// Fewer rows than this in a group: its measures are marked as unreliable.
@@ -47,8 +46,9 @@ pub(crate) fn groups(data: &LabeledData, grouping: &Grouping) -> Result<Vec<(Str
         }
         Grouping::File(path) => {
             let reader = maxmargin::io::open_maybe_gz(path)?;
-            for (i, line) in reader.lines().enumerate() {
-                let line = line.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            let mut lines = maxmargin::io::Lines::new(reader, path);
+            while let Some((no, line)) = lines.next_line()? {
+                let i = no - 1;
                 let name = line.trim();
                 if name.is_empty() {
                     bail!("{}:{}: an empty group name", path.display(), i + 1);
@@ -110,8 +110,9 @@ pub(crate) fn from_flags(group_by: Option<GroupByArg>, file: Option<&Path>) -> O
 pub(crate) fn read_sample_weights(path: &Path, rows: usize, data: &Path) -> Result<Vec<f64>> {
     let reader = maxmargin::io::open_maybe_gz(path)?;
     let mut out = Vec::with_capacity(rows.min(1 << 24));
-    for (i, line) in reader.lines().enumerate() {
-        let line = line.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let mut lines = maxmargin::io::Lines::new(reader, path);
+    while let Some((no, line)) = lines.next_line()? {
+        let i = no - 1;
         let text = line.trim();
         let w: f64 = text.parse().map_err(|_| {
             anyhow::anyhow!(

@@ -28,6 +28,7 @@ mod figures;
 mod groups;
 mod inspect;
 mod load;
+mod outputs;
 mod plot;
 mod predict;
 mod progress;
@@ -130,6 +131,7 @@ fn size_thread_pool(threads: Option<usize>) -> Result<()> {
 }
 
 fn run(cli: Cli) -> Result<i32> {
+    outputs::check(&cli.command)?;
     if ranks::launched().is_some_and(|p| p > 1) {
         return match &cli.command {
             Command::Train(cmd) => ranks::train(cmd),

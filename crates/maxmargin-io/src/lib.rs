@@ -24,6 +24,7 @@ pub mod labels;
 pub mod liblinear;
 pub mod libsvm;
 mod lines;
+pub use lines::{Lines, MAX_LINE_BYTES};
 pub mod model_file;
 pub mod multilabel;
 mod open;

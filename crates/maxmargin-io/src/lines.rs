@@ -35,8 +35,9 @@ pub(crate) fn utf8_error(path: &Path, line: usize, valid: usize) -> IoError {
     }
 }
 
-/// Reads lines of text from a buffered reader, one at a time, into one reused buffer.
-pub(crate) struct Lines<'p, R> {
+/// Reads lines of text from a buffered reader, one at a time, into one reused buffer: every reader of
+/// text here goes through it, side files (weights, groups, traces) included.
+pub struct Lines<'p, R> {
     reader: R,
     path: &'p Path,
     buf: Vec<u8>,
@@ -45,7 +46,8 @@ pub(crate) struct Lines<'p, R> {
 }
 
 impl<'p, R: BufRead> Lines<'p, R> {
-    pub(crate) fn new(reader: R, path: &'p Path) -> Self {
+    /// Lines of `reader`, read from `path` (named in errors).
+    pub fn new(reader: R, path: &'p Path) -> Self {
         Self {
             reader,
             path,
@@ -60,7 +62,7 @@ impl<'p, R: BufRead> Lines<'p, R> {
     /// # Errors
     /// [`IoError::Io`] when reading fails, [`IoError::Parse`] for an over-long line (field `line`) or
     /// invalid UTF-8 (field `text`).
-    pub(crate) fn next_line(&mut self) -> Result<Option<(usize, &str)>, IoError> {
+    pub fn next_line(&mut self) -> Result<Option<(usize, &str)>, IoError> {
         self.buf.clear();
         loop {
             let chunk = match self.reader.fill_buf() {

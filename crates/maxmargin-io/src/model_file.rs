@@ -19,6 +19,8 @@ use std::path::Path;
 
 /// The first bytes of every binary model file.
 pub const MAGIC: [u8; 8] = *b"MXMARGIN";
+/// Bytes read to tell a model file from anything else before the rest is read.
+const SNIFF_BYTES: u64 = 4096;
 /// The newest format version this build writes and reads. Version 2 (maxmargin 0.1 after the convergence
 /// work) changed the facade's model payloads; readers of older payloads upgrade them (see `maxmargin`'s
 /// `compat` module).
@@ -240,7 +242,23 @@ enum Body {
 
 fn read_parts(path: &Path) -> Result<(Header, Body), IoError> {
     let mut file = std::fs::File::open(path).map_err(|e| IoError::io(path, e))?;
+    // The first bytes say whether this can be a model at all, before the rest is read (`/dev/zero` or a
+    // data file given as a model is refused at once, not read until memory runs out).
     let mut bytes = Vec::new();
+    (&mut file)
+        .take(SNIFF_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(|e| IoError::io(path, e))?;
+    let json = bytes
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_none_or(|&b| b == b'{');
+    if !(bytes.starts_with(&MAGIC) || MAGIC.starts_with(&bytes) || json) {
+        return Err(IoError::bad_model(
+            path,
+            "not a maxmargin model file (no magic bytes, not JSON)",
+        ));
+    }
     file.read_to_end(&mut bytes)
         .map_err(|e| IoError::io(path, e))?;
     if bytes.starts_with(&MAGIC) {

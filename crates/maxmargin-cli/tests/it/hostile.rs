@@ -455,3 +455,167 @@ fn issue_23_a_crammer_singer_table_out_of_proportion_is_refused() {
     );
     assert!(!out.exists());
 }
+
+/// Issue 23, items 7 and 8: templates are bounded (macros per line, lines per file, bytes, offsets without
+/// wrapping), and every side file a command reads is read with the data reader's line cap or refused by
+/// its first bytes (each of these took 4 to 8.6 GB on `/dev/zero`).
+#[test]
+fn issue_23_templates_and_side_files_are_bounded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = |n: &str| tmp.path().join(n);
+    let conll = p("c.txt");
+    std::fs::write(&conll, "Confidence NN B-NP\nin IN O\n\n").unwrap();
+    let out = p("x.model");
+    let macros = vec!["%x[0,0]"; 20_000].join("/");
+    for (name, text, expected) in [
+        (
+            "wide",
+            format!("U00:{macros}\n"),
+            "20000 macros on one template line; at most 16",
+        ),
+        ("wrap", "U00:%x[-2147483648,0]\n".to_string(), "|row| <= 64"),
+        (
+            "many",
+            "U:%x[0,0]\n".repeat(5000),
+            "more than 4096 unigram template lines",
+        ),
+    ] {
+        let t = p(name);
+        std::fs::write(&t, text).unwrap();
+        let err = fails(
+            &[
+                "train",
+                "--task",
+                "chain",
+                "--format",
+                "conll",
+                s(&conll),
+                "-o",
+                s(&out),
+                "--template",
+                s(&t),
+            ],
+            1,
+        );
+        assert!(
+            err.contains(name) && err.contains(expected),
+            "{name}: {err}"
+        );
+    }
+    if !std::path::Path::new("/dev/zero").exists() {
+        return;
+    }
+    let heart = super::heart(tmp.path());
+    let model = p("h.model");
+    ok(&["train", s(&heart), "-o", s(&model), "-q"]);
+    let (h, m, o) = (s(&heart), s(&model), s(&out));
+    let z = "/dev/zero";
+    for (args, expected) in [
+        (
+            &["train", h, "-o", o, "--sample-weights", z][..],
+            "/dev/zero:1:1: line: longer than 64 MiB",
+        ),
+        (
+            &["eval", m, h, "--groups", z][..],
+            "/dev/zero:1:1: line: longer than 64 MiB",
+        ),
+        (
+            &["plot", z, "-o", o][..],
+            "/dev/zero:1:1: line: longer than 64 MiB",
+        ),
+        (
+            &["predict", z, h][..],
+            "/dev/zero: not a maxmargin model file",
+        ),
+        (
+            &["train", h, "-o", o, "--resume", z][..],
+            "/dev/zero: not a maxmargin model file",
+        ),
+        (
+            &["train", h, "-o", o, "--warm-start", z][..],
+            "/dev/zero: not a maxmargin model file",
+        ),
+        (
+            &[
+                "train",
+                "--task",
+                "chain",
+                "--format",
+                "conll",
+                s(&conll),
+                "-o",
+                o,
+                "--template",
+                z,
+            ][..],
+            "/dev/zero:1:1: template: longer than 1024 KiB",
+        ),
+    ] {
+        let err = fails(args, 1);
+        assert!(err.contains(expected), "{args:?}: {err}");
+    }
+    assert!(!out.exists());
+}
+
+/// Issue 23, item 12: outputs that name one file, or a command's own input, and outputs that cannot be files
+/// are refused before any work, and nothing is replaced.
+#[test]
+fn issue_23_outputs_that_would_replace_an_input_or_each_other_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let heart = super::heart(tmp.path());
+    let model = tmp.path().join("m.model");
+    ok(&["train", s(&heart), "-o", s(&model), "-q"]);
+    let (h, m) = (s(&heart), s(&model));
+    let before = (
+        std::fs::read(&heart).unwrap(),
+        std::fs::read(&model).unwrap(),
+    );
+    let fresh = tmp.path().join("n.model");
+    let n = s(&fresh);
+    let dir = s(tmp.path());
+    for (args, expected) in [
+        (
+            &["train", h, "-o", n, "--trace", n][..],
+            "-o and --trace both name",
+        ),
+        (&["train", h, "-o", h][..], "is the command's DATA"),
+        (&["predict", m, h, "-o", h][..], "is the command's DATA"),
+        (&["predict", m, h, "-o", m][..], "is the command's MODEL"),
+        (&["convert", m, "-o", m][..], "is the command's INPUT"),
+        (&["calibrate", m, h, "-o", h][..], "is the command's DATA"),
+        (
+            &["train", h, "-o", dir][..],
+            "a directory, not a regular file",
+        ),
+        (
+            &["train", h, "-o", "/no/such/dir/m.model"][..],
+            "its directory /no/such/dir does not exist",
+        ),
+    ] {
+        let err = fails(args, 1);
+        assert!(err.contains(expected), "{args:?}: {err}");
+    }
+    assert_eq!(
+        (
+            std::fs::read(&heart).unwrap(),
+            std::fs::read(&model).unwrap()
+        ),
+        before
+    );
+    assert!(!fresh.exists());
+    // A run may resume from its checkpoint and keep saving there.
+    let ck = tmp.path().join("c.ck");
+    let c = s(&ck);
+    ok(&[
+        "train",
+        h,
+        "-o",
+        n,
+        "--checkpoint",
+        c,
+        "--epochs",
+        "3",
+        "-q",
+    ]);
+    ok(&["train", h, "-o", n, "--checkpoint", c, "--resume", c, "-q"]);
+}

@@ -301,7 +301,7 @@ fn multiclass_calibration_gives_probabilities_that_beat_raw_margins() {
             s(&cal),
             s(&dev),
             "-o",
-            s(&cal),
+            s(&cal.with_extension("thr")),
             "--max-flag-rate",
             "0.1",
         ],

@@ -10,7 +10,9 @@ mod features;
 mod template;
 
 pub use features::FeatureMap;
-pub use template::{MAX_AFFIX, MAX_OFFSET, Template};
+pub use template::{
+    MAX_AFFIX, MAX_MACROS_PER_TEMPLATE, MAX_OFFSET, MAX_TEMPLATE_BYTES, MAX_TEMPLATES, Template,
+};
 
 use crate::{IoError, open_maybe_gz};
 use std::path::Path;

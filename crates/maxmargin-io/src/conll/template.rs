@@ -26,6 +26,12 @@ use std::path::Path;
 
 /// The widest row offset a macro may name.
 pub const MAX_OFFSET: i32 = 64;
+/// The largest template file read (1 MiB; the built-in templates are under 2 KiB).
+pub const MAX_TEMPLATE_BYTES: u64 = 1 << 20;
+/// Macros one template line may hold (a line of 200,000 macros took 7.2 GB of feature strings).
+pub const MAX_MACROS_PER_TEMPLATE: usize = 16;
+/// Unigram template lines one file may hold.
+pub const MAX_TEMPLATES: usize = 4096;
 /// The longest prefix or suffix a macro may take.
 pub const MAX_AFFIX: usize = 16;
 
@@ -103,7 +109,25 @@ impl Template {
     /// # Errors
     /// [`IoError::Io`] for an unreadable file, [`IoError::Parse`] naming the line and column of a bad macro.
     pub fn read(path: &Path) -> Result<Self, IoError> {
-        let bytes = std::fs::read(path).map_err(|e| IoError::io(path, e))?;
+        let file = std::fs::File::open(path).map_err(|e| IoError::io(path, e))?;
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(file, MAX_TEMPLATE_BYTES + 1),
+            &mut bytes,
+        )
+        .map_err(|e| IoError::io(path, e))?;
+        if bytes.len() as u64 > MAX_TEMPLATE_BYTES {
+            return Err(IoError::Parse {
+                path: path.to_path_buf(),
+                line: 1,
+                column: 1,
+                field: "template",
+                message: format!(
+                    "longer than {} KiB; a template file holds at most {MAX_TEMPLATES} lines",
+                    MAX_TEMPLATE_BYTES >> 10
+                ),
+            });
+        }
         let text = String::from_utf8(bytes).map_err(|e| IoError::Parse {
             path: path.to_path_buf(),
             line: 1,
@@ -163,6 +187,24 @@ impl Template {
                     0,
                     "a template line starts with U (unigram) or B (bigram), or # (a comment)"
                         .into(),
+                ));
+            }
+            let macros = parts
+                .iter()
+                .filter(|p| matches!(p, Part::Cell { .. }))
+                .count();
+            if macros > MAX_MACROS_PER_TEMPLATE {
+                return Err(at(
+                    0,
+                    format!(
+                        "{macros} macros on one template line; at most {MAX_MACROS_PER_TEMPLATE}"
+                    ),
+                ));
+            }
+            if patterns.len() == MAX_TEMPLATES {
+                return Err(at(
+                    0,
+                    format!("more than {MAX_TEMPLATES} unigram template lines"),
                 ));
             }
             for p in &parts {
@@ -329,7 +371,7 @@ fn parse_line(line: &str) -> Result<Vec<Part>, (usize, String)> {
         let (row, col) = inner[..close]
             .split_once(',')
             .and_then(|(r, c)| Some((r.trim().parse::<i32>().ok()?, c.trim().parse::<usize>().ok()?)))
-            .filter(|(r, c)| r.abs() <= MAX_OFFSET && *c < 1024)
+            .filter(|(r, c)| r.unsigned_abs() <= MAX_OFFSET.unsigned_abs() && *c < 1024)
             .ok_or_else(|| {
                 (
                     start,
