@@ -76,10 +76,21 @@ pub(crate) fn read_trace(path: &Path) -> Result<Trace> {
     Ok(trace)
 }
 
+/// The largest magnitude a figure draws: beyond it an axis's padded range overflows (a trace with an
+/// objective of 1.7e308 beside 0 hung `plot`).
+const PLOT_LIMIT: f64 = 1e100;
+
+/// Points `plot-boundary` draws at the most; more are thinned evenly (1e6 points took 1.5 GB).
+const MAX_BOUNDARY_POINTS: usize = 20_000;
+
+fn plottable(v: f64) -> bool {
+    v.is_finite() && v.abs() <= PLOT_LIMIT
+}
+
 /// The curve of one trace on the chosen axes; an error names the trace when it lacks what an axis needs.
 pub(crate) fn curve(trace: &Trace, name: &str, x: XArg, y: YArg) -> Result<Series> {
     let mut points = Vec::with_capacity(trace.records.len());
-    for r in &trace.records {
+    for (k, r) in trace.records.iter().enumerate() {
         let xv = match x {
             XArg::Passes => r.epoch,
             XArg::Seconds => r.seconds,
@@ -97,6 +108,12 @@ pub(crate) fn curve(trace: &Trace, name: &str, x: XArg, y: YArg) -> Result<Serie
                 None => continue,
             },
         };
+        if !(plottable(xv) && plottable(yv)) {
+            bail!(
+                "{name}: record {}: ({xv:e}, {yv:e}) cannot be drawn (values within ±{PLOT_LIMIT:e} can)",
+                k + 1
+            );
+        }
         points.push((xv, yv));
     }
     if points.is_empty() {
@@ -199,11 +216,31 @@ pub(crate) fn plot_boundary(model_path: &Path, data_path: &Path, output: &Path) 
         );
     }
     let [neg, pos] = model.labels;
-    let points: Vec<(f64, f64, bool)> = coordinates(&data.x)
+    let mut points: Vec<(f64, f64, bool)> = coordinates(&data.x)
         .into_iter()
         .zip(&data.labels)
         .map(|((a, b), &l)| (a, b, l == pos))
         .collect();
+    if let Some(i) = points
+        .iter()
+        .position(|p| !(plottable(p.0) && plottable(p.1)))
+    {
+        bail!(
+            "{}:{}:1: features: ({:e}, {:e}) cannot be drawn (values within ±{PLOT_LIMIT:e} can)",
+            data_path.display(),
+            data.lines.get(i).copied().unwrap_or(i + 1),
+            points[i].0,
+            points[i].1
+        );
+    }
+    if points.len() > MAX_BOUNDARY_POINTS {
+        let every = points.len().div_ceil(MAX_BOUNDARY_POINTS);
+        note!(
+            "drawing every {every}th of {} rows (at most {MAX_BOUNDARY_POINTS} points)",
+            points.len()
+        );
+        points = points.into_iter().step_by(every).collect();
+    }
     BoundaryChart {
         title: format!(
             "{}: boundary, margins and violators on {}",

@@ -125,6 +125,17 @@ pub struct Isotonic {
 }
 
 impl Isotonic {
+    /// Whether the map is one [`Isotonic::fit`] can make: blocks with strictly increasing finite upper
+    /// scores, and fractions in `[0, 1]` that never decrease (a decoded map is checked with it).
+    pub fn is_valid(&self) -> bool {
+        !self.upper.is_empty()
+            && self.upper.len() == self.values.len()
+            && self.upper.iter().all(|u| !u.is_nan())
+            && self.upper.windows(2).all(|p| p[0] < p[1])
+            && self.values.iter().all(|v| (0.0..=1.0).contains(v))
+            && self.values.windows(2).all(|p| p[0] <= p[1])
+    }
+
     /// Fits the non-decreasing map that is closest in squared error to the labels (0 or 1) in score order
     /// (adjacent blocks of equal value are pooled too, so the map is as short as it can be).
     /// `None` for no rows or unequal lengths.

@@ -266,6 +266,15 @@ impl SparseVec {
         Ok(Self { idx, val })
     }
 
+    /// Whether the vector is what [`SparseVec::new`] builds, with every index below `dim`: decoded state
+    /// (a checkpoint) is checked with it before any index is used.
+    pub fn fits(&self, dim: usize) -> bool {
+        self.idx.len() == self.val.len()
+            && self.idx.windows(2).all(|p| p[0] < p[1])
+            && self.idx.last().is_none_or(|&j| (j as usize) < dim)
+            && self.val.iter().all(|v| v.is_finite())
+    }
+
     /// `a·x + b·y` by merging the index lists; entries that come out exactly zero are dropped.
     ///
     /// # Examples

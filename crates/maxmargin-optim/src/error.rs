@@ -115,3 +115,21 @@ pub(crate) fn check_epsilon(e: f64) -> Result<(), OptimError> {
         Err(invalid("epsilon", e, "must be positive and finite"))
     }
 }
+
+/// The error for a decoded solver state whose part `what` does not fit the problem, when `ok` is false.
+pub(crate) fn fits(ok: bool, what: &'static str) -> Result<(), OptimError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(OptimError::InvalidParam {
+            name: "checkpoint state",
+            value: what.into(),
+            reason: "does not fit this problem (lengths, indices or values)",
+        })
+    }
+}
+
+/// Every value finite.
+pub(crate) fn all_finite(v: &[f64]) -> bool {
+    v.iter().all(|x| x.is_finite())
+}

@@ -84,6 +84,20 @@ impl Sampler {
         i
     }
 
+    /// Whether a decoded sampler draws from `n` examples and its order is a permutation of them.
+    pub(crate) fn fits(&self, n: usize) -> bool {
+        let mut seen = vec![false; if self.order.is_empty() { 0 } else { n }];
+        self.n == n
+            && n > 0
+            && (self.order.is_empty() || self.order.len() == n)
+            && self.pos <= self.order.len()
+            && self
+                .order
+                .iter()
+                .all(|&i| i < n && !std::mem::replace(&mut seen[i], true))
+            && (self.sampling == Sampling::Permutation) != self.order.is_empty()
+    }
+
     /// Passes over the data so far: `drawn / n`.
     pub fn epochs(&self) -> f64 {
         self.drawn as f64 / self.n as f64

@@ -203,7 +203,17 @@ where
 {
     plan.check()?;
     let run = match &plan.resume {
-        Some(path) => load::<Pm, S::State, S::Output>(path, kind, Some((made, params)))?.run,
+        Some(path) => {
+            let run = load::<Pm, S::State, S::Output>(path, kind, Some((made, params)))?.run;
+            // The decoded state is checked against the problem before any step reads it.
+            solver
+                .check_state(problem, &run.state)
+                .map_err(|e| IoError::BadModel {
+                    path: path.clone(),
+                    message: e.to_string(),
+                })?;
+            run
+        }
         None => {
             let state = init(solver)?;
             trainer.start(solver, problem, state)

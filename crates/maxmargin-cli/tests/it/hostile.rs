@@ -619,3 +619,90 @@ fn issue_23_outputs_that_would_replace_an_input_or_each_other_are_refused() {
     ]);
     ok(&["train", h, "-o", n, "--checkpoint", c, "--resume", c, "-q"]);
 }
+
+/// Issue 23, item 9: values a figure cannot draw are refused naming the record or the row (a trace with an
+/// objective of 1.7e308 beside 0, and `plot-boundary` on a row `1 1:1.7e308 2:0`, hung at 100% CPU).
+#[test]
+fn issue_23_figures_of_values_too_large_to_draw_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = |n: &str| tmp.path().join(n);
+    std::fs::write(
+        p("t.jsonl"),
+        "{\"iteration\":1,\"epoch\":1.0,\"seconds\":0.1,\"objective\":1.7e308}\n\
+         {\"iteration\":2,\"epoch\":2.0,\"seconds\":0.2,\"objective\":0}\n{\"stop\":\"gap\"}\n",
+    )
+    .unwrap();
+    let (trace, svg) = (p("t.jsonl"), p("t.svg"));
+    let err = fails(&["plot", s(&trace), "-o", s(&svg), "--y", "primal"], 1);
+    assert!(
+        err.contains("record 1: (1e0, 1.7e308) cannot be drawn"),
+        "{err}"
+    );
+    std::fs::write(p("b.svm"), "1 1:1.7e308 2:0\n-1 1:0 2:0\n").unwrap();
+    std::fs::write(p("ok.svm"), "1 1:1 2:0\n-1 1:0 2:0\n").unwrap();
+    let (data, fine, model) = (p("b.svm"), p("ok.svm"), p("b.model"));
+    ok(&["train", s(&fine), "-o", s(&model), "-q"]);
+    let err = fails(&["plot-boundary", s(&model), s(&data), "-o", s(&svg)], 1);
+    assert!(
+        err.contains("b.svm:1:1: features: (1.7e308, 0e0) cannot be drawn"),
+        "{err}"
+    );
+    assert!(!svg.exists());
+}
+
+/// Issue 23, item 10: a checkpoint whose payload was edited and whose CRC was recomputed is an error or a
+/// run, never a panic (an index out of bounds in the vector code, and in Crammer–Singer's and BCFW's state).
+#[test]
+fn issue_23_edited_checkpoints_with_a_forged_checksum_never_panic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let heart = super::heart(tmp.path());
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    let ck = tmp.path().join("c.ck");
+    let out = tmp.path().join("m.model");
+    let runs: [(&std::path::Path, &str, &[&str]); 4] = [
+        (&heart, "--epochs", &[]),
+        (&heart, "--epochs", &["--solver", "pegasos"]),
+        (&iris, "--max-passes", &["--task", "multiclass"]),
+        (
+            &iris,
+            "--max-passes",
+            &["--task", "multiclass", "--solver", "bcfw"],
+        ),
+    ];
+    for (data, budget, flags) in runs {
+        let mut first = vec!["train", s(data), "-o", s(&out), "-q", budget, "2"];
+        first.extend_from_slice(flags);
+        first.extend_from_slice(&["--checkpoint", s(&ck)]);
+        ok(&first);
+        let good = std::fs::read(&ck).unwrap();
+        // The payload sits between the header (ending in its 8-byte length) and the 4-byte CRC at the end.
+        let end = good.len() - 4;
+        let start = (8..200)
+            .find(|&p| {
+                let len = u64::from_le_bytes(good[p - 8..p].try_into().unwrap());
+                len == (end - p) as u64
+            })
+            .expect("a bincode checkpoint");
+        let mut lcg = maxmargin::core::testing::Lcg::new(7);
+        for _ in 0..60 {
+            let mut bad = good.clone();
+            for _ in 0..3 {
+                let at = start + (lcg.unit() * (end - start) as f64) as usize % (end - start);
+                bad[at] = [0xff, 0x00, 0x7f, 0x80][(lcg.unit() * 4.0) as usize % 4];
+            }
+            let crc = crc32fast::hash(&bad[start..end]);
+            bad[end..].copy_from_slice(&crc.to_le_bytes());
+            std::fs::write(&ck, &bad).unwrap();
+            let mut args = vec!["train", s(data), "-o", s(&out), "-q", budget, "4"];
+            args.extend_from_slice(flags);
+            args.extend_from_slice(&["--resume", s(&ck)]);
+            let o = super::maxmargin(&args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(
+                !err.contains("panicked") && o.status.code().is_some_and(|c| c <= 1),
+                "{flags:?}: {err}"
+            );
+        }
+    }
+}

@@ -16,7 +16,7 @@
 //! the last entry of `v`. Sampling is uniform with replacement, by a fresh permutation each epoch, or
 //! cyclic, all from one seeded `ChaCha8Rng` in the state.
 
-use crate::error::{OptimError, invalid};
+use crate::error::{OptimError, all_finite, fits, invalid};
 use crate::problem::{Bias, BinaryProblem, LinearWeights};
 use crate::sampler::Sampler;
 pub use crate::sampler::Sampling;
@@ -419,6 +419,36 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
         problem.require_hinge("pegasos")?;
         let (n, d) = (problem.n_samples(), problem.n_features());
         Ok(self.fresh(n, d, problem.bias(), self.params.sampling))
+    }
+
+    fn check_state(
+        &self,
+        problem: &BinaryProblem<'a>,
+        st: &PegasosState,
+    ) -> Result<(), OptimError> {
+        let (n, d) = (problem.n_samples(), problem.n_features());
+        let len = d + usize::from(problem.bias() == Bias::Feature);
+        fits(st.v.len() == len && all_finite(&st.v), "v")?;
+        fits(
+            [st.s, st.v_norm_sq, st.b].iter().all(|x| x.is_finite()) && st.s != 0.0,
+            "the scale",
+        )?;
+        fits(st.sampler.fits(n), "the sampler")?;
+        fits(
+            st.last.iter().all(|&(i, z)| i < n && z.is_finite()),
+            "the last step",
+        )?;
+        fits(
+            st.avg.as_ref().is_none_or(|a| {
+                a.u.len() == len
+                    && (a.base.is_empty() || a.base.len() == len)
+                    && all_finite(&a.u)
+                    && all_finite(&a.base)
+                    && a.scale_sum.is_finite()
+                    && a.b_sum.is_finite()
+            }),
+            "the average",
+        )
     }
 
     fn step(

@@ -6,7 +6,7 @@
 //! `w_{k+1} = w_k − η_k g_k`. The method is no descent method, so the best iterate seen is kept and
 //! returned.
 
-use crate::error::OptimError;
+use crate::error::{OptimError, all_finite, fits};
 use crate::problem::{Bias, BinaryProblem, LinearWeights};
 use crate::step::StepRule;
 use crate::trainer::{Progress, Solver, StepDetail};
@@ -192,6 +192,20 @@ impl<'a> Solver<BinaryProblem<'a>> for Subgradient {
             b: 0.0,
         };
         Ok(Self::fresh(d, problem.objective(&zero)))
+    }
+
+    fn check_state(
+        &self,
+        problem: &BinaryProblem<'a>,
+        s: &SubgradientState,
+    ) -> Result<(), OptimError> {
+        let d = problem.n_features();
+        let fine = |w: &LinearWeights| w.w.len() == d && all_finite(&w.w) && w.b.is_finite();
+        fits(
+            fine(&s.current) && fine(&s.best) && s.grad.len() == d,
+            "the iterates",
+        )?;
+        fits(!s.best_objective.is_nan(), "the best objective")
     }
 
     fn step(

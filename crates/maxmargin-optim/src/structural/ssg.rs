@@ -1,7 +1,7 @@
 //! The stochastic subgradient method on a structural problem (structured Pegasos).
 
 use super::problem::StructProblem;
-use crate::error::{OptimError, invalid};
+use crate::error::{OptimError, all_finite, fits, invalid};
 use crate::sampler::{Sampler, Sampling};
 use crate::step::StepRule;
 use crate::trainer::{Certificate, Progress, Solver};
@@ -191,6 +191,13 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for Ssg {
             count: 0,
             sampler: Sampler::new(self.params.sampling, problem.n_samples(), self.params.seed),
         })
+    }
+
+    fn check_state(&self, problem: &StructProblem<'a, S>, st: &SsgState) -> Result<(), OptimError> {
+        let dim = problem.dim();
+        fits(st.w.len() == dim && all_finite(&st.w), "w")?;
+        fits(st.sum.len() == dim && all_finite(&st.sum), "the average")?;
+        fits(st.sampler.fits(problem.n_samples()), "the sampler")
     }
 
     fn step(

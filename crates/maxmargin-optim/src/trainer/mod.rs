@@ -160,6 +160,16 @@ pub trait Solver<P> {
         Ok(Certificate::default())
     }
 
+    /// Checks a state decoded from a checkpoint against the problem before any step reads it (lengths,
+    /// indices, finite values): a crafted or stale state is an error naming what does not fit, never an
+    /// index out of bounds. The default accepts every state.
+    ///
+    /// # Errors
+    /// [`OptimError::InvalidParam`] naming the part of the state.
+    fn check_state(&self, _problem: &P, _state: &Self::State) -> Result<(), OptimError> {
+        Ok(())
+    }
+
     /// Called once after the last step, before the output is taken (the batch subgradient method evaluates
     /// its last iterate here). The default changes nothing.
     fn finish(&mut self, _problem: &P, state: Self::State) -> Self::State {

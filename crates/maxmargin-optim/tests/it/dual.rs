@@ -95,7 +95,7 @@ fn crammer_singer_reaches_the_one_slack_optimum() {
 }
 
 /// `n` binary examples over 6 features with 15% label noise.
-fn binary(n: usize) -> (SparseRows, Vec<f64>) {
+pub(crate) fn binary(n: usize) -> (SparseRows, Vec<f64>) {
     let mut next = stream(11);
     let mut rows = Vec::new();
     let mut y = Vec::new();

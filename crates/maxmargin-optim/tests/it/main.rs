@@ -5,6 +5,7 @@ mod distributed;
 mod dual;
 mod pegasos;
 mod qp;
+mod state;
 mod stream;
 mod structural;
 mod subgradient;

@@ -112,19 +112,7 @@ impl DecisionModel {
             return Ok(Self::new(LinearModel::load(path)?));
         }
         let (_, m): (_, Self) = model_file::load(path, DECISION_KIND)?;
-        let bad = |message: &str| -> Error {
-            IoError::BadModel {
-                path: path.to_path_buf(),
-                message: message.into(),
-            }
-            .into()
-        };
-        if m.model.w.len() != m.model.n_features || !m.model.w.iter().all(|v| v.is_finite()) {
-            return Err(bad("inconsistent or non-finite weights"));
-        }
-        if m.threshold.as_ref().is_some_and(|t| !t.score.is_finite()) {
-            return Err(bad("the threshold must be finite"));
-        }
+        m.check_consistent(path)?;
         Ok(m)
     }
 
@@ -133,7 +121,41 @@ impl DecisionModel {
     /// # Errors
     /// [`Error::Io`] naming the file.
     pub fn save(&self, path: &Path) -> Result<(), Error> {
+        self.check_consistent(path)?;
         Ok(model_file::save(path, DECISION_KIND, self)?)
+    }
+
+    /// What [`DecisionModel::load`] and [`DecisionModel::save`] check: the model's own consistency, a
+    /// finite threshold, a map that a calibration can make.
+    fn check_consistent(&self, path: &Path) -> Result<(), Error> {
+        let bad = |message: &str| -> Error {
+            IoError::BadModel {
+                path: path.to_path_buf(),
+                message: message.into(),
+            }
+            .into()
+        };
+        self.model.check_consistent(path)?;
+        if self
+            .threshold
+            .as_ref()
+            .is_some_and(|t| !t.score.is_finite())
+        {
+            return Err(bad("the threshold must be finite"));
+        }
+        match self.calibration.as_ref().map(|c| &c.map) {
+            Some(CalibrationMap::Platt(p)) if !(p.a.is_finite() && p.b.is_finite()) => {
+                return Err(bad("the Platt map's slope and offset must be finite"));
+            }
+            Some(CalibrationMap::Isotonic(i)) if !i.is_valid() => {
+                return Err(bad(
+                    "the isotonic map needs increasing scores and non-decreasing probabilities in [0, 1], \
+                     as many of each",
+                ));
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     /// Fits a calibration on development rows (never the training rows: their margins are optimistic).

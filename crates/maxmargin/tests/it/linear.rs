@@ -393,3 +393,68 @@ fn models_with_every_step_rule_load_in_both_encodings() {
         }
     }
 }
+
+/// Issue 23, item 10: a decision model written with a valid checksum but a map no calibration makes
+/// (isotonic probabilities −5 and 7, scores out of order, unequal lengths, a scaler factor of −1) is refused
+/// on load naming the map; nothing `predict --probability` would print outside [0, 1].
+#[test]
+fn issue_23_decision_models_with_impossible_maps_are_refused() {
+    use maxmargin::core::calibration::{Isotonic, Platt};
+    use maxmargin::linear::{Calibration, CalibrationMap, DECISION_KIND, DecisionModel};
+    let data = maxmargin::datasets::heart_scale().unwrap();
+    let model = LinearSvmParams::new().check().unwrap().fit(&data).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d.model");
+    let with = |map: CalibrationMap| {
+        let mut m = DecisionModel::new(model.clone());
+        m.calibration = Some(Calibration {
+            map,
+            rows: 10,
+            source: "dev".into(),
+        });
+        m
+    };
+    let iso =
+        |upper: Vec<f64>, values: Vec<f64>| CalibrationMap::Isotonic(Isotonic { upper, values });
+    with(iso(vec![-1.0, 1.0], vec![0.2, 0.9]))
+        .save(&path)
+        .unwrap();
+    assert!(DecisionModel::load(&path).is_ok());
+    let mut scaled = with(iso(vec![-1.0, 1.0], vec![0.2, 0.9]));
+    scaled.model.scaler = Some(maxmargin::core::scale::Scaler {
+        kind: maxmargin::core::scale::Scaling::MaxAbs,
+        factor: vec![-1.0; 13],
+        offsets: Vec::new(),
+    });
+    for (what, bad, expected) in [
+        (
+            "outside [0, 1]",
+            with(iso(vec![-1.0, 1.0], vec![-5.0, 7.0])),
+            "isotonic map",
+        ),
+        (
+            "out of order",
+            with(iso(vec![1.0, -1.0], vec![0.2, 0.9])),
+            "isotonic map",
+        ),
+        (
+            "unequal",
+            with(iso(vec![-1.0, 1.0, 2.0], vec![0.2, 0.9])),
+            "isotonic map",
+        ),
+        (
+            "platt",
+            with(CalibrationMap::Platt(Platt {
+                a: f64::NAN,
+                b: 0.0,
+            })),
+            "Platt",
+        ),
+        ("scaler", scaled, "scaler"),
+    ] {
+        // Written past the checks that `save` makes, as a hostile editor with a recomputed checksum would.
+        maxmargin::io::model_file::save(&path, DECISION_KIND, &bad).unwrap();
+        let err = DecisionModel::load(&path).unwrap_err().to_string();
+        assert!(err.contains(expected), "{what}: {err}");
+    }
+}

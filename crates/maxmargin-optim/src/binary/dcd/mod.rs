@@ -41,7 +41,7 @@
 //! **Warm start.** [`Dcd::warm_state`] starts from a previous dual (clipped into the new box, `w` rebuilt from
 //! it), e.g. the solution at a smaller `C` on a regularization path.
 
-use crate::error::{OptimError, check_epsilon, invalid};
+use crate::error::{OptimError, all_finite, check_epsilon, fits, invalid};
 use crate::problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
 use crate::trainer::{Certificate, Progress, Solver, StepDetail, StopReason};
 use rand::seq::SliceRandom;
@@ -394,6 +394,40 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
             pairs: false,
             tightened: 0,
         })
+    }
+
+    /// The derived vectors must be the ones [`Solver::init`] makes of this problem, the duals finite, in
+    /// their boxes, and the active set indices of distinct rows.
+    fn check_state(&self, problem: &BinaryProblem<'a>, st: &DcdState) -> Result<(), OptimError> {
+        let fresh = { *self }.init(problem)?;
+        let n = problem.n_samples();
+        fits(st.w.len() == fresh.w.len() && all_finite(&st.w), "w")?;
+        fits(
+            (st.qd.as_slice(), st.upper.as_slice(), st.diag.as_slice())
+                == (
+                    fresh.qd.as_slice(),
+                    fresh.upper.as_slice(),
+                    fresh.diag.as_slice(),
+                ),
+            "the rows' norms and boxes (a checkpoint of other data?)",
+        )?;
+        fits(
+            st.alpha.len() == n
+                && st
+                    .alpha
+                    .iter()
+                    .zip(&st.upper)
+                    .all(|(&a, &u)| a.is_finite() && a >= -1e-12 && a <= u + 1e-12 * u.max(1.0)),
+            "alpha",
+        )?;
+        let mut seen = vec![false; n];
+        fits(
+            st.active
+                .iter()
+                .all(|&i| i < n && !std::mem::replace(&mut seen[i], true)),
+            "the active set",
+        )?;
+        fits(st.b.is_finite() && st.b_step.is_finite(), "the intercept")
     }
 
     fn step(&mut self, problem: &BinaryProblem<'a>, st: &mut DcdState) -> Result<(), OptimError> {

@@ -16,7 +16,7 @@
 //! pairwise steps converge, the average while they do not (unscaled data, where the last iterate of 1,000
 //! passes had a primal 20% above the average's).
 
-use crate::error::{OptimError, invalid};
+use crate::error::{OptimError, all_finite, fits, invalid};
 use crate::sampler::Sampler;
 use crate::sampler::Sampling;
 use crate::structural::problem::StructProblem;
@@ -475,6 +475,34 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for Bcfw {
             last_iterate: false,
             scatter: Scatter::default(),
         })
+    }
+
+    fn check_state(
+        &self,
+        problem: &StructProblem<'a, S>,
+        st: &BcfwState,
+    ) -> Result<(), OptimError> {
+        let (n, dim) = (problem.n_samples(), problem.dim());
+        fits(
+            st.w.len() == dim && all_finite(&st.w) && st.ell.is_finite(),
+            "w",
+        )?;
+        fits(st.w_i.fits(n, dim), "the shares")?;
+        fits(
+            st.ell_i.len() == n && all_finite(&st.ell_i),
+            "the shares' losses",
+        )?;
+        fits(
+            st.psi_truth == problem.truth_features(),
+            "the true outputs' features (a checkpoint of other data?)",
+        )?;
+        fits(
+            st.avg
+                .as_ref()
+                .is_none_or(|a| a.u.len() == dim && all_finite(&a.u)),
+            "the average",
+        )?;
+        fits(st.sampler.fits(n), "the sampler")
     }
 
     fn step(

@@ -35,6 +35,18 @@ pub(super) struct Block {
     atoms: Vec<Atom>,
 }
 
+impl Block {
+    /// Whether a decoded block is a convex combination of atoms in `dim` dimensions.
+    pub(super) fn fits(&self, dim: usize) -> bool {
+        let total = self.truth + self.atoms.iter().map(|a| a.weight).sum::<f64>();
+        self.truth.is_finite()
+            && (total - 1.0).abs() <= 1e-6
+            && self.atoms.iter().all(|a| {
+                a.u.fits(dim) && a.sq.is_finite() && a.loss.is_finite() && a.weight.is_finite()
+            })
+    }
+}
+
 impl Default for Block {
     fn default() -> Self {
         Self {

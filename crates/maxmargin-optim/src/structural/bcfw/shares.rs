@@ -39,6 +39,19 @@ pub(super) enum Shares {
 }
 
 impl Shares {
+    /// Whether decoded shares are `n` blocks in `dim` dimensions with finite values.
+    pub(super) fn fits(&self, n: usize, dim: usize) -> bool {
+        match self {
+            Self::Dense { shares, sq } => {
+                Some(shares.len()) == n.checked_mul(dim)
+                    && sq.len() == n
+                    && shares.iter().chain(sq).all(|v| v.is_finite())
+            }
+            Self::Sparse(v) => v.len() == n && v.iter().all(|s| s.fits(dim)),
+            Self::Atoms(blocks) => blocks.len() == n && blocks.iter().all(|b| b.fits(dim)),
+        }
+    }
+
     /// The convex combination `(1 − t)·before + t·after` of two states of the same blocks (a round over
     /// ranks takes each rank's block steps only part of the way, `t`).
     pub(super) fn mix(before: &Self, after: Self, t: f64) -> Self {

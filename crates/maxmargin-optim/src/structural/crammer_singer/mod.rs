@@ -17,7 +17,7 @@
 //! The shrinking tolerance starts at `max(10ε, 1)` and halves each time the shrunk problem is solved, and
 //! everything is checked again before stopping. The duality gap is exact and reported.
 
-use crate::error::{OptimError, check_epsilon, invalid};
+use crate::error::{OptimError, all_finite, check_epsilon, fits, invalid};
 use crate::structural::problem::StructProblem;
 use crate::trainer::{Certificate, Progress, Solver, StopReason};
 use maxmargin_struct::{MulticlassSpace, OutputSpace};
@@ -295,6 +295,38 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
             converged: false,
             tightened: 0,
         })
+    }
+
+    /// The derived vectors must be the ones [`Solver::init`] makes of this problem, the duals finite, and
+    /// every index (active examples, each example's class order and count) in range.
+    fn check_state(
+        &self,
+        problem: &StructProblem<'a, MulticlassSpace>,
+        st: &CrammerSingerState,
+    ) -> Result<(), OptimError> {
+        let fresh = self.clone().init(problem)?;
+        let (n, k) = (problem.n_samples(), problem.space().n_classes());
+        fits(st.w.len() == fresh.w.len() && all_finite(&st.w), "w")?;
+        fits(
+            (st.cost.as_slice(), st.sq.as_slice()) == (fresh.cost.as_slice(), fresh.sq.as_slice()),
+            "the rows' norms and costs (a checkpoint of other data?)",
+        )?;
+        fits(st.alpha.len() == n * k && all_finite(&st.alpha), "alpha")?;
+        let mut seen = vec![false; n];
+        fits(
+            st.active
+                .iter()
+                .all(|&i| i < n && !std::mem::replace(&mut seen[i], true)),
+            "the active set",
+        )?;
+        fits(
+            st.order.len() == n * k
+                && st.order.iter().all(|&m| (m as usize) < k)
+                && st.n_active.len() == n
+                && st.n_active.iter().all(|&a| a as usize <= k),
+            "the classes' order",
+        )?;
+        fits(st.eps_shrink.is_finite(), "the shrinking tolerance")
     }
 
     fn step(

@@ -69,6 +69,22 @@ struct WorkingSet {
 }
 
 impl WorkingSet {
+    /// Whether a decoded working set is planes in `dim` dimensions with a dual (and a Gram matrix where
+    /// kept) of their number.
+    fn fits(&self, dim: usize, groups: usize) -> bool {
+        let m = self.planes.len();
+        self.planes
+            .iter()
+            .all(|p| p.a.fits(dim) && p.b.is_finite() && p.group < groups)
+            && self.alpha.len() == m
+            && self.alpha.iter().all(|a| a.is_finite() && *a >= 0.0)
+            && (self.gram.is_empty() || self.gram.len() == m)
+            && self
+                .gram
+                .iter()
+                .all(|r| r.len() == m && r.iter().all(|v| v.is_finite()))
+    }
+
     fn add(&mut self, a: SparseVec, b: f64, group: usize) {
         if self.without_gram {
             self.planes.push(Plane {
@@ -356,7 +372,7 @@ fn gap_accepts(target: Option<f64>, epsilon: f64, primal: f64, dual: f64) -> boo
 /// What both cutting-plane solvers report from a state with `w`, its working set `set` and `converged`: the
 /// output `w`, its primal, the working set's dual as the certificate, and the converged stop.
 macro_rules! planes_report {
-    ($space:ident) => {
+    ($space:ident, $groups:expr) => {
         fn output(&self, _problem: &StructProblem<'a, $space>, st: &Self::State) -> Vec<f64> {
             st.w.clone()
         }
@@ -380,6 +396,26 @@ macro_rules! planes_report {
 
         fn stop(&self, st: &Self::State) -> Option<StopReason> {
             st.converged.then_some(StopReason::Converged)
+        }
+
+        /// Lengths and values of `w`, the working set (its planes' groups below `$groups(n)`) and the true outputs' features (the cached outputs
+        /// are the space's to check when they are used).
+        fn check_state(
+            &self,
+            problem: &StructProblem<'a, $space>,
+            st: &Self::State,
+        ) -> Result<(), OptimError> {
+            let dim = problem.dim();
+            crate::error::fits(st.w.len() == dim && crate::error::all_finite(&st.w), "w")?;
+            let groups: fn(usize) -> usize = $groups;
+            crate::error::fits(
+                st.set.fits(dim, groups(problem.n_samples())),
+                "the working set",
+            )?;
+            crate::error::fits(
+                st.psi_truth == problem.truth_features(),
+                "the true outputs' features (a checkpoint of other data?)",
+            )
         }
     };
 }

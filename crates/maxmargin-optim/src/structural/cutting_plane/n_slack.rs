@@ -179,5 +179,5 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for NSlack {
         }
     }
 
-    planes_report!(S);
+    planes_report!(S, |n| n);
 }

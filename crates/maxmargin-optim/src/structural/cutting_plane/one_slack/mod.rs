@@ -199,7 +199,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for OneSlack
         }
     }
 
-    planes_report!(S);
+    planes_report!(S, |_| 1);
 }
 mod distributed;
 pub use distributed::{OneSlackRankState, OneSlackRanks};
