@@ -23,6 +23,11 @@ pub(crate) fn train(cmd: &TrainCmd) -> Result<i32> {
     match train_on(&mpi, cmd) {
         Ok(code) => Ok(code),
         Err(e) => {
+            // Most errors (a file that cannot be split, a bad flag) meet every rank alike: rank 0 speaks and
+            // its abort ends the others, which wait a moment first, so one line is printed, not one a rank.
+            if mpi.rank() != 0 {
+                std::thread::sleep(std::time::Duration::from_millis(500));
+            }
             note!("error: rank {} of {}: {e:#}", mpi.rank(), mpi.size());
             mpi.abort(1)
         }

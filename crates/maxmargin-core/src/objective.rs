@@ -103,11 +103,19 @@ impl Regularization {
             return Err(CoreError::NoExamples);
         }
         let n = n_samples as f64;
-        Lambda::new(match self {
+        let derived = Lambda::new(match self {
             Self::Lambda(_) => v,
             Self::CSum(_) => 1.0 / (v * n),
             Self::CMean(_) => 1.0 / v,
-        })
+        });
+        // The C the user gave is named, not the λ it became (`-c 1e308` said "lambda … got 0").
+        match (self, derived) {
+            (Self::Lambda(_), d) | (_, d @ Ok(_)) => d,
+            (_, Err(_)) => Err(CoreError::InvalidParam {
+                name: "C",
+                reason: "too large: λ = 1/(C·n) is 0 or not finite in floating point; give a smaller C",
+            }),
+        }
     }
 
     /// The factor `κ` with `F_λ = κ·F` where `F` is the objective in this convention (`1` for λ-form).

@@ -43,12 +43,18 @@ pub enum IoError {
         path: PathBuf,
     },
     /// A binary problem needs exactly two classes.
-    #[error("{path}: a binary problem needs exactly two classes, found {found}: {labels}", path = .path.display())]
+    #[error(
+        "{path}: a binary problem needs exactly two classes, found {}{found}: {labels}",
+        if *.at_least { "at least " } else { "" },
+        path = .path.display()
+    )]
     NotBinary {
         /// The file.
         path: PathBuf,
-        /// How many distinct labels there are.
+        /// How many distinct labels there are (at least, when `at_least`).
         found: usize,
+        /// The file has more distinct labels than were counted.
+        at_least: bool,
         /// The distinct labels (up to a few).
         labels: String,
     },

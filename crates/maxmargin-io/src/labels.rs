@@ -50,6 +50,7 @@ impl BinaryLabels {
             other => Err(IoError::NotBinary {
                 path: source.to_path_buf(),
                 found: other.len(),
+                at_least: other.len() > 8,
                 labels: other
                     .iter()
                     .map(ToString::to_string)

@@ -706,3 +706,40 @@ fn issue_23_edited_checkpoints_with_a_forged_checksum_never_panic() {
         }
     }
 }
+
+/// Issue 23, item 13: messages that misled now say what the user gave and what is so.
+#[test]
+fn issue_23_messages_name_what_the_user_gave() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = |n: &str| tmp.path().join(n);
+    let heart = super::heart(tmp.path());
+    let out = p("x.model");
+    let err = fails(&["train", s(&heart), "-o", s(&out), "-c", "1e308"], 1);
+    assert!(err.contains("C: too large: λ = 1/(C·n) is 0"), "{err}");
+    let many: String = (0..100).map(|i| format!("{i} 1:1\n")).collect();
+    std::fs::write(p("many.svm"), many).unwrap();
+    let err = fails(&["train", s(&p("many.svm")), "-o", s(&out)], 1);
+    assert!(err.contains("found at least 9: 0, 1"), "{err}");
+    std::fs::write(p("ml.svm"), "4000000000 1:1\n1 1:2\n").unwrap();
+    let err = fails(
+        &[
+            "train",
+            "--task",
+            "multilabel",
+            s(&p("ml.svm")),
+            "-o",
+            s(&out),
+        ],
+        1,
+    );
+    assert!(err.contains("got 4000000000 (the largest in"), "{err}");
+    let one: String = std::iter::once("+1 1:1\n".to_string())
+        .chain((0..50).map(|i| format!("-1 1:{}\n", i % 3)))
+        .collect();
+    std::fs::write(p("one.svm"), one).unwrap();
+    let err = fails(&["cv", s(&p("one.svm"))], 1);
+    assert!(
+        err.contains("class 1 has 1 row: the fold that tests it would train without it"),
+        "{err}"
+    );
+}

@@ -91,6 +91,7 @@ impl LinearSvm {
             return Err(IoError::NotBinary {
                 path: source,
                 found: 1,
+                at_least: false,
                 labels: labels.negative.to_string(),
             }
             .into());

@@ -186,6 +186,23 @@ fn stratified_folds(data: &LabeledData, k: usize, seed: u64) -> Result<Vec<usize
     let mut next = 0;
     for (c, class) in [-1.0, 1.0].into_iter().enumerate() {
         let members: Vec<usize> = (0..n).filter(|&i| y[i] == class).collect();
+        // Stratified, every fold's training rows hold both classes as soon as each has two rows.
+        if members.len() < 2 {
+            let label = if class > 0.0 {
+                labels.positive
+            } else {
+                labels.negative
+            };
+            return Err(IoError::Mismatch {
+                path: data.source.clone(),
+                message: format!(
+                    "class {label} has {} row: the fold that tests it would train without it; \
+                     cross-validation needs at least 2 rows of each class",
+                    members.len()
+                ),
+            }
+            .into());
+        }
         for &j in &maxmargin_optim::random::permutation(members.len(), seed.wrapping_add(c as u64))
         {
             fold_of[members[j]] = next % k;

@@ -234,6 +234,7 @@ impl Passes<'_> {
             None => Err(PassError::Io(IoError::NotBinary {
                 path: source.to_path_buf(),
                 found: 3,
+                at_least: false,
                 labels: format!(
                     "{}, {} and {label} at line {line}",
                     labels.negative, labels.positive

@@ -140,7 +140,8 @@ impl StructuredSvm {
         super::model::nonempty(data.labels.len(), &data.source)?;
         crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
         let l = maxmargin_io::multilabel::n_labels(data).max(1);
-        crate::limits::check_labels(&data.source, "label number", l, &data.labels)?;
+        // Multilabel labels count from 0: the largest is one below their number.
+        crate::limits::check_labels(&data.source, "label number", l - 1, &data.labels)?;
         let d = data.x.n_features();
         let mut warnings = Vec::new();
         let (scaler, scaled) = self.scaled(&data.x, &mut warnings)?;
