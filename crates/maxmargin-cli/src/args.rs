@@ -20,7 +20,8 @@ pub(crate) enum Command {
     Predict {
         /// The model file.
         model: PathBuf,
-        /// LIBSVM data (plain or .gz).
+        /// LIBSVM data (plain or .gz); rows to predict need no label (a row may start with its features, or
+        /// with `?`).
         data: PathBuf,
         /// Write predictions here (atomically) instead of standard output.
         #[arg(short, long)]
@@ -136,10 +137,11 @@ pub(crate) enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
-    /// Fit a calibration (scores to probabilities) of a binary model on development data, never the
-    /// training data, and save the calibrated model (then `predict --probability` applies).
+    /// Fit a calibration (scores to probabilities) of a binary model (Platt or isotonic) or a multiclass
+    /// model (one-vs-rest Platt) on development data, never the training data, and save the calibrated model
+    /// (then `predict --probability` applies).
     Calibrate {
-        /// The binary model.
+        /// The binary or multiclass model.
         model: PathBuf,
         /// Labelled development data, disjoint from the training data.
         data: PathBuf,
@@ -355,7 +357,7 @@ pub(crate) struct CvCmd {
     /// Number of folds.
     #[arg(short = 'k', long, default_value_t = 5)]
     pub(crate) folds: usize,
-    /// A regularization path: increasing C values, comma-separated (e.g. 0.01,0.1,1,10); each fold's model
+    /// A regularization path: C values, comma-separated, in any order (run from the smallest) (e.g. 0.01,0.1,1,10); each fold's model
     /// at a C starts from its dual solution at the previous C (dcd).
     #[arg(long, value_delimiter = ',', conflicts_with_all = ["c", "lambda"])]
     pub(crate) c_path: Vec<f64>,

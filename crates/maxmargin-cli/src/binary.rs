@@ -171,7 +171,18 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<()> {
                 );
             }
             match best {
-                Some((c, v)) => out!("best C = {c} ({name} {v:.4}, the smallest C on a tie)"),
+                Some((c, v)) => {
+                    let tied = path
+                        .iter()
+                        .filter(|p| p.cv.mean(metric).is_some_and(|m| m.0 == v))
+                        .count();
+                    let tie = if tied > 1 {
+                        format!(", the smallest of {tied} tied C values")
+                    } else {
+                        String::new()
+                    };
+                    out!("best C = {c} ({name} {v:.4}{tie})");
+                }
                 None => out!("best C: none ({name} needs both classes in a fold's test rows)"),
             }
         }

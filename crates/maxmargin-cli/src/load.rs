@@ -49,10 +49,37 @@ pub(crate) fn read_for_model(
     classes: &[f64],
     n_features: usize,
 ) -> Result<maxmargin::io::libsvm::LabeledData> {
-    let data = libsvm::read(data_path)?;
+    fits_model(
+        libsvm::read(data_path)?,
+        data_path,
+        model_path,
+        classes,
+        n_features,
+    )
+}
+
+/// Reads rows to predict for a model, as [`read_for_model`]: a row may have no label (it starts with its
+/// features) or the placeholder `?`.
+pub(crate) fn read_to_predict(
+    data_path: &Path,
+    model_path: &Path,
+    classes: &[f64],
+    n_features: usize,
+) -> Result<maxmargin::io::libsvm::LabeledData> {
+    let data = libsvm::read_unlabelled(data_path)?;
+    fits_model(data, data_path, model_path, classes, n_features)
+}
+
+fn fits_model(
+    data: maxmargin::io::libsvm::LabeledData,
+    data_path: &Path,
+    model_path: &Path,
+    classes: &[f64],
+    n_features: usize,
+) -> Result<maxmargin::io::libsvm::LabeledData> {
     let mut seen: Vec<f64> = Vec::new();
     for (i, &l) in data.labels.iter().enumerate() {
-        if !seen.contains(&l) {
+        if !l.is_nan() && !seen.contains(&l) {
             seen.push(l);
             if seen.len() > classes.len() {
                 let names: Vec<String> = classes.iter().map(ToString::to_string).collect();

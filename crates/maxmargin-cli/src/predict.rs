@@ -2,7 +2,7 @@
 //! the model it is given to.
 
 use super::*;
-use crate::load::{Loaded, read_for_model};
+use crate::load::{Loaded, read_to_predict};
 
 /// A multiclass prediction as a JSON number (its class value).
 fn class_value(p: &maxmargin::structured_svm::Prediction) -> serde_json::Value {
@@ -21,7 +21,7 @@ fn multiclass_lines(
 ) -> Result<Vec<String>> {
     let loaded = Loaded::load(model_path)?;
     let (model, cal) = (loaded.model(), loaded.calibrated());
-    let data = read_for_model(data, model_path, &model.classes, model.n_features)?;
+    let data = read_to_predict(data, model_path, &model.classes, model.n_features)?;
     let preds = model.predict_multiclass(&data)?;
     let values = if scores {
         model.multiclass_scores(&data)?
@@ -114,7 +114,7 @@ pub(crate) fn predict(
         crate::tagger::predict(model_path, data)?
     } else if binary {
         let model = maxmargin::linear::DecisionModel::load(model_path)?;
-        let data = read_for_model(
+        let data = read_to_predict(
             data,
             model_path,
             &model.model.labels,

@@ -211,7 +211,7 @@ pub(crate) fn finished(
 pub fn predict(model_path: &std::path::Path, data: &std::path::Path) -> Result<Vec<String>> {
     let model = StructuredModel::load(model_path)?;
     let preds = match model.task {
-        Task::Multiclass => model.predict_multiclass(&crate::load::read_for_model(
+        Task::Multiclass => model.predict_multiclass(&crate::load::read_to_predict(
             data,
             model_path,
             &model.classes,

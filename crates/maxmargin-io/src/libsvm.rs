@@ -515,6 +515,41 @@ pub fn read(path: &Path) -> Result<LabeledData, IoError> {
     Ok(data)
 }
 
+/// A label for rows that are to be predicted: a number, or none (a line that starts with its features) or
+/// `?` as a placeholder, both read as NaN.
+///
+/// # Errors
+/// As [`parse_real_label`] for any other text.
+pub fn parse_label_or_none(tok: &str) -> Result<f64, String> {
+    if tok.is_empty() || tok == "?" {
+        Ok(f64::NAN)
+    } else {
+        parse_real_label(tok)
+    }
+}
+
+/// Reads rows to predict: as [`read`], where a row may have no label (it starts with its features) or the
+/// placeholder `?`, each read as NaN.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_unlabelled(path: &Path) -> Result<LabeledData, IoError> {
+    if crate::cache::is_cache(path) {
+        return crate::cache::read(path);
+    }
+    let reader = open_maybe_gz(path)?;
+    let mut data = read_in_pieces(
+        reader,
+        path,
+        parse_label_or_none,
+        PIECE_BYTES,
+        PIECES_PER_ROUND,
+        text_size(path).filter(|&n| n <= RESERVE_LIMIT),
+    )?;
+    data.x.shrink_to_fit();
+    Ok(data)
+}
+
 /// Writes a dataset in LIBSVM format (1-based indices, `qid:` where present), atomically.
 ///
 /// # Errors

@@ -54,6 +54,17 @@ pub fn warning(s: &Stopped, advice: &str) -> String {
         }
         None => format!("its objective {:.6} has no certificate", s.objective),
     };
+    // A run its budget stopped was not stopped by ε: the advice is the budget, not a smaller ε.
+    let advice = if matches!(
+        s.stop,
+        StopReason::MaxEpochs | StopReason::MaxIterations | StopReason::Time
+    ) {
+        advice
+            .replace("a smaller --epsilon, or ", "")
+            .replace(" or a smaller --epsilon", "")
+    } else {
+        advice.to_string()
+    };
     format!(
         "{} stopped {} after {:.1} passes, not converged: {how}; try {advice}",
         s.solver,

@@ -121,8 +121,31 @@ fn cv_reports_folds() {
         points[2]["cv"]["fold_accuracy"].as_array().unwrap().len(),
         3
     );
-    let err = fails(&["cv", s(&data), "--solver", "dcd", "--c-path", "1,0.1"], 1);
-    assert!(err.contains("increasing"), "{err}");
+    // Issue 23: a path in any order runs from the smallest C; a repeated C is refused.
+    let unsorted = ok(&[
+        "cv",
+        s(&data),
+        "-k",
+        "3",
+        "--c-path",
+        "1,0.01,0.1",
+        "--json",
+    ]);
+    let sorted = ok(&[
+        "cv",
+        s(&data),
+        "-k",
+        "3",
+        "--c-path",
+        "0.01,0.1,1",
+        "--json",
+    ]);
+    assert_eq!(unsorted, sorted);
+    let err = fails(
+        &["cv", s(&data), "--solver", "dcd", "--c-path", "1,0.1,1"],
+        1,
+    );
+    assert!(err.contains("distinct"), "{err}");
     // cv trains binary models: it offers no --task (a usage error, status 2).
     let err = fails(&["cv", s(&data), "--task", "chain"], 2);
     assert!(err.contains("--task"), "{err}");

@@ -233,13 +233,13 @@ pub struct PathPoint {
     pub objective: Vec<f64>,
 }
 
-/// A regularization path: for each `C` of `cs` (increasing), k-fold cross-validated accuracy, where each
+/// A regularization path: for each `C` of `cs` (in any order; run from the smallest), k-fold cross-validated accuracy, where each
 /// fold's model at a `C` starts from that fold's dual solution at the previous `C`, scaled by `C_new/C_old`
 /// (DCD; the other solvers start from scratch). The folds are those of [`cross_validate`] and run in parallel; the result does not
 /// depend on the number of threads.
 ///
 /// # Errors
-/// [`Error::Optim`] for an empty, non-increasing or non-positive `cs`, bad folds, or what training returns.
+/// [`Error::Optim`] for an empty `cs`, one with a repeated or non-positive value, bad folds, or what training returns.
 ///
 /// # Examples
 /// ```
@@ -259,6 +259,10 @@ pub fn regularization_path(
     seed: u64,
 ) -> Result<Vec<PathPoint>, Error> {
     use rayon::prelude::*;
+    // Given in any order, the path runs from the smallest C (each warm start then comes from a smaller C).
+    let mut sorted = cs.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let cs = sorted.as_slice();
     if cs.is_empty()
         || cs
             .windows(2)
@@ -267,7 +271,7 @@ pub fn regularization_path(
         return Err(OptimError::InvalidParam {
             name: "c path",
             value: format!("{cs:?}"),
-            reason: "must be a non-empty list of increasing values",
+            reason: "must be a non-empty list of distinct values",
         }
         .into());
     }

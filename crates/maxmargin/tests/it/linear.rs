@@ -357,7 +357,11 @@ fn regularization_path_warm_starts_and_matches_cold_cross_validation() {
             cold.accuracy
         );
     }
-    assert!(maxmargin::linear::regularization_path(&params, &data, &[1.0, 0.1], 4, 3).is_err());
+    // In any order the path runs from the smallest C; a repeated C is refused.
+    let unsorted =
+        maxmargin::linear::regularization_path(&params, &data, &[1.0, 0.1], 4, 3).unwrap();
+    assert_eq!((unsorted[0].c, unsorted[1].c), (0.1, 1.0));
+    assert!(maxmargin::linear::regularization_path(&params, &data, &[1.0, 1.0], 4, 3).is_err());
     assert!(maxmargin::linear::regularization_path(&params, &data, &[], 4, 3).is_err());
 }
 
