@@ -102,7 +102,18 @@ where
     let kind = run_kind(kind);
     let files = RankFiles::new(kind, made, params, comm, n_local);
     let run = match &plan.resume {
-        Some(path) => files.load_run(&files.mine(path)?)?,
+        Some(path) => {
+            let mine = files.mine(path)?;
+            let run = files.load_run(&mine)?;
+            // The decoded state is checked against this rank's share before any round reads it.
+            solver.check_state(problem, &run.state).map_err(|e| {
+                maxmargin_io::IoError::BadModel {
+                    path: mine.clone(),
+                    message: e.to_string(),
+                }
+            })?;
+            run
+        }
         None => {
             let state = init(solver)?;
             trainer.start(solver, problem, state)

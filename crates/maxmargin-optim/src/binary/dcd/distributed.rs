@@ -137,6 +137,11 @@ impl<'a> Solver<BinaryProblem<'a>> for DcdRanks<'_> {
         self.solver.init(problem)
     }
 
+    /// This rank's share, checked as one process's state (its boxes from the whole problem's `C`).
+    fn check_state(&self, problem: &BinaryProblem<'a>, st: &DcdState) -> Result<(), OptimError> {
+        self.solver.check_state(problem, st)
+    }
+
     fn step(&mut self, problem: &BinaryProblem<'a>, st: &mut DcdState) -> Result<(), OptimError> {
         let end = self.round(problem, st)?;
         st.iteration += 1;

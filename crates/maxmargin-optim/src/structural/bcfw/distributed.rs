@@ -124,6 +124,15 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwRank
         })
     }
 
+    /// This rank's blocks, checked as one process's state.
+    fn check_state(
+        &self,
+        problem: &StructProblem<'a, S>,
+        st: &BcfwRankState,
+    ) -> Result<(), OptimError> {
+        self.solver.check_state(problem, &st.local)
+    }
+
     fn step(
         &mut self,
         problem: &StructProblem<'a, S>,

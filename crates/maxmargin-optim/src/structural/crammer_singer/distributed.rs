@@ -83,6 +83,15 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSingerRanks<'_> {
         self.solver.init(problem)
     }
 
+    /// This rank's share, checked as one process's state.
+    fn check_state(
+        &self,
+        problem: Problem<'_, 'a>,
+        st: &CrammerSingerState,
+    ) -> Result<(), OptimError> {
+        self.solver.check_state(problem, st)
+    }
+
     fn step(
         &mut self,
         problem: Problem<'_, 'a>,
