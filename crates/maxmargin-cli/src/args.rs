@@ -153,7 +153,8 @@ pub(crate) enum Command {
         method: MethodArg,
     },
     /// Choose a binary model's score cut-off on development data, by expected cost, review capacity or
-    /// recall; it is stored in the model and used by predict and eval.
+    /// recall, or set it by hand (--at P on a calibrated model's probability, --at-score S); it is stored in
+    /// the model and used by predict and eval, and printed as a score and, when calibrated, a probability.
     Threshold {
         /// The binary (or calibrated) model.
         model: PathBuf,
@@ -163,17 +164,24 @@ pub(crate) enum Command {
         #[arg(short, long)]
         output: PathBuf,
         /// Cost of a missed positive (with --cost-fp).
-        #[arg(long, requires = "cost_fp", conflicts_with_all = ["max_flag_rate", "min_recall"])]
+        #[arg(long, requires = "cost_fp", conflicts_with_all = ["max_flag_rate", "min_recall", "at", "at_score"])]
         cost_fn: Option<f64>,
         /// Cost of a false alarm (with --cost-fn).
         #[arg(long, requires = "cost_fn")]
         cost_fp: Option<f64>,
         /// Flag at most this fraction of the rows (review capacity).
-        #[arg(long, conflicts_with = "min_recall")]
+        #[arg(long, conflicts_with_all = ["min_recall", "at", "at_score"])]
         max_flag_rate: Option<f64>,
         /// Catch at least this fraction of the positives, with as few flags as that allows.
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["at", "at_score"])]
         min_recall: Option<f64>,
+        /// Set the cut-off by hand on the calibrated probability: flag rows whose probability is at least P
+        /// (a calibrated model).
+        #[arg(long, value_name = "P", conflicts_with = "at_score")]
+        at: Option<f64>,
+        /// Set the cut-off by hand on the score: flag rows scoring above S.
+        #[arg(long, value_name = "S")]
+        at_score: Option<f64>,
     },
 }
 

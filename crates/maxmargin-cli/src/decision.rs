@@ -69,8 +69,12 @@ pub(crate) fn threshold(
     let (m, at) = m.choose_threshold(&dev, rule)?;
     m.save(output)?;
     let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
+    // On a calibrated model the cut-off is also a probability: both are printed.
+    let probability = m.calibration.as_ref().map_or_else(String::new, |c| {
+        format!(", probability {:.4}", c.map.probability(at.threshold))
+    });
     out!(
-        "threshold {}  (on {} rows of {}: precision {}, recall {}, flag rate {:.4})",
+        "threshold {}{probability}  (on {} rows of {}: precision {}, recall {}, flag rate {:.4})",
         at.threshold,
         dev.n_samples(),
         data.display(),

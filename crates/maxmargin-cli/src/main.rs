@@ -224,16 +224,28 @@ fn run(cli: Cli) -> Result<i32> {
             cost_fp,
             max_flag_rate,
             min_recall,
+            at,
+            at_score,
         } => {
-            let rule = match (cost_fn.zip(cost_fp), max_flag_rate, min_recall) {
-                (Some((a, b)), None, None) => maxmargin::linear::ThresholdRule::Cost {
+            use maxmargin::linear::ThresholdRule as R;
+            let rule = match (
+                cost_fn.zip(cost_fp),
+                max_flag_rate,
+                min_recall,
+                at,
+                at_score,
+            ) {
+                (Some((a, b)), None, None, None, None) => R::Cost {
                     false_negative: a,
                     false_positive: b,
                 },
-                (None, Some(r), None) => maxmargin::linear::ThresholdRule::MaxFlagRate(r),
-                (None, None, Some(r)) => maxmargin::linear::ThresholdRule::MinRecall(r),
+                (None, Some(r), None, None, None) => R::MaxFlagRate(r),
+                (None, None, Some(r), None, None) => R::MinRecall(r),
+                (None, None, None, Some(p), None) => R::AtProbability(p),
+                (None, None, None, None, Some(s)) => R::AtScore(s),
                 _ => bail!(
-                    "threshold needs one rule: --cost-fn A --cost-fp B, --max-flag-rate R or --min-recall R"
+                    "threshold needs one rule: --cost-fn A --cost-fp B, --max-flag-rate R, --min-recall R, --at P \
+                     or --at-score S"
                 ),
             };
             decision::threshold(&model, &data, &output, rule).map(|()| 0)

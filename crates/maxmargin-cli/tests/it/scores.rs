@@ -309,3 +309,78 @@ fn multiclass_calibration_gives_probabilities_that_beat_raw_margins() {
     );
     assert!(err.contains("threshold binary ones"), "{err}");
 }
+
+/// Issue 23, a first workflow: a cut-off set by hand, on the calibrated probability (`--at P`, both maps) or
+/// on the score (`--at-score S`), flags exactly the rows at or above it; both the score and the probability
+/// are printed; `--at` on an uncalibrated model says why it cannot apply.
+#[test]
+fn issue_23_a_threshold_set_by_hand_flags_the_rows_above_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = super::heart(tmp.path());
+    let m = |n: &str| tmp.path().join(n);
+    ok(&["train", s(&data), "-o", s(&m("h.model")), "-q"]);
+    for method in ["platt", "isotonic"] {
+        let cal = m(&format!("{method}.model"));
+        ok(&[
+            "calibrate",
+            s(&m("h.model")),
+            s(&data),
+            "--method",
+            method,
+            "-o",
+            s(&cal),
+        ]);
+        let at = m("at.model");
+        let said = ok(&["threshold", s(&cal), s(&data), "--at", "0.5", "-o", s(&at)]);
+        assert!(said.contains(", probability "), "{said}");
+        let flagged = ok(&["predict", s(&at), s(&data)])
+            .lines()
+            .filter(|l| *l == "1")
+            .count();
+        let sure = ok(&["predict", s(&cal), s(&data), "--probability"])
+            .lines()
+            .filter(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .is_some_and(|p| p.parse::<f64>().unwrap() >= 0.5)
+            })
+            .count();
+        assert_eq!(flagged, sure, "{method}: {said}");
+    }
+    let at = m("score.model");
+    ok(&[
+        "threshold",
+        s(&m("h.model")),
+        s(&data),
+        "--at-score",
+        "0.3",
+        "-o",
+        s(&at),
+    ]);
+    let flagged = ok(&["predict", s(&at), s(&data)])
+        .lines()
+        .filter(|l| *l == "1")
+        .count();
+    let above = ok(&["predict", s(&m("h.model")), s(&data), "--scores"])
+        .lines()
+        .filter(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .is_some_and(|v| v.parse::<f64>().unwrap() > 0.3)
+        })
+        .count();
+    assert_eq!(flagged, above);
+    let err = fails(
+        &[
+            "threshold",
+            s(&m("h.model")),
+            s(&data),
+            "--at",
+            "0.5",
+            "-o",
+            s(&at),
+        ],
+        1,
+    );
+    assert!(err.contains("--at P needs a calibrated model"), "{err}");
+}

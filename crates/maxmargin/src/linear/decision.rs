@@ -78,6 +78,46 @@ pub enum ThresholdRule {
     MaxFlagRate(f64),
     /// The highest cut-off that still catches at least this fraction of the positives.
     MinRecall(f64),
+    /// A cut-off set by hand on the score: rows scoring above it are flagged.
+    AtScore(f64),
+    /// A cut-off set by hand on the calibrated probability: rows whose probability is at least this are
+    /// flagged (the model must be calibrated).
+    AtProbability(f64),
+}
+
+impl CalibrationMap {
+    /// The score cut-off `s` such that a row is flagged (`score > s`) exactly when its probability is at
+    /// least `p` (both maps are monotone): `f64::MIN` when every score reaches `p`, `f64::MAX` when none does.
+    pub fn score_at(&self, p: f64) -> f64 {
+        match self {
+            Self::Platt(m) => {
+                // P(s) = 1 / (1 + exp(a s + b)), increasing in s when a < 0.
+                let s = ((1.0 / p - 1.0).ln() - m.b) / m.a;
+                if s.is_finite() {
+                    // Flag where P(score) ≥ p: the largest score below the crossing.
+                    s.next_down()
+                } else if (m.a < 0.0) == (s > 0.0) {
+                    f64::MAX
+                } else {
+                    f64::MIN
+                }
+            }
+            Self::Isotonic(m) => match m.values.iter().position(|&v| v >= p) {
+                // Scores above block k − 1's upper end fall in block k or later.
+                Some(0) => f64::MIN,
+                Some(k) => m.upper[k - 1],
+                None => f64::MAX,
+            },
+        }
+    }
+
+    /// The probability of a score.
+    pub fn probability(&self, score: f64) -> f64 {
+        match self {
+            Self::Platt(m) => m.probability(score),
+            Self::Isotonic(m) => m.probability(score),
+        }
+    }
 }
 
 /// What the chosen cut-off does on the development rows.
@@ -213,12 +253,39 @@ impl DecisionModel {
                     }
                 }
             }
-            ThresholdRule::MaxFlagRate(r) | ThresholdRule::MinRecall(r) => {
+            ThresholdRule::MaxFlagRate(r)
+            | ThresholdRule::MinRecall(r)
+            | ThresholdRule::AtProbability(r) => {
                 if !(0.0..=1.0).contains(&r) {
                     return Err(bad(r, "must be a fraction in [0, 1]"));
                 }
             }
+            ThresholdRule::AtScore(s) => {
+                if !s.is_finite() {
+                    return Err(bad(s, "a score cut-off must be finite"));
+                }
+            }
         }
+        let by_hand = match (rule, &self.calibration) {
+            (ThresholdRule::AtScore(s), _) => Some(s),
+            (ThresholdRule::AtProbability(p), Some(c)) => {
+                if matches!(&c.map, CalibrationMap::Platt(m) if m.a >= 0.0) {
+                    return Err(bad(
+                        p,
+                        "cannot be a score cut-off: this model's Platt map does not increase with the score",
+                    ));
+                }
+                Some(c.map.score_at(p))
+            }
+            (ThresholdRule::AtProbability(p), None) => {
+                return Err(bad(
+                    p,
+                    "--at P needs a calibrated model (run maxmargin calibrate first), or set the cut-off \
+                     on the score with --at-score",
+                ));
+            }
+            _ => None,
+        };
         let (scores, positive) = self.scored(dev)?;
         let n = scores.len();
         let n_pos = positive.iter().filter(|&&p| p).count();
@@ -262,8 +329,19 @@ impl DecisionModel {
                 .iter()
                 .find(|c| c.1 as f64 >= r * n_pos as f64 - 1e-9)
                 .copied(),
+            ThresholdRule::AtScore(_) | ThresholdRule::AtProbability(_) => None,
         };
-        let (flagged, tp, cut) = pick.unwrap_or(candidates[0]);
+        let (flagged, tp, cut) = match by_hand {
+            Some(cut) => {
+                let flags = || (0..n).filter(|&i| scores[i] > cut);
+                (
+                    flags().count(),
+                    flags().filter(|&i| positive[i]).count(),
+                    cut,
+                )
+            }
+            None => pick.unwrap_or(candidates[0]),
+        };
         let rule_text = match rule {
             ThresholdRule::Cost {
                 false_negative,
@@ -271,6 +349,8 @@ impl DecisionModel {
             } => format!("cost fn={false_negative} fp={false_positive}"),
             ThresholdRule::MaxFlagRate(r) => format!("max flag rate {r}"),
             ThresholdRule::MinRecall(r) => format!("min recall {r}"),
+            ThresholdRule::AtScore(s) => format!("at score {s}"),
+            ThresholdRule::AtProbability(p) => format!("at probability {p}"),
         };
         self.threshold = Some(Threshold {
             score: cut,
