@@ -98,15 +98,20 @@ pub(crate) enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
-    /// Convert a model between maxmargin and LIBLINEAR (binary and multiclass, with or without bias), in
-    /// whichever direction IN is: a maxmargin model becomes LIBLINEAR's text format, a LIBLINEAR model a
-    /// maxmargin model file (JSON for a .json OUT).
+    /// Convert a model between maxmargin and LIBLINEAR (binary and multiclass, with or without bias), or
+    /// between maxmargin's two encodings. The output's format is --to's, else OUT's extension: a .json OUT is
+    /// a maxmargin JSON model, whatever IN is; any other OUT is LIBLINEAR text for a maxmargin IN and a
+    /// maxmargin (binary-encoded) model for a LIBLINEAR IN.
     Convert {
         /// A maxmargin model or a LIBLINEAR model file.
         input: PathBuf,
         /// The converted model.
         #[arg(short, long)]
         output: PathBuf,
+        /// The output format: liblinear (text), json or bin (maxmargin's encodings; json needs a .json OUT,
+        /// bin any other name).
+        #[arg(long, value_enum)]
+        to: Option<ConvertTo>,
     },
     /// Look at a binary model's boundary through labelled rows: how many are beyond the margin, on it, inside
     /// it and misclassified; the rows nearest the boundary and the margin violators (line numbers, scores,
@@ -183,6 +188,17 @@ pub(crate) enum Command {
         #[arg(long, value_name = "S")]
         at_score: Option<f64>,
     },
+}
+
+/// What `convert --to` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ConvertTo {
+    /// LIBLINEAR's text model format.
+    Liblinear,
+    /// A maxmargin model, JSON.
+    Json,
+    /// A maxmargin model, binary (bincode).
+    Bin,
 }
 
 /// What `calibrate --method` accepts.

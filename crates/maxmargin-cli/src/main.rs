@@ -193,7 +193,7 @@ fn run(cli: Cli) -> Result<i32> {
             );
             Ok(0)
         }
-        Command::Convert { input, output } => convert::run(&input, &output).map(|()| 0),
+        Command::Convert { input, output, to } => convert::run(&input, &output, to).map(|()| 0),
         Command::Inspect {
             model,
             data,

@@ -56,7 +56,7 @@ fn files(command: &Command) -> (Named<'_>, Named<'_>) {
             inputs.push(("DATA", data));
             outputs.push(("-o", output));
         }
-        Command::Convert { input, output } => {
+        Command::Convert { input, output, .. } => {
             inputs.push(("INPUT", input));
             outputs.push(("-o", output));
         }

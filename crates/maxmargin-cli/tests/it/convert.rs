@@ -176,3 +176,65 @@ fn what_liblinear_cannot_hold_or_is_not_a_model_is_refused() {
     let err = fails(&["convert", s(&chain), "-o", s(&out)], 1);
     assert!(err.contains("a chain model has no LIBLINEAR form"), "{err}");
 }
+
+/// Issue 23, a first workflow: the output format follows `--to`, else the extension; `convert M -o M.json`
+/// wrote LIBLINEAR text into a .json file.
+#[test]
+fn issue_23_the_output_format_follows_to_or_the_extension() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let p = |n: &str| tmp.path().join(n);
+    ok(&["train", s(&data), "-o", s(&p("h.model")), "-q"]);
+    ok(&["convert", s(&p("h.model")), "-o", s(&p("h.json"))]);
+    let json = std::fs::read_to_string(p("h.json")).unwrap();
+    assert!(json.trim_start().starts_with('{'), "{json}");
+    ok(&["convert", s(&p("h.model")), "-o", s(&p("h.txt"))]);
+    assert!(
+        std::fs::read_to_string(p("h.txt"))
+            .unwrap()
+            .starts_with("solver_type")
+    );
+    ok(&["convert", s(&p("h.txt")), "-o", s(&p("back.json"))]);
+    assert_eq!(
+        ok(&["predict", s(&p("back.json")), s(&data)]),
+        ok(&["predict", s(&p("h.model")), s(&data)])
+    );
+    for (args, expected) in [
+        (
+            vec![
+                "convert",
+                s(&p("h.txt")),
+                "-o",
+                s(&p("x.model")),
+                "--to",
+                "json",
+            ],
+            "name the output *.json",
+        ),
+        (
+            vec![
+                "convert",
+                s(&p("h.model")),
+                "-o",
+                s(&p("x.json")),
+                "--to",
+                "liblinear",
+            ],
+            "does not write JSON",
+        ),
+        (
+            vec![
+                "convert",
+                s(&p("h.txt")),
+                "-o",
+                s(&p("y.txt")),
+                "--to",
+                "liblinear",
+            ],
+            "not a maxmargin model",
+        ),
+    ] {
+        let err = fails(&args, 1);
+        assert!(err.contains(expected), "{args:?}: {err}");
+    }
+}
