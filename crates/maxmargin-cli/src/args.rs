@@ -38,6 +38,10 @@ pub(crate) enum Command {
         /// Also the probability of the positive label, for a calibrated binary model (see calibrate).
         #[arg(long)]
         probability: bool,
+        /// The data's format, as train took it (libsvm, multilabel, svm-hmm, conll); it must be the one the
+        /// model reads, which is also what is read when it is not given.
+        #[arg(long, value_enum)]
+        format: Option<FormatArg>,
     },
     /// Accuracy, counts, and with --lambda the primal objective, of a model on labelled data.
     Eval {
@@ -59,6 +63,10 @@ pub(crate) enum Command {
         /// A file with one group name per row of the data, for the same per-group measures.
         #[arg(long)]
         groups: Option<PathBuf>,
+        /// The data's format, as train took it (libsvm, multilabel, svm-hmm, conll); it must be the one the
+        /// model reads, which is also what is read when it is not given.
+        #[arg(long, value_enum)]
+        format: Option<FormatArg>,
     },
     /// Stratified, seeded k-fold cross-validation of a binary linear SVM (any of train's flags): accuracy per
     /// fold and their mean, or with --c-path, per C along a warm-started regularization path.

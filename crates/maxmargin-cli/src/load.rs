@@ -4,6 +4,30 @@
 use super::*;
 use maxmargin::StructuredModel;
 
+/// Refuses a `--format` other than the one the model at `path` reads (the flag `train` took, accepted by
+/// `predict` and `eval` where it means the same).
+pub(crate) fn check_format(path: &Path, format: Option<FormatArg>) -> Result<()> {
+    let Some(given) = format else {
+        return Ok(());
+    };
+    let kind = maxmargin::io::model_file::read_header(path)?.kind;
+    let reads = match kind.as_str() {
+        "multilabel" => FormatArg::Multilabel,
+        "chain" => FormatArg::SvmHmm,
+        k if k == maxmargin::tagger::TAGGER_KIND => FormatArg::Conll,
+        _ => FormatArg::Libsvm,
+    };
+    if given != reads {
+        bail!(
+            "{}: a {kind} model reads {} data, not --format {}",
+            path.display(),
+            reads.name(),
+            given.name()
+        );
+    }
+    Ok(())
+}
+
 /// A structured model file, read once: a calibrated multiclass file (kind `multiclass-decision`) as the
 /// calibrated model, any other as its model.
 pub(crate) enum Loaded {

@@ -152,13 +152,17 @@ fn run(cli: Cli) -> Result<i32> {
             scores,
             json,
             probability,
-        } => predict(
-            &model,
-            &data,
-            output.as_deref(),
-            (scores, json, probability),
-        )
-        .map(|()| 0),
+            format,
+        } => crate::load::check_format(&model, format)
+            .and_then(|()| {
+                predict(
+                    &model,
+                    &data,
+                    output.as_deref(),
+                    (scores, json, probability),
+                )
+            })
+            .map(|()| 0),
         Command::Eval {
             model,
             data,
@@ -166,7 +170,9 @@ fn run(cli: Cli) -> Result<i32> {
             json,
             group_by,
             groups,
+            format,
         } => {
+            crate::load::check_format(&model, format)?;
             let grouping = groups::from_flags(group_by, groups.as_deref());
             eval(&model, &data, lambda, json, grouping.as_ref()).map(|()| 0)
         }

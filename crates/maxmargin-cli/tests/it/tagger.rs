@@ -289,3 +289,36 @@ fn ner_layout_with_docstart_lines() {
         "{tagged}"
     );
 }
+
+/// Issue 23, a first workflow: `eval` and `predict` take the `--format` train took (it was "unexpected
+/// argument"), and refuse one the model does not read.
+#[test]
+fn issue_23_eval_and_predict_take_the_format_train_took() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = tmp.path().join("chunker.mm");
+    let (train, test) = (head("train.txt"), head("test.txt"));
+    ok(&[
+        "train",
+        s(&train),
+        "--task",
+        "chain",
+        "--format",
+        "conll",
+        "--max-passes",
+        "3",
+        "-o",
+        s(&model),
+        "-q",
+    ]);
+    let with = ok(&["eval", s(&model), s(&test), "--format", "conll", "--json"]);
+    assert_eq!(with, ok(&["eval", s(&model), s(&test), "--json"]));
+    assert_eq!(
+        ok(&["predict", s(&model), s(&test), "--format", "conll"]),
+        ok(&["predict", s(&model), s(&test)])
+    );
+    let err = fails(&["eval", s(&model), s(&test), "--format", "libsvm"], 1);
+    assert!(
+        err.contains("model reads conll data, not --format libsvm"),
+        "{err}"
+    );
+}
