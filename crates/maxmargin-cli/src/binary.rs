@@ -117,6 +117,7 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<()> {
     let chosen = if cmd.c_path.is_empty() {
         let svm = params.clone().check()?;
         let cv = maxmargin::linear::cross_validate(&svm, &data, cmd.folds, args.seed)?;
+        warn_unconverged(&[(None, &cv)], cmd.folds);
         if cmd.json {
             out!("{}", serde_json::to_string(&cv)?);
         } else {
@@ -147,6 +148,8 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<()> {
             cmd.folds,
             args.seed,
         )?;
+        let cvs: Vec<_> = path.iter().map(|p| (Some(p.c), &p.cv)).collect();
+        warn_unconverged(&cvs, cmd.folds);
         let best = maxmargin::linear::best_c(&path, metric);
         if cmd.json {
             // Today's array of points, each with the chosen metric's mean and whether it is the best C.
@@ -271,6 +274,26 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
         (&model, &trace, &warnings),
         what,
     )
+}
+
+/// One `warning:` line for the folds (at each C) whose models stopped short of their certified gap: their
+/// measures are of unconverged models (`train -c 100` warned, `cv -c 100` said nothing).
+fn warn_unconverged(cvs: &[(Option<f64>, &maxmargin::linear::CrossValidation)], k: usize) {
+    let short: Vec<String> = cvs
+        .iter()
+        .filter(|(_, cv)| cv.unconverged() > 0)
+        .map(|(c, cv)| match c {
+            Some(c) => format!("{} of {k} at C={c}", cv.unconverged()),
+            None => format!("{} of {k}", cv.unconverged()),
+        })
+        .collect();
+    if !short.is_empty() {
+        note!(
+            "warning: folds stopped short of convergence ({}): their measures are of unconverged models; \
+             try more passes (--epochs), --scale maxabs or a smaller C",
+            short.join(", ")
+        );
+    }
 }
 
 /// The progress bar of a binary run with `params`' budget.

@@ -152,3 +152,31 @@ fn cv_reports_folds() {
     let err = fails(&["cv", s(&data), "--resume", "x.ckpt"], 1);
     assert!(err.contains("--resume does not apply to cv"), "{err}");
 }
+
+/// Issue 23, a first workflow: folds that stop short of convergence are said (`train -c 100` warned, `cv -c
+/// 100` did not), and `--json` says per fold and overall whether they converged.
+#[test]
+fn issue_23_cv_says_when_folds_stop_short_of_convergence() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let o = maxmargin(&["cv", s(&data), "-c", "100", "--epochs", "5"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("warning: folds stopped short of convergence (5 of 5)"),
+        "{err}"
+    );
+    let o = maxmargin(&["cv", s(&data), "--epochs", "5", "--c-path", "0.1,100"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("at C=100"), "{err}");
+    let json: serde_json::Value = serde_json::from_str(&ok(&["cv", s(&data), "--json"])).unwrap();
+    assert_eq!(json["converged"], true);
+    assert!(
+        json["folds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["converged"] == true)
+    );
+    let quiet = maxmargin(&["cv", s(&data)]);
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("warning"));
+}

@@ -14,6 +14,9 @@ pub struct CrossValidation {
     /// Every measure of each fold's test rows, in fold order.
     #[serde(default)]
     pub folds: Vec<FoldMetrics>,
+    /// Whether every fold's model converged.
+    #[serde(default)]
+    pub converged: bool,
 }
 
 /// A fold's test measures: the decision at the model's threshold (accuracy, F1) and the ranking (ROC AUC,
@@ -28,6 +31,10 @@ pub struct FoldMetrics {
     pub roc_auc: Option<f64>,
     /// Average precision.
     pub average_precision: Option<f64>,
+    /// Whether the fold's model reached the certified gap it was asked for (its measures are of an
+    /// unconverged model otherwise).
+    #[serde(default)]
+    pub converged: bool,
 }
 
 /// The measure cross-validation chooses `C` by.
@@ -67,12 +74,13 @@ impl Metric {
 }
 
 impl FoldMetrics {
-    fn of(e: &super::Evaluation) -> Self {
+    fn of(e: &super::Evaluation, converged: bool) -> Self {
         Self {
             accuracy: e.accuracy,
             f1: e.f1,
             roc_auc: e.roc_auc,
             average_precision: e.average_precision,
+            converged,
         }
     }
 }
@@ -132,7 +140,10 @@ pub fn cross_validate(
         .map(|f| {
             let (train, test) = split(data, &fold_of, f);
             let model = svm.fit(&train)?;
-            Ok(FoldMetrics::of(&model.evaluate(&test, None)?))
+            Ok(FoldMetrics::of(
+                &model.evaluate(&test, None)?,
+                model.training.converged,
+            ))
         })
         .collect::<Result<Vec<FoldMetrics>, Error>>()?;
     Ok(CrossValidation::from_folds(fold_accuracy))
@@ -154,11 +165,17 @@ impl CrossValidation {
         let fold_accuracy: Vec<f64> = folds.iter().map(|f| f.accuracy).collect();
         let (accuracy, std) = mean_sd(&fold_accuracy).unwrap_or((0.0, 0.0));
         Self {
+            converged: folds.iter().all(|f| f.converged),
             fold_accuracy,
             accuracy,
             std,
             folds,
         }
+    }
+
+    /// Folds whose model stopped short of its certified gap.
+    pub fn unconverged(&self) -> usize {
+        self.folds.iter().filter(|f| !f.converged).count()
     }
 
     /// The mean and standard deviation of `metric` over the folds that have it (ranking measures need both
@@ -295,8 +312,9 @@ pub fn regularization_path(
                         });
                         let (report, dual) = svm.fit_in_pool(&train, alpha.as_deref(), &mut ())?;
                         previous = dual.map(|d| (d, lambda));
-                        let metrics = FoldMetrics::of(&report.model.evaluate(&test, None)?);
                         let t = &report.model.training;
+                        let metrics =
+                            FoldMetrics::of(&report.model.evaluate(&test, None)?, t.converged);
                         Ok((metrics, t.epochs, t.objective))
                     })
                     .collect::<Result<Vec<_>, Error>>()
