@@ -163,7 +163,15 @@ pub fn from_liblinear(lib: &LiblinearModel, source: &Path) -> Result<Imported, E
         .into());
     }
     if lib.columns == 1 {
-        let w: Vec<f64> = (0..d).map(|j| lib.weight(j, 0)).collect();
+        // LIBLINEAR's decision `f > 0` means its first label; ours means the larger label. When the first
+        // label is the smaller one (`label -1 1`, common: the order of first appearance), the weights change
+        // sign so that the same rows get the same labels.
+        let sign = if lib.labels[0] < lib.labels[1] {
+            -1.0
+        } else {
+            1.0
+        };
+        let w: Vec<f64> = (0..d).map(|j| sign * lib.weight(j, 0)).collect();
         let bias = if lib.bias >= 0.0 {
             Bias::Feature
         } else {
@@ -172,8 +180,12 @@ pub fn from_liblinear(lib: &LiblinearModel, source: &Path) -> Result<Imported, E
         let params = LinearSvmParams::new().bias(bias);
         return Ok(Imported::Binary(LinearModel {
             w,
-            b: bias_of(0),
-            labels: [lib.labels[1], lib.labels[0]],
+            b: sign * bias_of(0),
+            labels: if sign < 0.0 {
+                [lib.labels[0], lib.labels[1]]
+            } else {
+                [lib.labels[1], lib.labels[0]]
+            },
             n_features: d,
             bias,
             lambda: 1.0,

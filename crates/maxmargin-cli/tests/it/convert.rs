@@ -238,3 +238,37 @@ fn issue_23_the_output_format_follows_to_or_the_extension() {
         assert!(err.contains(expected), "{args:?}: {err}");
     }
 }
+
+/// A LIBLINEAR binary model whose first label is the smaller (`label -1 1`, LIBLINEAR's order of first
+/// appearance) converts to a model that loads and predicts as LIBLINEAR's rule does (it was written with its
+/// labels decreasing, and no command could load it).
+#[test]
+fn a_liblinear_model_whose_first_label_is_the_smaller_converts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lib_path = tmp.path().join("ll.txt");
+    let text = "solver_type L2R_L1LOSS_SVC_DUAL\nnr_class 2\nlabel -1 1\nnr_feature 2\nbias 1\nw\n0.5 \n-0.25 \n0.1 \n";
+    std::fs::write(&lib_path, text).unwrap();
+    let data = tmp.path().join("d.svm");
+    let rows_text = "1 1:1 2:0\n-1 1:-1 2:1\n1 1:0.1 2:0.9\n-1 1:-0.4 2:-2\n";
+    std::fs::write(&data, rows_text).unwrap();
+    let model = tmp.path().join("m.model");
+    ok(&["convert", s(&lib_path), "-o", s(&model)]);
+    let lib = LiblinearModel::read(&lib_path).unwrap();
+    let expected: Vec<f64> = rows(rows_text, 2)
+        .iter()
+        .map(|x| liblinear_predict(&lib, x))
+        .collect();
+    assert_eq!(
+        predictions(&ok(&["predict", s(&model), s(&data)])),
+        expected
+    );
+    // And back: LIBLINEAR's rule on the written file gives the same labels.
+    let back = tmp.path().join("back.txt");
+    ok(&["convert", s(&model), "-o", s(&back)]);
+    let again = LiblinearModel::read(&back).unwrap();
+    let back_preds: Vec<f64> = rows(rows_text, 2)
+        .iter()
+        .map(|x| liblinear_predict(&again, x))
+        .collect();
+    assert_eq!(back_preds, expected);
+}
