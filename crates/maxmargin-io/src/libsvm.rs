@@ -499,6 +499,14 @@ use crate::lines::check_line_length;
 /// # Ok(()) }
 /// ```
 pub fn read(path: &Path) -> Result<LabeledData, IoError> {
+    read_labelled_by(path, parse_real_label)
+}
+
+/// A cache, or a text file read in parallel pieces with `parse_label`.
+fn read_labelled_by(
+    path: &Path,
+    parse_label: fn(&str) -> Result<f64, String>,
+) -> Result<LabeledData, IoError> {
     if crate::cache::is_cache(path) {
         return crate::cache::read(path);
     }
@@ -506,7 +514,7 @@ pub fn read(path: &Path) -> Result<LabeledData, IoError> {
     let mut data = read_in_pieces(
         reader,
         path,
-        parse_real_label,
+        parse_label,
         PIECE_BYTES,
         PIECES_PER_ROUND,
         text_size(path).filter(|&n| n <= RESERVE_LIMIT),
@@ -534,20 +542,7 @@ pub fn parse_label_or_none(tok: &str) -> Result<f64, String> {
 /// # Errors
 /// As [`read`].
 pub fn read_unlabelled(path: &Path) -> Result<LabeledData, IoError> {
-    if crate::cache::is_cache(path) {
-        return crate::cache::read(path);
-    }
-    let reader = open_maybe_gz(path)?;
-    let mut data = read_in_pieces(
-        reader,
-        path,
-        parse_label_or_none,
-        PIECE_BYTES,
-        PIECES_PER_ROUND,
-        text_size(path).filter(|&n| n <= RESERVE_LIMIT),
-    )?;
-    data.x.shrink_to_fit();
-    Ok(data)
+    read_labelled_by(path, parse_label_or_none)
 }
 
 /// Writes a dataset in LIBSVM format (1-based indices, `qid:` where present), atomically.

@@ -133,3 +133,11 @@ pub(crate) fn fits(ok: bool, what: &'static str) -> Result<(), OptimError> {
 pub(crate) fn all_finite(v: &[f64]) -> bool {
     v.iter().all(|x| x.is_finite())
 }
+
+/// Every index below `n` and none twice (an active set, a permutation's part).
+pub(crate) fn distinct_below(indices: &[usize], n: usize) -> bool {
+    let mut seen = vec![false; n];
+    indices
+        .iter()
+        .all(|&i| i < n && !std::mem::replace(&mut seen[i], true))
+}

@@ -86,15 +86,11 @@ impl Sampler {
 
     /// Whether a decoded sampler draws from `n` examples and its order is a permutation of them.
     pub(crate) fn fits(&self, n: usize) -> bool {
-        let mut seen = vec![false; if self.order.is_empty() { 0 } else { n }];
         self.n == n
             && n > 0
             && (self.order.is_empty() || self.order.len() == n)
             && self.pos <= self.order.len()
-            && self
-                .order
-                .iter()
-                .all(|&i| i < n && !std::mem::replace(&mut seen[i], true))
+            && crate::error::distinct_below(&self.order, n)
             && (self.sampling == Sampling::Permutation) != self.order.is_empty()
     }
 

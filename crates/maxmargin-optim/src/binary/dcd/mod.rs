@@ -41,7 +41,7 @@
 //! **Warm start.** [`Dcd::warm_state`] starts from a previous dual (clipped into the new box, `w` rebuilt from
 //! it), e.g. the solution at a smaller `C` on a regularization path.
 
-use crate::error::{OptimError, all_finite, check_epsilon, fits, invalid};
+use crate::error::{OptimError, all_finite, check_epsilon, distinct_below, fits, invalid};
 use crate::problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
 use crate::trainer::{Certificate, Progress, Solver, StepDetail, StopReason};
 use rand::seq::SliceRandom;
@@ -420,13 +420,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
                     .all(|(&a, &u)| a.is_finite() && a >= -1e-12 && a <= u + 1e-12 * u.max(1.0)),
             "alpha",
         )?;
-        let mut seen = vec![false; n];
-        fits(
-            st.active
-                .iter()
-                .all(|&i| i < n && !std::mem::replace(&mut seen[i], true)),
-            "the active set",
-        )?;
+        fits(distinct_below(&st.active, n), "the active set")?;
         fits(st.b.is_finite() && st.b_step.is_finite(), "the intercept")
     }
 

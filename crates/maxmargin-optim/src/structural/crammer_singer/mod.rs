@@ -17,7 +17,7 @@
 //! The shrinking tolerance starts at `max(10ε, 1)` and halves each time the shrunk problem is solved, and
 //! everything is checked again before stopping. The duality gap is exact and reported.
 
-use crate::error::{OptimError, all_finite, check_epsilon, fits, invalid};
+use crate::error::{OptimError, all_finite, check_epsilon, distinct_below, fits, invalid};
 use crate::structural::problem::StructProblem;
 use crate::trainer::{Certificate, Progress, Solver, StopReason};
 use maxmargin_struct::{MulticlassSpace, OutputSpace};
@@ -312,13 +312,7 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
             "the rows' norms and costs (a checkpoint of other data?)",
         )?;
         fits(st.alpha.len() == n * k && all_finite(&st.alpha), "alpha")?;
-        let mut seen = vec![false; n];
-        fits(
-            st.active
-                .iter()
-                .all(|&i| i < n && !std::mem::replace(&mut seen[i], true)),
-            "the active set",
-        )?;
+        fits(distinct_below(&st.active, n), "the active set")?;
         fits(
             st.order.len() == n * k
                 && st.order.iter().all(|&m| (m as usize) < k)
