@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod convert;
+mod crafted;
 mod cv;
 mod demo;
 mod groups;
