@@ -30,15 +30,16 @@ pub(crate) enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
         /// Also the decision values: binary, one column (the positive label's); multiclass, one per class in
-        /// the model's class order, named by a `#` header line. Decision values are margins, not
-        /// probabilities.
+        /// the model's class order, named by a `#` header line. Decision values are margins (log-odds for a
+        /// logistic model), not probabilities.
         #[arg(long)]
         scores: bool,
         /// One JSON object per row: {"label": L} (with --scores also "score", or "scores" by class, with
         /// --probability "probability").
         #[arg(long)]
         json: bool,
-        /// Also the probability of the positive label, for a calibrated binary model (see calibrate).
+        /// Also the probability of the positive label, for a calibrated binary model (see calibrate) or a
+        /// logistic one (its own).
         #[arg(long)]
         probability: bool,
         /// The data's format, as train took it (libsvm, multilabel, svm-hmm, conll); it must be the one the
@@ -404,7 +405,8 @@ pub(crate) struct TrainArgs {
     /// Class weight LABEL=WEIGHT (repeatable): that class's losses count WEIGHT times, as LIBLINEAR's -wi.
     #[arg(short = 'w', long = "weight", value_parser = parse_class_weight, allow_hyphen_values = true, help_heading = "Common (every task)")]
     pub(crate) class_weights: Vec<(f64, f64)>,
-    /// hinge (default), or squared-hinge (with --solver dcd).
+    /// hinge (default), squared-hinge, or logistic (logistic regression: its scores are log-odds and
+    /// predict --probability gives its own probabilities), the last two with --solver dcd.
     #[arg(long, help_heading = "Binary training (--task binary)")]
     pub(crate) loss: Option<maxmargin::optim::BinaryLoss>,
     /// Return the evaluated model with the lowest objective instead of the final one.

@@ -30,6 +30,10 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
             "--loss squared-hinge",
             args.loss == Some(maxmargin::optim::BinaryLoss::SquaredHinge),
         ),
+        (
+            "--loss logistic",
+            args.loss == Some(maxmargin::optim::BinaryLoss::Logistic),
+        ),
         ("--warm-start", args.warm_start.is_some()),
     ];
     refuse(
@@ -262,8 +266,9 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
     bar.finish();
     model.save(output)?;
     let what = format!(
-        "{} on {} examples x {} features",
+        "{}{} on {} examples x {} features",
         svm.params().solver.kind(),
+        family(svm.params()),
         data.n_samples(),
         data.x.n_features()
     );
@@ -335,6 +340,15 @@ pub(crate) fn train_streamed(cmd: &TrainCmd, dir: &Path) -> Result<bool> {
         (&model, &trace, &warnings),
         what,
     )
+}
+
+/// What the summary line adds to the solver's name for a loss that is not the hinge.
+fn family(params: &LinearSvmParams) -> &'static str {
+    match params.loss {
+        maxmargin::optim::BinaryLoss::Hinge => "",
+        maxmargin::optim::BinaryLoss::SquaredHinge => " (squared hinge)",
+        maxmargin::optim::BinaryLoss::Logistic => " (logistic regression)",
+    }
 }
 
 /// Reports a saved binary model's training under the heading `what`; returns whether it converged.
@@ -453,7 +467,12 @@ pub(crate) fn eval(
             e.true_negative
         );
         if let (Some(b), Some(l)) = (e.brier, e.log_loss) {
-            out!("probabilities (calibrated)");
+            let whose = if decision.calibration.is_some() {
+                "calibrated"
+            } else {
+                "the logistic model's own"
+            };
+            out!("probabilities ({whose})");
             out!("  brier      {b:.4}");
             out!("  log loss   {l:.4}");
         }

@@ -70,12 +70,19 @@ pub(crate) fn threshold(
     m.save(output)?;
     let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
     // On a calibrated model the cut-off is also a probability: both are printed.
-    let probability = m.calibration.as_ref().map_or_else(String::new, |c| {
-        format!(", probability {:.4}", c.map.probability(at.threshold))
-    });
+    let probability = m
+        .probability_at(at.threshold)
+        .map_or_else(String::new, |p| format!(", probability {p:.4}"));
+    // A cut-off just below a round number (the last score under a probability's crossing) is a tiny or a
+    // long number: printed in exponent form then, so that it reads (and parses back) short.
+    let t = at.threshold;
+    let threshold = if t != 0.0 && !(1e-4..1e15).contains(&t.abs()) {
+        format!("{t:e}")
+    } else {
+        format!("{t}")
+    };
     out!(
-        "threshold {}{probability}  (on {} rows of {}: precision {}, recall {}, flag rate {:.4})",
-        at.threshold,
+        "threshold {threshold}{probability}  (on {} rows of {}: precision {}, recall {}, flag rate {:.4})",
         dev.n_samples(),
         data.display(),
         cell(at.precision),

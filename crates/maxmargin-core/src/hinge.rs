@@ -61,6 +61,43 @@ pub fn hinge(z: f64) -> f64 {
     (1.0 - z).max(0.0)
 }
 
+/// The logistic loss `log(1 + e^{−z})`, computed without overflow or cancellation for any finite `z`
+/// (`−z + log(1 + e^{z})` for `z < 0`).
+///
+/// # Examples
+/// ```
+/// use maxmargin_core::hinge::logistic;
+/// assert!((logistic(0.0) - std::f64::consts::LN_2).abs() < 1e-15);
+/// assert_eq!(logistic(-1000.0), 1000.0);
+/// assert!(logistic(40.0) > 0.0 && logistic(40.0) < 1e-17);
+/// ```
+pub fn logistic(z: f64) -> f64 {
+    if z >= 0.0 {
+        (-z).exp().ln_1p()
+    } else {
+        -z + z.exp().ln_1p()
+    }
+}
+
+/// The logistic function `σ(z) = 1 / (1 + e^{−z})`, the probability a logistic model gives the positive
+/// class at score `z` (without overflow for any `z`).
+///
+/// # Examples
+/// ```
+/// use maxmargin_core::hinge::sigmoid;
+/// assert_eq!(sigmoid(0.0), 0.5);
+/// assert!((sigmoid(2.0) + sigmoid(-2.0) - 1.0).abs() < 1e-15);
+/// assert_eq!(sigmoid(-1000.0), 0.0);
+/// ```
+pub fn sigmoid(z: f64) -> f64 {
+    if z >= 0.0 {
+        1.0 / (1.0 + (-z).exp())
+    } else {
+        let e = z.exp();
+        e / (1.0 + e)
+    }
+}
+
 /// `∂_z max(0, 1 − z)`: `{−1}` for `z < 1`, `[−1, 0]` at `z = 1`, `{0}` for `z > 1`.
 ///
 /// # Examples
@@ -190,6 +227,8 @@ pub enum MarginLoss {
     SquaredHinge,
     /// The perceptron loss `max(0, −z)`.
     Perceptron,
+    /// The logistic loss `log(1 + e^{−z})` (logistic regression).
+    Logistic,
     /// `1[z < 0]`, with `z = 0` counted by the given convention.
     ZeroOne(ZeroAtBoundary),
 }
@@ -209,6 +248,7 @@ impl MarginLoss {
             Self::Hinge => hinge(z),
             Self::SquaredHinge => hinge(z).powi(2),
             Self::Perceptron => (-z).max(0.0),
+            Self::Logistic => logistic(z),
             Self::ZeroOne(conv) => {
                 let mistake = z < 0.0 || (z == 0.0 && *conv == ZeroAtBoundary::Mistake);
                 if mistake { 1.0 } else { 0.0 }
@@ -232,6 +272,7 @@ impl MarginLoss {
             Self::Perceptron if z < 0.0 => Interval::point(-1.0),
             Self::Perceptron if z > 0.0 => Interval::point(0.0),
             Self::Perceptron => Interval { lo: -1.0, hi: 0.0 },
+            Self::Logistic => Interval::point(-sigmoid(-z)),
             Self::ZeroOne(_) => return None,
         })
     }

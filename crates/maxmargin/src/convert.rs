@@ -21,7 +21,8 @@ pub enum Imported {
     Multiclass(StructuredModel),
 }
 
-/// A binary model as LIBLINEAR's (`L2R_L1LOSS_SVC_DUAL`, or `L2R_L2LOSS_SVC_DUAL` for the squared hinge).
+/// A binary model as LIBLINEAR's (`L2R_L1LOSS_SVC_DUAL`, `L2R_L2LOSS_SVC_DUAL` for the squared hinge,
+/// `L2R_LR_DUAL` for logistic regression).
 ///
 /// # Examples
 /// ```
@@ -48,6 +49,7 @@ pub fn binary_to_liblinear(model: &LinearModel) -> LiblinearModel {
         solver: match model.params.loss {
             BinaryLoss::SquaredHinge => "L2R_L2LOSS_SVC_DUAL",
             BinaryLoss::Hinge => "L2R_L1LOSS_SVC_DUAL",
+            BinaryLoss::Logistic => "L2R_LR_DUAL",
         }
         .into(),
         // LIBLINEAR predicts its first label when the score is positive.
@@ -177,7 +179,13 @@ pub fn from_liblinear(lib: &LiblinearModel, source: &Path) -> Result<Imported, E
         } else {
             Bias::None
         };
-        let params = LinearSvmParams::new().bias(bias);
+        // LIBLINEAR's logistic models give probabilities; the loss says so to predict and eval.
+        let loss = if lib.solver.contains("R_LR") {
+            BinaryLoss::Logistic
+        } else {
+            BinaryLoss::Hinge
+        };
+        let params = LinearSvmParams::new().bias(bias).loss(loss);
         return Ok(Imported::Binary(LinearModel {
             w,
             b: sign * bias_of(0),

@@ -16,6 +16,7 @@ const RUNS: &[(&str, &str, &[&str])] = &[
         &["--bias", "unregularized"],
     ),
     ("heart-dcd-squared", "heart", &["--loss", "squared-hinge"]),
+    ("heart-dcd-logistic", "heart", &["--loss", "logistic"]),
     ("heart-dcd-blocks", "heart", &["--blocks", "3"]),
     ("heart-dcd-gap", "heart", &["-c", "10", "--gap", "1e-4"]),
     (
@@ -154,7 +155,9 @@ fn in_memory_runs_give_the_fixtures_model_bytes() {
         }
         ok(&args);
         let (made, kept) = (std::fs::read(&model).unwrap(), std::fs::read(&fixture));
-        if kept.as_deref().ok() != Some(&made[..]) {
+        // The header's format version (bytes 8..12) says how checkpoints are laid out, not the model.
+        let payload = |b: &[u8]| [&b[..8.min(b.len())], b.get(12..).unwrap_or_default()].concat();
+        if kept.as_deref().ok().map(payload) != Some(payload(&made)) {
             differ.push(*name);
         }
     }

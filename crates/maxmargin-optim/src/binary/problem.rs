@@ -1,4 +1,5 @@
-//! Binary linear SVM problems: `F(w, b) = λ/2 (‖w‖² [+ b²]) + (1/n)Σ max(0, 1 − y_i(⟨w, x_i⟩ + b))`.
+//! Binary linear problems: `F(w, b) = λ/2 (‖w‖² [+ b²]) + (1/n)Σ ℓ(y_i(⟨w, x_i⟩ + b))` with the hinge
+//! `ℓ(z) = max(0, 1 − z)` (an SVM), its square, or the logistic loss `log(1 + e^{−z})` (logistic regression).
 //!
 //! The intercept `b` is absent, unregularized, or a constant feature whose weight is regularized like the
 //! others. A problem borrows its data; it does not train anything.
@@ -47,15 +48,17 @@ pub enum BinaryLoss {
     Hinge,
     /// `max(0, 1 − z)²` (L2-loss SVM; dual coordinate descent only).
     SquaredHinge,
+    /// `log(1 + e^{−z})` (logistic regression; dual coordinate descent only, Yu, Huang & Lin 2011).
+    Logistic,
 }
 
 impl BinaryLoss {
     /// `ℓ(z)`.
     pub fn value(self, z: f64) -> f64 {
-        let h = hinge(z);
         match self {
-            Self::Hinge => h,
-            Self::SquaredHinge => h * h,
+            Self::Hinge => hinge(z),
+            Self::SquaredHinge => hinge(z) * hinge(z),
+            Self::Logistic => maxmargin_core::hinge::logistic(z),
         }
     }
 }
@@ -66,10 +69,11 @@ impl std::str::FromStr for BinaryLoss {
         match s {
             "hinge" => Ok(Self::Hinge),
             "squared-hinge" | "squared_hinge" => Ok(Self::SquaredHinge),
+            "logistic" => Ok(Self::Logistic),
             _ => Err(crate::error::invalid(
                 "loss",
                 s,
-                "must be hinge or squared-hinge",
+                "must be hinge, squared-hinge or logistic",
             )),
         }
     }
@@ -238,6 +242,11 @@ impl<'a> BinaryProblem<'a> {
             BinaryLoss::SquaredHinge => Err(crate::error::invalid(
                 solver,
                 "squared-hinge",
+                "supports the hinge loss only; use dcd",
+            )),
+            BinaryLoss::Logistic => Err(crate::error::invalid(
+                solver,
+                "logistic",
                 "supports the hinge loss only; use dcd",
             )),
         }

@@ -277,6 +277,17 @@ impl DecisionModel {
                 }
                 Some(c.map.score_at(p))
             }
+            (ThresholdRule::AtProbability(p), None) if self.model.is_probabilistic() => {
+                // A logistic model's own probability σ(s) reaches p from s = log(p / (1 − p)) on.
+                let s = (p / (1.0 - p)).ln();
+                Some(if s == f64::NEG_INFINITY {
+                    f64::MIN
+                } else if s == f64::INFINITY {
+                    f64::MAX
+                } else {
+                    s.next_down()
+                })
+            }
             (ThresholdRule::AtProbability(p), None) => {
                 return Err(bad(
                     p,
@@ -386,38 +397,52 @@ impl DecisionModel {
             .collect()
     }
 
-    /// `P(positive label | x)` for every row.
+    /// The probability of the positive label at score `s`: the calibration's when there is one, else a
+    /// logistic model's own `σ(s)`; `None` for an uncalibrated margin model.
+    pub fn probability_at(&self, s: f64) -> Option<f64> {
+        match &self.calibration {
+            Some(c) => Some(c.map.probability(s)),
+            None if self.model.is_probabilistic() => Some(maxmargin_core::hinge::sigmoid(s)),
+            None => None,
+        }
+    }
+
+    /// Whether [`DecisionModel::probabilities`] applies: a calibrated model, or a logistic one.
+    pub fn has_probabilities(&self) -> bool {
+        self.calibration.is_some() || self.model.is_probabilistic()
+    }
+
+    /// `P(positive label | x)` for every row: calibrated, or a logistic model's own.
     ///
     /// # Errors
-    /// [`Error::Optim`] for an uncalibrated model: a margin is not a probability.
+    /// [`Error::Optim`] for an uncalibrated margin model: a margin is not a probability.
     pub fn probabilities(&self, x: &SparseRows) -> Result<Vec<f64>, Error> {
-        let Some(c) = &self.calibration else {
+        if !self.has_probabilities() {
             return Err(OptimError::InvalidParam {
                 name: "probability",
                 value: "an uncalibrated model".into(),
                 reason: "needs a calibrated model: a margin is not a confidence; fit one on development rows \
-                         with `maxmargin calibrate MODEL DEV_DATA -o MODEL2`",
+                         with `maxmargin calibrate MODEL DEV_DATA -o MODEL2` (or train logistic regression, \
+                         --loss logistic, whose scores are log-odds)",
             }
             .into());
-        };
+        }
         Ok(self
             .model
             .decision_rows(x)
             .into_iter()
-            .map(|f| match &c.map {
-                CalibrationMap::Platt(p) => p.probability(f),
-                CalibrationMap::Isotonic(m) => m.probability(f),
-            })
+            .filter_map(|f| self.probability_at(f))
             .collect())
     }
 
-    /// [`LinearModel::evaluate_at`] the model's cut-off, with the Brier score and log loss when calibrated.
+    /// [`LinearModel::evaluate_at`] the model's cut-off, with the Brier score and log loss when the model
+    /// has probabilities (calibrated, or logistic).
     ///
     /// # Errors
     /// As [`LinearModel::evaluate`].
     pub fn evaluate(&self, data: &LabeledData, lambda: Option<f64>) -> Result<Evaluation, Error> {
         let mut e = self.model.evaluate_at(data, lambda, self.cut())?;
-        if self.calibration.is_some() {
+        if self.has_probabilities() {
             let p = self.probabilities(&data.x)?;
             let y = self.model.label_map().targets(data)?;
             let positive: Vec<bool> = y.iter().map(|&v| v > 0.0).collect();

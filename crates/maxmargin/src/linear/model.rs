@@ -89,6 +89,12 @@ pub struct Evaluation {
 }
 
 impl LinearModel {
+    /// Whether the model's scores are log-odds (logistic regression), so that `σ(f(x))` is its own
+    /// probability of the positive label; a margin model's scores are not probabilities.
+    pub fn is_probabilistic(&self) -> bool {
+        self.params.loss == maxmargin_optim::BinaryLoss::Logistic
+    }
+
     /// `f(x) = ⟨w, x⟩ + b`, on the row scaled as in training when the model has a scaler.
     pub fn decision_function(&self, x: SparseRow<'_>) -> f64 {
         match &self.scaler {

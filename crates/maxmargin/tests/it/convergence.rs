@@ -51,11 +51,22 @@ fn format_3_models_load_into_typed_parameters_and_save_the_same_bytes() {
         model.save(&again).unwrap();
         let header = maxmargin::io::model_file::read_header(&path).unwrap();
         if header.crate_version == env!("CARGO_PKG_VERSION") {
-            assert_eq!(
-                std::fs::read(&path).unwrap(),
-                std::fs::read(&again).unwrap(),
-                "{name}"
-            );
+            // The same bytes but the format version, which format 4 raised for checkpoints only.
+            let now = maxmargin::io::model_file::FORMAT_VERSION;
+            let mut written = std::fs::read(&again).unwrap();
+            if written.starts_with(&maxmargin::io::model_file::MAGIC) {
+                written[8..12].copy_from_slice(&3u32.to_le_bytes());
+            } else {
+                let text = String::from_utf8(written).unwrap();
+                written = text
+                    .replacen(
+                        &format!("\"format_version\": {now}"),
+                        "\"format_version\": 3",
+                        1,
+                    )
+                    .into_bytes();
+            }
+            assert_eq!(std::fs::read(&path).unwrap(), written, "{name}");
         }
         assert_eq!(LinearModel::load(&again).unwrap(), model, "{name}");
         assert!(

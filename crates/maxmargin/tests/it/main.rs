@@ -4,6 +4,7 @@ mod convergence;
 mod fuzz;
 mod guide;
 mod linear;
+mod logistic;
 mod ranks;
 mod spaces;
 mod stream;

@@ -6,7 +6,8 @@ use super::*;
 /// solvers without a dual (Pegasos, the batch subgradient method) report as their certificate.
 ///
 /// The duals start from the margins of `weights` (`α_i = U_i` for examples inside the margin, `0` outside;
-/// for the squared hinge `α_i = 2 c_i C ξ_i`), are scaled by the `t ≥ 0` that maximizes the dual along them
+/// for the squared hinge `α_i = 2 c_i C ξ_i`; for the logistic loss `α_i = U_i σ(−m_i)`, the duals these
+/// margins make optimal), are scaled (except the logistic ones) by the `t ≥ 0` that maximizes the dual along them
 /// (at most 1 where the box binds), then improved by five passes of DCD without shrinking, and their dual
 /// value is returned (with an unregularized bias the heavier class is scaled down first, as DCD's own
 /// certificate does). Every dual-feasible point gives a lower bound, so `objective − bound` is a true gap;
@@ -29,6 +30,8 @@ pub fn dual_bound(problem: &BinaryProblem<'_>, weights: &LinearWeights) -> Resul
                 BinaryLoss::Hinge if margin < 1.0 => upper,
                 BinaryLoss::Hinge => 0.0,
                 BinaryLoss::SquaredHinge => 2.0 * c * problem.weight(i) * (1.0 - margin).max(0.0),
+                // The dual that is optimal for these weights' margins.
+                BinaryLoss::Logistic => upper * maxmargin_core::hinge::sigmoid(-margin),
             }
         })
         .collect();
@@ -48,10 +51,13 @@ pub fn dual_bound(problem: &BinaryProblem<'_>, weights: &LinearWeights) -> Resul
     }
     let curvature = maxmargin_core::vector::norm_sq(&w) + quad;
     let t_max = match problem.loss() {
-        BinaryLoss::Hinge => 1.0,
+        BinaryLoss::Hinge | BinaryLoss::Logistic => 1.0,
         BinaryLoss::SquaredHinge => f64::INFINITY,
     };
-    let t = if curvature > 0.0 {
+    // The logistic dual is not quadratic along α: its margins' duals are taken as they are.
+    let t = if problem.loss() == BinaryLoss::Logistic {
+        1.0
+    } else if curvature > 0.0 {
         (sum / curvature).clamp(0.0, t_max)
     } else {
         t_max.min(1.0)

@@ -160,6 +160,9 @@ pub struct DcdState {
     /// How many times ε was divided by 10 because its test passed with the gap above the target.
     #[serde(default)]
     tightened: u32,
+    /// The logistic loss: each dual's complement `U_i − α_i`, kept exactly (empty for the hinges).
+    #[serde(default)]
+    rest: Vec<f64>,
 }
 
 impl DcdState {
@@ -227,12 +230,29 @@ impl Dcd {
         let mut st = self.init(problem)?;
         let d = problem.n_features();
         let feature = problem.bias() == Bias::Feature;
+        let logistic = problem.loss() == BinaryLoss::Logistic;
+        if logistic {
+            // Start from nothing: the loop below adds every given dual, moved inside its box.
+            st.alpha.iter_mut().for_each(|a| *a = 0.0);
+            st.w.iter_mut().for_each(|v| *v = 0.0);
+        }
         for (i, &a) in alpha.iter().enumerate() {
-            let a = if a.is_finite() {
-                a.clamp(0.0, st.upper[i])
+            let u = st.upper[i];
+            let a = if logistic && u > 0.0 {
+                let start = coordinate::logistic_start(u);
+                if a.is_finite() {
+                    a.clamp(start, u - start)
+                } else {
+                    start
+                }
+            } else if a.is_finite() {
+                a.clamp(0.0, u)
             } else {
                 0.0
             };
+            if logistic {
+                st.rest[i] = u - a;
+            }
             if a != 0.0 {
                 st.alpha[i] = a;
                 let delta = a * problem.y()[i];
@@ -254,6 +274,17 @@ impl Dcd {
         } else {
             self.epsilon(st)
         };
+        if problem.loss() == BinaryLoss::Logistic {
+            // Nothing shrinks; the test is the largest |G_i| (LIBLINEAR's -s 7), and it sets the next pass's
+            // inner Newton tolerance.
+            let largest = pg_max.abs().max(pg_min.abs());
+            if largest <= tolerance {
+                st.converged = self.accept(problem, st);
+            } else {
+                (st.pg_max_old, st.pg_min_old) = (largest, -largest);
+            }
+            return;
+        }
         if pg_max - pg_min <= tolerance {
             if st.active.len() == problem.n_samples() {
                 if problem.bias() == Bias::Unregularized && !self.settle_bias(problem, st) {
@@ -297,6 +328,7 @@ impl Dcd {
         let (x, y) = (problem.x(), problem.y());
         let d = problem.n_features();
         let feature = problem.bias() == Bias::Feature;
+        let logistic = problem.loss() == BinaryLoss::Logistic;
         st.active.shuffle(&mut st.rng);
         let (mut pg_max, mut pg_min) = (f64::NEG_INFINITY, f64::INFINITY);
         let mut k = 0;
@@ -327,6 +359,18 @@ impl Dcd {
                 diag,
                 qd: st.qd[i],
             };
+            if logistic {
+                let duals = (st.alpha[i], st.rest[i]);
+                let (v, rest) =
+                    visit_logistic(&mut st.w, (d, feature, st.b), c, duals, st.pg_max_old);
+                if let Visit::Kept { pg, new, .. } = v {
+                    pg_max = pg_max.max(pg);
+                    pg_min = pg_min.min(pg);
+                    (st.alpha[i], st.rest[i]) = (new, rest);
+                }
+                k += 1;
+                continue;
+            }
             let shrink = (self.params.shrinking, (st.pg_max_old, st.pg_min_old));
             match visit(&mut st.w, (d, feature, st.b), c, st.alpha[i], shrink) {
                 Visit::Shrunk => {
@@ -362,6 +406,23 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
                 "is not supported with blocks; use feature or none, or one block",
             ));
         }
+        if problem.loss() == BinaryLoss::Logistic {
+            if problem.bias() == Bias::Unregularized {
+                return Err(invalid(
+                    "bias",
+                    "unregularized",
+                    "is not supported with the logistic loss; use feature (a regularized constant feature, \
+                     as LIBLINEAR's -B 1) or none",
+                ));
+            }
+            if self.params.blocks > 1 || self.n_total.is_some() {
+                return Err(invalid(
+                    "loss",
+                    "logistic",
+                    "runs one sequential pass at a time for now: use one block and one process",
+                ));
+            }
+        }
         let feature = problem.bias() == Bias::Feature;
         let (n, d) = (problem.n_samples(), problem.n_features());
         let c = maxmargin_core::objective::c_sum(problem.lambda(), self.n_total.unwrap_or(n));
@@ -374,11 +435,29 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
             .zip(&diag)
             .map(|(r, dg)| r.norm_sq() + if feature { 1.0 } else { 0.0 } + dg)
             .collect();
+        let mut w = vec![0.0; d + usize::from(feature)];
+        let mut alpha = vec![0.0; n];
+        let mut rest = Vec::new();
+        if problem.loss() == BinaryLoss::Logistic {
+            // The logistic duals start inside their boxes, and w = Σ α_i y_i x̃_i with them.
+            rest = upper.clone();
+            for (i, (a, &u)) in alpha.iter_mut().zip(&upper).enumerate() {
+                if u > 0.0 {
+                    *a = coordinate::logistic_start(u);
+                    rest[i] = u - *a;
+                    let delta = *a * problem.y()[i];
+                    problem.x().row(i).axpy(delta, &mut w[..d]);
+                    if feature {
+                        w[d] += delta;
+                    }
+                }
+            }
+        }
         Ok(DcdState {
             iteration: 0,
             visited: 0,
-            w: vec![0.0; d + usize::from(feature)],
-            alpha: vec![0.0; n],
+            w,
+            alpha,
             qd,
             upper,
             diag,
@@ -393,6 +472,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
             b_step: 1.0,
             pairs: false,
             tightened: 0,
+            rest,
         })
     }
 
@@ -420,6 +500,20 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
                     .all(|(&a, &u)| a.is_finite() && a >= -1e-12 && a <= u + 1e-12 * u.max(1.0)),
             "alpha",
         )?;
+        if problem.loss() == BinaryLoss::Logistic {
+            fits(
+                st.rest.len() == n
+                    && (0..n).all(|i| {
+                        let (a, r, u) = (st.alpha[i], st.rest[i], st.upper[i]);
+                        if u > 0.0 {
+                            a > 0.0 && r > 0.0 && (a + r - u).abs() <= 1e-9 * u
+                        } else {
+                            a == 0.0
+                        }
+                    }),
+                "alpha (the logistic duals and their complements, inside their boxes)",
+            )?;
+        }
         fits(distinct_below(&st.active, n), "the active set")?;
         fits(st.b.is_finite() && st.b_step.is_finite(), "the intercept")
     }
@@ -494,8 +588,16 @@ impl Dcd {
             (st.alpha.clone(), st.w.clone())
         };
         let norm: f64 = w.iter().map(|v| v * v).sum();
-        let quad: f64 = alpha.iter().zip(&st.diag).map(|(a, d)| d * a * a).sum();
-        let dual = problem.lambda() * (alpha.iter().sum::<f64>() - 0.5 * norm - 0.5 * quad);
+        let dual = if problem.loss() == BinaryLoss::Logistic {
+            // D_C(α) = Σ U_i H(α_i/U_i) − ½‖w‖², H the binary entropy.
+            let entropy: f64 = (0..alpha.len())
+                .map(|i| coordinate::logistic_entropy(alpha[i], st.rest[i], st.upper[i]))
+                .sum();
+            problem.lambda() * (entropy - 0.5 * norm)
+        } else {
+            let quad: f64 = alpha.iter().zip(&st.diag).map(|(a, d)| d * a * a).sum();
+            problem.lambda() * (alpha.iter().sum::<f64>() - 0.5 * norm - 0.5 * quad)
+        };
         Certificate {
             active_constraints: Some(st.active.len()),
             ..Certificate::of_dual(objective, dual)
@@ -510,7 +612,7 @@ pub(crate) mod coordinate;
 mod distributed;
 mod stream;
 pub(crate) use coordinate::box_and_diag;
-use coordinate::{Coordinate, Visit, dot, visit};
+use coordinate::{Coordinate, Visit, dot, visit, visit_logistic};
 pub use distributed::DcdRanks;
 
 pub use bound::dual_bound;

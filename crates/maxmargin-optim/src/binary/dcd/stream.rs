@@ -140,6 +140,13 @@ impl<'a> Solver<RowStream<'a>> for Streamed<Dcd> {
                 "cannot be streamed by dcd (its duals would have to move in pairs); give feature or none",
             ));
         }
+        if problem.loss == BinaryLoss::Logistic {
+            return Err(crate::error::invalid(
+                "loss",
+                "logistic",
+                "cannot be streamed yet; train in memory (without --stream)",
+            ));
+        }
         let feature = problem.bias == Bias::Feature;
         Ok(StreamedDcd {
             w: vec![0.0; problem.d + usize::from(feature)],
