@@ -112,6 +112,32 @@ fn binary_dcd_killed_and_resumed_gives_the_same_bits() {
 }
 
 #[test]
+fn binary_logistic_killed_and_resumed_gives_the_same_bits() {
+    let Some(data) = shared_data() else { return };
+    let a9a = data.join("a9a/a9a.gz");
+    // Logistic regression's state carries the complements of its duals: they resume exactly too.
+    same_bits_after_kills(
+        &[
+            "train",
+            s(&a9a),
+            "--loss",
+            "logistic",
+            "-c",
+            "100",
+            "--epsilon",
+            "1e-13",
+            "--gap",
+            "1e-15",
+            "--epochs",
+            "250",
+            "--eval-every",
+            "1",
+        ],
+        Duration::from_millis(450),
+    );
+}
+
+#[test]
 fn chain_bcfw_killed_and_resumed_gives_the_same_bits() {
     let Some(data) = shared_data() else { return };
     let ocr = data.join("ocr_letters/ocr.fold0.svmhmm.gz");
