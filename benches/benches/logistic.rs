@@ -80,8 +80,18 @@ fn ours(data: &Path, model: &Path, epsilon: f64) -> Command {
 
 fn theirs(data: &Path, model: &Path, epsilon: f64) -> Command {
     let mut c = Command::new("liblinear-train");
-    c.args(["-s", "7", "-c", "1", "-B", "1", "-q", "-e", &epsilon.to_string()])
-        .args([s(data), s(model)]);
+    c.args([
+        "-s",
+        "7",
+        "-c",
+        "1",
+        "-B",
+        "1",
+        "-q",
+        "-e",
+        &epsilon.to_string(),
+    ])
+    .args([s(data), s(model)]);
     c
 }
 
@@ -106,7 +116,9 @@ fn theirs_objective(data: &LabeledData, model: &Path) -> Option<f64> {
 
 fn main() {
     let Some(dir) = data_dir() else {
-        eprintln!("logistic: set MAXMARGIN_DATA (cargo xtask bench --data-dir DIR); nothing measured");
+        eprintln!(
+            "logistic: set MAXMARGIN_DATA (cargo xtask bench --data-dir DIR); nothing measured"
+        );
         return;
     };
     let work = out_dir().join("logistic-data");
@@ -122,8 +134,10 @@ fn main() {
         // Both read the same uncompressed file.
         let file = work.join(&name);
         libsvm::write(&file, &data).expect("write the data");
-        let (mine, yours): (PathBuf, PathBuf) =
-            (work.join(format!("{name}.mm")), work.join(format!("{name}.ll")));
+        let (mine, yours): (PathBuf, PathBuf) = (
+            work.join(format!("{name}.mm")),
+            work.join(format!("{name}.ll")),
+        );
         ours(&file, &mine, 1e-8).status().expect("maxmargin");
         let (ours_objective_tight, ours_gap) = ours_objective(&data, &mine);
         let theirs_tight = if have_liblinear {
@@ -164,8 +178,7 @@ fn main() {
             ours_objective: ours_objective_tight,
             ours_gap,
             theirs_objective: theirs_tight,
-            relative_difference: theirs_tight
-                .map(|t| (ours_objective_tight - t) / t),
+            relative_difference: theirs_tight.map(|t| (ours_objective_tight - t) / t),
             timed: timed_rows,
         });
     }

@@ -274,3 +274,27 @@ fn the_logistic_loss_is_refused_where_it_is_not_written_yet() {
         .unwrap_err();
     assert!(e.to_string().contains("hinge loss only"), "{e}");
 }
+
+/// Rows of huge values make w's running sum cancel when a dual falls by many orders of magnitude: w is then
+/// summed again from the duals, and the run moves on from the exact point (it stood still at w = 0 before).
+#[test]
+fn a_running_sum_that_cancels_is_summed_again() {
+    let x = vec![vec![1e150], vec![-1e150]];
+    let y = vec![1.0, -1.0];
+    let rows = sparse(&x);
+    let lambda = maxmargin_core::objective::Lambda::new(0.5).unwrap();
+    let problem = BinaryProblem::new(&rows, &y, lambda, Bias::None)
+        .unwrap()
+        .with_loss(BinaryLoss::Logistic);
+    let mut s = DcdParams::new().check().unwrap();
+    let mut st = s.init(&problem).unwrap();
+    for _ in 0..3 {
+        s.step(&problem, &mut st).unwrap();
+    }
+    let w = s.output(&problem, &st).w[0];
+    let exact: f64 = st.alpha().iter().zip(&y).map(|(a, y)| a * y).sum::<f64>() * 1e150;
+    assert!(
+        w != 0.0 && (w - exact).abs() <= 1e-12 * exact.abs(),
+        "w {w}, from the duals {exact}"
+    );
+}

@@ -331,6 +331,8 @@ impl Dcd {
         let logistic = problem.loss() == BinaryLoss::Logistic;
         st.active.shuffle(&mut st.rng);
         let (mut pg_max, mut pg_min) = (f64::NEG_INFINITY, f64::INFINITY);
+        // The largest change one step made to any weight (|Δα_i|·‖x̃_i‖ bounds it).
+        let mut largest_move = 0.0f64;
         let mut k = 0;
         while k < st.active.len() {
             let i = st.active[k];
@@ -366,6 +368,7 @@ impl Dcd {
                 if let Visit::Kept { pg, new, .. } = v {
                     pg_max = pg_max.max(pg);
                     pg_min = pg_min.min(pg);
+                    largest_move = largest_move.max((new - st.alpha[i]).abs() * st.qd[i].sqrt());
                     (st.alpha[i], st.rest[i]) = (new, rest);
                 }
                 k += 1;
@@ -385,9 +388,37 @@ impl Dcd {
             }
             k += 1;
         }
+        if logistic {
+            Self::rebuild_after_cancellation(problem, st, largest_move);
+        }
         (pg_max, pg_min)
     }
+
+    /// `w` is moved step by step; when one step moved a weight by far more than the weights now are (a
+    /// logistic dual that fell by many orders of magnitude, on rows of huge values), the sum has cancelled
+    /// away the digits it has left, and `w` is summed again from the duals, `Σ α_i y_i x̃_i`.
+    fn rebuild_after_cancellation(problem: &BinaryProblem<'_>, st: &mut DcdState, moved: f64) {
+        let now = st.w.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        if moved <= CANCELLATION * now {
+            return;
+        }
+        let d = problem.n_features();
+        let feature = problem.bias() == Bias::Feature;
+        st.w.iter_mut().for_each(|v| *v = 0.0);
+        for (i, (&a, &y)) in st.alpha.iter().zip(problem.y()).enumerate() {
+            if a != 0.0 {
+                problem.x().row(i).axpy(a * y, &mut st.w[..d]);
+                if feature {
+                    st.w[d] += a * y;
+                }
+            }
+        }
+    }
 }
+
+/// How much larger than the weights one step's move may be before `w` is summed again from the duals
+/// (10⁸: about half of a double's digits lost to cancellation).
+const CANCELLATION: f64 = 1e8;
 
 impl<'a> Solver<BinaryProblem<'a>> for Dcd {
     type State = DcdState;
