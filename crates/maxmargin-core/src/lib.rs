@@ -27,6 +27,7 @@ pub mod affine;
 pub mod calibration;
 mod error;
 pub mod hinge;
+pub mod kernel;
 pub mod metrics;
 pub mod objective;
 pub mod scale;

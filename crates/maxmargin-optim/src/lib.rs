@@ -26,7 +26,7 @@ pub mod structural;
 pub mod trainer;
 
 // The solvers' modules at their paths of before the split by family.
-pub use binary::{dcd, ovr, pegasos, problem, stream, subgradient};
+pub use binary::{dcd, ovr, pegasos, problem, smo, stream, subgradient};
 pub use structural::{bcfw, crammer_singer, cutting_plane, qp};
 
 pub use averaged::{Averaged, AveragedState, Averaging};
@@ -39,6 +39,7 @@ pub use error::OptimError;
 pub use pegasos::{Pegasos, PegasosParams};
 pub use problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
 pub use sampler::Sampling;
+pub use smo::{KernelProblem, KernelWeights, Smo, SmoParams, SmoState};
 pub use step::StepRule;
 pub use stream::{RowPasses, RowStream, Streamed};
 pub use structural::{ExamplePasses, ExampleStream, Ssg, SsgParams, StructProblem};

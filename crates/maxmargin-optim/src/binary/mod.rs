@@ -7,5 +7,6 @@ pub mod ovr;
 pub mod pegasos;
 mod pegasos_ranks;
 pub mod problem;
+pub mod smo;
 pub mod stream;
 pub mod subgradient;

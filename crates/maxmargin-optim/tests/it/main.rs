@@ -3,6 +3,7 @@
 mod degenerate;
 mod distributed;
 mod dual;
+mod kernel;
 mod logistic;
 mod pegasos;
 mod qp;

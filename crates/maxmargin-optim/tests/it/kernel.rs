@@ -1,0 +1,232 @@
+//! Kernel SVMs by SMO against clarabel solving the same dual QP (`min ½αᵀQα − Σα`, `0 ≤ α ≤ U`, `yᵀα = 0`), on
+//! small random problems with the degenerate shapes mixed in: empty rows, a row duplicated with the opposite
+//! label, a class present once, zero-weight rows. SMO stops by its own rule, its certified gap is honest
+//! (its dual never exceeds the optimum) and its dual matches clarabel's.
+
+use clarabel::algebra::CscMatrix;
+use clarabel::solver::{
+    DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus, ZeroConeT,
+};
+use maxmargin_core::kernel::Kernel;
+use maxmargin_core::objective::Lambda;
+use maxmargin_core::vector::SparseRows;
+use maxmargin_optim::{Budget, KernelProblem, SmoParams, Solver, StopReason, Trainer};
+use proptest::prelude::*;
+
+/// The optimal λ-form dual value by clarabel.
+fn reference(x: &SparseRows, y: &[f64], upper: &[f64], kernel: Kernel, lambda: f64) -> f64 {
+    let n = y.len();
+    let q = |i: usize, j: usize| y[i] * y[j] * kernel.eval(x.row(i), x.row(j));
+    let (mut colptr, mut rowval, mut nzval) = (vec![0usize], Vec::new(), Vec::new());
+    for j in 0..n {
+        for i in 0..=j {
+            rowval.push(i);
+            nzval.push(q(i, j));
+        }
+        colptr.push(rowval.len());
+    }
+    let p = CscMatrix::new(n, n, colptr, rowval, nzval);
+    let lin = vec![-1.0; n];
+    // Row 0: yᵀα = 0; rows 1..=n: −α ≤ 0; rows n+1..=2n: α ≤ U.
+    let (mut colptr, mut rowval, mut nzval) = (vec![0usize], Vec::new(), Vec::new());
+    for (j, &yj) in y.iter().enumerate() {
+        rowval.extend([0, 1 + j, 1 + n + j]);
+        nzval.extend([yj, -1.0, 1.0]);
+        colptr.push(rowval.len());
+    }
+    let a = CscMatrix::new(1 + 2 * n, n, colptr, rowval, nzval);
+    let mut b = vec![0.0; 1 + n];
+    b.extend_from_slice(upper);
+    let cones = [ZeroConeT(1), NonnegativeConeT(2 * n)];
+    let settings = DefaultSettingsBuilder::default()
+        .verbose(false)
+        .max_iter(300)
+        .tol_gap_abs(1e-10)
+        .tol_gap_rel(1e-10)
+        .tol_feas(1e-10)
+        .build()
+        .unwrap();
+    let mut solver = DefaultSolver::new(&p, &lin, &a, &b, &cones, settings).unwrap();
+    solver.solve();
+    assert!(
+        matches!(
+            solver.solution.status,
+            SolverStatus::Solved | SolverStatus::AlmostSolved
+        ),
+        "{:?}",
+        solver.solution.status
+    );
+    -lambda * solver.solution.obj_val
+}
+
+fn problem(seed: u64, n: usize, d: usize, scale: f64) -> (SparseRows, Vec<f64>) {
+    let mut lcg = maxmargin_core::testing::Lcg::new(seed.wrapping_mul(0x2545_F491).wrapping_add(3));
+    let mut next = move || lcg.unit31();
+    let mut rows: Vec<Vec<f64>> = Vec::new();
+    let mut y = Vec::new();
+    for _ in 0..n {
+        let r: Vec<f64> = (0..d)
+            .map(|_| {
+                if next() < 0.3 {
+                    0.0
+                } else {
+                    (next() * 2.0 - 1.0) * scale
+                }
+            })
+            .collect();
+        // A nonlinear boundary: the sign of x₀² + x₁·x₀ − 0.2, with noise.
+        let s = r[0] * r[0] / (scale * scale)
+            + r[0] * r.get(1).copied().unwrap_or(0.0) / (scale * scale)
+            - 0.2
+            + 0.2 * (next() - 0.5);
+        y.push(if s > 0.0 { 1.0 } else { -1.0 });
+        rows.push(r);
+    }
+    rows.push(vec![0.0; d]);
+    y.push(1.0);
+    let dup = rows[0].clone();
+    rows.push(dup);
+    y.push(-y[0]);
+    let refs: Vec<&[f64]> = rows.iter().map(Vec::as_slice).collect();
+    (SparseRows::from_dense_rows(&refs).unwrap(), y)
+}
+
+fn kernels(gamma: f64) -> [Kernel; 4] {
+    [
+        Kernel::Rbf { gamma },
+        Kernel::Linear,
+        Kernel::Poly {
+            gamma,
+            coef0: 1.0,
+            degree: 3,
+        },
+        Kernel::Sigmoid {
+            gamma: gamma * 0.1,
+            coef0: 0.0,
+        },
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #[test]
+    fn smo_reaches_the_qp_optimum_with_an_honest_certificate(
+        seed in 0u64..1000,
+        n in 4usize..30,
+        d in 1usize..4,
+        scale in prop::sample::select(vec![0.1, 1.0, 10.0]),
+        lambda in prop::sample::select(vec![1e-3, 0.05, 1.0]),
+        which in 0usize..4,
+        weighted in any::<bool>(),
+    ) {
+        let (x, y) = problem(seed, n, d, scale);
+        let kernel = kernels(1.0 / (scale * scale * d as f64))[which];
+        let c: Vec<f64> = (0..y.len())
+            .map(|i| if !weighted { 1.0 } else if i % 5 == 2 { 0.0 } else { 0.5 + (i % 3) as f64 })
+            .collect();
+        let problem = KernelProblem::new(&x, &y, Lambda::new(lambda).unwrap(), kernel)
+            .unwrap()
+            .with_example_weights(&c)
+            .unwrap();
+        let mut smo = SmoParams { epsilon: 1e-9, cache_mb: 1e-3 }.check().unwrap();
+        let budget = Budget { eval_every_epochs: 1e9, ..Budget::epochs(200_000.0) };
+        let fit = Trainer::new(budget).unwrap().run(&mut smo, &problem, &mut ()).unwrap();
+        let cap = 1.0 / (lambda * y.len() as f64);
+        let upper: Vec<f64> = c.iter().map(|w| w * cap).collect();
+        let record = fit.trace.last().unwrap();
+        let dual = record.dual.unwrap();
+        if kernel.name() != "sigmoid" {
+            let best = reference(&x, &y, &upper, kernel, lambda);
+            let scale_of = best.abs().max(1e-9);
+            // A positive semi-definite kernel: the dual is concave and every bound is honest.
+            prop_assert_eq!(fit.stop, StopReason::Converged);
+            prop_assert!(dual <= best + 1e-7 * scale_of, "dual {} above the optimum {}", dual, best);
+            prop_assert!((dual - best).abs() <= 1e-6 * scale_of, "dual {} against clarabel's {}", dual, best);
+            prop_assert!(fit.objective >= dual - 1e-12);
+            prop_assert!(record.gap.unwrap() <= 1e-5 * scale_of.max(fit.objective.abs()));
+        }
+    }
+}
+
+#[test]
+fn the_cache_bound_changes_the_work_not_the_result() {
+    let (x, y) = problem(5, 120, 3, 1.0);
+    let kernel = Kernel::Rbf { gamma: 0.5 };
+    let problem = KernelProblem::new(&x, &y, Lambda::new(0.01).unwrap(), kernel).unwrap();
+    let run = |mb: f64| {
+        let mut smo = SmoParams {
+            epsilon: 1e-6,
+            cache_mb: mb,
+        }
+        .check()
+        .unwrap();
+        let fit = Trainer::new(Budget::epochs(10_000.0))
+            .unwrap()
+            .run(&mut smo, &problem, &mut ())
+            .unwrap();
+        (fit.output, smo.rows_computed())
+    };
+    let (small, small_rows) = run(1e-4);
+    let (large, large_rows) = run(10.0);
+    assert_eq!(small, large);
+    assert!(
+        small_rows > large_rows,
+        "{small_rows} rows against {large_rows}"
+    );
+    assert!(large_rows <= y.len() as u64);
+}
+
+#[test]
+fn kernel_rows_do_not_depend_on_the_thread_count() {
+    let (x, y) = problem(9, 300, 3, 1.0);
+    let kernel = Kernel::Rbf { gamma: 1.0 };
+    let problem = KernelProblem::new(&x, &y, Lambda::new(0.01).unwrap(), kernel).unwrap();
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut smo = SmoParams::default().check().unwrap();
+            Trainer::new(Budget::epochs(1000.0))
+                .unwrap()
+                .run(&mut smo, &problem, &mut ())
+                .unwrap()
+                .output
+        })
+    };
+    assert_eq!(run(1), run(3));
+}
+
+#[test]
+fn bad_kernel_parameters_and_states_are_refused_by_name() {
+    let (x, y) = problem(1, 10, 2, 1.0);
+    let lambda = Lambda::new(0.1).unwrap();
+    let e = KernelProblem::new(&x, &y, lambda, Kernel::Rbf { gamma: -1.0 }).unwrap_err();
+    assert!(e.to_string().contains("gamma"), "{e}");
+    let poly = Kernel::Poly {
+        gamma: 1.0,
+        coef0: f64::NAN,
+        degree: 2,
+    };
+    let e = KernelProblem::new(&x, &y, lambda, poly).unwrap_err();
+    assert!(e.to_string().contains("coef0"), "{e}");
+    let problem = KernelProblem::new(&x, &y, lambda, Kernel::Linear).unwrap();
+    let mut smo = SmoParams::default().check().unwrap();
+    let st = smo.init(&problem).unwrap();
+    smo.check_state(&problem, &st).unwrap();
+    let json = serde_json::to_string(&st)
+        .unwrap()
+        .replacen("\"grad\":[-1.0", "\"grad\":[1e999", 1);
+    if let Ok(bad) = serde_json::from_str::<maxmargin_optim::SmoState>(&json) {
+        assert!(smo.check_state(&problem, &bad).is_err());
+    }
+    assert!(
+        SmoParams {
+            epsilon: 1e-3,
+            cache_mb: 0.0
+        }
+        .check()
+        .is_err()
+    );
+}
