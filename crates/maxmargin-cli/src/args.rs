@@ -291,7 +291,8 @@ pub(crate) struct CvCmd {
 /// Training flags shared by `train` and `cv`.
 #[derive(Debug, Args)]
 pub(crate) struct TrainArgs {
-    /// binary: dcd (default; LIBLINEAR's -s 3), pegasos or subgradient; multiclass: dcd (default;
+    /// binary: dcd (default; LIBLINEAR's -s 3), pegasos, subgradient or smo (a kernel SVM, with --kernel);
+    /// multiclass: dcd (default;
     /// Crammer–Singer, as LIBLINEAR's -s 4), ovr (one-vs-rest DCD), bcfw, oneslack, nslack or ssg; multilabel
     /// and chain: bcfw (default), oneslack, nslack or ssg.
     #[arg(long, value_enum, help_heading = "Common (every task)")]
@@ -301,7 +302,7 @@ pub(crate) struct TrainArgs {
     /// for non-negative features), standard (centred on dense data only).
     #[arg(long, value_enum, help_heading = "Common (every task)")]
     pub(crate) scale: Option<ScaleArg>,
-    /// dcd: projected-gradient tolerance [0.1]; structured: cutting-plane violation, or BCFW's relative gap [0.01].
+    /// dcd: projected-gradient tolerance [0.1]; smo: LIBSVM's -e [0.001]; structured: cutting-plane violation, or BCFW's relative gap [0.01].
     #[arg(long, help_heading = "Common (every task)")]
     pub(crate) epsilon: Option<f64>,
     /// Structured: budget in passes over the data (oracle calls / n) [default: 1000].
@@ -317,6 +318,8 @@ pub(crate) struct TrainArgs {
     /// on the blocks and the seed, not on --threads.
     #[arg(long, help_heading = "Binary training (--task binary)")]
     pub(crate) blocks: Option<usize>,
+    #[command(flatten)]
+    pub(crate) kernel: KernelFlags,
     /// Stop once the duality gap is at most this fraction of the objective (dcd, and structured solvers with
     /// a gap), checked every --eval-every passes.
     #[arg(long, help_heading = "Common (every task)")]

@@ -5,13 +5,24 @@ use super::*;
 
 /// The library's parameters for the command's flags (binary task). Every flag is honoured or refused.
 pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
-    let solver = match args.solver.unwrap_or(SolverArg::Dcd) {
+    let kernel_given = args.kernel.kernel.is_some();
+    let default = if kernel_given {
+        SolverArg::Smo
+    } else {
+        SolverArg::Dcd
+    };
+    let solver = match args.solver.unwrap_or(default) {
+        SolverArg::Smo => SolverKind::Smo,
+        other if kernel_given => bail!(
+            "--kernel trains a kernel SVM by smo; --solver {} trains a linear model (leave --solver out)",
+            other.name()
+        ),
         SolverArg::Dcd => SolverKind::Dcd,
         SolverArg::Pegasos => SolverKind::Pegasos,
         SolverArg::Subgradient => SolverKind::Subgradient,
         other => bail!(
             "--solver {} applies to structured tasks (--task multiclass|multilabel|chain); binary takes dcd, \
-             pegasos or subgradient",
+             pegasos, subgradient or smo",
             other.name()
         ),
     };
@@ -24,7 +35,6 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
         ("--sampling", args.sampling.is_some()),
     ];
     let dcd_only = [
-        ("--epsilon", args.epsilon.is_some()),
         ("--blocks", args.blocks.is_some()),
         (
             "--loss squared-hinge",
@@ -49,6 +59,18 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
     if solver != SolverKind::Dcd {
         refuse(&dcd_only, &format!("applies to --solver dcd, not {solver}"))?;
     }
+    if !matches!(solver, SolverKind::Dcd | SolverKind::Smo) {
+        refuse(
+            &[("--epsilon", args.epsilon.is_some())],
+            &format!("applies to --solver dcd or smo, not {solver}"),
+        )?;
+    }
+    if solver != SolverKind::Smo {
+        refuse(
+            &args.kernel.given(),
+            "applies to kernel SVMs (--kernel), not to a linear model",
+        )?;
+    }
     if solver == SolverKind::Dcd {
         refuse(
             &[("--step", args.step.is_some())],
@@ -72,6 +94,31 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
             seed: args.seed,
         }),
         SolverKind::Subgradient => LinearSolver::Subgradient(SubgradientParams { step }),
+        SolverKind::Smo => {
+            let k = &args.kernel;
+            let kernel = maxmargin::linear::KernelChoice {
+                kind: k.kernel.map_or(Default::default(), Into::into),
+                gamma: match k.gamma {
+                    Some(Gamma::Value(g)) => Some(g),
+                    Some(Gamma::Scale) | None => None,
+                },
+                degree: k.degree.unwrap_or(3),
+                coef0: k.coef0.unwrap_or(0.0),
+            };
+            let defaults = maxmargin::optim::SmoParams::default();
+            LinearSolver::Smo {
+                smo: maxmargin::optim::SmoParams {
+                    epsilon: args.epsilon.unwrap_or(defaults.epsilon),
+                    cache_mb: k.cache_mb.unwrap_or(defaults.cache_mb),
+                },
+                kernel,
+            }
+        }
+    };
+    // A kernel SVM's intercept is unregularized (as LIBSVM's); a linear model's is a feature by default.
+    let bias = match solver {
+        LinearSolver::Smo { .. } => args.bias.unwrap_or(Bias::Unregularized),
+        _ => args.bias.unwrap_or(Bias::Feature),
     };
     let mut p = LinearSvmParams::new()
         .solver(solver)
@@ -84,7 +131,7 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
             keep_best: args.keep_best,
             gap_tolerance: args.gap,
         })
-        .bias(args.bias.unwrap_or(Bias::Feature))
+        .bias(bias)
         .loss(args.loss.unwrap_or_default())
         .seed(args.seed)
         .scale(args.scale.map_or(Scaling::None, Scaling::from));
@@ -268,7 +315,7 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
     let what = format!(
         "{}{} on {} examples x {} features",
         svm.params().solver.kind(),
-        family(svm.params()),
+        family(&model),
         data.n_samples(),
         data.x.n_features()
     );
@@ -342,13 +389,30 @@ pub(crate) fn train_streamed(cmd: &TrainCmd, dir: &Path) -> Result<bool> {
     )
 }
 
-/// What the summary line adds to the solver's name for a loss that is not the hinge.
-fn family(params: &LinearSvmParams) -> &'static str {
-    match params.loss {
+/// What the summary line adds to the solver's name: a loss that is not the hinge, a kernel and the model's
+/// size in support vectors.
+fn family(model: &LinearModel) -> String {
+    if let Some(k) = &model.kernel {
+        let gamma = match k.kernel {
+            maxmargin::core::kernel::Kernel::Linear => String::new(),
+            maxmargin::core::kernel::Kernel::Rbf { gamma }
+            | maxmargin::core::kernel::Kernel::Poly { gamma, .. }
+            | maxmargin::core::kernel::Kernel::Sigmoid { gamma, .. } => {
+                format!(", gamma {gamma:.4e}")
+            }
+        };
+        return format!(
+            " ({} kernel{gamma}, {} support vectors)",
+            k.kernel.name(),
+            k.n_support()
+        );
+    }
+    match model.params.loss {
         maxmargin::optim::BinaryLoss::Hinge => "",
         maxmargin::optim::BinaryLoss::SquaredHinge => " (squared hinge)",
         maxmargin::optim::BinaryLoss::Logistic => " (logistic regression)",
     }
+    .into()
 }
 
 /// Reports a saved binary model's training under the heading `what`; returns whether it converged.

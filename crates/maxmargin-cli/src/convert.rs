@@ -40,6 +40,13 @@ pub(crate) fn run(input: &Path, output: &Path, to: Option<ConvertTo>) -> Result<
                 || kind == maxmargin::linear::DECISION_KIND
             {
                 let decision = maxmargin::linear::DecisionModel::load(input)?;
+                if decision.model.is_kernel() {
+                    bail!(
+                        "{} is a kernel SVM: LIBLINEAR's format holds linear weights only (convert --to json or \
+                         bin keeps it)",
+                        input.display()
+                    );
+                }
                 if decision.calibration.is_some() || decision.threshold.is_some() {
                     note!(
                         "warning: {}: LIBLINEAR keeps no calibration or threshold; only the weights are written",

@@ -47,6 +47,9 @@ struct Inspection {
     violators: Vec<Row>,
     heaviest: Vec<Heavy>,
     scaled: bool,
+    /// A kernel SVM's support vectors (no weights to list: its score is their kernel expansion).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    support_vectors: Option<usize>,
 }
 
 /// The top `k` entries by absolute value, ties by index.
@@ -83,7 +86,9 @@ pub(crate) fn run(
         );
     }
     // Weights on the data's own units: the scaling folded in, so contributions read off the file's values.
+    // A kernel model has no weights: no contributions, and its support vectors instead of features.
     let (w, _) = match &model.scaler {
+        _ if model.is_kernel() => (Vec::new(), model.b),
         Some(s) => s.fold_linear(&model.w, model.b),
         None => (model.w.clone(), model.b),
     };
@@ -133,12 +138,7 @@ pub(crate) fn run(
         .filter(|&i| margins[i] < 1.0 - ON_MARGIN)
         .collect();
     violators.sort_by(|&a, &b| margins[a].total_cmp(&margins[b]).then(a.cmp(&b)));
-    let heavy: Vec<(usize, f64, ())> = model
-        .w
-        .iter()
-        .enumerate()
-        .map(|(j, &v)| (j + 1, v, ()))
-        .collect();
+    let heavy: Vec<(usize, f64, ())> = w.iter().enumerate().map(|(j, &v)| (j + 1, v, ())).collect();
     let report = Inspection {
         n: data.n_samples(),
         beyond: count(&|m| m > 1.0 + ON_MARGIN),
@@ -158,6 +158,7 @@ pub(crate) fn run(
             .map(|(feature, weight, ())| Heavy { feature, weight })
             .collect(),
         scaled: model.scaler.is_some(),
+        support_vectors: model.kernel.as_ref().map(|k| k.n_support()),
     };
     if json {
         out!("{}", serde_json::to_string(&report)?);
@@ -206,6 +207,12 @@ fn print(r: &Inspection, pos: f64) -> Result<()> {
         r.violators_total
     );
     table(&r.violators)?;
+    if let Some(n) = r.support_vectors {
+        out!(
+            "a kernel SVM: {n} support vectors, no weights per feature (f(x) = sum of their kernel values + b)"
+        );
+        return Ok(());
+    }
     out!(
         "heaviest features (|w|{}):",
         if r.scaled {

@@ -34,6 +34,10 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
         ],
         &format!("applies to binary training, not to --task {name}"),
     )?;
+    crate::refuse(
+        &args.kernel.given(),
+        &format!("applies to binary kernel SVMs; --task {name} has no kernels yet"),
+    )?;
     let mut p = StructuredSvmParams::new(task).seed(args.seed);
     if let Some(s) = args.solver {
         p = p.solver(match s {
@@ -43,7 +47,7 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
             SolverArg::Oneslack => StructSolverKind::Oneslack,
             SolverArg::Nslack => StructSolverKind::Nslack,
             SolverArg::Ssg => StructSolverKind::Ssg,
-            SolverArg::Pegasos | SolverArg::Subgradient => bail!(
+            SolverArg::Pegasos | SolverArg::Subgradient | SolverArg::Smo => bail!(
                 "--solver {} applies to binary training; --task {name} takes bcfw, oneslack, nslack or ssg \
                  (multiclass also dcd or ovr)",
                 s.name()

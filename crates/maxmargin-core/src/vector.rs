@@ -428,6 +428,30 @@ impl SparseRows {
         self.n_features = self.n_features.max(n);
     }
 
+    /// Whether the buffers form valid rows: offsets from 0 rising to the end of both buffers, each row's
+    /// indices strictly increasing and below the feature count, every value finite. A decoded matrix (from a
+    /// file) is checked with this before any row is read.
+    ///
+    /// # Examples
+    /// ```
+    /// use maxmargin_core::vector::SparseRows;
+    /// let x = SparseRows::from_dense_rows(&[&[1.0, 0.0], &[0.0, 2.0]]).unwrap();
+    /// assert!(x.is_valid());
+    /// ```
+    pub fn is_valid(&self) -> bool {
+        let offsets = self.indptr.first() == Some(&0)
+            && self.indptr.windows(2).all(|w| w[0] <= w[1])
+            && self.indptr.last() == Some(&self.idx.len())
+            && self.idx.len() == self.val.len();
+        offsets
+            && self.indptr.windows(2).all(|w| {
+                let idx = &self.idx[w[0]..w[1]];
+                idx.windows(2).all(|p| p[0] < p[1])
+                    && idx.last().is_none_or(|&j| (j as usize) < self.n_features)
+            })
+            && self.val.iter().all(|v| v.is_finite())
+    }
+
     /// Number of stored entries.
     pub fn nnz(&self) -> usize {
         self.idx.len()

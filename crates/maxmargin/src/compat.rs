@@ -117,6 +117,8 @@ impl From<LinearModelV1> for LinearModel {
             threads: p.threads,
             scale: Scaling::None,
             trace: false,
+            kernel: None,
+            cache_mb: maxmargin_optim::SmoParams::default().cache_mb,
         });
         let t = m.training;
         Self {
@@ -138,6 +140,7 @@ impl From<LinearModelV1> for LinearModel {
                 converged: converged(t.stop),
             },
             scaler: None,
+            kernel: None,
         }
     }
 }

@@ -35,6 +35,9 @@ pub enum Imported {
 /// assert_eq!(back.predict_rows(&data.x), model.predict_rows(&data.x));
 /// # Ok(()) }
 /// ```
+///
+/// A kernel model has no weights to write: [`binary_to_liblinear`] is for linear models, and the caller
+/// refuses a kernel one (see [`LinearModel::is_kernel`]).
 pub fn binary_to_liblinear(model: &LinearModel) -> LiblinearModel {
     let (w, b) = match &model.scaler {
         Some(s) => s.fold_linear(&model.w, model.b),
@@ -209,6 +212,7 @@ pub fn from_liblinear(lib: &LiblinearModel, source: &Path) -> Result<Imported, E
                 converged: false,
             },
             scaler: None,
+            kernel: None,
         }));
     }
     let k = lib.columns;

@@ -21,6 +21,7 @@
 
 pub mod checkpoint;
 mod compat;
+mod compat_v3;
 pub mod convergence;
 pub mod convert;
 pub mod datasets;

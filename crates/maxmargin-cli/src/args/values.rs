@@ -89,6 +89,8 @@ pub(crate) enum SolverArg {
     Nslack,
     /// Stochastic subgradient, structured Pegasos (structured).
     Ssg,
+    /// Sequential minimal optimization: a kernel SVM (binary; --kernel, rbf by default).
+    Smo,
 }
 
 impl SolverArg {
@@ -102,6 +104,7 @@ impl SolverArg {
             Self::Oneslack => "oneslack",
             Self::Nslack => "nslack",
             Self::Ssg => "ssg",
+            Self::Smo => "smo",
         }
     }
 }
@@ -153,5 +156,87 @@ impl From<MetricArg> for maxmargin::linear::Metric {
             MetricArg::F1 => Self::F1,
             MetricArg::AveragePrecision => Self::AveragePrecision,
         }
+    }
+}
+
+/// What `--kernel` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum KernelArg {
+    /// ⟨x, z⟩ (a linear SVM with LIBSVM's unregularized intercept).
+    Linear,
+    /// exp(−γ‖x − z‖²).
+    Rbf,
+    /// (γ⟨x, z⟩ + coef0)^degree.
+    Poly,
+    /// tanh(γ⟨x, z⟩ + coef0).
+    Sigmoid,
+}
+
+impl From<KernelArg> for maxmargin::linear::KernelKind {
+    fn from(k: KernelArg) -> Self {
+        match k {
+            KernelArg::Linear => Self::Linear,
+            KernelArg::Rbf => Self::Rbf,
+            KernelArg::Poly => Self::Poly,
+            KernelArg::Sigmoid => Self::Sigmoid,
+        }
+    }
+}
+
+/// The kernel SVM's flags (binary training).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub(crate) struct KernelFlags {
+    /// A kernel SVM trained by SMO (LIBSVM's -s 0 -t): linear, rbf, poly or sigmoid; its intercept is
+    /// unregularized and its model keeps the support vectors.
+    #[arg(long, value_enum, help_heading = "Kernel SVMs (--kernel, binary)")]
+    pub(crate) kernel: Option<KernelArg>,
+    /// γ of rbf, poly and sigmoid: a number, or scale (scikit-learn's 1/(d·Var(X)) over the training rows
+    /// after --scale) [scale].
+    #[arg(long, value_parser = parse_gamma, allow_hyphen_values = true, help_heading = "Kernel SVMs (--kernel, binary)")]
+    pub(crate) gamma: Option<Gamma>,
+    /// The polynomial kernel's degree [3].
+    #[arg(long, help_heading = "Kernel SVMs (--kernel, binary)")]
+    pub(crate) degree: Option<u32>,
+    /// The constant of the poly and sigmoid kernels [0].
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        help_heading = "Kernel SVMs (--kernel, binary)"
+    )]
+    pub(crate) coef0: Option<f64>,
+    /// Megabytes of kernel rows kept in memory (LIBSVM's -m) [100].
+    #[arg(long, help_heading = "Kernel SVMs (--kernel, binary)")]
+    pub(crate) cache_mb: Option<f64>,
+}
+
+impl KernelFlags {
+    /// The flags given, by name.
+    pub(crate) fn given(&self) -> [(&'static str, bool); 5] {
+        [
+            ("--kernel", self.kernel.is_some()),
+            ("--gamma", self.gamma.is_some()),
+            ("--degree", self.degree.is_some()),
+            ("--coef0", self.coef0.is_some()),
+            ("--cache-mb", self.cache_mb.is_some()),
+        ]
+    }
+}
+
+/// `--gamma`: a number, or `scale`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Gamma {
+    /// scikit-learn's `scale`.
+    Scale,
+    /// This value.
+    Value(f64),
+}
+
+fn parse_gamma(s: &str) -> Result<Gamma, String> {
+    if s == "scale" {
+        return Ok(Gamma::Scale);
+    }
+    match s.parse::<f64>() {
+        Ok(g) if g.is_finite() && g > 0.0 => Ok(Gamma::Value(g)),
+        _ => Err(format!("{s:?} is not scale or a finite number > 0")),
     }
 }

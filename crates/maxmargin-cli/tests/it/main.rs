@@ -11,6 +11,7 @@ mod groups;
 mod hostile;
 mod inputs;
 mod inspect;
+mod kernel;
 mod outputs;
 mod p1;
 mod pictures;

@@ -131,7 +131,7 @@ impl LinearSvm {
                     "a smaller --epsilon, or more rounds (--epochs)",
                 )
             }
-            LinearSolver::Subgradient(_) => {
+            LinearSolver::Subgradient(_) | LinearSolver::Smo { .. } => {
                 return Err(refuse(
                     "solver",
                     p.solver.to_string(),

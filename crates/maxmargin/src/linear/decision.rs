@@ -151,7 +151,13 @@ impl DecisionModel {
         if model_file::read_header(path)?.kind == MODEL_KIND {
             return Ok(Self::new(LinearModel::load(path)?));
         }
-        let (_, m): (_, Self) = model_file::load(path, DECISION_KIND)?;
+        let m: Self = if model_file::read_header(path)?.format_version < 4 {
+            let (_, old): (_, crate::compat_v3::DecisionModelV3) =
+                model_file::load(path, DECISION_KIND)?;
+            old.into()
+        } else {
+            model_file::load(path, DECISION_KIND)?.1
+        };
         m.check_consistent(path)?;
         Ok(m)
     }

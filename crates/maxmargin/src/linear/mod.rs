@@ -16,7 +16,8 @@ use maxmargin_io::libsvm::{BinaryLabels, LabeledData};
 use maxmargin_io::model_file;
 use maxmargin_optim::{
     Bias, BinaryLoss, BinaryProblem, Budget, DcdParams, LinearWeights, Observer, OptimError,
-    PegasosParams, Sampling, Solver, StepRule, StopReason, SubgradientParams, TraceRecord, Trainer,
+    PegasosParams, Sampling, SmoParams, Solver, StepRule, StopReason, SubgradientParams,
+    TraceRecord, Trainer,
 };
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -266,6 +267,7 @@ impl LinearSvm {
                 converged,
             },
             scaler,
+            kernel: None,
         })
     }
 
@@ -306,6 +308,56 @@ impl LinearSvm {
         };
         let kind = self.checkpoint_kind();
         let tag = (kind.as_str(), made, &self.params);
+        if let LinearSolver::Smo { smo, kernel } = self.params.solver {
+            if alpha.is_some() {
+                return Err(OptimError::InvalidParam {
+                    name: "warm start",
+                    value: "duals".into(),
+                    reason: "applies to dcd, not to a kernel SVM",
+                }
+                .into());
+            }
+            let kernel = kernel.resolve(x);
+            let mut kp = maxmargin_optim::KernelProblem::new(x, &y, lambda, kernel)?;
+            if let Some(weights) = &weights {
+                kp = kp.with_example_weights(weights)?;
+            }
+            let target = self.params.budget.gap_tolerance;
+            let target = target.unwrap_or(crate::convergence::DEFAULT_GAP);
+            let mut s = smo.check()?.with_gap_target(Some(target));
+            let init = |s: &mut maxmargin_optim::Smo| Ok(s.init(&kp)?);
+            let (fit, _) =
+                crate::checkpoint::train(&trainer, &mut s, &kp, init, tag, &self.plan, observer)?;
+            let end = Finished {
+                stop: fit.stop,
+                objective: fit.objective,
+                gap: fit.trace.last().and_then(|r| r.gap),
+                progress: fit.progress,
+            };
+            let expansion = KernelExpansion::from_solution(kernel, x, &fit.output.coef);
+            let weights = LinearWeights {
+                w: vec![0.0; x.n_features()],
+                b: fit.output.b,
+            };
+            let advice = "a smaller --epsilon, more passes (--epochs), or --scale";
+            let mut model = self.model(
+                weights,
+                &labels,
+                lambda.get(),
+                n,
+                end,
+                scaler,
+                advice,
+                &mut warnings,
+            )?;
+            model.kernel = Some(expansion);
+            let report = FitReport {
+                model,
+                trace: fit.trace,
+                warnings,
+            };
+            return Ok((report, None));
+        }
         let mut dual = None;
         let fit = match self.params.solver {
             LinearSolver::Pegasos(p) => {
@@ -324,6 +376,7 @@ impl LinearSvm {
                 )?;
                 fit
             }
+            LinearSolver::Smo { .. } => unreachable!("trained above"),
             LinearSolver::Dcd(d) => {
                 let target = self.params.budget.gap_tolerance;
                 let target = target.unwrap_or(crate::convergence::DEFAULT_GAP);
@@ -371,6 +424,7 @@ impl LinearSvm {
 mod cv;
 mod decision;
 mod dual_file;
+mod kernel;
 mod model;
 mod params;
 mod record;
@@ -385,6 +439,7 @@ pub use decision::{
 };
 pub(crate) use decision::{finite_row, missing_class};
 pub use dual_file::{DUAL_KIND, DualFile, warm_duals};
+pub use kernel::{KernelChoice, KernelExpansion, KernelKind};
 pub use model::{Evaluation, LinearModel};
 pub use params::{LinearSolver, LinearSvmParams, SolverKind};
 pub(crate) use record::ParamsRecord;

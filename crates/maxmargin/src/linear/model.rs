@@ -27,6 +27,10 @@ pub struct LinearModel {
     /// applies it first.
     #[serde(default)]
     pub scaler: Option<Scaler>,
+    /// A kernel SVM's support vectors and coefficients (format 4): the score is their kernel expansion, not
+    /// `⟨w, x⟩` (and `w` is zero).
+    #[serde(default)]
+    pub kernel: Option<KernelExpansion>,
 }
 
 /// Accuracy, counts, and optionally the primal objective of a model on a labelled dataset.
@@ -95,16 +99,36 @@ impl LinearModel {
         self.params.loss == maxmargin_optim::BinaryLoss::Logistic
     }
 
-    /// `f(x) = ⟨w, x⟩ + b`, on the row scaled as in training when the model has a scaler.
+    /// `f(x) = ⟨w, x⟩ + b` (a kernel model's `Σ_k coef_k K(s_k, x) + b`), on the row scaled as in training
+    /// when the model has a scaler.
     pub fn decision_function(&self, x: SparseRow<'_>) -> f64 {
+        if let Some(k) = &self.kernel {
+            return match &self.scaler {
+                Some(s) => k.value(s.transform_row(x).as_row()) + self.b,
+                None => k.value(x) + self.b,
+            };
+        }
         match &self.scaler {
             Some(s) => s.transform_row(x).as_row().dot(&self.w) + self.b,
             None => x.dot(&self.w) + self.b,
         }
     }
 
-    /// `f(x_i)` for every row, with the scaling folded into the weights once.
+    /// Whether the model is a kernel SVM (its score a sum over support vectors).
+    pub fn is_kernel(&self) -> bool {
+        self.kernel.is_some()
+    }
+
+    /// `f(x_i)` for every row, with the scaling folded into the weights once (a kernel model scales the rows
+    /// and sums over its support vectors, rows in parallel).
     pub fn decision_rows(&self, x: &SparseRows) -> Vec<f64> {
+        if let Some(k) = &self.kernel {
+            let values = match &self.scaler {
+                Some(s) => k.values(&s.transform(x)),
+                None => k.values(x),
+            };
+            return values.into_iter().map(|v| v + self.b).collect();
+        }
         let (w, b) = match &self.scaler {
             Some(s) => s.fold_linear(&self.w, self.b),
             None => (self.w.clone(), self.b),
@@ -228,12 +252,19 @@ impl LinearModel {
         let mean_hinge = hinge_sum / n as f64;
         let positive: Vec<bool> = y.iter().map(|&v| v > 0.0).collect();
         let decisions = maxmargin_core::metrics::Decisions::from_counts(tp, fp, fn_);
-        let reg = norm_sq(&self.w)
-            + if self.bias == Bias::Feature {
-                self.b * self.b
-            } else {
-                0.0
-            };
+        let reg = match (&self.kernel, lambda) {
+            // ‖w‖² in the kernel's space costs a kernel value per pair of support vectors: only when asked.
+            (Some(k), Some(_)) => k.norm_sq(),
+            (Some(_), None) => 0.0,
+            (None, _) => {
+                norm_sq(&self.w)
+                    + if self.bias == Bias::Feature {
+                        self.b * self.b
+                    } else {
+                        0.0
+                    }
+            }
+        };
         Ok(Evaluation {
             n,
             correct: tp + tn,
@@ -313,6 +344,13 @@ impl LinearModel {
         {
             return Err(bad("the scaler does not fit the weights".into()));
         }
+        if let Some(why) = self
+            .kernel
+            .as_ref()
+            .and_then(|k| k.invalid(self.n_features))
+        {
+            return Err(bad(why));
+        }
         if self.labels[0].partial_cmp(&self.labels[1]) != Some(std::cmp::Ordering::Less) {
             return Err(bad(format!(
                 "labels {:?} must be two increasing values",
@@ -340,8 +378,13 @@ impl LinearModel {
     /// # Ok(()) }
     /// ```
     pub fn load(path: &Path) -> Result<Self, Error> {
-        let model: Self = if model_file::read_header(path)?.format_version < 2 {
+        let version = model_file::read_header(path)?.format_version;
+        let model: Self = if version < 2 {
             let (_, old): (_, crate::compat::LinearModelV1) = model_file::load(path, MODEL_KIND)?;
+            old.into()
+        } else if version < 4 {
+            let (_, old): (_, crate::compat_v3::LinearModelV3) =
+                model_file::load(path, MODEL_KIND)?;
             old.into()
         } else {
             model_file::load(path, MODEL_KIND)?.1

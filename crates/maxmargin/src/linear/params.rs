@@ -14,6 +14,8 @@ pub enum SolverKind {
     /// it is the fastest method here and certifies its result.
     #[default]
     Dcd,
+    /// A kernel SVM by SMO (LIBSVM's `-s 0`): the decision is a sum over support vectors.
+    Smo,
 }
 
 impl std::fmt::Display for SolverKind {
@@ -22,6 +24,7 @@ impl std::fmt::Display for SolverKind {
             Self::Pegasos => "pegasos",
             Self::Subgradient => "subgradient",
             Self::Dcd => "dcd",
+            Self::Smo => "smo",
         })
     }
 }
@@ -33,10 +36,11 @@ impl std::str::FromStr for SolverKind {
             "pegasos" => Ok(Self::Pegasos),
             "subgradient" => Ok(Self::Subgradient),
             "dcd" => Ok(Self::Dcd),
+            "smo" => Ok(Self::Smo),
             _ => Err(OptimError::InvalidParam {
                 name: "solver",
                 value: s.into(),
-                reason: "must be pegasos, subgradient or dcd",
+                reason: "must be pegasos, subgradient, dcd or smo",
             }),
         }
     }
@@ -51,6 +55,13 @@ pub enum LinearSolver {
     Pegasos(PegasosParams),
     /// The batch subgradient method.
     Subgradient(SubgradientParams),
+    /// A kernel SVM by SMO, with its kernel.
+    Smo {
+        /// The solver's settings.
+        smo: SmoParams,
+        /// The kernel.
+        kernel: KernelChoice,
+    },
 }
 
 impl LinearSolver {
@@ -60,6 +71,7 @@ impl LinearSolver {
             Self::Dcd(_) => SolverKind::Dcd,
             Self::Pegasos(_) => SolverKind::Pegasos,
             Self::Subgradient(_) => SolverKind::Subgradient,
+            Self::Smo { .. } => SolverKind::Smo,
         }
     }
 
@@ -74,7 +86,7 @@ impl LinearSolver {
         let own = match self {
             Self::Dcd(d) => &mut d.seed,
             Self::Pegasos(p) => &mut p.seed,
-            Self::Subgradient(_) => return Ok(()),
+            Self::Subgradient(_) | Self::Smo { .. } => return Ok(()),
         };
         if *own != 0 && *own != seed {
             return Err(OptimError::InvalidParam {
@@ -108,6 +120,16 @@ impl From<PegasosParams> for LinearSolver {
     }
 }
 
+impl From<KernelChoice> for LinearSolver {
+    /// SMO with its default settings and this kernel.
+    fn from(kernel: KernelChoice) -> Self {
+        Self::Smo {
+            smo: SmoParams::default(),
+            kernel,
+        }
+    }
+}
+
 impl From<SubgradientParams> for LinearSolver {
     fn from(p: SubgradientParams) -> Self {
         Self::Subgradient(p)
@@ -121,6 +143,10 @@ impl From<SolverKind> for LinearSolver {
             SolverKind::Dcd => Self::Dcd(DcdParams::default()),
             SolverKind::Pegasos => Self::Pegasos(Self::default_pegasos()),
             SolverKind::Subgradient => Self::Subgradient(SubgradientParams::new()),
+            SolverKind::Smo => Self::Smo {
+                smo: SmoParams::default(),
+                kernel: KernelChoice::default(),
+            },
         }
     }
 }
@@ -295,7 +321,9 @@ impl LinearSvmParams {
                 LinearSolver::Subgradient(_) => {
                     b.max_iterations = Some(Self::DEFAULT_SUBGRADIENT_ITERATIONS)
                 }
-                LinearSolver::Dcd(_) => b.max_epochs = Some(Self::DEFAULT_DCD_EPOCHS),
+                LinearSolver::Dcd(_) | LinearSolver::Smo { .. } => {
+                    b.max_epochs = Some(Self::DEFAULT_DCD_EPOCHS)
+                }
             }
         }
         crate::parallel::check_threads(self.threads)?;
@@ -307,6 +335,43 @@ impl LinearSvmParams {
             }
             LinearSolver::Subgradient(p) => {
                 p.check()?;
+            }
+            LinearSolver::Smo { smo, kernel } => {
+                smo.check()?;
+                let refuse = |name: &'static str, value: String, reason: &'static str| {
+                    Err(OptimError::InvalidParam {
+                        name,
+                        value,
+                        reason,
+                    }
+                    .into())
+                };
+                if let Some(g) = kernel.gamma
+                    && !(g.is_finite() && g > 0.0)
+                {
+                    return refuse("gamma", g.to_string(), "must be finite and > 0");
+                }
+                if !kernel.coef0.is_finite() {
+                    return refuse("coef0", kernel.coef0.to_string(), "must be finite");
+                }
+                if !(1..=100).contains(&kernel.degree) {
+                    return refuse("degree", kernel.degree.to_string(), "must be from 1 to 100");
+                }
+                if self.bias != Bias::Unregularized {
+                    return refuse(
+                        "bias",
+                        format!("{:?}", self.bias).to_lowercase(),
+                        "cannot apply to a kernel SVM, whose intercept is unregularized (as LIBSVM's): \
+                         give unregularized or leave it out",
+                    );
+                }
+                if self.loss != BinaryLoss::Hinge {
+                    return refuse(
+                        "loss",
+                        format!("{:?}", self.loss).to_lowercase(),
+                        "cannot apply to a kernel SVM, which has the hinge loss",
+                    );
+                }
             }
             LinearSolver::Dcd(d) => {
                 d.check()?;

@@ -45,6 +45,16 @@ pub(crate) struct ParamsRecord {
     /// Not stored (the model does not depend on it).
     #[serde(skip)]
     pub(crate) trace: bool,
+    /// The kernel asked for (format 4; `None` for the linear solvers).
+    #[serde(default)]
+    pub(crate) kernel: Option<KernelChoice>,
+    /// Not stored (the model does not depend on it).
+    #[serde(skip, default = "cache_mb")]
+    pub(crate) cache_mb: f64,
+}
+
+fn cache_mb() -> f64 {
+    SmoParams::default().cache_mb
 }
 
 fn one_block() -> usize {
@@ -69,6 +79,11 @@ impl From<LinearSvmParams> for ParamsRecord {
             LinearSolver::Dcd(d) => (pegasos, None, d.epsilon, d.blocks),
             LinearSolver::Pegasos(g) => (g, stored_step(g.step), dcd.epsilon, dcd.blocks),
             LinearSolver::Subgradient(s) => (pegasos, stored_step(s.step), dcd.epsilon, dcd.blocks),
+            LinearSolver::Smo { smo, .. } => (pegasos, None, smo.epsilon, dcd.blocks),
+        };
+        let (kernel, cache_mb) = match p.solver {
+            LinearSolver::Smo { smo, kernel } => (Some(kernel), smo.cache_mb),
+            _ => (None, SmoParams::default().cache_mb),
         };
         Self {
             solver: p.solver.kind(),
@@ -99,6 +114,8 @@ impl From<LinearSvmParams> for ParamsRecord {
             threads: p.threads,
             scale: p.scale,
             trace: p.trace,
+            kernel,
+            cache_mb,
         }
     }
 }
@@ -123,6 +140,13 @@ impl From<ParamsRecord> for LinearSvmParams {
                 seed: r.seed,
             }),
             SolverKind::Subgradient => LinearSolver::Subgradient(SubgradientParams { step }),
+            SolverKind::Smo => LinearSolver::Smo {
+                smo: SmoParams {
+                    epsilon: r.epsilon,
+                    cache_mb: r.cache_mb,
+                },
+                kernel: r.kernel.unwrap_or_default(),
+            },
         };
         Self {
             solver,

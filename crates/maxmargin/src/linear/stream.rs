@@ -59,6 +59,11 @@ impl LinearSvm {
         observer: &mut dyn Observer,
     ) -> Result<FitReport, Error> {
         let p = self.params();
+        if let LinearSolver::Smo { .. } = p.solver {
+            let why =
+                "cannot be streamed: a kernel SVM reads every row's kernel values at every step";
+            return Err(refuse("solver", "smo", why));
+        }
         if let LinearSolver::Dcd(d) = p.solver
             && d.blocks != maxmargin_optim::DcdParams::default().blocks
         {
@@ -143,6 +148,7 @@ impl LinearSvm {
                     let dcd = d.check()?.with_gap_target(Some(target));
                     trainer.run(&mut Streamed::new(dcd), &problem, observer)
                 }
+                LinearSolver::Smo { .. } => unreachable!("refused above"),
             }
         }
         .map_err(|e| failed(e, &mut source))?;

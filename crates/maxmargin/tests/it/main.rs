@@ -3,6 +3,7 @@
 mod convergence;
 mod fuzz;
 mod guide;
+mod kernel;
 mod linear;
 mod logistic;
 mod ranks;

@@ -299,9 +299,15 @@ impl Smo {
         let (y, n) = (problem.y, problem.n_samples());
         // i: the largest −y G over I_up.
         let (mut i, mut m) = (usize::MAX, f64::NEG_INFINITY);
-        for t in 0..n {
-            let (up, _) = Self::sets(y[t], st.alpha[t], st.upper[t]);
-            let v = -y[t] * st.grad[t];
+        for (t, (((&yt, &a), &u), &g)) in y
+            .iter()
+            .zip(&st.alpha)
+            .zip(&st.upper)
+            .zip(&st.grad)
+            .enumerate()
+        {
+            let (up, _) = Self::sets(yt, a, u);
+            let v = -yt * g;
             if up && v > m {
                 (i, m) = (t, v);
             }
@@ -361,8 +367,8 @@ impl Smo {
         } else {
             st.alpha[j] - y[j] * delta
         };
-        for t in 0..n {
-            st.grad[t] += y[t] * (row_i[t] - row_j[t]) * delta;
+        for (((g, &yt), &ki), &kj) in st.grad.iter_mut().zip(y).zip(row_i).zip(row_j) {
+            *g += yt * (ki - kj) * delta;
         }
         false
     }

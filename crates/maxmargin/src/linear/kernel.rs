@@ -1,0 +1,184 @@
+//! Kernel SVMs in the binary model: which kernel a run asks for ([`KernelChoice`], with scikit-learn's
+//! `gamma="scale"` by default), and what a trained model keeps to score a row ([`KernelExpansion`]: the
+//! support vectors, scaled as in training, and their coefficients `α_i y_i`).
+
+use maxmargin_core::kernel::Kernel;
+use maxmargin_core::vector::{SparseRow, SparseRows};
+use serde::{Deserialize, Serialize};
+
+/// The kernel's family, as `--kernel` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KernelKind {
+    /// `⟨x, z⟩`.
+    Linear,
+    /// `exp(−γ‖x − z‖²)` (the default, as LIBSVM's and scikit-learn's).
+    #[default]
+    Rbf,
+    /// `(γ⟨x, z⟩ + coef0)^degree`.
+    Poly,
+    /// `tanh(γ⟨x, z⟩ + coef0)`.
+    Sigmoid,
+}
+
+impl std::str::FromStr for KernelKind {
+    type Err = maxmargin_optim::OptimError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "linear" => Ok(Self::Linear),
+            "rbf" => Ok(Self::Rbf),
+            "poly" => Ok(Self::Poly),
+            "sigmoid" => Ok(Self::Sigmoid),
+            _ => Err(maxmargin_optim::OptimError::InvalidParam {
+                name: "kernel",
+                value: s.into(),
+                reason: "must be linear, rbf, poly or sigmoid",
+            }),
+        }
+    }
+}
+
+/// A kernel as a run asks for it: the family, `γ` (`None`: scikit-learn's `scale`, `1/(d·Var(X))` on the
+/// training rows after scaling), the degree (3) and `coef0` (0), as LIBSVM's `-t -g -d -r`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct KernelChoice {
+    /// The family.
+    pub kind: KernelKind,
+    /// `γ`, or `None` for `scale`.
+    pub gamma: Option<f64>,
+    /// The polynomial's degree.
+    pub degree: u32,
+    /// The constant of the polynomial and sigmoid kernels.
+    pub coef0: f64,
+}
+
+impl Default for KernelChoice {
+    fn default() -> Self {
+        Self {
+            kind: KernelKind::Rbf,
+            gamma: None,
+            degree: 3,
+            coef0: 0.0,
+        }
+    }
+}
+
+impl KernelChoice {
+    /// The kernel on these (scaled) training rows: `γ` resolved.
+    pub fn resolve(&self, x: &SparseRows) -> Kernel {
+        let gamma = self
+            .gamma
+            .unwrap_or_else(|| maxmargin_core::kernel::gamma_scale(x));
+        match self.kind {
+            KernelKind::Linear => Kernel::Linear,
+            KernelKind::Rbf => Kernel::Rbf { gamma },
+            KernelKind::Poly => Kernel::Poly {
+                gamma,
+                coef0: self.coef0,
+                degree: self.degree,
+            },
+            KernelKind::Sigmoid => Kernel::Sigmoid {
+                gamma,
+                coef0: self.coef0,
+            },
+        }
+    }
+}
+
+/// What a kernel model scores with: `f(x) = Σ_k coef_k K(s_k, x) + b` over its support vectors `s_k`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelExpansion {
+    /// The kernel, `γ` resolved.
+    pub kernel: Kernel,
+    /// The support vectors, as the solver saw them (scaled when the model scales).
+    pub support: SparseRows,
+    /// `α_k y_k` of each support vector.
+    pub coef: Vec<f64>,
+}
+
+impl KernelExpansion {
+    /// The support vectors of a solution: the rows of `x` whose coefficient is not zero.
+    pub fn from_solution(kernel: Kernel, x: &SparseRows, coef: &[f64]) -> Self {
+        let mut support = SparseRows::new();
+        support.set_n_features_at_least(x.n_features());
+        let mut kept = Vec::new();
+        for (i, &c) in coef.iter().enumerate() {
+            if c != 0.0 {
+                let r = x.row(i);
+                support
+                    .push_row(r.indices(), r.values())
+                    .expect("a training row is a valid row");
+                kept.push(c);
+            }
+        }
+        Self {
+            kernel,
+            support,
+            coef: kept,
+        }
+    }
+
+    /// `Σ_k coef_k K(s_k, x)` (without the intercept).
+    pub fn value(&self, x: SparseRow<'_>) -> f64 {
+        let x_sq = x.norm_sq();
+        self.support
+            .rows()
+            .zip(&self.coef)
+            .map(|(s, c)| c * self.kernel.from_dot(s.dot_sparse(&x), s.norm_sq(), x_sq))
+            .sum()
+    }
+
+    /// [`KernelExpansion::value`] of every row, in parallel (each row its own sum: the values do not depend on
+    /// the thread count).
+    pub fn values(&self, x: &SparseRows) -> Vec<f64> {
+        use rayon::prelude::*;
+        let norms: Vec<f64> = self.support.rows().map(|s| s.norm_sq()).collect();
+        (0..x.n_rows())
+            .into_par_iter()
+            .map(|i| {
+                let r = x.row(i);
+                let x_sq = r.norm_sq();
+                self.support
+                    .rows()
+                    .zip(&self.coef)
+                    .zip(&norms)
+                    .map(|((s, c), &s_sq)| c * self.kernel.from_dot(s.dot_sparse(&r), s_sq, x_sq))
+                    .sum()
+            })
+            .collect()
+    }
+
+    /// `‖w‖²` in the kernel's feature space: `Σ_jk coef_j coef_k K(s_j, s_k)`.
+    pub fn norm_sq(&self) -> f64 {
+        use rayon::prelude::*;
+        let v = self.values(&self.support);
+        v.par_iter().zip(&self.coef).map(|(v, c)| v * c).sum()
+    }
+
+    /// Support vectors.
+    pub fn n_support(&self) -> usize {
+        self.coef.len()
+    }
+
+    /// Why the expansion cannot be a model's of `n_features` features, if it cannot: the kernel's
+    /// parameters, the rows' layout, finite values.
+    pub fn invalid(&self, n_features: usize) -> Option<String> {
+        if let Err((name, value, reason)) = self.kernel.check() {
+            return Some(format!("the kernel's {name} {value} {reason}"));
+        }
+        if self.support.n_rows() != self.coef.len() {
+            return Some(format!(
+                "{} support vectors for {} coefficients",
+                self.support.n_rows(),
+                self.coef.len()
+            ));
+        }
+        if !self.support.is_valid() || self.support.n_features() > n_features.max(1) {
+            return Some("the support vectors are not valid rows of the model's features".into());
+        }
+        if !self.coef.iter().all(|c| c.is_finite()) {
+            return Some("a support vector's coefficient is not finite".into());
+        }
+        None
+    }
+}
