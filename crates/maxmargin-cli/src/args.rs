@@ -143,6 +143,18 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// What a binary model costs to serve, measured here: batch rows per second, the latency of one row in
+    /// process (p50, p99, max, after a warm-up), its bytes on disk and in memory, and a kernel model's support
+    /// vectors. Labels in DATA are not needed.
+    BenchPredict {
+        /// The binary model (linear, logistic or kernel).
+        model: PathBuf,
+        /// Rows to score (LIBSVM).
+        data: PathBuf,
+        /// Print one JSON object (rows_per_second, p50_us, p99_us, max_us, model_bytes, memory_bytes, ...).
+        #[arg(long)]
+        json: bool,
+    },
     /// Draw a binary model trained on two features over labelled data: the points by class, the boundary
     /// <w,x> + b = 0, the margins = ±1, and the margin violators ringed. SVG, or PNG for a FILE.png.
     PlotBoundary {

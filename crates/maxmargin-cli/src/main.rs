@@ -20,6 +20,7 @@ macro_rules! note {
 }
 
 mod args;
+mod bench_predict;
 mod binary;
 mod convert;
 mod decision;
@@ -207,6 +208,9 @@ fn run(cli: Cli) -> Result<i32> {
             top_features,
             json,
         } => inspect::run(&model, &data, nearest, top_features, json).map(|()| 0),
+        Command::BenchPredict { model, data, json } => {
+            bench_predict::run(&model, &data, json).map(|()| 0)
+        }
         Command::PlotBoundary {
             model,
             data,

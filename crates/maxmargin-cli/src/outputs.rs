@@ -80,7 +80,10 @@ fn files(command: &Command) -> (Named<'_>, Named<'_>) {
             inputs.extend([("MODEL", model.as_path()), ("DATA", data.as_path())]);
             outputs.push(("-o", output));
         }
-        Command::Eval { .. } | Command::Demo { .. } | Command::Inspect { .. } => {}
+        Command::Eval { .. }
+        | Command::Demo { .. }
+        | Command::Inspect { .. }
+        | Command::BenchPredict { .. } => {}
     }
     (inputs, outputs)
 }

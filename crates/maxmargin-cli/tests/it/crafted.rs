@@ -274,3 +274,49 @@ fn issue_23_edited_checkpoints_with_a_forged_checksum_never_panic() {
         }
     }
 }
+
+/// Issue 24: a kernel model's support vectors are read from the file; an edited one (the checksum forged) is
+/// refused or predicts, and never panics (offsets past the rows, unsorted or huge indices, bad kernel
+/// parameters).
+#[test]
+fn issue_24_edited_kernel_models_with_a_forged_checksum_never_panic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let heart = super::heart(tmp.path());
+    let model = tmp.path().join("k.model");
+    ok(&[
+        "train",
+        s(&heart),
+        "--kernel",
+        "poly",
+        "-o",
+        s(&model),
+        "-q",
+    ]);
+    let good = std::fs::read(&model).unwrap();
+    let end = good.len() - 4;
+    let start = (8..200)
+        .find(|&p| u64::from_le_bytes(good[p - 8..p].try_into().unwrap()) == (end - p) as u64)
+        .expect("a bincode model");
+    let mut lcg = maxmargin::core::testing::Lcg::new(11);
+    let bad_model = tmp.path().join("bad.model");
+    let mut refused = 0;
+    for _ in 0..150 {
+        let mut bad = good.clone();
+        for _ in 0..2 {
+            // Most of the payload is the support vectors, at its end.
+            let at = start + (lcg.unit() * (end - start) as f64) as usize % (end - start);
+            bad[at] = [0xff, 0x00, 0x7f, 0x80, 0x01][(lcg.unit() * 5.0) as usize % 5];
+        }
+        let crc = crc32fast::hash(&bad[start..end]);
+        bad[end..].copy_from_slice(&crc.to_le_bytes());
+        std::fs::write(&bad_model, &bad).unwrap();
+        let o = super::maxmargin(&["predict", s(&bad_model), s(&heart), "--scores"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !err.contains("panicked") && o.status.code().is_some_and(|c| c <= 1),
+            "{err}"
+        );
+        refused += usize::from(!o.status.success());
+    }
+    assert!(refused > 0, "no edit was refused");
+}

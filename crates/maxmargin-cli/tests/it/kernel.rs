@@ -86,3 +86,60 @@ fn issue_24_a_kernel_svm_goes_through_the_whole_binary_workflow() {
     );
     assert!(err.contains("not scale or a finite number"), "{err}");
 }
+
+/// Issue 24: `bench-predict MODEL DATA` measures what each binary family costs to serve; `--json` has the keys
+/// users' scripts read.
+#[test]
+fn issue_24_bench_predict_measures_each_family() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let mut sizes = Vec::new();
+    for (name, flags) in [
+        ("linear", &[][..]),
+        ("logistic", &["--loss", "logistic"][..]),
+        ("rbf", &["--kernel", "rbf"][..]),
+    ] {
+        let model = tmp.path().join(format!("{name}.model"));
+        let mut args = vec!["train", s(&data), "-o", s(&model), "-q"];
+        args.extend_from_slice(flags);
+        ok(&args);
+        let text = ok(&["bench-predict", s(&model), s(&data)]);
+        assert!(text.contains("rows/s") && text.contains("p99"), "{text}");
+        let json: serde_json::Value =
+            serde_json::from_str(&ok(&["bench-predict", s(&model), s(&data), "--json"])).unwrap();
+        for key in [
+            "rows_per_second",
+            "p50_us",
+            "p99_us",
+            "max_us",
+            "model_bytes",
+            "memory_bytes",
+        ] {
+            assert!(
+                json[key].as_f64().is_some_and(|v| v > 0.0),
+                "{name}: {key} in {json}"
+            );
+        }
+        assert!(json["p50_us"].as_f64() <= json["p99_us"].as_f64());
+        assert!(json["p99_us"].as_f64() <= json["max_us"].as_f64());
+        assert_eq!(
+            json["model_bytes"].as_u64().unwrap(),
+            std::fs::metadata(&model).unwrap().len()
+        );
+        sizes.push((
+            json["memory_bytes"].as_u64().unwrap(),
+            json["support_vectors"].as_u64(),
+        ));
+    }
+    // The kernel model keeps its support vectors: it is the largest, and says how many.
+    assert!(
+        sizes[2].0 > sizes[0].0 && sizes[2].1.is_some_and(|n| n > 0),
+        "{sizes:?}"
+    );
+    let (_, iris) = iris_model(tmp.path(), "iris.model");
+    let err = fails(&["bench-predict", s(&iris), s(&data)], 1);
+    assert!(
+        err.contains("bench-predict measures binary models"),
+        "{err}"
+    );
+}

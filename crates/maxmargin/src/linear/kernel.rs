@@ -6,6 +6,9 @@ use maxmargin_core::kernel::Kernel;
 use maxmargin_core::vector::{SparseRow, SparseRows};
 use serde::{Deserialize, Serialize};
 
+/// At most this many features are scattered into a dense buffer to score a row.
+const DENSE_LIMIT: usize = 1 << 16;
+
 /// The kernel's family, as `--kernel` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -94,6 +97,19 @@ pub struct KernelExpansion {
     pub support: SparseRows,
     /// `α_k y_k` of each support vector.
     pub coef: Vec<f64>,
+    /// The support vectors' squared norms, computed on first use (not stored).
+    #[serde(skip)]
+    norms: Norms,
+}
+
+/// A lazily computed vector that every model compares equal on (it is derived from the stored fields).
+#[derive(Debug, Clone, Default)]
+struct Norms(std::sync::OnceLock<Vec<f64>>);
+
+impl PartialEq for Norms {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl KernelExpansion {
@@ -115,36 +131,47 @@ impl KernelExpansion {
             kernel,
             support,
             coef: kept,
+            norms: Norms::default(),
         }
     }
 
-    /// `Σ_k coef_k K(s_k, x)` (without the intercept).
+    /// The support vectors' squared norms.
+    fn norms(&self) -> &[f64] {
+        self.norms
+            .0
+            .get_or_init(|| self.support.rows().map(|s| s.norm_sq()).collect())
+    }
+
+    /// `Σ_k coef_k K(s_k, x)` (without the intercept). The row is scattered into a dense buffer once when the
+    /// features are few enough, so each support vector's dot product is a gather instead of a merge.
     pub fn value(&self, x: SparseRow<'_>) -> f64 {
         let x_sq = x.norm_sq();
-        self.support
-            .rows()
-            .zip(&self.coef)
-            .map(|(s, c)| c * self.kernel.from_dot(s.dot_sparse(&x), s.norm_sq(), x_sq))
-            .sum()
+        let d = self.support.n_features();
+        let kernel = |c: f64, s_sq: f64, dot: f64| c * self.kernel.from_dot(dot, s_sq, x_sq);
+        let rows = self.support.rows().zip(&self.coef).zip(self.norms());
+        if d <= DENSE_LIMIT {
+            let mut dense = vec![0.0; d];
+            for (&j, &v) in x.indices().iter().zip(x.values()) {
+                if let Some(slot) = dense.get_mut(j as usize) {
+                    *slot = v;
+                }
+            }
+            rows.map(|((s, &c), &s_sq)| kernel(c, s_sq, s.dot(&dense)))
+                .sum()
+        } else {
+            rows.map(|((s, &c), &s_sq)| kernel(c, s_sq, s.dot_sparse(&x)))
+                .sum()
+        }
     }
 
     /// [`KernelExpansion::value`] of every row, in parallel (each row its own sum: the values do not depend on
     /// the thread count).
     pub fn values(&self, x: &SparseRows) -> Vec<f64> {
         use rayon::prelude::*;
-        let norms: Vec<f64> = self.support.rows().map(|s| s.norm_sq()).collect();
+        self.norms();
         (0..x.n_rows())
             .into_par_iter()
-            .map(|i| {
-                let r = x.row(i);
-                let x_sq = r.norm_sq();
-                self.support
-                    .rows()
-                    .zip(&self.coef)
-                    .zip(&norms)
-                    .map(|((s, c), &s_sq)| c * self.kernel.from_dot(s.dot_sparse(&r), s_sq, x_sq))
-                    .sum()
-            })
+            .map(|i| self.value(x.row(i)))
             .collect()
     }
 

@@ -350,7 +350,7 @@ impl LinearSvm {
                 advice,
                 &mut warnings,
             )?;
-            model.kernel = Some(expansion);
+            model.kernel = Some(Box::new(expansion));
             let report = FitReport {
                 model,
                 trace: fit.trace,

@@ -30,7 +30,7 @@ pub struct LinearModel {
     /// A kernel SVM's support vectors and coefficients (format 4): the score is their kernel expansion, not
     /// `⟨w, x⟩` (and `w` is zero).
     #[serde(default)]
-    pub kernel: Option<KernelExpansion>,
+    pub kernel: Option<Box<KernelExpansion>>,
 }
 
 /// Accuracy, counts, and optionally the primal objective of a model on a labelled dataset.
@@ -112,6 +112,22 @@ impl LinearModel {
             Some(s) => s.transform_row(x).as_row().dot(&self.w) + self.b,
             None => x.dot(&self.w) + self.b,
         }
+    }
+
+    /// The bytes the model's vectors hold in memory (weights, scaler, support vectors and their
+    /// coefficients): what serving it keeps resident, beside a few hundred bytes of parameters.
+    pub fn memory_bytes(&self) -> usize {
+        let f = std::mem::size_of::<f64>();
+        let scaler = self.scaler.as_ref().map_or(0, |s| {
+            s.factor.len() * f + s.offsets.len() * std::mem::size_of::<(u32, f64)>()
+        });
+        let kernel = self.kernel.as_ref().map_or(0, |k| {
+            let s = &k.support;
+            (s.n_rows() + 1) * std::mem::size_of::<usize>()
+                + s.nnz() * (std::mem::size_of::<u32>() + f)
+                + k.coef.len() * f
+        });
+        std::mem::size_of::<Self>() + self.w.len() * f + scaler + kernel
     }
 
     /// Whether the model is a kernel SVM (its score a sum over support vectors).

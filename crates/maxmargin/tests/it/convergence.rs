@@ -51,7 +51,10 @@ fn format_3_models_load_into_typed_parameters_and_upgrade_to_format_4() {
         model.save(&again).unwrap();
         // Saved again by this build: format 4, which adds the (empty) kernel expansion to the payload.
         let header = maxmargin::io::model_file::read_header(&again).unwrap();
-        assert_eq!(header.format_version, maxmargin::io::model_file::FORMAT_VERSION);
+        assert_eq!(
+            header.format_version,
+            maxmargin::io::model_file::FORMAT_VERSION
+        );
         assert_eq!(LinearModel::load(&again).unwrap(), model, "{name}");
         assert!(
             model.evaluate(&heart, None).unwrap().accuracy > 0.8,

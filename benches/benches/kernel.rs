@@ -1,0 +1,247 @@
+//! Kernel SVMs against LIBSVM (`svm-train -s 0 -t 2`), whole commands side by side on every binary set found
+//! in `MAXMARGIN_DATA` small enough for an exact kernel (≤ 50k rows), RBF at C = 1 with the same γ (scikit-learn's
+//! `scale` on the training rows, passed to both as a number).
+//!
+//! For each set: the dual objective of both (LIBSVM prints its `obj`; ours is the model's objective minus its
+//! certified gap, in the C-form), their relative difference, the support vectors, the test accuracy of both
+//! (the set's test file, or every fifth row held out), the whole command's seconds of ours on one and on two
+//! threads against `svm-train` (`-m 100`, ours `--cache-mb 100`; medians of 3 interleaved runs, 1 on sets over
+//! 20k rows), and our peak memory beside the cache bound plus the data's size.
+//!
+//! Output: `target/bench-report/kernel.{md,json}`. Needs the release command and LIBSVM's `svm-train` /
+//! `svm-predict` on PATH (`apt-get install libsvm-tools`).
+
+use maxmargin::core::kernel::gamma_scale;
+use maxmargin::io::libsvm::{self, LabeledData};
+use maxmargin_benches::{command, data_dir, median, out_dir, s};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+const SETS: [(&str, Option<&str>); 5] = [
+    ("heart_scale/heart_scale", None),
+    ("breast-cancer_scale/breast-cancer_scale", None),
+    ("mushrooms/mushrooms", None),
+    ("phishing/phishing.gz", None),
+    ("a9a/a9a.gz", Some("a9a/a9a.t.gz")),
+];
+const MAX_ROWS: usize = 50_000;
+
+#[derive(Serialize)]
+struct Row {
+    data: String,
+    rows: usize,
+    gamma: f64,
+    theirs_dual: Option<f64>,
+    ours_dual: f64,
+    relative_difference: Option<f64>,
+    theirs_support: Option<usize>,
+    ours_support: usize,
+    theirs_accuracy: Option<f64>,
+    ours_accuracy: f64,
+    theirs_seconds: Option<f64>,
+    ours_seconds_1: f64,
+    ours_seconds_2: f64,
+    ratio_1: Option<f64>,
+    ratio_2: Option<f64>,
+    ours_peak_mb: Option<f64>,
+    data_mb: f64,
+}
+
+fn timed(mut c: Command) -> (f64, String, String) {
+    let start = Instant::now();
+    let out = c.output().expect("run");
+    assert!(
+        out.status.success(),
+        "{c:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        start.elapsed().as_secs_f64(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn ours(train: &Path, model: &Path, gamma: f64, threads: usize) -> Command {
+    let mut c = Command::new(command());
+    c.args(["train", &s(train), "--kernel", "rbf", "-c", "1", "-q"])
+        .args(["--gamma", &format!("{gamma:e}"), "--cache-mb", "100"])
+        .args(["--threads", &threads.to_string(), "-o", &s(model)]);
+    c
+}
+
+fn theirs(train: &Path, model: &Path, gamma: f64) -> Command {
+    let mut c = Command::new("svm-train");
+    c.args(["-s", "0", "-t", "2", "-c", "1", "-m", "100"])
+        .args(["-g", &format!("{gamma:e}"), &s(train), &s(model)]);
+    c
+}
+
+fn peak_mb(c: &Command) -> Option<f64> {
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(c.get_program())
+        .args(c.get_args())
+        .output()
+        .ok()?;
+    let kb: f64 = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .last()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb / 1024.0)
+}
+
+/// Every fifth row held out, the rest to train on.
+fn split(data: &LabeledData) -> (LabeledData, LabeledData) {
+    let pick = |keep: &dyn Fn(usize) -> bool| {
+        let idx: Vec<usize> = (0..data.n_samples()).filter(|&i| keep(i)).collect();
+        data.select(&idx)
+    };
+    (pick(&|i| i % 5 != 4), pick(&|i| i % 5 == 4))
+}
+
+fn main() {
+    let Some(dir) = data_dir() else {
+        eprintln!(
+            "kernel: set MAXMARGIN_DATA (cargo xtask bench --data-dir DIR); nothing measured"
+        );
+        return;
+    };
+    let have_libsvm = Command::new("svm-train").output().is_ok();
+    let work = out_dir().join("kernel-data");
+    std::fs::create_dir_all(&work).expect("work dir");
+    let mut rows = Vec::new();
+    for (set, test) in SETS {
+        let Ok(all) = libsvm::read(&dir.join(set)) else {
+            continue;
+        };
+        let (train, test) = match test.and_then(|t| libsvm::read(&dir.join(t)).ok()) {
+            Some(t) => (all, t),
+            None => split(&all),
+        };
+        if train.n_samples() > MAX_ROWS {
+            continue;
+        }
+        let name = set.split('/').next().unwrap_or(set).to_string();
+        let (tr, te) = (
+            work.join(format!("{name}.train")),
+            work.join(format!("{name}.test")),
+        );
+        libsvm::write(&tr, &train).expect("write");
+        libsvm::write(&te, &test).expect("write");
+        let gamma = gamma_scale(&train.x);
+        let (mine, yours) = (
+            work.join(format!("{name}.mm")),
+            work.join(format!("{name}.svm")),
+        );
+        let rounds = if train.n_samples() > 20_000 { 1 } else { 3 };
+        let (mut one, mut two, mut lib) = (Vec::new(), Vec::new(), Vec::new());
+        let mut libsvm_out = String::new();
+        for _ in 0..rounds {
+            one.push(timed(ours(&tr, &mine, gamma, 1)).0);
+            two.push(timed(ours(&tr, &mine, gamma, 2)).0);
+            if have_libsvm {
+                let (t, out, _) = timed(theirs(&tr, &yours, gamma));
+                lib.push(t);
+                libsvm_out = out;
+            }
+        }
+        let model = maxmargin::linear::LinearModel::load(&mine).expect("our model");
+        let t = &model.training;
+        let ours_dual = (t.objective - t.gap.unwrap_or(0.0)) / model.lambda;
+        let ours_accuracy = model.evaluate(&test, None).expect("eval").accuracy;
+        let theirs_dual = libsvm_out
+            .rsplit("obj = ")
+            .next()
+            .filter(|_| have_libsvm)
+            .and_then(|r| r.split(',').next())
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .map(|o| -o);
+        let theirs_support = libsvm_out
+            .rsplit("nSV = ")
+            .next()
+            .filter(|_| have_libsvm)
+            .and_then(|r| r.split(',').next())
+            .and_then(|v| v.trim().parse().ok());
+        let theirs_accuracy = have_libsvm
+            .then(|| {
+                let out = Command::new("svm-predict")
+                    .args([s(&te), s(&yours), s(&work.join("predictions"))])
+                    .output()
+                    .ok()?;
+                let text = String::from_utf8_lossy(&out.stdout).into_owned();
+                let pct: f64 = text
+                    .split("Accuracy = ")
+                    .nth(1)?
+                    .split('%')
+                    .next()?
+                    .parse()
+                    .ok()?;
+                Some(pct / 100.0)
+            })
+            .flatten();
+        let theirs_seconds = (!lib.is_empty()).then(|| median(&mut lib));
+        let (s1, s2) = (median(&mut one), median(&mut two));
+        rows.push(Row {
+            data: name,
+            rows: train.n_samples(),
+            gamma,
+            theirs_dual,
+            ours_dual,
+            relative_difference: theirs_dual.map(|d| (ours_dual - d) / d),
+            theirs_support,
+            ours_support: model.kernel.as_ref().map_or(0, |k| k.n_support()),
+            theirs_accuracy,
+            ours_accuracy,
+            theirs_seconds,
+            ours_seconds_1: s1,
+            ours_seconds_2: s2,
+            ratio_1: theirs_seconds.map(|t| s1 / t),
+            ratio_2: theirs_seconds.map(|t| s2 / t),
+            ours_peak_mb: peak_mb(&ours(&tr, &mine, gamma, 2)),
+            data_mb: std::fs::metadata(&tr).map_or(0.0, |m| m.len() as f64 / 1048576.0),
+        });
+    }
+    let cell = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map_or("-".to_string(), f);
+    let mut md = String::from(
+        "# Kernel SVMs: maxmargin train --kernel rbf against svm-train -s 0 -t 2 (C = 1, the same gamma)\n\n\
+         | data | rows | gamma | dual (LIBSVM) | dual (ours) | relative difference | SVs (LIBSVM / ours) | test accuracy (LIBSVM / ours) | LIBSVM s | ours s, 1 thread | ratio | ours s, 2 threads | ratio | our peak MB | data file MB |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in &rows {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {:.4e} | {} | {:.6} | {} | {} / {} | {} / {:.4} | {} | {:.2} | {} | {:.2} | {} | {} | {:.1} |",
+            r.data,
+            r.rows,
+            r.gamma,
+            cell(r.theirs_dual, &|v| format!("{v:.6}")),
+            r.ours_dual,
+            cell(r.relative_difference, &|v| format!("{v:.1e}")),
+            r.theirs_support.map_or("-".into(), |v| v.to_string()),
+            r.ours_support,
+            cell(r.theirs_accuracy, &|v| format!("{v:.4}")),
+            r.ours_accuracy,
+            cell(r.theirs_seconds, &|v| format!("{v:.2}")),
+            r.ours_seconds_1,
+            cell(r.ratio_1, &|v| format!("{v:.2}")),
+            r.ours_seconds_2,
+            cell(r.ratio_2, &|v| format!("{v:.2}")),
+            cell(r.ours_peak_mb, &|v| format!("{v:.0}")),
+            r.data_mb,
+        );
+    }
+    println!("{md}");
+    let out = out_dir();
+    std::fs::write(out.join("kernel.md"), &md).expect("write the report");
+    std::fs::write(
+        out.join("kernel.json"),
+        serde_json::to_string_pretty(&rows).expect("json"),
+    )
+    .expect("write the report");
+}
