@@ -296,6 +296,10 @@ pub(crate) struct CvCmd {
     /// Where --refit saves the model.
     #[arg(short, long, requires = "refit")]
     pub(crate) output: Option<PathBuf>,
+    /// Exit with status 3 when a fold's model (or the refit) stops short of its optimum (the measures are
+    /// still printed, with the warning).
+    #[arg(long)]
+    pub(crate) require_convergence: bool,
     #[command(flatten)]
     pub(crate) opts: TrainArgs,
 }

@@ -144,7 +144,8 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
     Ok(p)
 }
 
-pub(crate) fn cv(cmd: &CvCmd) -> Result<()> {
+/// `cv`; returns whether every fold's model converged.
+pub(crate) fn cv(cmd: &CvCmd) -> Result<bool> {
     let args = &cmd.opts;
     refuse(
         &[
@@ -165,10 +166,11 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<()> {
     let name = metric.name();
     let cell =
         |v: Option<(f64, f64)>| v.map_or("-".to_string(), |(m, sd)| format!("{m:.4}  {sd:.4}"));
+    let mut all_converged = true;
     let chosen = if cmd.c_path.is_empty() {
         let svm = params.clone().check()?;
         let cv = maxmargin::linear::cross_validate(&svm, &data, cmd.folds, args.seed)?;
-        warn_unconverged(&[(None, &cv)], cmd.folds);
+        all_converged &= warn_unconverged(&[(None, &cv)], cmd.folds);
         if cmd.json {
             out!("{}", serde_json::to_string(&cv)?);
         } else {
@@ -200,7 +202,7 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<()> {
             args.seed,
         )?;
         let cvs: Vec<_> = path.iter().map(|p| (Some(p.c), &p.cv)).collect();
-        warn_unconverged(&cvs, cmd.folds);
+        all_converged &= warn_unconverged(&cvs, cmd.folds);
         let best = maxmargin::linear::best_c(&path, metric);
         if cmd.json {
             // Today's array of points, each with the chosen metric's mean and whether it is the best C.
@@ -257,6 +259,7 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<()> {
         }
         report.model.save(out_path)?;
         let t = &report.model.training;
+        all_converged &= t.converged;
         note!(
             "refit on all {} rows{}: objective {:.6}, gap {}, {}; saved {}",
             t.n_samples,
@@ -271,7 +274,7 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<()> {
             out_path.display()
         );
     }
-    Ok(())
+    Ok(all_converged)
 }
 
 /// Trains, saves and reports a binary model; returns whether it converged.
@@ -330,7 +333,8 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
 
 /// One `warning:` line for the folds (at each C) whose models stopped short of their certified gap: their
 /// measures are of unconverged models (`train -c 100` warned, `cv -c 100` said nothing).
-fn warn_unconverged(cvs: &[(Option<f64>, &maxmargin::linear::CrossValidation)], k: usize) {
+/// Warns about folds that stopped short of convergence; returns whether none did.
+fn warn_unconverged(cvs: &[(Option<f64>, &maxmargin::linear::CrossValidation)], k: usize) -> bool {
     let short: Vec<String> = cvs
         .iter()
         .filter(|(_, cv)| cv.unconverged() > 0)
@@ -346,6 +350,7 @@ fn warn_unconverged(cvs: &[(Option<f64>, &maxmargin::linear::CrossValidation)], 
             short.join(", ")
         );
     }
+    short.is_empty()
 }
 
 /// The progress bar of a binary run with `params`' budget.

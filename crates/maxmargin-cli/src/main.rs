@@ -177,7 +177,13 @@ fn run(cli: Cli) -> Result<i32> {
             let grouping = groups::from_flags(group_by, groups.as_deref());
             eval(&model, &data, lambda, json, grouping.as_ref()).map(|()| 0)
         }
-        Command::Cv(cmd) => cv(&cmd).map(|()| 0),
+        Command::Cv(cmd) => cv(&cmd).map(|converged| {
+            if cmd.require_convergence && !converged {
+                NOT_CONVERGED
+            } else {
+                0
+            }
+        }),
         Command::Demo { out } => demo::run(&out).map(|()| 0),
         Command::Plot {
             traces,

@@ -73,7 +73,14 @@ pub fn report(args: &TrainArgs, output: &Path, f: &Finished<'_>) -> Result<bool>
             f.gap.map_or("-".into(), |g| format!("{g:.3e}")),
             f.iterations,
             f.stop,
-            if f.converged { "" } else { " (not converged)" },
+            match (f.converged, f.stop) {
+                (true, _) => "",
+                // The solver's own rule stopped it, but the certificate does not reach the target.
+                (false, maxmargin::optim::StopReason::Converged) => {
+                    " by the solver's rule, but the certified gap is above the target (not converged)"
+                }
+                (false, _) => " (not converged)",
+            },
         );
         note!("saved {}", output.display());
     }

@@ -179,4 +179,21 @@ fn issue_23_cv_says_when_folds_stop_short_of_convergence() {
     );
     let quiet = maxmargin(&["cv", s(&data)]);
     assert!(!String::from_utf8_lossy(&quiet.stderr).contains("warning"));
+    // --require-convergence makes it a status a script can test, as train's.
+    let short = [
+        "cv",
+        s(&data),
+        "-c",
+        "100",
+        "--epochs",
+        "5",
+        "--require-convergence",
+    ];
+    assert_eq!(maxmargin(&short).status.code(), Some(3));
+    assert_eq!(
+        maxmargin(&["cv", s(&data), "--require-convergence"])
+            .status
+            .code(),
+        Some(0)
+    );
 }
