@@ -71,11 +71,38 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
             "applies to kernel SVMs (--kernel), not to a linear model",
         )?;
     }
-    if solver == SolverKind::Dcd {
+    if matches!(solver, SolverKind::Dcd | SolverKind::Smo) {
         refuse(
             &[("--step", args.step.is_some())],
-            "applies to --solver pegasos or subgradient, not dcd",
+            &format!("applies to --solver pegasos or subgradient, not {solver}"),
         )?;
+    }
+    if solver == SolverKind::Smo {
+        refuse(
+            &[("--trace-weights", args.trace_weights)],
+            "applies to linear models (a kernel SVM has no weights per feature)",
+        )?;
+        let k = &args.kernel;
+        let kind = k.kernel.unwrap_or(KernelArg::Rbf);
+        let name = format!("{kind:?}").to_lowercase();
+        if kind == KernelArg::Linear {
+            refuse(
+                &[("--gamma", k.gamma.is_some())],
+                "applies to rbf, poly and sigmoid kernels, not linear",
+            )?;
+        }
+        if kind != KernelArg::Poly {
+            refuse(
+                &[("--degree", k.degree.is_some())],
+                &format!("applies to the poly kernel, not {name}"),
+            )?;
+        }
+        if matches!(kind, KernelArg::Linear | KernelArg::Rbf) {
+            refuse(
+                &[("--coef0", k.coef0.is_some())],
+                &format!("applies to the poly and sigmoid kernels, not {name}"),
+            )?;
+        }
     }
     let step = args.step.unwrap_or(StepRule::Pegasos);
     let solver = match solver {

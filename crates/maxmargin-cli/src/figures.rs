@@ -201,6 +201,12 @@ pub(crate) fn plot_boundary(model_path: &Path, data_path: &Path, output: &Path) 
     }
     let decision = DecisionModel::load(model_path)?;
     let model = &decision.model;
+    if model.is_kernel() {
+        bail!(
+            "plot-boundary draws a linear boundary and its margins; {} is a kernel SVM, whose boundary is curved",
+            model_path.display()
+        );
+    }
     let data = libsvm::read(data_path)?;
     let d = data.x.n_features().max(model.n_features);
     if d > 2 {

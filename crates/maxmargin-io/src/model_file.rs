@@ -23,8 +23,9 @@ pub const MAGIC: [u8; 8] = *b"MXMARGIN";
 const SNIFF_BYTES: u64 = 4096;
 /// The newest format version this build writes and reads. Version 2 (maxmargin 0.1 after the convergence
 /// work) changed the facade's model payloads; readers of older payloads upgrade them (see `maxmargin`'s
-/// `compat` module). Version 4 changed only checkpoints (dual coordinate descent's state gained the logistic
-/// duals' complements): models of versions 2 to 4 share one payload.
+/// `compat` module). Version 4 added kernel SVMs to binary models (the parameters' kernel, the model's support
+/// vectors) and the logistic duals' complements to checkpoints; readers of versions 2 and 3 decode those
+/// payloads with frozen structs (`maxmargin`'s `compat_v3`).
 pub const FORMAT_VERSION: u32 = 4;
 /// The value of the `format` key of a JSON model file.
 pub const JSON_FORMAT: &str = "maxmargin-model";

@@ -65,6 +65,22 @@ fn issue_24_a_kernel_svm_goes_through_the_whole_binary_workflow() {
             "--blocks applies to --solver dcd",
         ),
         (&["--kernel", "rbf", "--cache-mb", "0"][..], "cache-mb"),
+        (
+            &["--kernel", "linear", "--gamma", "0.1"][..],
+            "applies to rbf, poly and sigmoid",
+        ),
+        (
+            &["--kernel", "rbf", "--degree", "2"][..],
+            "--degree applies to the poly kernel, not rbf",
+        ),
+        (
+            &["--kernel", "rbf", "--coef0", "1"][..],
+            "--coef0 applies to the poly and sigmoid",
+        ),
+        (
+            &["--kernel", "rbf", "--step", "constant:0.1"][..],
+            "not smo",
+        ),
     ] {
         let mut args = vec!["train", s(&data), "-o", s(&model)];
         args.extend_from_slice(flags);

@@ -298,3 +298,20 @@ fn a_running_sum_that_cancels_is_summed_again() {
         "w {w}, from the duals {exact}"
     );
 }
+
+/// With every row's weight zero nothing is visited, and the run stops at once (it used its whole budget).
+#[test]
+fn logistic_dcd_with_nothing_to_visit_stops() {
+    let (x, y) = problem(3, 8, 2, 1.0);
+    let rows = sparse(&x);
+    let zero = vec![0.0; y.len()];
+    let lambda = maxmargin_core::objective::Lambda::new(0.1).unwrap();
+    let problem = BinaryProblem::new(&rows, &y, lambda, Bias::Feature)
+        .unwrap()
+        .with_loss(BinaryLoss::Logistic)
+        .with_example_weights(&zero)
+        .unwrap();
+    let fit = dcd(&problem, 1e-9);
+    assert_eq!(fit.stop, StopReason::Converged);
+    assert!(fit.progress.epoch <= 2.0, "{} passes", fit.progress.epoch);
+}

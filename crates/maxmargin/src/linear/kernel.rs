@@ -177,9 +177,9 @@ impl KernelExpansion {
 
     /// `‖w‖²` in the kernel's feature space: `Σ_jk coef_j coef_k K(s_j, s_k)`.
     pub fn norm_sq(&self) -> f64 {
-        use rayon::prelude::*;
+        // The values in parallel, their sum in order: the same bits on any number of threads.
         let v = self.values(&self.support);
-        v.par_iter().zip(&self.coef).map(|(v, c)| v * c).sum()
+        v.iter().zip(&self.coef).map(|(v, c)| v * c).sum()
     }
 
     /// Support vectors.
@@ -193,15 +193,15 @@ impl KernelExpansion {
         if let Err((name, value, reason)) = self.kernel.check() {
             return Some(format!("the kernel's {name} {value} {reason}"));
         }
+        if !self.support.is_valid() || self.support.n_features() > n_features.max(1) {
+            return Some("the support vectors are not valid rows of the model's features".into());
+        }
         if self.support.n_rows() != self.coef.len() {
             return Some(format!(
                 "{} support vectors for {} coefficients",
                 self.support.n_rows(),
                 self.coef.len()
             ));
-        }
-        if !self.support.is_valid() || self.support.n_features() > n_features.max(1) {
-            return Some("the support vectors are not valid rows of the model's features".into());
         }
         if !self.coef.iter().all(|c| c.is_finite()) {
             return Some("a support vector's coefficient is not finite".into());

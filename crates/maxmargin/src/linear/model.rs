@@ -125,7 +125,7 @@ impl LinearModel {
             let s = &k.support;
             (s.n_rows() + 1) * std::mem::size_of::<usize>()
                 + s.nnz() * (std::mem::size_of::<u32>() + f)
-                + k.coef.len() * f
+                + k.coef.len() * 2 * f
         });
         std::mem::size_of::<Self>() + self.w.len() * f + scaler + kernel
     }
@@ -174,7 +174,11 @@ impl LinearModel {
                     field: "label",
                     message: format!("{label} is not one of the model's labels {:?}", self.labels),
                 })?;
-                Ok(if y * self.decision_function(row) < 1.0 {
+                let margin = y * self.decision_function(row);
+                Ok(if self.is_probabilistic() {
+                    // A logistic model's margins make these duals optimal.
+                    c * maxmargin_core::hinge::sigmoid(-margin)
+                } else if margin < 1.0 {
                     c
                 } else {
                     0.0

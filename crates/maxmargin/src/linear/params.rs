@@ -366,9 +366,13 @@ impl LinearSvmParams {
                     );
                 }
                 if self.loss != BinaryLoss::Hinge {
+                    let name = match self.loss {
+                        BinaryLoss::Logistic => "logistic",
+                        _ => "squared-hinge",
+                    };
                     return refuse(
                         "loss",
-                        format!("{:?}", self.loss).to_lowercase(),
+                        name.into(),
                         "cannot apply to a kernel SVM, which has the hinge loss",
                     );
                 }
@@ -419,6 +423,16 @@ impl LinearSvmParams {
     }
 }
 
+impl LinearSvmParams {
+    /// The kernel a kernel SVM was asked for (`None` for the linear solvers).
+    fn kernel_choice(&self) -> Option<KernelChoice> {
+        match self.solver {
+            LinearSolver::Smo { kernel, .. } => Some(kernel),
+            _ => None,
+        }
+    }
+}
+
 impl crate::checkpoint::SameProblem for LinearSvmParams {
     fn differs_from(&self, stored: &Self) -> Option<(&'static str, String, String)> {
         crate::checkpoint::first_difference(&[
@@ -426,6 +440,7 @@ impl crate::checkpoint::SameProblem for LinearSvmParams {
             ("loss", &stored.loss, &self.loss),
             ("class weights", &stored.class_weights, &self.class_weights),
             ("scaling", &stored.scale, &self.scale),
+            ("kernel", &stored.kernel_choice(), &self.kernel_choice()),
         ])
     }
 }

@@ -206,8 +206,11 @@ impl Dcd {
         }
         st.tightened += 1;
         st.active = (0..problem.n_samples()).collect();
-        st.pg_max_old = f64::INFINITY;
-        st.pg_min_old = f64::NEG_INFINITY;
+        if problem.loss() != BinaryLoss::Logistic {
+            // Shrinking starts again; a logistic run keeps its inner Newton tolerance, the last pass's.
+            st.pg_max_old = f64::INFINITY;
+            st.pg_min_old = f64::NEG_INFINITY;
+        }
         false
     }
 
@@ -277,7 +280,12 @@ impl Dcd {
         if problem.loss() == BinaryLoss::Logistic {
             // Nothing shrinks; the test is the largest |G_i| (LIBLINEAR's -s 7), and it sets the next pass's
             // inner Newton tolerance.
-            let largest = pg_max.abs().max(pg_min.abs());
+            // Nothing visited (every weight zero): nothing to move, the test passes.
+            let largest = if pg_max < pg_min {
+                0.0
+            } else {
+                pg_max.abs().max(pg_min.abs())
+            };
             if largest <= tolerance {
                 st.converged = self.accept(problem, st);
             } else {
@@ -543,6 +551,10 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
                         }
                     }),
                 "alpha (the logistic duals and their complements, inside their boxes)",
+            )?;
+            fits(
+                st.active.len() == n,
+                "the active set (logistic runs shrink nothing)",
             )?;
         }
         fits(distinct_below(&st.active, n), "the active set")?;

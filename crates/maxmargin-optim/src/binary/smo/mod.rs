@@ -417,7 +417,13 @@ impl<'a> Solver<KernelProblem<'a>> for Smo {
                     .all(|(&a, &u)| a.is_finite() && (0.0..=u).contains(&a)),
             "alpha",
         )?;
-        fits(st.grad.len() == n && all_finite(&st.grad), "the gradient")
+        fits(st.grad.len() == n && all_finite(&st.grad), "the gradient")?;
+        let balance: f64 = st.alpha.iter().zip(problem.y).map(|(a, y)| a * y).sum();
+        let scale: f64 = st.upper.iter().sum::<f64>().max(1.0);
+        fits(
+            balance.abs() <= 1e-9 * scale,
+            "alpha (sum of y_i alpha_i is not 0)",
+        )
     }
 
     fn step(&mut self, problem: &KernelProblem<'a>, st: &mut SmoState) -> Result<(), OptimError> {
