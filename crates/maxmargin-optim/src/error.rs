@@ -129,6 +129,15 @@ pub(crate) fn fits(ok: bool, what: &'static str) -> Result<(), OptimError> {
     }
 }
 
+/// `n` duals, each finite and in its box `[0, u_i]` up to `slack` (relative to `max(u_i, 1)` above).
+pub(crate) fn in_boxes(alpha: &[f64], upper: &[f64], n: usize, slack: f64) -> bool {
+    alpha.len() == n
+        && alpha
+            .iter()
+            .zip(upper)
+            .all(|(&a, &u)| a.is_finite() && a >= -slack && a <= u + slack * u.max(1.0))
+}
+
 /// Every value finite.
 pub(crate) fn all_finite(v: &[f64]) -> bool {
     v.iter().all(|x| x.is_finite())

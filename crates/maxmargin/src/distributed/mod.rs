@@ -140,12 +140,7 @@ impl LinearSvm {
             }
         };
         let mut warnings = Vec::new();
-        let end = crate::linear::Finished {
-            stop: fit.stop,
-            objective: fit.objective,
-            gap: fit.trace.last().and_then(|r| r.gap),
-            progress: fit.progress,
-        };
+        let end = crate::linear::Finished::of(&fit);
         let model = self.model(
             fit.output,
             &labels,

@@ -65,6 +65,18 @@ pub(crate) struct Finished {
     pub(crate) progress: maxmargin_optim::Progress,
 }
 
+impl Finished {
+    /// How `fit` ended: its stop, objective, last certified gap and progress.
+    pub(crate) fn of<O>(fit: &maxmargin_optim::Fit<O>) -> Self {
+        Self {
+            stop: fit.stop,
+            objective: fit.objective,
+            gap: fit.trace.last().and_then(|r| r.gap),
+            progress: fit.progress,
+        }
+    }
+}
+
 /// A trained model and its training trace.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FitReport {
@@ -328,12 +340,7 @@ impl LinearSvm {
             let init = |s: &mut maxmargin_optim::Smo| Ok(s.init(&kp)?);
             let (fit, _) =
                 crate::checkpoint::train(&trainer, &mut s, &kp, init, tag, &self.plan, observer)?;
-            let end = Finished {
-                stop: fit.stop,
-                objective: fit.objective,
-                gap: fit.trace.last().and_then(|r| r.gap),
-                progress: fit.progress,
-            };
+            let end = Finished::of(&fit);
             let expansion = KernelExpansion::from_solution(kernel, x, &fit.output.coef);
             let weights = LinearWeights {
                 w: vec![0.0; x.n_features()],
@@ -394,12 +401,7 @@ impl LinearSvm {
         };
         let advice =
             crate::convergence::binary_advice(self.params.solver.kind(), self.params.scale, x);
-        let end = Finished {
-            stop: fit.stop,
-            objective: fit.objective,
-            gap: fit.trace.last().and_then(|r| r.gap),
-            progress: fit.progress,
-        };
+        let end = Finished::of(&fit);
         let model = self.model(
             fit.output,
             &labels,

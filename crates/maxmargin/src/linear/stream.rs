@@ -152,12 +152,7 @@ impl LinearSvm {
             }
         }
         .map_err(|e| failed(e, &mut source))?;
-        let end = Finished {
-            stop: fit.stop,
-            objective: fit.objective,
-            gap: fit.trace.last().and_then(|r| r.gap),
-            progress: fit.progress,
-        };
+        let end = Finished::of(&fit);
         let unscaled = p.scale == Scaling::None && summary.max_abs > 1.0;
         let advice = match (is_dcd, unscaled) {
             (true, true) => "--scale maxabs, or more passes (--epochs, --iterations)",

@@ -41,7 +41,9 @@
 //! **Warm start.** [`Dcd::warm_state`] starts from a previous dual (clipped into the new box, `w` rebuilt from
 //! it), e.g. the solution at a smaller `C` on a regularization path.
 
-use crate::error::{OptimError, all_finite, check_epsilon, distinct_below, fits, invalid};
+use crate::error::{
+    OptimError, all_finite, check_epsilon, distinct_below, fits, in_boxes, invalid,
+};
 use crate::problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
 use crate::trainer::{Certificate, Progress, Solver, StepDetail, StopReason};
 use rand::seq::SliceRandom;
@@ -530,15 +532,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
                 ),
             "the rows' norms and boxes (a checkpoint of other data?)",
         )?;
-        fits(
-            st.alpha.len() == n
-                && st
-                    .alpha
-                    .iter()
-                    .zip(&st.upper)
-                    .all(|(&a, &u)| a.is_finite() && a >= -1e-12 && a <= u + 1e-12 * u.max(1.0)),
-            "alpha",
-        )?;
+        fits(in_boxes(&st.alpha, &st.upper, n, 1e-12), "alpha")?;
         if problem.loss() == BinaryLoss::Logistic {
             fits(
                 st.rest.len() == n

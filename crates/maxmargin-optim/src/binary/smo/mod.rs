@@ -19,7 +19,7 @@
 //! Kernel rows come from an LRU cache bounded by [`SmoParams::cache_mb`], computed in parallel; the result
 //! does not depend on the thread count. A step is `n` iterations (one "pass").
 
-use crate::error::{OptimError, all_finite, check_epsilon, fits, invalid};
+use crate::error::{OptimError, all_finite, check_epsilon, fits, in_boxes, invalid};
 use crate::trainer::{Certificate, Progress, Solver, StopReason};
 use maxmargin_core::kernel::Kernel;
 use maxmargin_core::objective::Lambda;
@@ -408,15 +408,7 @@ impl<'a> Solver<KernelProblem<'a>> for Smo {
             st.upper.len() == n && (0..n).all(|i| st.upper[i] == c * problem.weight(i)),
             "the boxes (a checkpoint of other data?)",
         )?;
-        fits(
-            st.alpha.len() == n
-                && st
-                    .alpha
-                    .iter()
-                    .zip(&st.upper)
-                    .all(|(&a, &u)| a.is_finite() && (0.0..=u).contains(&a)),
-            "alpha",
-        )?;
+        fits(in_boxes(&st.alpha, &st.upper, n, 0.0), "alpha")?;
         fits(st.grad.len() == n && all_finite(&st.grad), "the gradient")?;
         let balance: f64 = st.alpha.iter().zip(problem.y).map(|(a, y)| a * y).sum();
         let scale: f64 = st.upper.iter().sum::<f64>().max(1.0);
