@@ -7,6 +7,7 @@ mod convert;
 mod crafted;
 mod cv;
 mod demo;
+mod format3;
 mod groups;
 mod hostile;
 mod inputs;
