@@ -30,6 +30,7 @@ fn multiclass_lines(
     };
     let probs = match (cal, probability) {
         (Some(c), true) => c.probabilities(&data)?,
+        (None, true) => model.own_probabilities(&data)?,
         _ => Vec::new(),
     };
     let by_class = |v: &[f64]| -> serde_json::Value {
@@ -89,7 +90,11 @@ pub(crate) fn predict(
 ) -> Result<()> {
     let kind = maxmargin::io::model_file::read_header(model_path)?.kind;
     let binary = kind == maxmargin::linear::MODEL_KIND || kind == maxmargin::linear::DECISION_KIND;
-    let calibrated_multi = kind == maxmargin::structured_svm::MULTICLASS_DECISION_KIND;
+    // One-vs-rest logistic regression has probabilities of its own, as a calibrated model does.
+    let calibrated_multi = kind == maxmargin::structured_svm::MULTICLASS_DECISION_KIND
+        || (probability
+            && kind == "multiclass"
+            && maxmargin::structured_svm::StructuredModel::load(model_path)?.is_probabilistic());
     if probability && !binary && !calibrated_multi {
         bail!(
             "--probability applies to calibrated binary and multiclass models; {} is a {kind} model{}",

@@ -28,7 +28,6 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
             ("--last", args.last),
             ("--average-from", args.average_from.is_some()),
             ("--sampling", args.sampling.is_some()),
-            ("--loss", args.loss.is_some()),
             ("--blocks", args.blocks.is_some()),
             ("--trace-weights", args.trace_weights),
         ],
@@ -39,6 +38,15 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
         &format!("applies to binary kernel SVMs; --task {name} has no kernels yet"),
     )?;
     let mut p = StructuredSvmParams::new(task).seed(args.seed);
+    if let Some(loss) = args.loss {
+        // One-vs-rest's binary loss; the library refuses it for the other solvers and tasks, by name.
+        if task != Task::Multiclass {
+            bail!(
+                "--loss applies to binary training and to --task multiclass --solver ovr, not to --task {name}"
+            );
+        }
+        p.loss = loss;
+    }
     if let Some(s) = args.solver {
         p = p.solver(match s {
             SolverArg::Dcd => StructSolverKind::Dcd,

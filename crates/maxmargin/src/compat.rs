@@ -211,6 +211,7 @@ impl From<StructuredModelV1> for StructuredModel {
             scale: Scaling::None,
             tolerance: None,
             trace: false,
+            loss: BinaryLoss::Hinge,
         };
         let t = m.training;
         Self {

@@ -1,12 +1,19 @@
 //! Model payloads of formats 2 and 3, frozen: format 4 added the kernel to the stored parameters
-//! (`ParamsRecord::kernel`) and the kernel expansion to binary models (`LinearModel::kernel`), so files of
-//! formats 2 and 3 are decoded with the structs below and upgraded. Never change these structs.
+//! (`ParamsRecord::kernel`), the kernel expansion to binary models (`LinearModel::kernel`) and one-vs-rest's
+//! loss to the structured parameters (`StructuredSvmParams::loss`), so files of formats 2 and 3 are decoded
+//! with the structs below and upgraded. Never change these structs.
 
 use crate::linear::{
     Calibration, DecisionModel, LinearModel, ParamsRecord, SolverKind, Threshold, TrainingSummary,
 };
+use crate::structured_svm::{
+    CalibratedMulticlass, CustomModel, MulticlassCalibration, StructSolverKind,
+    StructTrainingSummary, StructuredModel, StructuredSvmParams, Task,
+};
+use crate::tagger::Tagger;
 use maxmargin_core::objective::Regularization;
 use maxmargin_core::scale::{Scaler, Scaling};
+use maxmargin_io::conll::FeatureMap;
 use maxmargin_optim::{Bias, BinaryLoss, Sampling, StepRule};
 use serde::{Deserialize, Serialize};
 
@@ -139,6 +146,152 @@ impl From<DecisionModelV3> for DecisionModel {
             model: m.model.into(),
             calibration: m.calibration,
             threshold: m.threshold,
+        }
+    }
+}
+
+/// `StructuredSvmParams` of formats 2 and 3 (format 4 added one-vs-rest's `loss`).
+#[derive(Serialize, Deserialize)]
+pub(crate) struct StructuredSvmParamsV3 {
+    task: Task,
+    solver: StructSolverKind,
+    regularization: Regularization,
+    epsilon: f64,
+    max_passes: Option<f64>,
+    max_seconds: Option<f64>,
+    #[serde(skip)]
+    threads: Option<usize>,
+    seed: u64,
+    eval_every: Option<f64>,
+    #[serde(default = "yes")]
+    bias: bool,
+    #[serde(default)]
+    keep_best: bool,
+    #[serde(default)]
+    gap: Option<f64>,
+    #[serde(default)]
+    class_weights: Vec<(f64, f64)>,
+    #[serde(default)]
+    scale: Scaling,
+    #[serde(default)]
+    tolerance: Option<f64>,
+    #[serde(skip)]
+    trace: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl From<StructuredSvmParamsV3> for StructuredSvmParams {
+    fn from(p: StructuredSvmParamsV3) -> Self {
+        Self {
+            task: p.task,
+            solver: p.solver,
+            regularization: p.regularization,
+            epsilon: p.epsilon,
+            max_passes: p.max_passes,
+            max_seconds: p.max_seconds,
+            threads: p.threads,
+            seed: p.seed,
+            eval_every: p.eval_every,
+            bias: p.bias,
+            keep_best: p.keep_best,
+            gap: p.gap,
+            class_weights: p.class_weights,
+            scale: p.scale,
+            tolerance: p.tolerance,
+            trace: p.trace,
+            loss: BinaryLoss::Hinge,
+        }
+    }
+}
+
+/// `StructuredModel` of formats 2 and 3.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct StructuredModelV3 {
+    task: Task,
+    w: Vec<f64>,
+    n_features: usize,
+    n_labels: usize,
+    #[serde(default)]
+    classes: Vec<f64>,
+    lambda: f64,
+    seed: u64,
+    params: StructuredSvmParamsV3,
+    training: StructTrainingSummary,
+    #[serde(default)]
+    scaler: Option<Scaler>,
+}
+
+impl From<StructuredModelV3> for StructuredModel {
+    fn from(m: StructuredModelV3) -> Self {
+        Self {
+            task: m.task,
+            w: m.w,
+            n_features: m.n_features,
+            n_labels: m.n_labels,
+            classes: m.classes,
+            lambda: m.lambda,
+            seed: m.seed,
+            params: m.params.into(),
+            training: m.training,
+            scaler: m.scaler,
+        }
+    }
+}
+
+/// `CalibratedMulticlass` of formats 2 and 3.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct CalibratedMulticlassV3 {
+    model: StructuredModelV3,
+    calibration: MulticlassCalibration,
+}
+
+impl From<CalibratedMulticlassV3> for CalibratedMulticlass {
+    fn from(m: CalibratedMulticlassV3) -> Self {
+        Self {
+            model: m.model.into(),
+            calibration: m.calibration,
+        }
+    }
+}
+
+/// `Tagger` of formats 2 and 3.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct TaggerV3 {
+    model: StructuredModelV3,
+    features: FeatureMap,
+}
+
+impl From<TaggerV3> for Tagger {
+    fn from(t: TaggerV3) -> Self {
+        Self {
+            model: t.model.into(),
+            features: t.features,
+        }
+    }
+}
+
+/// `CustomModel` of formats 2 and 3.
+#[derive(Serialize, Deserialize)]
+#[serde(bound = "S: Serialize + serde::de::DeserializeOwned")]
+pub(crate) struct CustomModelV3<S> {
+    space: S,
+    w: Vec<f64>,
+    lambda: f64,
+    params: StructuredSvmParamsV3,
+    training: StructTrainingSummary,
+}
+
+impl<S> From<CustomModelV3<S>> for CustomModel<S> {
+    fn from(m: CustomModelV3<S>) -> Self {
+        Self {
+            space: m.space,
+            w: m.w,
+            lambda: m.lambda,
+            params: m.params.into(),
+            training: m.training,
         }
     }
 }

@@ -276,7 +276,12 @@ impl Tagger {
     /// # Errors
     /// [`Error::Io`] for a missing, foreign, corrupt or inconsistent file.
     pub fn load(path: &Path) -> Result<Self, Error> {
-        let (_, tagger): (_, Self) = model_file::load(path, TAGGER_KIND)?;
+        let tagger: Self = if model_file::read_header(path)?.format_version < 4 {
+            let (_, old): (_, crate::compat_v3::TaggerV3) = model_file::load(path, TAGGER_KIND)?;
+            old.into()
+        } else {
+            model_file::load(path, TAGGER_KIND)?.1
+        };
         let bad = |message: String| -> Error {
             IoError::BadModel {
                 path: path.to_path_buf(),

@@ -114,3 +114,63 @@ fn issue_24_logistic_regression_gives_its_own_probabilities() {
         assert!(err.contains(says), "{flags:?}: {err}");
     }
 }
+
+/// Issue 24: one-vs-rest logistic regression for multiclass data (`--task multiclass --solver ovr --loss
+/// logistic`) gives its own probabilities (each class's σ, normalized); other structured solvers refuse the loss.
+#[test]
+fn issue_24_one_vs_rest_logistic_regression_gives_class_probabilities() {
+    let tmp = tempfile::tempdir().unwrap();
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    let model = tmp.path().join("lr.model");
+    let args = [
+        "train",
+        s(&iris),
+        "--task",
+        "multiclass",
+        "--solver",
+        "ovr",
+        "--loss",
+        "logistic",
+    ];
+    let mut train = args.to_vec();
+    train.extend(["-o", s(&model), "-q"]);
+    ok(&train);
+    let out = ok(&["predict", s(&model), s(&iris), "--probability"]);
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(rows.len(), 150, "{out}");
+    for row in rows {
+        let p: Vec<f64> = row.split(' ').skip(1).map(|v| v.parse().unwrap()).collect();
+        assert_eq!(p.len(), 3);
+        assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12, "{row}");
+    }
+    let err = fails(
+        &[
+            "train",
+            s(&iris),
+            "--task",
+            "multiclass",
+            "--loss",
+            "logistic",
+            "-o",
+            s(&model),
+        ],
+        1,
+    );
+    assert!(err.contains("applies to one-vs-rest"), "{err}");
+    // A hinge one-vs-rest model still needs a calibration.
+    let svm = tmp.path().join("svm.model");
+    ok(&[
+        "train",
+        s(&iris),
+        "--task",
+        "multiclass",
+        "--solver",
+        "ovr",
+        "-o",
+        s(&svm),
+        "-q",
+    ]);
+    let err = fails(&["predict", s(&svm), s(&iris), "--probability"], 1);
+    assert!(err.contains("not calibrated"), "{err}");
+}

@@ -152,7 +152,13 @@ impl CalibratedMulticlass {
     /// # Errors
     /// [`Error::Io`] for a missing, foreign, corrupt or inconsistent file.
     pub fn load(path: &Path) -> Result<Self, Error> {
-        let (_, m): (_, Self) = model_file::load(path, MULTICLASS_DECISION_KIND)?;
+        let m: Self = if model_file::read_header(path)?.format_version < 4 {
+            let (_, old): (_, crate::compat_v3::CalibratedMulticlassV3) =
+                model_file::load(path, MULTICLASS_DECISION_KIND)?;
+            old.into()
+        } else {
+            model_file::load(path, MULTICLASS_DECISION_KIND)?.1
+        };
         m.model.check_consistent(path)?;
         let finite = m
             .calibration

@@ -194,7 +194,13 @@ impl<S: CustomSpace> CustomModel<S> {
     /// # Errors
     /// [`Error::Io`] for a missing, foreign, corrupt or inconsistent file.
     pub fn load(path: &Path) -> Result<Self, Error> {
-        let (_, model): (_, Self) = maxmargin_io::model_file::load(path, &Self::kind())?;
+        let model: Self = if maxmargin_io::model_file::read_header(path)?.format_version < 4 {
+            let (_, old): (_, crate::compat_v3::CustomModelV3<S>) =
+                maxmargin_io::model_file::load(path, &Self::kind())?;
+            old.into()
+        } else {
+            maxmargin_io::model_file::load(path, &Self::kind())?.1
+        };
         let bad = |message: String| -> Error {
             IoError::BadModel {
                 path: path.to_path_buf(),

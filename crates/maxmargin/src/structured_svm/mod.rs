@@ -16,8 +16,8 @@ use maxmargin_io::model_file;
 use maxmargin_io::multilabel::{MultilabelData, indicators};
 use maxmargin_io::svm_hmm::SequenceData;
 use maxmargin_optim::{
-    BcfwParams, Budget, CrammerSingerParams, NSlackParams, Observer, OneSlackParams, OptimError,
-    Solver, SsgParams, StopReason, StructProblem, TraceRecord, Trainer,
+    BcfwParams, BinaryLoss, Budget, CrammerSingerParams, NSlackParams, Observer, OneSlackParams,
+    OptimError, Solver, SsgParams, StopReason, StructProblem, TraceRecord, Trainer,
 };
 use maxmargin_struct::{ChainSpace, MulticlassSpace, MultilabelSpace, OutputSpace};
 use serde::{Deserialize, Serialize};

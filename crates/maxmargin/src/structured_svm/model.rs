@@ -97,6 +97,47 @@ impl StructuredModel {
             .collect()
     }
 
+    /// Whether the model is one-vs-rest logistic regression, whose scores are each class's log-odds.
+    pub fn is_probabilistic(&self) -> bool {
+        self.task == Task::Multiclass
+            && self.params.solver == super::StructSolverKind::Ovr
+            && self.params.loss == maxmargin_optim::BinaryLoss::Logistic
+    }
+
+    /// One-vs-rest logistic regression's own probabilities: each class's `σ(score)`, normalized to sum to 1
+    /// (as scikit-learn's one-vs-rest `predict_proba`).
+    ///
+    /// # Errors
+    /// [`Error::Optim`] for a model that is not one-vs-rest logistic regression, or as
+    /// [`StructuredModel::multiclass_scores`].
+    pub fn own_probabilities(&self, data: &LabeledData) -> Result<Vec<Vec<f64>>, Error> {
+        if !self.is_probabilistic() {
+            return Err(OptimError::InvalidParam {
+                name: "probability",
+                value: "a margin model".into(),
+                reason: "needs one-vs-rest logistic regression (--solver ovr --loss logistic) or a calibrated \
+                         model (maxmargin calibrate)",
+            }
+            .into());
+        }
+        Ok(self
+            .multiclass_scores(data)?
+            .into_iter()
+            .map(|s| {
+                let p: Vec<f64> = s
+                    .iter()
+                    .map(|&v| maxmargin_core::hinge::sigmoid(v))
+                    .collect();
+                let total: f64 = p.iter().sum();
+                if total > 0.0 {
+                    p.iter().map(|v| v / total).collect()
+                } else {
+                    vec![1.0 / p.len() as f64; p.len()]
+                }
+            })
+            .collect())
+    }
+
     /// The decision value of every class for every row of multiclass data, classes in the model's order
     /// ([`StructuredModel::classes`]): `⟨w_c, x⟩` (with the bias weight), the values the prediction maximizes.
     ///
@@ -380,6 +421,10 @@ impl StructuredModel {
         };
         let model: Self = if header.format_version < 2 {
             let (_, old): (_, crate::compat::StructuredModelV1) =
+                model_file::load(path, task.kind())?;
+            old.into()
+        } else if header.format_version < 4 {
+            let (_, old): (_, crate::compat_v3::StructuredModelV3) =
                 model_file::load(path, task.kind())?;
             old.into()
         } else {

@@ -135,6 +135,10 @@ pub struct StructuredSvmParams {
     /// not depend on it.
     #[serde(skip)]
     pub trace: bool,
+    /// One-vs-rest's binary loss (format 4): the hinge, the squared hinge or the logistic loss (one-vs-rest
+    /// logistic regression); the other solvers take the hinge only.
+    #[serde(default)]
+    pub loss: BinaryLoss,
 }
 
 fn yes() -> bool {
@@ -160,6 +164,7 @@ impl Default for StructuredSvmParams {
             scale: Scaling::None,
             tolerance: None,
             trace: false,
+            loss: BinaryLoss::Hinge,
         }
     }
 }
@@ -262,6 +267,21 @@ impl StructuredSvmParams {
                 name: "solver",
                 value: format!("{:?}", self.solver).to_lowercase(),
                 reason: "is for the multiclass task only",
+            }
+            .into());
+        }
+        if self.loss != BinaryLoss::Hinge
+            && !(self.task == Task::Multiclass && self.solver == StructSolverKind::Ovr)
+        {
+            return Err(OptimError::InvalidParam {
+                name: "loss",
+                value: match self.loss {
+                    BinaryLoss::Logistic => "logistic",
+                    _ => "squared-hinge",
+                }
+                .into(),
+                reason: "applies to one-vs-rest (--task multiclass --solver ovr); the other structured \
+                         solvers train the hinge",
             }
             .into());
         }

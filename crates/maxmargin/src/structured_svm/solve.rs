@@ -159,7 +159,7 @@ impl StructuredSvm {
             let ovr = maxmargin_optim::ovr::OneVsRest {
                 lambda,
                 bias,
-                loss: maxmargin_optim::BinaryLoss::Hinge,
+                loss: self.params.loss,
                 dcd,
                 budget: self.params.budget(),
                 gap_target: Some(self.gap_target()),
