@@ -82,27 +82,7 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
             &[("--trace-weights", args.trace_weights)],
             "applies to linear models (a kernel SVM has no weights per feature)",
         )?;
-        let k = &args.kernel;
-        let kind = k.kernel.unwrap_or(KernelArg::Rbf);
-        let name = format!("{kind:?}").to_lowercase();
-        if kind == KernelArg::Linear {
-            refuse(
-                &[("--gamma", k.gamma.is_some())],
-                "applies to rbf, poly and sigmoid kernels, not linear",
-            )?;
-        }
-        if kind != KernelArg::Poly {
-            refuse(
-                &[("--degree", k.degree.is_some())],
-                &format!("applies to the poly kernel, not {name}"),
-            )?;
-        }
-        if matches!(kind, KernelArg::Linear | KernelArg::Rbf) {
-            refuse(
-                &[("--coef0", k.coef0.is_some())],
-                &format!("applies to the poly and sigmoid kernels, not {name}"),
-            )?;
-        }
+        args.kernel.refuse_unused()?;
     }
     let step = args.step.unwrap_or(StepRule::Pegasos);
     let solver = match solver {
@@ -121,26 +101,7 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
             seed: args.seed,
         }),
         SolverKind::Subgradient => LinearSolver::Subgradient(SubgradientParams { step }),
-        SolverKind::Smo => {
-            let k = &args.kernel;
-            let kernel = maxmargin::linear::KernelChoice {
-                kind: k.kernel.map_or(Default::default(), Into::into),
-                gamma: match k.gamma {
-                    Some(Gamma::Value(g)) => Some(g),
-                    Some(Gamma::Scale) | None => None,
-                },
-                degree: k.degree.unwrap_or(3),
-                coef0: k.coef0.unwrap_or(0.0),
-            };
-            let defaults = maxmargin::optim::SmoParams::default();
-            LinearSolver::Smo {
-                smo: maxmargin::optim::SmoParams {
-                    epsilon: args.epsilon.unwrap_or(defaults.epsilon),
-                    cache_mb: k.cache_mb.unwrap_or(defaults.cache_mb),
-                },
-                kernel,
-            }
-        }
+        SolverKind::Smo => args.kernel.solver(args.epsilon),
     };
     // A kernel SVM's intercept is unregularized (as LIBSVM's); a linear model's is a feature by default.
     let bias = match solver {

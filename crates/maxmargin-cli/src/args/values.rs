@@ -222,6 +222,54 @@ impl KernelFlags {
     }
 }
 
+impl KernelFlags {
+    /// Refuses the kernel parameters the chosen kernel has no use for, by name.
+    pub(crate) fn refuse_unused(&self) -> anyhow::Result<()> {
+        let kind = self.kernel.unwrap_or(KernelArg::Rbf);
+        let name = format!("{kind:?}").to_lowercase();
+        if kind == KernelArg::Linear {
+            crate::refuse(
+                &[("--gamma", self.gamma.is_some())],
+                "applies to rbf, poly and sigmoid kernels, not linear",
+            )?;
+        }
+        if kind != KernelArg::Poly {
+            crate::refuse(
+                &[("--degree", self.degree.is_some())],
+                &format!("applies to the poly kernel, not {name}"),
+            )?;
+        }
+        if matches!(kind, KernelArg::Linear | KernelArg::Rbf) {
+            crate::refuse(
+                &[("--coef0", self.coef0.is_some())],
+                &format!("applies to the poly and sigmoid kernels, not {name}"),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The library's kernel SVM for these flags and `--epsilon`.
+    pub(crate) fn solver(&self, epsilon: Option<f64>) -> maxmargin::LinearSolver {
+        let kernel = maxmargin::linear::KernelChoice {
+            kind: self.kernel.map_or(Default::default(), Into::into),
+            gamma: match self.gamma {
+                Some(Gamma::Value(g)) => Some(g),
+                Some(Gamma::Scale) | None => None,
+            },
+            degree: self.degree.unwrap_or(3),
+            coef0: self.coef0.unwrap_or(0.0),
+        };
+        let defaults = maxmargin::optim::SmoParams::default();
+        maxmargin::LinearSolver::Smo {
+            smo: maxmargin::optim::SmoParams {
+                epsilon: epsilon.unwrap_or(defaults.epsilon),
+                cache_mb: self.cache_mb.unwrap_or(defaults.cache_mb),
+            },
+            kernel,
+        }
+    }
+}
+
 /// `--gamma`: a number, or `scale`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Gamma {

@@ -233,18 +233,11 @@ impl Dcd {
             });
         }
         let mut st = self.init(problem)?;
-        let d = problem.n_features();
-        let feature = problem.bias() == Bias::Feature;
         let logistic = problem.loss() == BinaryLoss::Logistic;
-        if logistic {
-            // Start from nothing: the loop below adds every given dual, moved inside its box.
-            st.alpha.iter_mut().for_each(|a| *a = 0.0);
-            st.w.iter_mut().for_each(|v| *v = 0.0);
-        }
         for (i, &a) in alpha.iter().enumerate() {
             let u = st.upper[i];
-            let a = if logistic && u > 0.0 {
-                let start = coordinate::logistic_start(u);
+            st.alpha[i] = if logistic && u > 0.0 {
+                let start = logistic::start_of(u);
                 if a.is_finite() {
                     a.clamp(start, u - start)
                 } else {
@@ -256,17 +249,10 @@ impl Dcd {
                 0.0
             };
             if logistic {
-                st.rest[i] = u - a;
-            }
-            if a != 0.0 {
-                st.alpha[i] = a;
-                let delta = a * problem.y()[i];
-                problem.x().row(i).axpy(delta, &mut st.w[..d]);
-                if feature {
-                    st.w[d] += delta;
-                }
+                st.rest[i] = u - st.alpha[i];
             }
         }
+        sum_weights(problem, &st.alpha, &mut st.w);
         Ok(st)
     }
 
@@ -281,8 +267,7 @@ impl Dcd {
         };
         if problem.loss() == BinaryLoss::Logistic {
             // Nothing shrinks; the test is the largest |G_i| (LIBLINEAR's -s 7), and it sets the next pass's
-            // inner Newton tolerance.
-            // Nothing visited (every weight zero): nothing to move, the test passes.
+            // inner Newton tolerance. Nothing visited (every weight zero): nothing to move, the test passes.
             let largest = if pg_max < pg_min {
                 0.0
             } else {
@@ -374,7 +359,7 @@ impl Dcd {
             if logistic {
                 let duals = (st.alpha[i], st.rest[i]);
                 let (v, rest) =
-                    visit_logistic(&mut st.w, (d, feature, st.b), c, duals, st.pg_max_old);
+                    logistic::visit(&mut st.w, (d, feature, st.b), c, duals, st.pg_max_old);
                 if let Visit::Kept { pg, new, .. } = v {
                     pg_max = pg_max.max(pg);
                     pg_min = pg_min.min(pg);
@@ -399,36 +384,28 @@ impl Dcd {
             k += 1;
         }
         if logistic {
-            Self::rebuild_after_cancellation(problem, st, largest_move);
+            logistic::rebuild_after_cancellation(problem, st, largest_move);
         }
         (pg_max, pg_min)
     }
+}
 
-    /// `w` is moved step by step; when one step moved a weight by far more than the weights now are (a
-    /// logistic dual that fell by many orders of magnitude, on rows of huge values), the sum has cancelled
-    /// away the digits it has left, and `w` is summed again from the duals, `Σ α_i y_i x̃_i`.
-    fn rebuild_after_cancellation(problem: &BinaryProblem<'_>, st: &mut DcdState, moved: f64) {
-        let now = st.w.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        if moved <= CANCELLATION * now {
-            return;
-        }
-        let d = problem.n_features();
-        let feature = problem.bias() == Bias::Feature;
-        st.w.iter_mut().for_each(|v| *v = 0.0);
-        for (i, (&a, &y)) in st.alpha.iter().zip(problem.y()).enumerate() {
-            if a != 0.0 {
-                problem.x().row(i).axpy(a * y, &mut st.w[..d]);
-                if feature {
-                    st.w[d] += a * y;
-                }
+/// `w = Σ α_i y_i x̃_i` (the bias feature's weight last when there is one), summed in row order over the
+/// nonzero duals into `w`, which is cleared first: the start from given duals and the repair of a running sum
+/// that cancelled.
+fn sum_weights(problem: &BinaryProblem<'_>, alpha: &[f64], w: &mut [f64]) {
+    let d = problem.n_features();
+    let feature = problem.bias() == Bias::Feature;
+    w.iter_mut().for_each(|v| *v = 0.0);
+    for (i, (&a, &y)) in alpha.iter().zip(problem.y()).enumerate() {
+        if a != 0.0 {
+            problem.x().row(i).axpy(a * y, &mut w[..d]);
+            if feature {
+                w[d] += a * y;
             }
         }
     }
 }
-
-/// How much larger than the weights one step's move may be before `w` is summed again from the duals
-/// (10⁸: about half of a double's digits lost to cancellation).
-const CANCELLATION: f64 = 1e8;
 
 impl<'a> Solver<BinaryProblem<'a>> for Dcd {
     type State = DcdState;
@@ -448,21 +425,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
             ));
         }
         if problem.loss() == BinaryLoss::Logistic {
-            if problem.bias() == Bias::Unregularized {
-                return Err(invalid(
-                    "bias",
-                    "unregularized",
-                    "is not supported with the logistic loss; use feature (a regularized constant feature, \
-                     as LIBLINEAR's -B 1) or none",
-                ));
-            }
-            if self.params.blocks > 1 || self.n_total.is_some() {
-                return Err(invalid(
-                    "loss",
-                    "logistic",
-                    "runs one sequential pass at a time for now: use one block and one process",
-                ));
-            }
+            self.refuse_logistic(problem)?;
         }
         let feature = problem.bias() == Bias::Feature;
         let (n, d) = (problem.n_samples(), problem.n_features());
@@ -477,23 +440,14 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
             .map(|(r, dg)| r.norm_sq() + if feature { 1.0 } else { 0.0 } + dg)
             .collect();
         let mut w = vec![0.0; d + usize::from(feature)];
-        let mut alpha = vec![0.0; n];
-        let mut rest = Vec::new();
-        if problem.loss() == BinaryLoss::Logistic {
+        let (alpha, rest) = if problem.loss() == BinaryLoss::Logistic {
             // The logistic duals start inside their boxes, and w = Σ α_i y_i x̃_i with them.
-            rest = upper.clone();
-            for (i, (a, &u)) in alpha.iter_mut().zip(&upper).enumerate() {
-                if u > 0.0 {
-                    *a = coordinate::logistic_start(u);
-                    rest[i] = u - *a;
-                    let delta = *a * problem.y()[i];
-                    problem.x().row(i).axpy(delta, &mut w[..d]);
-                    if feature {
-                        w[d] += delta;
-                    }
-                }
-            }
-        }
+            let (alpha, rest) = logistic::start(&upper);
+            sum_weights(problem, &alpha, &mut w);
+            (alpha, rest)
+        } else {
+            (vec![0.0; n], Vec::new())
+        };
         Ok(DcdState {
             iteration: 0,
             visited: 0,
@@ -534,22 +488,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
         )?;
         fits(in_boxes(&st.alpha, &st.upper, n, 1e-12), "alpha")?;
         if problem.loss() == BinaryLoss::Logistic {
-            fits(
-                st.rest.len() == n
-                    && (0..n).all(|i| {
-                        let (a, r, u) = (st.alpha[i], st.rest[i], st.upper[i]);
-                        if u > 0.0 {
-                            a > 0.0 && r > 0.0 && (a + r - u).abs() <= 1e-9 * u
-                        } else {
-                            a == 0.0
-                        }
-                    }),
-                "alpha (the logistic duals and their complements, inside their boxes)",
-            )?;
-            fits(
-                st.active.len() == n,
-                "the active set (logistic runs shrink nothing)",
-            )?;
+            logistic::check(st, n)?;
         }
         fits(distinct_below(&st.active, n), "the active set")?;
         fits(st.b.is_finite() && st.b_step.is_finite(), "the intercept")
@@ -627,9 +566,7 @@ impl Dcd {
         let norm: f64 = w.iter().map(|v| v * v).sum();
         let dual = if problem.loss() == BinaryLoss::Logistic {
             // D_C(α) = Σ U_i H(α_i/U_i) − ½‖w‖², H the binary entropy.
-            let entropy: f64 = (0..alpha.len())
-                .map(|i| coordinate::logistic_entropy(alpha[i], st.rest[i], st.upper[i]))
-                .sum();
+            let entropy = logistic::entropy(&alpha, &st.rest, &st.upper);
             problem.lambda() * (entropy - 0.5 * norm)
         } else {
             let quad: f64 = alpha.iter().zip(&st.diag).map(|(a, d)| d * a * a).sum();
@@ -647,9 +584,10 @@ mod blocks;
 mod bound;
 pub(crate) mod coordinate;
 mod distributed;
+mod logistic;
 mod stream;
 pub(crate) use coordinate::box_and_diag;
-use coordinate::{Coordinate, Visit, dot, visit, visit_logistic};
+use coordinate::{Coordinate, Visit, dot, visit};
 pub use distributed::DcdRanks;
 
 pub use bound::dual_bound;
