@@ -155,6 +155,12 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Choose a model family: fit each family (linear SVM, logistic regression, RBF kernel SVM, its Nyström or
+    /// random-Fourier approximation) on TRAIN, C and gamma chosen by cross-validation on TRAIN only and
+    /// scaling fitted on TRAIN; then on DEV (half calibrates each model, half measures) report ROC AUC,
+    /// average precision, the calibrated Brier score, fit seconds, p99 latency and model bytes, and which
+    /// family wins on what. No test file is read: keep it sealed until the family is chosen.
+    Compare(Box<CompareCmd>),
     /// Draw a binary model trained on two features over labelled data: the points by class, the boundary
     /// <w,x> + b = 0, the margins = ±1, and the margin violators ringed. SVG, or PNG for a FILE.png.
     PlotBoundary {
@@ -271,6 +277,54 @@ impl TrainArgs {
 }
 
 #[derive(Debug, Args)]
+pub(crate) struct CompareCmd {
+    /// Training rows (LIBSVM, two classes): every family is fitted and tuned on them only.
+    pub(crate) train: PathBuf,
+    /// Development rows (LIBSVM, the same two classes): half (by class, --seed) calibrates, half measures.
+    pub(crate) dev: PathBuf,
+    /// The families, comma-separated: linear, logistic, rbf (exact, by smo), nystroem, rff.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "linear,logistic,rbf,nystroem"
+    )]
+    pub(crate) families: Vec<String>,
+    /// The C values cross-validation chooses from, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "0.1,1,10")]
+    pub(crate) c_grid: Vec<f64>,
+    /// The kernel widths it chooses from, as multiples of gamma = scale (1/(d·Var X) on the scaled training
+    /// rows), comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "0.1,1,10")]
+    pub(crate) gamma_grid: Vec<f64>,
+    /// Folds of the cross-validation on TRAIN.
+    #[arg(short = 'k', long, default_value_t = 3)]
+    pub(crate) folds: usize,
+    /// Components of the approximated kernels (nystroem: landmarks; rff: frequencies).
+    #[arg(long, default_value_t = 300)]
+    pub(crate) components: usize,
+    /// Feature scaling fitted on TRAIN: none, maxabs, minmax, standard.
+    #[arg(long, value_enum, default_value_t = ScaleArg::Maxabs)]
+    pub(crate) scale: ScaleArg,
+    /// Seed of the folds, the development split and the approximations.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub(crate) threads: Option<usize>,
+    /// Print one JSON object (train_rows, calibration_rows, evaluation_rows, gamma_scale, families: [{family,
+    /// c, gamma, roc_auc, average_precision, brier, fit_seconds, speed: {p99_us, ...}, model_bytes, ...}],
+    /// wins).
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Draw ROC AUC against p99 latency, one point per family (SVG, or PNG for a FILE.png).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) plot: Option<PathBuf>,
+    /// Save each family's calibrated model here as FAMILY.model.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
 pub(crate) struct CvCmd {
     /// LIBSVM data (plain or .gz) with two classes.
     pub(crate) data: PathBuf,

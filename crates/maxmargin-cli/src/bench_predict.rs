@@ -4,17 +4,6 @@
 
 use anyhow::{Result, bail};
 use std::path::Path;
-use std::time::Instant;
-
-/// Rows scored one at a time before the timed ones.
-const WARM_UP: usize = 200;
-/// Rows timed one at a time (cycling through the data), or as many as fit in [`TIMED_SECONDS`] (at least
-/// [`MIN_TIMED`]).
-const TIMED: usize = 10_000;
-const TIMED_SECONDS: f64 = 2.0;
-const MIN_TIMED: usize = 100;
-/// The batch is scored again until this many seconds have passed.
-const BATCH_SECONDS: f64 = 0.5;
 
 #[derive(serde::Serialize)]
 struct Report {
@@ -50,30 +39,8 @@ pub(crate) fn run(model_path: &Path, data_path: &Path, json: bool) -> Result<()>
     if n == 0 {
         bail!("{}: no rows to score", data_path.display());
     }
-    // Batch: every row scored at once, again until the clock has run long enough to read.
-    let (mut rounds, start) = (0usize, Instant::now());
-    while rounds == 0 || start.elapsed().as_secs_f64() < BATCH_SECONDS {
-        std::hint::black_box(decision.predict_rows(&data.x));
-        rounds += 1;
-    }
-    let rows_per_second = (rounds * n) as f64 / start.elapsed().as_secs_f64();
-    // One row at a time, as a server scores a request.
-    for i in 0..WARM_UP {
-        std::hint::black_box(model.decision_function(data.x.row(i % n)));
-    }
-    let begun = Instant::now();
-    let mut us = Vec::with_capacity(TIMED);
-    for i in 0..TIMED {
-        if i >= MIN_TIMED && begun.elapsed().as_secs_f64() > TIMED_SECONDS {
-            break;
-        }
-        let t = Instant::now();
-        std::hint::black_box(model.decision_function(data.x.row(i % n)));
-        us.push(t.elapsed().as_secs_f64() * 1e6);
-    }
-    let timed = us.len();
-    us.sort_by(f64::total_cmp);
-    let at = |q: f64| us[((q * us.len() as f64).ceil() as usize).clamp(1, us.len()) - 1];
+    let budget = maxmargin::linear::serving::ServingBudget::default();
+    let speed = maxmargin::linear::serving::measure(&decision, &data.x, budget);
     let kernel = model.kernel.as_ref();
     let report = Report {
         model: model_path.display().to_string(),
@@ -83,12 +50,12 @@ pub(crate) fn run(model_path: &Path, data_path: &Path, json: bool) -> Result<()>
             None => "linear SVM".into(),
         },
         rows: n,
-        batch_rounds: rounds,
-        timed_rows: timed,
-        rows_per_second,
-        p50_us: at(0.5),
-        p99_us: at(0.99),
-        max_us: us[us.len() - 1],
+        batch_rounds: speed.batch_rounds,
+        timed_rows: speed.timed_rows,
+        rows_per_second: speed.rows_per_second,
+        p50_us: speed.p50_us,
+        p99_us: speed.p99_us,
+        max_us: speed.max_us,
         model_bytes: std::fs::metadata(model_path)?.len(),
         memory_bytes: model.memory_bytes(),
         support_vectors: kernel.map(|k| k.n_support()),
@@ -108,10 +75,12 @@ pub(crate) fn run(model_path: &Path, data_path: &Path, json: bool) -> Result<()>
         report.rows_per_second,
         n,
         data_path.display(),
-        rounds
+        speed.batch_rounds
     );
     out!(
-        "one row, in process ({timed} timed after {WARM_UP} warm-up): p50 {:.3} us, p99 {:.3} us, max {:.3} us",
+        "one row, in process ({} timed after {} warm-up): p50 {:.3} us, p99 {:.3} us, max {:.3} us",
+        speed.timed_rows,
+        budget.warm_up,
         report.p50_us,
         report.p99_us,
         report.max_us

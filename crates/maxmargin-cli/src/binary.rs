@@ -5,7 +5,14 @@ use super::*;
 
 /// The library's parameters for the command's flags (binary task). Every flag is honoured or refused.
 pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
-    let kernel_given = args.kernel.kernel.is_some();
+    let approx = args.kernel.approximation();
+    if approx.is_none() {
+        refuse(
+            &[("--components", args.kernel.components.is_some())],
+            "applies to an approximated kernel (--approx rff|nystroem)",
+        )?;
+    }
+    let kernel_given = args.kernel.kernel.is_some() && approx.is_none();
     let default = if kernel_given {
         SolverArg::Smo
     } else {
@@ -65,7 +72,23 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
             &format!("applies to --solver dcd or smo, not {solver}"),
         )?;
     }
-    if solver != SolverKind::Smo {
+    if approx.is_some() {
+        if solver == SolverKind::Smo {
+            bail!(
+                "--approx trains a linear solver (dcd, pegasos, subgradient) on approximated kernel \
+                 features; --solver smo is the exact kernel SVM (leave out one of them)"
+            );
+        }
+        refuse(
+            &[("--cache-mb", args.kernel.cache_mb.is_some())],
+            "applies to the exact kernel SVM (smo), which caches kernel rows; --approx caches none",
+        )?;
+        refuse(
+            &[("--trace-weights", args.trace_weights)],
+            "applies to linear models of the features; an approximated kernel's weights are per component",
+        )?;
+        args.kernel.refuse_unused()?;
+    } else if solver != SolverKind::Smo {
         refuse(
             &args.kernel.given(),
             "applies to kernel SVMs (--kernel), not to a linear model",
@@ -129,6 +152,7 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
         p.regularization = r;
     }
     p.threads = args.threads;
+    p.approx = approx;
     Ok(p)
 }
 
@@ -385,6 +409,19 @@ pub(crate) fn train_streamed(cmd: &TrainCmd, dir: &Path) -> Result<bool> {
 /// What the summary line adds to the solver's name: a loss that is not the hinge, a kernel and the model's
 /// size in support vectors.
 fn family(model: &LinearModel) -> String {
+    let loss = match model.params.loss {
+        maxmargin::optim::BinaryLoss::Hinge => "",
+        maxmargin::optim::BinaryLoss::SquaredHinge => ", squared hinge",
+        maxmargin::optim::BinaryLoss::Logistic => ", logistic regression",
+    };
+    if let Some(a) = &model.params.approx {
+        let parts = match (&model.kernel, &model.features) {
+            (Some(k), _) => format!("{}, {} landmarks", k.kernel.name(), k.n_support()),
+            (None, Some(m)) => format!("rbf, {} components", m.components()),
+            (None, None) => "?".into(),
+        };
+        return format!(" ({} approximation of the {parts}{loss})", a.method);
+    }
     if let Some(k) = &model.kernel {
         let gamma = match k.kernel {
             maxmargin::core::kernel::Kernel::Linear => String::new(),

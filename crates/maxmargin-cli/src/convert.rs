@@ -40,9 +40,9 @@ pub(crate) fn run(input: &Path, output: &Path, to: Option<ConvertTo>) -> Result<
                 || kind == maxmargin::linear::DECISION_KIND
             {
                 let decision = maxmargin::linear::DecisionModel::load(input)?;
-                if decision.model.is_kernel() {
+                if decision.model.is_nonlinear() {
                     bail!(
-                        "{} is a kernel SVM: LIBLINEAR's format holds linear weights only (convert --to json or \
+                        "{} is a kernel model: LIBLINEAR's format holds linear weights only (convert --to json or \
                          bin keeps it)",
                         input.display()
                     );

@@ -201,9 +201,9 @@ pub(crate) fn plot_boundary(model_path: &Path, data_path: &Path, output: &Path) 
     }
     let decision = DecisionModel::load(model_path)?;
     let model = &decision.model;
-    if model.is_kernel() {
+    if model.is_nonlinear() {
         bail!(
-            "plot-boundary draws a linear boundary and its margins; {} is a kernel SVM, whose boundary is curved",
+            "plot-boundary draws a linear boundary and its margins; {} is a kernel model, whose boundary is curved",
             model_path.display()
         );
     }

@@ -50,6 +50,11 @@ struct Inspection {
     /// A kernel SVM's support vectors (no weights to list: its score is their kernel expansion).
     #[serde(skip_serializing_if = "Option::is_none")]
     support_vectors: Option<usize>,
+    /// An approximated kernel's method and components (Nyström: its landmarks are the support vectors).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    approx: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    components: Option<usize>,
 }
 
 /// The top `k` entries by absolute value, ties by index.
@@ -88,7 +93,7 @@ pub(crate) fn run(
     // Weights on the data's own units: the scaling folded in, so contributions read off the file's values.
     // A kernel model has no weights: no contributions, and its support vectors instead of features.
     let (w, _) = match &model.scaler {
-        _ if model.is_kernel() => (Vec::new(), model.b),
+        _ if model.is_nonlinear() => (Vec::new(), model.b),
         Some(s) => s.fold_linear(&model.w, model.b),
         None => (model.w.clone(), model.b),
     };
@@ -159,6 +164,12 @@ pub(crate) fn run(
             .collect(),
         scaled: model.scaler.is_some(),
         support_vectors: model.kernel.as_ref().map(|k| k.n_support()),
+        approx: model.params.approx.map(|a| a.method.to_string()),
+        components: model.features.as_ref().map(|m| m.components()).or(model
+            .kernel
+            .as_ref()
+            .filter(|_| model.params.approx.is_some())
+            .map(|k| k.n_support())),
     };
     if json {
         out!("{}", serde_json::to_string(&report)?);
@@ -207,6 +218,18 @@ fn print(r: &Inspection, pos: f64) -> Result<()> {
         r.violators_total
     );
     table(&r.violators)?;
+    if let (Some(method), Some(k)) = (&r.approx, r.components) {
+        out!(
+            "an approximated kernel ({method}): {k} components, no weights per feature (f(x) = <w, z(x)> + b, \
+             z the kernel's approximate feature map{})",
+            if method == "nystroem" {
+                ", kept as the kernel expansion over its landmarks"
+            } else {
+                ""
+            }
+        );
+        return Ok(());
+    }
     if let Some(n) = r.support_vectors {
         out!(
             "a kernel SVM: {n} support vectors, no weights per feature (f(x) = sum of their kernel values + b)"

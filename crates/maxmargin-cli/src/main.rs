@@ -22,6 +22,7 @@ macro_rules! note {
 mod args;
 mod bench_predict;
 mod binary;
+mod compare;
 mod convert;
 mod decision;
 mod demo;
@@ -142,6 +143,7 @@ fn run(cli: Cli) -> Result<i32> {
     match &cli.command {
         Command::Train(cmd) => size_thread_pool(cmd.opts.threads)?,
         Command::Cv(cmd) => size_thread_pool(cmd.opts.threads)?,
+        Command::Compare(cmd) => size_thread_pool(cmd.threads)?,
         _ => {}
     }
     match cli.command {
@@ -214,6 +216,7 @@ fn run(cli: Cli) -> Result<i32> {
             top_features,
             json,
         } => inspect::run(&model, &data, nearest, top_features, json).map(|()| 0),
+        Command::Compare(cmd) => compare::run(&cmd).map(|()| 0),
         Command::BenchPredict { model, data, json } => {
             bench_predict::run(&model, &data, json).map(|()| 0)
         }

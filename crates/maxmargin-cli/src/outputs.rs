@@ -44,6 +44,10 @@ fn files(command: &Command) -> (Named<'_>, Named<'_>) {
             inputs.extend([("MODEL", model.as_path()), ("DATA", data.as_path())]);
             outputs.extend(output.as_deref().map(|p| ("-o", p)));
         }
+        Command::Compare(cmd) => {
+            inputs.extend([("TRAIN", cmd.train.as_path()), ("DEV", cmd.dev.as_path())]);
+            outputs.extend(cmd.plot.as_deref().map(|p| ("--plot", p)));
+        }
         Command::Cv(cmd) => {
             inputs.push(("DATA", &cmd.data));
             outputs.extend(cmd.output.as_deref().map(|p| ("-o", p)));

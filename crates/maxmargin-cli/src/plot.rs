@@ -167,6 +167,10 @@ impl LineChart<'_> {
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
                 });
+            if s.points.len() == 1 {
+                // A lone point draws no line: mark it.
+                chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 6, color.filled())))?;
+            }
         }
         for &(v, name) in guides {
             let style = BLACK.mix(0.5).stroke_width(1);

@@ -25,8 +25,10 @@ const SNIFF_BYTES: u64 = 4096;
 /// work) changed the facade's model payloads; readers of older payloads upgrade them (see `maxmargin`'s
 /// `compat` module). Version 4 added kernel SVMs to binary models (the parameters' kernel, the model's support
 /// vectors) and the logistic duals' complements to checkpoints; readers of versions 2 and 3 decode those
-/// payloads with frozen structs (`maxmargin`'s `compat_v3`).
-pub const FORMAT_VERSION: u32 = 4;
+/// payloads with frozen structs (`maxmargin`'s `compat_v3`). Version 5 added approximated kernels to binary
+/// models (the parameters' approximation, the model's random Fourier features); binary payloads of version
+/// 4 are decoded by `compat_v4`.
+pub const FORMAT_VERSION: u32 = 5;
 /// The value of the `format` key of a JSON model file.
 pub const JSON_FORMAT: &str = "maxmargin-model";
 const HEADER_KEYS: [&str; 5] = [
@@ -151,24 +153,40 @@ pub fn save<T: Serialize>(path: &Path, kind: &str, payload: &T) -> Result<(), Io
             w.write_all(b"\n")
         });
     }
-    let bytes = {
-        let payload = bincode::serde::encode_to_vec(payload, bincode_config())
-            .map_err(|e| encode_err(e.to_string()))?;
-        let mut out = Vec::with_capacity(payload.len() + 64);
-        out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        for s in [kind, env!("CARGO_PKG_VERSION")] {
-            let len = u16::try_from(s.len())
-                .map_err(|_| encode_err(format!("header string too long: {s:?}")))?;
-            out.extend_from_slice(&len.to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
-        }
-        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        out.extend_from_slice(&payload);
-        out.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
-        out
-    };
+    let bytes = encode_binary(kind, payload).map_err(encode_err)?;
     write_atomic(path, |w| w.write_all(&bytes))
+}
+
+/// The bytes of a binary model file of `kind` holding `payload`: header, payload, checksum.
+fn encode_binary<T: Serialize>(kind: &str, payload: &T) -> Result<Vec<u8>, String> {
+    let payload =
+        bincode::serde::encode_to_vec(payload, bincode_config()).map_err(|e| e.to_string())?;
+    let mut out = Vec::with_capacity(payload.len() + 64);
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    for s in [kind, env!("CARGO_PKG_VERSION")] {
+        let len = u16::try_from(s.len()).map_err(|_| format!("header string too long: {s:?}"))?;
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(s.as_bytes());
+    }
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&payload);
+    out.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+    Ok(out)
+}
+
+/// The size in bytes of the binary model file [`save`] would write for `payload` (what serving it reads
+/// from disk), without writing it.
+///
+/// # Errors
+/// [`IoError::Encode`] when the payload cannot be encoded (`name` stands for the file in the message).
+pub fn binary_size<T: Serialize>(name: &Path, kind: &str, payload: &T) -> Result<u64, IoError> {
+    encode_binary(kind, payload)
+        .map(|b| b.len() as u64)
+        .map_err(|message| IoError::Encode {
+            path: name.to_path_buf(),
+            message,
+        })
 }
 
 /// A cursor over the file's bytes that reports truncation instead of panicking.

@@ -15,8 +15,9 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The oldest format version whose checkpoints this build resumes (format 3 added the trainer's state, format 4
-/// the logistic duals' complements to dual coordinate descent's).
-pub const MIN_FORMAT_VERSION: u32 = 4;
+/// the logistic duals' complements to dual coordinate descent's, format 5 the approximated kernel to the
+/// binary parameters they store).
+pub const MIN_FORMAT_VERSION: u32 = 5;
 
 /// Where checkpoints go and where a run resumes from.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -119,6 +119,7 @@ impl From<LinearModelV1> for LinearModel {
             trace: false,
             kernel: None,
             cache_mb: maxmargin_optim::SmoParams::default().cache_mb,
+            approx: None,
         });
         let t = m.training;
         Self {
@@ -141,6 +142,7 @@ impl From<LinearModelV1> for LinearModel {
             },
             scaler: None,
             kernel: None,
+            features: None,
         }
     }
 }

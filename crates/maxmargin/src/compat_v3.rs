@@ -94,6 +94,7 @@ impl From<ParamsRecordV3> for ParamsRecord {
             trace: r.trace,
             kernel: None,
             cache_mb: maxmargin_optim::SmoParams::default().cache_mb,
+            approx: None,
         }
     }
 }
@@ -128,6 +129,7 @@ impl From<LinearModelV3> for LinearModel {
             training: m.training,
             scaler: m.scaler,
             kernel: None,
+            features: None,
         }
     }
 }

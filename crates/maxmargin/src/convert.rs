@@ -213,6 +213,7 @@ pub fn from_liblinear(lib: &LiblinearModel, source: &Path) -> Result<Imported, E
             },
             scaler: None,
             kernel: None,
+            features: None,
         }));
     }
     let k = lib.columns;

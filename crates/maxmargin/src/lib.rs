@@ -19,9 +19,12 @@
 //! The facade adds [`linear`] (the binary linear SVM estimator and its model), [`datasets`] (small embedded
 //! data) and [`testing`] (worked-example fixtures). It holds no algorithm of its own.
 
+pub mod approx;
 pub mod checkpoint;
+pub mod compare;
 mod compat;
 mod compat_v3;
+mod compat_v4;
 pub mod convergence;
 pub mod convert;
 pub mod datasets;

@@ -49,6 +49,25 @@ pub fn check_dual_table(
     Ok(())
 }
 
+/// An approximated kernel's rows are dense, `K` values each: refused beyond 2³⁰ values (about 13 GB), naming
+/// the numbers.
+pub fn check_mapped_rows(n_samples: usize, components: usize) -> Result<(), Error> {
+    let cells = n_samples.saturating_mul(components);
+    if cells > 1 << 30 {
+        return Err(OptimError::InvalidParam {
+            name: "components",
+            value: format!(
+                "{components} for {n_samples} rows (about {:.1} GB of mapped rows)",
+                cells as f64 * 12.0 / 1e9
+            ),
+            reason: "make more dense feature values than this build keeps in memory (2^30): give fewer \
+                     components, or train on a sample of the rows",
+        }
+        .into());
+    }
+    Ok(())
+}
+
 /// Classes beyond half the examples (and more than 50) are refused: the labels look like regression targets,
 /// and per-class weights and duals grow with the classes.
 pub fn check_classes(source: &Path, n_classes: usize, n_samples: usize) -> Result<(), Error> {

@@ -207,18 +207,41 @@ pub(crate) struct KernelFlags {
     /// Megabytes of kernel rows kept in memory (LIBSVM's -m) [100].
     #[arg(long, help_heading = "Kernel SVMs (--kernel, binary)")]
     pub(crate) cache_mb: Option<f64>,
+    /// Approximate the kernel instead: rff (random Fourier features, rbf only) or nystroem (landmarks drawn
+    /// from the training rows by --seed); a linear solver (dcd by default, pegasos, logistic) trains on the
+    /// features, fitted after --scale and kept in the model.
+    #[arg(long, value_parser = parse_approx, help_heading = "Kernel SVMs (--kernel, binary)")]
+    pub(crate) approx: Option<maxmargin::approx::ApproxMethod>,
+    /// The approximation's components (Nyström: landmarks) [100].
+    #[arg(long, help_heading = "Kernel SVMs (--kernel, binary)")]
+    pub(crate) components: Option<usize>,
+}
+
+fn parse_approx(s: &str) -> Result<maxmargin::approx::ApproxMethod, String> {
+    s.parse().map_err(|_| "must be rff or nystroem".to_string())
 }
 
 impl KernelFlags {
     /// The flags given, by name.
-    pub(crate) fn given(&self) -> [(&'static str, bool); 5] {
+    pub(crate) fn given(&self) -> [(&'static str, bool); 7] {
         [
             ("--kernel", self.kernel.is_some()),
             ("--gamma", self.gamma.is_some()),
             ("--degree", self.degree.is_some()),
             ("--coef0", self.coef0.is_some()),
             ("--cache-mb", self.cache_mb.is_some()),
+            ("--approx", self.approx.is_some()),
+            ("--components", self.components.is_some()),
         ]
+    }
+
+    /// The approximated kernel the flags ask for, if `--approx` is given.
+    pub(crate) fn approximation(&self) -> Option<maxmargin::approx::Approximation> {
+        Some(maxmargin::approx::Approximation {
+            method: self.approx?,
+            components: self.components.unwrap_or(100),
+            kernel: self.choice(),
+        })
     }
 }
 
@@ -250,15 +273,7 @@ impl KernelFlags {
 
     /// The library's kernel SVM for these flags and `--epsilon`.
     pub(crate) fn solver(&self, epsilon: Option<f64>) -> maxmargin::LinearSolver {
-        let kernel = maxmargin::linear::KernelChoice {
-            kind: self.kernel.map_or(Default::default(), Into::into),
-            gamma: match self.gamma {
-                Some(Gamma::Value(g)) => Some(g),
-                Some(Gamma::Scale) | None => None,
-            },
-            degree: self.degree.unwrap_or(3),
-            coef0: self.coef0.unwrap_or(0.0),
-        };
+        let kernel = self.choice();
         let defaults = maxmargin::optim::SmoParams::default();
         maxmargin::LinearSolver::Smo {
             smo: maxmargin::optim::SmoParams {
@@ -266,6 +281,21 @@ impl KernelFlags {
                 cache_mb: self.cache_mb.unwrap_or(defaults.cache_mb),
             },
             kernel,
+        }
+    }
+}
+
+impl KernelFlags {
+    /// The kernel the flags name (rbf with γ = scale by default).
+    fn choice(&self) -> maxmargin::linear::KernelChoice {
+        maxmargin::linear::KernelChoice {
+            kind: self.kernel.map_or(Default::default(), Into::into),
+            gamma: match self.gamma {
+                Some(Gamma::Value(g)) => Some(g),
+                Some(Gamma::Scale) | None => None,
+            },
+            degree: self.degree.unwrap_or(3),
+            coef0: self.coef0.unwrap_or(0.0),
         }
     }
 }

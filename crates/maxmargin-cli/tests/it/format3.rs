@@ -1,5 +1,7 @@
 //! Models of format 3 (main at eb96265, before format 4 added kernels) load and predict the same bits: every
-//! kind, in both encodings (`tests/data/format3`, with the predictions the format-3 command made of them).
+//! kind, in both encodings (`tests/data/format3`, with the predictions the format-3 command made of them);
+//! and binary models of format 4 (main at b945d0a, before format 5 added approximated kernels), in
+//! `tests/data/format4`.
 
 use super::*;
 
@@ -7,6 +9,79 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/format3")
         .join(name)
+}
+
+fn fixture4(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/format4")
+        .join(name)
+}
+
+/// Predicts with `model` on `data` and checks the bits against `expected`; then saves it again as this
+/// build's format (JSON, by `convert`) and checks that copy predicts the same.
+fn same_bits_and_saved_again(
+    model: &Path,
+    data: &Path,
+    flags: &[&str],
+    expected: &Path,
+    dir: &Path,
+) {
+    let mut args = vec!["predict", s(model), s(data)];
+    args.extend_from_slice(flags);
+    let kept = std::fs::read_to_string(expected).unwrap();
+    assert_eq!(ok(&args), kept, "{model:?} {flags:?}");
+    let again = dir.join("again.json");
+    ok(&["convert", s(model), "--to", "json", "-o", s(&again)]);
+    let text = std::fs::read_to_string(&again).unwrap();
+    let now = maxmargin::io::model_file::FORMAT_VERSION;
+    assert!(
+        text.contains(&format!("\"format_version\": {now}")),
+        "{model:?}"
+    );
+    let mut args = vec!["predict", s(&again), s(data)];
+    args.extend_from_slice(flags);
+    assert_eq!(ok(&args), kept, "{model:?} saved again");
+}
+
+#[test]
+fn format_4_binary_models_predict_the_same_bits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let heart = heart(tmp.path());
+    let p = ["--scores", "--probability"];
+    let runs: [(&str, &[&str], &str); 7] = [
+        ("heart.model", &["--scores"], "heart.model.predictions"),
+        ("heart.cal.model", &p, "heart.cal.model.probabilities"),
+        (
+            "heart.decision.model",
+            &p,
+            "heart.decision.model.probabilities",
+        ),
+        (
+            "heart.logistic.json",
+            &["--scores"],
+            "heart.logistic.json.predictions",
+        ),
+        (
+            "heart.logistic.json",
+            &p,
+            "heart.logistic.json.probabilities",
+        ),
+        (
+            "heart.rbf.model",
+            &["--scores"],
+            "heart.rbf.model.predictions",
+        ),
+        ("heart.rbf.iso.json", &p, "heart.rbf.iso.json.probabilities"),
+    ];
+    for (model, flags, expected) in runs {
+        same_bits_and_saved_again(
+            &fixture4(model),
+            &heart,
+            flags,
+            &fixture4(expected),
+            tmp.path(),
+        );
+    }
 }
 
 #[test]
@@ -73,22 +148,15 @@ fn format_3_models_of_every_kind_predict_the_same_bits() {
         ),
     ];
     for (model, data, flags, expected) in runs {
-        let model = fixture(model);
-        let mut args = vec!["predict", s(&model), s(data)];
-        args.extend_from_slice(flags);
-        let made = ok(&args);
-        let kept = std::fs::read_to_string(fixture(expected)).unwrap();
-        assert_eq!(made, kept, "{model:?} {flags:?}");
         if expected.starts_with("tagger") {
-            continue; // convert does not re-encode taggers
+            // convert does not re-encode taggers
+            let model = fixture(model);
+            let mut args = vec!["predict", s(&model), s(data)];
+            args.extend_from_slice(flags);
+            let kept = std::fs::read_to_string(fixture(expected)).unwrap();
+            assert_eq!(ok(&args), kept, "{model:?} {flags:?}");
+            continue;
         }
-        // Saved again, it is a format-4 file that predicts the same.
-        let again = tmp.path().join("again.json");
-        ok(&["convert", s(&model), "--to", "json", "-o", s(&again)]);
-        let text = std::fs::read_to_string(&again).unwrap();
-        assert!(text.contains("\"format_version\": 4"), "{model:?}");
-        let mut args = vec!["predict", s(&again), s(data)];
-        args.extend_from_slice(flags);
-        assert_eq!(ok(&args), kept, "{model:?} saved again");
+        same_bits_and_saved_again(&fixture(model), data, flags, &fixture(expected), tmp.path());
     }
 }

@@ -58,6 +58,11 @@ impl LinearSvm {
                 "counts each rank's own steps over ranks; give --epochs (one local epoch a round)";
             return Err(refuse("iterations", String::new(), reason));
         }
+        if let Some(a) = &p.approx {
+            let reason = "is fitted on the training rows (landmarks, gamma) and is not built over ranks yet; \
+                          train in one process";
+            return Err(refuse("approx", a.method, reason));
+        }
         if p.scale != maxmargin_core::scale::Scaling::None {
             let reason = "needs statistics of every shard and is not built over ranks yet; scale the file first";
             return Err(refuse(

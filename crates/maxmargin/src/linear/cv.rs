@@ -187,7 +187,11 @@ impl CrossValidation {
 }
 
 /// The fold (0..k) of every example: each class's examples are permuted with `seed` and dealt round-robin.
-fn stratified_folds(data: &LabeledData, k: usize, seed: u64) -> Result<Vec<usize>, Error> {
+pub(crate) fn stratified_folds(
+    data: &LabeledData,
+    k: usize,
+    seed: u64,
+) -> Result<Vec<usize>, Error> {
     let n = data.n_samples();
     if k < 2 || k > n {
         return Err(OptimError::InvalidParam {
@@ -230,7 +234,7 @@ fn stratified_folds(data: &LabeledData, k: usize, seed: u64) -> Result<Vec<usize
 }
 
 /// The examples of `data` outside fold `f` (training) and inside it (test), each in file order.
-fn split(data: &LabeledData, fold_of: &[usize], f: usize) -> (LabeledData, LabeledData) {
+pub(crate) fn split(data: &LabeledData, fold_of: &[usize], f: usize) -> (LabeledData, LabeledData) {
     let n = fold_of.len();
     let train: Vec<usize> = (0..n).filter(|&i| fold_of[i] != f).collect();
     let test: Vec<usize> = (0..n).filter(|&i| fold_of[i] == f).collect();

@@ -151,8 +151,13 @@ impl DecisionModel {
         if model_file::read_header(path)?.kind == MODEL_KIND {
             return Ok(Self::new(LinearModel::load(path)?));
         }
-        let m: Self = if model_file::read_header(path)?.format_version < 4 {
+        let version = model_file::read_header(path)?.format_version;
+        let m: Self = if version < 4 {
             let (_, old): (_, crate::compat_v3::DecisionModelV3) =
+                model_file::load(path, DECISION_KIND)?;
+            old.into()
+        } else if version < 5 {
+            let (_, old): (_, crate::compat_v4::DecisionModelV4) =
                 model_file::load(path, DECISION_KIND)?;
             old.into()
         } else {

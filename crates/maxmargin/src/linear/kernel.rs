@@ -67,6 +67,32 @@ impl Default for KernelChoice {
 }
 
 impl KernelChoice {
+    /// Checks `γ` (finite and `> 0` when given), `coef0` (finite) and the degree (1 to 100).
+    ///
+    /// # Errors
+    /// [`maxmargin_optim::OptimError::InvalidParam`] naming the first bad one.
+    pub fn check(&self) -> Result<(), maxmargin_optim::OptimError> {
+        let refuse = |name: &'static str, value: String, reason: &'static str| {
+            Err(maxmargin_optim::OptimError::InvalidParam {
+                name,
+                value,
+                reason,
+            })
+        };
+        if let Some(g) = self.gamma
+            && !(g.is_finite() && g > 0.0)
+        {
+            return refuse("gamma", g.to_string(), "must be finite and > 0");
+        }
+        if !self.coef0.is_finite() {
+            return refuse("coef0", self.coef0.to_string(), "must be finite");
+        }
+        if !(1..=100).contains(&self.degree) {
+            return refuse("degree", self.degree.to_string(), "must be from 1 to 100");
+        }
+        Ok(())
+    }
+
     /// The kernel on these (scaled) training rows: `γ` resolved.
     pub fn resolve(&self, x: &SparseRows) -> Kernel {
         let gamma = self
@@ -131,6 +157,17 @@ impl KernelExpansion {
             kernel,
             support,
             coef: kept,
+            norms: Norms::default(),
+        }
+    }
+
+    /// The expansion `Σ_k coef_k K(s_k, ·)` of these rows and coefficients (one per row).
+    pub fn from_parts(kernel: Kernel, support: SparseRows, coef: Vec<f64>) -> Self {
+        debug_assert_eq!(support.n_rows(), coef.len());
+        Self {
+            kernel,
+            support,
+            coef,
             norms: Norms::default(),
         }
     }

@@ -280,6 +280,7 @@ impl LinearSvm {
             },
             scaler,
             kernel: None,
+            features: None,
         })
     }
 
@@ -298,6 +299,16 @@ impl LinearSvm {
         let scaler = crate::convergence::fit_scaler(self.params.scale, &data.x, &mut warnings)?;
         let scaled = scaler.as_ref().map(|s| s.transform(&data.x));
         let x = scaled.as_ref().unwrap_or(&data.x);
+        let map = match &self.params.approx {
+            Some(a) => {
+                crate::limits::check_mapped_rows(n, a.components.min(n.max(1)))?;
+                Some(a.fit(x, self.params.seed)?)
+            }
+            None => None,
+        };
+        let mapped = map.as_ref().map(|m| m.transform(x));
+        let inputs = x;
+        let x = mapped.as_ref().unwrap_or(x);
         let mut problem =
             BinaryProblem::new(x, &y, lambda, self.params.bias)?.with_loss(self.params.loss);
         let weights = self.row_weights(&labels, data)?;
@@ -402,7 +413,7 @@ impl LinearSvm {
         let advice =
             crate::convergence::binary_advice(self.params.solver.kind(), self.params.scale, x);
         let end = Finished::of(&fit);
-        let model = self.model(
+        let mut model = self.model(
             fit.output,
             &labels,
             lambda.get(),
@@ -412,6 +423,23 @@ impl LinearSvm {
             &advice,
             &mut warnings,
         )?;
+        match map {
+            Some(crate::approx::FittedMap::Fourier(f)) => {
+                model.features = Some(Box::new(crate::approx::FeatureMap::Fourier(f)));
+            }
+            Some(crate::approx::FittedMap::Nystroem(ny)) => {
+                // ⟨w, N k(x)⟩ = Σ_j (N w)_j K(l_j, x): the kernel expansion over the landmarks.
+                let coef = ny.fold(&model.w);
+                model.kernel = Some(Box::new(KernelExpansion::from_parts(
+                    ny.kernel,
+                    ny.landmarks,
+                    coef,
+                )));
+                model.w = vec![0.0; inputs.n_features()];
+                model.n_features = inputs.n_features();
+            }
+            None => {}
+        }
         Ok((
             FitReport {
                 model,
@@ -430,11 +458,13 @@ mod kernel;
 mod model;
 mod params;
 mod record;
+pub mod serving;
 mod stream;
 
 pub use cv::{
     CrossValidation, FoldMetrics, Metric, PathPoint, best_c, cross_validate, regularization_path,
 };
+pub(crate) use cv::{split, stratified_folds};
 pub use decision::{
     AtThreshold, Calibration, CalibrationMap, CalibrationMethod, DECISION_KIND, DecisionModel,
     Threshold, ThresholdRule,

@@ -31,6 +31,11 @@ pub struct LinearModel {
     /// `⟨w, x⟩` (and `w` is zero).
     #[serde(default)]
     pub kernel: Option<Box<KernelExpansion>>,
+    /// An approximated kernel's feature map (format 5: random Fourier features), applied after the scaler:
+    /// the score is `⟨w, z(x)⟩ + b`, `w` one weight per component. (A Nyström model is kept as the kernel
+    /// expansion over its landmarks it equals.)
+    #[serde(default)]
+    pub features: Option<Box<crate::approx::FeatureMap>>,
 }
 
 /// Accuracy, counts, and optionally the primal objective of a model on a labelled dataset.
@@ -108,10 +113,34 @@ impl LinearModel {
                 None => k.value(x) + self.b,
             };
         }
+        if let Some(map) = &self.features {
+            return match &self.scaler {
+                Some(s) => map.score(s.transform_row(x).as_row(), &self.w) + self.b,
+                None => map.score(x, &self.w) + self.b,
+            };
+        }
         match &self.scaler {
             Some(s) => s.transform_row(x).as_row().dot(&self.w) + self.b,
             None => x.dot(&self.w) + self.b,
         }
+    }
+
+    /// The input features the model reads: its weights' (a feature map's own inputs when it has one).
+    pub fn n_input_features(&self) -> usize {
+        self.features
+            .as_ref()
+            .map_or(self.n_features, |m| m.n_input())
+    }
+
+    /// Whether the model's boundary is not linear in the features: a kernel SVM, a Nyström model (kept as a
+    /// kernel expansion) or random Fourier features. Such a model has no weight per feature.
+    pub fn is_nonlinear(&self) -> bool {
+        self.kernel.is_some() || self.features.is_some()
+    }
+
+    /// Whether the model scores through an approximated kernel's feature map (random Fourier features).
+    pub fn is_approximated(&self) -> bool {
+        self.features.is_some()
     }
 
     /// The bytes the model's vectors hold in memory (weights, scaler, support vectors and their
@@ -127,7 +156,8 @@ impl LinearModel {
                 + s.nnz() * (std::mem::size_of::<u32>() + f)
                 + k.coef.len() * 2 * f
         });
-        std::mem::size_of::<Self>() + self.w.len() * f + scaler + kernel
+        let features = self.features.as_ref().map_or(0, |m| m.memory_bytes());
+        std::mem::size_of::<Self>() + self.w.len() * f + scaler + kernel + features
     }
 
     /// Whether the model is a kernel SVM (its score a sum over support vectors).
@@ -144,6 +174,13 @@ impl LinearModel {
                 None => k.values(x),
             };
             return values.into_iter().map(|v| v + self.b).collect();
+        }
+        if self.features.is_some() {
+            use rayon::prelude::*;
+            return (0..x.n_rows())
+                .into_par_iter()
+                .map(|i| self.decision_function(x.row(i)))
+                .collect();
         }
         let (w, b) = match &self.scaler {
             Some(s) => s.fold_linear(&self.w, self.b),
@@ -272,18 +309,17 @@ impl LinearModel {
         let mean_hinge = hinge_sum / n as f64;
         let positive: Vec<bool> = y.iter().map(|&v| v > 0.0).collect();
         let decisions = maxmargin_core::metrics::Decisions::from_counts(tp, fp, fn_);
+        let bias_sq = if self.bias == Bias::Feature {
+            self.b * self.b
+        } else {
+            0.0
+        };
         let reg = match (&self.kernel, lambda) {
-            // ‖w‖² in the kernel's space costs a kernel value per pair of support vectors: only when asked.
-            (Some(k), Some(_)) => k.norm_sq(),
+            // ‖w‖² in the kernel's space costs a kernel value per pair of support vectors: only when asked
+            // (a Nyström model's regularized bias feature adds b², as a linear model's).
+            (Some(k), Some(_)) => k.norm_sq() + bias_sq,
             (Some(_), None) => 0.0,
-            (None, _) => {
-                norm_sq(&self.w)
-                    + if self.bias == Bias::Feature {
-                        self.b * self.b
-                    } else {
-                        0.0
-                    }
-            }
+            (None, _) => norm_sq(&self.w) + bias_sq,
         };
         Ok(Evaluation {
             n,
@@ -354,8 +390,15 @@ impl LinearModel {
         if !self.b.is_finite() {
             return Err(bad(format!("the intercept is {}, not finite", self.b)));
         }
+        if let Some(why) = self
+            .features
+            .as_ref()
+            .and_then(|m| m.invalid(self.n_features))
+        {
+            return Err(bad(why));
+        }
         if let Some(s) = &self.scaler
-            && (s.factor.len() > self.n_features
+            && (s.factor.len() > self.n_input_features()
                 || !s.factor.iter().all(|v| v.is_finite() && *v >= 0.0)
                 || !s
                     .offsets
@@ -404,6 +447,10 @@ impl LinearModel {
             old.into()
         } else if version < 4 {
             let (_, old): (_, crate::compat_v3::LinearModelV3) =
+                model_file::load(path, MODEL_KIND)?;
+            old.into()
+        } else if version < 5 {
+            let (_, old): (_, crate::compat_v4::LinearModelV4) =
                 model_file::load(path, MODEL_KIND)?;
             old.into()
         } else {

@@ -184,6 +184,9 @@ pub struct LinearSvmParams {
     /// Someone reads the trace: evaluate once per pass unless `budget` says how often. Not stored in models,
     /// which do not depend on it.
     pub trace: bool,
+    /// An approximated kernel (format 5): the linear solver trains on random Fourier or Nyström features
+    /// fitted on the scaled training rows.
+    pub approx: Option<crate::approx::Approximation>,
 }
 
 impl Default for LinearSvmParams {
@@ -199,6 +202,7 @@ impl Default for LinearSvmParams {
             seed: 0,
             threads: None,
             trace: false,
+            approx: None,
         }
     }
 }
@@ -299,6 +303,12 @@ impl LinearSvmParams {
         self
     }
 
+    /// Trains on an approximated kernel's features (random Fourier or Nyström) instead of the rows.
+    pub fn approx(mut self, approx: crate::approx::Approximation) -> Self {
+        self.approx = Some(approx);
+        self
+    }
+
     /// Checks every parameter once; only checked values reach a solver.
     ///
     /// # Errors
@@ -328,6 +338,17 @@ impl LinearSvmParams {
         }
         crate::parallel::check_threads(self.threads)?;
         self.solver.set_seed(self.seed)?;
+        if let Some(a) = &self.approx {
+            a.check()?;
+            if matches!(self.solver, LinearSolver::Smo { .. }) {
+                return Err(crate::error::refuse(
+                    "approx",
+                    a.method,
+                    "cannot apply to the exact kernel SVM (smo): an approximated kernel is trained by \
+                     the linear solvers (dcd, pegasos, subgradient)",
+                ));
+            }
+        }
         self.run_budget().check()?;
         match self.solver {
             LinearSolver::Pegasos(p) => {
@@ -346,17 +367,7 @@ impl LinearSvmParams {
                     }
                     .into())
                 };
-                if let Some(g) = kernel.gamma
-                    && !(g.is_finite() && g > 0.0)
-                {
-                    return refuse("gamma", g.to_string(), "must be finite and > 0");
-                }
-                if !kernel.coef0.is_finite() {
-                    return refuse("coef0", kernel.coef0.to_string(), "must be finite");
-                }
-                if !(1..=100).contains(&kernel.degree) {
-                    return refuse("degree", kernel.degree.to_string(), "must be from 1 to 100");
-                }
+                kernel.check()?;
                 if self.bias != Bias::Unregularized {
                     return refuse(
                         "bias",
@@ -441,6 +452,7 @@ impl crate::checkpoint::SameProblem for LinearSvmParams {
             ("class weights", &stored.class_weights, &self.class_weights),
             ("scaling", &stored.scale, &self.scale),
             ("kernel", &stored.kernel_choice(), &self.kernel_choice()),
+            ("approximated kernel", &stored.approx, &self.approx),
         ])
     }
 }

@@ -51,6 +51,9 @@ pub(crate) struct ParamsRecord {
     /// Not stored (the model does not depend on it).
     #[serde(skip, default = "cache_mb")]
     pub(crate) cache_mb: f64,
+    /// The approximated kernel asked for (format 5).
+    #[serde(default)]
+    pub(crate) approx: Option<crate::approx::Approximation>,
 }
 
 fn cache_mb() -> f64 {
@@ -116,6 +119,7 @@ impl From<LinearSvmParams> for ParamsRecord {
             trace: p.trace,
             kernel,
             cache_mb,
+            approx: p.approx,
         }
     }
 }
@@ -167,6 +171,7 @@ impl From<ParamsRecord> for LinearSvmParams {
             seed: r.seed,
             threads: r.threads,
             trace: r.trace,
+            approx: r.approx,
         }
     }
 }

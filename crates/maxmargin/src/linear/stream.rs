@@ -64,6 +64,11 @@ impl LinearSvm {
                 "cannot be streamed: a kernel SVM reads every row's kernel values at every step";
             return Err(refuse("solver", "smo", why));
         }
+        if let Some(a) = &p.approx {
+            let why =
+                "is not streamed yet: its map is fitted on rows in memory; train without --stream";
+            return Err(refuse("approx", a.method, why));
+        }
         if let LinearSolver::Dcd(d) = p.solver
             && d.blocks != maxmargin_optim::DcdParams::default().blocks
         {

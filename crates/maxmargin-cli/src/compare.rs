@@ -1,0 +1,177 @@
+//! `compare TRAIN DEV`: one row per model family (see [`maxmargin::compare`]), a line saying which wins on
+//! what, and optionally the AUC-against-latency picture and the calibrated models.
+
+use crate::args::CompareCmd;
+use anyhow::{Context, Result};
+use maxmargin::compare::{CompareParams, Comparison, Family};
+use maxmargin::io::libsvm;
+
+pub(crate) fn run(cmd: &CompareCmd) -> Result<()> {
+    let families = cmd
+        .families
+        .iter()
+        .map(|f| f.trim().parse::<Family>())
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(dir) = &cmd.out_dir
+        && !dir.is_dir()
+    {
+        anyhow::bail!("--out-dir {}: not a directory", dir.display());
+    }
+    let params = CompareParams {
+        families,
+        cs: cmd.c_grid.clone(),
+        gamma_factors: cmd.gamma_grid.clone(),
+        folds: cmd.folds,
+        components: cmd.components,
+        scale: cmd.scale.into(),
+        seed: cmd.seed,
+        threads: cmd.threads,
+        ..CompareParams::default()
+    };
+    params.check()?;
+    let train = libsvm::read(&cmd.train)?;
+    let dev = libsvm::read(&cmd.dev)?;
+    let result = maxmargin::compare::compare(&train, &dev, &params)?;
+    for r in result.families.iter().filter(|r| !r.converged) {
+        note!(
+            "warning: {}'s final fit stopped short of its certified optimum (C {}); its row is measured \
+             all the same",
+            r.family,
+            r.c
+        );
+    }
+    if let Some(dir) = &cmd.out_dir {
+        for r in &result.families {
+            if let Some(m) = &r.model {
+                let path = dir.join(format!("{}.model", r.family));
+                m.save(&path)?;
+                note!("saved {}", path.display());
+            }
+        }
+    }
+    if let Some(path) = &cmd.plot {
+        plot(&result, path)?;
+        note!("wrote {}", path.display());
+    }
+    if cmd.json {
+        out!("{}", serde_json::to_string_pretty(&result)?);
+        return Ok(());
+    }
+    print_table(&result, cmd)
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.4}"))
+}
+
+fn bytes(b: u64) -> String {
+    match b {
+        b if b >= 1 << 20 => format!("{:.1} MB", b as f64 / (1u64 << 20) as f64),
+        b if b >= 1 << 10 => format!("{:.1} kB", b as f64 / 1024.0),
+        b => format!("{b} B"),
+    }
+}
+
+fn print_table(c: &Comparison, cmd: &CompareCmd) -> Result<()> {
+    out!(
+        "{} training rows of {} (C{} chosen by {}-fold cross-validation on them, by roc auc); {} development \
+         rows of {}: {} calibrate (platt), {} measure",
+        c.train_rows,
+        cmd.train.display(),
+        if c.families.iter().any(|f| f.gamma.is_some()) {
+            " and gamma"
+        } else {
+            ""
+        },
+        cmd.folds,
+        c.calibration_rows + c.evaluation_rows,
+        cmd.dev.display(),
+        c.calibration_rows,
+        c.evaluation_rows
+    );
+    out!(
+        "{:<9} {:>7} {:>10} {:>8} {:>8} {:>8} {:>8} {:>9} {:>10} {:>10} {:>9}",
+        "family",
+        "C",
+        "gamma",
+        "roc_auc",
+        "avg_prec",
+        "brier",
+        "accuracy",
+        "fit_s",
+        "p99_us",
+        "rows/s",
+        "bytes"
+    );
+    for r in &c.families {
+        out!(
+            "{:<9} {:>7} {:>10} {:>8} {:>8} {:>8} {:>8.4} {:>9.3} {:>10.2} {:>10.0} {:>9}",
+            r.family.name(),
+            r.c,
+            r.gamma.map_or("-".into(), |g| format!("{g:.3e}")),
+            opt(r.roc_auc),
+            opt(r.average_precision),
+            opt(r.brier),
+            r.accuracy,
+            r.fit_seconds,
+            r.speed.p99_us,
+            r.speed.rows_per_second,
+            bytes(r.model_bytes)
+        );
+    }
+    let wins: Vec<String> = c
+        .wins
+        .iter()
+        .map(|w| {
+            let value = match w.measure.as_str() {
+                "model_bytes" => bytes(w.value as u64),
+                "p99_us" => format!("{:.2} us", w.value),
+                "fit_seconds" => format!("{:.3} s", w.value),
+                _ => format!("{:.4}", w.value),
+            };
+            format!("{} {} ({value})", w.measure, w.family)
+        })
+        .collect();
+    out!("wins: {}", wins.join("; "));
+    if let Some(own) = c
+        .families
+        .iter()
+        .find_map(|f| f.own_brier.map(|b| (f.family, b)))
+    {
+        out!(
+            "{}'s own probabilities (no calibration) have brier {:.4} on the same rows",
+            own.0,
+            own.1
+        );
+    }
+    out!(
+        "a margin is not a probability: brier is after calibration on the other half of {}; choose on \
+         development data only, then measure the chosen family once on the sealed test file",
+        cmd.dev.display()
+    );
+    Ok(())
+}
+
+fn plot(c: &Comparison, path: &std::path::Path) -> Result<()> {
+    let series: Vec<crate::plot::Series> = c
+        .families
+        .iter()
+        .filter_map(|f| {
+            Some(crate::plot::Series {
+                name: f.family.name().into(),
+                points: vec![(f.speed.p99_us.max(1e-3), f.roc_auc?)],
+            })
+        })
+        .collect();
+    crate::plot::LineChart {
+        title: "ROC AUC against the latency of one row".into(),
+        x_desc: "p99 latency of one row (microseconds, log scale)".into(),
+        y_desc: "ROC AUC on development rows".into(),
+        log_x: true,
+        log_y: false,
+        series: &series,
+        guides: &[],
+    }
+    .write(path)
+    .with_context(|| format!("drawing {}", path.display()))
+}

@@ -1,0 +1,136 @@
+//! Binary model payloads of format 4, frozen: format 5 added the approximated kernel to the stored
+//! parameters (`ParamsRecord::approx`) and the random Fourier features to binary models
+//! (`LinearModel::features`), so binary and decision models of format 4 are decoded with the structs below
+//! and upgraded. (Structured payloads did not change.) Never change these structs.
+
+use crate::linear::{
+    Calibration, DecisionModel, KernelChoice, KernelExpansion, LinearModel, ParamsRecord,
+    SolverKind, Threshold, TrainingSummary,
+};
+use maxmargin_core::objective::Regularization;
+use maxmargin_core::scale::{Scaler, Scaling};
+use maxmargin_optim::{Bias, BinaryLoss, Sampling, StepRule};
+use serde::{Deserialize, Serialize};
+
+/// `ParamsRecord` of format 4.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct ParamsRecordV4 {
+    solver: SolverKind,
+    regularization: Regularization,
+    epochs: Option<f64>,
+    iterations: Option<u64>,
+    max_seconds: Option<f64>,
+    tolerance: Option<f64>,
+    batch_size: usize,
+    step: Option<StepRule>,
+    bias: Bias,
+    projection: bool,
+    average: bool,
+    average_from_epoch: f64,
+    sampling: Sampling,
+    seed: u64,
+    eval_every_epochs: Option<f64>,
+    #[serde(default)]
+    keep_best: bool,
+    epsilon: f64,
+    #[serde(default)]
+    loss: BinaryLoss,
+    #[serde(default)]
+    class_weights: Vec<(f64, f64)>,
+    #[serde(default)]
+    gap: Option<f64>,
+    blocks: usize,
+    #[serde(default)]
+    scale: Scaling,
+    #[serde(default)]
+    kernel: Option<KernelChoice>,
+}
+
+impl From<ParamsRecordV4> for ParamsRecord {
+    fn from(r: ParamsRecordV4) -> Self {
+        Self {
+            solver: r.solver,
+            regularization: r.regularization,
+            epochs: r.epochs,
+            iterations: r.iterations,
+            max_seconds: r.max_seconds,
+            tolerance: r.tolerance,
+            batch_size: r.batch_size,
+            step: r.step,
+            bias: r.bias,
+            projection: r.projection,
+            average: r.average,
+            average_from_epoch: r.average_from_epoch,
+            sampling: r.sampling,
+            seed: r.seed,
+            eval_every_epochs: r.eval_every_epochs,
+            keep_best: r.keep_best,
+            epsilon: r.epsilon,
+            loss: r.loss,
+            class_weights: r.class_weights,
+            gap: r.gap,
+            blocks: r.blocks,
+            threads: None,
+            scale: r.scale,
+            trace: false,
+            kernel: r.kernel,
+            cache_mb: maxmargin_optim::SmoParams::default().cache_mb,
+            approx: None,
+        }
+    }
+}
+
+/// `LinearModel` of format 4.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct LinearModelV4 {
+    w: Vec<f64>,
+    b: f64,
+    labels: [f64; 2],
+    n_features: usize,
+    bias: Bias,
+    lambda: f64,
+    seed: u64,
+    params: ParamsRecordV4,
+    training: TrainingSummary,
+    #[serde(default)]
+    scaler: Option<Scaler>,
+    #[serde(default)]
+    kernel: Option<Box<KernelExpansion>>,
+}
+
+impl From<LinearModelV4> for LinearModel {
+    fn from(m: LinearModelV4) -> Self {
+        Self {
+            w: m.w,
+            b: m.b,
+            labels: m.labels,
+            n_features: m.n_features,
+            bias: m.bias,
+            lambda: m.lambda,
+            seed: m.seed,
+            params: ParamsRecord::from(m.params).into(),
+            training: m.training,
+            scaler: m.scaler,
+            kernel: m.kernel,
+            features: None,
+        }
+    }
+}
+
+/// `DecisionModel` of format 4.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct DecisionModelV4 {
+    model: LinearModelV4,
+    calibration: Option<Calibration>,
+    threshold: Option<Threshold>,
+}
+
+impl From<DecisionModelV4> for DecisionModel {
+    fn from(m: DecisionModelV4) -> Self {
+        Self {
+            model: m.model.into(),
+            calibration: m.calibration,
+            threshold: m.threshold,
+        }
+    }
+}
