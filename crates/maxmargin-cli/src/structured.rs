@@ -33,10 +33,37 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
         ],
         &format!("applies to binary training, not to --task {name}"),
     )?;
-    crate::refuse(
-        &args.kernel.given(),
-        &format!("applies to binary kernel SVMs; --task {name} has no kernels yet"),
-    )?;
+    if task != Task::Multiclass {
+        crate::refuse(
+            &args.kernel.given(),
+            &format!(
+                "applies to binary and multiclass kernel models; --task {name} has no kernels yet"
+            ),
+        )?;
+    }
+    let approx = args.kernel.approximation();
+    let exact = args.kernel.kernel.is_some() && approx.is_none();
+    if approx.is_none() {
+        crate::refuse(
+            &[("--components", args.kernel.components.is_some())],
+            "applies to an approximated kernel (--approx rff|nystroem)",
+        )?;
+    }
+    if !exact && approx.is_none() {
+        crate::refuse(
+            &args.kernel.given(),
+            "applies to kernel SVMs (--kernel), not to a linear model",
+        )?;
+    }
+    if approx.is_some() {
+        crate::refuse(
+            &[("--cache-mb", args.kernel.cache_mb.is_some())],
+            "applies to the exact kernel SVM, which caches kernel rows; --approx caches none",
+        )?;
+    }
+    if exact || approx.is_some() {
+        args.kernel.refuse_unused()?;
+    }
     let mut p = StructuredSvmParams::new(task).seed(args.seed);
     if let Some(loss) = args.loss {
         // One-vs-rest's binary loss; the library refuses it for the other solvers and tasks, by name.
@@ -51,17 +78,40 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
         p = p.solver(match s {
             SolverArg::Dcd => StructSolverKind::Dcd,
             SolverArg::Ovr => StructSolverKind::Ovr,
+            SolverArg::Ovo => StructSolverKind::Ovo,
             SolverArg::Bcfw => StructSolverKind::Bcfw,
             SolverArg::Oneslack => StructSolverKind::Oneslack,
             SolverArg::Nslack => StructSolverKind::Nslack,
             SolverArg::Ssg => StructSolverKind::Ssg,
             SolverArg::Pegasos | SolverArg::Subgradient | SolverArg::Smo => bail!(
                 "--solver {} applies to binary training; --task {name} takes bcfw, oneslack, nslack or ssg \
-                 (multiclass also dcd or ovr)",
+                 (multiclass also dcd or ovr, and with --kernel ovo or ovr)",
                 s.name()
             ),
         });
     }
+    if exact {
+        if let Some(s) = args.solver
+            && !matches!(s, SolverArg::Ovo | SolverArg::Ovr)
+        {
+            bail!(
+                "--kernel with --task multiclass trains smo machines one-vs-one (ovo, the default) or \
+                 one-vs-rest (ovr); --solver {} trains a linear model",
+                s.name()
+            );
+        }
+        if args.bias == Some(Bias::Feature) {
+            bail!(
+                "--bias feature cannot apply to a kernel SVM, whose machines' intercepts are unregularized \
+                 (leave --bias out)"
+            );
+        }
+        p = p.kernel(args.kernel.choice());
+        if let Some(mb) = args.kernel.cache_mb {
+            p.cache_mb = mb;
+        }
+    }
+    p.approx = approx;
     match args.bias {
         None | Some(Bias::Feature) => {}
         Some(Bias::None) => p = p.bias(false),
@@ -86,7 +136,9 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
     let weighted = task == Task::Multiclass
         && matches!(
             p.solver,
-            maxmargin::StructSolverKind::Dcd | maxmargin::StructSolverKind::Ovr
+            maxmargin::StructSolverKind::Dcd
+                | maxmargin::StructSolverKind::Ovr
+                | maxmargin::StructSolverKind::Ovo
         );
     if !args.class_weights.is_empty() && !weighted {
         bail!(
@@ -201,9 +253,10 @@ pub(crate) fn finished(
             trace,
             warnings,
             what: format!(
-                "{} {} on {} examples",
+                "{} {}{} on {} examples",
                 model.task.kind(),
                 format!("{:?}", svm.params().solver).to_lowercase(),
+                kernel_family(model),
                 t.n_samples
             ),
             lambda: model.lambda,
@@ -382,4 +435,28 @@ fn eval_groups(
         out!("{}", line.trim_end());
     }
     Ok(())
+}
+
+/// What the summary line adds for a kernel model: the kernel, the approximation, the support vectors.
+fn kernel_family(model: &StructuredModel) -> String {
+    match (&model.params.approx, &model.kernel, &model.features) {
+        (Some(a), Some(k), _) => format!(
+            " ({} approximation of the {}, {} landmarks)",
+            a.method,
+            k.kernel.name(),
+            k.n_support()
+        ),
+        (Some(a), None, Some(m)) => format!(
+            " ({} approximation of the rbf, {} components)",
+            a.method,
+            m.components()
+        ),
+        (None, Some(k), _) => format!(
+            " ({} kernel, {} machines, {} support vectors)",
+            k.kernel.name(),
+            k.machines.len(),
+            k.n_support()
+        ),
+        _ => String::new(),
+    }
 }

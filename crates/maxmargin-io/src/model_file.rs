@@ -25,9 +25,9 @@ const SNIFF_BYTES: u64 = 4096;
 /// work) changed the facade's model payloads; readers of older payloads upgrade them (see `maxmargin`'s
 /// `compat` module). Version 4 added kernel SVMs to binary models (the parameters' kernel, the model's support
 /// vectors) and the logistic duals' complements to checkpoints; readers of versions 2 and 3 decode those
-/// payloads with frozen structs (`maxmargin`'s `compat_v3`). Version 5 added approximated kernels to binary
-/// models (the parameters' approximation, the model's random Fourier features); binary payloads of version
-/// 4 are decoded by `compat_v4`.
+/// payloads with frozen structs (`maxmargin`'s `compat_v3`). Version 5 added approximated kernels (the
+/// parameters' approximation, random Fourier features) and multiclass kernel SVMs (the structured
+/// parameters' kernel, the models' machines); payloads of version 4 are decoded by `compat_v4`.
 pub const FORMAT_VERSION: u32 = 5;
 /// The value of the `format` key of a JSON model file.
 pub const JSON_FORMAT: &str = "maxmargin-model";

@@ -217,6 +217,13 @@ impl FeatureMap {
         }
     }
 
+    /// `z(x_i)` of every row, dense.
+    pub fn transform(&self, x: &SparseRows) -> SparseRows {
+        match self {
+            Self::Fourier(f) => f.transform(x),
+        }
+    }
+
     /// The input features the map reads.
     pub fn n_input(&self) -> usize {
         match self {

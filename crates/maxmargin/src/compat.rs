@@ -214,6 +214,7 @@ impl From<StructuredModelV1> for StructuredModel {
             tolerance: None,
             trace: false,
             loss: BinaryLoss::Hinge,
+            ..StructuredSvmParams::default()
         };
         let t = m.training;
         Self {
@@ -235,6 +236,8 @@ impl From<StructuredModelV1> for StructuredModel {
                 converged: converged(t.stop),
             },
             scaler: None,
+            kernel: None,
+            features: None,
         }
     }
 }

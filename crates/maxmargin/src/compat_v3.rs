@@ -205,6 +205,7 @@ impl From<StructuredSvmParamsV3> for StructuredSvmParams {
             tolerance: p.tolerance,
             trace: p.trace,
             loss: BinaryLoss::Hinge,
+            ..StructuredSvmParams::default()
         }
     }
 }
@@ -239,6 +240,8 @@ impl From<StructuredModelV3> for StructuredModel {
             params: m.params.into(),
             training: m.training,
             scaler: m.scaler,
+            kernel: None,
+            features: None,
         }
     }
 }

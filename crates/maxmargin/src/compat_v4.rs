@@ -1,14 +1,22 @@
-//! Binary model payloads of format 4, frozen: format 5 added the approximated kernel to the stored
+//! Model payloads of format 4, frozen: format 5 added the approximated kernel to the stored binary
 //! parameters (`ParamsRecord::approx`) and the random Fourier features to binary models
-//! (`LinearModel::features`), so binary and decision models of format 4 are decoded with the structs below
-//! and upgraded. (Structured payloads did not change.) Never change these structs.
+//! (`LinearModel::features`); and the kernel and approximation to the structured parameters
+//! (`StructuredSvmParams::{kernel, approx}`) and the multiclass kernel machines and random Fourier features
+//! to structured models (`StructuredModel::{kernel, features}`). Files of format 4 are decoded with the
+//! structs below and upgraded. Never change these structs.
 
 use crate::linear::{
     Calibration, DecisionModel, KernelChoice, KernelExpansion, LinearModel, ParamsRecord,
     SolverKind, Threshold, TrainingSummary,
 };
+use crate::structured_svm::{
+    CalibratedMulticlass, CustomModel, MulticlassCalibration, StructSolverKind,
+    StructTrainingSummary, StructuredModel, StructuredSvmParams, Task,
+};
+use crate::tagger::Tagger;
 use maxmargin_core::objective::Regularization;
 use maxmargin_core::scale::{Scaler, Scaling};
+use maxmargin_io::conll::FeatureMap as ConllFeatures;
 use maxmargin_optim::{Bias, BinaryLoss, Sampling, StepRule};
 use serde::{Deserialize, Serialize};
 
@@ -131,6 +139,146 @@ impl From<DecisionModelV4> for DecisionModel {
             model: m.model.into(),
             calibration: m.calibration,
             threshold: m.threshold,
+        }
+    }
+}
+
+/// `StructuredSvmParams` of format 4 (format 5 added the kernel and the approximated kernel).
+#[derive(Serialize, Deserialize)]
+pub(crate) struct StructuredSvmParamsV4 {
+    task: Task,
+    solver: StructSolverKind,
+    regularization: Regularization,
+    epsilon: f64,
+    max_passes: Option<f64>,
+    max_seconds: Option<f64>,
+    seed: u64,
+    eval_every: Option<f64>,
+    bias: bool,
+    #[serde(default)]
+    keep_best: bool,
+    #[serde(default)]
+    gap: Option<f64>,
+    #[serde(default)]
+    class_weights: Vec<(f64, f64)>,
+    #[serde(default)]
+    scale: Scaling,
+    #[serde(default)]
+    tolerance: Option<f64>,
+    #[serde(default)]
+    loss: BinaryLoss,
+}
+
+impl From<StructuredSvmParamsV4> for StructuredSvmParams {
+    fn from(p: StructuredSvmParamsV4) -> Self {
+        Self {
+            task: p.task,
+            solver: p.solver,
+            regularization: p.regularization,
+            epsilon: p.epsilon,
+            max_passes: p.max_passes,
+            max_seconds: p.max_seconds,
+            seed: p.seed,
+            eval_every: p.eval_every,
+            bias: p.bias,
+            keep_best: p.keep_best,
+            gap: p.gap,
+            class_weights: p.class_weights,
+            scale: p.scale,
+            tolerance: p.tolerance,
+            loss: p.loss,
+            ..StructuredSvmParams::default()
+        }
+    }
+}
+
+/// `StructuredModel` of format 4.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct StructuredModelV4 {
+    task: Task,
+    w: Vec<f64>,
+    n_features: usize,
+    n_labels: usize,
+    #[serde(default)]
+    classes: Vec<f64>,
+    lambda: f64,
+    seed: u64,
+    params: StructuredSvmParamsV4,
+    training: StructTrainingSummary,
+    #[serde(default)]
+    scaler: Option<Scaler>,
+}
+
+impl From<StructuredModelV4> for StructuredModel {
+    fn from(m: StructuredModelV4) -> Self {
+        Self {
+            task: m.task,
+            w: m.w,
+            n_features: m.n_features,
+            n_labels: m.n_labels,
+            classes: m.classes,
+            lambda: m.lambda,
+            seed: m.seed,
+            params: m.params.into(),
+            training: m.training,
+            scaler: m.scaler,
+            kernel: None,
+            features: None,
+        }
+    }
+}
+
+/// `CalibratedMulticlass` of format 4.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct CalibratedMulticlassV4 {
+    model: StructuredModelV4,
+    calibration: MulticlassCalibration,
+}
+
+impl From<CalibratedMulticlassV4> for CalibratedMulticlass {
+    fn from(m: CalibratedMulticlassV4) -> Self {
+        Self {
+            model: m.model.into(),
+            calibration: m.calibration,
+        }
+    }
+}
+
+/// `Tagger` of format 4.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct TaggerV4 {
+    model: StructuredModelV4,
+    features: ConllFeatures,
+}
+
+impl From<TaggerV4> for Tagger {
+    fn from(t: TaggerV4) -> Self {
+        Self {
+            model: t.model.into(),
+            features: t.features,
+        }
+    }
+}
+
+/// `CustomModel` of format 4.
+#[derive(Serialize, Deserialize)]
+#[serde(bound = "S: Serialize + serde::de::DeserializeOwned")]
+pub(crate) struct CustomModelV4<S> {
+    space: S,
+    w: Vec<f64>,
+    lambda: f64,
+    params: StructuredSvmParamsV4,
+    training: StructTrainingSummary,
+}
+
+impl<S> From<CustomModelV4<S>> for CustomModel<S> {
+    fn from(m: CustomModelV4<S>) -> Self {
+        Self {
+            space: m.space,
+            w: m.w,
+            lambda: m.lambda,
+            params: m.params.into(),
+            training: m.training,
         }
     }
 }

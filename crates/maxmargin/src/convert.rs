@@ -79,6 +79,14 @@ pub fn multiclass_to_liblinear(model: &StructuredModel) -> Result<LiblinearModel
         }
         .into());
     }
+    if model.is_nonlinear() {
+        return Err(crate::error::refuse(
+            "model",
+            "a multiclass kernel model",
+            "cannot be written in LIBLINEAR's format, which holds linear weights only (convert --to json or \
+             bin keeps it)",
+        ));
+    }
     let (d, k) = (model.n_features, model.n_labels);
     let width = d + usize::from(model.params.bias);
     let mut columns: Vec<(Vec<f64>, f64)> = (0..k)
@@ -248,5 +256,7 @@ pub fn from_liblinear(lib: &LiblinearModel, source: &Path) -> Result<Imported, E
             converged: false,
         },
         scaler: None,
+        kernel: None,
+        features: None,
     }))
 }

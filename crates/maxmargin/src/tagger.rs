@@ -276,8 +276,12 @@ impl Tagger {
     /// # Errors
     /// [`Error::Io`] for a missing, foreign, corrupt or inconsistent file.
     pub fn load(path: &Path) -> Result<Self, Error> {
-        let tagger: Self = if model_file::read_header(path)?.format_version < 4 {
+        let version = model_file::read_header(path)?.format_version;
+        let tagger: Self = if version < 4 {
             let (_, old): (_, crate::compat_v3::TaggerV3) = model_file::load(path, TAGGER_KIND)?;
+            old.into()
+        } else if version < 5 {
+            let (_, old): (_, crate::compat_v4::TaggerV4) = model_file::load(path, TAGGER_KIND)?;
             old.into()
         } else {
             model_file::load(path, TAGGER_KIND)?.1

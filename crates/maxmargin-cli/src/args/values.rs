@@ -79,8 +79,10 @@ pub(crate) enum SolverArg {
     Pegasos,
     /// The batch subgradient method (binary).
     Subgradient,
-    /// One-vs-rest DCD (multiclass).
+    /// One-vs-rest DCD (multiclass); with --kernel, one-vs-rest SMO.
     Ovr,
+    /// One-vs-one SMO: a multiclass kernel SVM's machine per pair of classes (the default with --kernel).
+    Ovo,
     /// Block-coordinate Frank–Wolfe (structured).
     Bcfw,
     /// 1-slack cutting planes (structured).
@@ -100,6 +102,7 @@ impl SolverArg {
             Self::Pegasos => "pegasos",
             Self::Subgradient => "subgradient",
             Self::Ovr => "ovr",
+            Self::Ovo => "ovo",
             Self::Bcfw => "bcfw",
             Self::Oneslack => "oneslack",
             Self::Nslack => "nslack",
@@ -287,7 +290,7 @@ impl KernelFlags {
 
 impl KernelFlags {
     /// The kernel the flags name (rbf with γ = scale by default).
-    fn choice(&self) -> maxmargin::linear::KernelChoice {
+    pub(crate) fn choice(&self) -> maxmargin::linear::KernelChoice {
         maxmargin::linear::KernelChoice {
             kind: self.kernel.map_or(Default::default(), Into::into),
             gamma: match self.gamma {

@@ -115,8 +115,8 @@ fn issue_24_flags_an_approximated_kernel_cannot_use_are_refused_by_name() {
         (&["--approx", "nystroem", "--stream"][..], "approx"),
         (&["--approx", "sketch"][..], "rff or nystroem"),
         (
-            &["--approx", "nystroem", "--task", "multiclass"][..],
-            "--approx applies to binary",
+            &["--approx", "nystroem", "--task", "multilabel"][..],
+            "has no kernels yet",
         ),
     ] {
         let mut args = vec!["train", s(&data), "-o", s(&model)];

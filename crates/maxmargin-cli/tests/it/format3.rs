@@ -44,9 +44,11 @@ fn same_bits_and_saved_again(
 }
 
 #[test]
-fn format_4_binary_models_predict_the_same_bits() {
+fn format_4_models_predict_the_same_bits() {
     let tmp = tempfile::tempdir().unwrap();
     let heart = heart(tmp.path());
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
     let p = ["--scores", "--probability"];
     let runs: [(&str, &[&str], &str); 7] = [
         ("heart.model", &["--scores"], "heart.model.predictions"),

@@ -159,3 +159,118 @@ fn issue_24_bench_predict_measures_each_family() {
         "{err}"
     );
 }
+
+#[test]
+fn issue_24_multiclass_kernel_svms_one_vs_one_and_one_vs_rest_and_approximated() {
+    let tmp = tempfile::tempdir().unwrap();
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    for (flags, says) in [
+        (
+            &["--kernel", "rbf"][..],
+            "multiclass ovo (rbf kernel, 3 machines, ",
+        ),
+        (
+            &["--kernel", "rbf", "--solver", "ovr"][..],
+            "multiclass ovr (rbf kernel, 3 machines, ",
+        ),
+        (
+            &["--kernel", "poly", "--degree", "2", "-c", "10"][..],
+            "(poly kernel, 3 machines",
+        ),
+        (
+            &["--approx", "nystroem", "--components", "40"][..],
+            "(nystroem approximation of the rbf, 40 landmarks)",
+        ),
+        (
+            &["--approx", "rff", "--solver", "ovr"][..],
+            "(rff approximation of the rbf, 100 components)",
+        ),
+    ] {
+        let model = tmp.path().join("k.model");
+        let mut args = vec!["train", s(&iris), "--task", "multiclass", "-o", s(&model)];
+        args.extend_from_slice(flags);
+        let said = ok_stderr(&args);
+        assert!(said.contains(says), "{flags:?}: {said}");
+        assert!(said.contains("stop: converged"), "{flags:?}: {said}");
+        // The same bytes on one thread.
+        let again = tmp.path().join("again.model");
+        let mut args = vec![
+            "train",
+            s(&iris),
+            "--task",
+            "multiclass",
+            "-o",
+            s(&again),
+            "-q",
+            "--threads",
+            "1",
+        ];
+        args.extend_from_slice(flags);
+        ok(&args);
+        assert_eq!(
+            std::fs::read(&model).unwrap(),
+            std::fs::read(&again).unwrap(),
+            "{flags:?}"
+        );
+        let e: serde_json::Value =
+            serde_json::from_str(&ok(&["eval", s(&model), s(&iris), "--json"])).unwrap();
+        assert!(e["accuracy"].as_f64().unwrap() >= 0.94, "{flags:?}: {e}");
+        let scores = ok(&["predict", s(&model), s(&iris), "--scores"]);
+        assert_eq!(scores.lines().count(), 151, "{flags:?}");
+        let json = tmp.path().join("k.json");
+        ok(&["convert", s(&model), "--to", "json", "-o", s(&json)]);
+        assert_eq!(ok(&["predict", s(&json), s(&iris), "--scores"]), scores);
+        let cal = tmp.path().join("k.cal");
+        ok(&["calibrate", s(&model), s(&iris), "-o", s(&cal)]);
+        assert_eq!(
+            ok(&["predict", s(&cal), s(&iris), "--probability"])
+                .lines()
+                .count(),
+            151
+        );
+        let err = fails(
+            &["convert", s(&model), "--to", "liblinear", "-o", s(&cal)],
+            1,
+        );
+        assert!(err.contains("linear weights only"), "{err}");
+    }
+    let model = tmp.path().join("k.model");
+    for (flags, says) in [
+        (
+            &["--kernel", "rbf", "--solver", "bcfw"][..],
+            "--solver bcfw trains a linear model",
+        ),
+        (
+            &["--kernel", "rbf", "--bias", "feature"][..],
+            "unregularized",
+        ),
+        (&["--solver", "ovo"][..], "give a kernel"),
+        (
+            &["--kernel", "rbf", "--checkpoint", "c.ckpt"][..],
+            "no resumable state",
+        ),
+        (&["--kernel", "rbf", "--stream"][..], "stream"),
+    ] {
+        let mut args = vec!["train", s(&iris), "--task", "multiclass", "-o", s(&model)];
+        args.extend_from_slice(flags);
+        let err = fails(&args, 1);
+        assert!(err.contains(says), "{flags:?}: {err}");
+    }
+    ok(&[
+        "train",
+        s(&iris),
+        "--task",
+        "multiclass",
+        "--kernel",
+        "rbf",
+        "-o",
+        s(&model),
+        "-q",
+    ]);
+    let err = fails(&["eval", s(&model), s(&iris), "--lambda", "0.1"], 1);
+    assert!(
+        err.contains("objective of a multiclass kernel model"),
+        "{err}"
+    );
+}

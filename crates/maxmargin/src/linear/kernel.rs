@@ -7,7 +7,7 @@ use maxmargin_core::vector::{SparseRow, SparseRows};
 use serde::{Deserialize, Serialize};
 
 /// At most this many features are scattered into a dense buffer to score a row.
-const DENSE_LIMIT: usize = 1 << 16;
+pub(crate) const DENSE_LIMIT: usize = 1 << 16;
 
 /// The kernel's family, as `--kernel` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -130,7 +130,7 @@ pub struct KernelExpansion {
 
 /// A lazily computed vector that every model compares equal on (it is derived from the stored fields).
 #[derive(Debug, Clone, Default)]
-struct Norms(std::sync::OnceLock<Vec<f64>>);
+pub(crate) struct Norms(pub(crate) std::sync::OnceLock<Vec<f64>>);
 
 impl PartialEq for Norms {
     fn eq(&self, _: &Self) -> bool {

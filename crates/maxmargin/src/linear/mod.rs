@@ -454,7 +454,7 @@ impl LinearSvm {
 mod cv;
 mod decision;
 mod dual_file;
-mod kernel;
+pub(crate) mod kernel;
 mod model;
 mod params;
 mod record;

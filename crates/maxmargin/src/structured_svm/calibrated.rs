@@ -152,8 +152,13 @@ impl CalibratedMulticlass {
     /// # Errors
     /// [`Error::Io`] for a missing, foreign, corrupt or inconsistent file.
     pub fn load(path: &Path) -> Result<Self, Error> {
-        let m: Self = if model_file::read_header(path)?.format_version < 4 {
+        let version = model_file::read_header(path)?.format_version;
+        let m: Self = if version < 4 {
             let (_, old): (_, crate::compat_v3::CalibratedMulticlassV3) =
+                model_file::load(path, MULTICLASS_DECISION_KIND)?;
+            old.into()
+        } else if version < 5 {
+            let (_, old): (_, crate::compat_v4::CalibratedMulticlassV4) =
                 model_file::load(path, MULTICLASS_DECISION_KIND)?;
             old.into()
         } else {

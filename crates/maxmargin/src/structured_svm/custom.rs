@@ -194,8 +194,13 @@ impl<S: CustomSpace> CustomModel<S> {
     /// # Errors
     /// [`Error::Io`] for a missing, foreign, corrupt or inconsistent file.
     pub fn load(path: &Path) -> Result<Self, Error> {
-        let model: Self = if maxmargin_io::model_file::read_header(path)?.format_version < 4 {
+        let version = maxmargin_io::model_file::read_header(path)?.format_version;
+        let model: Self = if version < 4 {
             let (_, old): (_, crate::compat_v3::CustomModelV3<S>) =
+                maxmargin_io::model_file::load(path, &Self::kind())?;
+            old.into()
+        } else if version < 5 {
+            let (_, old): (_, crate::compat_v4::CustomModelV4<S>) =
                 maxmargin_io::model_file::load(path, &Self::kind())?;
             old.into()
         } else {

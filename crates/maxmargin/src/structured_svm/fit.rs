@@ -73,8 +73,36 @@ impl StructuredSvm {
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
         self.check_sample_weights(Task::Multiclass)?;
-        let (parts, y, scaled) = self.prepare_multiclass(data)?;
+        let (mut parts, y, scaled) = self.prepare_multiclass(data)?;
         let x = scaled.as_ref().unwrap_or(&data.x);
+        if let Some(kernel) = self.params.kernel {
+            return self.fit_kernel_multiclass(x, &y, parts, kernel);
+        }
+        let map = match &self.params.approx {
+            Some(a) => {
+                let n = x.n_rows();
+                crate::limits::check_mapped_rows(n, a.components.min(n.max(1)))?;
+                Some(a.fit(x, self.params.seed)?)
+            }
+            None => None,
+        };
+        let mapped = map.as_ref().map(|m| m.transform(x));
+        let x = mapped.as_ref().unwrap_or(x);
+        let d_input = parts.d;
+        if let Some(m) = &map {
+            parts.d = m.components();
+        }
+        if let Some(map) = map {
+            let k = parts.classes.len();
+            let report = if self.params.solver == StructSolverKind::Ovr {
+                let (fit, lambda) = self.run_ovr(x, &y, k, &parts.weights)?;
+                self.finish(fit, lambda, (y.len(), parts.d, k), parts.into_report())?
+            } else {
+                let x = rows_to_vecs(x, parts.d, self.params.bias);
+                self.multiclass_examples(Examples { x, y }, parts, observer)?
+            };
+            return Ok(self.fold_map(report, map, d_input));
+        }
         if self.params.solver == StructSolverKind::Ovr {
             let k = parts.classes.len();
             let (fit, lambda) = self.run_ovr(x, &y, k, &parts.weights)?;
@@ -95,7 +123,10 @@ impl StructuredSvm {
         data: LabeledData,
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
-        if self.params.solver == StructSolverKind::Ovr {
+        if self.params.solver == StructSolverKind::Ovr
+            || self.params.kernel.is_some()
+            || self.params.approx.is_some()
+        {
             return self.fit_multiclass(&data, observer);
         }
         self.check_sample_weights(Task::Multiclass)?;
@@ -213,5 +244,93 @@ impl StructuredSvm {
             max_abs,
         };
         self.finish(fit, lambda, shape, report)
+    }
+
+    /// Trains a multiclass kernel SVM: one SMO machine per pair of classes (`ovo`) or per class (`ovr`).
+    fn fit_kernel_multiclass(
+        &self,
+        x: &SparseRows,
+        y: &[u32],
+        parts: MulticlassParts,
+        kernel: crate::linear::KernelChoice,
+    ) -> Result<StructFitReport, Error> {
+        use maxmargin_optim::smo::multiclass::{KernelMulticlass, Scheme};
+        if !self.plan.is_empty() {
+            return Err(crate::error::refuse(
+                "checkpoint",
+                "kernel",
+                "cannot apply: a multiclass kernel SVM trains its machines one after another and keeps \
+                 no resumable state",
+            ));
+        }
+        let k = parts.classes.len();
+        let resolved = kernel.resolve(x);
+        let trainer = KernelMulticlass {
+            scheme: if self.params.solver == StructSolverKind::Ovr {
+                Scheme::OneVsRest
+            } else {
+                Scheme::OneVsOne
+            },
+            regularization: self.params.regularization,
+            kernel: resolved,
+            smo: maxmargin_optim::SmoParams {
+                epsilon: self.params.epsilon,
+                cache_mb: self.params.cache_mb,
+            },
+            budget: self.params.budget(),
+            gap_target: Some(self.gap_target()),
+        };
+        let fit = crate::parallel::with_threads(self.params.threads, || {
+            Ok::<_, Error>(trainer.fit(x, y, k, &parts.weights)?)
+        })?;
+        let lambda = self.params.regularization.lambda(y.len())?.get();
+        let expansion = MulticlassKernel::from_machines(resolved, trainer.scheme, x, fit.output);
+        let linear = maxmargin_optim::Fit {
+            output: Vec::new(),
+            objective: fit.objective,
+            trace: fit.trace,
+            stop: fit.stop,
+            progress: fit.progress,
+        };
+        let mut report = self.finish(linear, lambda, (y.len(), parts.d, k), parts.into_report())?;
+        report.model.kernel = Some(Box::new(expansion));
+        Ok(report)
+    }
+
+    /// A model trained on an approximated kernel's features, made to score rows: random Fourier features
+    /// are kept; a Nyström model is folded into per-class expansions over its landmarks (`c = N w_c`, the
+    /// bias weight the intercept), and reads the `d_input` features again.
+    fn fold_map(
+        &self,
+        mut report: StructFitReport,
+        map: crate::approx::FittedMap,
+        d_input: usize,
+    ) -> StructFitReport {
+        let m = &mut report.model;
+        match map {
+            crate::approx::FittedMap::Fourier(f) => {
+                m.features = Some(Box::new(crate::approx::FeatureMap::Fourier(f)));
+            }
+            crate::approx::FittedMap::Nystroem(ny) => {
+                let kc = m.n_features;
+                let width = kc + usize::from(self.params.bias);
+                let (coef, b): (Vec<Vec<f64>>, Vec<f64>) =
+                    m.w.chunks(width.max(1))
+                        .map(|block| {
+                            let b = if self.params.bias { block[kc] } else { 0.0 };
+                            (ny.fold(&block[..kc]), b)
+                        })
+                        .unzip();
+                m.kernel = Some(Box::new(MulticlassKernel::per_class(
+                    ny.kernel,
+                    ny.landmarks,
+                    coef,
+                    &b,
+                )));
+                m.w = Vec::new();
+                m.n_features = d_input;
+            }
+        }
+        report
     }
 }

@@ -79,6 +79,13 @@ pub struct StructuredModel {
     /// applies it first.
     #[serde(default)]
     pub scaler: Option<Scaler>,
+    /// Multiclass kernel models (format 5): the machines over their support vectors that score each class
+    /// (exact one-vs-one or one-vs-rest SMO, or a Nyström model folded onto its landmarks); `w` is empty.
+    #[serde(default)]
+    pub kernel: Option<Box<MulticlassKernel>>,
+    /// Multiclass random Fourier features (format 5), applied after the scaler; `w` acts on them.
+    #[serde(default)]
+    pub features: Option<Box<crate::approx::FeatureMap>>,
 }
 
 /// A structural model with its training trace.
@@ -312,6 +319,7 @@ impl StructuredSvm {
 mod calibrated;
 mod custom;
 mod fit;
+mod kernel;
 mod model;
 mod params;
 mod ranks;
@@ -320,6 +328,7 @@ mod stream;
 
 pub use calibrated::{CalibratedMulticlass, MULTICLASS_DECISION_KIND, MulticlassCalibration};
 pub use custom::{CustomEvaluation, CustomFitReport, CustomModel, CustomSpace};
+pub use kernel::MulticlassKernel;
 pub use model::Prediction;
 pub use params::{StructSolverKind, StructuredSvmParams, Task};
 pub use stream::STREAM_EVAL_EVERY;

@@ -49,10 +49,34 @@ impl StructuredModel {
     }
 
     fn inputs(&self, x: &maxmargin_core::vector::SparseRows) -> Vec<SparseVec> {
-        match &self.scaler {
-            Some(s) => rows_to_vecs(&s.transform(x), self.n_features, self.params.bias),
+        let scaled = self.scaler.as_ref().map(|s| s.transform(x));
+        let x = scaled.as_ref().unwrap_or(x);
+        match &self.features {
+            Some(map) => rows_to_vecs(&map.transform(x), self.n_features, self.params.bias),
             None => rows_to_vecs(x, self.n_features, self.params.bias),
         }
+    }
+
+    /// A multiclass kernel model's class scores of every row (`None` for a linear model).
+    fn kernel_scores(&self, x: &maxmargin_core::vector::SparseRows) -> Option<Vec<Vec<f64>>> {
+        let k = self.kernel.as_ref()?;
+        Some(match &self.scaler {
+            Some(s) => k.scores_rows(&s.transform(x), self.n_labels),
+            None => k.scores_rows(x, self.n_labels),
+        })
+    }
+
+    /// Whether the model's boundaries are not linear in the features (kernel machines, or random Fourier
+    /// features): it has no weight per feature.
+    pub fn is_nonlinear(&self) -> bool {
+        self.kernel.is_some() || self.features.is_some()
+    }
+
+    /// The input features the model reads (a feature map's own inputs when it has one).
+    pub fn n_input_features(&self) -> usize {
+        self.features
+            .as_ref()
+            .map_or(self.n_features, |m| m.n_input())
     }
 
     fn sequences(&self, seqs: &[Vec<SparseVec>]) -> Vec<Vec<SparseVec>> {
@@ -85,15 +109,14 @@ impl StructuredModel {
         if self.task != Task::Multiclass {
             return Err(self.wrong_task(Task::Multiclass));
         }
+        let class = |k: usize| Prediction::Class(self.classes.get(k).copied().unwrap_or(k as f64));
+        if let Some(scores) = self.kernel_scores(&data.x) {
+            return Ok(scores.iter().map(|s| class(argmax(s))).collect());
+        }
         let space = self.multiclass_space()?;
         self.inputs(&data.x)
             .iter()
-            .map(|x| {
-                let k = space.decode(&self.w, x)? as usize;
-                Ok(Prediction::Class(
-                    self.classes.get(k).copied().unwrap_or(k as f64),
-                ))
-            })
+            .map(|x| Ok(class(space.decode(&self.w, x)? as usize)))
             .collect()
     }
 
@@ -146,6 +169,9 @@ impl StructuredModel {
     pub fn multiclass_scores(&self, data: &LabeledData) -> Result<Vec<Vec<f64>>, Error> {
         if self.task != Task::Multiclass {
             return Err(self.wrong_task(Task::Multiclass));
+        }
+        if let Some(scores) = self.kernel_scores(&data.x) {
+            return Ok(scores);
         }
         let space = self.multiclass_space()?;
         Ok(self
@@ -236,13 +262,32 @@ impl StructuredModel {
             classes: self.classes.clone(),
         };
         let y = classes.indices(data)?;
-        let space = self.multiclass_space()?;
-        let x = self.inputs(&data.x);
         let n = nonempty(data.n_samples(), &data.source)?;
-        let predicted: Vec<u32> = x
-            .iter()
-            .map(|xi| space.decode(&self.w, xi))
-            .collect::<Result<_, _>>()?;
+        let space = self.multiclass_space()?;
+        let (x, predicted): (Vec<SparseVec>, Vec<u32>) = match self.kernel_scores(&data.x) {
+            Some(scores) => {
+                if lambda.is_some() {
+                    return Err(crate::error::refuse(
+                        "lambda",
+                        "for a kernel model",
+                        "cannot give the objective of a multiclass kernel model, whose machines each \
+                         have their own (the model's training objective is their sum)",
+                    ));
+                }
+                (
+                    Vec::new(),
+                    scores.iter().map(|s| argmax(s) as u32).collect(),
+                )
+            }
+            None => {
+                let x = self.inputs(&data.x);
+                let predicted = x
+                    .iter()
+                    .map(|xi| space.decode(&self.w, xi))
+                    .collect::<Result<_, _>>()?;
+                (x, predicted)
+            }
+        };
         let correct = predicted.iter().zip(&y).filter(|(p, t)| p == t).count();
         // Per class, from counts kept per class (linear in the rows and the classes, never their product).
         let k = self.classes.len();
@@ -427,6 +472,10 @@ impl StructuredModel {
             let (_, old): (_, crate::compat_v3::StructuredModelV3) =
                 model_file::load(path, task.kind())?;
             old.into()
+        } else if header.format_version < 5 {
+            let (_, old): (_, crate::compat_v4::StructuredModelV4) =
+                model_file::load(path, task.kind())?;
+            old.into()
         } else {
             model_file::load(path, task.kind())?.1
         };
@@ -453,7 +502,35 @@ impl StructuredModel {
         // (a crafted `"n_labels": 9223372036854775808` wrapped around and later asked for every byte there is).
         let d = self.n_features.checked_add(usize::from(self.params.bias));
         let l = self.n_labels;
+        let bad = |message: String| -> Error {
+            IoError::BadModel {
+                path: path.to_path_buf(),
+                message,
+            }
+            .into()
+        };
+        if self.is_nonlinear() && self.task != Task::Multiclass {
+            return Err(bad(format!(
+                "a {} model with kernel machines or features",
+                self.task.kind()
+            )));
+        }
+        if let Some(why) = self
+            .kernel
+            .as_ref()
+            .and_then(|k| k.invalid(l, self.n_features))
+        {
+            return Err(bad(why));
+        }
+        if let Some(why) = self
+            .features
+            .as_ref()
+            .and_then(|m| m.invalid(self.n_features))
+        {
+            return Err(bad(why));
+        }
         let expected = d.and_then(|d| match self.task {
+            _ if self.kernel.is_some() => Some(0),
             Task::Multiclass | Task::Multilabel | Task::Custom => d.max(1).checked_mul(l),
             Task::Chain => d
                 .max(1)
@@ -463,7 +540,7 @@ impl StructuredModel {
         });
         let classes_ok = self.task != Task::Multiclass || self.classes.len() == l;
         let scaler_ok = self.scaler.as_ref().is_none_or(|s| {
-            s.factor.len() <= self.n_features
+            s.factor.len() <= self.n_input_features()
                 && s.factor.iter().all(|v| v.is_finite() && *v >= 0.0)
                 && s.offsets
                     .iter()
@@ -505,6 +582,17 @@ impl StructuredModel {
         }
         Ok(())
     }
+}
+
+/// The index of the largest value (the first of equal ones).
+fn argmax(v: &[f64]) -> usize {
+    let mut best = 0;
+    for (i, &x) in v.iter().enumerate() {
+        if x > v[best] {
+            best = i;
+        }
+    }
+    best
 }
 
 pub(super) fn nonempty(n: usize, source: &Path) -> Result<usize, Error> {

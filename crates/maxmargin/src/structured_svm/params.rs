@@ -64,6 +64,9 @@ pub enum StructSolverKind {
     /// Multiclass only: one binary DCD problem per class against the rest, classes in parallel (not the
     /// Crammer–Singer objective; the model's objective is the sum of the binary ones).
     Ovr,
+    /// Multiclass kernel SVMs only: one binary SMO machine per pair of classes, predicting by their vote
+    /// (LIBSVM's multiclass; the default with a kernel).
+    Ovo,
 }
 
 impl std::str::FromStr for StructSolverKind {
@@ -76,10 +79,11 @@ impl std::str::FromStr for StructSolverKind {
             "bcfw" => Ok(Self::Bcfw),
             "dcd" | "cs" => Ok(Self::Dcd),
             "ovr" => Ok(Self::Ovr),
+            "ovo" => Ok(Self::Ovo),
             _ => Err(OptimError::InvalidParam {
                 name: "solver",
                 value: s.into(),
-                reason: "must be ssg, nslack, oneslack, bcfw, or for multiclass dcd or ovr",
+                reason: "must be ssg, nslack, oneslack, bcfw, or for multiclass dcd, ovr or ovo",
             }),
         }
     }
@@ -139,6 +143,21 @@ pub struct StructuredSvmParams {
     /// logistic regression); the other solvers take the hinge only.
     #[serde(default)]
     pub loss: BinaryLoss,
+    /// Multiclass: an exact kernel SVM (format 5), one SMO machine per pair of classes (`ovo`) or per class
+    /// (`ovr`); `epsilon` is then SMO's (LIBSVM's `-e`).
+    #[serde(default)]
+    pub kernel: Option<crate::linear::KernelChoice>,
+    /// Megabytes of kernel rows the exact kernel SVM caches. Not stored (the model does not depend on it).
+    #[serde(skip, default = "cache_mb")]
+    pub cache_mb: f64,
+    /// Multiclass: an approximated kernel (format 5): the solver trains on random Fourier or Nyström features
+    /// fitted on the scaled training rows.
+    #[serde(default)]
+    pub approx: Option<crate::approx::Approximation>,
+}
+
+fn cache_mb() -> f64 {
+    maxmargin_optim::SmoParams::default().cache_mb
 }
 
 fn yes() -> bool {
@@ -165,6 +184,9 @@ impl Default for StructuredSvmParams {
             tolerance: None,
             trace: false,
             loss: BinaryLoss::Hinge,
+            kernel: None,
+            cache_mb: cache_mb(),
+            approx: None,
         }
     }
 }
@@ -250,6 +272,24 @@ impl StructuredSvmParams {
         self
     }
 
+    /// A multiclass kernel SVM: one-vs-one SMO (unless the solver is `ovr`) at LIBSVM's ε = 10⁻³, without
+    /// the constant feature (each machine's intercept is its own, unregularized).
+    pub fn kernel(mut self, kernel: crate::linear::KernelChoice) -> Self {
+        self.kernel = Some(kernel);
+        if self.solver != StructSolverKind::Ovr {
+            self.solver = StructSolverKind::Ovo;
+        }
+        self.epsilon = maxmargin_optim::SmoParams::default().epsilon;
+        self.bias = false;
+        self
+    }
+
+    /// Trains on an approximated kernel's features (multiclass).
+    pub fn approx(mut self, approx: crate::approx::Approximation) -> Self {
+        self.approx = Some(approx);
+        self
+    }
+
     /// Checks every parameter once.
     ///
     /// # Errors
@@ -260,6 +300,7 @@ impl StructuredSvmParams {
             self.max_passes = Some(Self::DEFAULT_MAX_PASSES);
         }
         crate::parallel::check_threads(self.threads)?;
+        self.check_kernels()?;
         if matches!(self.solver, StructSolverKind::Dcd | StructSolverKind::Ovr)
             && self.task != Task::Multiclass
         {
@@ -286,7 +327,10 @@ impl StructuredSvmParams {
             .into());
         }
         let weighted = self.task == Task::Multiclass
-            && matches!(self.solver, StructSolverKind::Dcd | StructSolverKind::Ovr);
+            && matches!(
+                self.solver,
+                StructSolverKind::Dcd | StructSolverKind::Ovr | StructSolverKind::Ovo
+            );
         if !self.class_weights.is_empty() && !weighted {
             return Err(OptimError::InvalidParam {
                 name: "class weights",
@@ -319,6 +363,72 @@ impl StructuredSvmParams {
             warm: None,
             sample_weights: None,
         })
+    }
+
+    /// The kernel and approximation's own checks, and where they apply.
+    fn check_kernels(&self) -> Result<(), Error> {
+        if self.solver == StructSolverKind::Ovo && self.kernel.is_none() {
+            return Err(crate::error::refuse(
+                "solver",
+                "ovo",
+                "trains a multiclass kernel SVM: give a kernel (--kernel), or use ovr or dcd for a linear model",
+            ));
+        }
+        if let Some(k) = &self.kernel {
+            k.check()?;
+            maxmargin_optim::SmoParams {
+                epsilon: self.epsilon,
+                cache_mb: self.cache_mb,
+            }
+            .check()?;
+            if self.task != Task::Multiclass {
+                return Err(crate::error::refuse(
+                    "kernel",
+                    self.task.kind(),
+                    "applies to binary and multiclass training; this task has no kernels yet",
+                ));
+            }
+            if !matches!(self.solver, StructSolverKind::Ovo | StructSolverKind::Ovr) {
+                return Err(crate::error::refuse(
+                    "solver",
+                    format!("{:?}", self.solver).to_lowercase(),
+                    "cannot train a kernel SVM: a multiclass kernel SVM is one-vs-one (ovo, the default) or \
+                     one-vs-rest (ovr) SMO",
+                ));
+            }
+            if self.loss != BinaryLoss::Hinge {
+                return Err(crate::error::refuse(
+                    "loss",
+                    format!("{:?}", self.loss).to_lowercase(),
+                    "cannot apply to a kernel SVM, which has the hinge loss",
+                ));
+            }
+            if self.bias {
+                return Err(crate::error::refuse(
+                    "bias",
+                    "feature",
+                    "cannot apply to a kernel SVM, whose machines' intercepts are unregularized",
+                ));
+            }
+            if self.approx.is_some() {
+                return Err(crate::error::refuse(
+                    "approx",
+                    "with a kernel SVM",
+                    "is the alternative to the exact kernel SVM: give one of them",
+                ));
+            }
+        }
+        if let Some(a) = &self.approx {
+            a.check()?;
+            if self.task != Task::Multiclass {
+                return Err(crate::error::refuse(
+                    "approx",
+                    a.method,
+                    "applies to binary and multiclass training; this task has no kernels yet",
+                ));
+            }
+        }
+        Ok(())
     }
 
     pub(super) fn budget(&self) -> Budget {
@@ -384,6 +494,8 @@ impl crate::checkpoint::SameProblem for StructuredSvmParams {
             ("bias", &stored.bias, &self.bias),
             ("class weights", &stored.class_weights, &self.class_weights),
             ("scaling", &stored.scale, &self.scale),
+            ("kernel", &stored.kernel, &self.kernel),
+            ("approximated kernel", &stored.approx, &self.approx),
         ])
     }
 }

@@ -169,6 +169,10 @@ impl StructuredSvm {
         shard: Shard,
     ) -> Result<StructFitReport, Error> {
         let p = &self.params;
+        if p.kernel.is_some() || p.approx.is_some() {
+            let reason = "cannot train over several ranks yet: train in one process";
+            return Err(refuse("kernel", "over ranks", reason));
+        }
         let ssg = p.solver == StructSolverKind::Ssg;
         if p.task != Task::Multiclass || !(ssg || p.solver == StructSolverKind::Dcd) {
             let value = format!("{} with {:?}", p.task.kind(), p.solver).to_lowercase();

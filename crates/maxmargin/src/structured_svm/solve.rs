@@ -11,6 +11,7 @@ impl StructuredSvm {
             StructSolverKind::Bcfw => "bcfw",
             StructSolverKind::Dcd => "dcd",
             StructSolverKind::Ovr => "ovr",
+            StructSolverKind::Ovo => "ovo",
         };
         format!("checkpoint-{}-{solver}", self.params.task.kind())
     }
@@ -74,7 +75,7 @@ impl StructuredSvm {
                 StructSolverKind::Bcfw => self.with(&trainer, self.params.bcfw().check()?, &problem, meta, observer),
                 StructSolverKind::Oneslack => self.with(&trainer, self.params.one_slack().check()?.with_gap_target(Some(self.gap_target())), &problem, meta, observer),
                 StructSolverKind::Nslack => self.with(&trainer, self.params.n_slack().check()?.with_gap_target(Some(self.gap_target())), &problem, meta, observer),
-                StructSolverKind::Dcd | StructSolverKind::Ovr => Err(OptimError::InvalidParam {
+                StructSolverKind::Dcd | StructSolverKind::Ovr | StructSolverKind::Ovo => Err(OptimError::InvalidParam {
                     name: "solver",
                     value: format!("{:?}", self.params.solver).to_lowercase(),
                     reason: "is for the multiclass task only",
@@ -240,6 +241,8 @@ impl StructuredSvm {
                 converged,
             },
             scaler,
+            kernel: None,
+            features: None,
         };
         Ok(StructFitReport {
             model,

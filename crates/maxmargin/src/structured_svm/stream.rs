@@ -44,6 +44,11 @@ impl StructuredSvm {
         temp_dir: &Path,
     ) -> Result<StructFitReport, Error> {
         let p = &self.params;
+        if p.kernel.is_some() || p.approx.is_some() {
+            let reason =
+                "cannot stream: kernels and their approximations are fitted on rows in memory";
+            return Err(crate::error::refuse("kernel", "with --stream", reason));
+        }
         if p.task != Task::Multiclass || p.solver != StructSolverKind::Ssg {
             let value = format!("{} with {:?}", p.task.kind(), p.solver).to_lowercase();
             let reason = "cannot stream; multiclass with ssg can (the other multiclass solvers keep a dual per \

@@ -27,6 +27,7 @@ use maxmargin_core::vector::SparseRows;
 use serde::{Deserialize, Serialize};
 
 mod cache;
+pub mod multiclass;
 use cache::KernelCache;
 
 /// A kernel SVM problem: rows, ±1 targets, λ, the kernel and per-example weights on the loss.
