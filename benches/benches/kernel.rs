@@ -8,7 +8,13 @@
 //! threads against `svm-train` (`-m 100`, ours `--cache-mb 100`; medians of 3 interleaved runs, 1 on sets over
 //! 20k rows), and our peak memory beside the cache bound plus the data's size.
 //!
-//! Output: `target/bench-report/kernel.{md,json}`. Needs the release command and LIBSVM's `svm-train` /
+//! Then multiclass (letter, pendigits, iris): one-vs-one SMO against `svm-train` at C = 1 and the same γ (the
+//! dual summed over the machines: ours computed from the model's coefficients, LIBSVM's from the `obj` it prints
+//! per machine), test accuracy, SVs and seconds; and the Nyström approximation with
+//! K = 1000 landmarks beside the exact model: its accuracy and batch predictions per second (in process,
+//! median of 3), the ratio of the two speeds.
+//!
+//! Output: `target/bench-report/kernel.{md,json}` (and `kernel_multiclass.json`). Needs the release command and LIBSVM's `svm-train` /
 //! `svm-predict` on PATH (`apt-get install libsvm-tools`).
 
 use maxmargin::core::kernel::gamma_scale;
@@ -28,6 +34,209 @@ const SETS: [(&str, Option<&str>); 5] = [
     ("a9a/a9a.gz", Some("a9a/a9a.t.gz")),
 ];
 const MAX_ROWS: usize = 50_000;
+const MULTICLASS: [(&str, Option<&str>); 3] = [
+    ("letter/letter.scale.gz", Some("letter/letter.scale.t.gz")),
+    ("pendigits/pendigits", Some("pendigits/pendigits.t")),
+    ("sklearn_iris/iris.libsvm.gz", None),
+];
+const LANDMARKS: usize = 1000;
+
+#[derive(Serialize)]
+struct MulticlassRow {
+    data: String,
+    rows: usize,
+    classes: usize,
+    gamma: f64,
+    theirs_dual: Option<f64>,
+    ours_dual: f64,
+    relative_difference: Option<f64>,
+    theirs_support: Option<usize>,
+    ours_support: usize,
+    theirs_accuracy: Option<f64>,
+    ours_accuracy: f64,
+    theirs_seconds: Option<f64>,
+    ours_seconds_1: f64,
+    ours_seconds_2: f64,
+    ratio_1: Option<f64>,
+    ratio_2: Option<f64>,
+    nystroem_accuracy: f64,
+    nystroem_seconds: f64,
+    exact_rows_per_second: f64,
+    nystroem_rows_per_second: f64,
+    speedup: f64,
+}
+
+/// `Σ_machines (Σ|coef| − ½ Σ_jk coef_j coef_k K(s_j, s_k))`: the C-form duals of a multiclass kernel
+/// model's machines (coef = α y), summed.
+fn machines_dual(k: &maxmargin::structured_svm::MulticlassKernel) -> f64 {
+    k.machines
+        .iter()
+        .map(|m| {
+            let rows: Vec<_> = m.rows.iter().map(|&r| k.support.row(r as usize)).collect();
+            let mut quad = 0.0;
+            for (a, ca) in rows.iter().zip(&m.coef) {
+                for (b, cb) in rows.iter().zip(&m.coef) {
+                    quad += ca * cb * k.kernel.eval(*a, *b);
+                }
+            }
+            m.coef.iter().map(|c| c.abs()).sum::<f64>() - 0.5 * quad
+        })
+        .sum()
+}
+
+/// Rows per second of `predict_multiclass` on `data` (median of 3).
+fn rows_per_second(model: &maxmargin::StructuredModel, data: &LabeledData) -> f64 {
+    let mut t: Vec<f64> = (0..3)
+        .map(|_| {
+            let start = Instant::now();
+            std::hint::black_box(model.predict_multiclass(data).expect("predict"));
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    data.n_samples() as f64 / median(&mut t)
+}
+
+fn multiclass(dir: &Path, work: &Path, have_libsvm: bool) -> Vec<MulticlassRow> {
+    let mut rows = Vec::new();
+    for (set, test) in MULTICLASS {
+        let Ok(all) = libsvm::read(&dir.join(set)) else {
+            continue;
+        };
+        let (train, test) = match test.and_then(|t| libsvm::read(&dir.join(t)).ok()) {
+            Some(t) => (all, t),
+            None => split(&all),
+        };
+        let name = set.split('/').next().unwrap_or(set).to_string();
+        let (tr, te) = (
+            work.join(format!("{name}.train")),
+            work.join(format!("{name}.test")),
+        );
+        libsvm::write(&tr, &train).expect("write");
+        libsvm::write(&te, &test).expect("write");
+        let gamma = gamma_scale(&train.x);
+        let (mine, yours, approx) = (
+            work.join(format!("{name}.mm")),
+            work.join(format!("{name}.svm")),
+            work.join(format!("{name}.nystroem.mm")),
+        );
+        let ours = |threads: usize| {
+            let mut c = Command::new(command());
+            c.args([
+                "train",
+                &s(&tr),
+                "--task",
+                "multiclass",
+                "--kernel",
+                "rbf",
+                "-c",
+                "1",
+                "-q",
+            ])
+            .args(["--gamma", &format!("{gamma:e}"), "--cache-mb", "100"])
+            .args(["--threads", &threads.to_string(), "-o", &s(&mine)]);
+            c
+        };
+        let (mut one, mut two, mut lib) = (Vec::new(), Vec::new(), Vec::new());
+        let mut libsvm_out = String::new();
+        for _ in 0..3 {
+            one.push(timed(ours(1)).0);
+            two.push(timed(ours(2)).0);
+            if have_libsvm {
+                let (t, out, _) = timed(theirs(&tr, &yours, gamma));
+                lib.push(t);
+                libsvm_out = out;
+            }
+        }
+        let mut c = Command::new(command());
+        c.args([
+            "train",
+            &s(&tr),
+            "--task",
+            "multiclass",
+            "--approx",
+            "nystroem",
+            "-q",
+        ])
+        .args([
+            "--components",
+            &LANDMARKS.to_string(),
+            "--gamma",
+            &format!("{gamma:e}"),
+        ])
+        .args(["--solver", "ovr", "-c", "1", "-o", &s(&approx)]);
+        let nystroem_seconds = timed(c).0;
+        let model = maxmargin::StructuredModel::load(&mine).expect("our model");
+        let nystroem = maxmargin::StructuredModel::load(&approx).expect("our nystroem model");
+        let k = model.kernel.as_ref().expect("a kernel model");
+        let ours_dual = machines_dual(k);
+        let accuracy = |m: &maxmargin::StructuredModel| {
+            m.evaluate_multiclass(&test, None)
+                .expect("eval")
+                .accuracy
+                .unwrap_or(0.0)
+        };
+        // LIBSVM prints one `obj = ` per machine: the minimized ½αᵀQα − Σα.
+        let objs: Vec<f64> = libsvm_out
+            .split("obj = ")
+            .skip(1)
+            .filter_map(|r| r.split(',').next()?.trim().parse().ok())
+            .collect();
+        let theirs_dual = (have_libsvm && !objs.is_empty()).then(|| -objs.iter().sum::<f64>());
+        let theirs_support = libsvm_out
+            .rsplit("Total nSV = ")
+            .next()
+            .filter(|_| have_libsvm)
+            .and_then(|r| r.lines().next())
+            .and_then(|v| v.trim().parse().ok());
+        let theirs_accuracy = have_libsvm
+            .then(|| {
+                let out = Command::new("svm-predict")
+                    .args([s(&te), s(&yours), s(&work.join("predictions"))])
+                    .output()
+                    .ok()?;
+                let text = String::from_utf8_lossy(&out.stdout).into_owned();
+                let pct: f64 = text
+                    .split("Accuracy = ")
+                    .nth(1)?
+                    .split('%')
+                    .next()?
+                    .parse()
+                    .ok()?;
+                Some(pct / 100.0)
+            })
+            .flatten();
+        let theirs_seconds = (!lib.is_empty()).then(|| median(&mut lib));
+        let (s1, s2) = (median(&mut one), median(&mut two));
+        let (exact_rps, nystroem_rps) = (
+            rows_per_second(&model, &test),
+            rows_per_second(&nystroem, &test),
+        );
+        rows.push(MulticlassRow {
+            data: name,
+            rows: train.n_samples(),
+            classes: model.n_labels,
+            gamma,
+            theirs_dual,
+            ours_dual,
+            relative_difference: theirs_dual.map(|d| (ours_dual - d) / d),
+            theirs_support,
+            ours_support: k.n_support(),
+            theirs_accuracy,
+            ours_accuracy: accuracy(&model),
+            theirs_seconds,
+            ours_seconds_1: s1,
+            ours_seconds_2: s2,
+            ratio_1: theirs_seconds.map(|t| s1 / t),
+            ratio_2: theirs_seconds.map(|t| s2 / t),
+            nystroem_accuracy: accuracy(&nystroem),
+            nystroem_seconds,
+            exact_rows_per_second: exact_rps,
+            nystroem_rows_per_second: nystroem_rps,
+            speedup: nystroem_rps / exact_rps,
+        });
+    }
+    rows
+}
 
 #[derive(Serialize)]
 struct Row {
@@ -236,8 +445,46 @@ fn main() {
             r.data_mb,
         );
     }
+    let multi = multiclass(&dir, &work, have_libsvm);
+    md.push_str(
+        "\n# Multiclass: train --task multiclass --kernel rbf (one-vs-one SMO) against svm-train (C = 1, the same gamma), and Nyström with 1000 landmarks\n\n\
+         | data | rows | classes | gamma | dual, summed (LIBSVM) | dual (ours) | relative difference | SVs (LIBSVM / ours) | test accuracy (LIBSVM / ours / Nyström) | LIBSVM s | ours s, 1 thread | ratio | ours s, 2 threads | ratio | Nyström fit s | predictions/s exact / Nyström | Nyström speed-up |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in &multi {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {:.4e} | {} | {:.6} | {} | {} / {} | {} / {:.4} / {:.4} | {} | {:.2} | {} | {:.2} | {} | {:.2} | {:.0} / {:.0} | {:.1} |",
+            r.data,
+            r.rows,
+            r.classes,
+            r.gamma,
+            cell(r.theirs_dual, &|v| format!("{v:.6}")),
+            r.ours_dual,
+            cell(r.relative_difference, &|v| format!("{v:.1e}")),
+            r.theirs_support.map_or("-".into(), |v| v.to_string()),
+            r.ours_support,
+            cell(r.theirs_accuracy, &|v| format!("{v:.4}")),
+            r.ours_accuracy,
+            r.nystroem_accuracy,
+            cell(r.theirs_seconds, &|v| format!("{v:.2}")),
+            r.ours_seconds_1,
+            cell(r.ratio_1, &|v| format!("{v:.2}")),
+            r.ours_seconds_2,
+            cell(r.ratio_2, &|v| format!("{v:.2}")),
+            r.nystroem_seconds,
+            r.exact_rows_per_second,
+            r.nystroem_rows_per_second,
+            r.speedup,
+        );
+    }
     println!("{md}");
     let out = out_dir();
+    std::fs::write(
+        out.join("kernel_multiclass.json"),
+        serde_json::to_string_pretty(&multi).expect("json"),
+    )
+    .expect("write the report");
     std::fs::write(out.join("kernel.md"), &md).expect("write the report");
     std::fs::write(
         out.join("kernel.json"),

@@ -479,9 +479,10 @@ pub(crate) struct TrainArgs {
     #[arg(short = 'w', long = "weight", value_parser = parse_class_weight, allow_hyphen_values = true, help_heading = "Common (every task)")]
     pub(crate) class_weights: Vec<(f64, f64)>,
     /// hinge (default), squared-hinge, or logistic (logistic regression: its scores are log-odds and
-    /// predict --probability gives its own probabilities), the last two with --solver dcd.
-    #[arg(long, help_heading = "Binary training (--task binary)")]
-    pub(crate) loss: Option<maxmargin::optim::BinaryLoss>,
+    /// predict --probability gives its own probabilities), the last two with --solver dcd; softmax for
+    /// --task multiclass (multinomial logistic regression, by Newton's method).
+    #[arg(long, value_enum, help_heading = "Binary training (--task binary)")]
+    pub(crate) loss: Option<LossArg>,
     /// Return the evaluated model with the lowest objective instead of the final one.
     #[arg(long, help_heading = "Common (every task)")]
     pub(crate) keep_best: bool,

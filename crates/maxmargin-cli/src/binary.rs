@@ -45,12 +45,9 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
         ("--blocks", args.blocks.is_some()),
         (
             "--loss squared-hinge",
-            args.loss == Some(maxmargin::optim::BinaryLoss::SquaredHinge),
+            args.loss == Some(LossArg::SquaredHinge),
         ),
-        (
-            "--loss logistic",
-            args.loss == Some(maxmargin::optim::BinaryLoss::Logistic),
-        ),
+        ("--loss logistic", args.loss == Some(LossArg::Logistic)),
         ("--warm-start", args.warm_start.is_some()),
     ];
     refuse(
@@ -143,7 +140,15 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
             gap_tolerance: args.gap,
         })
         .bias(bias)
-        .loss(args.loss.unwrap_or_default())
+        .loss(match args.loss {
+            None => Default::default(),
+            Some(l) => l.binary().ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--loss softmax is multinomial logistic regression: it applies to --task multiclass; \
+                     binary logistic regression is --loss logistic"
+                )
+            })?,
+        })
         .seed(args.seed)
         .scale(args.scale.map_or(Scaling::None, Scaling::from));
     p.trace = args.trace.is_some();

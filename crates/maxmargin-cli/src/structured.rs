@@ -72,7 +72,19 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
                 "--loss applies to binary training and to --task multiclass --solver ovr, not to --task {name}"
             );
         }
-        p.loss = loss;
+        match loss.binary() {
+            Some(l) => p.loss = l,
+            None => {
+                if let Some(s) = args.solver {
+                    bail!(
+                        "--loss softmax is multinomial logistic regression, trained by its own Newton solver; \
+                         leave --solver {} out",
+                        s.name()
+                    );
+                }
+                p = p.solver(StructSolverKind::Softmax);
+            }
+        }
     }
     if let Some(s) = args.solver {
         p = p.solver(match s {
@@ -91,6 +103,12 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
         });
     }
     if exact {
+        if p.solver == StructSolverKind::Softmax {
+            bail!(
+                "--loss softmax cannot apply to a kernel SVM (the hinge); --approx nystroem with --loss softmax \
+                 learns a curved boundary with probabilities"
+            );
+        }
         if let Some(s) = args.solver
             && !matches!(s, SolverArg::Ovo | SolverArg::Ovr)
         {
@@ -125,7 +143,8 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
         p = p.scale(scale.into());
     }
     if args.sample_weights.is_some()
-        && !(task == Task::Multiclass && p.solver == StructSolverKind::Dcd)
+        && !(task == Task::Multiclass
+            && matches!(p.solver, StructSolverKind::Dcd | StructSolverKind::Softmax))
     {
         bail!(
             "--sample-weights applies to binary training and to --task multiclass with --solver dcd (the \
@@ -139,6 +158,7 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
             maxmargin::StructSolverKind::Dcd
                 | maxmargin::StructSolverKind::Ovr
                 | maxmargin::StructSolverKind::Ovo
+                | maxmargin::StructSolverKind::Softmax
         );
     if !args.class_weights.is_empty() && !weighted {
         bail!(

@@ -186,7 +186,7 @@ impl FittedMap {
     }
 
     /// `z(x_i)` of every row, as dense rows of [`FittedMap::components`] values.
-    pub fn transform(&self, x: &SparseRows) -> SparseRows {
+    pub fn transform(&self, x: &SparseRows) -> Result<SparseRows, OptimError> {
         match self {
             Self::Fourier(f) => f.transform(x),
             Self::Nystroem(n) => n.transform(x),
@@ -218,7 +218,7 @@ impl FeatureMap {
     }
 
     /// `z(x_i)` of every row, dense.
-    pub fn transform(&self, x: &SparseRows) -> SparseRows {
+    pub fn transform(&self, x: &SparseRows) -> Result<SparseRows, OptimError> {
         match self {
             Self::Fourier(f) => f.transform(x),
         }
@@ -311,7 +311,7 @@ impl FourierFeatures {
     }
 
     /// `z(x_i)` of every row, dense.
-    pub fn transform(&self, x: &SparseRows) -> SparseRows {
+    pub fn transform(&self, x: &SparseRows) -> Result<SparseRows, OptimError> {
         dense_blocks(x, self.components(), |rows, out| {
             for (r, o) in rows.zip(out.chunks_mut(self.components())) {
                 self.map_into(r, o);
@@ -412,7 +412,7 @@ impl Nystroem {
     }
 
     /// `z(x_i)` of every row, dense: the kernel values of a block of rows times `N`.
-    pub fn transform(&self, x: &SparseRows) -> SparseRows {
+    pub fn transform(&self, x: &SparseRows) -> Result<SparseRows, OptimError> {
         let m = self.landmarks.n_rows();
         let d = self.landmarks.n_features();
         let dense_width = if d <= 1 << 16 { d } else { 0 };
@@ -439,11 +439,15 @@ impl Nystroem {
 
 /// Dense rows of `width` values for every row of `x`, blocks of [`BLOCK`] rows filled by `fill` in parallel
 /// (each row's values depend only on the row, so the result does not depend on the thread count).
+///
+/// # Errors
+/// [`OptimError::InvalidParam`] naming the first row whose mapped values are not finite (its values times
+/// the map's overflow).
 fn dense_blocks(
     x: &SparseRows,
     width: usize,
     fill: impl Fn(&mut dyn Iterator<Item = SparseRow<'_>>, &mut [f64]) + Sync,
-) -> SparseRows {
+) -> Result<SparseRows, OptimError> {
     use rayon::prelude::*;
     let n = x.n_rows();
     let blocks: Vec<Vec<f64>> = (0..n.div_ceil(BLOCK))
@@ -460,13 +464,27 @@ fn dense_blocks(
     let mut z = SparseRows::new();
     z.reserve(n * width);
     z.set_n_features_at_least(width);
-    for block in &blocks {
-        for row in block.chunks(width.max(1)) {
-            z.push_row(&idx, row)
-                .expect("dense rows of finite values are valid rows");
-        }
+    for (i, row) in blocks
+        .iter()
+        .flat_map(|b| b.chunks(width.max(1)))
+        .enumerate()
+    {
+        z.push_row(&idx, row).map_err(|_| {
+            invalid_row(
+                i,
+                "maps to a value that is not finite (its features times the approximation overflow)",
+            )
+        })?;
     }
-    z
+    Ok(z)
+}
+
+fn invalid_row(i: usize, reason: &'static str) -> OptimError {
+    OptimError::InvalidParam {
+        name: "row",
+        value: (i + 1).to_string(),
+        reason,
+    }
 }
 
 #[cfg(test)]
@@ -507,7 +525,7 @@ mod tests {
         };
         let map = a.fit(&x, 3).unwrap();
         assert_eq!(map.components(), 30);
-        let z = map.transform(&x);
+        let z = map.transform(&x).unwrap();
         assert!(gram_error(&x, &z, Kernel::Rbf { gamma: 0.7 }) < 1e-6);
     }
 
@@ -520,7 +538,7 @@ mod tests {
         else {
             panic!("asked for nystroem")
         };
-        let z = n.transform(&x);
+        let z = n.transform(&x).unwrap();
         let w: Vec<f64> = (0..10).map(|k| (k as f64 - 4.5) / 3.0).collect();
         let c = n.fold(&w);
         for i in 0..x.n_rows() {
@@ -546,10 +564,10 @@ mod tests {
                 ..KernelChoice::default()
             },
         };
-        let z = a.fit(&x, 9).unwrap().transform(&x);
+        let z = a.fit(&x, 9).unwrap().transform(&x).unwrap();
         assert!(gram_error(&x, &z, Kernel::Rbf { gamma: 0.5 }) < 0.05);
-        assert_eq!(z, a.fit(&x, 9).unwrap().transform(&x));
-        assert_ne!(z, a.fit(&x, 10).unwrap().transform(&x));
+        assert_eq!(z, a.fit(&x, 9).unwrap().transform(&x).unwrap());
+        assert_ne!(z, a.fit(&x, 10).unwrap().transform(&x).unwrap());
         let FittedMap::Fourier(f) = a.fit(&x, 9).unwrap() else {
             panic!("asked for rff")
         };

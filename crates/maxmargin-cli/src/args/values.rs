@@ -112,6 +112,32 @@ impl SolverArg {
     }
 }
 
+/// What `--loss` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum LossArg {
+    /// The hinge (an SVM).
+    Hinge,
+    /// The squared hinge (dcd).
+    SquaredHinge,
+    /// Logistic regression (dcd; one-vs-rest for multiclass).
+    Logistic,
+    /// Multinomial logistic regression (--task multiclass).
+    Softmax,
+}
+
+impl LossArg {
+    /// The binary loss, or `None` for the multinomial one.
+    pub(crate) fn binary(self) -> Option<maxmargin::optim::BinaryLoss> {
+        use maxmargin::optim::BinaryLoss;
+        match self {
+            Self::Hinge => Some(BinaryLoss::Hinge),
+            Self::SquaredHinge => Some(BinaryLoss::SquaredHinge),
+            Self::Logistic => Some(BinaryLoss::Logistic),
+            Self::Softmax => None,
+        }
+    }
+}
+
 /// What `--scale` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum ScaleArg {

@@ -2,6 +2,7 @@
 //! figures of values too large to draw, tables out of proportion to the data (see docs/BAD_INPUT.md).
 
 use super::{fails, ok, s};
+use std::path::Path;
 
 #[test]
 fn issue_23_crafted_liblinear_headers_are_refused_naming_the_field() {
@@ -275,6 +276,42 @@ fn issue_23_edited_checkpoints_with_a_forged_checksum_never_panic() {
     }
 }
 
+/// Trains a model with `flags` on `data`, then edits 150 copies of its payload (the checksum forged) and
+/// predicts with each: refused or predicted, never a panic; at least one refused.
+fn edited_models_never_panic(data: &Path, flags: &[&str], dir: &Path) {
+    let model = dir.join("k.model");
+    let mut args = vec!["train", s(data), "-o", s(&model), "-q"];
+    args.extend_from_slice(flags);
+    ok(&args);
+    let good = std::fs::read(&model).unwrap();
+    let end = good.len() - 4;
+    let start = (8..200)
+        .find(|&p| u64::from_le_bytes(good[p - 8..p].try_into().unwrap()) == (end - p) as u64)
+        .expect("a bincode model");
+    let mut lcg = maxmargin::core::testing::Lcg::new(11);
+    let bad_model = dir.join("bad.model");
+    let mut refused = 0;
+    for _ in 0..150 {
+        let mut bad = good.clone();
+        for _ in 0..2 {
+            // Most of the payload is the support vectors (or frequencies), at its end.
+            let at = start + (lcg.unit() * (end - start) as f64) as usize % (end - start);
+            bad[at] = [0xff, 0x00, 0x7f, 0x80, 0x01][(lcg.unit() * 5.0) as usize % 5];
+        }
+        let crc = crc32fast::hash(&bad[start..end]);
+        bad[end..].copy_from_slice(&crc.to_le_bytes());
+        std::fs::write(&bad_model, &bad).unwrap();
+        let o = super::maxmargin(&["predict", s(&bad_model), s(data), "--scores"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !err.contains("panicked") && o.status.code().is_some_and(|c| c <= 1),
+            "{flags:?}: {err}"
+        );
+        refused += usize::from(!o.status.success());
+    }
+    assert!(refused > 0, "{flags:?}: no edit was refused");
+}
+
 /// Issue 24: a kernel model's support vectors are read from the file; an edited one (the checksum forged) is
 /// refused or predicts, and never panics (offsets past the rows, unsorted or huge indices, bad kernel
 /// parameters).
@@ -282,41 +319,41 @@ fn issue_23_edited_checkpoints_with_a_forged_checksum_never_panic() {
 fn issue_24_edited_kernel_models_with_a_forged_checksum_never_panic() {
     let tmp = tempfile::tempdir().unwrap();
     let heart = super::heart(tmp.path());
-    let model = tmp.path().join("k.model");
-    ok(&[
-        "train",
-        s(&heart),
-        "--kernel",
-        "poly",
-        "-o",
-        s(&model),
-        "-q",
-    ]);
-    let good = std::fs::read(&model).unwrap();
-    let end = good.len() - 4;
-    let start = (8..200)
-        .find(|&p| u64::from_le_bytes(good[p - 8..p].try_into().unwrap()) == (end - p) as u64)
-        .expect("a bincode model");
-    let mut lcg = maxmargin::core::testing::Lcg::new(11);
-    let bad_model = tmp.path().join("bad.model");
-    let mut refused = 0;
-    for _ in 0..150 {
-        let mut bad = good.clone();
-        for _ in 0..2 {
-            // Most of the payload is the support vectors, at its end.
-            let at = start + (lcg.unit() * (end - start) as f64) as usize % (end - start);
-            bad[at] = [0xff, 0x00, 0x7f, 0x80, 0x01][(lcg.unit() * 5.0) as usize % 5];
-        }
-        let crc = crc32fast::hash(&bad[start..end]);
-        bad[end..].copy_from_slice(&crc.to_le_bytes());
-        std::fs::write(&bad_model, &bad).unwrap();
-        let o = super::maxmargin(&["predict", s(&bad_model), s(&heart), "--scores"]);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(
-            !err.contains("panicked") && o.status.code().is_some_and(|c| c <= 1),
-            "{err}"
-        );
-        refused += usize::from(!o.status.success());
+    edited_models_never_panic(&heart, &["--kernel", "poly"], tmp.path());
+}
+
+/// Issue 24: the same for random Fourier features (frequencies, phases, their sizes) and for multiclass
+/// kernel machines (classes, rows into the support vectors, their coefficients).
+#[test]
+fn issue_24_edited_approximated_and_multiclass_kernel_models_never_panic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let heart = super::heart(tmp.path());
+    edited_models_never_panic(
+        &heart,
+        &["--approx", "rff", "--components", "20"],
+        tmp.path(),
+    );
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    for flags in [
+        &["--task", "multiclass", "--kernel", "rbf"][..],
+        &[
+            "--task",
+            "multiclass",
+            "--approx",
+            "nystroem",
+            "--components",
+            "20",
+        ][..],
+        &[
+            "--task",
+            "multiclass",
+            "--approx",
+            "rff",
+            "--components",
+            "20",
+        ][..],
+    ] {
+        edited_models_never_panic(&iris, flags, tmp.path());
     }
-    assert!(refused > 0, "no edit was refused");
 }

@@ -274,3 +274,130 @@ fn issue_24_multiclass_kernel_svms_one_vs_one_and_one_vs_rest_and_approximated()
         "{err}"
     );
 }
+
+#[test]
+fn issue_24_softmax_is_multinomial_logistic_regression_with_its_own_probabilities() {
+    let tmp = tempfile::tempdir().unwrap();
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    let model = tmp.path().join("s.model");
+    let said = ok_stderr(&[
+        "train",
+        s(&iris),
+        "--task",
+        "multiclass",
+        "--loss",
+        "softmax",
+        "--gap",
+        "1e-6",
+        "-o",
+        s(&model),
+    ]);
+    assert!(
+        said.contains("trained multiclass softmax on 150 examples"),
+        "{said}"
+    );
+    assert!(!said.contains("not converged"), "{said}");
+    let e: serde_json::Value =
+        serde_json::from_str(&ok(&["eval", s(&model), s(&iris), "--json"])).unwrap();
+    assert!(e["accuracy"].as_f64().unwrap() > 0.95, "{e}");
+    let p = ok(&["predict", s(&model), s(&iris), "--probability"]);
+    for line in p.lines().skip(1) {
+        let sum: f64 = line
+            .split(' ')
+            .skip(1)
+            .map(|v| v.parse::<f64>().unwrap())
+            .sum();
+        assert!((sum - 1.0).abs() < 1e-12, "{line}");
+    }
+    // Its probabilities are the softmax of its scores.
+    let scores = ok(&["predict", s(&model), s(&iris), "--scores"]);
+    let first: Vec<f64> = scores
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .skip(1)
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let probs: Vec<f64> = p
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .skip(1)
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let total: f64 = first.iter().map(|v| v.exp()).sum();
+    for (sc, pr) in first.iter().zip(&probs) {
+        assert!((sc.exp() / total - pr).abs() < 1e-12);
+    }
+    // The same bytes on one thread; class weights and row weights; checkpoints resume.
+    let again = tmp.path().join("again.model");
+    ok(&[
+        "train",
+        s(&iris),
+        "--task",
+        "multiclass",
+        "--loss",
+        "softmax",
+        "--gap",
+        "1e-6",
+        "-o",
+        s(&again),
+        "-q",
+        "--threads",
+        "1",
+    ]);
+    assert_eq!(
+        std::fs::read(&model).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
+    ok(&[
+        "train",
+        s(&iris),
+        "--task",
+        "multiclass",
+        "--loss",
+        "softmax",
+        "-w",
+        "1=3",
+        "-o",
+        s(&again),
+        "-q",
+    ]);
+    for (flags, says) in [
+        (
+            &[
+                "--task",
+                "multiclass",
+                "--loss",
+                "softmax",
+                "--solver",
+                "dcd",
+            ][..],
+            "leave --solver dcd out",
+        ),
+        (&["--loss", "softmax"][..], "applies to --task multiclass"),
+        (
+            &["--task", "multilabel", "--loss", "softmax"][..],
+            "not to --task multilabel",
+        ),
+        (
+            &[
+                "--task",
+                "multiclass",
+                "--loss",
+                "softmax",
+                "--kernel",
+                "rbf",
+            ][..],
+            "cannot apply to a kernel SVM",
+        ),
+    ] {
+        let mut args = vec!["train", s(&iris), "-o", s(&again)];
+        args.extend_from_slice(flags);
+        let err = fails(&args, 1);
+        assert!(err.contains(says), "{flags:?}: {err}");
+    }
+}

@@ -90,3 +90,102 @@ fn the_guides_a9a_workflow_prints_what_the_guide_shows() {
         "the guide's workflow output differs from what the commands print now"
     );
 }
+
+/// The guide's "Choosing a model family": `compare` on breast-cancer (every other row trains, the rest
+/// develop), its measures that do not depend on the machine (timings do, and are left out) written to
+/// `docs/guide/src/generated/compare_breast_cancer.txt`.
+#[test]
+fn the_guides_model_family_comparison_prints_what_the_guide_shows() {
+    let Some(data) = shared_data() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let all =
+        std::fs::read_to_string(data.join("breast-cancer_scale/breast-cancer_scale")).unwrap();
+    let (mut train, mut dev) = (String::new(), String::new());
+    for (i, line) in all.lines().enumerate() {
+        let target = if i % 2 == 0 { &mut train } else { &mut dev };
+        target.push_str(line);
+        target.push('\n');
+    }
+    std::fs::write(dir.join("train.svm"), train).unwrap();
+    std::fs::write(dir.join("dev.svm"), dev).unwrap();
+    let args = [
+        "compare",
+        "train.svm",
+        "dev.svm",
+        "--families",
+        "linear,logistic,rbf,nystroem,rff",
+        "--json",
+    ];
+    let out = Command::new(env!("CARGO_BIN_EXE_maxmargin"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut text = format!(
+        "$ maxmargin {}   (the measures below; fit seconds and latency vary by machine)\n",
+        args[..5].join(" ")
+    );
+    text.push_str(&format!(
+        "{} training rows; development: {} calibrate, {} measure; gamma = scale is {:.4e}\n",
+        c["train_rows"],
+        c["calibration_rows"],
+        c["evaluation_rows"],
+        c["gamma_scale"].as_f64().unwrap()
+    ));
+    text.push_str(
+        "family      C      gamma  cv_auc  roc_auc  avg_prec   brier  accuracy  support  bytes\n",
+    );
+    for f in c["families"].as_array().unwrap() {
+        let num = |k: &str| f[k].as_f64().unwrap_or(f64::NAN);
+        text.push_str(&format!(
+            "{:<9} {:>4} {:>10} {:>7.4} {:>8.4} {:>9.4} {:>7.4} {:>9.4} {:>8} {:>6}\n",
+            f["family"].as_str().unwrap(),
+            num("c"),
+            f["gamma"]
+                .as_f64()
+                .map_or("-".into(), |g| format!("{g:.3e}")),
+            num("cv_roc_auc"),
+            num("roc_auc"),
+            num("average_precision"),
+            num("brier"),
+            num("accuracy"),
+            f["support_vectors"]
+                .as_u64()
+                .map_or("-".into(), |v| v.to_string()),
+            f["model_bytes"],
+        ));
+    }
+    let wins: Vec<String> = c["wins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| !matches!(w["measure"].as_str(), Some("p99_us" | "fit_seconds")))
+        .map(|w| {
+            format!(
+                "{} {}",
+                w["measure"].as_str().unwrap(),
+                w["family"].as_str().unwrap()
+            )
+        })
+        .collect();
+    text.push_str(&format!("wins: {}\n", wins.join("; ")));
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs/guide/src/generated/compare_breast_cancer.txt");
+    if std::env::var_os("MAXMARGIN_BLESS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+        return;
+    }
+    let on_disk = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (MAXMARGIN_BLESS=1 writes it)", path.display()));
+    assert_eq!(
+        on_disk, text,
+        "the guide's comparison differs from what compare prints now"
+    );
+}

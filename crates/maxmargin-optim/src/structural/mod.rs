@@ -6,6 +6,7 @@ pub mod crammer_singer;
 pub mod cutting_plane;
 pub mod problem;
 pub mod qp;
+pub mod softmax;
 pub mod ssg;
 mod ssg_ranks;
 pub mod ssg_stream;

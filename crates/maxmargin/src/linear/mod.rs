@@ -306,7 +306,7 @@ impl LinearSvm {
             }
             None => None,
         };
-        let mapped = map.as_ref().map(|m| m.transform(x));
+        let mapped = map.as_ref().map(|m| m.transform(x)).transpose()?;
         let inputs = x;
         let x = mapped.as_ref().unwrap_or(x);
         let mut problem =

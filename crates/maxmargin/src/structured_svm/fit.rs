@@ -86,7 +86,7 @@ impl StructuredSvm {
             }
             None => None,
         };
-        let mapped = map.as_ref().map(|m| m.transform(x));
+        let mapped = map.as_ref().map(|m| m.transform(x)).transpose()?;
         let x = mapped.as_ref().unwrap_or(x);
         let d_input = parts.d;
         if let Some(m) = &map {
@@ -151,6 +151,7 @@ impl StructuredSvm {
         let space = MulticlassSpace::new(self.width(parts.d), k)?;
         let (fit, lambda) = match self.params.solver {
             StructSolverKind::Dcd => self.run_cs(&space, &ex, parts.weights.clone(), observer)?,
+            StructSolverKind::Softmax => self.run_softmax(&space, &ex, &parts.weights, observer)?,
             _ => self.run(&space, &ex, observer)?,
         };
         let shape = (ex.x.len(), parts.d, k);

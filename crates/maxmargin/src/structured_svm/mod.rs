@@ -277,12 +277,17 @@ impl StructuredSvm {
     /// Refuses sample weights where the task or solver cannot use them.
     pub(crate) fn check_sample_weights(&self, task: Task) -> Result<(), Error> {
         if self.sample_weights.is_some()
-            && !(task == Task::Multiclass && self.params.solver == StructSolverKind::Dcd)
+            && !(task == Task::Multiclass
+                && matches!(
+                    self.params.solver,
+                    StructSolverKind::Dcd | StructSolverKind::Softmax
+                ))
         {
             return Err(OptimError::InvalidParam {
                 name: "sample weights",
                 value: format!("{} with {:?}", task.kind(), self.params.solver).to_lowercase(),
-                reason: "apply to binary training and to multiclass training by the Crammer-Singer dual (dcd)",
+                reason: "apply to binary training and to multiclass training by the Crammer-Singer dual (dcd) \
+                         or softmax",
             }
             .into());
         }

@@ -48,13 +48,13 @@ impl StructuredModel {
         Ok(ChainSpace::new(self.width(), self.n_labels)?)
     }
 
-    fn inputs(&self, x: &maxmargin_core::vector::SparseRows) -> Vec<SparseVec> {
+    fn inputs(&self, x: &maxmargin_core::vector::SparseRows) -> Result<Vec<SparseVec>, Error> {
         let scaled = self.scaler.as_ref().map(|s| s.transform(x));
         let x = scaled.as_ref().unwrap_or(x);
-        match &self.features {
-            Some(map) => rows_to_vecs(&map.transform(x), self.n_features, self.params.bias),
+        Ok(match &self.features {
+            Some(map) => rows_to_vecs(&map.transform(x)?, self.n_features, self.params.bias),
             None => rows_to_vecs(x, self.n_features, self.params.bias),
-        }
+        })
     }
 
     /// A multiclass kernel model's class scores of every row (`None` for a linear model).
@@ -114,7 +114,7 @@ impl StructuredModel {
             return Ok(scores.iter().map(|s| class(argmax(s))).collect());
         }
         let space = self.multiclass_space()?;
-        self.inputs(&data.x)
+        self.inputs(&data.x)?
             .iter()
             .map(|x| Ok(class(space.decode(&self.w, x)? as usize)))
             .collect()
@@ -123,8 +123,9 @@ impl StructuredModel {
     /// Whether the model is one-vs-rest logistic regression, whose scores are each class's log-odds.
     pub fn is_probabilistic(&self) -> bool {
         self.task == Task::Multiclass
-            && self.params.solver == super::StructSolverKind::Ovr
-            && self.params.loss == maxmargin_optim::BinaryLoss::Logistic
+            && (self.params.solver == super::StructSolverKind::Softmax
+                || (self.params.solver == super::StructSolverKind::Ovr
+                    && self.params.loss == maxmargin_optim::BinaryLoss::Logistic))
     }
 
     /// One-vs-rest logistic regression's own probabilities: each class's `σ(score)`, normalized to sum to 1
@@ -143,8 +144,20 @@ impl StructuredModel {
             }
             .into());
         }
-        Ok(self
-            .multiclass_scores(data)?
+        let scores = self.multiclass_scores(data)?;
+        if self.params.solver == super::StructSolverKind::Softmax {
+            // Multinomial: the scores' softmax.
+            return Ok(scores
+                .into_iter()
+                .map(|s| {
+                    let max = s.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    let e: Vec<f64> = s.iter().map(|v| (v - max).exp()).collect();
+                    let total: f64 = e.iter().sum();
+                    e.iter().map(|v| v / total).collect()
+                })
+                .collect());
+        }
+        Ok(scores
             .into_iter()
             .map(|s| {
                 let p: Vec<f64> = s
@@ -175,7 +188,7 @@ impl StructuredModel {
         }
         let space = self.multiclass_space()?;
         Ok(self
-            .inputs(&data.x)
+            .inputs(&data.x)?
             .iter()
             .map(|x| {
                 (0..self.n_labels as u32)
@@ -194,7 +207,7 @@ impl StructuredModel {
             return Err(self.wrong_task(Task::Multilabel));
         }
         let space = self.multilabel_space()?;
-        self.inputs(&data.x)
+        self.inputs(&data.x)?
             .iter()
             .map(|x| {
                 let on = space.decode(&self.w, x)?;
@@ -280,7 +293,7 @@ impl StructuredModel {
                 )
             }
             None => {
-                let x = self.inputs(&data.x);
+                let x = self.inputs(&data.x)?;
                 let predicted = x
                     .iter()
                     .map(|xi| space.decode(&self.w, xi))
@@ -356,7 +369,7 @@ impl StructuredModel {
             return Err(self.wrong_task(Task::Multilabel));
         }
         let space = self.multilabel_space()?;
-        let x = self.inputs(&data.x);
+        let x = self.inputs(&data.x)?;
         let y = indicators(&data.labels, self.n_labels);
         let n = nonempty(data.n_samples(), &data.source)?;
         let (mut wrong, mut exact, mut tp, mut fp, mut fn_) =

@@ -67,6 +67,9 @@ pub enum StructSolverKind {
     /// Multiclass kernel SVMs only: one binary SMO machine per pair of classes, predicting by their vote
     /// (LIBSVM's multiclass; the default with a kernel).
     Ovo,
+    /// Multiclass only: multinomial (softmax) logistic regression by Newton's method, certified by its exact
+    /// entropy dual; its scores' softmax are its own probabilities.
+    Softmax,
 }
 
 impl std::str::FromStr for StructSolverKind {
@@ -80,6 +83,7 @@ impl std::str::FromStr for StructSolverKind {
             "dcd" | "cs" => Ok(Self::Dcd),
             "ovr" => Ok(Self::Ovr),
             "ovo" => Ok(Self::Ovo),
+            "softmax" => Ok(Self::Softmax),
             _ => Err(OptimError::InvalidParam {
                 name: "solver",
                 value: s.into(),
@@ -301,8 +305,10 @@ impl StructuredSvmParams {
         }
         crate::parallel::check_threads(self.threads)?;
         self.check_kernels()?;
-        if matches!(self.solver, StructSolverKind::Dcd | StructSolverKind::Ovr)
-            && self.task != Task::Multiclass
+        if matches!(
+            self.solver,
+            StructSolverKind::Dcd | StructSolverKind::Ovr | StructSolverKind::Softmax
+        ) && self.task != Task::Multiclass
         {
             return Err(OptimError::InvalidParam {
                 name: "solver",
@@ -329,7 +335,10 @@ impl StructuredSvmParams {
         let weighted = self.task == Task::Multiclass
             && matches!(
                 self.solver,
-                StructSolverKind::Dcd | StructSolverKind::Ovr | StructSolverKind::Ovo
+                StructSolverKind::Dcd
+                    | StructSolverKind::Ovr
+                    | StructSolverKind::Ovo
+                    | StructSolverKind::Softmax
             );
         if !self.class_weights.is_empty() && !weighted {
             return Err(OptimError::InvalidParam {

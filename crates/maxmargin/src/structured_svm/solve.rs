@@ -12,6 +12,7 @@ impl StructuredSvm {
             StructSolverKind::Dcd => "dcd",
             StructSolverKind::Ovr => "ovr",
             StructSolverKind::Ovo => "ovo",
+            StructSolverKind::Softmax => "softmax",
         };
         format!("checkpoint-{}-{solver}", self.params.task.kind())
     }
@@ -75,7 +76,7 @@ impl StructuredSvm {
                 StructSolverKind::Bcfw => self.with(&trainer, self.params.bcfw().check()?, &problem, meta, observer),
                 StructSolverKind::Oneslack => self.with(&trainer, self.params.one_slack().check()?.with_gap_target(Some(self.gap_target())), &problem, meta, observer),
                 StructSolverKind::Nslack => self.with(&trainer, self.params.n_slack().check()?.with_gap_target(Some(self.gap_target())), &problem, meta, observer),
-                StructSolverKind::Dcd | StructSolverKind::Ovr | StructSolverKind::Ovo => Err(OptimError::InvalidParam {
+                StructSolverKind::Dcd | StructSolverKind::Ovr | StructSolverKind::Ovo | StructSolverKind::Softmax => Err(OptimError::InvalidParam {
                     name: "solver",
                     value: format!("{:?}", self.params.solver).to_lowercase(),
                     reason: "is for the multiclass task only",
@@ -119,6 +120,43 @@ impl StructuredSvm {
                 meta,
                 observer,
             )
+        })?;
+        Ok((fit, lambda.get()))
+    }
+
+    /// Multinomial logistic regression by Newton's method, with class and sample weights on the rows' losses.
+    pub(super) fn run_softmax(
+        &self,
+        space: &MulticlassSpace,
+        ex: &Examples<SparseVec, u32>,
+        class_weights: &[f64],
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<(maxmargin_optim::Fit<Vec<f64>>, f64), Error> {
+        let n = ex.x.len();
+        let lambda = self.params.regularization.lambda(n)?;
+        let k = space.n_classes();
+        let width = space.dim() / k.max(1);
+        let weights: Vec<f64> = (0..n)
+            .map(|i| {
+                let class = class_weights.get(ex.y[i] as usize).copied().unwrap_or(1.0);
+                class * self.sample_weights.as_ref().map_or(1.0, |w| w[i])
+            })
+            .collect();
+        let weighted = !class_weights.is_empty() || self.sample_weights.is_some();
+        let mut problem =
+            maxmargin_optim::softmax::SoftmaxProblem::new(&ex.x, &ex.y, k, width, lambda)?;
+        if weighted {
+            problem = problem.with_example_weights(&weights)?;
+        }
+        let trainer = Trainer::new(self.params.budget())?;
+        let meta = (n, space.dim(), lambda.get());
+        let solver = maxmargin_optim::softmax::Softmax {
+            gap_target: self.gap_target(),
+            ..Default::default()
+        }
+        .check()?;
+        let fit = crate::parallel::with_threads(self.params.threads, || {
+            self.with(&trainer, solver, &problem, meta, observer)
         })?;
         Ok((fit, lambda.get()))
     }

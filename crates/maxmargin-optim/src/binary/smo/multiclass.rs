@@ -1,8 +1,8 @@
 //! Multiclass kernel SVMs from the binary SMO: one-vs-one (LIBSVM's: a machine per pair of classes `a < b`
 //! on their rows, `a` positive, each with `C` per example, so `λ = 1/(C·n_ab)`) or one-vs-rest (a machine
-//! per class on every row). Machines are trained one after another, each computing its kernel rows in
-//! parallel, so one cache of `cache_mb` is alive at a time and the result does not depend on the thread
-//! count.
+//! per class on every row). Machines are trained in parallel, each with an equal share of `cache_mb` (so the
+//! caches together stay within it), and collected in order; a machine's result does not depend on its
+//! share or the threads, so neither does the model.
 
 use super::{KernelProblem, SmoParams};
 use crate::error::{OptimError, invalid};
@@ -106,9 +106,17 @@ impl KernelMulticlass {
             return Err(invalid("classes", n_classes, "must be at least 2"));
         }
         let trainer = Trainer::new(self.budget)?;
+        self.smo.check()?;
         let weight = |c: u32| class_weights.get(c as usize).copied().unwrap_or(1.0);
-        let mut fits = Vec::new();
-        for (pos, neg) in self.pairs(n_classes) {
+        // Machines in parallel, each with an equal share of the cache (the cache changes only the speed:
+        // a machine's result is the same with any share, so the model does not depend on the threads).
+        let pairs = self.pairs(n_classes);
+        let share = SmoParams {
+            cache_mb: self.smo.cache_mb
+                / rayon::current_num_threads().min(pairs.len()).max(1) as f64,
+            ..self.smo
+        };
+        let machine = |(pos, neg): (u32, Option<u32>)| -> Result<Fit<Machine>, OptimError> {
             let rows: Vec<usize> = (0..x.n_rows())
                 .filter(|&i| neg.is_none() || classes[i] == pos || Some(classes[i]) == neg)
                 .collect();
@@ -145,7 +153,7 @@ impl KernelMulticlass {
             if !class_weights.is_empty() {
                 problem = problem.with_example_weights(&weights)?;
             }
-            let mut smo = self.smo.check()?.with_gap_target(self.gap_target);
+            let mut smo = share.check()?.with_gap_target(self.gap_target);
             let fit = trainer.run(&mut smo, &problem, &mut ())?;
             let (kept, coef): (Vec<u32>, Vec<f64>) = rows
                 .iter()
@@ -153,21 +161,25 @@ impl KernelMulticlass {
                 .filter(|(_, c)| **c != 0.0)
                 .map(|(&i, &c)| (i as u32, c))
                 .unzip();
-            let machine = Machine {
-                positive: pos,
-                negative: neg,
-                rows: kept,
-                coef,
-                b: fit.output.b,
-            };
-            fits.push(Fit {
-                output: machine,
+            Ok(Fit {
+                output: Machine {
+                    positive: pos,
+                    negative: neg,
+                    rows: kept,
+                    coef,
+                    b: fit.output.b,
+                },
                 objective: fit.objective,
                 trace: fit.trace,
                 stop: fit.stop,
                 progress: fit.progress,
-            });
-        }
+            })
+        };
+        use rayon::prelude::*;
+        let fits: Vec<Fit<Machine>> = pairs
+            .into_par_iter()
+            .map(machine)
+            .collect::<Result<_, _>>()?;
         let gap = fits
             .iter()
             .map(|f| f.trace.last().and_then(|r| r.gap))
