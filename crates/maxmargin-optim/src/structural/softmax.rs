@@ -192,6 +192,25 @@ impl<'a> SoftmaxProblem<'a> {
         h
     }
 
+    /// The Hessian's diagonal, `λ + (1/n)Σ c_i x_ij² p_ik(1 − p_ik)`: the conjugate gradients' preconditioner.
+    fn hessian_diagonal(&self, p: &[f64]) -> Vec<f64> {
+        let (k, d, n) = (self.k, self.d, self.x.len() as f64);
+        let mut diag = vec![self.lambda; k * d];
+        for (i, x) in self.x.iter().enumerate() {
+            let c = self.weight(i) / n;
+            for cls in 0..k {
+                let q = p[i * k + cls];
+                let h = c * q * (1.0 - q);
+                if h != 0.0 {
+                    for (j, v) in x.as_row().iter() {
+                        diag[cls * d + j] += h * v * v;
+                    }
+                }
+            }
+        }
+        diag
+    }
+
     /// The dual of the model's own probabilities `p` and its gap to `objective`, from the gradient `g`.
     fn certificate_from(&self, w: &[f64], p: &[f64], g: &[f64], objective: f64) -> Certificate {
         let (k, n) = (self.k, self.x.len() as f64);
@@ -287,33 +306,41 @@ impl Solver<SoftmaxProblem<'_>> for Softmax {
             st.converged = true;
             return Ok(());
         }
-        // Conjugate gradients on H d = −g, to a relative residual of min(0.5, √‖g‖) (truncated Newton).
+        // Conjugate gradients on H d = −g, preconditioned by H's diagonal (features of any scale), to a
+        // relative residual of min(0.5, √‖g‖) (truncated Newton).
         let g_norm = maxmargin_core::vector::norm_sq(&g).sqrt();
         let tol = g_norm * g_norm.sqrt().min(0.5);
+        let diag = p.hessian_diagonal(&prob);
+        st.passes += 1.0;
+        let precondition =
+            |r: &[f64]| -> Vec<f64> { r.iter().zip(&diag).map(|(r, h)| r / h).collect() };
+        let dot = |a: &[f64], b: &[f64]| -> f64 { a.iter().zip(b).map(|(a, b)| a * b).sum() };
         let mut dir = vec![0.0; g.len()];
         let mut r: Vec<f64> = g.iter().map(|v| -v).collect();
-        let mut s = r.clone();
-        let mut rr = maxmargin_core::vector::norm_sq(&r);
+        let mut z = precondition(&r);
+        let mut s = z.clone();
+        let mut rz = dot(&r, &z);
         for _ in 0..self.max_cg {
-            if rr.sqrt() <= tol {
+            if maxmargin_core::vector::norm_sq(&r).sqrt() <= tol {
                 break;
             }
             let hs = p.hessian_times(&prob, &s);
             st.passes += 1.0;
-            let shs: f64 = s.iter().zip(&hs).map(|(a, b)| a * b).sum();
+            let shs = dot(&s, &hs);
             if shs <= 0.0 {
                 break;
             }
-            let alpha = rr / shs;
+            let alpha = rz / shs;
             dir.iter_mut().zip(&s).for_each(|(d, v)| *d += alpha * v);
             r.iter_mut().zip(&hs).for_each(|(v, h)| *v -= alpha * h);
-            let rr_new = maxmargin_core::vector::norm_sq(&r);
-            let beta = rr_new / rr;
-            rr = rr_new;
-            s.iter_mut().zip(&r).for_each(|(v, r)| *v = r + beta * *v);
+            z = precondition(&r);
+            let rz_new = dot(&r, &z);
+            let beta = rz_new / rz;
+            rz = rz_new;
+            s.iter_mut().zip(&z).for_each(|(v, z)| *v = z + beta * *v);
         }
         if dir.iter().all(|v| *v == 0.0) {
-            dir = r;
+            dir = precondition(&g.iter().map(|v| -v).collect::<Vec<_>>());
         }
         // Backtracking (Armijo) along the Newton direction.
         let slope: f64 = g.iter().zip(&dir).map(|(a, b)| a * b).sum();

@@ -198,6 +198,9 @@ impl Default for StructuredSvmParams {
 impl StructuredSvmParams {
     /// Default passes when no budget is given.
     pub const DEFAULT_MAX_PASSES: f64 = 1000.0;
+    /// Default passes of softmax's Newton method (each Hessian product is a pass; on unscaled features a
+    /// Newton step takes dozens).
+    pub const DEFAULT_SOFTMAX_PASSES: f64 = 20_000.0;
     /// Passes between BCFW's gap checks (and the trainer's evaluations, when they are needed) by default.
     pub const DEFAULT_EVAL_EVERY: f64 = 5.0;
 
@@ -301,7 +304,11 @@ impl StructuredSvmParams {
     pub fn check(mut self) -> Result<StructuredSvm, Error> {
         self.regularization.lambda(1)?;
         if self.max_passes.is_none() && self.max_seconds.is_none() {
-            self.max_passes = Some(Self::DEFAULT_MAX_PASSES);
+            self.max_passes = Some(if self.solver == StructSolverKind::Softmax {
+                Self::DEFAULT_SOFTMAX_PASSES
+            } else {
+                Self::DEFAULT_MAX_PASSES
+            });
         }
         crate::parallel::check_threads(self.threads)?;
         self.check_kernels()?;
