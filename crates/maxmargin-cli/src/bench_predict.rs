@@ -44,10 +44,24 @@ pub(crate) fn run(model_path: &Path, data_path: &Path, json: bool) -> Result<()>
     let kernel = model.kernel.as_ref();
     let report = Report {
         model: model_path.display().to_string(),
-        family: match kernel {
-            Some(k) => format!("{} kernel SVM", k.kernel.name()),
-            None if model.is_probabilistic() => "logistic regression".into(),
-            None => "linear SVM".into(),
+        family: match (kernel, &model.params.approx) {
+            (_, Some(a)) => format!(
+                "{} approximation of the {} kernel ({}{})",
+                a.method,
+                kernel.map_or("rbf", |k| k.kernel.name()),
+                if model.is_probabilistic() {
+                    "logistic regression, "
+                } else {
+                    ""
+                },
+                match kernel {
+                    Some(k) => format!("{} landmarks", k.n_support()),
+                    None => format!("{} components", model.w.len()),
+                }
+            ),
+            (Some(k), None) => format!("{} kernel SVM", k.kernel.name()),
+            (None, None) if model.is_probabilistic() => "logistic regression".into(),
+            (None, None) => "linear SVM".into(),
         },
         rows: n,
         batch_rounds: speed.batch_rounds,
