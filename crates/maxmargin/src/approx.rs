@@ -110,6 +110,14 @@ impl Approximation {
         Ok(())
     }
 
+    /// The map's dimension on `n_rows` training rows (Nyström has at most one landmark per row).
+    pub fn dimension(&self, n_rows: usize) -> usize {
+        match self.method {
+            ApproxMethod::Rff => self.components,
+            ApproxMethod::Nystroem => self.components.min(n_rows.max(1)),
+        }
+    }
+
     /// Fits the map on the (scaled) training rows `x` from `seed`.
     ///
     /// # Errors
@@ -576,6 +584,20 @@ mod tests {
         assert_eq!(one.as_slice(), z.row(7).values());
         assert_eq!(f.invalid(20_000), None);
         assert!(f.invalid(3).is_some());
+    }
+
+    #[test]
+    fn mapped_rows_beyond_the_limit_are_refused_counting_each_methods_dimension() {
+        assert_eq!(
+            Approximation::new(ApproxMethod::Nystroem, 500).dimension(100),
+            100
+        );
+        assert_eq!(
+            Approximation::new(ApproxMethod::Rff, 500).dimension(100),
+            500
+        );
+        assert!(crate::limits::check_mapped_rows(1 << 20, 2000).is_err());
+        assert!(crate::limits::check_mapped_rows(1 << 20, 1000).is_ok());
     }
 
     #[test]

@@ -301,7 +301,7 @@ impl LinearSvm {
         let x = scaled.as_ref().unwrap_or(&data.x);
         let map = match &self.params.approx {
             Some(a) => {
-                crate::limits::check_mapped_rows(n, a.components.min(n.max(1)))?;
+                crate::limits::check_mapped_rows(n, a.dimension(n))?;
                 Some(a.fit(x, self.params.seed)?)
             }
             None => None,

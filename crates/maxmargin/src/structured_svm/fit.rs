@@ -81,7 +81,7 @@ impl StructuredSvm {
         let map = match &self.params.approx {
             Some(a) => {
                 let n = x.n_rows();
-                crate::limits::check_mapped_rows(n, a.components.min(n.max(1)))?;
+                crate::limits::check_mapped_rows(n, a.dimension(n))?;
                 Some(a.fit(x, self.params.seed)?)
             }
             None => None,
