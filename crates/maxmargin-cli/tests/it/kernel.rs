@@ -301,6 +301,11 @@ fn issue_24_softmax_is_multinomial_logistic_regression_with_its_own_probabilitie
     let e: serde_json::Value =
         serde_json::from_str(&ok(&["eval", s(&model), s(&iris), "--json"])).unwrap();
     assert!(e["accuracy"].as_f64().unwrap() > 0.95, "{e}");
+    // eval judges its own probabilities.
+    assert!(
+        e["brier"].as_f64().unwrap() < 0.2 && e["log_loss"].as_f64().unwrap() > 0.0,
+        "{e}"
+    );
     let p = ok(&["predict", s(&model), s(&iris), "--probability"]);
     for line in p.lines().skip(1) {
         let sum: f64 = line

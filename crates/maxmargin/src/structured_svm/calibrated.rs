@@ -125,17 +125,9 @@ impl CalibratedMulticlass {
         };
         let y = classes.indices(data)?;
         let p = self.probabilities(data)?;
-        let n = p.len().max(1) as f64;
-        let (mut brier, mut log) = (0.0, 0.0);
-        for (row, &t) in p.iter().zip(&y) {
-            for (c, &pc) in row.iter().enumerate() {
-                let target = f64::from(u8::from(c == t as usize));
-                brier += (pc - target) * (pc - target);
-            }
-            log -= row[t as usize].clamp(1e-15, 1.0).ln();
-        }
-        e.brier = Some(brier / n);
-        e.log_loss = Some(log / n);
+        let (brier, log) = brier_and_log_loss(&p, &y);
+        e.brier = Some(brier);
+        e.log_loss = Some(log);
         Ok(e)
     }
 
@@ -187,4 +179,24 @@ impl CalibratedMulticlass {
         }
         Ok(m)
     }
+}
+
+/// The multiclass Brier score (the squared distance to the one-hot truth, summed over the classes) and log
+/// loss of probabilities `p` (one row per example, classes in the model's order) for class indices `y`.
+pub(super) fn brier_and_log_loss(p: &[Vec<f64>], y: &[u32]) -> (f64, f64) {
+    let n = p.len().max(1) as f64;
+    let (mut brier, mut log) = (0.0, 0.0);
+    for (row, &t) in p.iter().zip(y) {
+        for (c, &pc) in row.iter().enumerate() {
+            let target = f64::from(u8::from(c == t as usize));
+            brier += (pc - target) * (pc - target);
+        }
+        log -= row
+            .get(t as usize)
+            .copied()
+            .unwrap_or(0.0)
+            .clamp(1e-15, 1.0)
+            .ln();
+    }
+    (brier / n, log / n)
 }

@@ -334,7 +334,16 @@ impl StructuredModel {
             })
         };
         let accuracy = correct as f64 / n as f64;
+        // A probabilistic model (softmax, one-vs-rest logistic) is judged on its own probabilities too.
+        let (brier, log_loss) = if self.is_probabilistic() {
+            let (b, l) = super::calibrated::brier_and_log_loss(&self.own_probabilities(data)?, &y);
+            (Some(b), Some(l))
+        } else {
+            (None, None)
+        };
         Ok(StructEvaluation {
+            brier,
+            log_loss,
             n,
             accuracy: Some(accuracy),
             lambda,
