@@ -86,3 +86,42 @@ pub fn report(args: &TrainArgs, output: &Path, f: &Finished<'_>) -> Result<bool>
     }
     Ok(f.converged)
 }
+
+/// What the summary line adds to the solver's name: a loss that is not the hinge, a kernel and the model's
+/// size in support vectors.
+pub(crate) fn binary_family(model: &maxmargin::LinearModel) -> String {
+    let loss = match model.params.loss {
+        maxmargin::optim::BinaryLoss::Hinge => "",
+        maxmargin::optim::BinaryLoss::SquaredHinge => ", squared hinge",
+        maxmargin::optim::BinaryLoss::Logistic => ", logistic regression",
+    };
+    if let Some(a) = &model.params.approx {
+        let parts = match (&model.kernel, &model.features) {
+            (Some(k), _) => format!("{}, {} landmarks", k.kernel.name(), k.n_support()),
+            (None, Some(m)) => format!("rbf, {} components", m.components()),
+            (None, None) => "?".into(),
+        };
+        return format!(" ({} approximation of the {parts}{loss})", a.method);
+    }
+    if let Some(k) = &model.kernel {
+        let gamma = match k.kernel {
+            maxmargin::core::kernel::Kernel::Linear => String::new(),
+            maxmargin::core::kernel::Kernel::Rbf { gamma }
+            | maxmargin::core::kernel::Kernel::Poly { gamma, .. }
+            | maxmargin::core::kernel::Kernel::Sigmoid { gamma, .. } => {
+                format!(", gamma {gamma:.4e}")
+            }
+        };
+        return format!(
+            " ({} kernel{gamma}, {} support vectors)",
+            k.kernel.name(),
+            k.n_support()
+        );
+    }
+    match model.params.loss {
+        maxmargin::optim::BinaryLoss::Hinge => "",
+        maxmargin::optim::BinaryLoss::SquaredHinge => " (squared hinge)",
+        maxmargin::optim::BinaryLoss::Logistic => " (logistic regression)",
+    }
+    .into()
+}

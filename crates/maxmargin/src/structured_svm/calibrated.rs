@@ -181,6 +181,62 @@ impl CalibratedMulticlass {
     }
 }
 
+impl StructuredModel {
+    /// Whether the model is one-vs-rest logistic regression, whose scores are each class's log-odds.
+    pub fn is_probabilistic(&self) -> bool {
+        self.task == Task::Multiclass
+            && (self.params.solver == super::StructSolverKind::Softmax
+                || (self.params.solver == super::StructSolverKind::Ovr
+                    && self.params.loss == maxmargin_optim::BinaryLoss::Logistic))
+    }
+
+    /// One-vs-rest logistic regression's own probabilities: each class's `σ(score)`, normalized to sum to 1
+    /// (as scikit-learn's one-vs-rest `predict_proba`).
+    ///
+    /// # Errors
+    /// [`Error::Optim`] for a model that is not one-vs-rest logistic regression, or as
+    /// [`StructuredModel::multiclass_scores`].
+    pub fn own_probabilities(&self, data: &LabeledData) -> Result<Vec<Vec<f64>>, Error> {
+        if !self.is_probabilistic() {
+            return Err(OptimError::InvalidParam {
+                name: "probability",
+                value: "a margin model".into(),
+                reason: "needs one-vs-rest logistic regression (--solver ovr --loss logistic) or a calibrated \
+                         model (maxmargin calibrate)",
+            }
+            .into());
+        }
+        let scores = self.multiclass_scores(data)?;
+        if self.params.solver == super::StructSolverKind::Softmax {
+            // Multinomial: the scores' softmax.
+            return Ok(scores
+                .into_iter()
+                .map(|s| {
+                    let max = s.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    let e: Vec<f64> = s.iter().map(|v| (v - max).exp()).collect();
+                    let total: f64 = e.iter().sum();
+                    e.iter().map(|v| v / total).collect()
+                })
+                .collect());
+        }
+        Ok(scores
+            .into_iter()
+            .map(|s| {
+                let p: Vec<f64> = s
+                    .iter()
+                    .map(|&v| maxmargin_core::hinge::sigmoid(v))
+                    .collect();
+                let total: f64 = p.iter().sum();
+                if total > 0.0 {
+                    p.iter().map(|v| v / total).collect()
+                } else {
+                    vec![1.0 / p.len() as f64; p.len()]
+                }
+            })
+            .collect())
+    }
+}
+
 /// The multiclass Brier score (the squared distance to the one-hot truth, summed over the classes) and log
 /// loss of probabilities `p` (one row per example, classes in the model's order) for class indices `y`.
 pub(super) fn brier_and_log_loss(p: &[Vec<f64>], y: &[u32]) -> (f64, f64) {

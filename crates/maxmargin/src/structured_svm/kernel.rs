@@ -208,3 +208,41 @@ impl MulticlassKernel {
         None
     }
 }
+
+impl super::StructuredModel {
+    /// A multiclass kernel model's class scores of every row (`None` for a linear model).
+    pub(super) fn kernel_scores(
+        &self,
+        x: &maxmargin_core::vector::SparseRows,
+    ) -> Option<Vec<Vec<f64>>> {
+        let k = self.kernel.as_ref()?;
+        Some(match &self.scaler {
+            Some(s) => k.scores_rows(&s.transform(x), self.n_labels),
+            None => k.scores_rows(x, self.n_labels),
+        })
+    }
+
+    /// Whether the model's boundaries are not linear in the features (kernel machines, or random Fourier
+    /// features): it has no weight per feature.
+    pub fn is_nonlinear(&self) -> bool {
+        self.kernel.is_some() || self.features.is_some()
+    }
+
+    /// The input features the model reads (a feature map's own inputs when it has one).
+    pub fn n_input_features(&self) -> usize {
+        self.features
+            .as_ref()
+            .map_or(self.n_features, |m| m.n_input())
+    }
+}
+
+/// The index of the largest value (the first of equal ones).
+pub(super) fn argmax(v: &[f64]) -> usize {
+    let mut best = 0;
+    for (i, &x) in v.iter().enumerate() {
+        if x > v[best] {
+            best = i;
+        }
+    }
+    best
+}

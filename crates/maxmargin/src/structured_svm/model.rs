@@ -57,28 +57,6 @@ impl StructuredModel {
         })
     }
 
-    /// A multiclass kernel model's class scores of every row (`None` for a linear model).
-    fn kernel_scores(&self, x: &maxmargin_core::vector::SparseRows) -> Option<Vec<Vec<f64>>> {
-        let k = self.kernel.as_ref()?;
-        Some(match &self.scaler {
-            Some(s) => k.scores_rows(&s.transform(x), self.n_labels),
-            None => k.scores_rows(x, self.n_labels),
-        })
-    }
-
-    /// Whether the model's boundaries are not linear in the features (kernel machines, or random Fourier
-    /// features): it has no weight per feature.
-    pub fn is_nonlinear(&self) -> bool {
-        self.kernel.is_some() || self.features.is_some()
-    }
-
-    /// The input features the model reads (a feature map's own inputs when it has one).
-    pub fn n_input_features(&self) -> usize {
-        self.features
-            .as_ref()
-            .map_or(self.n_features, |m| m.n_input())
-    }
-
     fn sequences(&self, seqs: &[Vec<SparseVec>]) -> Vec<Vec<SparseVec>> {
         sequences_with_bias(
             seqs,
@@ -111,67 +89,16 @@ impl StructuredModel {
         }
         let class = |k: usize| Prediction::Class(self.classes.get(k).copied().unwrap_or(k as f64));
         if let Some(scores) = self.kernel_scores(&data.x) {
-            return Ok(scores.iter().map(|s| class(argmax(s))).collect());
+            return Ok(scores
+                .iter()
+                .map(|s| class(super::kernel::argmax(s)))
+                .collect());
         }
         let space = self.multiclass_space()?;
         self.inputs(&data.x)?
             .iter()
             .map(|x| Ok(class(space.decode(&self.w, x)? as usize)))
             .collect()
-    }
-
-    /// Whether the model is one-vs-rest logistic regression, whose scores are each class's log-odds.
-    pub fn is_probabilistic(&self) -> bool {
-        self.task == Task::Multiclass
-            && (self.params.solver == super::StructSolverKind::Softmax
-                || (self.params.solver == super::StructSolverKind::Ovr
-                    && self.params.loss == maxmargin_optim::BinaryLoss::Logistic))
-    }
-
-    /// One-vs-rest logistic regression's own probabilities: each class's `σ(score)`, normalized to sum to 1
-    /// (as scikit-learn's one-vs-rest `predict_proba`).
-    ///
-    /// # Errors
-    /// [`Error::Optim`] for a model that is not one-vs-rest logistic regression, or as
-    /// [`StructuredModel::multiclass_scores`].
-    pub fn own_probabilities(&self, data: &LabeledData) -> Result<Vec<Vec<f64>>, Error> {
-        if !self.is_probabilistic() {
-            return Err(OptimError::InvalidParam {
-                name: "probability",
-                value: "a margin model".into(),
-                reason: "needs one-vs-rest logistic regression (--solver ovr --loss logistic) or a calibrated \
-                         model (maxmargin calibrate)",
-            }
-            .into());
-        }
-        let scores = self.multiclass_scores(data)?;
-        if self.params.solver == super::StructSolverKind::Softmax {
-            // Multinomial: the scores' softmax.
-            return Ok(scores
-                .into_iter()
-                .map(|s| {
-                    let max = s.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                    let e: Vec<f64> = s.iter().map(|v| (v - max).exp()).collect();
-                    let total: f64 = e.iter().sum();
-                    e.iter().map(|v| v / total).collect()
-                })
-                .collect());
-        }
-        Ok(scores
-            .into_iter()
-            .map(|s| {
-                let p: Vec<f64> = s
-                    .iter()
-                    .map(|&v| maxmargin_core::hinge::sigmoid(v))
-                    .collect();
-                let total: f64 = p.iter().sum();
-                if total > 0.0 {
-                    p.iter().map(|v| v / total).collect()
-                } else {
-                    vec![1.0 / p.len() as f64; p.len()]
-                }
-            })
-            .collect())
     }
 
     /// The decision value of every class for every row of multiclass data, classes in the model's order
@@ -289,7 +216,10 @@ impl StructuredModel {
                 }
                 (
                     Vec::new(),
-                    scores.iter().map(|s| argmax(s) as u32).collect(),
+                    scores
+                        .iter()
+                        .map(|s| super::kernel::argmax(s) as u32)
+                        .collect(),
                 )
             }
             None => {
@@ -604,17 +534,6 @@ impl StructuredModel {
         }
         Ok(())
     }
-}
-
-/// The index of the largest value (the first of equal ones).
-fn argmax(v: &[f64]) -> usize {
-    let mut best = 0;
-    for (i, &x) in v.iter().enumerate() {
-        if x > v[best] {
-            best = i;
-        }
-    }
-    best
 }
 
 pub(super) fn nonempty(n: usize, source: &Path) -> Result<usize, Error> {
