@@ -33,8 +33,12 @@ pub(crate) fn run(model_path: &Path, data_path: &Path, json: bool) -> Result<()>
     }
     let decision = maxmargin::linear::DecisionModel::load(model_path)?;
     let model = &decision.model;
-    let data =
-        crate::load::read_to_predict(data_path, model_path, &model.labels, model.n_features)?;
+    let data = crate::load::read_to_predict(
+        data_path,
+        model_path,
+        &model.labels,
+        model.n_input_features(),
+    )?;
     let n = data.n_samples();
     if n == 0 {
         bail!("{}: no rows to score", data_path.display());

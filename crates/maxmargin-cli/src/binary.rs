@@ -469,7 +469,12 @@ pub(crate) fn eval(
     }
     let decision = maxmargin::linear::DecisionModel::load(model_path)?;
     let model = &decision.model;
-    let data = crate::load::read_for_model(data_path, model_path, &model.labels, model.n_features)?;
+    let data = crate::load::read_for_model(
+        data_path,
+        model_path,
+        &model.labels,
+        model.n_input_features(),
+    )?;
     let e = decision.evaluate(&data, lambda)?;
     let by_group = match grouping {
         Some(g) => crate::groups::groups(&data, g)?

@@ -23,7 +23,7 @@ pub(crate) fn calibrate(model: &Path, data: &Path, output: &Path, method: Method
             );
         }
         let m = maxmargin::StructuredModel::load(model)?;
-        let dev = crate::load::read_for_model(data, model, &m.classes, m.n_features)?;
+        let dev = crate::load::read_for_model(data, model, &m.classes, m.n_input_features())?;
         let cal = maxmargin::structured_svm::CalibratedMulticlass::fit(m, &dev)?;
         cal.save(output)?;
         let e = cal.evaluate(&dev, None)?;

@@ -80,7 +80,12 @@ pub(crate) fn run(
     }
     let decision = DecisionModel::load(model_path)?;
     let model = &decision.model;
-    let data = crate::load::read_for_model(data_path, model_path, &model.labels, model.n_features)?;
+    let data = crate::load::read_for_model(
+        data_path,
+        model_path,
+        &model.labels,
+        model.n_input_features(),
+    )?;
     let [neg, pos] = model.labels;
     if let Some(i) = data.labels.iter().position(|&l| l != neg && l != pos) {
         bail!(

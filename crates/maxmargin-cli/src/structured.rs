@@ -82,6 +82,12 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
                         s.name()
                     );
                 }
+                if args.epsilon.is_some() {
+                    bail!(
+                        "--epsilon does not apply to --loss softmax, whose Newton method stops on its \
+                         certified gap (--gap)"
+                    );
+                }
                 p = p.solver(StructSolverKind::Softmax);
             }
         }
@@ -300,7 +306,7 @@ pub fn predict(model_path: &std::path::Path, data: &std::path::Path) -> Result<V
             data,
             model_path,
             &model.classes,
-            model.n_features,
+            model.n_input_features(),
         )?)?,
         Task::Multilabel => model.predict_multilabel(&multilabel::read(data)?)?,
         Task::Chain => model.predict_chain(&svm_hmm::read(data)?)?,
@@ -344,11 +350,21 @@ pub fn eval(
     }
     let e: StructEvaluation = match (model.task, calibrated) {
         (Task::Multiclass, Some(c)) => c.evaluate(
-            &crate::load::read_for_model(data, model_path, &model.classes, model.n_features)?,
+            &crate::load::read_for_model(
+                data,
+                model_path,
+                &model.classes,
+                model.n_input_features(),
+            )?,
             lambda,
         )?,
         (Task::Multiclass, None) => model.evaluate_multiclass(
-            &crate::load::read_for_model(data, model_path, &model.classes, model.n_features)?,
+            &crate::load::read_for_model(
+                data,
+                model_path,
+                &model.classes,
+                model.n_input_features(),
+            )?,
             lambda,
         )?,
         (Task::Multilabel, _) => model.evaluate_multilabel(&multilabel::read(data)?, lambda)?,
@@ -414,8 +430,12 @@ fn eval_groups(
     json: bool,
     grouping: &crate::groups::Grouping,
 ) -> Result<()> {
-    let data =
-        crate::load::read_for_model(data_path, model_path, &model.classes, model.n_features)?;
+    let data = crate::load::read_for_model(
+        data_path,
+        model_path,
+        &model.classes,
+        model.n_input_features(),
+    )?;
     let overall = model.evaluate_multiclass(&data, lambda)?;
     let mut rows = Vec::new();
     for (name, members) in crate::groups::groups(&data, grouping)? {

@@ -40,6 +40,7 @@ pub(crate) struct ParamsRecordV4 {
     eval_every_epochs: Option<f64>,
     #[serde(default)]
     keep_best: bool,
+    #[serde(default = "dcd_epsilon")]
     epsilon: f64,
     #[serde(default)]
     loss: BinaryLoss,
@@ -47,11 +48,24 @@ pub(crate) struct ParamsRecordV4 {
     class_weights: Vec<(f64, f64)>,
     #[serde(default)]
     gap: Option<f64>,
+    #[serde(default = "one_block")]
     blocks: usize,
     #[serde(default)]
     scale: Scaling,
     #[serde(default)]
     kernel: Option<KernelChoice>,
+}
+
+fn dcd_epsilon() -> f64 {
+    maxmargin_optim::DcdParams::default().epsilon
+}
+
+fn one_block() -> usize {
+    1
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl From<ParamsRecordV4> for ParamsRecord {
@@ -154,6 +168,7 @@ pub(crate) struct StructuredSvmParamsV4 {
     max_seconds: Option<f64>,
     seed: u64,
     eval_every: Option<f64>,
+    #[serde(default = "yes")]
     bias: bool,
     #[serde(default)]
     keep_best: bool,

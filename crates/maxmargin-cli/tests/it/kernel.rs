@@ -301,6 +301,8 @@ fn issue_24_softmax_is_multinomial_logistic_regression_with_its_own_probabilitie
     let e: serde_json::Value =
         serde_json::from_str(&ok(&["eval", s(&model), s(&iris), "--json"])).unwrap();
     assert!(e["accuracy"].as_f64().unwrap() > 0.95, "{e}");
+    let err = fails(&["eval", s(&model), s(&iris), "--lambda", "0.1"], 1);
+    assert!(err.contains("softmax model"), "{err}");
     // eval judges its own probabilities.
     assert!(
         e["brier"].as_f64().unwrap() < 0.2 && e["log_loss"].as_f64().unwrap() > 0.0,
@@ -398,6 +400,17 @@ fn issue_24_softmax_is_multinomial_logistic_regression_with_its_own_probabilitie
                 "rbf",
             ][..],
             "cannot apply to a kernel SVM",
+        ),
+        (
+            &[
+                "--task",
+                "multiclass",
+                "--loss",
+                "softmax",
+                "--epsilon",
+                "0.1",
+            ][..],
+            "--epsilon does not apply",
         ),
     ] {
         let mut args = vec!["train", s(&iris), "-o", s(&again)];

@@ -265,6 +265,9 @@ pub struct SoftmaxState {
     /// Passes over the rows so far (each gradient, Hessian product and line-search trial is one).
     pub passes: f64,
     converged: bool,
+    /// No step along the last Newton direction decreased the objective (rounding): the run stops.
+    #[serde(default)]
+    stalled: bool,
 }
 
 impl Softmax {
@@ -290,6 +293,7 @@ impl Solver<SoftmaxProblem<'_>> for Softmax {
             iteration: 0,
             passes: 0.0,
             converged: false,
+            stalled: false,
         })
     }
 
@@ -345,16 +349,19 @@ impl Solver<SoftmaxProblem<'_>> for Softmax {
         // Backtracking (Armijo) along the Newton direction.
         let slope: f64 = g.iter().zip(&dir).map(|(a, b)| a * b).sum();
         let mut t = 1.0;
+        let mut moved = false;
         for _ in 0..40 {
             let trial: Vec<f64> = st.w.iter().zip(&dir).map(|(w, d)| w + t * d).collect();
             let ft = p.objective(&trial);
             st.passes += 1.0;
             if ft <= f + 1e-4 * t * slope {
                 st.w = trial;
+                moved = true;
                 break;
             }
             t *= 0.5;
         }
+        st.stalled = !moved;
         st.iteration += 1;
         Ok(())
     }
@@ -398,7 +405,12 @@ impl Solver<SoftmaxProblem<'_>> for Softmax {
     }
 
     fn stop(&self, st: &SoftmaxState) -> Option<StopReason> {
-        st.converged.then_some(StopReason::Converged)
+        if st.converged {
+            Some(StopReason::Converged)
+        } else {
+            // The objective can no longer decrease in floating point: the certificate says how far it is.
+            st.stalled.then_some(StopReason::Tolerance)
+        }
     }
 }
 

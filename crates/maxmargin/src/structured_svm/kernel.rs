@@ -175,12 +175,14 @@ impl MulticlassKernel {
             return Some("the support vectors are not valid rows of the model's features".into());
         }
         let expected = match self.scheme {
-            Scheme::OneVsOne => n_classes * n_classes.saturating_sub(1) / 2,
-            Scheme::OneVsRest => n_classes,
+            Scheme::OneVsOne => n_classes
+                .checked_mul(n_classes.saturating_sub(1))
+                .map(|p| p / 2),
+            Scheme::OneVsRest => Some(n_classes),
         };
-        if self.machines.len() != expected {
+        if expected != Some(self.machines.len()) {
             return Some(format!(
-                "{} machines for {n_classes} classes ({:?} needs {expected})",
+                "{} machines for {n_classes} classes ({:?})",
                 self.machines.len(),
                 self.scheme
             ));

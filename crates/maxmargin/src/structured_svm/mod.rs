@@ -300,6 +300,13 @@ impl StructuredSvm {
     /// # Errors
     /// [`Error::Optim`] when the solver is not SSG or the model's task differs.
     pub fn warm_start_from(mut self, model: &StructuredModel) -> Result<Self, Error> {
+        if model.is_nonlinear() || self.params.approx.is_some() || self.params.kernel.is_some() {
+            return Err(crate::error::refuse(
+                "warm start",
+                "a kernel or approximated model",
+                "cannot start from weights that act on a kernel's features: train it again",
+            ));
+        }
         if self.params.solver != StructSolverKind::Ssg {
             return Err(OptimError::InvalidParam {
                 name: "warm start",

@@ -52,7 +52,10 @@ impl StructuredModel {
         let scaled = self.scaler.as_ref().map(|s| s.transform(x));
         let x = scaled.as_ref().unwrap_or(x);
         Ok(match &self.features {
-            Some(map) => rows_to_vecs(&map.transform(x)?, self.n_features, self.params.bias),
+            Some(map) => {
+                crate::limits::check_mapped_rows(x.n_rows(), map.components())?;
+                rows_to_vecs(&map.transform(x)?, self.n_features, self.params.bias)
+            }
             None => rows_to_vecs(x, self.n_features, self.params.bias),
         })
     }
@@ -204,6 +207,14 @@ impl StructuredModel {
         let y = classes.indices(data)?;
         let n = nonempty(data.n_samples(), &data.source)?;
         let space = self.multiclass_space()?;
+        if lambda.is_some() && self.params.solver == super::StructSolverKind::Softmax {
+            return Err(crate::error::refuse(
+                "lambda",
+                "for a softmax model",
+                "cannot give the objective with the hinge of a softmax model; its training objective (the \
+                 softmax loss) is in the model",
+            ));
+        }
         let (x, predicted): (Vec<SparseVec>, Vec<u32>) = match self.kernel_scores(&data.x) {
             Some(scores) => {
                 if lambda.is_some() {

@@ -87,7 +87,7 @@ impl std::str::FromStr for StructSolverKind {
             _ => Err(OptimError::InvalidParam {
                 name: "solver",
                 value: s.into(),
-                reason: "must be ssg, nslack, oneslack, bcfw, or for multiclass dcd, ovr or ovo",
+                reason: "must be ssg, nslack, oneslack, bcfw, or for multiclass dcd, ovr, ovo or softmax",
             }),
         }
     }
