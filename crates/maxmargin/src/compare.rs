@@ -317,21 +317,24 @@ pub fn compare(
     };
     let mut base = LinearSvmParams::new().scale(params.scale).seed(params.seed);
     base.threads = params.threads;
-    let families = params
-        .families
-        .iter()
-        .map(|&f| {
-            one_family(
-                f,
-                train,
-                &calibration,
-                &evaluation,
-                params,
-                &base,
-                gamma_scale,
-            )
-        })
-        .collect::<Result<Vec<_>, Error>>()?;
+    // Every step (selection, fits, calibration, the latency's batch scoring) on `threads` workers.
+    let families = crate::parallel::with_threads(params.threads, || {
+        params
+            .families
+            .iter()
+            .map(|&f| {
+                one_family(
+                    f,
+                    train,
+                    &calibration,
+                    &evaluation,
+                    params,
+                    &base,
+                    gamma_scale,
+                )
+            })
+            .collect::<Result<Vec<_>, Error>>()
+    })?;
     let wins = wins(&families);
     Ok(Comparison {
         train_rows: train.n_samples(),
