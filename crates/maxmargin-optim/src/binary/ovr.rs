@@ -7,7 +7,7 @@
 use crate::dcd::DcdParams;
 use crate::error::OptimError;
 use crate::problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
-use crate::trainer::{Budget, Fit, Progress, StopReason, TraceRecord, Trainer};
+use crate::trainer::{Budget, Fit, Trainer};
 use maxmargin_core::objective::Lambda;
 use maxmargin_core::vector::SparseRows;
 
@@ -133,40 +133,13 @@ impl OneVsRest {
                 w[m * width + d] = fit.output.b;
             }
         }
-        let gap = fits
-            .iter()
-            .map(|f| f.trace.last().and_then(|r| r.gap))
-            .sum::<Option<f64>>();
-        let progress = Progress {
-            iteration: fits.iter().map(|f| f.progress.iteration).sum(),
-            epoch: fits.iter().map(|f| f.progress.epoch).sum(),
-        };
-        let objective = fits.iter().map(|f| f.objective).sum();
-        let last = TraceRecord {
-            iteration: progress.iteration,
-            epoch: progress.epoch,
-            seconds: fits
-                .iter()
-                .filter_map(|f| f.trace.last().map(|r| r.seconds))
-                .fold(0.0, f64::max),
-            objective,
-            dual: None,
-            gap,
-            active_constraints: None,
-            oracle_calls: None,
-            step: None,
-        };
-        let stop = fits
-            .iter()
-            .map(|f| f.stop)
-            .find(|s| *s != StopReason::Converged)
-            .unwrap_or(StopReason::Converged);
+        let fit = Fit::combined(fits);
         Ok(Fit {
             output: w,
-            objective,
-            trace: vec![last],
-            stop,
-            progress,
+            objective: fit.objective,
+            trace: fit.trace,
+            stop: fit.stop,
+            progress: fit.progress,
         })
     }
 }

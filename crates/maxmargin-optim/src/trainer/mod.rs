@@ -223,6 +223,49 @@ pub struct Fit<O> {
     pub progress: Progress,
 }
 
+impl<O> Fit<Vec<O>> {
+    /// Independent fits run side by side (one-vs-rest classes, one-vs-one machines) as one: the outputs in
+    /// order; the objectives, gaps, steps and passes summed, in one trace record whose seconds are the
+    /// longest fit's; converged when every fit converged, else the first other stop.
+    pub fn combined(fits: Vec<Fit<O>>) -> Self {
+        let gap = fits
+            .iter()
+            .map(|f| f.trace.last().and_then(|r| r.gap))
+            .sum::<Option<f64>>();
+        let progress = Progress {
+            iteration: fits.iter().map(|f| f.progress.iteration).sum(),
+            epoch: fits.iter().map(|f| f.progress.epoch).sum(),
+        };
+        let objective = fits.iter().map(|f| f.objective).sum();
+        let last = TraceRecord {
+            iteration: progress.iteration,
+            epoch: progress.epoch,
+            seconds: fits
+                .iter()
+                .filter_map(|f| f.trace.last().map(|r| r.seconds))
+                .fold(0.0, f64::max),
+            objective,
+            dual: None,
+            gap,
+            active_constraints: None,
+            oracle_calls: None,
+            step: None,
+        };
+        let stop = fits
+            .iter()
+            .map(|f| f.stop)
+            .find(|s| *s != StopReason::Converged)
+            .unwrap_or(StopReason::Converged);
+        Self {
+            output: fits.into_iter().map(|f| f.output).collect(),
+            objective,
+            trace: vec![last],
+            stop,
+            progress,
+        }
+    }
+}
+
 pub(crate) fn record(p: Progress, seconds: f64, objective: f64, c: Certificate) -> TraceRecord {
     TraceRecord {
         iteration: p.iteration,

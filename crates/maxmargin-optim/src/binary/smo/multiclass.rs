@@ -6,7 +6,7 @@
 
 use super::{KernelProblem, SmoParams};
 use crate::error::{OptimError, invalid};
-use crate::trainer::{Budget, Fit, Progress, StopReason, TraceRecord, Trainer};
+use crate::trainer::{Budget, Fit, Trainer};
 use maxmargin_core::kernel::Kernel;
 use maxmargin_core::objective::Regularization;
 use maxmargin_core::vector::SparseRows;
@@ -69,8 +69,7 @@ impl KernelMulticlass {
 
     /// Trains every machine on `x` with class indices `classes` (each below `n_classes`) and optional class
     /// weights (one per class: a class's rows' losses count that many times, LIBSVM's `-wi`), assembled
-    /// into one fit: the objectives, gaps, steps and passes summed over the machines, converged when every
-    /// machine converged, else the first other stop.
+    /// into one fit ([`Fit::combined`]).
     ///
     /// # Errors
     /// [`OptimError::LengthMismatch`] for classes or weights of the wrong length,
@@ -180,47 +179,14 @@ impl KernelMulticlass {
             .into_par_iter()
             .map(machine)
             .collect::<Result<_, _>>()?;
-        let gap = fits
-            .iter()
-            .map(|f| f.trace.last().and_then(|r| r.gap))
-            .sum::<Option<f64>>();
-        let progress = Progress {
-            iteration: fits.iter().map(|f| f.progress.iteration).sum(),
-            epoch: fits.iter().map(|f| f.progress.epoch).sum(),
-        };
-        let objective = fits.iter().map(|f| f.objective).sum();
-        let last = TraceRecord {
-            iteration: progress.iteration,
-            epoch: progress.epoch,
-            seconds: fits
-                .iter()
-                .filter_map(|f| f.trace.last().map(|r| r.seconds))
-                .sum(),
-            objective,
-            dual: None,
-            gap,
-            active_constraints: None,
-            oracle_calls: None,
-            step: None,
-        };
-        let stop = fits
-            .iter()
-            .map(|f| f.stop)
-            .find(|s| *s != StopReason::Converged)
-            .unwrap_or(StopReason::Converged);
-        Ok(Fit {
-            output: fits.into_iter().map(|f| f.output).collect(),
-            objective,
-            trace: vec![last],
-            stop,
-            progress,
-        })
+        Ok(Fit::combined(fits))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trainer::StopReason;
 
     #[test]
     fn one_vs_one_trains_a_machine_per_pair_on_its_rows() {
