@@ -396,41 +396,18 @@ impl Nystroem {
         }
     }
 
-    /// `k(x)`, the kernel values against every landmark, into `out`.
-    fn kernel_row(&self, x: SparseRow<'_>, dense: &mut [f64], out: &mut [f64]) {
-        let x_sq = x.norm_sq();
-        for (&j, &v) in x.indices().iter().zip(x.values()) {
-            if let Some(slot) = dense.get_mut(j as usize) {
-                *slot = v;
-            }
-        }
-        for ((o, l), &l_sq) in out.iter_mut().zip(self.landmarks.rows()).zip(&self.norms) {
-            let dot = if dense.is_empty() {
-                l.dot_sparse(&x)
-            } else {
-                l.dot(dense)
-            };
-            *o = self.kernel.from_dot(dot, l_sq, x_sq);
-        }
-        for &j in x.indices() {
-            if let Some(slot) = dense.get_mut(j as usize) {
-                *slot = 0.0;
-            }
-        }
-    }
-
     /// `z(x_i)` of every row, dense: the kernel values of a block of rows times `N`.
     pub fn transform(&self, x: &SparseRows) -> Result<SparseRows, OptimError> {
         let m = self.landmarks.n_rows();
         let d = self.landmarks.n_features();
-        let dense_width = if d <= 1 << 16 { d } else { 0 };
         dense_blocks(x, m, |rows, out| {
-            let mut dense = vec![0.0; dense_width];
+            let mut dense = crate::linear::kernel::scratch(d);
             let rows: Vec<SparseRow<'_>> = rows.collect();
             // Row-major block of kernel values, read by nalgebra as its (column-major) transpose.
             let mut kb = vec![0.0; rows.len() * m];
             for (r, o) in rows.iter().zip(kb.chunks_mut(m)) {
-                self.kernel_row(*r, &mut dense, o);
+                let (l, n) = (&self.landmarks, &self.norms);
+                crate::linear::kernel::kernel_values(&self.kernel, l, n, *r, &mut dense, o);
             }
             let kt = DMatrix::from_vec(m, rows.len(), kb);
             let z = &self.normalization * kt;

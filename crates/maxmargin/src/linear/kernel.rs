@@ -9,6 +9,48 @@ use serde::{Deserialize, Serialize};
 /// At most this many features are scattered into a dense buffer to score a row.
 pub(crate) const DENSE_LIMIT: usize = 1 << 16;
 
+/// A zeroed scratch row for [`kernel_values`] over rows of `d` features (empty beyond [`DENSE_LIMIT`]: the
+/// dot products then merge sparse rows).
+pub(crate) fn scratch(d: usize) -> Vec<f64> {
+    if d <= DENSE_LIMIT {
+        vec![0.0; d]
+    } else {
+        Vec::new()
+    }
+}
+
+/// `K(s_k, x)` of every row `s_k` of `support` (squared norms `norms`) into `out`. The row is scattered into
+/// `dense` (from [`scratch`]) once, so each dot product is a gather instead of a merge; `dense` is left zeroed
+/// for the next row.
+pub(crate) fn kernel_values(
+    kernel: &Kernel,
+    support: &SparseRows,
+    norms: &[f64],
+    x: SparseRow<'_>,
+    dense: &mut [f64],
+    out: &mut [f64],
+) {
+    let x_sq = x.norm_sq();
+    for (&j, &v) in x.indices().iter().zip(x.values()) {
+        if let Some(slot) = dense.get_mut(j as usize) {
+            *slot = v;
+        }
+    }
+    for ((o, s), &s_sq) in out.iter_mut().zip(support.rows()).zip(norms) {
+        let dot = if dense.is_empty() {
+            s.dot_sparse(&x)
+        } else {
+            s.dot(dense)
+        };
+        *o = kernel.from_dot(dot, s_sq, x_sq);
+    }
+    for &j in x.indices() {
+        if let Some(slot) = dense.get_mut(j as usize) {
+            *slot = 0.0;
+        }
+    }
+}
+
 /// The kernel's family, as `--kernel` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -182,23 +224,17 @@ impl KernelExpansion {
     /// `Σ_k coef_k K(s_k, x)` (without the intercept). The row is scattered into a dense buffer once when the
     /// features are few enough, so each support vector's dot product is a gather instead of a merge.
     pub fn value(&self, x: SparseRow<'_>) -> f64 {
-        let x_sq = x.norm_sq();
-        let d = self.support.n_features();
-        let kernel = |c: f64, s_sq: f64, dot: f64| c * self.kernel.from_dot(dot, s_sq, x_sq);
-        let rows = self.support.rows().zip(&self.coef).zip(self.norms());
-        if d <= DENSE_LIMIT {
-            let mut dense = vec![0.0; d];
-            for (&j, &v) in x.indices().iter().zip(x.values()) {
-                if let Some(slot) = dense.get_mut(j as usize) {
-                    *slot = v;
-                }
-            }
-            rows.map(|((s, &c), &s_sq)| kernel(c, s_sq, s.dot(&dense)))
-                .sum()
-        } else {
-            rows.map(|((s, &c), &s_sq)| kernel(c, s_sq, s.dot_sparse(&x)))
-                .sum()
-        }
+        let mut k = vec![0.0; self.coef.len()];
+        let mut dense = scratch(self.support.n_features());
+        kernel_values(
+            &self.kernel,
+            &self.support,
+            self.norms(),
+            x,
+            &mut dense,
+            &mut k,
+        );
+        k.iter().zip(&self.coef).map(|(k, c)| c * k).sum()
     }
 
     /// [`KernelExpansion::value`] of every row, in parallel (each row its own sum: the values do not depend on

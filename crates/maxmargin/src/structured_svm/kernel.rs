@@ -8,7 +8,7 @@
 //! - Per class (one-vs-rest SMO, and Nyström models folded into landmark expansions): a class's score is its
 //!   machine's value.
 
-use crate::linear::kernel::{DENSE_LIMIT, Norms};
+use crate::linear::kernel::{Norms, kernel_values, scratch};
 use maxmargin_core::kernel::Kernel;
 use maxmargin_core::vector::{SparseRow, SparseRows};
 use maxmargin_optim::smo::multiclass::{Machine, Scheme};
@@ -96,28 +96,16 @@ impl MulticlassKernel {
 
     /// The classes' scores of one (scaled) row.
     pub fn scores(&self, x: SparseRow<'_>, n_classes: usize) -> Vec<f64> {
-        let x_sq = x.norm_sq();
-        let d = self.support.n_features();
-        let norms = self.norms();
-        let values: Vec<f64> = if d <= DENSE_LIMIT {
-            let mut dense = vec![0.0; d];
-            for (&j, &v) in x.indices().iter().zip(x.values()) {
-                if let Some(slot) = dense.get_mut(j as usize) {
-                    *slot = v;
-                }
-            }
-            self.support
-                .rows()
-                .zip(norms)
-                .map(|(s, &s_sq)| self.kernel.from_dot(s.dot(&dense), s_sq, x_sq))
-                .collect()
-        } else {
-            self.support
-                .rows()
-                .zip(norms)
-                .map(|(s, &s_sq)| self.kernel.from_dot(s.dot_sparse(&x), s_sq, x_sq))
-                .collect()
-        };
+        let mut values = vec![0.0; self.support.n_rows()];
+        let mut dense = scratch(self.support.n_features());
+        kernel_values(
+            &self.kernel,
+            &self.support,
+            self.norms(),
+            x,
+            &mut dense,
+            &mut values,
+        );
         let value = |m: &Machine| -> f64 {
             m.rows
                 .iter()
