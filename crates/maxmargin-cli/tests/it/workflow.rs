@@ -77,18 +77,25 @@ fn the_guides_a9a_workflow_prints_what_the_guide_shows() {
         text.push_str(&run(dir, args));
         text.push('\n');
     }
+    same_as_the_guide(
+        "a9a_workflow.txt",
+        &text,
+        "the guide's workflow output differs from what the commands print now",
+    );
+}
+
+/// Checks `text` against the guide's generated file `name` (`MAXMARGIN_BLESS=1` writes it instead).
+fn same_as_the_guide(name: &str, text: &str, differs: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../docs/guide/src/generated/a9a_workflow.txt");
+        .join("../../docs/guide/src/generated")
+        .join(name);
     if std::env::var_os("MAXMARGIN_BLESS").is_some() {
-        std::fs::write(&path, &text).unwrap();
+        std::fs::write(&path, text).unwrap();
         return;
     }
     let on_disk = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{}: {e} (MAXMARGIN_BLESS=1 writes it)", path.display()));
-    assert_eq!(
-        on_disk, text,
-        "the guide's workflow output differs from what the commands print now"
-    );
+    assert_eq!(on_disk, text, "{differs}");
 }
 
 /// The guide's "Choosing a model family": `compare` on breast-cancer (every other row trains, the rest
@@ -176,16 +183,9 @@ fn the_guides_model_family_comparison_prints_what_the_guide_shows() {
         })
         .collect();
     text.push_str(&format!("wins: {}\n", wins.join("; ")));
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../docs/guide/src/generated/compare_breast_cancer.txt");
-    if std::env::var_os("MAXMARGIN_BLESS").is_some() {
-        std::fs::write(&path, &text).unwrap();
-        return;
-    }
-    let on_disk = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (MAXMARGIN_BLESS=1 writes it)", path.display()));
-    assert_eq!(
-        on_disk, text,
-        "the guide's comparison differs from what compare prints now"
+    same_as_the_guide(
+        "compare_breast_cancer.txt",
+        &text,
+        "the guide's comparison differs from what compare prints now",
     );
 }
