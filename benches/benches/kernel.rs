@@ -22,7 +22,7 @@ use maxmargin::io::libsvm::{self, LabeledData};
 use maxmargin_benches::{command, data_dir, median, out_dir, s};
 use serde::Serialize;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
@@ -99,20 +99,9 @@ fn rows_per_second(model: &maxmargin::StructuredModel, data: &LabeledData) -> f6
 fn multiclass(dir: &Path, work: &Path, have_libsvm: bool) -> Vec<MulticlassRow> {
     let mut rows = Vec::new();
     for (set, test) in MULTICLASS {
-        let Ok(all) = libsvm::read(&dir.join(set)) else {
+        let Some((name, train, test, tr, te)) = prepare(dir, set, test, work) else {
             continue;
         };
-        let (train, test) = match test.and_then(|t| libsvm::read(&dir.join(t)).ok()) {
-            Some(t) => (all, t),
-            None => split(&all),
-        };
-        let name = set.split('/').next().unwrap_or(set).to_string();
-        let (tr, te) = (
-            work.join(format!("{name}.train")),
-            work.join(format!("{name}.test")),
-        );
-        libsvm::write(&tr, &train).expect("write");
-        libsvm::write(&te, &test).expect("write");
         let gamma = gamma_scale(&train.x);
         let (mine, yours, approx) = (
             work.join(format!("{name}.mm")),
@@ -189,21 +178,7 @@ fn multiclass(dir: &Path, work: &Path, have_libsvm: bool) -> Vec<MulticlassRow> 
             .and_then(|r| r.lines().next())
             .and_then(|v| v.trim().parse().ok());
         let theirs_accuracy = have_libsvm
-            .then(|| {
-                let out = Command::new("svm-predict")
-                    .args([s(&te), s(&yours), s(&work.join("predictions"))])
-                    .output()
-                    .ok()?;
-                let text = String::from_utf8_lossy(&out.stdout).into_owned();
-                let pct: f64 = text
-                    .split("Accuracy = ")
-                    .nth(1)?
-                    .split('%')
-                    .next()?
-                    .parse()
-                    .ok()?;
-                Some(pct / 100.0)
-            })
+            .then(|| libsvm_accuracy(&te, &yours, work))
             .flatten();
         let theirs_seconds = (!lib.is_empty()).then(|| median(&mut lib));
         let (s1, s2) = (median(&mut one), median(&mut two));
@@ -305,6 +280,46 @@ fn peak_mb(c: &Command) -> Option<f64> {
     Some(kb / 1024.0)
 }
 
+/// A set's training and test rows (its test file, or every fifth row held out), written under `work` as
+/// `NAME.train` and `NAME.test`: `(NAME, train, test, train file, test file)`; `None` when the set is absent.
+fn prepare(
+    dir: &Path,
+    set: &str,
+    test: Option<&str>,
+    work: &Path,
+) -> Option<(String, LabeledData, LabeledData, PathBuf, PathBuf)> {
+    let all = libsvm::read(&dir.join(set)).ok()?;
+    let (train, test) = match test.and_then(|t| libsvm::read(&dir.join(t)).ok()) {
+        Some(t) => (all, t),
+        None => split(&all),
+    };
+    let name = set.split('/').next().unwrap_or(set).to_string();
+    let (tr, te) = (
+        work.join(format!("{name}.train")),
+        work.join(format!("{name}.test")),
+    );
+    libsvm::write(&tr, &train).expect("write");
+    libsvm::write(&te, &test).expect("write");
+    Some((name, train, test, tr, te))
+}
+
+/// `svm-predict`'s accuracy of the LIBSVM model `model` on the rows of `test`.
+fn libsvm_accuracy(test: &Path, model: &Path, work: &Path) -> Option<f64> {
+    let out = Command::new("svm-predict")
+        .args([s(test), s(model), s(&work.join("predictions"))])
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let pct: f64 = text
+        .split("Accuracy = ")
+        .nth(1)?
+        .split('%')
+        .next()?
+        .parse()
+        .ok()?;
+    Some(pct / 100.0)
+}
+
 /// Every fifth row held out, the rest to train on.
 fn split(data: &LabeledData) -> (LabeledData, LabeledData) {
     let pick = |keep: &dyn Fn(usize) -> bool| {
@@ -326,23 +341,12 @@ fn main() {
     std::fs::create_dir_all(&work).expect("work dir");
     let mut rows = Vec::new();
     for (set, test) in SETS {
-        let Ok(all) = libsvm::read(&dir.join(set)) else {
+        let Some((name, train, test, tr, te)) = prepare(&dir, set, test, &work) else {
             continue;
-        };
-        let (train, test) = match test.and_then(|t| libsvm::read(&dir.join(t)).ok()) {
-            Some(t) => (all, t),
-            None => split(&all),
         };
         if train.n_samples() > MAX_ROWS {
             continue;
         }
-        let name = set.split('/').next().unwrap_or(set).to_string();
-        let (tr, te) = (
-            work.join(format!("{name}.train")),
-            work.join(format!("{name}.test")),
-        );
-        libsvm::write(&tr, &train).expect("write");
-        libsvm::write(&te, &test).expect("write");
         let gamma = gamma_scale(&train.x);
         let (mine, yours) = (
             work.join(format!("{name}.mm")),
@@ -378,21 +382,7 @@ fn main() {
             .and_then(|r| r.split(',').next())
             .and_then(|v| v.trim().parse().ok());
         let theirs_accuracy = have_libsvm
-            .then(|| {
-                let out = Command::new("svm-predict")
-                    .args([s(&te), s(&yours), s(&work.join("predictions"))])
-                    .output()
-                    .ok()?;
-                let text = String::from_utf8_lossy(&out.stdout).into_owned();
-                let pct: f64 = text
-                    .split("Accuracy = ")
-                    .nth(1)?
-                    .split('%')
-                    .next()?
-                    .parse()
-                    .ok()?;
-                Some(pct / 100.0)
-            })
+            .then(|| libsvm_accuracy(&te, &yours, &work))
             .flatten();
         let theirs_seconds = (!lib.is_empty()).then(|| median(&mut lib));
         let (s1, s2) = (median(&mut one), median(&mut two));
