@@ -13,12 +13,11 @@ pub(super) fn split(data: &LabeledData) -> (LabeledData, LabeledData) {
     let mut test: Vec<usize> = order[cut..].to_vec();
     train.sort_unstable();
     test.sort_unstable();
-    let subset = |rows: &[usize]| LabeledData {
-        x: data.x.select(rows),
-        labels: rows.iter().map(|&i| data.labels[i]).collect(),
-        qids: vec![None; rows.len()],
-        lines: rows.iter().map(|&i| i + 1).collect(),
-        source: data.source.clone(),
+    let subset = |rows: &[usize]| {
+        let mut d = data.select(rows);
+        d.qids = vec![None; rows.len()];
+        d.lines = rows.iter().map(|&i| i + 1).collect();
+        d
     };
     (subset(&train), subset(&test))
 }

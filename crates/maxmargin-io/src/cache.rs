@@ -30,6 +30,11 @@ const MAX_SOURCE: usize = 4096;
 
 /// Whether the file at `path` starts with the cache magic (false when it cannot be read).
 pub fn is_cache(path: &Path) -> bool {
+    // Only a regular file is peeked at: the bytes read from a pipe (`<(zcat d.gz)`) would be lost to the
+    // reader that follows.
+    if !crate::open::is_regular_file(path) {
+        return false;
+    }
     let mut head = [0u8; 8];
     std::fs::File::open(path)
         .and_then(|mut f| f.read_exact(&mut head))
@@ -260,5 +265,7 @@ pub fn read(path: &Path) -> Result<LabeledData, IoError> {
         qids,
         lines,
         source: format!("{} (cached from {source})", path.display()).into(),
+        feature_names: Vec::new(),
+        label_column: None,
     })
 }

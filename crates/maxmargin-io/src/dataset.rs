@@ -17,9 +17,26 @@ pub struct Dataset<L> {
     pub lines: Vec<usize>,
     /// Where the data came from (for error messages).
     pub source: PathBuf,
+    /// Feature `j`'s name (0-based), from a CSV header; empty when the file has none (LIBSVM).
+    pub feature_names: Vec<String>,
+    /// The label column's name, from a CSV header.
+    pub label_column: Option<String>,
 }
 
 impl<L> Dataset<L> {
+    /// A dataset of these rows and labels with no qids and no names.
+    pub fn new(source: PathBuf, x: SparseRows, labels: Vec<L>, lines: Vec<usize>) -> Self {
+        Self {
+            qids: labels.iter().map(|_| None).collect(),
+            x,
+            labels,
+            lines,
+            source,
+            feature_names: Vec::new(),
+            label_column: None,
+        }
+    }
+
     /// Number of examples.
     pub fn n_samples(&self) -> usize {
         self.labels.len()
@@ -54,6 +71,8 @@ impl<L: Clone> Dataset<L> {
                 .map(|&i| self.lines.get(i).copied().unwrap_or(i + 1))
                 .collect(),
             source: self.source.clone(),
+            feature_names: self.feature_names.clone(),
+            label_column: self.label_column.clone(),
         }
     }
 }

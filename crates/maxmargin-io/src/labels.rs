@@ -60,6 +60,39 @@ impl BinaryLabels {
         }
     }
 
+    /// The same two classes with `positive` as the positive one (`None` keeps the larger label).
+    ///
+    /// # Errors
+    /// [`IoError::Mismatch`] when `positive` is neither class of `source`.
+    ///
+    /// # Examples
+    /// ```
+    /// # fn main() -> Result<(), maxmargin_io::IoError> {
+    /// use maxmargin_io::libsvm::BinaryLabels;
+    /// let m = BinaryLabels::from_labels("d".as_ref(), &[0.0, 1.0])?.with_positive("d".as_ref(), Some(0.0))?;
+    /// assert_eq!((m.negative, m.positive), (1.0, 0.0));
+    /// assert!(m.with_positive("d".as_ref(), Some(2.0)).is_err());
+    /// # Ok(()) }
+    /// ```
+    pub fn with_positive(self, source: &Path, positive: Option<f64>) -> Result<Self, IoError> {
+        match positive {
+            None => Ok(self),
+            Some(p) if p == self.positive => Ok(self),
+            Some(p) if p == self.negative => Ok(Self {
+                negative: self.positive,
+                positive: self.negative,
+            }),
+            Some(p) => Err(IoError::Mismatch {
+                path: source.to_path_buf(),
+                message: format!(
+                    "--pos-label {p} is not one of its two labels ({} and {})",
+                    self.negative.min(self.positive),
+                    self.negative.max(self.positive)
+                ),
+            }),
+        }
+    }
+
     /// ±1 for a known label, `None` for any other.
     pub fn to_sign(&self, label: f64) -> Option<f64> {
         if label == self.positive {

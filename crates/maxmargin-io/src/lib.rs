@@ -18,6 +18,7 @@
 pub mod atomic;
 pub mod cache;
 pub mod conll;
+pub mod csv_file;
 mod dataset;
 mod error;
 pub mod labels;

@@ -203,6 +203,8 @@ pub fn read_from<L>(
         qids,
         lines,
         source: path.to_path_buf(),
+        feature_names: Vec::new(),
+        label_column: None,
     })
 }
 
@@ -362,6 +364,9 @@ const RESERVE_LIMIT: u64 = 4 << 30;
 /// below 4 GiB), capped at deflate's largest ratio; `None` when unknown.
 fn text_size(path: &Path) -> Option<u64> {
     use std::io::{Read, Seek, SeekFrom};
+    if !crate::open::is_regular_file(path) {
+        return None;
+    }
     let mut f = std::fs::File::open(path).ok()?;
     let len = f.metadata().ok()?.len();
     let mut magic = [0u8; 2];
@@ -404,6 +409,8 @@ pub fn read_in_pieces<L: Send>(
         qids: Vec::new(),
         lines: Vec::new(),
         source: path.to_path_buf(),
+        feature_names: Vec::new(),
+        label_column: None,
     };
     if let Some(bytes) = text_bytes {
         out.x.reserve(usize::try_from(bytes / 4).unwrap_or(0));

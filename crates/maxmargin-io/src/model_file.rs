@@ -27,8 +27,10 @@ const SNIFF_BYTES: u64 = 4096;
 /// vectors) and the logistic duals' complements to checkpoints; readers of versions 2 and 3 decode those
 /// payloads with frozen structs (`maxmargin`'s `compat_v3`). Version 5 added approximated kernels (the
 /// parameters' approximation, random Fourier features) and multiclass kernel SVMs (the structured
-/// parameters' kernel, the models' machines); payloads of version 4 are decoded by `compat_v4`.
-pub const FORMAT_VERSION: u32 = 5;
+/// parameters' kernel, the models' machines); payloads of version 4 are decoded by `compat_v4`. Version 6 added the positive label asked for to the
+/// binary parameters, what a model knows of its inputs (feature names, a sketch of the training rows) and a
+/// digest of the examples to checkpoints; payloads of version 5 are decoded by `compat_v5`.
+pub const FORMAT_VERSION: u32 = 6;
 /// The value of the `format` key of a JSON model file.
 pub const JSON_FORMAT: &str = "maxmargin-model";
 const HEADER_KEYS: [&str; 5] = [

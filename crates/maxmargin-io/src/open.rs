@@ -32,6 +32,12 @@ pub fn open_maybe_gz(path: &Path) -> Result<Box<dyn BufRead>, IoError> {
     maybe_gz(file, path)
 }
 
+/// Whether `path` is a regular file, which can be opened twice and read from the start each time (a pipe,
+/// such as a shell's `<(zcat d.gz)`, gives its bytes once).
+pub(crate) fn is_regular_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
 /// Whether `path` names standard input (`-`).
 pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
