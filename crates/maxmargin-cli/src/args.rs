@@ -13,6 +13,9 @@ pub(crate) use values::*;
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
+    /// CSV data (--format csv, or a .csv / .csv.gz file): the name of the label column [default: label].
+    #[arg(long, global = true, value_name = "NAME")]
+    pub(crate) label_column: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -71,6 +74,11 @@ pub(crate) enum Command {
         /// model reads, which is also what is read when it is not given.
         #[arg(long, value_enum)]
         format: Option<FormatArg>,
+        /// The label to treat as the positive class (binary models): precision, recall, the ranking measures
+        /// and probabilities are this label's [default: the label the model was trained as positive, the
+        /// larger unless train --pos-label chose another].
+        #[arg(long, value_name = "L", allow_negative_numbers = true)]
+        pos_label: Option<f64>,
     },
     /// Stratified, seeded k-fold cross-validation of a binary linear SVM (any of train's flags): accuracy per
     /// fold and their mean, or with --c-path, per C along a warm-started regularization path.
@@ -186,6 +194,11 @@ pub(crate) enum Command {
         /// platt (a sigmoid, Lin, Lin and Weng's method) or isotonic (a monotone step map).
         #[arg(long, value_enum, default_value_t = MethodArg::Platt)]
         method: MethodArg,
+        /// The label to treat as the positive class (binary models): precision, recall, the ranking measures
+        /// and probabilities are this label's [default: the label the model was trained as positive, the
+        /// larger unless train --pos-label chose another].
+        #[arg(long, value_name = "L", allow_negative_numbers = true)]
+        pos_label: Option<f64>,
     },
     /// Choose a binary model's score cut-off on development data, by expected cost, review capacity or
     /// recall, or set it by hand (--at P on a calibrated model's probability, --at-score S); it is stored in
@@ -217,6 +230,11 @@ pub(crate) enum Command {
         /// Set the cut-off by hand on the score: flag rows scoring above S.
         #[arg(long, value_name = "S")]
         at_score: Option<f64>,
+        /// The label to treat as the positive class (binary models): precision, recall, the ranking measures
+        /// and probabilities are this label's [default: the label the model was trained as positive, the
+        /// larger unless train --pos-label chose another].
+        #[arg(long, value_name = "L", allow_negative_numbers = true)]
+        pos_label: Option<f64>,
     },
 }
 
@@ -416,6 +434,15 @@ pub(crate) struct TrainArgs {
     /// inside its margin, else 0).
     #[arg(long, help_heading = "Runs: checkpoints, traces, output")]
     pub(crate) warm_start: Option<PathBuf>,
+    /// Binary: the label to train as the positive class (+1: predicted when the score is above the
+    /// cut-off; precision, recall and probabilities are its) [default: the larger label].
+    #[arg(
+        long,
+        value_name = "L",
+        allow_negative_numbers = true,
+        help_heading = "Binary training (--task binary)"
+    )]
+    pub(crate) pos_label: Option<f64>,
     /// λ in λ/2‖w‖² + (1/n)Σ hinge [binary default: C = 1; structured: λ = 0.01].
     #[arg(long, conflicts_with = "c", help_heading = "Common (every task)")]
     pub(crate) lambda: Option<f64>,

@@ -36,8 +36,7 @@ pub(crate) fn run(model_path: &Path, data_path: &Path, json: bool) -> Result<()>
     let data = crate::load::read_to_predict(
         data_path,
         model_path,
-        &model.labels,
-        model.n_input_features(),
+        crate::load::ModelShape::binary(model),
     )?;
     let n = data.n_samples();
     if n == 0 {

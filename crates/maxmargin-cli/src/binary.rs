@@ -158,6 +158,7 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
     }
     p.threads = args.threads;
     p.approx = approx;
+    p.positive = args.pos_label;
     Ok(p)
 }
 
@@ -178,7 +179,7 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<bool> {
         "does not apply to cv",
     )?;
     let params = params(args)?;
-    let data = libsvm::read(&cmd.data)?;
+    let data = crate::load::read_labelled(&cmd.data)?;
     let metric = maxmargin::linear::Metric::from(cmd.metric);
     let name = metric.name();
     let cell =
@@ -298,7 +299,7 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<bool> {
 pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) -> Result<bool> {
     let mut svm = params(args)?.check()?;
     svm = svm.checkpoints(args.checkpoints());
-    let data = libsvm::read(data_path)?;
+    let data = crate::load::read_labelled(data_path)?;
     if let Some(path) = &args.sample_weights {
         let weights = crate::groups::read_sample_weights(path, data.n_samples(), data_path)?;
         svm = svm.sample_weights(weights)?;
@@ -448,6 +449,7 @@ pub(crate) fn eval(
     lambda: Option<f64>,
     json: bool,
     grouping: Option<&crate::groups::Grouping>,
+    pos_label: Option<f64>,
 ) -> Result<()> {
     if let Some(l) = lambda
         && !(l.is_finite() && l > 0.0)
@@ -455,6 +457,12 @@ pub(crate) fn eval(
         bail!("--lambda must be positive and finite, got {l}");
     }
     let kind = maxmargin::io::model_file::read_header(model_path)?.kind;
+    if kind == maxmargin::tagger::TAGGER_KIND && pos_label.is_some() {
+        bail!(
+            "--pos-label applies to binary models; {} is a tagger",
+            model_path.display()
+        );
+    }
     if kind == maxmargin::tagger::TAGGER_KIND {
         if grouping.is_some() {
             bail!(
@@ -465,15 +473,20 @@ pub(crate) fn eval(
         return crate::tagger::eval(model_path, data_path, lambda, json);
     }
     if kind != maxmargin::linear::MODEL_KIND && kind != maxmargin::linear::DECISION_KIND {
+        if pos_label.is_some() {
+            bail!(
+                "--pos-label applies to binary models; {} is a {kind} model",
+                model_path.display()
+            );
+        }
         return structured::eval(model_path, data_path, lambda, json, grouping);
     }
-    let decision = maxmargin::linear::DecisionModel::load(model_path)?;
+    let decision = crate::decision::load_binary(model_path, pos_label)?;
     let model = &decision.model;
     let data = crate::load::read_for_model(
         data_path,
         model_path,
-        &model.labels,
-        model.n_input_features(),
+        crate::load::ModelShape::binary(model),
     )?;
     let e = decision.evaluate(&data, lambda)?;
     let by_group = match grouping {

@@ -4,7 +4,6 @@
 use crate::args::CompareCmd;
 use anyhow::{Context, Result};
 use maxmargin::compare::{CompareParams, Comparison, Family};
-use maxmargin::io::libsvm;
 
 pub(crate) fn run(cmd: &CompareCmd) -> Result<()> {
     let families = cmd
@@ -29,8 +28,8 @@ pub(crate) fn run(cmd: &CompareCmd) -> Result<()> {
         ..CompareParams::default()
     };
     params.check()?;
-    let train = libsvm::read(&cmd.train)?;
-    let dev = libsvm::read(&cmd.dev)?;
+    let train = crate::load::read_labelled(&cmd.train)?;
+    let dev = crate::load::read_labelled(&cmd.dev)?;
     let result = maxmargin::compare::compare(&train, &dev, &params)?;
     for r in result.families.iter().filter(|r| !r.converged) {
         note!(

@@ -3,7 +3,8 @@
 use super::*;
 use maxmargin::linear::{CalibrationMethod, DecisionModel, ThresholdRule};
 
-fn load_binary(model: &Path) -> Result<DecisionModel> {
+/// A binary model, turned to `pos_label` as its positive class when one is given.
+pub(crate) fn load_binary(model: &Path, pos_label: Option<f64>) -> Result<DecisionModel> {
     let kind = maxmargin::io::model_file::read_header(model)?.kind;
     if kind != maxmargin::linear::MODEL_KIND && kind != maxmargin::linear::DECISION_KIND {
         bail!(
@@ -11,21 +12,53 @@ fn load_binary(model: &Path) -> Result<DecisionModel> {
             model.display()
         );
     }
-    Ok(DecisionModel::load(model)?)
+    let m = DecisionModel::load(model)?;
+    Ok(match pos_label {
+        Some(label) => m.with_positive(model, label)?,
+        None => m,
+    })
 }
 
-pub(crate) fn calibrate(model: &Path, data: &Path, output: &Path, method: MethodArg) -> Result<()> {
+/// Warns when the development rows are the rows the model was trained on (or mostly are).
+fn warn_training_rows(
+    inputs: Option<&maxmargin::inputs::Inputs>,
+    dev: &maxmargin::io::libsvm::LabeledData,
+    model: &Path,
+    what: &str,
+) {
+    let sketch = inputs.and_then(|i| i.rows.as_ref());
+    if let Some(w) = sketch.and_then(|s| s.warning(dev, &model.display().to_string(), what)) {
+        note!("warning: {w}");
+    }
+}
+
+pub(crate) fn calibrate(
+    model: &Path,
+    data: &Path,
+    output: &Path,
+    method: MethodArg,
+    pos_label: Option<f64>,
+) -> Result<()> {
     let kind = maxmargin::io::model_file::read_header(model)?.kind;
     if kind == "multiclass" || kind == maxmargin::structured_svm::MULTICLASS_DECISION_KIND {
+        if pos_label.is_some() {
+            bail!(
+                "--pos-label applies to binary models; {} is a {kind} model",
+                model.display()
+            );
+        }
         if method != MethodArg::Platt {
             bail!(
                 "--method isotonic applies to binary models; multiclass models calibrate one-vs-rest by Platt"
             );
         }
         let m = maxmargin::StructuredModel::load(model)?;
-        let dev = crate::load::read_for_model(data, model, &m.classes, m.n_input_features())?;
+        let dev =
+            crate::load::read_for_model(data, model, crate::load::ModelShape::structured(&m))?;
+        let sketch = m.inputs.clone();
         let cal = maxmargin::structured_svm::CalibratedMulticlass::fit(m, &dev)?;
         cal.save(output)?;
+        warn_training_rows(sketch.as_deref(), &dev, model, "calibrate");
         let e = cal.evaluate(&dev, None)?;
         note!(
             "calibrated {} classes one-vs-rest (Platt) on {} rows of {}: brier {:.4}, log loss {:.4} there; saved {}",
@@ -38,14 +71,16 @@ pub(crate) fn calibrate(model: &Path, data: &Path, output: &Path, method: Method
         );
         return Ok(());
     }
-    let m = load_binary(model)?;
-    let dev = libsvm::read(data)?;
+    let m = load_binary(model, pos_label)?;
+    let dev = crate::load::read_for_model(data, model, crate::load::ModelShape::binary(&m.model))?;
+    let sketch = m.model.inputs.clone();
     let method = match method {
         MethodArg::Platt => CalibrationMethod::Platt,
         MethodArg::Isotonic => CalibrationMethod::Isotonic,
     };
     let m = m.calibrate(&dev, method)?;
     m.save(output)?;
+    warn_training_rows(sketch.as_deref(), &dev, model, "calibrate");
     let e = m.evaluate(&dev, None)?;
     note!(
         "calibrated on {} rows of {} ({method:?}): brier {:.4}, log loss {:.4} there; saved {}",
@@ -63,11 +98,18 @@ pub(crate) fn threshold(
     data: &Path,
     output: &Path,
     rule: ThresholdRule,
+    pos_label: Option<f64>,
 ) -> Result<()> {
-    let m = load_binary(model)?;
-    let dev = libsvm::read(data)?;
+    let m = load_binary(model, pos_label)?;
+    let dev = crate::load::read_for_model(data, model, crate::load::ModelShape::binary(&m.model))?;
     let (m, at) = m.choose_threshold(&dev, rule)?;
     m.save(output)?;
+    warn_training_rows(
+        m.model.inputs.as_deref(),
+        &dev,
+        model,
+        "choose the threshold",
+    );
     let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
     // On a calibrated model the cut-off is also a probability: both are printed.
     let probability = m

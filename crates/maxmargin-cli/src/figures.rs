@@ -4,7 +4,6 @@
 use crate::plot::{BoundaryChart, LineChart, Series};
 use anyhow::{Context, Result, bail};
 use maxmargin::core::vector::SparseRows;
-use maxmargin::io::libsvm;
 use maxmargin::linear::DecisionModel;
 use maxmargin::optim::TraceRecord;
 use std::path::{Path, PathBuf};
@@ -207,7 +206,11 @@ pub(crate) fn plot_boundary(model_path: &Path, data_path: &Path, output: &Path) 
             model_path.display()
         );
     }
-    let data = libsvm::read(data_path)?;
+    let data = crate::load::read_for_model(
+        data_path,
+        model_path,
+        crate::load::ModelShape::binary(model),
+    )?;
     let d = data.x.n_features().max(model.n_features);
     if d > 2 {
         bail!(

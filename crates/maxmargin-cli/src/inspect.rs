@@ -14,6 +14,9 @@ const ON_MARGIN: f64 = 1e-9;
 struct Contribution {
     /// The feature (1-based, as in the data file).
     feature: usize,
+    /// Its name, for a model trained on CSV data.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
     /// `w_j · x_j`, in the data's own units.
     contribution: f64,
 }
@@ -31,6 +34,8 @@ struct Row {
 #[derive(Serialize)]
 struct Heavy {
     feature: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
     weight: f64,
 }
 
@@ -83,8 +88,7 @@ pub(crate) fn run(
     let data = crate::load::read_for_model(
         data_path,
         model_path,
-        &model.labels,
-        model.n_input_features(),
+        crate::load::ModelShape::binary(model),
     )?;
     let [neg, pos] = model.labels;
     if let Some(i) = data.labels.iter().position(|&l| l != neg && l != pos) {
@@ -104,6 +108,8 @@ pub(crate) fn run(
     };
     let scores = model.decision_rows(&data.x);
     let cut = decision.cut();
+    // A model trained on CSV data names its features (1-based here, as in the table).
+    let name_of = |feature: usize| model.feature_names().get(feature - 1).cloned();
     let row_of = |i: usize| -> Row {
         let y = if data.labels[i] == pos { 1.0 } else { -1.0 };
         let parts: Vec<(usize, f64, ())> = data
@@ -122,6 +128,7 @@ pub(crate) fn run(
                 .into_iter()
                 .map(|(feature, contribution, ())| Contribution {
                     feature,
+                    name: name_of(feature),
                     contribution,
                 })
                 .collect(),
@@ -165,7 +172,11 @@ pub(crate) fn run(
         violators: violators.iter().take(nearest).map(|&i| row_of(i)).collect(),
         heaviest: top_by_abs(heavy, top_features)
             .into_iter()
-            .map(|(feature, weight, ())| Heavy { feature, weight })
+            .map(|(feature, weight, ())| Heavy {
+                feature,
+                name: name_of(feature),
+                weight,
+            })
             .collect(),
         scaled: model.scaler.is_some(),
         support_vectors: model.kernel.as_ref().map(|k| k.n_support()),
@@ -198,7 +209,10 @@ fn print(r: &Inspection, pos: f64) -> Result<()> {
             let parts: Vec<String> = row
                 .features
                 .iter()
-                .map(|c| format!("{}:{:+.4}", c.feature, c.contribution))
+                .map(|c| match &c.name {
+                    Some(n) => format!("{n}:{:+.4}", c.contribution),
+                    None => format!("{}:{:+.4}", c.feature, c.contribution),
+                })
                 .collect();
             out!(
                 "  {:<9} {:<7} {:<11.4} {:<11.4} {}",
@@ -250,7 +264,10 @@ fn print(r: &Inspection, pos: f64) -> Result<()> {
         }
     );
     for h in &r.heaviest {
-        out!("  {:<9} {:+.6}", h.feature, h.weight);
+        match &h.name {
+            Some(n) => out!("  {n:<9} {:+.6}", h.weight),
+            None => out!("  {:<9} {:+.6}", h.feature, h.weight),
+        }
     }
     Ok(())
 }

@@ -17,7 +17,8 @@ pub(crate) fn check_format(path: &Path, format: Option<FormatArg>) -> Result<()>
         k if k == maxmargin::tagger::TAGGER_KIND => FormatArg::Conll,
         _ => FormatArg::Libsvm,
     };
-    if given != reads {
+    // Binary and multiclass models read CSV as well as LIBSVM.
+    if given != reads && !(given == FormatArg::Csv && reads == FormatArg::Libsvm) {
         bail!(
             "{}: a {kind} model reads {} data, not --format {}",
             path.display(),
@@ -64,34 +65,125 @@ impl Loaded {
     }
 }
 
-/// Reads LIBSVM data for a model with `classes` and `n_features`: data with more distinct labels than the
-/// model has classes is another task's (an a9a model on letter data) and is refused, saying what the model
-/// expects; features beyond the model's are ignored by the prediction and counted in one `warning:` line.
+/// How data files are told apart: CSV by `--format csv` or by a `.csv` / `.csv.gz` name, with the label
+/// column `--label-column` names; every other file is LIBSVM. Set once, before any command reads data.
+#[derive(Debug, Default)]
+struct CsvChoice {
+    forced: bool,
+    label_column: Option<String>,
+}
+
+static CSV: std::sync::OnceLock<CsvChoice> = std::sync::OnceLock::new();
+
+/// Records the command's CSV flags (`--format csv`, `--label-column`).
+pub(crate) fn choose_csv(forced: bool, label_column: Option<String>) {
+    let _ = CSV.set(CsvChoice {
+        forced,
+        label_column,
+    });
+}
+
+/// Whether `path` is read as CSV.
+pub(crate) fn is_csv(path: &Path) -> bool {
+    CSV.get().is_some_and(|c| c.forced) || maxmargin::io::csv_file::is_csv_name(path)
+}
+
+/// Reads a data file, CSV or LIBSVM (see [`is_csv`]); `unlabelled` rows may lack labels, `names` are a
+/// model's feature names to match CSV columns to.
+fn read_data(
+    path: &Path,
+    unlabelled: bool,
+    names: &[String],
+) -> Result<maxmargin::io::libsvm::LabeledData> {
+    let choice = CSV.get();
+    let label_column = choice.and_then(|c| c.label_column.as_deref());
+    if !is_csv(path) {
+        if label_column.is_some() {
+            bail!(
+                "{}: --label-column applies to CSV data (--format csv, or a .csv file)",
+                path.display()
+            );
+        }
+        return Ok(if unlabelled {
+            libsvm::read_unlabelled(path)?
+        } else {
+            libsvm::read(path)?
+        });
+    }
+    let read = maxmargin::io::csv_file::read(
+        path,
+        maxmargin::io::csv_file::CsvOptions {
+            label_column,
+            unlabelled,
+            features: (!names.is_empty()).then_some(names),
+        },
+    )?;
+    if !read.skipped.is_empty() {
+        let shown: Vec<&str> = read.skipped.iter().take(5).map(String::as_str).collect();
+        note!(
+            "warning: {}: {} columns are not features of the model and are ignored ({}{})",
+            path.display(),
+            read.skipped.len(),
+            shown.join(", "),
+            if read.skipped.len() > 5 { ", ..." } else { "" }
+        );
+    }
+    Ok(read.data)
+}
+
+/// Reads labelled rows to train or choose on (CSV or LIBSVM).
+pub(crate) fn read_labelled(path: &Path) -> Result<maxmargin::io::libsvm::LabeledData> {
+    read_data(path, false, &[])
+}
+
+/// What data for a model must fit: its classes, its input features and their names (empty for none).
+#[derive(Clone, Copy)]
+pub(crate) struct ModelShape<'a> {
+    pub(crate) classes: &'a [f64],
+    pub(crate) n_features: usize,
+    pub(crate) names: &'a [String],
+}
+
+impl<'a> ModelShape<'a> {
+    pub(crate) fn binary(m: &'a maxmargin::LinearModel) -> Self {
+        Self {
+            classes: &m.labels,
+            n_features: m.n_input_features(),
+            names: m.feature_names(),
+        }
+    }
+
+    pub(crate) fn structured(m: &'a StructuredModel) -> Self {
+        Self {
+            classes: &m.classes,
+            n_features: m.n_input_features(),
+            names: m.feature_names(),
+        }
+    }
+}
+
+/// Reads data (CSV or LIBSVM) for a model: data with more distinct labels than the model has classes is
+/// another task's (an a9a model on letter data) and is refused, saying what the model expects; features
+/// beyond the model's are ignored by the prediction and counted in one `warning:` line; CSV columns are
+/// matched to a model's feature names.
 pub(crate) fn read_for_model(
     data_path: &Path,
     model_path: &Path,
-    classes: &[f64],
-    n_features: usize,
+    shape: ModelShape<'_>,
 ) -> Result<maxmargin::io::libsvm::LabeledData> {
-    fits_model(
-        libsvm::read(data_path)?,
-        data_path,
-        model_path,
-        classes,
-        n_features,
-    )
+    let data = read_data(data_path, false, shape.names)?;
+    fits_model(data, data_path, model_path, shape.classes, shape.n_features)
 }
 
 /// Reads rows to predict for a model, as [`read_for_model`]: a row may have no label (it starts with its
-/// features) or the placeholder `?`.
+/// features, or has the placeholder `?`; in CSV an empty label cell or no label column).
 pub(crate) fn read_to_predict(
     data_path: &Path,
     model_path: &Path,
-    classes: &[f64],
-    n_features: usize,
+    shape: ModelShape<'_>,
 ) -> Result<maxmargin::io::libsvm::LabeledData> {
-    let data = libsvm::read_unlabelled(data_path)?;
-    fits_model(data, data_path, model_path, classes, n_features)
+    let data = read_data(data_path, true, shape.names)?;
+    fits_model(data, data_path, model_path, shape.classes, shape.n_features)
 }
 
 fn fits_model(

@@ -134,6 +134,12 @@ fn size_thread_pool(threads: Option<usize>) -> Result<()> {
 
 fn run(cli: Cli) -> Result<i32> {
     outputs::check(&cli.command)?;
+    let csv_format = match &cli.command {
+        Command::Train(cmd) => cmd.format,
+        Command::Predict { format, .. } | Command::Eval { format, .. } => *format,
+        _ => None,
+    };
+    crate::load::choose_csv(csv_format == Some(FormatArg::Csv), cli.label_column.clone());
     if ranks::launched().is_some_and(|p| p > 1) {
         return match &cli.command {
             Command::Train(cmd) => ranks::train(cmd),
@@ -174,10 +180,11 @@ fn run(cli: Cli) -> Result<i32> {
             group_by,
             groups,
             format,
+            pos_label,
         } => {
             crate::load::check_format(&model, format)?;
             let grouping = groups::from_flags(group_by, groups.as_deref());
-            eval(&model, &data, lambda, json, grouping.as_ref()).map(|()| 0)
+            eval(&model, &data, lambda, json, grouping.as_ref(), pos_label).map(|()| 0)
         }
         Command::Cv(cmd) => cv(&cmd).map(|converged| {
             if cmd.require_convergence && !converged {
@@ -195,7 +202,7 @@ fn run(cli: Cli) -> Result<i32> {
             title,
         } => figures::plot(&traces, &output, x, y, title).map(|()| 0),
         Command::Cache { data, output } => {
-            let rows = libsvm::read(&data)?;
+            let rows = crate::load::read_labelled(&data)?;
             maxmargin::io::cache::write(&output, &rows)?;
             let size = std::fs::metadata(&output).map(|m| m.len()).unwrap_or(0);
             note!(
@@ -234,7 +241,8 @@ fn run(cli: Cli) -> Result<i32> {
             data,
             output,
             method,
-        } => decision::calibrate(&model, &data, &output, method).map(|()| 0),
+            pos_label,
+        } => decision::calibrate(&model, &data, &output, method, pos_label).map(|()| 0),
         Command::Threshold {
             model,
             data,
@@ -245,6 +253,7 @@ fn run(cli: Cli) -> Result<i32> {
             min_recall,
             at,
             at_score,
+            pos_label,
         } => {
             use maxmargin::linear::ThresholdRule as R;
             let rule = match (
@@ -267,7 +276,7 @@ fn run(cli: Cli) -> Result<i32> {
                      or --at-score S"
                 ),
             };
-            decision::threshold(&model, &data, &output, rule).map(|()| 0)
+            decision::threshold(&model, &data, &output, rule, pos_label).map(|()| 0)
         }
     }
 }
@@ -289,7 +298,10 @@ fn refuse(flags: &[(&'static str, bool)], why: &str) -> Result<()> {
 /// ssg); returns whether the run converged.
 fn streamed(cmd: &TrainCmd, format: FormatArg) -> Result<bool> {
     let multiclass = cmd.task == TaskArg::Multiclass;
-    if format != FormatArg::Libsvm || !(multiclass || cmd.task == TaskArg::Binary) {
+    if format != FormatArg::Libsvm
+        || crate::load::is_csv(&cmd.data)
+        || !(multiclass || cmd.task == TaskArg::Binary)
+    {
         bail!(
             "--stream applies to --task binary (dcd, pegasos, subgradient) or multiclass (ssg) on LIBSVM data, \
              not --task {}",
@@ -330,7 +342,13 @@ fn train(cmd: &TrainCmd) -> Result<i32> {
     if format == FormatArg::Conll && cmd.task != TaskArg::Chain {
         bail!("--format conll applies to --task chain (a tag per token), not --task {task_name}");
     }
-    if format != FormatArg::Conll && format != FormatArg::of(cmd.task) {
+    let csv = format == FormatArg::Csv || crate::load::is_csv(data_path);
+    if csv && !matches!(cmd.task, TaskArg::Binary | TaskArg::Multiclass) {
+        bail!(
+            "CSV data (--format csv, or a .csv file) applies to --task binary or multiclass, not --task {task_name}"
+        );
+    }
+    if format != FormatArg::Conll && format != FormatArg::Csv && format != FormatArg::of(cmd.task) {
         bail!(
             "--task {task_name} reads {} data{}, not --format {}",
             FormatArg::of(cmd.task).name(),

@@ -21,7 +21,7 @@ fn multiclass_lines(
 ) -> Result<Vec<String>> {
     let loaded = Loaded::load(model_path)?;
     let (model, cal) = (loaded.model(), loaded.calibrated());
-    let data = read_to_predict(data, model_path, &model.classes, model.n_input_features())?;
+    let data = read_to_predict(data, model_path, crate::load::ModelShape::structured(model))?;
     let preds = model.predict_multiclass(&data)?;
     let values = if scores {
         model.multiclass_scores(&data)?
@@ -122,8 +122,7 @@ pub(crate) fn predict(
         let data = read_to_predict(
             data,
             model_path,
-            &model.model.labels,
-            model.model.n_input_features(),
+            crate::load::ModelShape::binary(&model.model),
         )?;
         let values = model.model.decision_rows(&data.x);
         let labels = model.predict_rows(&data.x);

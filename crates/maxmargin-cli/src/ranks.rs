@@ -47,7 +47,12 @@ pub(crate) fn train(_: &TrainCmd) -> Result<i32> {
 #[cfg(feature = "mpi")]
 fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i32> {
     let (data_path, output, args) = (&cmd.data, &cmd.output, &cmd.opts);
-    if cmd.task == TaskArg::Multilabel || cmd.format.is_some_and(|f| f == FormatArg::Conll) {
+    if cmd.task == TaskArg::Multilabel
+        || cmd
+            .format
+            .is_some_and(|f| f == FormatArg::Conll || f == FormatArg::Csv)
+        || crate::load::is_csv(data_path)
+    {
         bail!(
             "over several ranks, train takes --task binary, multiclass (LIBSVM) or chain (svm_hmm) only, so far"
         );

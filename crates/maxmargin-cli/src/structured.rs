@@ -3,7 +3,7 @@
 
 use crate::{SolverArg, TaskArg, TrainArgs, progress};
 use anyhow::{Result, bail};
-use maxmargin::io::{libsvm, multilabel, svm_hmm};
+use maxmargin::io::{multilabel, svm_hmm};
 use maxmargin::optim::Bias;
 use maxmargin::structured_svm::{
     StructEvaluation, StructSolverKind, StructuredModel, StructuredSvmParams, Task,
@@ -30,6 +30,7 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
             ("--sampling", args.sampling.is_some()),
             ("--blocks", args.blocks.is_some()),
             ("--trace-weights", args.trace_weights),
+            ("--pos-label", args.pos_label.is_some()),
         ],
         &format!("applies to binary training, not to --task {name}"),
     )?;
@@ -206,7 +207,7 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
     }
     let report = match task {
         Task::Multiclass => {
-            let rows = libsvm::read(data)?;
+            let rows = crate::load::read_labelled(data)?;
             if let Some(path) = &args.sample_weights {
                 let weights = crate::groups::read_sample_weights(path, rows.n_samples(), data)?;
                 svm = svm.sample_weights(weights)?;
@@ -305,8 +306,7 @@ pub fn predict(model_path: &std::path::Path, data: &std::path::Path) -> Result<V
         Task::Multiclass => model.predict_multiclass(&crate::load::read_to_predict(
             data,
             model_path,
-            &model.classes,
-            model.n_input_features(),
+            crate::load::ModelShape::structured(&model),
         )?)?,
         Task::Multilabel => model.predict_multilabel(&multilabel::read(data)?)?,
         Task::Chain => model.predict_chain(&svm_hmm::read(data)?)?,
@@ -353,8 +353,7 @@ pub fn eval(
             &crate::load::read_for_model(
                 data,
                 model_path,
-                &model.classes,
-                model.n_input_features(),
+                crate::load::ModelShape::structured(model),
             )?,
             lambda,
         )?,
@@ -362,8 +361,7 @@ pub fn eval(
             &crate::load::read_for_model(
                 data,
                 model_path,
-                &model.classes,
-                model.n_input_features(),
+                crate::load::ModelShape::structured(model),
             )?,
             lambda,
         )?,
@@ -433,8 +431,7 @@ fn eval_groups(
     let data = crate::load::read_for_model(
         data_path,
         model_path,
-        &model.classes,
-        model.n_input_features(),
+        crate::load::ModelShape::structured(model),
     )?;
     let overall = model.evaluate_multiclass(&data, lambda)?;
     let mut rows = Vec::new();

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 
 /// The oldest format version whose checkpoints this build resumes (format 3 added the trainer's state, format 4
 /// the logistic duals' complements to dual coordinate descent's, format 5 the approximated kernel to the
-/// binary parameters they store).
-pub const MIN_FORMAT_VERSION: u32 = 5;
+/// binary parameters they store, format 6 a digest of the examples).
+pub const MIN_FORMAT_VERSION: u32 = 6;
 
 /// Where checkpoints go and where a run resumes from.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -92,6 +92,9 @@ pub(crate) struct Made {
     pub(crate) n_samples: usize,
     pub(crate) dim: usize,
     pub(crate) lambda: f64,
+    /// A digest of the examples as the solver saw them (rows, targets, weights: `inputs::examples_digest`),
+    /// so that a resume on other rows of the same shape is refused (format 6).
+    pub(crate) rows: u64,
 }
 
 #[derive(Serialize)]
@@ -157,7 +160,8 @@ where
     let Some((m, params)) = expect else {
         return Ok(file);
     };
-    if file.made != m {
+    let sizes = |m: &Made| (m.n_samples, m.dim, m.lambda.to_bits());
+    if sizes(&file.made) != sizes(&m) {
         return Err(bad(format!(
             "checkpoint made for {} examples, {} weights, lambda {}; this run has {}, {}, {}",
             file.made.n_samples, file.made.dim, file.made.lambda, m.n_samples, m.dim, m.lambda
@@ -166,6 +170,13 @@ where
     if let Some((name, stored, now)) = params.differs_from(&file.params) {
         return Err(bad(format!(
             "checkpoint made with {name} {stored}; this run has {now} (resume with the settings it was made with)"
+        )));
+    }
+    if file.made.rows != m.rows {
+        return Err(bad(format!(
+            "checkpoint made for other examples than these (the same number, {}, but other rows, labels or \
+             weights): resume on the data it was made with",
+            m.n_samples
         )));
     }
     Ok(file)

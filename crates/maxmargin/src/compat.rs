@@ -120,6 +120,7 @@ impl From<LinearModelV1> for LinearModel {
             kernel: None,
             cache_mb: maxmargin_optim::SmoParams::default().cache_mb,
             approx: None,
+            positive: None,
         });
         let t = m.training;
         Self {
@@ -143,6 +144,7 @@ impl From<LinearModelV1> for LinearModel {
             scaler: None,
             kernel: None,
             features: None,
+            inputs: None,
         }
     }
 }
@@ -238,6 +240,7 @@ impl From<StructuredModelV1> for StructuredModel {
             scaler: None,
             kernel: None,
             features: None,
+            inputs: None,
         }
     }
 }

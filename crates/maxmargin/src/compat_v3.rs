@@ -95,6 +95,7 @@ impl From<ParamsRecordV3> for ParamsRecord {
             kernel: None,
             cache_mb: maxmargin_optim::SmoParams::default().cache_mb,
             approx: None,
+            positive: None,
         }
     }
 }
@@ -130,6 +131,7 @@ impl From<LinearModelV3> for LinearModel {
             scaler: m.scaler,
             kernel: None,
             features: None,
+            inputs: None,
         }
     }
 }
@@ -242,6 +244,7 @@ impl From<StructuredModelV3> for StructuredModel {
             scaler: m.scaler,
             kernel: None,
             features: None,
+            inputs: None,
         }
     }
 }

@@ -98,6 +98,7 @@ impl From<ParamsRecordV4> for ParamsRecord {
             kernel: r.kernel,
             cache_mb: maxmargin_optim::SmoParams::default().cache_mb,
             approx: None,
+            positive: None,
         }
     }
 }
@@ -135,6 +136,7 @@ impl From<LinearModelV4> for LinearModel {
             scaler: m.scaler,
             kernel: m.kernel,
             features: None,
+            inputs: None,
         }
     }
 }
@@ -239,6 +241,7 @@ impl From<StructuredModelV4> for StructuredModel {
             scaler: m.scaler,
             kernel: None,
             features: None,
+            inputs: None,
         }
     }
 }

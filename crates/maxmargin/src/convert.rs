@@ -222,6 +222,7 @@ pub fn from_liblinear(lib: &LiblinearModel, source: &Path) -> Result<Imported, E
             scaler: None,
             kernel: None,
             features: None,
+            inputs: None,
         }));
     }
     let k = lib.columns;
@@ -258,5 +259,6 @@ pub fn from_liblinear(lib: &LiblinearModel, source: &Path) -> Result<Imported, E
         scaler: None,
         kernel: None,
         features: None,
+        inputs: None,
     }))
 }

@@ -33,6 +33,9 @@ pub(crate) enum FormatArg {
     SvmHmm,
     /// CoNLL column files (chains, with feature templates).
     Conll,
+    /// CSV with a header row (binary and multiclass): one label column (--label-column, default `label`),
+    /// every other column a feature named by its header; also read for any `.csv` / `.csv.gz` file.
+    Csv,
 }
 
 impl FormatArg {
@@ -51,6 +54,7 @@ impl FormatArg {
             Self::Multilabel => "multilabel",
             Self::SvmHmm => "svm-hmm",
             Self::Conll => "conll",
+            Self::Csv => "csv",
         }
     }
 }

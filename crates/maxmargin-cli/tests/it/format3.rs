@@ -1,7 +1,7 @@
 //! Models of format 3 (main at eb96265, before format 4 added kernels) load and predict the same bits: every
 //! kind, in both encodings (`tests/data/format3`, with the predictions the format-3 command made of them);
 //! and binary models of format 4 (main at b945d0a, before format 5 added approximated kernels), in
-//! `tests/data/format4`.
+//! `tests/data/format4`, and format 5's in `tests/data/format5`.
 
 use super::*;
 
@@ -83,6 +83,97 @@ fn format_4_models_predict_the_same_bits() {
             &fixture4(expected),
             tmp.path(),
         );
+    }
+}
+
+fn fixture5(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/format5")
+        .join(name)
+}
+
+#[test]
+fn format_5_models_of_every_kind_predict_the_same_bits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let heart = heart(tmp.path());
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    let p1 = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/p1");
+    let (scores, both, probability) = (
+        &["--scores"][..],
+        &["--scores", "--probability"][..],
+        &["--probability"][..],
+    );
+    let runs: [(&str, &Path, &[&str], &str); 9] = [
+        ("heart.model", &heart, scores, "heart.model.predictions"),
+        (
+            "heart.cal.model",
+            &heart,
+            both,
+            "heart.cal.model.probabilities",
+        ),
+        (
+            "heart.decision.model",
+            &heart,
+            both,
+            "heart.decision.model.probabilities",
+        ),
+        (
+            "heart.nystroem.model",
+            &heart,
+            scores,
+            "heart.nystroem.model.predictions",
+        ),
+        (
+            "heart.rff.json",
+            &heart,
+            scores,
+            "heart.rff.json.predictions",
+        ),
+        ("iris.model", &iris, scores, "iris.model.predictions"),
+        (
+            "iris.cal.model",
+            &iris,
+            probability,
+            "iris.cal.model.probabilities",
+        ),
+        (
+            "iris.ovo.model",
+            &iris,
+            scores,
+            "iris.ovo.model.predictions",
+        ),
+        (
+            "iris.softmax.json",
+            &iris,
+            probability,
+            "iris.softmax.json.probabilities",
+        ),
+    ];
+    for (model, data, flags, expected) in runs {
+        same_bits_and_saved_again(
+            &fixture5(model),
+            data,
+            flags,
+            &fixture5(expected),
+            tmp.path(),
+        );
+    }
+    let structured: [(&str, PathBuf, &[&str]); 3] = [
+        ("multilabel.model", p1.join("iris-multilabel.svm"), &[]),
+        ("chain.model", p1.join("iris-chain.svmhmm"), &[]),
+        (
+            "tagger.model",
+            fixture5("small.conll"),
+            &["--format", "conll"],
+        ),
+    ];
+    for (model, data, flags) in structured {
+        let path = fixture5(model);
+        let mut args = vec!["predict", s(&path), s(&data)];
+        args.extend_from_slice(flags);
+        let kept = std::fs::read_to_string(fixture5(&format!("{model}.predictions"))).unwrap();
+        assert_eq!(ok(&args), kept, "{model}");
     }
 }
 

@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 mod approx;
 mod convert;
 mod crafted;
+mod csv_and_labels;
 mod cv;
 mod demo;
 mod format3;

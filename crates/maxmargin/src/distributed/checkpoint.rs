@@ -221,7 +221,8 @@ where
                 self.rank, self.size
             )));
         }
-        if made != self.made || n_local != self.n_local {
+        let sizes = |m: &Made| (m.n_samples, m.dim, m.lambda.to_bits());
+        if sizes(&made) != sizes(&self.made) || n_local != self.n_local {
             return Err(bad(format!(
                 "checkpoint made for {} examples ({} on this rank), {} weights, lambda {}; this run has {} ({}), \
                  {}, {}",
@@ -238,6 +239,12 @@ where
         if let Some((name, stored, now)) = self.params.differs_from(params) {
             return Err(bad(format!(
                 "checkpoint made with {name} {stored}; this run has {now} (resume with the settings it was made with)"
+            )));
+        }
+        if made.rows != self.made.rows {
+            return Err(bad(format!(
+                "checkpoint made for other examples than this rank's (the same number, {n_local}, but other rows, \
+                 labels or weights): resume on the data it was made with"
             )));
         }
         Ok(())

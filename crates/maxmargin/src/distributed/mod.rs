@@ -101,6 +101,7 @@ impl LinearSvm {
             }
             .into());
         }
+        let labels = labels.with_positive(&source, p.positive)?;
         let y = labels.targets(&data).map_err(|e| file_line(e, start))?;
         data.x.set_n_features_at_least(d);
         let lambda = p.regularization.lambda(n)?;
@@ -113,6 +114,7 @@ impl LinearSvm {
             n_samples: n,
             dim: d,
             lambda: lambda.get(),
+            rows: crate::inputs::examples_digest(data.x.rows(), &y, weights.as_deref()),
         };
         let trainer = Trainer::new(p.run_budget())?;
         let kind = self.checkpoint_kind();

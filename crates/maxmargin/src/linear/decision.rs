@@ -160,6 +160,10 @@ impl DecisionModel {
             let (_, old): (_, crate::compat_v4::DecisionModelV4) =
                 model_file::load(path, DECISION_KIND)?;
             old.into()
+        } else if version < 6 {
+            let (_, old): (_, crate::compat_v5::DecisionModelV5) =
+                model_file::load(path, DECISION_KIND)?;
+            old.into()
         } else {
             model_file::load(path, DECISION_KIND)?.1
         };

@@ -186,9 +186,11 @@ impl LinearSvm {
         alpha: Option<&[f64]>,
         observer: &mut (dyn Observer + Send),
     ) -> Result<(FitReport, Option<Vec<f64>>), Error> {
-        crate::parallel::with_threads(self.params.threads, || {
+        let (mut report, dual) = crate::parallel::with_threads(self.params.threads, || {
             self.fit_in_pool(data, alpha, observer)
-        })
+        })?;
+        report.model.inputs = Some(Box::new(crate::inputs::Inputs::of(data)));
+        Ok((report, dual))
     }
 
     /// Each row's loss weight, its class's times its own; `None` when every row weighs 1.
@@ -281,6 +283,7 @@ impl LinearSvm {
             scaler,
             kernel: None,
             features: None,
+            inputs: None,
         })
     }
 
@@ -291,7 +294,8 @@ impl LinearSvm {
         observer: &mut (dyn Observer + Send),
     ) -> Result<(FitReport, Option<Vec<f64>>), Error> {
         crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
-        let labels = BinaryLabels::from_labels(&data.source, &data.labels)?;
+        let labels = BinaryLabels::from_labels(&data.source, &data.labels)?
+            .with_positive(&data.source, self.params.positive)?;
         let y = labels.targets(data)?;
         let n = data.n_samples();
         let lambda = self.params.regularization.lambda(n)?;
@@ -328,6 +332,7 @@ impl LinearSvm {
             n_samples: n,
             dim: problem.n_features(),
             lambda: lambda.get(),
+            rows: crate::inputs::examples_digest(x.rows(), &y, weights.as_deref()),
         };
         let kind = self.checkpoint_kind();
         let tag = (kind.as_str(), made, &self.params);
@@ -456,6 +461,7 @@ mod decision;
 mod dual_file;
 pub(crate) mod kernel;
 mod model;
+mod orientation;
 mod params;
 mod record;
 pub mod serving;

@@ -36,6 +36,10 @@ pub struct LinearModel {
     /// expansion over its landmarks it equals.)
     #[serde(default)]
     pub features: Option<Box<crate::approx::FeatureMap>>,
+    /// What the model knows of its inputs (format 6): feature names from a CSV header, a sketch of the
+    /// training rows.
+    #[serde(default)]
+    pub inputs: Option<Box<crate::inputs::Inputs>>,
 }
 
 /// Accuracy, counts, and optionally the primal objective of a model on a labelled dataset.
@@ -130,6 +134,11 @@ impl LinearModel {
         self.features
             .as_ref()
             .map_or(self.n_features, |m| m.n_input())
+    }
+
+    /// Feature `j`'s name (0-based) when the model was trained on CSV data with a header; empty otherwise.
+    pub fn feature_names(&self) -> &[String] {
+        self.inputs.as_ref().map_or(&[], |i| &i.feature_names)
     }
 
     /// Whether the model's boundary is not linear in the features: a kernel SVM, a Nyström model (kept as a
@@ -414,11 +423,24 @@ impl LinearModel {
         {
             return Err(bad(why));
         }
-        if self.labels[0].partial_cmp(&self.labels[1]) != Some(std::cmp::Ordering::Less) {
+        // The positive label is `labels[1]`: the larger one unless training was asked for another
+        // (`--pos-label`, format 6).
+        let distinct = self.labels[0].is_finite()
+            && self.labels[1].is_finite()
+            && self.labels[0] != self.labels[1];
+        let increasing = self.labels[0] < self.labels[1];
+        if !distinct || (!increasing && self.params.positive != Some(self.labels[1])) {
             return Err(bad(format!(
-                "labels {:?} must be two increasing values",
+                "labels {:?} must be two increasing values, or the positive label asked for last",
                 self.labels
             )));
+        }
+        if let Some(why) = self
+            .inputs
+            .as_ref()
+            .and_then(|i| i.invalid(self.n_input_features()))
+        {
+            return Err(bad(why));
         }
         Ok(())
     }
@@ -451,6 +473,10 @@ impl LinearModel {
             old.into()
         } else if version < 5 {
             let (_, old): (_, crate::compat_v4::LinearModelV4) =
+                model_file::load(path, MODEL_KIND)?;
+            old.into()
+        } else if version < 6 {
+            let (_, old): (_, crate::compat_v5::LinearModelV5) =
                 model_file::load(path, MODEL_KIND)?;
             old.into()
         } else {

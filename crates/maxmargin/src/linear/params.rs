@@ -187,6 +187,9 @@ pub struct LinearSvmParams {
     /// An approximated kernel (format 5): the linear solver trains on random Fourier or Nyström features
     /// fitted on the scaled training rows.
     pub approx: Option<crate::approx::Approximation>,
+    /// The label to train as the positive class (+1; `predict` gives it when the score is above the
+    /// cut-off, and precision, recall and the probabilities are its): `None` for the larger label.
+    pub positive: Option<f64>,
 }
 
 impl Default for LinearSvmParams {
@@ -203,6 +206,7 @@ impl Default for LinearSvmParams {
             threads: None,
             trace: false,
             approx: None,
+            positive: None,
         }
     }
 }
@@ -453,6 +457,7 @@ impl crate::checkpoint::SameProblem for LinearSvmParams {
             ("scaling", &stored.scale, &self.scale),
             ("kernel", &stored.kernel_choice(), &self.kernel_choice()),
             ("approximated kernel", &stored.approx, &self.approx),
+            ("positive label", &stored.positive, &self.positive),
         ])
     }
 }

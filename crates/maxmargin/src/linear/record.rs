@@ -54,6 +54,9 @@ pub(crate) struct ParamsRecord {
     /// The approximated kernel asked for (format 5).
     #[serde(default)]
     pub(crate) approx: Option<crate::approx::Approximation>,
+    /// The label trained as the positive class when one was asked for (format 6).
+    #[serde(default)]
+    pub(crate) positive: Option<f64>,
 }
 
 fn cache_mb() -> f64 {
@@ -120,6 +123,7 @@ impl From<LinearSvmParams> for ParamsRecord {
             kernel,
             cache_mb,
             approx: p.approx,
+            positive: p.positive,
         }
     }
 }
@@ -172,6 +176,7 @@ impl From<ParamsRecord> for LinearSvmParams {
             threads: r.threads,
             trace: r.trace,
             approx: r.approx,
+            positive: r.positive,
         }
     }
 }

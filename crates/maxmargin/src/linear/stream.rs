@@ -88,7 +88,7 @@ impl LinearSvm {
         crate::limits::check_features(path, summary.n_features, summary.nnz as usize)?;
         let scaler = crate::convergence::fit_scaler_streamed(p.scale, &rows, &mut warnings)?;
         let distinct: Vec<f64> = summary.labels.iter().map(|l| l.0).collect();
-        let labels = BinaryLabels::from_labels(path, &distinct)?;
+        let labels = BinaryLabels::from_labels(path, &distinct)?.with_positive(path, p.positive)?;
         let mut class_weight = [1.0, 1.0];
         for &(label, w) in &p.class_weights {
             match labels.to_sign(label) {

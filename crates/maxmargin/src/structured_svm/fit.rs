@@ -72,6 +72,16 @@ impl StructuredSvm {
         data: &LabeledData,
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
+        let mut report = self.fit_multiclass_rows(data, observer)?;
+        report.model.inputs = Some(Box::new(crate::inputs::Inputs::of(data)));
+        Ok(report)
+    }
+
+    fn fit_multiclass_rows(
+        &self,
+        data: &LabeledData,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<StructFitReport, Error> {
         self.check_sample_weights(Task::Multiclass)?;
         let (mut parts, y, scaled) = self.prepare_multiclass(data)?;
         let x = scaled.as_ref().unwrap_or(&data.x);
@@ -137,8 +147,11 @@ impl StructuredSvm {
             self.params.bias,
         );
         drop(scaled);
+        let inputs = crate::inputs::Inputs::of(&data);
         drop(data);
-        self.multiclass_examples(Examples { x, y }, parts, observer)
+        let mut report = self.multiclass_examples(Examples { x, y }, parts, observer)?;
+        report.model.inputs = Some(Box::new(inputs));
+        Ok(report)
     }
 
     fn multiclass_examples(

@@ -224,6 +224,11 @@ impl super::StructuredModel {
             .as_ref()
             .map_or(self.n_features, |m| m.n_input())
     }
+
+    /// Feature `j`'s name (0-based) when the model was trained on CSV data with a header; empty otherwise.
+    pub fn feature_names(&self) -> &[String] {
+        self.inputs.as_ref().map_or(&[], |i| &i.feature_names)
+    }
 }
 
 /// The index of the largest value (the first of equal ones).

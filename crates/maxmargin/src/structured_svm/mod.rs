@@ -86,6 +86,10 @@ pub struct StructuredModel {
     /// Multiclass random Fourier features (format 5), applied after the scaler; `w` acts on them.
     #[serde(default)]
     pub features: Option<Box<crate::approx::FeatureMap>>,
+    /// What the model knows of its inputs (format 6): feature names from a CSV header, a sketch of the
+    /// training rows.
+    #[serde(default)]
+    pub inputs: Option<Box<crate::inputs::Inputs>>,
 }
 
 /// A structural model with its training trace.

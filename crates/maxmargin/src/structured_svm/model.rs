@@ -439,6 +439,10 @@ impl StructuredModel {
             let (_, old): (_, crate::compat_v4::StructuredModelV4) =
                 model_file::load(path, task.kind())?;
             old.into()
+        } else if header.format_version < 6 {
+            let (_, old): (_, crate::compat_v5::StructuredModelV5) =
+                model_file::load(path, task.kind())?;
+            old.into()
         } else {
             model_file::load(path, task.kind())?.1
         };
@@ -472,6 +476,13 @@ impl StructuredModel {
             }
             .into()
         };
+        if let Some(why) = self
+            .inputs
+            .as_ref()
+            .and_then(|i| i.invalid(self.n_input_features()))
+        {
+            return Err(bad(why));
+        }
         if self.is_nonlinear() && self.task != Task::Multiclass {
             return Err(bad(format!(
                 "a {} model with kernel machines or features",

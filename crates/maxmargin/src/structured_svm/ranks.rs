@@ -37,7 +37,7 @@ impl StructuredSvm {
         comm: &dyn Collective,
         mut s: T,
         p: &P,
-        (n_samples, dim, lambda): (usize, usize, f64),
+        (n_samples, dim, lambda, rows): (usize, usize, f64, u64),
         n_local: usize,
     ) -> Result<maxmargin_optim::Fit<Vec<f64>>, Error>
     where
@@ -48,6 +48,7 @@ impl StructuredSvm {
             n_samples,
             dim,
             lambda,
+            rows,
         };
         let trainer = Trainer::new(self.params.budget())?;
         let kind = self.checkpoint_kind();
@@ -122,7 +123,8 @@ impl StructuredSvm {
         let space = ChainSpace::new(self.width(d), l)?;
         let lambda = p.regularization.lambda(n)?;
         let problem = StructProblem::new(&space, &x, &data.labels, lambda)?;
-        let meta = (n, space.dim(), lambda.get());
+        let rows = crate::inputs::space_digest(&space, &x, &data.labels, None);
+        let meta = (n, space.dim(), lambda.get(), rows);
         let here = problem.n_samples();
         let fit = if p.solver == StructSolverKind::Ssg {
             self.with_over(
@@ -196,7 +198,8 @@ impl StructuredSvm {
         let space = MulticlassSpace::new(self.width(whole.d), k)?;
         let lambda = p.regularization.lambda(whole.n)?;
         let problem = StructProblem::new(&space, &x, &y, lambda)?;
-        let meta = (whole.n, space.dim(), lambda.get());
+        let rows = crate::inputs::space_digest(&space, &x, &y, None);
+        let meta = (whole.n, space.dim(), lambda.get(), rows);
         let here = problem.n_samples();
         let fit = if ssg {
             self.with_over(

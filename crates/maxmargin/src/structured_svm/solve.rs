@@ -23,7 +23,7 @@ impl StructuredSvm {
         trainer: &Trainer,
         mut s: T,
         p: &P,
-        meta: (usize, usize, f64),
+        meta: (usize, usize, f64, u64),
         o: &mut dyn Observer,
     ) -> Result<maxmargin_optim::Fit<Vec<f64>>, Error>
     where
@@ -38,11 +38,12 @@ impl StructuredSvm {
             }
             .into());
         }
-        let (n_samples, dim, lambda) = meta;
+        let (n_samples, dim, lambda, rows) = meta;
         let made = crate::checkpoint::Made {
             n_samples,
             dim,
             lambda,
+            rows,
         };
         let kind = self.checkpoint_kind();
         let (fit, _) = crate::checkpoint::train(
@@ -70,7 +71,8 @@ impl StructuredSvm {
         let lambda = self.params.regularization.lambda(ex.x.len())?;
         let problem = StructProblem::new(space, &ex.x, &ex.y, lambda)?;
         let trainer = Trainer::new(self.params.budget())?;
-        let meta = (ex.x.len(), space.dim(), lambda.get());
+        let rows = crate::inputs::space_digest(space, &ex.x, &ex.y, self.sample_weights.as_deref());
+        let meta = (ex.x.len(), space.dim(), lambda.get(), rows);
         let go = |observer: &mut (dyn Observer + Send)| -> Result<maxmargin_optim::Fit<Vec<f64>>, Error> {
             match self.params.solver {
                 StructSolverKind::Bcfw => self.with(&trainer, self.params.bcfw().check()?, &problem, meta, observer),
@@ -106,7 +108,8 @@ impl StructuredSvm {
         let lambda = self.params.regularization.lambda(ex.x.len())?;
         let problem = StructProblem::new(space, &ex.x, &ex.y, lambda)?;
         let trainer = Trainer::new(self.params.budget())?;
-        let meta = (ex.x.len(), space.dim(), lambda.get());
+        let rows = crate::inputs::space_digest(space, &ex.x, &ex.y, self.sample_weights.as_deref());
+        let meta = (ex.x.len(), space.dim(), lambda.get(), rows);
         let fit = crate::parallel::with_threads(self.params.threads, || {
             self.with(
                 &trainer,
@@ -149,7 +152,8 @@ impl StructuredSvm {
             problem = problem.with_example_weights(&weights)?;
         }
         let trainer = Trainer::new(self.params.budget())?;
-        let meta = (n, space.dim(), lambda.get());
+        let rows = crate::inputs::space_digest(space, &ex.x, &ex.y, self.sample_weights.as_deref());
+        let meta = (n, space.dim(), lambda.get(), rows);
         let solver = maxmargin_optim::softmax::Softmax {
             gap_target: self.gap_target(),
             ..Default::default()
@@ -281,6 +285,7 @@ impl StructuredSvm {
             scaler,
             kernel: None,
             features: None,
+            inputs: None,
         };
         Ok(StructFitReport {
             model,

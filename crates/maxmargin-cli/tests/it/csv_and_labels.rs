@@ -1,0 +1,338 @@
+//! Issue 23's first workflow: CSV data with a header (names kept in the model, columns matched by name),
+//! `--pos-label`, a warning when development rows are the training rows, checkpoints that know their rows,
+//! and data through a pipe.
+
+use super::*;
+
+/// Heart as CSV: a `target` label column between named features, and the same rows' LIBSVM file.
+fn heart_csv(dir: &Path) -> (PathBuf, PathBuf) {
+    let svm = heart(dir);
+    let data = maxmargin::io::libsvm::read(&svm).unwrap();
+    let d = data.x.n_features();
+    let names: Vec<String> = (1..=d).map(|j| format!("f{j}")).collect();
+    let mut text = format!("{},target,{}\n", names[0], names[1..].join(","));
+    for (i, row) in data.x.rows().enumerate() {
+        let mut v = vec![0.0; d];
+        for (j, x) in row.iter() {
+            v[j] = x;
+        }
+        let cells: Vec<String> = v.iter().map(|x| format!("{x:?}")).collect();
+        text.push_str(&format!(
+            "{},{},{}\n",
+            cells[0],
+            data.labels[i],
+            cells[1..].join(",")
+        ));
+    }
+    let csv = dir.join("heart.csv");
+    std::fs::write(&csv, text).unwrap();
+    (svm, csv)
+}
+
+#[test]
+fn issue_23_csv_trains_the_same_model_and_keeps_the_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let (svm, csv) = heart_csv(dir.path());
+    let (m_svm, m_csv) = (dir.path().join("svm.model"), dir.path().join("csv.model"));
+    ok(&["train", s(&svm), "-o", s(&m_svm), "-q"]);
+    // The label column is named; without it the header is listed.
+    let e = fails(&["train", s(&csv), "-o", s(&m_csv)], 1);
+    assert!(
+        e.contains("no column named \"label\"") && e.contains("f1, target, f2"),
+        "{e}"
+    );
+    ok(&[
+        "train",
+        s(&csv),
+        "-o",
+        s(&m_csv),
+        "--label-column",
+        "target",
+        "-q",
+    ]);
+    let a = maxmargin::LinearModel::load(&m_svm).unwrap();
+    let b = maxmargin::LinearModel::load(&m_csv).unwrap();
+    assert_eq!(a.w, b.w);
+    assert_eq!(b.feature_names()[..2], ["f1".to_string(), "f2".to_string()]);
+    assert!(a.feature_names().is_empty());
+    // Predictions on the CSV rows (columns reversed, one more, no label column) equal the LIBSVM ones.
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut reordered = String::new();
+    for line in text.lines() {
+        let mut cells: Vec<&str> = line.split(',').collect();
+        cells.remove(1);
+        cells.reverse();
+        let extra = if reordered.is_empty() { "note" } else { "x" };
+        reordered.push_str(&format!("{},{extra}\n", cells.join(",")));
+    }
+    let new = dir.path().join("new.csv");
+    std::fs::write(&new, reordered).unwrap();
+    let out = maxmargin(&["predict", s(&m_csv), s(&new)]);
+    assert!(out.status.success());
+    let warned = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        warned.contains("1 columns are not features of the model") && warned.contains("note"),
+        "{warned}"
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        ok(&["predict", s(&m_svm), s(&svm)])
+    );
+    // A missing feature is named; a bad cell names its line and column.
+    let short = dir.path().join("short.csv");
+    std::fs::write(&short, "f1,f2\n1,2\n").unwrap();
+    let e = fails(&["predict", s(&m_csv), s(&short)], 1);
+    assert!(e.contains("no column \"f3\""), "{e}");
+    let bad = dir.path().join("bad.svm");
+    std::fs::write(&bad, "f1,target\n1,1\nabc,-1\n").unwrap();
+    let e = fails(
+        &[
+            "train",
+            s(&bad),
+            "--format",
+            "csv",
+            "--label-column",
+            "target",
+            "-o",
+            s(&dir.path().join("bad.model")),
+        ],
+        1,
+    );
+    assert!(
+        e.contains("bad.svm:3:1: feature value: column \"f1\": \"abc\""),
+        "{e}"
+    );
+    // eval and inspect read it too, and inspect names the features.
+    let eval = ok(&["eval", s(&m_csv), s(&csv), "--label-column", "target"]);
+    assert_eq!(eval, ok(&["eval", s(&m_svm), s(&svm)]));
+    let inspect = ok(&["inspect", s(&m_csv), s(&csv), "--label-column", "target"]);
+    assert!(
+        inspect.contains(" f12:-1.0") && inspect.contains("\n  f12 "),
+        "{inspect}"
+    );
+    assert!(!inspect.contains(" 12:"), "{inspect}");
+    // --label-column on LIBSVM data, and CSV where it cannot apply, are refused by name.
+    let e = fails(&["eval", s(&m_svm), s(&svm), "--label-column", "y"], 1);
+    assert!(e.contains("--label-column applies to CSV data"), "{e}");
+    let e = fails(
+        &["train", s(&csv), "--task", "multilabel", "-o", s(&m_csv)],
+        1,
+    );
+    assert!(e.contains("applies to --task binary or multiclass"), "{e}");
+    let e = fails(&["train", s(&csv), "--stream", "-o", s(&m_csv)], 1);
+    assert!(e.contains("on LIBSVM data"), "{e}");
+}
+
+#[test]
+fn issue_23_pos_label_chooses_the_class_every_command_speaks_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = heart(dir.path());
+    let (plus, minus) = (
+        dir.path().join("plus.model"),
+        dir.path().join("minus.model"),
+    );
+    ok(&["train", s(&data), "-o", s(&plus), "-q"]);
+    ok(&[
+        "train",
+        s(&data),
+        "-o",
+        s(&minus),
+        "--pos-label",
+        "-1",
+        "-q",
+    ]);
+    let m = maxmargin::LinearModel::load(&minus).unwrap();
+    assert_eq!(m.labels, [1.0, -1.0]);
+    assert_eq!(m.params.positive, Some(-1.0));
+    // The same labels predicted; eval of either speaks of -1 when asked.
+    assert_eq!(
+        ok(&["predict", s(&minus), s(&data)]),
+        ok(&["predict", s(&plus), s(&data)])
+    );
+    let e = ok(&["eval", s(&minus), s(&data)]);
+    assert!(e.contains("prevalence of -1: 0.5556"), "{e}");
+    assert_eq!(e, ok(&["eval", s(&plus), s(&data), "--pos-label", "-1"]));
+    assert_ne!(e, ok(&["eval", s(&plus), s(&data)]));
+    // calibrate and threshold save the turned model.
+    let cal = dir.path().join("cal.model");
+    ok_stderr(&[
+        "calibrate",
+        s(&plus),
+        s(&data),
+        "-o",
+        s(&cal),
+        "--pos-label",
+        "-1",
+    ]);
+    let c = maxmargin::linear::DecisionModel::load(&cal).unwrap();
+    assert_eq!(c.model.labels, [1.0, -1.0]);
+    let probabilities = ok(&["predict", s(&cal), s(&data), "--probability"]);
+    let first: f64 = probabilities
+        .lines()
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    // Row 1 is a +1 row the model gets right: its probability of -1 is small.
+    assert!(first < 0.5, "{probabilities}");
+    let t = dir.path().join("t.model");
+    ok_stderr(&[
+        "threshold",
+        s(&cal),
+        s(&data),
+        "-o",
+        s(&t),
+        "--min-recall",
+        "0.9",
+        "--pos-label",
+        "-1",
+    ]);
+    // A threshold chosen for one class is not turned to the other.
+    let e = fails(&["eval", s(&t), s(&data), "--pos-label", "1"], 1);
+    assert!(
+        e.contains("threshold was fitted with -1 as the positive label"),
+        "{e}"
+    );
+    // A label the data lacks, and tasks without a positive class, are refused by name.
+    let e = fails(&["train", s(&data), "-o", s(&plus), "--pos-label", "2"], 1);
+    assert!(
+        e.contains("--pos-label 2 is not one of its two labels (-1 and 1)"),
+        "{e}"
+    );
+    let (iris, iris_model) = iris_model(dir.path(), "iris.model");
+    let e = fails(&["eval", s(&iris_model), s(&iris), "--pos-label", "1"], 1);
+    assert!(e.contains("--pos-label applies to binary models"), "{e}");
+    let e = fails(
+        &[
+            "train",
+            s(&iris),
+            "--task",
+            "multiclass",
+            "--pos-label",
+            "1",
+            "-o",
+            s(&iris_model),
+        ],
+        1,
+    );
+    assert!(e.contains("--pos-label"), "{e}");
+}
+
+#[test]
+fn issue_23_development_rows_that_are_the_training_rows_are_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = heart(dir.path());
+    let model = dir.path().join("h.model");
+    ok(&["train", s(&data), "-o", s(&model), "-q"]);
+    let out = dir.path().join("out.model");
+    let warned = ok_stderr(&["calibrate", s(&model), s(&data), "-o", s(&out)]);
+    assert!(
+        warned.contains("warning:") && warned.contains("holds the very rows"),
+        "{warned}"
+    );
+    // A part of the training rows, shuffled: still warned, as an estimate.
+    let text = maxmargin::datasets::HEART_SCALE;
+    let mut lines: Vec<&str> = text.lines().take(120).collect();
+    lines.reverse();
+    let part = dir.path().join("part.svm");
+    std::fs::write(&part, lines.join("\n") + "\n").unwrap();
+    let warned = ok_stderr(&[
+        "threshold",
+        s(&model),
+        s(&part),
+        "-o",
+        s(&out),
+        "--max-flag-rate",
+        "0.3",
+    ]);
+    assert!(warned.contains("about 100% of the rows"), "{warned}");
+    // Rows the model has not seen: no warning.
+    let (train, dev) = (dir.path().join("train.svm"), dir.path().join("dev.svm"));
+    let all: Vec<&str> = text.lines().collect();
+    std::fs::write(&train, all[..200].join("\n") + "\n").unwrap();
+    std::fs::write(&dev, all[200..].join("\n") + "\n").unwrap();
+    ok(&["train", s(&train), "-o", s(&model), "-q"]);
+    let quiet = ok_stderr(&["calibrate", s(&model), s(&dev), "-o", s(&out)]);
+    assert!(!quiet.contains("warning"), "{quiet}");
+    // Multiclass models too.
+    let (iris, iris_model) = iris_model(dir.path(), "iris.model");
+    let warned = ok_stderr(&["calibrate", s(&iris_model), s(&iris), "-o", s(&out)]);
+    assert!(warned.contains("holds the very rows"), "{warned}");
+}
+
+#[test]
+fn issue_23_a_checkpoint_resumes_only_on_its_own_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = heart(dir.path());
+    // The same file with every label flipped: same shape, other rows.
+    let flipped = dir.path().join("flipped.svm");
+    let text: String = maxmargin::datasets::HEART_SCALE
+        .lines()
+        .map(|l| match l.strip_prefix("+1") {
+            Some(rest) => format!("-1{rest}\n"),
+            None => format!("+1{}\n", l.strip_prefix("-1").unwrap()),
+        })
+        .collect();
+    std::fs::write(&flipped, text).unwrap();
+    let (ck, m) = (dir.path().join("run.ck"), dir.path().join("m.model"));
+    for task in [
+        &["--epochs", "2"][..],
+        &["--task", "multiclass", "--max-passes", "2"][..],
+    ] {
+        let mut args = vec!["train", s(&data), "-o", s(&m), "--checkpoint", s(&ck), "-q"];
+        args.extend_from_slice(task);
+        maxmargin(&args);
+        assert!(ck.exists());
+        let mut again = vec!["train", s(&flipped), "-o", s(&m), "--resume", s(&ck)];
+        again.extend_from_slice(task);
+        let e = fails(&again, 1);
+        assert!(
+            e.contains("checkpoint made for other examples than these (the same number, 270"),
+            "{task:?}: {e}"
+        );
+        // With its own rows it resumes.
+        let mut own = vec!["train", s(&data), "-o", s(&m), "--resume", s(&ck), "-q"];
+        own.extend_from_slice(task);
+        ok(&own);
+        // --pos-label changes the targets, so the same file with the other positive class is refused too.
+        if task.len() == 2 {
+            let mut turned = own.clone();
+            turned.extend_from_slice(&["--pos-label", "-1"]);
+            let e = fails(&turned, 1);
+            assert!(e.contains("positive"), "{e}");
+        }
+        std::fs::remove_file(&ck).unwrap();
+    }
+}
+
+#[test]
+fn issue_23_data_through_a_pipe_is_read_whole() {
+    // A shell's `<(zcat d.gz)` is a pipe: peeking at it for a cache's or gzip's magic bytes lost them
+    // (`label 8333 is neither class`).
+    let dir = tempfile::tempdir().unwrap();
+    let data = heart(dir.path());
+    let model = dir.path().join("h.model");
+    ok(&["train", s(&data), "-o", s(&model), "-q"]);
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "{} eval {} <(cat {})",
+            env!("CARGO_BIN_EXE_maxmargin"),
+            s(&model),
+            s(&data)
+        ))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        ok(&["eval", s(&model), s(&data)])
+    );
+}

@@ -1,0 +1,298 @@
+//! What a model knows of the rows it was trained on (model format 6): the names of its features (from a
+//! CSV header) and a small sketch of the training rows, so that `calibrate` and `threshold` can say when
+//! they are handed the very rows the model was fitted on; and the digest a checkpoint keeps of the rows
+//! its state belongs to.
+//!
+//! Rows are hashed with XXH3 (64 bits, stable across builds and machines) over their label and their
+//! nonzeros' indices and value bits. The sketch keeps the [`SKETCH_SIZE`] smallest distinct row hashes (a
+//! bottom-k sketch, Cohen & Kaplan 2007): the fraction of another set's rows that fall among them, over
+//! those of its rows whose hash is within the sketch's range, estimates how many of its rows are training
+//! rows, without storing them.
+
+use maxmargin_core::vector::SparseRow;
+use maxmargin_io::libsvm::LabeledData;
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::Xxh3;
+
+/// Row hashes a sketch keeps.
+pub const SKETCH_SIZE: usize = 64;
+
+/// What a model keeps of its inputs.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Inputs {
+    /// Feature `j`'s name (0-based), from a CSV header; empty for LIBSVM data.
+    pub feature_names: Vec<String>,
+    /// The label column's name, for CSV data.
+    pub label_column: Option<String>,
+    /// A sketch of the training rows, when they were all in memory.
+    pub rows: Option<RowSketch>,
+}
+
+impl Inputs {
+    /// The inputs of `data`: its feature names and a sketch of its rows.
+    pub fn of(data: &LabeledData) -> Self {
+        Self {
+            feature_names: data.feature_names.clone(),
+            label_column: data.label_column.clone(),
+            rows: Some(RowSketch::of(data)),
+        }
+    }
+
+    /// Why a decoded record cannot be a model's (for `n_features` features), if it cannot.
+    pub(crate) fn invalid(&self, n_features: usize) -> Option<String> {
+        if !self.feature_names.is_empty() && self.feature_names.len() != n_features {
+            return Some(format!(
+                "{} feature names for {n_features} features",
+                self.feature_names.len()
+            ));
+        }
+        self.rows.as_ref().and_then(RowSketch::invalid)
+    }
+
+    /// The name of feature `j` (0-based), when the model has names.
+    pub fn name(&self, j: usize) -> Option<&str> {
+        self.feature_names.get(j).map(String::as_str)
+    }
+}
+
+/// A 64-bit hash of one row and its label (stable: XXH3 of the label's, indices' and values' bits).
+pub fn row_hash(label: f64, row: SparseRow<'_>) -> u64 {
+    let mut h = Xxh3::new();
+    h.update(&label.to_bits().to_le_bytes());
+    for (j, v) in row.iter() {
+        h.update(&(j as u64).to_le_bytes());
+        h.update(&v.to_bits().to_le_bytes());
+    }
+    h.digest()
+}
+
+/// An order-dependent digest of a sequence of 64-bit words (row hashes, targets, weights): what a
+/// checkpoint records of the examples its state was made for.
+#[derive(Default)]
+pub(crate) struct Digest(Xxh3);
+
+impl Digest {
+    pub(crate) fn new() -> Self {
+        Self(Xxh3::new())
+    }
+
+    pub(crate) fn word(&mut self, w: u64) {
+        self.0.update(&w.to_le_bytes());
+    }
+
+    pub(crate) fn float(&mut self, v: f64) {
+        self.word(v.to_bits());
+    }
+
+    pub(crate) fn finish(&self) -> u64 {
+        self.0.digest()
+    }
+}
+
+/// The digest of training rows as a solver sees them: each row, its ±1 (or class) target and its weight.
+pub(crate) fn examples_digest<'a>(
+    rows: impl Iterator<Item = SparseRow<'a>>,
+    targets: &[f64],
+    weights: Option<&[f64]>,
+) -> u64 {
+    let mut d = Digest::new();
+    for (i, (row, &y)) in rows.zip(targets).enumerate() {
+        d.word(row_hash(y, row));
+        d.float(weights.and_then(|w| w.get(i)).copied().unwrap_or(1.0));
+    }
+    d.finish()
+}
+
+/// The digest of structured examples as a solver sees them: each example's joint feature vector `ψ(x, y)`
+/// at its true output (which carries its input and its label) and its weight.
+pub(crate) fn space_digest<S: maxmargin_struct::OutputSpace>(
+    space: &S,
+    x: &[S::Input],
+    y: &[S::Output],
+    weights: Option<&[f64]>,
+) -> u64 {
+    let mut d = Digest::new();
+    for (i, (xi, yi)) in x.iter().zip(y).enumerate() {
+        let mut h = Xxh3::new();
+        space.for_each_feature(xi, yi, &mut |j, v| {
+            h.update(&(j as u64).to_le_bytes());
+            h.update(&v.to_bits().to_le_bytes());
+        });
+        d.word(h.digest());
+        d.float(weights.and_then(|w| w.get(i)).copied().unwrap_or(1.0));
+    }
+    d.finish()
+}
+
+/// A bottom-k sketch of a set of rows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowSketch {
+    /// Rows sketched.
+    pub n_rows: usize,
+    /// The wrapping sum of every row's hash: equal for the same rows in any order.
+    pub sum: u64,
+    /// The smallest distinct row hashes, increasing, at most [`SKETCH_SIZE`].
+    pub smallest: Vec<u64>,
+}
+
+/// How much of a set of rows a sketch says it has seen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Overlap {
+    /// The same rows (in any order).
+    Same,
+    /// About this fraction of the rows are sketched rows, estimated from `sampled` of them.
+    Part {
+        /// The estimated fraction.
+        fraction: f64,
+        /// Rows the estimate is made from.
+        sampled: usize,
+    },
+}
+
+impl RowSketch {
+    /// The sketch of a dataset's rows with their labels.
+    pub fn of(data: &LabeledData) -> Self {
+        Self::of_hashes(Self::hashes(data))
+    }
+
+    fn hashes(data: &LabeledData) -> Vec<u64> {
+        data.x
+            .rows()
+            .zip(&data.labels)
+            .map(|(r, &l)| row_hash(l, r))
+            .collect()
+    }
+
+    fn of_hashes(mut hashes: Vec<u64>) -> Self {
+        let n_rows = hashes.len();
+        let sum = hashes.iter().fold(0u64, |s, &h| s.wrapping_add(h));
+        hashes.sort_unstable();
+        hashes.dedup();
+        hashes.truncate(SKETCH_SIZE);
+        Self {
+            n_rows,
+            sum,
+            smallest: hashes,
+        }
+    }
+
+    fn invalid(&self) -> Option<String> {
+        (self.smallest.len() > SKETCH_SIZE
+            || self.smallest.len() > self.n_rows
+            || self.smallest.windows(2).any(|p| p[0] >= p[1]))
+        .then(|| "the row sketch is not a sketch".to_string())
+    }
+
+    /// How much of `data` this sketch's rows make up: `Same` for the same rows, else an estimate of the
+    /// fraction of `data`'s rows that are sketched rows (`None` when none of its rows fall in the sketch's
+    /// range, so nothing can be said).
+    pub fn overlap(&self, data: &LabeledData) -> Option<Overlap> {
+        let hashes = Self::hashes(data);
+        let sum = hashes.iter().fold(0u64, |s, &h| s.wrapping_add(h));
+        if hashes.len() == self.n_rows && sum == self.sum {
+            return Some(Overlap::Same);
+        }
+        // Every hash up to the sketch's largest is in it when it holds all the rows it saw (it is exact
+        // then); otherwise only hashes up to its largest can be checked.
+        let complete = self.smallest.len() < SKETCH_SIZE;
+        let top = self.smallest.last().copied()?;
+        let (mut sampled, mut found) = (0usize, 0usize);
+        for h in hashes {
+            if complete || h <= top {
+                sampled += 1;
+                found += usize::from(self.smallest.binary_search(&h).is_ok());
+            }
+        }
+        (sampled > 0).then(|| Overlap::Part {
+            fraction: found as f64 / sampled as f64,
+            sampled,
+        })
+    }
+
+    /// A `warning:` line (without the prefix) when `data` is, or is mostly, the rows sketched: calibrating
+    /// or choosing a cut-off on training rows fits their optimistic margins.
+    pub fn warning(&self, data: &LabeledData, model: &str, what: &str) -> Option<String> {
+        let source = data.source.display();
+        match self.overlap(data)? {
+            Overlap::Same => Some(format!(
+                "{source} holds the very rows {model} was trained on: {what} on rows it has not seen \
+                 (training rows' margins are optimistic)"
+            )),
+            Overlap::Part { fraction, sampled } if fraction >= 0.5 && sampled >= 5 => {
+                Some(format!(
+                    "about {:.0}% of the rows of {source} are rows {model} was trained on (estimated from {sampled} \
+                 of them): {what} on rows it has not seen (training rows' margins are optimistic)",
+                    100.0 * fraction
+                ))
+            }
+            Overlap::Part { .. } => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use maxmargin_core::vector::SparseRows;
+
+    fn data(rows: &[(f64, f64)]) -> LabeledData {
+        let mut x = SparseRows::new();
+        for &(_, v) in rows {
+            x.push_row(&[0], &[v]).unwrap();
+        }
+        LabeledData::new(
+            "d".into(),
+            x,
+            rows.iter().map(|r| r.0).collect(),
+            (1..=rows.len()).collect(),
+        )
+    }
+
+    #[test]
+    fn the_sketch_knows_its_own_rows_in_any_order_and_estimates_a_part() {
+        let rows: Vec<(f64, f64)> = (0..2000)
+            .map(|i| (if i % 2 == 0 { 1.0 } else { -1.0 }, i as f64))
+            .collect();
+        let s = RowSketch::of(&data(&rows));
+        assert_eq!(s.smallest.len(), SKETCH_SIZE);
+        let mut reversed = rows.clone();
+        reversed.reverse();
+        assert_eq!(s.overlap(&data(&reversed)), Some(Overlap::Same));
+        // Half training rows, half new ones: about a half, from some rows.
+        let half: Vec<(f64, f64)> = (1000..3000)
+            .map(|i| (if i % 2 == 0 { 1.0 } else { -1.0 }, i as f64))
+            .collect();
+        match s.overlap(&data(&half)) {
+            Some(Overlap::Part { fraction, sampled }) => {
+                assert!((fraction - 0.5).abs() < 0.15, "{fraction}");
+                assert!(sampled > 30, "{sampled}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // Other labels are other rows.
+        let flipped: Vec<(f64, f64)> = rows.iter().map(|&(l, v)| (-l, v)).collect();
+        assert!(s.warning(&data(&flipped), "m", "calibrate").is_none());
+        assert!(s.warning(&data(&rows[..500]), "m", "calibrate").is_some());
+    }
+
+    #[test]
+    fn a_small_sketch_is_exact() {
+        let rows: Vec<(f64, f64)> = (0..50).map(|i| (1.0, i as f64)).collect();
+        let s = RowSketch::of(&data(&rows));
+        assert_eq!(
+            s.overlap(&data(&rows[..20])),
+            Some(Overlap::Part {
+                fraction: 1.0,
+                sampled: 20
+            })
+        );
+        let other: Vec<(f64, f64)> = (100..140).map(|i| (1.0, i as f64)).collect();
+        assert_eq!(
+            s.overlap(&data(&other)),
+            Some(Overlap::Part {
+                fraction: 0.0,
+                sampled: 40
+            })
+        );
+    }
+}
