@@ -443,10 +443,11 @@ pub(crate) struct TrainArgs {
         help_heading = "Binary training (--task binary)"
     )]
     pub(crate) pos_label: Option<f64>,
-    /// λ in λ/2‖w‖² + (1/n)Σ hinge [binary default: C = 1; structured: λ = 0.01].
+    /// λ in λ/2‖w‖² + (1/n)Σ hinge [binary and multiclass default: C = 1, as LIBLINEAR, LIBSVM and
+    /// scikit-learn; multilabel and chain: λ = 0.01].
     #[arg(long, conflicts_with = "c", help_heading = "Common (every task)")]
     pub(crate) lambda: Option<f64>,
-    /// C in LIBLINEAR's ½‖w‖² + CΣ hinge; converted to λ = 1/(C n) [binary default: 1].
+    /// C in LIBLINEAR's ½‖w‖² + CΣ hinge; converted to λ = 1/(C n) [binary and multiclass default: 1].
     #[arg(short = 'c', long = "cost", help_heading = "Common (every task)")]
     pub(crate) c: Option<f64>,
     /// Passes over the data [default: 1000 for dcd, which stops on its own test first; 10 for pegasos; for

@@ -300,6 +300,7 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
     let mut svm = params(args)?.check()?;
     svm = svm.checkpoints(args.checkpoints());
     let data = crate::load::read_labelled(data_path)?;
+    crate::report::advise_before_training(&data.x, args.scale.is_some_and(|s| s != ScaleArg::None));
     if let Some(path) = &args.sample_weights {
         let weights = crate::groups::read_sample_weights(path, data.n_samples(), data_path)?;
         svm = svm.sample_weights(weights)?;

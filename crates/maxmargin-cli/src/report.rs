@@ -7,6 +7,23 @@ use maxmargin::io::atomic::write_atomic;
 use maxmargin::optim::{StopReason, TraceRecord};
 use std::path::Path;
 
+/// The scaling note, printed before training (a user waiting on a slow run learns why at once), and so not
+/// again among the warnings at the end.
+static EARLY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Prints the scaling note for training rows that are not scaled, before training starts.
+pub fn advise_before_training(x: &maxmargin::core::vector::SparseRows, scaled: bool) {
+    // Only rows within the feature limits (the fit refuses the others, before anything follows the features).
+    if scaled || maxmargin::limits::check_features(Path::new(""), x.n_features(), x.nnz()).is_err()
+    {
+        return;
+    }
+    if let Some(note) = maxmargin::core::scale::scaling_advice(x.rows(), x.n_features()) {
+        note!("warning: {note}");
+        let _ = EARLY.set(note);
+    }
+}
+
 /// A finished run, as the command reports it.
 pub struct Finished<'a> {
     /// Every evaluation.
@@ -61,7 +78,9 @@ pub fn report(args: &TrainArgs, output: &Path, f: &Finished<'_>) -> Result<bool>
         })?;
     }
     for w in f.warnings {
-        note!("warning: {w}");
+        if EARLY.get() != Some(w) {
+            note!("warning: {w}");
+        }
     }
     if !args.quiet {
         let seconds = f.trace.last().map_or(0.0, |r| r.seconds);

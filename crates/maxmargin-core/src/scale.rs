@@ -181,37 +181,57 @@ fn push(idx: &mut Vec<u32>, val: &mut Vec<f64>, j: u32, v: f64) {
     }
 }
 
-/// When features are badly scaled for the solvers (the largest absolute value of some feature above `1e3`,
-/// or the largest per-feature maximum more than `1e3` times the smallest), a one-line note saying so;
-/// `None` otherwise. Zero features are left out.
+/// When features are scaled so that the solvers slow down, a one-line note saying so; `None` otherwise.
+///
+/// What slows them is large values, which make `XᵀX` large against the regularizer (some feature's largest
+/// absolute value above `1e3`), and features of very different magnitudes that both shape many rows (among
+/// the features present in at least 5% of the rows, the largest per-feature maximum more than `1e3` times the
+/// smallest). A rare feature with small values does not: its weight is held near zero by the regularizer
+/// and it touches few rows, so unit-length tf-idf rows, whose rare words have small values, get no note.
 pub fn scaling_advice<'a>(
     rows: impl Iterator<Item = SparseRow<'a>>,
     n_features: usize,
 ) -> Option<String> {
     let mut maxabs = vec![0.0f64; n_features];
+    let mut count = vec![0usize; n_features];
+    let mut n_rows = 0;
     for row in rows {
+        n_rows += 1;
         for (j, v) in row.iter() {
-            if let Some(m) = maxabs.get_mut(j) {
+            if let (Some(m), Some(c)) = (maxabs.get_mut(j), count.get_mut(j)) {
                 *m = m.max(v.abs());
+                *c += 1;
             }
         }
     }
-    advice_from(&maxabs)
+    advice_from(&maxabs, &count, n_rows)
 }
 
-/// [`scaling_advice`] from the largest absolute value of each feature.
-fn advice_from(maxabs: &[f64]) -> Option<String> {
-    let used = maxabs.iter().copied().filter(|m| *m > 0.0);
-    let (lo, hi) = used.fold((f64::INFINITY, 0.0f64), |(lo, hi), m| {
-        (lo.min(m), hi.max(m))
-    });
+/// [`scaling_advice`] from the largest absolute value of each feature and the rows it is present in.
+fn advice_from(maxabs: &[f64], count: &[usize], n_rows: usize) -> Option<String> {
+    let hi = maxabs.iter().copied().fold(0.0f64, f64::max);
     if hi == 0.0 {
         return None;
     }
-    (hi > 1e3 || hi > 1e3 * lo).then(|| {
+    let common = (n_rows / 20).max(1);
+    let (lo_c, hi_c) = maxabs
+        .iter()
+        .zip(count)
+        .filter(|(m, c)| **m > 0.0 && **c >= common)
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), (&m, _)| {
+            (lo.min(m), hi.max(m))
+        });
+    if hi > 1e3 {
+        return Some(format!(
+            "feature values reach {hi:.3e} in absolute value; solvers converge slowly on such data: consider \
+             --scale maxabs (sparse data) or --scale minmax"
+        ));
+    }
+    (hi_c > 1e3 * lo_c).then(|| {
         format!(
-            "feature magnitudes range from {lo:.3e} to {hi:.3e} (max |x_j| per feature); solvers converge \
-             slowly on such data: consider --scale maxabs (sparse data) or --scale minmax"
+            "the features present in 5% of the rows or more range in magnitude from {lo_c:.3e} to {hi_c:.3e} \
+             (max |x_j| per feature); solvers converge slowly on such data: consider --scale maxabs (sparse \
+             data) or --scale minmax"
         )
     })
 }
@@ -223,6 +243,7 @@ pub struct ScalerFit {
     n_features: usize,
     s: Stats,
     nnz: usize,
+    rows: usize,
 }
 
 impl ScalerFit {
@@ -239,11 +260,13 @@ impl ScalerFit {
                 sum_sq: vec![0.0; n_features],
             },
             nnz: 0,
+            rows: 0,
         }
     }
 
     /// Counts one row.
     pub fn add(&mut self, row: SparseRow<'_>) {
+        self.rows += 1;
         let s = &mut self.s;
         for (j, v) in row.iter() {
             if j >= self.n_features {
@@ -270,7 +293,7 @@ impl ScalerFit {
                 }
             })
             .collect();
-        advice_from(&maxabs)
+        advice_from(&maxabs, &s.count, self.rows)
     }
 
     /// The scaler of the `n_rows` rows counted.
@@ -283,6 +306,7 @@ impl ScalerFit {
             n_features,
             s,
             nnz,
+            rows: _,
         } = self;
         let n = n_rows.max(1) as f64;
         let mut factor = vec![1.0; n_features];

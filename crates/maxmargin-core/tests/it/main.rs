@@ -4,4 +4,5 @@ mod affine;
 mod bad_input;
 mod hinge;
 mod objective;
+mod scale;
 mod structured;

@@ -21,7 +21,7 @@ impl LinearModel {
     /// let model = LinearSvmParams::new().check()?.fit(&data)?;
     /// let turned = model.clone().with_positive(std::path::Path::new("heart"), -1.0)?;
     /// assert_eq!(turned.labels, [1.0, -1.0]);
-    /// assert_eq!(turned.predict(&data.x), model.predict(&data.x));
+    /// assert_eq!(turned.predict_rows(&data.x), model.predict_rows(&data.x));
     /// # Ok(()) }
     /// ```
     pub fn with_positive(mut self, path: &Path, label: f64) -> Result<Self, Error> {

@@ -204,14 +204,19 @@ impl StructuredSvmParams {
     /// Passes between BCFW's gap checks (and the trainer's evaluations, when they are needed) by default.
     pub const DEFAULT_EVAL_EVERY: f64 = 5.0;
 
-    /// Defaults for `task`: the Crammer–Singer dual (`dcd`) for multiclass, BCFW otherwise; λ = 0.01, stop at
-    /// ε = 0.01 (BCFW: a 1% duality gap) or 1000 passes.
+    /// Defaults for `task`: the Crammer–Singer dual (`dcd`) for multiclass at C = 1 in LIBLINEAR's convention
+    /// (λ = 1/n, as `-s 4`, scikit-learn's `LinearSVC` and LIBSVM default to), BCFW at λ = 0.01 otherwise;
+    /// stop at ε = 0.01 (BCFW: a 1% duality gap) or 1000 passes.
     pub fn new(task: Task) -> Self {
         Self {
             task,
             solver: match task {
                 Task::Multiclass => StructSolverKind::Dcd,
                 Task::Multilabel | Task::Chain | Task::Custom => StructSolverKind::Bcfw,
+            },
+            regularization: match task {
+                Task::Multiclass => Regularization::CSum(1.0),
+                Task::Multilabel | Task::Chain | Task::Custom => Regularization::Lambda(0.01),
             },
             // A user's space defines its own features: no constant one is appended.
             bias: task != Task::Custom,
