@@ -11,7 +11,7 @@ use std::process::Command;
 
 /// The targets and, for the readers, the shared files (relative to the data folder) whose first lines seed
 /// them.
-const TARGETS: [(&str, &[&str]); 6] = [
+const TARGETS: [(&str, &[&str]); 10] = [
     (
         "libsvm",
         &[
@@ -30,7 +30,110 @@ const TARGETS: [(&str, &[&str]); 6] = [
     ("conll", &["conll2000/train.txt.gz"]),
     ("model_bincode", &[]),
     ("model_json", &[]),
+    ("liblinear", &[]),
+    ("checkpoint", &[]),
+    ("template", &[]),
+    ("side_files", &[]),
 ];
+
+/// Seeds of the side-file targets, made with the release command from the heart and iris heads in
+/// `scratch` (written by [`seed_models`]): LIBLINEAR models by `convert`, checkpoints of four solvers,
+/// templates, weights, group names and a trace.
+fn seed_side(root: &Path, scratch: &Path, corpus: &dyn Fn(&str) -> PathBuf) -> Result<()> {
+    let bin = root.join("target/release/maxmargin");
+    let run = |args: &[&str]| -> Result<()> {
+        let status = Command::new(&bin)
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .with_context(|| format!("running {}", bin.display()))?;
+        ensure!(status.success(), "making a seed failed: maxmargin {args:?}");
+        Ok(())
+    };
+    let path = |p: PathBuf| p.to_string_lossy().into_owned();
+    let (binary, multi) = (
+        path(scratch.join("binary.svm")),
+        path(scratch.join("multiclass.svm")),
+    );
+    for (i, (data, task)) in [(&binary, "binary"), (&multi, "multiclass")]
+        .into_iter()
+        .enumerate()
+    {
+        let model = path(scratch.join(format!("{task}.seed.model")));
+        run(&[
+            "train",
+            data.as_str(),
+            "--task",
+            task,
+            "-o",
+            model.as_str(),
+            "-q",
+        ])?;
+        let out = path(corpus("liblinear").join(format!("seed-{i}")));
+        run(&[
+            "convert",
+            model.as_str(),
+            "--to",
+            "liblinear",
+            "-o",
+            out.as_str(),
+        ])?;
+    }
+    let runs: [&[&str]; 4] = [
+        &["--epochs", "2"],
+        &["--solver", "pegasos", "--epochs", "2"],
+        &["--task", "multiclass", "--max-passes", "2"],
+        &[
+            "--task",
+            "multiclass",
+            "--solver",
+            "bcfw",
+            "--max-passes",
+            "2",
+        ],
+    ];
+    for (i, flags) in runs.iter().enumerate() {
+        let data = if i < 2 { &binary } else { &multi };
+        let ck = path(corpus("checkpoint").join(format!("seed-{i}")));
+        let model = path(scratch.join("ck.model"));
+        let mut args = vec![
+            "train",
+            data.as_str(),
+            "-o",
+            model.as_str(),
+            "--checkpoint",
+            ck.as_str(),
+            "-q",
+        ];
+        args.extend_from_slice(flags);
+        run(&args)?;
+    }
+    let templates = [
+        "U00:%x[0,0]\nU01:%x[-1,0]/%x[0,0]\n",
+        "# comment\nU10:%x[0,1]\nU11:%x[1,1]/%x[2,1]\n\nB\n",
+    ];
+    for (i, t) in templates.iter().enumerate() {
+        std::fs::write(corpus("template").join(format!("seed-{i}")), t)?;
+    }
+    let trace = path(corpus("side_files").join("seed-trace"));
+    let model = path(scratch.join("trace.model"));
+    run(&[
+        "train",
+        binary.as_str(),
+        "-o",
+        model.as_str(),
+        "--trace",
+        trace.as_str(),
+        "-q",
+    ])?;
+    std::fs::write(corpus("side_files").join("seed-weights"), "1\n0.5\n2\n")?;
+    std::fs::write(
+        corpus("side_files").join("seed-groups"),
+        "north\nsouth\nnorth\n",
+    )?;
+    Ok(())
+}
 
 /// The first `n` lines of a (possibly gzip-compressed) file.
 fn head(path: &Path, n: usize) -> Result<Vec<u8>> {
@@ -173,6 +276,7 @@ pub(crate) fn fuzz(root: &Path, args: &[String]) -> Result<()> {
         &scratch,
         [&corpus("model_bincode"), &corpus("model_json")],
     )?;
+    seed_side(root, &scratch, &corpus)?;
     for (target, files) in TARGETS {
         if only
             .as_ref()

@@ -344,11 +344,19 @@ pub(crate) struct CompareCmd {
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct CvCmd {
-    /// LIBSVM data (plain or .gz) with two classes.
+    /// The data (plain or .gz): LIBSVM (or CSV) with two classes; with --task, the task's format.
     pub(crate) data: PathBuf,
     /// Number of folds.
     #[arg(short = 'k', long, default_value_t = 5)]
     pub(crate) folds: usize,
+    /// binary (default), or multiclass (measured by accuracy), multilabel (micro-averaged F1) or chain (token
+    /// accuracy), each with that task's solvers and defaults.
+    #[arg(long, value_enum, default_value_t = TaskArg::Binary)]
+    pub(crate) task: TaskArg,
+    /// One group name per example (row; sequence for chains): folds keep each group whole (scikit-learn's
+    /// GroupKFold), so a model is never tested on a group it trained on; needs at least -k groups.
+    #[arg(long)]
+    pub(crate) groups: Option<PathBuf>,
     /// A regularization path: C values, comma-separated, in any order (run from the smallest) (e.g. 0.01,0.1,1,10); each fold's model
     /// at a C starts from its dual solution at the previous C (dcd).
     #[arg(long, value_delimiter = ',', conflicts_with_all = ["c", "lambda"])]

@@ -178,8 +178,25 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<bool> {
         ],
         "does not apply to cv",
     )?;
+    let task = match cmd.task {
+        TaskArg::Binary => None,
+        TaskArg::Multiclass => Some(maxmargin::structured_svm::Task::Multiclass),
+        TaskArg::Multilabel => Some(maxmargin::structured_svm::Task::Multilabel),
+        TaskArg::Chain => Some(maxmargin::structured_svm::Task::Chain),
+    };
+    if let Some(task) = task {
+        return crate::cv_structured::cv(cmd, task);
+    }
     let params = params(args)?;
     let data = crate::load::read_labelled(&cmd.data)?;
+    let groups = match &cmd.groups {
+        Some(path) => {
+            let names =
+                maxmargin::side_files::read_group_names(path, data.n_samples(), &data.source)?;
+            Some(maxmargin::linear::group_folds(&names, cmd.folds)?)
+        }
+        None => None,
+    };
     let metric = maxmargin::linear::Metric::from(cmd.metric);
     let name = metric.name();
     let cell =
@@ -187,7 +204,10 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<bool> {
     let mut all_converged = true;
     let chosen = if cmd.c_path.is_empty() {
         let svm = params.clone().check()?;
-        let cv = maxmargin::linear::cross_validate(&svm, &data, cmd.folds, args.seed)?;
+        let cv = match &groups {
+            Some(folds) => maxmargin::linear::cross_validate_folds(&svm, &data, folds)?,
+            None => maxmargin::linear::cross_validate(&svm, &data, cmd.folds, args.seed)?,
+        };
         all_converged &= warn_unconverged(&[(None, &cv)], cmd.folds);
         if cmd.json {
             out!("{}", serde_json::to_string(&cv)?);
@@ -212,13 +232,18 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<bool> {
         }
         None
     } else {
-        let path = maxmargin::linear::regularization_path(
-            &params,
-            &data,
-            &cmd.c_path,
-            cmd.folds,
-            args.seed,
-        )?;
+        let path = match &groups {
+            Some(folds) => {
+                maxmargin::linear::regularization_path_folds(&params, &data, &cmd.c_path, folds)?
+            }
+            None => maxmargin::linear::regularization_path(
+                &params,
+                &data,
+                &cmd.c_path,
+                cmd.folds,
+                args.seed,
+            )?,
+        };
         let cvs: Vec<_> = path.iter().map(|p| (Some(p.c), &p.cv)).collect();
         all_converged &= warn_unconverged(&cvs, cmd.folds);
         let best = maxmargin::linear::best_c(&path, metric);

@@ -2,10 +2,9 @@
 //! soft-margin figure of a two-feature binary model over its data).
 
 use crate::plot::{BoundaryChart, LineChart, Series};
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use maxmargin::core::vector::SparseRows;
 use maxmargin::linear::DecisionModel;
-use maxmargin::optim::TraceRecord;
 use std::path::{Path, PathBuf};
 
 /// What `plot --x` puts on the horizontal axis.
@@ -29,50 +28,11 @@ pub(crate) enum YArg {
 }
 
 /// A trace file: its evaluations and what its summary line says.
-pub(crate) struct Trace {
-    pub records: Vec<TraceRecord>,
-    /// The relative gap the run headed for, when the summary has it.
-    pub tolerance: Option<f64>,
-    /// What ran (`dcd on 270 examples x 13 features`), when the summary has it.
-    pub run: Option<String>,
-}
+pub(crate) type Trace = maxmargin::side_files::TraceFile;
 
 /// Reads a `train --trace` file: one JSON record per evaluation, then a summary line.
 pub(crate) fn read_trace(path: &Path) -> Result<Trace> {
-    let reader = maxmargin::io::open_maybe_gz(path)?;
-    let mut trace = Trace {
-        records: Vec::new(),
-        tolerance: None,
-        run: None,
-    };
-    let mut lines = maxmargin::io::Lines::new(reader, path);
-    while let Some((no, line)) = lines.next_line()? {
-        let i = no - 1;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let value: serde_json::Value = serde_json::from_str(line)
-            .with_context(|| format!("{}:{}: not a trace line", path.display(), i + 1))?;
-        if value.get("stop").is_some() {
-            trace.tolerance = value.get("tolerance").and_then(serde_json::Value::as_f64);
-            trace.run = value
-                .get("run")
-                .and_then(|v| v.as_str().map(str::to_string));
-        } else {
-            trace
-                .records
-                .push(serde_json::from_value(value).with_context(|| {
-                    format!("{}:{}: not a trace record", path.display(), i + 1)
-                })?);
-        }
-    }
-    if trace.records.is_empty() {
-        bail!(
-            "{}: no trace records (write one with train --trace FILE)",
-            path.display()
-        );
-    }
-    Ok(trace)
+    Ok(maxmargin::side_files::read_trace(path)?)
 }
 
 /// The largest magnitude a figure draws: beyond it an axis's padded range overflows (a trace with an

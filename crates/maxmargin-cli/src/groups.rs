@@ -45,33 +45,7 @@ pub(crate) fn groups(data: &LabeledData, grouping: &Grouping) -> Result<Vec<(Str
             }
         }
         Grouping::File(path) => {
-            let reader = maxmargin::io::open_maybe_gz(path)?;
-            let mut lines = maxmargin::io::Lines::new(reader, path);
-            while let Some((no, line)) = lines.next_line()? {
-                let i = no - 1;
-                let name = line.trim();
-                if name.is_empty() {
-                    bail!("{}:{}: an empty group name", path.display(), i + 1);
-                }
-                if names.len() == data.n_samples() {
-                    bail!(
-                        "{}: more group names than the {} rows of {}",
-                        path.display(),
-                        data.n_samples(),
-                        data.source.display()
-                    );
-                }
-                names.push(name.to_string());
-            }
-            if names.len() != data.n_samples() {
-                bail!(
-                    "{}: {} group names for the {} rows of {} (one name per row)",
-                    path.display(),
-                    names.len(),
-                    data.n_samples(),
-                    data.source.display()
-                );
-            }
+            names = maxmargin::side_files::read_group_names(path, data.n_samples(), &data.source)?;
         }
     }
     let mut index: HashMap<&str, usize> = HashMap::new();
@@ -108,45 +82,7 @@ pub(crate) fn from_flags(group_by: Option<GroupByArg>, file: Option<&Path>) -> O
 
 /// Reads `--sample-weights FILE`: one finite non-negative number per line, as many as the data has rows.
 pub(crate) fn read_sample_weights(path: &Path, rows: usize, data: &Path) -> Result<Vec<f64>> {
-    let reader = maxmargin::io::open_maybe_gz(path)?;
-    let mut out = Vec::with_capacity(rows.min(1 << 24));
-    let mut lines = maxmargin::io::Lines::new(reader, path);
-    while let Some((no, line)) = lines.next_line()? {
-        let i = no - 1;
-        let text = line.trim();
-        let w: f64 = text.parse().map_err(|_| {
-            anyhow::anyhow!(
-                "{}:{}: weight: {:?} is not a number",
-                path.display(),
-                i + 1,
-                text.chars().take(40).collect::<String>()
-            )
-        })?;
-        if !(w.is_finite() && w >= 0.0) {
-            bail!(
-                "{}:{}: weight: {w} must be finite and >= 0",
-                path.display(),
-                i + 1
-            );
-        }
-        if out.len() == rows {
-            bail!(
-                "{}: more weights than the {rows} rows of {}",
-                path.display(),
-                data.display()
-            );
-        }
-        out.push(w);
-    }
-    if out.len() != rows {
-        bail!(
-            "{}: {} weights for the {rows} rows of {} (one per row)",
-            path.display(),
-            out.len(),
-            data.display()
-        );
-    }
-    Ok(out)
+    Ok(maxmargin::side_files::read_weights(path, rows, data)?)
 }
 
 /// An overall evaluation as JSON with a `groups` key: each group's evaluation with its `group` name and

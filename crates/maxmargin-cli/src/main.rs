@@ -24,6 +24,7 @@ mod bench_predict;
 mod binary;
 mod compare;
 mod convert;
+mod cv_structured;
 mod decision;
 mod demo;
 mod figures;

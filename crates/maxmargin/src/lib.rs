@@ -36,6 +36,7 @@ pub mod limits;
 pub mod linear;
 mod parallel;
 pub mod prelude;
+pub mod side_files;
 pub mod structured_svm;
 pub mod tagger;
 pub mod testing;

@@ -146,9 +146,9 @@ fn cv_reports_folds() {
         1,
     );
     assert!(err.contains("distinct"), "{err}");
-    // cv trains binary models: it offers no --task (a usage error, status 2).
-    let err = fails(&["cv", s(&data), "--task", "chain"], 2);
-    assert!(err.contains("--task"), "{err}");
+    // cv --task reads the task's format: binary data is not a chain file.
+    let err = fails(&["cv", s(&data), "--task", "chain"], 1);
+    assert!(err.contains("is not a tag"), "{err}");
     let err = fails(&["cv", s(&data), "--resume", "x.ckpt"], 1);
     assert!(err.contains("--resume does not apply to cv"), "{err}");
 }
@@ -196,4 +196,148 @@ fn issue_23_cv_says_when_folds_stop_short_of_convergence() {
             .code(),
         Some(0)
     );
+}
+
+#[test]
+fn issue_23_cv_of_every_task_by_its_own_measure() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (iris, _) = iris_model(tmp.path(), "unused.model");
+    let json: serde_json::Value = serde_json::from_str(&ok(&[
+        "cv",
+        s(&iris),
+        "--task",
+        "multiclass",
+        "-k",
+        "3",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(json["metric"], "accuracy");
+    let folds = json["folds"].as_array().unwrap();
+    assert_eq!(folds.len(), 3);
+    let mean = folds
+        .iter()
+        .map(|f| f["score"].as_f64().unwrap())
+        .sum::<f64>()
+        / 3.0;
+    assert!(
+        (mean - json["mean"].as_f64().unwrap()).abs() < 1e-12 && mean > 0.85,
+        "{json}"
+    );
+    // Each fold is a model trained on the other folds: the same as training on those rows.
+    // Along a C path, with a refit at the best C (the same model as train -c at that C).
+    let refit = tmp.path().join("refit.model");
+    let text = ok(&[
+        "cv",
+        s(&iris),
+        "--task",
+        "multiclass",
+        "-k",
+        "3",
+        "--c-path",
+        "0.01,1",
+        "--refit",
+        "-o",
+        s(&refit),
+    ]);
+    assert!(text.contains("best C = "), "{text}");
+    let c: f64 = text
+        .split("best C = ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let direct = tmp.path().join("direct.model");
+    ok(&[
+        "train",
+        s(&iris),
+        "--task",
+        "multiclass",
+        "-c",
+        &c.to_string(),
+        "-o",
+        s(&direct),
+        "-q",
+    ]);
+    let load = |p: &Path| maxmargin::StructuredModel::load(p).unwrap().w;
+    assert_eq!(load(&refit), load(&direct));
+    // Multilabel and chain, by micro-F1 and token accuracy.
+    let p1 = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/p1");
+    let ml = ok(&[
+        "cv",
+        s(&p1.join("iris-multilabel.svm")),
+        "--task",
+        "multilabel",
+        "-k",
+        "3",
+    ]);
+    assert!(ml.contains("mean    micro_f1 "), "{ml}");
+    let chain = ok(&[
+        "cv",
+        s(&p1.join("iris-chain.svmhmm")),
+        "--task",
+        "chain",
+        "-k",
+        "2",
+    ]);
+    assert!(chain.contains("mean    token_accuracy "), "{chain}");
+    // A binary-only measure is refused by name.
+    let e = fails(
+        &[
+            "cv",
+            s(&iris),
+            "--task",
+            "multiclass",
+            "--metric",
+            "roc_auc",
+        ],
+        1,
+    );
+    assert!(
+        e.contains("--task multiclass is measured by accuracy"),
+        "{e}"
+    );
+}
+
+#[test]
+fn issue_23_group_folds_keep_each_group_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    // Nine sites of 30 rows each.
+    let groups = tmp.path().join("sites.txt");
+    let names: String = (0..270).map(|i| format!("site{}\n", i / 30)).collect();
+    std::fs::write(&groups, names).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&ok(&[
+        "cv",
+        s(&data),
+        "-k",
+        "3",
+        "--groups",
+        s(&groups),
+        "--json",
+    ]))
+    .unwrap();
+    // The folds are the library's group folds: each site whole, three sites (90 rows) a fold.
+    let names: Vec<String> = (0..270).map(|i| format!("site{}", i / 30)).collect();
+    let fold_of = maxmargin::linear::group_folds(&names, 3).unwrap();
+    assert!((0..270).all(|i| fold_of[i] == fold_of[i - i % 30]));
+    assert!((0..3).all(|f| fold_of.iter().filter(|&&g| g == f).count() == 90));
+    let rows = maxmargin::datasets::heart_scale().unwrap();
+    let svm = maxmargin::LinearSvmParams::new().check().unwrap();
+    let cv = maxmargin::linear::cross_validate_folds(&svm, &rows, &fold_of).unwrap();
+    assert_eq!(
+        json["fold_accuracy"],
+        serde_json::json!(cv.fold_accuracy),
+        "{json}"
+    );
+    // Fewer groups than folds, or another count of names, are refused by name.
+    let e = fails(&["cv", s(&data), "-k", "10", "--groups", s(&groups)], 1);
+    assert!(e.contains("10 folds of 9 groups"), "{e}");
+    let short = tmp.path().join("short.txt");
+    std::fs::write(&short, "a\nb\n").unwrap();
+    let e = fails(&["cv", s(&data), "--groups", s(&short)], 1);
+    assert!(e.contains("2 group names for the 270 rows"), "{e}");
 }

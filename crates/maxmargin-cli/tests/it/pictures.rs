@@ -76,9 +76,15 @@ fn plot_draws_several_traces_with_their_tolerance() {
     )
     .unwrap();
     let err = fails(&["plot", s(&bad), "-o", s(&svg)], 1);
-    assert!(err.contains("bad.jsonl:2: not a trace line"), "{err}");
+    assert!(
+        err.contains("bad.jsonl:2:1: trace: not a trace line"),
+        "{err}"
+    );
     let err = fails(&["plot", s(&data), "-o", s(&svg)], 1);
-    assert!(err.contains("heart.svm:1: not a trace line"), "{err}");
+    assert!(
+        err.contains("heart.svm:1:1: trace: not a trace line"),
+        "{err}"
+    );
     fails(&["plot", "-o", s(&svg)], 2);
 }
 

@@ -170,12 +170,12 @@ fn sample_weight_mistakes_are_named() {
         (
             "neg.txt",
             "1\n-1\n",
-            "neg.txt:2: weight: -1 must be finite and >= 0",
+            "neg.txt:2:1: weight: -1 must be finite and >= 0",
         ),
         (
             "word.txt",
             "1\nheavy\n",
-            "word.txt:2: weight: \"heavy\" is not a number",
+            "word.txt:2:1: weight: \"heavy\" is not a number",
         ),
     ] {
         let weights = w(file, body);

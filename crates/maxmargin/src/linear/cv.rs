@@ -133,12 +133,26 @@ pub fn cross_validate(
     k: usize,
     seed: u64,
 ) -> Result<CrossValidation, Error> {
+    cross_validate_folds(svm, data, &stratified_folds(data, k, seed)?)
+}
+
+/// [`cross_validate`] over given folds: `fold_of[i]` is example `i`'s fold, `0..k` (from
+/// [`group_folds`], say, so that rows of one group are never split between training and test).
+///
+/// # Errors
+/// [`Error::Optim`] when `fold_of` has not one fold per example or leaves a fold empty; what training
+/// returns.
+pub fn cross_validate_folds(
+    svm: &LinearSvm,
+    data: &LabeledData,
+    fold_of: &[usize],
+) -> Result<CrossValidation, Error> {
     use rayon::prelude::*;
-    let fold_of = stratified_folds(data, k, seed)?;
+    let k = check_folds(fold_of, data.n_samples())?;
     let fold_accuracy = (0..k)
         .into_par_iter()
         .map(|f| {
-            let (train, test) = split(data, &fold_of, f);
+            let (train, test) = split(data, fold_of, f);
             let model = svm.fit(&train)?;
             Ok(FoldMetrics::of(
                 &model.evaluate(&test, None)?,
@@ -147,6 +161,67 @@ pub fn cross_validate(
         })
         .collect::<Result<Vec<FoldMetrics>, Error>>()?;
     Ok(CrossValidation::from_folds(fold_accuracy))
+}
+
+/// The number of folds of an assignment, checked: one fold per example, each of `0..k` non-empty, `k ≥ 2`.
+pub(crate) fn check_folds(fold_of: &[usize], n: usize) -> Result<usize, Error> {
+    let k = fold_of.iter().max().map_or(0, |m| m + 1);
+    let mut sizes = vec![0usize; k];
+    fold_of.iter().for_each(|&f| sizes[f] += 1);
+    if fold_of.len() != n || k < 2 || sizes.contains(&0) {
+        return Err(OptimError::InvalidParam {
+            name: "folds",
+            value: format!("{k} folds of {} examples for {n}", fold_of.len()),
+            reason: "must give every example one of at least 2 folds, none empty",
+        }
+        .into());
+    }
+    Ok(k)
+}
+
+/// Folds that keep each group whole (scikit-learn's `GroupKFold`): groups, largest first, each go to the
+/// fold with the fewest examples so far (the first on a tie), so fold sizes stay close; no seed is needed.
+/// `names[i]` is example `i`'s group.
+///
+/// # Errors
+/// [`Error::Optim`] for fewer distinct groups than `k`, or `k < 2`.
+///
+/// # Examples
+/// ```
+/// let names: Vec<String> = ["a", "b", "a", "c", "b", "a"].iter().map(|s| s.to_string()).collect();
+/// let folds = maxmargin::linear::group_folds(&names, 2).unwrap();
+/// assert_eq!(folds, [0, 1, 0, 1, 1, 0]);
+/// assert!(maxmargin::linear::group_folds(&names, 4).is_err());
+/// ```
+pub fn group_folds(names: &[String], k: usize) -> Result<Vec<usize>, Error> {
+    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    for (i, n) in names.iter().enumerate() {
+        let g = *index.entry(n.as_str()).or_insert_with(|| {
+            members.push(Vec::new());
+            members.len() - 1
+        });
+        members[g].push(i);
+    }
+    if k < 2 || members.len() < k {
+        return Err(OptimError::InvalidParam {
+            name: "folds",
+            value: format!("{k} folds of {} groups", members.len()),
+            reason: "group folds need at least 2 folds and at least as many groups as folds",
+        }
+        .into());
+    }
+    // Largest groups first; equal sizes in order of first appearance.
+    let mut order: Vec<usize> = (0..members.len()).collect();
+    order.sort_by_key(|&g| std::cmp::Reverse(members[g].len()));
+    let mut sizes = vec![0usize; k];
+    let mut fold_of = vec![0usize; names.len()];
+    for g in order {
+        let f = (0..k).min_by_key(|&f| sizes[f]).unwrap_or(0);
+        sizes[f] += members[g].len();
+        members[g].iter().for_each(|&i| fold_of[i] = f);
+    }
+    Ok(fold_of)
 }
 
 /// The mean and standard deviation of some values (`None` for none).
@@ -201,32 +276,43 @@ pub(crate) fn stratified_folds(
         }
         .into());
     }
-    let labels = BinaryLabels::from_labels(&data.source, &data.labels)?;
-    let y = labels.targets(data)?;
+    // The binary check first: a file with other than two classes is refused as before.
+    BinaryLabels::from_labels(&data.source, &data.labels)?;
+    stratified_classes(data, k, seed)
+}
+
+/// The fold (0..k) of every example of any number of classes: each class's examples, classes in increasing
+/// order, are permuted with `seed` plus the class's index and dealt round-robin, continuing from the previous
+/// class; every class needs two examples (else its test fold would train without it).
+pub(crate) fn stratified_classes(
+    data: &LabeledData,
+    k: usize,
+    seed: u64,
+) -> Result<Vec<usize>, Error> {
+    let n = data.n_samples();
+    let classes = maxmargin_io::libsvm::ClassLabels::from_labels(&data.source, &data.labels)?;
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); classes.len()];
+    for (i, y) in classes.indices(data)?.into_iter().enumerate() {
+        members[y as usize].push(i);
+    }
     let mut fold_of = vec![0usize; n];
     let mut next = 0;
-    for (c, class) in [-1.0, 1.0].into_iter().enumerate() {
-        let members: Vec<usize> = (0..n).filter(|&i| y[i] == class).collect();
-        // Stratified, every fold's training rows hold both classes as soon as each has two rows.
-        if members.len() < 2 {
-            let label = if class > 0.0 {
-                labels.positive
-            } else {
-                labels.negative
-            };
+    for (c, rows) in members.iter().enumerate() {
+        // Stratified, every fold's training rows hold every class as soon as each has two rows.
+        if rows.len() < 2 {
             return Err(IoError::Mismatch {
                 path: data.source.clone(),
                 message: format!(
-                    "class {label} has {} row: the fold that tests it would train without it; \
+                    "class {} has {} row: the fold that tests it would train without it; \
                      cross-validation needs at least 2 rows of each class",
-                    members.len()
+                    classes.classes[c],
+                    rows.len()
                 ),
             }
             .into());
         }
-        for &j in &maxmargin_optim::random::permutation(members.len(), seed.wrapping_add(c as u64))
-        {
-            fold_of[members[j]] = next % k;
+        for &j in &maxmargin_optim::random::permutation(rows.len(), seed.wrapping_add(c as u64)) {
+            fold_of[rows[j]] = next % k;
             next += 1;
         }
     }
@@ -279,6 +365,19 @@ pub fn regularization_path(
     k: usize,
     seed: u64,
 ) -> Result<Vec<PathPoint>, Error> {
+    regularization_path_folds(params, data, cs, &stratified_folds(data, k, seed)?)
+}
+
+/// [`regularization_path`] over given folds (see [`cross_validate_folds`]).
+///
+/// # Errors
+/// As [`regularization_path`], and for folds that are not an assignment of every example.
+pub fn regularization_path_folds(
+    params: &LinearSvmParams,
+    data: &LabeledData,
+    cs: &[f64],
+    fold_of: &[usize],
+) -> Result<Vec<PathPoint>, Error> {
     use rayon::prelude::*;
     // Given in any order, the path runs from the smallest C (each warm start then comes from a smaller C).
     let mut sorted = cs.to_vec();
@@ -296,16 +395,16 @@ pub fn regularization_path(
         }
         .into());
     }
+    let k = check_folds(fold_of, data.n_samples())?;
     let svms = cs
         .iter()
         .map(|&c| params.clone().c(c).check())
         .collect::<Result<Vec<_>, _>>()?;
-    let fold_of = stratified_folds(data, k, seed)?;
     let run = || {
         (0..k)
             .into_par_iter()
             .map(|f| {
-                let (train, test) = split(data, &fold_of, f);
+                let (train, test) = split(data, fold_of, f);
                 // The previous C's duals and λ; scaled by C_new/C_old before use (see `DualFile::alpha_for`).
                 let mut previous: Option<(Vec<f64>, f64)> = None;
                 svms.iter()

@@ -334,6 +334,7 @@ impl StructuredSvm {
 
 mod calibrated;
 mod custom;
+mod cv;
 mod fit;
 mod kernel;
 mod model;
@@ -344,6 +345,7 @@ mod stream;
 
 pub use calibrated::{CalibratedMulticlass, MULTICLASS_DECISION_KIND, MulticlassCalibration};
 pub use custom::{CustomEvaluation, CustomFitReport, CustomModel, CustomSpace};
+pub use cv::{StructCrossValidation, StructData, StructFold};
 pub use kernel::MulticlassKernel;
 pub use model::Prediction;
 pub use params::{StructSolverKind, StructuredSvmParams, Task};

@@ -60,7 +60,12 @@ pub fn conll(bytes: &[u8]) {
             let _ = map.tags(s);
         }
     }
-    // The same bytes as a template file, applied to a sentence.
+    // The same bytes as a template file.
+    template(bytes);
+}
+
+/// A CoNLL `--template` file, parsed and applied to a sentence as training does.
+pub fn template(bytes: &[u8]) {
     if let Ok(text) = std::str::from_utf8(bytes)
         && let Ok(t) = conll::Template::parse("fuzz", text)
     {
@@ -68,6 +73,132 @@ pub fn conll(bytes: &[u8]) {
             conll::Sentence::from_rows(&[vec!["He", "PRP"], vec!["ran", "VBD"]], &["B-NP", "B-VP"]);
         let map = conll::FeatureMap::fit_with(std::slice::from_ref(&s), t);
         assert!(map.features(&s).len() == 2);
+    }
+}
+
+/// The side files a command reads beside its data, for a three-row dataset: sample weights, group names
+/// and a training trace.
+///
+/// # Panics
+/// When the file cannot be written to `dir`, or a reader returns another count than the rows.
+pub fn side_files(bytes: &[u8], dir: &Path) {
+    let path = dir.join("fuzz.side");
+    // ok: a harness failure, not an input the library must survive.
+    std::fs::write(&path, bytes).expect("write the fuzz input");
+    let data = Path::new("data.svm");
+    if let Ok(w) = crate::side_files::read_weights(&path, 3, data) {
+        assert!(w.len() == 3 && w.iter().all(|v| v.is_finite() && *v >= 0.0));
+    }
+    if let Ok(g) = crate::side_files::read_group_names(&path, 3, data) {
+        assert!(g.len() == 3 && g.iter().all(|n| !n.is_empty()));
+    }
+    if let Ok(t) = crate::side_files::read_trace(&path) {
+        assert!(!t.records.is_empty());
+    }
+}
+
+/// A LIBLINEAR model file: read, converted as `convert` does, then saved (a converted model must pass what
+/// loading checks) and used to predict.
+///
+/// # Panics
+/// When the file cannot be written to `dir`, or a converted model cannot be saved.
+pub fn liblinear(bytes: &[u8], dir: &Path) {
+    let path = dir.join("fuzz.liblinear");
+    // ok: a harness failure, not an input the library must survive.
+    std::fs::write(&path, bytes).expect("write the fuzz input");
+    let Ok(lib) = maxmargin_io::liblinear::LiblinearModel::read(&path) else {
+        return;
+    };
+    let Ok(imported) = crate::convert::from_liblinear(&lib, &path) else {
+        return;
+    };
+    let rows = libsvm::read_from(
+        &b"1 1:1 3:-2\n-1 2:0.5\n"[..],
+        &path,
+        libsvm::parse_real_label,
+    );
+    let Ok(rows) = rows else { return };
+    let out = dir.join("converted.model");
+    match imported {
+        crate::convert::Imported::Binary(m) => {
+            let _ = m.decision_rows(&rows.x);
+            m.save(&out)
+                .expect("a converted model passes what loading checks");
+        }
+        crate::convert::Imported::Multiclass(m) => {
+            let _ = m.predict_multiclass(&rows);
+            m.save(&out)
+                .expect("a converted model passes what loading checks");
+        }
+    }
+}
+
+/// `bytes` with the CRC-32 of a binary model file's payload recomputed, when they are framed as one
+/// (magic, version, two length-prefixed strings, the payload's length, the payload, the checksum); other
+/// bytes unchanged.
+pub fn with_checksum(bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let framed = || -> Option<(usize, usize)> {
+        if !bytes.starts_with(&maxmargin_io::model_file::MAGIC) {
+            return None;
+        }
+        let mut at = 12;
+        for _ in 0..2 {
+            let len = u16::from_le_bytes(bytes.get(at..at + 2)?.try_into().ok()?) as usize;
+            at += 2 + len;
+        }
+        let len = u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?);
+        let start = at + 8;
+        let end = start.checked_add(usize::try_from(len).ok()?)?;
+        (end.checked_add(4)? == bytes.len()).then_some((start, end))
+    };
+    if let Some((start, end)) = framed() {
+        let crc = crc32fast::hash(&bytes[start..end]);
+        out[end..].copy_from_slice(&crc.to_le_bytes());
+    }
+    out
+}
+
+/// A checkpoint file given to `--resume`: every solver family resumes from it (a short run on small data)
+/// or refuses it; none panics.
+///
+/// # Panics
+/// When the file cannot be written to `dir`.
+pub fn checkpoint(bytes: &[u8], dir: &Path) {
+    use crate::checkpoint::CheckpointPlan;
+    use crate::linear::{LinearSolver, LinearSvmParams};
+    use crate::structured_svm::{StructSolverKind, StructuredSvmParams, Task};
+    let path = dir.join("fuzz.ck");
+    // The checksum is made right, so that edits reach the decoder and the state checks (an edited payload
+    // with a recomputed CRC made `--resume` panic).
+    // ok: a harness failure, not an input the library must survive.
+    std::fs::write(&path, with_checksum(bytes)).expect("write the fuzz input");
+    let plan = CheckpointPlan::new().resume_from(&path);
+    let binary = libsvm::read_from(
+        &b"1 1:1 3:-2\n-1 2:0.5\n1 1:0.5 2:-1\n-1 3:1\n"[..],
+        Path::new("fuzz.svm"),
+        libsvm::parse_real_label,
+    );
+    let Ok(binary) = binary else { return };
+    for solver in [
+        LinearSolver::Dcd(Default::default()),
+        LinearSolver::Pegasos(LinearSolver::default_pegasos()),
+    ] {
+        let mut p = LinearSvmParams::new().epochs(2.0);
+        p.solver = solver;
+        if let Ok(svm) = p.check() {
+            let _ = svm.checkpoints(plan.clone()).fit(&binary);
+        }
+    }
+    for solver in [StructSolverKind::Dcd, StructSolverKind::Bcfw] {
+        let mut p = StructuredSvmParams::new(Task::Multiclass);
+        p.solver = solver;
+        p.max_passes = Some(2.0);
+        if let Ok(svm) = p.check() {
+            let _ = svm
+                .checkpoints(plan.clone())
+                .fit_multiclass(&binary, &mut ());
+        }
     }
 }
 

@@ -21,6 +21,10 @@ fn inputs_the_fuzzers_found_stay_fixed() {
         fuzz::svm_hmm(&bytes);
         fuzz::conll(&bytes);
         fuzz::model(&bytes, scratch.path());
+        fuzz::template(&bytes);
+        fuzz::side_files(&bytes, scratch.path());
+        fuzz::liblinear(&bytes, scratch.path());
+        fuzz::checkpoint(&bytes, scratch.path());
         seen += 1;
     }
     assert!(seen >= 1);
@@ -78,6 +82,59 @@ static MODELS: LazyLock<Vec<Vec<u8>>> = LazyLock::new(|| {
     out
 });
 
+/// Files beside the data, to be edited: LIBLINEAR models (binary and multiclass), checkpoints of each solver
+/// family the checkpoint entry point resumes, a template, weights, group names and a trace.
+static SIDE: LazyLock<Vec<(&'static str, Vec<u8>)>> = LazyLock::new(|| {
+    use maxmargin::checkpoint::CheckpointPlan;
+    use maxmargin::structured_svm::StructSolverKind;
+    let dir = tempfile::tempdir().unwrap();
+    let rows = maxmargin::io::libsvm::read_from(
+        &b"1 1:1 3:-2\n-1 2:0.5\n1 1:0.5 2:-1\n-1 3:1\n"[..],
+        "fuzz.svm".as_ref(),
+        maxmargin::io::libsvm::parse_real_label,
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    let binary = LinearSvmParams::new().check().unwrap().fit(&rows).unwrap();
+    let lib = dir.path().join("b.liblinear");
+    maxmargin::convert::binary_to_liblinear(&binary)
+        .write(&lib)
+        .unwrap();
+    out.push(("liblinear", std::fs::read(&lib).unwrap()));
+    let multi = StructuredSvmParams::new(Task::Multiclass).check().unwrap();
+    let multi = multi.fit_multiclass(&rows, &mut ()).unwrap().model;
+    maxmargin::convert::multiclass_to_liblinear(&multi)
+        .unwrap()
+        .write(&lib)
+        .unwrap();
+    out.push(("liblinear", std::fs::read(&lib).unwrap()));
+    let ck = dir.path().join("run.ck");
+    let plan = CheckpointPlan::new().save_to(&ck);
+    let svm = LinearSvmParams::new().epochs(2.0).check().unwrap();
+    svm.checkpoints(plan.clone()).fit(&rows).unwrap();
+    out.push(("checkpoint", std::fs::read(&ck).unwrap()));
+    for solver in [StructSolverKind::Dcd, StructSolverKind::Bcfw] {
+        let mut p = StructuredSvmParams::new(Task::Multiclass);
+        p.solver = solver;
+        p.max_passes = Some(2.0);
+        let svm = p.check().unwrap().checkpoints(plan.clone());
+        svm.fit_multiclass(&rows, &mut ()).unwrap();
+        out.push(("checkpoint", std::fs::read(&ck).unwrap()));
+    }
+    out.push((
+        "template",
+        b"U00:%x[0,0]\nU01:%x[-1,0]/%x[0,0]\n# c\nB\n".to_vec(),
+    ));
+    out.push(("side", b"1\n0.5\n2\n".to_vec()));
+    out.push(("side", b"north\nsouth\nnorth\n".to_vec()));
+    out.push((
+        "side",
+        b"{\"iteration\":1,\"epoch\":1.0,\"seconds\":0.1,\"objective\":1.0}\n{\"stop\":\"gap\",\"tolerance\":0.01}\n"
+            .to_vec(),
+    ));
+    out
+});
+
 /// Bytes that matter to the parsers.
 const ALPHABET: &[u8] = b"0123456789:,.-+eE #\n\r\tqid\"{}[]\xff\x00";
 
@@ -131,5 +188,23 @@ proptest! {
     fn model_loading_survives_edited_models(which in 0..6usize, e in edits()) {
         let dir = tempfile::tempdir().unwrap();
         fuzz::model(&edit(&MODELS[which], &e), dir.path());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Issue 23: LIBLINEAR models, checkpoints, templates and side files, edited, through their readers.
+    #[test]
+    fn side_inputs_survive_edits(which in 0..9usize, e in edits()) {
+        let dir = tempfile::tempdir().unwrap();
+        let (kind, seed) = &SIDE[which];
+        let bytes = edit(seed, &e);
+        match *kind {
+            "liblinear" => fuzz::liblinear(&bytes, dir.path()),
+            "checkpoint" => fuzz::checkpoint(&bytes, dir.path()),
+            "template" => fuzz::template(&bytes),
+            _ => fuzz::side_files(&bytes, dir.path()),
+        }
     }
 }

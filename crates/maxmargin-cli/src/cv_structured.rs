@@ -1,0 +1,168 @@
+//! `cv --task multiclass|multilabel|chain`: k-fold cross-validation of the structured tasks by their own
+//! measures (multiclass accuracy, multilabel micro-averaged F1, chain token accuracy), at one C or along
+//! `--c-path`, with `--refit`, `--groups` and `--json` as binary `cv` has them.
+
+use super::*;
+use maxmargin::io::{multilabel, svm_hmm};
+use maxmargin::structured_svm::{StructCrossValidation, StructData, Task};
+
+/// The data of a task, owned.
+enum Owned {
+    Multiclass(maxmargin::io::libsvm::LabeledData),
+    Multilabel(maxmargin::io::multilabel::MultilabelData),
+    Chain(maxmargin::io::svm_hmm::SequenceData),
+}
+
+impl Owned {
+    fn view(&self) -> StructData<'_> {
+        match self {
+            Self::Multiclass(d) => StructData::Multiclass(d),
+            Self::Multilabel(d) => StructData::Multilabel(d),
+            Self::Chain(d) => StructData::Chain(d),
+        }
+    }
+
+    fn source(&self) -> &Path {
+        match self {
+            Self::Multiclass(d) => &d.source,
+            Self::Multilabel(d) => &d.source,
+            Self::Chain(d) => &d.source,
+        }
+    }
+}
+
+/// `cv` of a structured task; returns whether every fold's model (and the refit) converged.
+pub(crate) fn cv(cmd: &CvCmd, task: Task) -> Result<bool> {
+    let args = &cmd.opts;
+    if cmd.metric != MetricArg::Accuracy {
+        bail!(
+            "--metric applies to binary cv; --task {} is measured by {}",
+            task.kind(),
+            match task {
+                Task::Multilabel => "micro_f1",
+                Task::Chain => "token_accuracy",
+                _ => "accuracy",
+            }
+        );
+    }
+    let data = match task {
+        Task::Multiclass => Owned::Multiclass(crate::load::read_labelled(&cmd.data)?),
+        Task::Multilabel => Owned::Multilabel(multilabel::read(&cmd.data)?),
+        _ => Owned::Chain(svm_hmm::read(&cmd.data)?),
+    };
+    let view = data.view();
+    let fold_of = match &cmd.groups {
+        Some(path) => {
+            let names = maxmargin::side_files::read_group_names(path, view.n(), data.source())?;
+            maxmargin::linear::group_folds(&names, cmd.folds)?
+        }
+        None => view.folds(cmd.folds, args.seed)?,
+    };
+    let (svm, _) = structured::estimator(args, task)?;
+    let mut all_converged = true;
+    let points: Vec<(Option<f64>, StructCrossValidation)> = if cmd.c_path.is_empty() {
+        vec![(None, svm.cross_validate(view, &fold_of)?)]
+    } else {
+        let mut cs = cmd.c_path.clone();
+        cs.sort_by(f64::total_cmp);
+        if cs.windows(2).any(|p| p[0] >= p[1]) || cs.iter().any(|c| !(c.is_finite() && *c > 0.0)) {
+            bail!("--c-path must list distinct positive C values");
+        }
+        cs.iter()
+            .map(|&c| {
+                let mut p = svm.params().clone();
+                p.regularization = maxmargin::core::objective::Regularization::CSum(c);
+                Ok((Some(c), p.check()?.cross_validate(view, &fold_of)?))
+            })
+            .collect::<Result<_>>()?
+    };
+    let short: Vec<String> = points
+        .iter()
+        .filter(|(_, cv)| !cv.converged)
+        .map(|(c, cv)| {
+            let n = cv.folds.iter().filter(|f| !f.converged).count();
+            match c {
+                Some(c) => format!("{n} of {} at C={c}", cv.folds.len()),
+                None => format!("{n} of {}", cv.folds.len()),
+            }
+        })
+        .collect();
+    if !short.is_empty() {
+        all_converged = false;
+        note!(
+            "warning: folds stopped short of their certified gap ({}): their measures are of unconverged models; \
+             more passes (--max-passes) or a smaller C",
+            short.join(", ")
+        );
+    }
+    let metric = view.metric();
+    let best = points.iter().filter(|(_, cv)| cv.mean.is_finite()).fold(
+        None::<(Option<f64>, f64)>,
+        |b, (c, cv)| match b {
+            Some((_, m)) if m >= cv.mean => b,
+            _ => Some((*c, cv.mean)),
+        },
+    );
+    if cmd.json {
+        let value: Vec<serde_json::Value> = points
+            .iter()
+            .map(|(c, cv)| {
+                let mut v = serde_json::to_value(cv)?;
+                v["c"] = serde_json::json!(c);
+                v["best"] = serde_json::json!(best.is_some_and(|b| b.0 == *c));
+                Ok(v)
+            })
+            .collect::<Result<_>>()?;
+        if cmd.c_path.is_empty() {
+            out!("{}", value[0]);
+        } else {
+            out!("{}", serde_json::Value::Array(value));
+        }
+    } else if cmd.c_path.is_empty() {
+        let cv = &points[0].1;
+        for (f, fold) in cv.folds.iter().enumerate() {
+            out!("fold {}  {metric} {:.4}", f + 1, fold.score);
+        }
+        out!("mean    {metric} {:.4} (sd {:.4})", cv.mean, cv.sd);
+    } else {
+        out!("C            {metric} (mean, sd)");
+        for (c, cv) in &points {
+            out!("{:<12} {:.4}  {:.4}", c.unwrap_or(f64::NAN), cv.mean, cv.sd);
+        }
+        if let Some((Some(c), v)) = best {
+            out!("best C = {c} ({metric} {v:.4})");
+        }
+    }
+    if let (true, Some(out_path)) = (cmd.refit, &cmd.output) {
+        let mut p = svm.params().clone();
+        if let Some((Some(c), _)) = best {
+            p.regularization = maxmargin::core::objective::Regularization::CSum(c);
+        }
+        let svm = p.check()?;
+        let report = match view {
+            StructData::Multiclass(d) => svm.fit_multiclass(d, &mut ())?,
+            StructData::Multilabel(d) => svm.fit_multilabel(d, &mut ())?,
+            StructData::Chain(d) => svm.fit_chain(d, &mut ())?,
+        };
+        for w in &report.warnings {
+            note!("warning: {w}");
+        }
+        report.model.save(out_path)?;
+        let t = &report.model.training;
+        all_converged &= t.converged;
+        note!(
+            "refit on all {} examples{}: objective {:.6}, {}; saved {}",
+            t.n_samples,
+            best.and_then(|b| b.0)
+                .map_or(String::new(), |c| format!(" at C = {c}")),
+            t.objective,
+            if t.converged {
+                "converged"
+            } else {
+                "not converged"
+            },
+            out_path.display()
+        );
+    }
+    Ok(all_converged)
+}
