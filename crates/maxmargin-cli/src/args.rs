@@ -21,8 +21,14 @@ pub(crate) struct Cli {
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Train a binary linear SVM (or, with --task, a multiclass, multilabel or chain SVM) and save the model.
+    #[command(
+        after_help = "Examples:\n  $ maxmargin train heart.svm -o heart.model\n  $ maxmargin train heart.svm -o heart.model --scale maxabs -c 10 --pos-label -1\n  $ maxmargin train heart.csv --label-column target -o heart.model\n  $ maxmargin train iris.svm --task multiclass -o iris.model\n  $ maxmargin train heart.svm --kernel rbf -o heart.rbf.model\n  $ maxmargin train heart.svm -o heart.model --trace heart.trace"
+    )]
     Train(Box<TrainCmd>),
     /// Predict one label per line (in the data's own label values).
+    #[command(
+        after_help = "Examples:\n  $ maxmargin predict heart.model dev.svm --scores\n  $ maxmargin predict iris.model iris.svm --json"
+    )]
     Predict {
         /// The model file.
         model: PathBuf,
@@ -51,6 +57,9 @@ pub(crate) enum Command {
         format: Option<FormatArg>,
     },
     /// Accuracy, counts, and with --lambda the primal objective, of a model on labelled data.
+    #[command(
+        after_help = "Examples:\n  $ maxmargin eval heart.model dev.svm\n  $ maxmargin eval heart.model dev.svm --pos-label -1 --json"
+    )]
     Eval {
         /// The model file.
         model: PathBuf,
@@ -82,6 +91,9 @@ pub(crate) enum Command {
     },
     /// Stratified, seeded k-fold cross-validation of a binary linear SVM (any of train's flags): accuracy per
     /// fold and their mean, or with --c-path, per C along a warm-started regularization path.
+    #[command(
+        after_help = "Examples:\n  $ maxmargin cv heart.svm -k 5 --c-path 0.01,0.1,1,10 --metric roc_auc\n  $ maxmargin cv iris.svm --task multiclass -k 3"
+    )]
     Cv(Box<CvCmd>),
     /// Run the worked examples and train, save, load and evaluate models on embedded data; write the
     /// pictures (training curves, a soft-margin boundary, the losses) into a folder.
@@ -92,6 +104,7 @@ pub(crate) enum Command {
     },
     /// Draw training curves from trace files (train --trace FILE.jsonl), several runs in one figure, log
     /// scales, the tolerance line where the trace names it. SVG, or PNG for a FILE.png.
+    #[command(after_help = "Examples:\n  $ maxmargin plot heart.trace -o curve.svg")]
     Plot {
         /// Trace files, one curve each (named by the file's stem).
         #[arg(required = true)]
@@ -111,6 +124,7 @@ pub(crate) enum Command {
     },
     /// Write a binary cache of LIBSVM data (the parsed matrix, labels, qids and line numbers), which every
     /// command reads where it reads LIBSVM text (binary and multiclass), without parsing.
+    #[command(after_help = "Examples:\n  $ maxmargin cache heart.svm -o heart.mmc")]
     Cache {
         /// LIBSVM data (plain or .gz).
         data: PathBuf,
@@ -122,6 +136,9 @@ pub(crate) enum Command {
     /// between maxmargin's two encodings. The output's format is --to's, else OUT's extension: a .json OUT is
     /// a maxmargin JSON model, whatever IN is; any other OUT is LIBLINEAR text for a maxmargin IN and a
     /// maxmargin (binary-encoded) model for a LIBLINEAR IN.
+    #[command(
+        after_help = "Examples:\n  $ maxmargin convert heart.model --to liblinear -o heart.liblinear"
+    )]
     Convert {
         /// A maxmargin model or a LIBLINEAR model file.
         input: PathBuf,
@@ -136,6 +153,7 @@ pub(crate) enum Command {
     /// Look at a binary model's boundary through labelled rows: how many are beyond the margin, on it, inside
     /// it and misclassified; the rows nearest the boundary and the margin violators (line numbers, scores,
     /// largest-contributing features); the heaviest features.
+    #[command(after_help = "Examples:\n  $ maxmargin inspect heart.model dev.svm --nearest 5")]
     Inspect {
         /// The binary model.
         model: PathBuf,
@@ -154,6 +172,7 @@ pub(crate) enum Command {
     /// What a binary model costs to serve, measured here: batch rows per second, the latency of one row in
     /// process (p50, p99, max, after a warm-up), its bytes on disk and in memory, and a kernel model's support
     /// vectors. Labels in DATA are not needed.
+    #[command(after_help = "Examples:\n  $ maxmargin bench-predict heart.model dev.svm")]
     BenchPredict {
         /// The binary model (linear, logistic or kernel).
         model: PathBuf,
@@ -168,9 +187,15 @@ pub(crate) enum Command {
     /// scaling fitted on TRAIN; then on DEV (half calibrates each model, half measures) report ROC AUC,
     /// average precision, the calibrated Brier score, fit seconds, p99 latency and model bytes, and which
     /// family wins on what. No test file is read: keep it sealed until the family is chosen.
+    #[command(
+        after_help = "Examples:\n  $ maxmargin compare heart.svm dev.svm --families linear,logistic"
+    )]
     Compare(Box<CompareCmd>),
     /// Draw a binary model trained on two features over labelled data: the points by class, the boundary
     /// <w,x> + b = 0, the margins = ±1, and the margin violators ringed. SVG, or PNG for a FILE.png.
+    #[command(
+        after_help = "Examples:\n  $ maxmargin train two.svm -o two.model\n  $ maxmargin plot-boundary two.model two.svm -o boundary.svg"
+    )]
     PlotBoundary {
         /// The binary model (two features).
         model: PathBuf,
@@ -183,6 +208,9 @@ pub(crate) enum Command {
     /// Fit a calibration (scores to probabilities) of a binary model (Platt or isotonic) or a multiclass
     /// model (one-vs-rest Platt) on development data, never the training data, and save the calibrated model
     /// (then `predict --probability` applies).
+    #[command(
+        after_help = "Examples:\n  $ maxmargin calibrate heart.model dev.svm -o heart.cal.model"
+    )]
     Calibrate {
         /// The binary or multiclass model.
         model: PathBuf,
@@ -203,6 +231,9 @@ pub(crate) enum Command {
     /// Choose a binary model's score cut-off on development data, by expected cost, review capacity or
     /// recall, or set it by hand (--at P on a calibrated model's probability, --at-score S); it is stored in
     /// the model and used by predict and eval, and printed as a score and, when calibrated, a probability.
+    #[command(
+        after_help = "Examples:\n  $ maxmargin threshold heart.cal.model dev.svm --max-flag-rate 0.2 -o heart.cut.model\n  $ maxmargin threshold heart.cal.model dev.svm --at 0.7 -o heart.cut.model"
+    )]
     Threshold {
         /// The binary (or calibrated) model.
         model: PathBuf,

@@ -5,7 +5,7 @@
 use super::*;
 
 /// Heart as CSV: a `target` label column between named features, and the same rows' LIBSVM file.
-fn heart_csv(dir: &Path) -> (PathBuf, PathBuf) {
+pub(super) fn heart_csv(dir: &Path) -> (PathBuf, PathBuf) {
     let svm = heart(dir);
     let data = maxmargin::io::libsvm::read(&svm).unwrap();
     let d = data.x.n_features();

@@ -11,6 +11,7 @@ mod cv;
 mod demo;
 mod format3;
 mod groups;
+mod help;
 mod hostile;
 mod inputs;
 mod inspect;
