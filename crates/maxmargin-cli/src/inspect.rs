@@ -263,9 +263,12 @@ fn print(r: &Inspection, pos: f64) -> Result<()> {
             ""
         }
     );
+    let width = (r.heaviest.iter())
+        .filter_map(|h| h.name.as_ref().map(|n| n.chars().count()))
+        .fold(9, usize::max);
     for h in &r.heaviest {
         match &h.name {
-            Some(n) => out!("  {n:<9} {:+.6}", h.weight),
+            Some(n) => out!("  {n:<width$} {:+.6}", h.weight),
             None => out!("  {:<9} {:+.6}", h.feature, h.weight),
         }
     }

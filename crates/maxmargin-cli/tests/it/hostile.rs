@@ -363,11 +363,6 @@ fn issue_23_non_finite_scores_and_one_class_dev_sets_are_refused() {
     assert!(!out.exists());
 }
 
-/// Issue 23, item 6: the Crammer–Singer dual's dense examples × classes table is refused before it is
-/// allocated when it is far beyond what the data needs (20,000 classes × 3 rows asked for 9.6 GB).
-/// Issue 23, items 7 and 8: templates are bounded (macros per line, lines per file, bytes, offsets without
-/// wrapping), and every side file a command reads is read with the data reader's line cap or refused by
-/// its first bytes (each of these took 4 to 8.6 GB on `/dev/zero`).
 /// Issue 23, item 12: outputs that name one file, or a command's own input, and outputs that cannot be files
 /// are refused before any work, and nothing is replaced.
 #[test]
@@ -431,10 +426,6 @@ fn issue_23_outputs_that_would_replace_an_input_or_each_other_are_refused() {
     ok(&["train", h, "-o", n, "--checkpoint", c, "--resume", c, "-q"]);
 }
 
-/// Issue 23, item 9: values a figure cannot draw are refused naming the record or the row (a trace with an
-/// objective of 1.7e308 beside 0, and `plot-boundary` on a row `1 1:1.7e308 2:0`, hung at 100% CPU).
-/// Issue 23, item 10: a checkpoint whose payload was edited and whose CRC was recomputed is an error or a
-/// run, never a panic (an index out of bounds in the vector code, and in Crammer–Singer's and BCFW's state).
 /// Issue 23, item 13: messages that misled now say what the user gave and what is so.
 #[test]
 fn issue_23_messages_name_what_the_user_gave() {

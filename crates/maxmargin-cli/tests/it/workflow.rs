@@ -58,6 +58,8 @@ fn the_guides_a9a_workflow_prints_what_the_guide_shows() {
             "0.01,0.1,1,10",
             "--metric",
             "roc_auc",
+            "--pos-label",
+            "1",
             "--refit",
             "-o",
             "a9a.model",
@@ -72,6 +74,15 @@ fn the_guides_a9a_workflow_prints_what_the_guide_shows() {
             "-o",
             "a9a.dec.model",
         ],
+        &[
+            "threshold",
+            "a9a.cal.model",
+            "dev.svm",
+            "--at",
+            "0.8",
+            "-o",
+            "a9a.hand.model",
+        ],
         &["eval", "a9a.dec.model", "test.svm"],
     ] {
         text.push_str(&run(dir, args));
@@ -81,6 +92,95 @@ fn the_guides_a9a_workflow_prints_what_the_guide_shows() {
         "a9a_workflow.txt",
         &text,
         "the guide's workflow output differs from what the commands print now",
+    );
+}
+
+/// The guide's CSV workflow on heart (embedded, so it always runs): a header names the features and the
+/// label column, the model keeps the names, `inspect` shows them, and new rows are matched by name.
+#[test]
+fn the_guides_csv_workflow_prints_what_the_guide_shows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let data = maxmargin::datasets::heart_scale().unwrap();
+    let names = [
+        "age",
+        "sex",
+        "chest_pain",
+        "rest_bp",
+        "cholesterol",
+        "sugar",
+        "ecg",
+        "max_rate",
+        "angina",
+        "st_depression",
+        "slope",
+        "vessels",
+        "thal",
+    ];
+    let mut csv = format!("{},diagnosis\n", names.join(","));
+    for (i, row) in data.x.rows().enumerate() {
+        let mut v = vec![0.0; names.len()];
+        row.iter().for_each(|(j, x)| v[j] = x);
+        let cells: Vec<String> = v.iter().map(|x| format!("{x}")).collect();
+        csv.push_str(&format!("{},{}\n", cells.join(","), data.labels[i]));
+    }
+    let lines: Vec<&str> = csv.lines().collect();
+    let header = lines[0];
+    std::fs::write(dir.join("train.csv"), lines[..201].join("\n") + "\n").unwrap();
+    std::fs::write(
+        dir.join("dev.csv"),
+        format!("{header}\n{}\n", lines[201..].join("\n")),
+    )
+    .unwrap();
+    let mut text = String::new();
+    for args in [
+        &[
+            "train",
+            "train.csv",
+            "--label-column",
+            "diagnosis",
+            "--pos-label",
+            "1",
+            "-o",
+            "heart.model",
+        ][..],
+        &[
+            "eval",
+            "heart.model",
+            "dev.csv",
+            "--label-column",
+            "diagnosis",
+        ],
+        &[
+            "inspect",
+            "heart.model",
+            "dev.csv",
+            "--label-column",
+            "diagnosis",
+            "--nearest",
+            "3",
+            "--top-features",
+            "5",
+        ],
+        &[
+            "threshold",
+            "heart.model",
+            "dev.csv",
+            "--label-column",
+            "diagnosis",
+            "--at-score",
+            "0.5",
+            "-o",
+            "heart.cut.model",
+        ],
+    ] {
+        text.push_str(&run(dir, args));
+        text.push('\n');
+    }
+    same_as_the_guide(
+        "csv_workflow.txt",
+        &text,
+        "the guide's CSV workflow output differs from what the commands print now",
     );
 }
 
