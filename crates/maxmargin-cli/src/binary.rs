@@ -371,7 +371,7 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
         output,
         svm.params(),
         (&model, &trace, &warnings),
-        what,
+        (what, true),
     )
 }
 
@@ -434,7 +434,7 @@ pub(crate) fn train_streamed(cmd: &TrainCmd, dir: &Path) -> Result<bool> {
         output,
         svm.params(),
         (&model, &trace, &warnings),
-        what,
+        (what, false),
     )
 }
 
@@ -444,7 +444,7 @@ pub(crate) fn finished(
     output: &Path,
     params: &LinearSvmParams,
     (model, trace, warnings): (&LinearModel, &[maxmargin::optim::TraceRecord], &[String]),
-    what: String,
+    (what, in_memory): (String, bool),
 ) -> Result<bool> {
     let t = &model.training;
     report::report(
@@ -459,11 +459,23 @@ pub(crate) fn finished(
             objective: t.objective,
             gap: t.gap,
             converged: t.converged,
-            iterations: t.iterations,
+            iterations: (t.iterations, iteration_unit(&params.solver, in_memory)),
             passes: (t.epochs, "epoch", "epochs"),
             tolerance: (params.budget.gap_tolerance).unwrap_or(maxmargin::convergence::DEFAULT_GAP),
         },
     )
+}
+
+/// What one of a binary solver's iterations is: DCD's is a pass over the rows shrinking left active (so
+/// there are more of them than epochs), SMO's one pair of duals, Pegasos' one step.
+fn iteration_unit(solver: &maxmargin::linear::LinearSolver, in_memory: bool) -> &'static str {
+    use maxmargin::linear::LinearSolver;
+    match solver {
+        LinearSolver::Dcd(_) if in_memory => "passes over the active rows",
+        LinearSolver::Smo { .. } => "pair steps",
+        LinearSolver::Pegasos(_) => "steps",
+        LinearSolver::Dcd(_) | LinearSolver::Subgradient(_) => "iterations",
+    }
 }
 
 /// The widest problem `--trace-weights` follows step by step.

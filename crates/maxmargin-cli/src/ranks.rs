@@ -86,6 +86,7 @@ fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i
             output,
             &svm,
             (&report.model, &report.trace, &report.warnings),
+            false,
         )?;
         return Ok(if cmd.require_convergence && !converged {
             NOT_CONVERGED
@@ -107,6 +108,7 @@ fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i
             output,
             &svm,
             (&report.model, &report.trace, &report.warnings),
+            false,
         )?
     } else {
         // Checkpoints: every rank writes and resumes its own FILE.rank<r>.
@@ -134,7 +136,7 @@ fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i
             output,
             svm.params(),
             (&model, &trace, &warnings),
-            what,
+            (what, false),
         )?
     };
     Ok(if cmd.require_convergence && !converged {

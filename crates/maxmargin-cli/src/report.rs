@@ -42,8 +42,9 @@ pub struct Finished<'a> {
     pub gap: Option<f64>,
     /// Whether it converged.
     pub converged: bool,
-    /// Solver iterations.
-    pub iterations: u64,
+    /// Solver iterations, and what one is (`passes over the active rows`, `steps`, `rounds`, `iterations`):
+    /// a count of 1730 beside 1000.08 epochs reads as a contradiction unless it says what it counts.
+    pub iterations: (u64, &'static str),
     /// Passes over the data, and their name in the trace summary (`epoch` or `passes`) and in the line.
     pub passes: (f64, &'static str, &'static str),
     /// The relative duality gap the run headed for.
@@ -62,7 +63,7 @@ pub fn report(args: &TrainArgs, output: &Path, f: &Finished<'_>) -> Result<bool>
             "objective": f.objective,
             "gap": f.gap,
             "converged": f.converged,
-            "iterations": f.iterations,
+            "iterations": f.iterations.0,
             "run": f.what,
             "lambda": f.lambda,
             "tolerance": f.tolerance,
@@ -85,12 +86,13 @@ pub fn report(args: &TrainArgs, output: &Path, f: &Finished<'_>) -> Result<bool>
     if !args.quiet {
         let seconds = f.trace.last().map_or(0.0, |r| r.seconds);
         note!(
-            "trained {}: lambda {:.3e}, objective {:.6}, gap {}, {} iterations ({passes:.2} {unit}) in {seconds:.2}s, stop: {}{}",
+            "trained {}: lambda {:.3e}, objective {:.6}, gap {}, {} {} ({passes:.2} {unit}) in {seconds:.2}s, stop: {}{}",
             f.what,
             f.lambda,
             f.objective,
             f.gap.map_or("-".into(), |g| format!("{g:.3e}")),
-            f.iterations,
+            f.iterations.0,
+            f.iterations.1,
             f.stop,
             match (f.converged, f.stop) {
                 (true, _) => "",

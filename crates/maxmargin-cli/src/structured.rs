@@ -229,6 +229,7 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
         output,
         &svm,
         (&report.model, &report.trace, &report.warnings),
+        true,
     )
 }
 
@@ -242,6 +243,7 @@ pub(crate) fn train_streamed(cmd: &crate::TrainCmd, dir: &Path) -> Result<bool> 
         &cmd.output,
         &svm,
         (&report.model, &report.trace, &report.warnings),
+        false,
     )
 }
 
@@ -258,6 +260,23 @@ pub(crate) fn estimator(
 }
 
 /// The relative duality gap a run heads for (BCFW's ε is one).
+/// What one of a structured solver's iterations is: Crammer–Singer's and one-vs-rest's are passes over the
+/// examples shrinking left active (summed over the classes for one-vs-rest), BCFW's and SSG's one example's
+/// step, the cutting planes' one round of oracle calls.
+fn iteration_unit(
+    solver: maxmargin::structured_svm::StructSolverKind,
+    in_memory: bool,
+) -> &'static str {
+    use maxmargin::structured_svm::StructSolverKind as K;
+    match solver {
+        K::Dcd if in_memory => "passes over the active examples",
+        K::Ovr if in_memory => "passes over the active rows, summed over the classes",
+        K::Bcfw | K::Ssg => "steps",
+        K::Nslack | K::Oneslack => "rounds",
+        K::Dcd | K::Ovr | K::Ovo | K::Softmax => "iterations",
+    }
+}
+
 fn tolerance(svm: &maxmargin::StructuredSvm) -> f64 {
     svm.params().gap.unwrap_or(match svm.params().solver {
         StructSolverKind::Bcfw => svm.params().epsilon,
@@ -275,6 +294,7 @@ pub(crate) fn finished(
         &[maxmargin::optim::TraceRecord],
         &[String],
     ),
+    in_memory: bool,
 ) -> Result<bool> {
     let t = &model.training;
     crate::report::report(
@@ -295,8 +315,8 @@ pub(crate) fn finished(
             objective: t.objective,
             gap: t.gap,
             converged: t.converged,
-            iterations: t.iterations,
-            passes: (t.passes, "passes", "passes"),
+            iterations: (t.iterations, iteration_unit(svm.params().solver, in_memory)),
+            passes: (t.passes, "passes", "full passes"),
             tolerance: tolerance(svm),
         },
     )

@@ -52,6 +52,7 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
         output,
         &svm,
         (&fit.tagger.model, &fit.trace, &fit.warnings),
+        true,
     )
 }
 
