@@ -130,6 +130,40 @@ fn format_1_models_still_load_and_predict_as_before() {
     );
 }
 
+/// Issue 23: a format-1 chain model and a multilabel one, in both encodings, predict what `predict` of today's
+/// code printed for them (`*.predicted`). Version 0.1.0's chain `predict` left the bias weights out; a test
+/// like this one is what would have caught it, and what keeps its fix.
+#[test]
+fn format_1_chain_and_multilabel_models_predict_what_they_predict_today() {
+    let read = |name: &str| std::fs::read_to_string(fixture(name)).unwrap();
+    let chain_data = maxmargin::io::svm_hmm::read(&fixture("iris-chain.svmhmm")).unwrap();
+    let labels_data = maxmargin::io::multilabel::read(&fixture("iris-multilabel.svm")).unwrap();
+    let tags: String = read("chain_v1.predicted");
+    let sets: String = read("multilabel_v1.predicted");
+    for encoding in ["model", "json"] {
+        let chain = StructuredModel::load(&fixture(&format!("chain_v1.{encoding}"))).unwrap();
+        assert_eq!(chain.task, Task::Chain);
+        let printed: String = (chain.predict_chain(&chain_data).unwrap().iter())
+            .flat_map(|p| match p {
+                maxmargin::structured_svm::Prediction::Tags(t) => t.clone(),
+                other => panic!("a chain model predicted {other:?}"),
+            })
+            .map(|t| format!("{t}\n"))
+            .collect();
+        assert_eq!(printed, tags, "chain_v1.{encoding}");
+        // Decoding with the bias weights is what `eval` measured then and now: no token wrong.
+        let e = chain.evaluate_chain(&chain_data, None).unwrap();
+        assert_eq!(e.token_error, Some(0.0), "chain_v1.{encoding}");
+
+        let labels = StructuredModel::load(&fixture(&format!("multilabel_v1.{encoding}"))).unwrap();
+        assert_eq!(labels.task, Task::Multilabel);
+        let printed: String = (labels.predict_multilabel(&labels_data).unwrap().iter())
+            .map(|p| format!("{p}\n"))
+            .collect();
+        assert_eq!(printed, sets, "multilabel_v1.{encoding}");
+    }
+}
+
 #[test]
 fn defaults_are_dcd_at_c_1_and_crammer_singer() {
     let p = LinearSvmParams::new();
