@@ -57,7 +57,27 @@ pub(crate) fn groups(data: &LabeledData, grouping: &Grouping) -> Result<Vec<(Str
         });
         out[g].1.push(i);
     }
+    sort_names(&mut out);
     Ok(out)
+}
+
+/// Groups in the order of their names, as a table of them is read (not the order rows happen to come in):
+/// by number when every name is one (qids 1, 2, 10), else as text.
+fn sort_names(groups: &mut [(String, Vec<usize>)]) {
+    let numbers: Option<Vec<f64>> = groups.iter().map(|(n, _)| n.parse::<f64>().ok()).collect();
+    match numbers {
+        Some(v) if v.iter().all(|x| x.is_finite()) => {
+            let mut keyed: Vec<(f64, (String, Vec<usize>))> = v
+                .into_iter()
+                .zip(groups.iter_mut().map(std::mem::take))
+                .collect();
+            keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.0.cmp(&b.1.0)));
+            for (slot, (_, g)) in groups.iter_mut().zip(keyed) {
+                *slot = g;
+            }
+        }
+        _ => groups.sort_by(|a, b| a.0.cmp(&b.0)),
+    }
 }
 
 /// Why a group's measures are unreliable, if they are: too few rows, or too few of one class.
