@@ -19,6 +19,7 @@ pub mod averaged;
 pub mod binary;
 pub mod collective;
 mod error;
+pub(crate) mod gap_target;
 pub mod random;
 pub mod sampler;
 pub mod step;

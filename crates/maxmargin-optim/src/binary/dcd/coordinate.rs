@@ -8,19 +8,6 @@ use maxmargin_core::vector::SparseRow;
 /// No shrinking bounds yet: every example is visited (LIBLINEAR's `PGmax_old = ∞`, `PGmin_old = −∞`).
 pub(crate) const OPEN: (f64, f64) = (f64::INFINITY, f64::NEG_INFINITY);
 
-/// Shrinking's bounds for the next pass from this pass's projected-gradient range (LIBLINEAR's `PGmax_old`,
-/// `PGmin_old`: a bound that is not strictly on its side of zero shrinks nothing).
-pub(crate) fn next_bounds(pg_max: f64, pg_min: f64) -> (f64, f64) {
-    (
-        if pg_max > 0.0 { pg_max } else { f64::INFINITY },
-        if pg_min < 0.0 {
-            pg_min
-        } else {
-            f64::NEG_INFINITY
-        },
-    )
-}
-
 /// One coordinate as a pass sees it: the row, its target, its box `U_i`, its diagonal `D_ii` and
 /// `Q_ii = ‖x̃_i‖² + D_ii` (with the bias feature's 1 when there is one).
 #[derive(Debug, Clone, Copy)]

@@ -106,19 +106,15 @@ impl DcdRanks<'_> {
     /// At a round whose stopping test passed on every rank's examples: accepts it (no target, ε at its floor,
     /// or the certified gap within the target), or divides ε by 10.
     fn accept(&self, problem: &BinaryProblem<'_>, st: &mut DcdState) -> Result<bool, OptimError> {
-        let Some(target) = self.solver.gap_target else {
-            return Ok(true);
-        };
-        if self.solver.epsilon(st) <= MIN_EPSILON {
-            return Ok(true);
+        let done = gap_target::accepts(self.solver.gap_target, self.solver.epsilon(st), || {
+            let objective = self.objective(problem, st)?;
+            let gap = self.certificate(problem, st, objective)?.gap;
+            Ok::<_, OptimError>((objective, gap.unwrap_or(0.0)))
+        })?;
+        if !done {
+            st.tightened += 1;
         }
-        let objective = self.objective(problem, st)?;
-        let gap = self.certificate(problem, st, objective)?.gap;
-        if gap.unwrap_or(0.0) <= target * objective.abs() {
-            return Ok(true);
-        }
-        st.tightened += 1;
-        Ok(false)
+        Ok(done)
     }
 }
 
@@ -146,20 +142,18 @@ impl<'a> Solver<BinaryProblem<'a>> for DcdRanks<'_> {
         let end = self.round(problem, st)?;
         st.iteration += 1;
         st.visited += end.visited as u64;
-        // LIBLINEAR's test: a small spread on a shrunk set first reopens every example.
-        let passed = end.pg_max - end.pg_min <= self.solver.epsilon(st);
-        if passed && end.shrunk {
-            st.active = (0..problem.n_samples()).collect();
-            (st.pg_max_old, st.pg_min_old) = OPEN;
-            return Ok(());
-        }
-        (st.pg_max_old, st.pg_min_old) = if passed {
-            OPEN
-        } else {
-            super::coordinate::next_bounds(end.pg_max, end.pg_min)
-        };
-        if passed {
-            st.converged = self.accept(problem, st)?;
+        // LIBLINEAR's test over every rank's examples: a small spread on a shrunk set first reopens them.
+        let epsilon = self.solver.epsilon(st);
+        match gap_target::end_of_pass(end.pg_max, end.pg_min, epsilon, end.shrunk) {
+            PassEnd::Shrink(bounds) => (st.pg_max_old, st.pg_min_old) = bounds,
+            PassEnd::Reopen => {
+                st.active = (0..problem.n_samples()).collect();
+                (st.pg_max_old, st.pg_min_old) = OPEN;
+            }
+            PassEnd::Passed => {
+                (st.pg_max_old, st.pg_min_old) = OPEN;
+                st.converged = self.accept(problem, st)?;
+            }
         }
         Ok(())
     }

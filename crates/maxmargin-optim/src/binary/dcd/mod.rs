@@ -44,6 +44,7 @@
 use crate::error::{
     OptimError, all_finite, check_epsilon, distinct_below, fits, in_boxes, invalid,
 };
+use crate::gap_target::{self, PassEnd};
 use crate::problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
 use crate::trainer::{Certificate, Progress, Solver, StepDetail, StopReason};
 use rand::seq::SliceRandom;
@@ -186,24 +187,19 @@ impl Dcd {
 
     /// ε now: the parameter, divided by 10 for each tightening.
     fn epsilon(&self, st: &DcdState) -> f64 {
-        self.params.epsilon / 10f64.powi(st.tightened as i32)
+        gap_target::tightened(self.params.epsilon, st.tightened)
     }
 
-    /// At a pass whose stopping test passed: accepts it (the gap within the target, no target, or ε already
-    /// at its floor), or divides ε by 10 and reopens every example.
+    /// At a pass whose stopping test passed: accepts it ([`gap_target::accepts`]), or divides ε by 10 and
+    /// reopens every example.
     fn accept(&self, problem: &BinaryProblem<'_>, st: &mut DcdState) -> bool {
-        let Some(target) = self.gap_target else {
-            return true;
+        let certify = || {
+            let objective = problem.objective(&self.output(problem, st));
+            let gap = self.dual_certificate(problem, st, objective).gap;
+            Ok::<_, std::convert::Infallible>((objective, gap.unwrap_or(0.0)))
         };
-        if self.epsilon(st) <= MIN_EPSILON {
-            return true;
-        }
-        let objective = problem.objective(&self.output(problem, st));
-        let gap = self
-            .dual_certificate(problem, st, objective)
-            .gap
-            .unwrap_or(0.0);
-        if gap <= target * objective.abs() {
+        let Ok(done) = gap_target::accepts(self.gap_target, self.epsilon(st), certify);
+        if done {
             return true;
         }
         st.tightened += 1;
@@ -280,23 +276,22 @@ impl Dcd {
             }
             return;
         }
-        if pg_max - pg_min <= tolerance {
-            if st.active.len() == problem.n_samples() {
+        let set_aside = st.active.len() != problem.n_samples();
+        match gap_target::end_of_pass(pg_max, pg_min, tolerance, set_aside) {
+            PassEnd::Shrink(bounds) => (st.pg_max_old, st.pg_min_old) = bounds,
+            PassEnd::Reopen => {
+                st.active = (0..problem.n_samples()).collect();
+                (st.pg_max_old, st.pg_min_old) = coordinate::OPEN;
+            }
+            PassEnd::Passed => {
                 if problem.bias() == Bias::Unregularized && !self.settle_bias(problem, st) {
                     // A new intercept, or the pair steps from here: the passes go on from these duals.
-                    st.pg_max_old = f64::INFINITY;
-                    st.pg_min_old = f64::NEG_INFINITY;
+                    (st.pg_max_old, st.pg_min_old) = coordinate::OPEN;
                     return;
                 }
                 st.converged = self.accept(problem, st);
-                return;
             }
-            st.active = (0..problem.n_samples()).collect();
-            st.pg_max_old = f64::INFINITY;
-            st.pg_min_old = f64::NEG_INFINITY;
-            return;
         }
-        (st.pg_max_old, st.pg_min_old) = coordinate::next_bounds(pg_max, pg_min);
     }
 
     /// `C = 1/(λn)`.
@@ -311,8 +306,7 @@ impl Dcd {
     }
 }
 
-/// The smallest ε that a gap target tightens to.
-pub const MIN_EPSILON: f64 = 1e-9;
+pub use crate::gap_target::MIN_EPSILON;
 
 impl Dcd {
     /// One pass of the sequential method over the active examples in a fresh seeded permutation, shrinking

@@ -21,9 +21,10 @@
 //! budget's end) are certified the same way, so every run ends with the exact gap of the weights it returns.
 
 use super::coordinate::{Coordinate, OPEN, Visit, box_and_diag, dot, visit};
-use super::{Dcd, DcdState, MIN_EPSILON};
+use super::{Dcd, DcdState};
 use crate::binary::stream::{RowStream, Streamed};
 use crate::error::OptimError;
+use crate::gap_target::{self, PassEnd};
 use crate::problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
 use crate::trainer::{Certificate, Progress, Solver, StopReason};
 use maxmargin_core::objective::Lambda;
@@ -87,7 +88,7 @@ pub struct StreamedDcd {
     active_bytes: u64,
     /// The next pass reads every row and turns set-aside and held numbers back into duals.
     reopen: bool,
-    tightened: i32,
+    tightened: u32,
     /// Passes of steps (streamed or held), and the times rows were taken into memory.
     iteration: u64,
     holds: u64,
@@ -173,12 +174,13 @@ impl<'a> Solver<RowStream<'a>> for Streamed<Dcd> {
             dcd.stream_pass(problem, st, at)?
         };
         if passed {
-            let objective = self.objective(problem, st)?;
-            let dual = problem.carried.borrow().certificate(objective).dual;
-            let relative = (objective - dual.unwrap_or(f64::NEG_INFINITY))
-                / objective.abs().max(f64::MIN_POSITIVE);
-            let epsilon = dcd.params.epsilon / 10f64.powi(st.tightened);
-            if relative <= dcd.gap_target.unwrap_or(f64::INFINITY) || epsilon <= MIN_EPSILON {
+            let epsilon = gap_target::tightened(dcd.params.epsilon, st.tightened);
+            let done = gap_target::accepts(dcd.gap_target, epsilon, || {
+                let objective = self.objective(problem, st)?;
+                let dual = problem.carried.borrow().certificate(objective).dual;
+                Ok::<_, OptimError>((objective, objective - dual.unwrap_or(f64::NEG_INFINITY)))
+            })?;
+            if done {
                 st.converged = true;
             } else {
                 st.tightened += 1;
@@ -332,17 +334,23 @@ impl Dcd {
         pg_min: f64,
         held_aside: u64,
     ) -> bool {
-        let epsilon = self.params.epsilon / 10f64.powi(st.tightened);
-        if pg_max - pg_min <= epsilon {
-            st.bounds = OPEN;
-            if st.n_shrunk + held_aside == 0 {
-                return true;
+        let epsilon = gap_target::tightened(self.params.epsilon, st.tightened);
+        let set_aside = st.n_shrunk + held_aside > 0;
+        match gap_target::end_of_pass(pg_max, pg_min, epsilon, set_aside) {
+            PassEnd::Shrink(bounds) => {
+                st.bounds = bounds;
+                false
             }
-            st.reopen = true;
-            return false;
+            PassEnd::Reopen => {
+                st.bounds = OPEN;
+                st.reopen = true;
+                false
+            }
+            PassEnd::Passed => {
+                st.bounds = OPEN;
+                true
+            }
         }
-        st.bounds = super::coordinate::next_bounds(pg_max, pg_min);
-        false
     }
 
     /// The rows taken into memory with the in-memory method's own state over them (its boxes, diagonals and

@@ -190,8 +190,6 @@ pub struct KernelWeights {
     pub b: f64,
 }
 
-/// The smallest ε that a gap target tightens to.
-const MIN_EPSILON: f64 = 1e-9;
 /// `a_ij` below this is replaced by it (LIBSVM's τ).
 const TAU: f64 = 1e-12;
 
@@ -209,7 +207,7 @@ impl Smo {
     }
 
     fn epsilon(&self, st: &SmoState) -> f64 {
-        self.params.epsilon / 10f64.powi(st.tightened as i32)
+        crate::gap_target::tightened(self.params.epsilon, st.tightened)
     }
 
     /// `(I_up, I_low)` membership of example `t`.
@@ -281,18 +279,15 @@ impl Smo {
 
     /// At an iteration whose ε test passed: accepts it or tightens ε.
     fn accept(&self, problem: &KernelProblem<'_>, st: &mut SmoState) -> bool {
-        let Some(target) = self.gap_target else {
-            return true;
+        let certify = || {
+            let (p, d) = Self::primal_dual(problem, st);
+            Ok::<_, std::convert::Infallible>((p, p - d))
         };
-        if self.epsilon(st) <= MIN_EPSILON {
-            return true;
+        let Ok(done) = crate::gap_target::accepts(self.gap_target, self.epsilon(st), certify);
+        if !done {
+            st.tightened += 1;
         }
-        let (p, d) = Self::primal_dual(problem, st);
-        if p - d <= target * p.abs() {
-            return true;
-        }
-        st.tightened += 1;
-        false
+        done
     }
 
     /// One SMO iteration; `true` when the stopping test ended the run.

@@ -100,14 +100,14 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSingerRanks<'_> {
         if !self.round(problem, st)? {
             return Ok(());
         }
-        let epsilon = self.solver.epsilon(st);
-        let Some(target) = self.solver.gap_target else {
-            st.converged = true;
-            return Ok(());
-        };
-        let objective = self.objective(problem, st)?;
-        let gap = self.certificate(problem, st, objective)?.gap;
-        if gap.unwrap_or(0.0) <= target * objective.abs() || epsilon <= crate::dcd::MIN_EPSILON {
+        // Every rank's ε agrees, so every rank values the certificate (collectively) or none does.
+        let done =
+            crate::gap_target::accepts(self.solver.gap_target, self.solver.epsilon(st), || {
+                let objective = self.objective(problem, st)?;
+                let gap = self.certificate(problem, st, objective)?.gap;
+                Ok::<_, OptimError>((objective, gap.unwrap_or(0.0)))
+            })?;
+        if done {
             st.converged = true;
         } else {
             st.tightened += 1;

@@ -360,13 +360,12 @@ impl WorkingSet {
     }
 }
 
-/// Whether a stopping test that passed at `epsilon` may end the run: the gap `primal − dual` within
-/// `target · primal` (or no target, or ε at its floor). Shared by both cutting-plane methods.
+/// Whether a stopping test that passed at `epsilon` may end the run ([`crate::gap_target::accepts`] with
+/// the working set's dual, which both cutting-plane methods know at every round).
 fn gap_accepts(target: Option<f64>, epsilon: f64, primal: f64, dual: f64) -> bool {
-    match target {
-        None => true,
-        Some(t) => epsilon <= crate::dcd::MIN_EPSILON || primal - dual <= t * primal.abs(),
-    }
+    let certified = || Ok::<_, std::convert::Infallible>((primal, primal - dual));
+    let Ok(done) = crate::gap_target::accepts(target, epsilon, certified);
+    done
 }
 
 /// What both cutting-plane solvers report from a state with `w`, its working set `set` and `converged`: the

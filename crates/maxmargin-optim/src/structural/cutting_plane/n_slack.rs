@@ -96,7 +96,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for NSlack {
     ) -> Result<(), OptimError> {
         let v = problem.oracle_all(&st.w)?;
         st.iteration += 1;
-        let eps = self.params.epsilon / 10f64.powi(st.tightened as i32);
+        let eps = crate::gap_target::tightened(self.params.epsilon, st.tightened);
         let mean_hinge = v.iter().map(|v| v.hinge).sum::<f64>() / problem.n_samples() as f64;
         // The pass of oracle calls gives the exact primal at w, and w = (1/λ)Σα a holds for the working
         // set's duals: the gap is known at every pass, so a run stops as soon as it is certified, whether
@@ -141,7 +141,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for NSlack {
             }
             st.tightened += 1;
         }
-        let eps = self.params.epsilon / 10f64.powi(st.tightened as i32);
+        let eps = crate::gap_target::tightened(self.params.epsilon, st.tightened);
         let n = problem.n_samples();
         match self.params.qp {
             // The blocks are solved to a KKT tolerance of ε/10 (hinge units): the outer loop only needs the

@@ -63,7 +63,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for OneSlack
     ) -> Result<(), OptimError> {
         let (dim, lambda, n) = (problem.dim(), problem.lambda(), self.n_total as f64);
         let params = self.solver.params;
-        let epsilon = params.epsilon / 10f64.powi(st.tightened as i32);
+        let epsilon = crate::gap_target::tightened(params.epsilon, st.tightened);
         let mut buf = joint_part(problem, &st.psi_truth, &st.w, n)?;
         self.comm.allreduce_sum(&mut buf)?;
         st.calls += buf[dim + 1];

@@ -124,7 +124,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for OneSlack
         problem: &StructProblem<'a, S>,
         st: &mut Self::State,
     ) -> Result<(), OptimError> {
-        let eps = self.params.epsilon / 10f64.powi(st.tightened as i32);
+        let eps = crate::gap_target::tightened(self.params.epsilon, st.tightened);
         let xi = st.set.slack(0, &st.w);
         let space = problem.space();
         // A cheap iteration: the most violated joint constraint among cached outputs.
