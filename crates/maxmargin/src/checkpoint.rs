@@ -9,7 +9,9 @@
 
 use crate::Error;
 use maxmargin_io::{IoError, model_file};
-use maxmargin_optim::{Checkpoints, Observer, OptimError, Run, Solver, Trainer};
+use maxmargin_optim::{
+    Checkpoints, Collective, Observer, OptimError, Run, Single, Solver, Trainer,
+};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -130,6 +132,68 @@ pub(crate) fn first_difference(
     })
 }
 
+/// Refuses a checkpoint of `kind` from a format older than [`MIN_FORMAT_VERSION`], naming it (the state it
+/// holds is not what this build's solvers keep).
+pub(crate) fn refuse_older(path: &Path, kind: &str) -> Result<(), Error> {
+    let header = model_file::read_header(path)?;
+    if header.format_version < MIN_FORMAT_VERSION && header.kind == kind {
+        return Err(IoError::BadModel {
+            path: path.to_path_buf(),
+            message: format!(
+                "a checkpoint of format {}, from an older maxmargin: start the run again",
+                header.format_version
+            ),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// Refuses a checkpoint `stored` for another run than `now`: other sizes, problem-shaping parameters or
+/// examples. Over ranks, `local` is `(stored, now)` examples on this rank, which must agree too.
+pub(crate) fn check_made<Pm: SameProblem>(
+    path: &Path,
+    (stored, stored_params): (Made, &Pm),
+    (now, params): (Made, &Pm),
+    local: Option<(usize, usize)>,
+) -> Result<(), Error> {
+    let bad = |message: String| -> Error {
+        IoError::BadModel {
+            path: path.to_path_buf(),
+            message,
+        }
+        .into()
+    };
+    let sizes = |m: &Made| (m.n_samples, m.dim, m.lambda.to_bits());
+    let local_differs = local.is_some_and(|(a, b)| a != b);
+    if sizes(&stored) != sizes(&now) || local_differs {
+        let (here_then, here_now) = match local {
+            Some((a, b)) => (format!(" ({a} on this rank)"), format!(" ({b})")),
+            None => (String::new(), String::new()),
+        };
+        return Err(bad(format!(
+            "checkpoint made for {} examples{here_then}, {} weights, lambda {}; this run has {}{here_now}, {}, {}",
+            stored.n_samples, stored.dim, stored.lambda, now.n_samples, now.dim, now.lambda
+        )));
+    }
+    if let Some((name, was, is)) = params.differs_from(stored_params) {
+        return Err(bad(format!(
+            "checkpoint made with {name} {was}; this run has {is} (resume with the settings it was made with)"
+        )));
+    }
+    if stored.rows != now.rows {
+        let (these, count) = match local {
+            Some((_, b)) => ("this rank's", b),
+            None => ("these", now.n_samples),
+        };
+        return Err(bad(format!(
+            "checkpoint made for other examples than {these} (the same number, {count}, but other rows, labels \
+             or weights): resume on the data it was made with"
+        )));
+    }
+    Ok(())
+}
+
 /// Reads a checkpoint of `kind`, refusing one from an older format or made for another run (other examples,
 /// dimension or λ, or other problem-shaping parameters than `expect`'s).
 pub(crate) fn load<Pm, St, O>(
@@ -142,58 +206,51 @@ where
     St: Serialize + DeserializeOwned,
     O: Serialize + DeserializeOwned,
 {
-    let bad = |message: String| -> Error {
-        IoError::BadModel {
-            path: path.to_path_buf(),
-            message,
-        }
-        .into()
-    };
-    let header = model_file::read_header(path)?;
-    if header.format_version < MIN_FORMAT_VERSION && header.kind == kind {
-        return Err(bad(format!(
-            "a checkpoint of format {}, from an older maxmargin: start the run again",
-            header.format_version
-        )));
-    }
+    refuse_older(path, kind)?;
     let (_, file): (_, CheckpointFile<Pm, St, O>) = model_file::load(path, kind)?;
-    let Some((m, params)) = expect else {
-        return Ok(file);
-    };
-    let sizes = |m: &Made| (m.n_samples, m.dim, m.lambda.to_bits());
-    if sizes(&file.made) != sizes(&m) {
-        return Err(bad(format!(
-            "checkpoint made for {} examples, {} weights, lambda {}; this run has {}, {}, {}",
-            file.made.n_samples, file.made.dim, file.made.lambda, m.n_samples, m.dim, m.lambda
-        )));
-    }
-    if let Some((name, stored, now)) = params.differs_from(&file.params) {
-        return Err(bad(format!(
-            "checkpoint made with {name} {stored}; this run has {now} (resume with the settings it was made with)"
-        )));
-    }
-    if file.made.rows != m.rows {
-        return Err(bad(format!(
-            "checkpoint made for other examples than these (the same number, {}, but other rows, labels or \
-             weights): resume on the data it was made with",
-            m.n_samples
-        )));
+    if let Some((made, params)) = expect {
+        check_made(path, (file.made, &file.params), (made, params), None)?;
     }
     Ok(file)
 }
 
-fn save<Pm: Serialize, St: Serialize, O: Serialize>(
-    path: &Path,
-    kind: &str,
+/// Where a run's checkpoints are read and written: one file for one process ([`OneFile`]), or each rank's
+/// own file over ranks (`distributed::checkpoint::RankFiles`). Both check what a file was made for.
+pub(crate) trait Store<St, O> {
+    /// The file a plan's `path` means here.
+    fn file(&self, path: &Path) -> PathBuf;
+    /// The run in `file`, refused when made for another run.
+    fn load(&self, file: &Path) -> Result<Run<St, O>, Error>;
+    /// Writes `run` to `file` (atomically).
+    fn save(&self, file: &Path, run: &Run<St, O>) -> Result<(), Error>;
+}
+
+/// One process's checkpoint file of `kind`, for a run `made` with `params`.
+pub(crate) struct OneFile<'a, Pm> {
+    kind: &'a str,
     made: Made,
-    params: &Pm,
-    run: &Run<St, O>,
-) -> Result<(), Error> {
-    Ok(model_file::save(
-        path,
-        kind,
-        &FileRef { made, params, run },
-    )?)
+    params: &'a Pm,
+}
+
+impl<Pm, St, O> Store<St, O> for OneFile<'_, Pm>
+where
+    Pm: Serialize + DeserializeOwned + SameProblem,
+    St: Serialize + DeserializeOwned,
+    O: Serialize + DeserializeOwned,
+{
+    fn file(&self, path: &Path) -> PathBuf {
+        path.to_path_buf()
+    }
+
+    fn load(&self, file: &Path) -> Result<Run<St, O>, Error> {
+        Ok(load::<Pm, St, O>(file, self.kind, Some((self.made, self.params)))?.run)
+    }
+
+    fn save(&self, file: &Path, run: &Run<St, O>) -> Result<(), Error> {
+        let (made, params) = (self.made, self.params);
+        let payload = FileRef { made, params, run };
+        Ok(model_file::save(file, self.kind, &payload)?)
+    }
 }
 
 /// Trains `solver` from the plan's checkpoint (or from `init` when there is none), writing checkpoints as
@@ -214,15 +271,34 @@ where
     S::Output: Serialize + DeserializeOwned,
     Pm: Serialize + DeserializeOwned + SameProblem,
 {
+    let store = OneFile { kind, made, params };
+    let run = (&Single as &dyn Collective, trainer, solver, problem);
+    train_with(&store, run, init, plan, observer)
+}
+
+/// The one checkpointed run for every solver, task and mode: resumes from the plan's file as `store` reads
+/// it (the decoded state checked against the problem before any step reads it) or starts from `init`, runs
+/// the trainer over `comm` (all ranks write after the same step, when rank 0's clock says a period has
+/// passed), and writes the final run.
+pub(crate) fn train_with<P, S>(
+    store: &dyn Store<S::State, S::Output>,
+    (comm, trainer, solver, problem): (&dyn Collective, &Trainer, &mut S, &P),
+    init: impl FnOnce(&mut S) -> Result<S::State, Error>,
+    plan: &CheckpointPlan,
+    observer: &mut dyn Observer,
+) -> Result<maxmargin_optim::Resumed<S, P>, Error>
+where
+    S: Solver<P>,
+{
     plan.check()?;
     let run = match &plan.resume {
         Some(path) => {
-            let run = load::<Pm, S::State, S::Output>(path, kind, Some((made, params)))?.run;
-            // The decoded state is checked against the problem before any step reads it.
+            let file = store.file(path);
+            let run = store.load(&file)?;
             solver
                 .check_state(problem, &run.state)
                 .map_err(|e| IoError::BadModel {
-                    path: path.clone(),
+                    path: file.clone(),
                     message: e.to_string(),
                 })?;
             run
@@ -232,10 +308,11 @@ where
             trainer.start(solver, problem, state)
         }
     };
-    let (fit, run) = match (&plan.save_to, plan.every_seconds) {
-        (Some(path), Some(every_seconds)) => {
+    let target = plan.save_to.as_deref().map(|path| store.file(path));
+    let (fit, run) = match (&target, plan.every_seconds) {
+        (Some(file), Some(every_seconds)) => {
             let mut write = |run: &Run<S::State, S::Output>| {
-                save(path, kind, made, params, run).map_err(|e| OptimError::Checkpoint {
+                store.save(file, run).map_err(|e| OptimError::Checkpoint {
                     message: e.to_string(),
                 })
             };
@@ -243,12 +320,12 @@ where
                 every_seconds,
                 save: &mut write,
             };
-            trainer.resume(solver, problem, run, observer, Some(checkpoints))?
+            trainer.resume_over(comm, solver, problem, run, observer, Some(checkpoints))?
         }
-        _ => trainer.resume(solver, problem, run, observer, None)?,
+        _ => trainer.resume_over(comm, solver, problem, run, observer, None)?,
     };
-    if let Some(path) = &plan.save_to {
-        save(path, kind, made, params, &run)?;
+    if let Some(file) = &target {
+        store.save(file, &run)?;
     }
     Ok((fit, run))
 }

@@ -187,3 +187,44 @@ fn issue_30_a_time_budget_over_ranks_stops_every_rank_at_the_same_round() {
         a.training
     );
 }
+
+/// Issue 30: one checkpoint mechanism, so one process's file and each rank's are refused alike when they come
+/// from a format whose state this build does not keep (rank files were read whatever their format).
+#[test]
+fn issue_30_checkpoints_of_an_older_format_are_refused_by_name_in_every_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let older = (maxmargin::checkpoint::MIN_FORMAT_VERSION - 1).to_le_bytes();
+    // The format version is the header's four bytes after the magic.
+    let age = |file: &std::path::Path| {
+        let mut bytes = std::fs::read(file).unwrap();
+        bytes[8..12].copy_from_slice(&older);
+        std::fs::write(file, bytes).unwrap();
+    };
+    let expected = format!(
+        "a checkpoint of format {}, from an older maxmargin: start the run again",
+        maxmargin::checkpoint::MIN_FORMAT_VERSION - 1
+    );
+    let params = LinearSvmParams::new().epochs(3.0);
+    let data = maxmargin::datasets::heart_scale().unwrap();
+
+    let one = dir.path().join("one.ckpt");
+    let svm = |plan: CheckpointPlan| params.clone().check().unwrap().checkpoints(plan);
+    svm(CheckpointPlan::new().save_to(&one)).fit(&data).unwrap();
+    svm(CheckpointPlan::new().resume_from(&one))
+        .fit(&data)
+        .unwrap();
+    age(&one);
+    let e = svm(CheckpointPlan::new().resume_from(&one))
+        .fit(&data)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains(&expected), "{e}");
+
+    let ranked = dir.path().join("ranked.ckpt");
+    let saved = over_ranks(2, &params, &CheckpointPlan::new().save_to(&ranked));
+    assert!(saved.iter().all(Result::is_ok));
+    age(&maxmargin::distributed::checkpoint::rank_path(&ranked, 1));
+    let resumed = over_ranks(2, &params, &CheckpointPlan::new().resume_from(&ranked));
+    let e = resumed[1].as_ref().unwrap_err().to_string();
+    assert!(e.contains(&expected), "{e}");
+}
