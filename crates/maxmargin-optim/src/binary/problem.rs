@@ -218,16 +218,20 @@ impl<'a> BinaryProblem<'a> {
 
     /// The mean loss `(1/n)Σ ℓ(y_i(⟨w, x_i⟩ + b))` (the hinge unless the problem says otherwise).
     pub fn mean_hinge(&self, weights: &LinearWeights) -> f64 {
-        let sum: f64 = self
-            .x
+        self.loss_sum(weights) / self.n_samples() as f64
+    }
+
+    /// The weighted loss summed over the examples, in their order: `Σ c_i ℓ(y_i(⟨w, x_i⟩ + b))` (what a
+    /// shard adds to the whole problem's mean over ranks).
+    pub(crate) fn loss_sum(&self, weights: &LinearWeights) -> f64 {
+        self.x
             .rows()
             .zip(self.y)
             .enumerate()
             .map(|(i, (row, &y))| {
                 self.weight(i) * self.loss.value(y * (row.dot(&weights.w) + weights.b))
             })
-            .sum();
-        sum / self.n_samples() as f64
+            .sum()
     }
 
     /// The primal objective `λ/2 (‖w‖² [+ b²]) + (1/n)Σ ℓ`.

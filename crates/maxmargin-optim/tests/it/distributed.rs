@@ -113,6 +113,56 @@ fn any_number_of_ranks_reaches_the_one_process_optimum() {
     }
 }
 
+/// Issue 30: one process is P = 1. DCD over one rank runs the sequential method's own pass, so it trains
+/// the in-memory run's bits: weights, objective, certified gap, iterations and trace, for either hinge and
+/// either bias, shrinking and the gap target's tightening included.
+#[test]
+fn issue_30_dcd_over_one_rank_trains_the_in_memory_bits() {
+    let (x, y) = data(400);
+    let m = rows(&x);
+    for (loss, bias) in [
+        (BinaryLoss::Hinge, Bias::Feature),
+        (BinaryLoss::SquaredHinge, Bias::None),
+    ] {
+        let problem = BinaryProblem::new(&m, &y, lambda(0.001), bias)
+            .unwrap()
+            .with_loss(loss);
+        // ε = 0.5 with a 1e-6 target: the stopping test passes early and ε is divided by 10 several times.
+        let dcd = || {
+            let d = DcdParams::new().epsilon(0.5).seed(3).check().unwrap();
+            d.with_gap_target(Some(1e-6))
+        };
+        // Evaluations far apart: the solver's own rule (with its tightenings) ends the run.
+        let budget = Budget::epochs(5000.0)
+            .with_gap(1e-6)
+            .evaluating_every(2000.0);
+        let trainer = Trainer::new(budget).unwrap();
+        let one = trainer.run(&mut dcd(), &problem, &mut ()).unwrap();
+        assert!(one.progress.epoch > 5.0, "{:?}", one.progress);
+        let ranked = ThreadRanks::run(1, |comm| {
+            let mut ranked = dcd().over_ranks(comm, x.len());
+            trainer.run_over(comm, &mut ranked, &problem, &mut ())
+        })
+        .remove(0)
+        .unwrap();
+        let bits = |f: &maxmargin_optim::Fit<maxmargin_optim::LinearWeights>| {
+            let w: Vec<u64> = f.output.w.iter().map(|v| v.to_bits()).collect();
+            let trace: Vec<(u64, u64, Option<u64>)> = (f.trace.iter())
+                .map(|r| (r.iteration, r.objective.to_bits(), r.gap.map(f64::to_bits)))
+                .collect();
+            (
+                w,
+                f.output.b.to_bits(),
+                f.objective.to_bits(),
+                f.stop,
+                trace,
+            )
+        };
+        assert_eq!(bits(&ranked), bits(&one), "{loss:?}, {bias:?}");
+        assert_eq!(one.stop, StopReason::Converged, "{loss:?}, {bias:?}");
+    }
+}
+
 #[test]
 fn the_same_ranks_and_seed_give_the_same_bits() {
     let (x, y) = data(300);

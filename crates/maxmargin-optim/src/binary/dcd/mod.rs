@@ -581,7 +581,7 @@ mod distributed;
 mod logistic;
 mod stream;
 pub(crate) use coordinate::box_and_diag;
-use coordinate::{Coordinate, Visit, dot, visit};
+use coordinate::{Coordinate, Visit, visit};
 pub use distributed::DcdRanks;
 
 pub use bound::dual_bound;
