@@ -205,6 +205,45 @@ fn a_failing_rank_ends_every_rank_with_an_error() {
     }
 }
 
+/// Issue 30: Crammer–Singer over one rank is the in-memory method (its steps, shrinking and gap target):
+/// the same weights, objective, trace and stop, bit for bit.
+#[test]
+fn issue_30_crammer_singer_over_one_rank_trains_the_in_memory_bits() {
+    use maxmargin_core::objective::Lambda;
+    use maxmargin_optim::{CrammerSingerParams, StructProblem};
+    use maxmargin_struct::MulticlassSpace;
+    let (x, y) = crate::dual::multiclass(240, 4, 3.0);
+    let space = MulticlassSpace::new(5, 4).unwrap();
+    let problem = StructProblem::new(&space, &x, &y, Lambda::new(0.002).unwrap()).unwrap();
+    let cs = || {
+        let params = CrammerSingerParams {
+            epsilon: 0.5,
+            shrinking: true,
+            seed: 2,
+        };
+        params.check().unwrap().with_gap_target(Some(1e-6))
+    };
+    let budget = Budget::epochs(20_000.0)
+        .with_gap(1e-6)
+        .evaluating_every(1000.0);
+    let trainer = Trainer::new(budget).unwrap();
+    let one = trainer.run(&mut cs(), &problem, &mut ()).unwrap();
+    let ranked = ThreadRanks::run(1, |comm| {
+        trainer.run_over(comm, &mut cs().over_ranks(comm, 240), &problem, &mut ())
+    })
+    .remove(0)
+    .unwrap();
+    let bits = |f: &maxmargin_optim::Fit<Vec<f64>>| {
+        let w: Vec<u64> = f.output.iter().map(|v| v.to_bits()).collect();
+        let trace: Vec<(u64, u64, Option<u64>)> = (f.trace.iter())
+            .map(|r| (r.iteration, r.objective.to_bits(), r.gap.map(f64::to_bits)))
+            .collect();
+        (w, f.objective.to_bits(), f.stop, trace)
+    };
+    assert_eq!(bits(&ranked), bits(&one));
+    assert_eq!(one.stop, StopReason::Converged);
+}
+
 #[test]
 fn crammer_singer_over_ranks_reaches_the_one_process_optimum() {
     use maxmargin_core::objective::Lambda;

@@ -3,7 +3,8 @@
 //! against its own copy of `W`, the changes `dW` and `Σ Δ·dα` are summed by one allreduce of `dK + 2`
 //! numbers, and every rank takes the step `t ∈ [0, 1]` that maximizes the dual `−½‖W‖² − Σ Δ α` along the
 //! summed direction: `t = −(⟨W, dW⟩ + Σ Δ dα) / ‖dW‖²`, clipped (each block's move stays feasible on the
-//! segment). No shrinking (its per-class bounds do not survive a step `t < 1`). A round whose blocks pass
+//! segment). No shrinking over several ranks (its per-class bounds do not survive a step `t < 1`); one rank
+//! is one process, its steps, shrinking and certificate the in-memory method's, bit for bit. A round whose blocks pass
 //! the violation test on every rank is accepted at a certified gap within the target, else ε is divided by
 //! 10, as one process does; the trainer's budgets, evaluations and gap stop are one process's.
 
@@ -19,7 +20,8 @@ impl CrammerSinger {
     /// and ends with the same weights (label-major, as [`Solver::output`]).
     pub fn over_ranks(self, comm: &dyn Collective, n_total: usize) -> CrammerSingerRanks<'_> {
         let mut cs = self;
-        cs.params.shrinking = false;
+        // One rank is one process (its own steps, shrinking and gap target); over several, no shrinking.
+        cs.params.shrinking &= comm.size() == 1;
         cs.n_total = Some(n_total);
         CrammerSingerRanks::new(cs, comm, n_total)
     }
@@ -97,6 +99,9 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSingerRanks<'_> {
         problem: Problem<'_, 'a>,
         st: &mut CrammerSingerState,
     ) -> Result<(), OptimError> {
+        if self.comm.size() == 1 {
+            return self.solver.step(problem, st);
+        }
         if !self.round(problem, st)? {
             return Ok(());
         }
@@ -133,16 +138,9 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSingerRanks<'_> {
         st: &CrammerSingerState,
     ) -> Result<f64, OptimError> {
         let w = self.solver.output(problem, st);
-        let loss: f64 = problem
-            .oracle_all(&w)?
-            .iter()
-            .zip(problem.y())
-            .enumerate()
-            .map(|(i, (v, &y))| self.solver.weight(i, y as usize) * v.hinge)
-            .sum();
-        let mut sums = [loss];
+        let mut sums = [self.solver.loss_sum(problem, &w)?];
         self.comm.allreduce_sum(&mut sums)?;
-        let norm: f64 = st.w.iter().map(|v| v * v).sum();
+        let norm = maxmargin_core::vector::norm_sq(&w);
         Ok(0.5 * problem.lambda() * norm + sums[0] / self.n_total as f64)
     }
 
@@ -153,18 +151,7 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSingerRanks<'_> {
         st: &CrammerSingerState,
         objective: f64,
     ) -> Result<Certificate, OptimError> {
-        let k = problem.space().n_classes();
-        let linear: f64 = problem
-            .y()
-            .iter()
-            .enumerate()
-            .map(|(i, &y)| {
-                (0..k)
-                    .map(|m| cost_at(&st.cost, k, y as usize, m) * st.alpha[i * k + m])
-                    .sum::<f64>()
-            })
-            .sum();
-        let mut sums = [linear, st.active.len() as f64];
+        let mut sums = [self.solver.dual_linear(problem, st), st.active.len() as f64];
         self.comm.allreduce_sum(&mut sums)?;
         let norm: f64 = st.w.iter().map(|v| v * v).sum();
         let dual = problem.lambda() * (-0.5 * norm - sums[0]);

@@ -483,20 +483,10 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
         problem: &StructProblem<'a, MulticlassSpace>,
         st: &CrammerSingerState,
     ) -> Result<f64, OptimError> {
-        let w = self.output(problem, st);
-        if self.class_weights.is_empty() && self.example_weights.is_empty() {
-            return problem.primal(&w);
-        }
         // λ/2‖W‖² + (1/n)Σ c_{y_i} H_i(W).
-        let loss: f64 = problem
-            .oracle_all(&w)?
-            .iter()
-            .zip(problem.y())
-            .enumerate()
-            .map(|(i, (v, &y))| self.weight(i, y as usize) * v.hinge)
-            .sum();
+        let w = self.output(problem, st);
         Ok(0.5 * problem.lambda() * maxmargin_core::vector::norm_sq(&w)
-            + loss / problem.n_samples() as f64)
+            + self.loss_sum(problem, &w)? / problem.n_samples() as f64)
     }
 
     fn certificate(
@@ -514,16 +504,30 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
 }
 
 impl CrammerSinger {
-    /// The exact dual at `st` and its gap to `objective`, with the active set's size.
-    fn dual_certificate(
+    /// `Σ c_{y_i} H_i(W)` over the problem's examples in their order (a weight of 1 changes no bit): the
+    /// primal's loss, and what a shard adds to it over ranks.
+    fn loss_sum(
+        &self,
+        problem: &StructProblem<'_, MulticlassSpace>,
+        w: &[f64],
+    ) -> Result<f64, OptimError> {
+        Ok(problem
+            .oracle_all(w)?
+            .iter()
+            .zip(problem.y())
+            .enumerate()
+            .map(|(i, (v, &y))| self.weight(i, y as usize) * v.hinge)
+            .sum())
+    }
+
+    /// `Σ Δ α` over the problem's examples: the dual's linear term, and what a shard adds to it over ranks.
+    fn dual_linear(
         &self,
         problem: &StructProblem<'_, MulticlassSpace>,
         st: &CrammerSingerState,
-        objective: f64,
-    ) -> Certificate {
+    ) -> f64 {
         let k = problem.space().n_classes();
-        let norm: f64 = st.w.iter().map(|v| v * v).sum();
-        let linear: f64 = problem
+        problem
             .y()
             .iter()
             .enumerate()
@@ -533,7 +537,18 @@ impl CrammerSinger {
                     .map(|m| cost_at(&st.cost, k, y, m) * st.alpha[i * k + m])
                     .sum::<f64>()
             })
-            .sum();
+            .sum()
+    }
+
+    /// The exact dual at `st` and its gap to `objective`, with the active set's size.
+    fn dual_certificate(
+        &self,
+        problem: &StructProblem<'_, MulticlassSpace>,
+        st: &CrammerSingerState,
+        objective: f64,
+    ) -> Certificate {
+        let norm: f64 = st.w.iter().map(|v| v * v).sum();
+        let linear = self.dual_linear(problem, st);
         // D_C(α) = −½‖W‖² − Σ Δ α, and the λ-form dual is λ·D_C.
         let dual = problem.lambda() * (-0.5 * norm - linear);
         Certificate {
