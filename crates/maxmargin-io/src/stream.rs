@@ -115,6 +115,20 @@ impl RowFile {
         Self::prepare_in_buckets(source, dir, seed, BUCKET_BYTES)
     }
 
+    /// [`RowFile::prepare`], handing `observe` every row's label and features as it is parsed, in file
+    /// order (what a model records of its rows is taken then, without another read).
+    ///
+    /// # Errors
+    /// As [`RowFile::prepare`].
+    pub fn prepare_observed(
+        source: &Path,
+        dir: &Path,
+        seed: u64,
+        observe: &mut dyn FnMut(f64, SparseRow<'_>),
+    ) -> Result<Self, IoError> {
+        Self::prepare_with(source, dir, seed, BUCKET_BYTES, observe)
+    }
+
     /// [`RowFile::prepare`] with buckets of about `bucket_bytes` (at least one row each, at most
     /// [`MAX_BUCKETS`]): smaller buckets mix the order of a pass more and hold less in memory.
     ///
@@ -125,6 +139,16 @@ impl RowFile {
         dir: &Path,
         seed: u64,
         bucket_bytes: u64,
+    ) -> Result<Self, IoError> {
+        Self::prepare_with(source, dir, seed, bucket_bytes, &mut |_, _| {})
+    }
+
+    fn prepare_with(
+        source: &Path,
+        dir: &Path,
+        seed: u64,
+        bucket_bytes: u64,
+        observe: &mut dyn FnMut(f64, SparseRow<'_>),
     ) -> Result<Self, IoError> {
         if crate::cache::is_cache(source) {
             return Err(IoError::Unsplittable {
@@ -163,6 +187,9 @@ impl RowFile {
             max_abs = row.val.iter().fold(max_abs, |m, v| m.max(v.abs()));
             if let Some(&last) = row.idx.last() {
                 n_features = n_features.max(last as usize + 1);
+            }
+            if let Ok(x) = SparseRow::new(row.idx, row.val) {
+                observe(row.label, x);
             }
             bytes += write_row(&mut parsed, row.line, row.label, row.idx, row.val).map_err(temp)?;
             Ok(())

@@ -135,6 +135,40 @@ pub struct RowSketch {
     pub smallest: Vec<u64>,
 }
 
+/// A [`RowSketch`] built a row at a time in memory of its size, whatever the rows' number (a streamed run's
+/// rows, as the stream parses them): the same sketch as [`RowSketch::of`] the same rows in any order.
+#[derive(Debug, Default)]
+pub(crate) struct SketchBuilder {
+    n_rows: usize,
+    sum: u64,
+    smallest: std::collections::BTreeSet<u64>,
+}
+
+impl SketchBuilder {
+    /// Adds a row with its label.
+    pub(crate) fn add(&mut self, label: f64, row: SparseRow<'_>) {
+        let h = row_hash(label, row);
+        self.n_rows += 1;
+        self.sum = self.sum.wrapping_add(h);
+        let full = self.smallest.len() == SKETCH_SIZE;
+        if full && self.smallest.last().is_some_and(|&top| h >= top) {
+            return;
+        }
+        if self.smallest.insert(h) && self.smallest.len() > SKETCH_SIZE {
+            self.smallest.pop_last();
+        }
+    }
+
+    /// The sketch of the rows added.
+    pub(crate) fn finish(self) -> RowSketch {
+        RowSketch {
+            n_rows: self.n_rows,
+            sum: self.sum,
+            smallest: self.smallest.into_iter().collect(),
+        }
+    }
+}
+
 /// How much of a set of rows a sketch says it has seen.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Overlap {

@@ -81,7 +81,8 @@ impl LinearSvm {
             let why = "are not built for streaming";
             return Err(refuse("sample weights and checkpoints", "", why));
         }
-        let rows = RowFile::prepare(path, temp_dir, p.seed)?;
+        let mut sketch = crate::inputs::SketchBuilder::default();
+        let rows = RowFile::prepare_observed(path, temp_dir, p.seed, &mut |l, x| sketch.add(l, x))?;
         let summary = rows.summary().clone();
         let mut warnings = Vec::new();
         // The limits before the first allocation that follows the features (the scaler's statistics).
@@ -166,7 +167,7 @@ impl LinearSvm {
             (false, false) => "more passes (--epochs), or --solver dcd",
         };
         let (output, trace) = (fit.output, fit.trace);
-        let model = self.model(
+        let mut model = self.model(
             output,
             &labels,
             lambda.get(),
@@ -176,6 +177,11 @@ impl LinearSvm {
             advice,
             &mut warnings,
         )?;
+        // What an in-memory run records of its rows, taken as the stream parsed them.
+        model.inputs = Some(Box::new(crate::inputs::Inputs {
+            rows: Some(sketch.finish()),
+            ..Default::default()
+        }));
         Ok(FitReport {
             model,
             trace,

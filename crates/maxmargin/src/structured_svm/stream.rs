@@ -67,7 +67,8 @@ impl StructuredSvm {
                 reason,
             ));
         }
-        let rows = RowFile::prepare(path, temp_dir, p.seed)?;
+        let mut sketch = crate::inputs::SketchBuilder::default();
+        let rows = RowFile::prepare_observed(path, temp_dir, p.seed, &mut |l, x| sketch.add(l, x))?;
         let summary = rows.summary().clone();
         let mut warnings = Vec::new();
         let (n, d) = (summary.n_rows, summary.n_features);
@@ -114,7 +115,13 @@ impl StructuredSvm {
             warnings,
             max_abs,
         };
-        self.finish(fit, lambda.get(), (n, d, k), parts)
+        let mut report = self.finish(fit, lambda.get(), (n, d, k), parts)?;
+        // What an in-memory run records of its rows, taken as the stream parsed them.
+        report.model.inputs = Some(Box::new(crate::inputs::Inputs {
+            rows: Some(sketch.finish()),
+            ..Default::default()
+        }));
+        Ok(report)
     }
 }
 

@@ -346,3 +346,35 @@ fn issue_30_streamed_runs_take_the_trainers_budgets_tolerance_and_best_iterate()
         t.objective
     );
 }
+
+/// Issue 23: a streamed model records the same sketch of its training rows as an in-memory model of the same
+/// file (taken as the stream parses them), so `calibrate` and `threshold` warn about training rows after
+/// `--stream` too; a multiclass model streamed by SSG as well.
+#[test]
+fn issue_23_streamed_models_sketch_their_rows_as_in_memory_ones() {
+    use maxmargin::structured_svm::{StructSolverKind, StructuredSvmParams, Task};
+    let dir = tempfile::tempdir().unwrap();
+    let path = heart_file(dir.path());
+    let data = maxmargin::io::libsvm::read(&path).unwrap();
+    let svm = LinearSvmParams::new().check().unwrap();
+    let sketch = |m: &LinearModel| m.inputs.as_ref().and_then(|i| i.rows.clone());
+    let in_memory = sketch(&svm.fit(&data).unwrap()).unwrap();
+    let streamed = sketch(&svm.fit_stream(&path, dir.path()).unwrap().model).unwrap();
+    assert_eq!(streamed, in_memory);
+    assert_eq!(
+        streamed.overlap(&data),
+        Some(maxmargin::inputs::Overlap::Same)
+    );
+    let iris = scaled_iris(dir.path());
+    let iris_data = maxmargin::io::libsvm::read(&iris).unwrap();
+    let mut p = StructuredSvmParams::new(Task::Multiclass);
+    p.solver = StructSolverKind::Ssg;
+    p.max_passes = Some(2.0);
+    let svm = p.check().unwrap();
+    let rows = |m: &maxmargin::structured_svm::StructuredModel| {
+        m.inputs.as_ref().and_then(|i| i.rows.clone())
+    };
+    let in_memory = rows(&svm.fit_multiclass(&iris_data, &mut ()).unwrap().model).unwrap();
+    let streamed = rows(&svm.fit_multiclass_stream(&iris, dir.path()).unwrap().model).unwrap();
+    assert_eq!(streamed, in_memory);
+}
