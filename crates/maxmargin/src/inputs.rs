@@ -210,6 +210,46 @@ impl RowSketch {
         }
     }
 
+    /// The sketch of every rank's rows from each rank's sketch of its own: the sketch one process takes of
+    /// all of them (the smallest distinct hashes of the union are among the ranks' smallest; counts and
+    /// sums add), the same on every rank. One allreduce of `ranks × 132` numbers: each hash and sum as two
+    /// 32-bit halves, exact in an `f64`.
+    ///
+    /// # Errors
+    /// [`maxmargin_optim::OptimError::Collective`] when another rank failed.
+    pub(crate) fn over_ranks(
+        self,
+        comm: &dyn maxmargin_optim::Collective,
+    ) -> Result<Self, maxmargin_optim::OptimError> {
+        const SLOT: usize = 4 + 2 * SKETCH_SIZE;
+        let halves = |h: u64| [(h >> 32) as f64, (h & 0xFFFF_FFFF) as f64];
+        let whole = |hi: f64, lo: f64| ((hi as u64) << 32) | lo as u64;
+        let mut buf = vec![0.0; comm.size() * SLOT];
+        let mine = &mut buf[comm.rank() * SLOT..(comm.rank() + 1) * SLOT];
+        mine[0] = self.n_rows as f64;
+        mine[1] = self.smallest.len() as f64;
+        mine[2..4].copy_from_slice(&halves(self.sum));
+        for (k, &h) in self.smallest.iter().enumerate() {
+            mine[4 + 2 * k..6 + 2 * k].copy_from_slice(&halves(h));
+        }
+        comm.allreduce_sum(&mut buf)?;
+        let (mut n_rows, mut sum, mut hashes) = (0usize, 0u64, Vec::new());
+        for slot in buf.chunks_exact(SLOT) {
+            n_rows += slot[0] as usize;
+            sum = sum.wrapping_add(whole(slot[2], slot[3]));
+            let count = (slot[1] as usize).min(SKETCH_SIZE);
+            hashes.extend((0..count).map(|k| whole(slot[4 + 2 * k], slot[5 + 2 * k])));
+        }
+        hashes.sort_unstable();
+        hashes.dedup();
+        hashes.truncate(SKETCH_SIZE);
+        Ok(Self {
+            n_rows,
+            sum,
+            smallest: hashes,
+        })
+    }
+
     fn invalid(&self) -> Option<String> {
         (self.smallest.len() > SKETCH_SIZE
             || self.smallest.len() > self.n_rows

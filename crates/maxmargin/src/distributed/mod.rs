@@ -103,6 +103,8 @@ impl LinearSvm {
         }
         let labels = labels.with_positive(&source, p.positive)?;
         let y = labels.targets(&data).map_err(|e| file_line(e, start))?;
+        // What one process records of its rows: the ranks' sketches, merged.
+        let sketch = crate::inputs::RowSketch::of(&data).over_ranks(comm)?;
         data.x.set_n_features_at_least(d);
         let lambda = p.regularization.lambda(n)?;
         let mut problem = BinaryProblem::new(&data.x, &y, lambda, p.bias)?.with_loss(p.loss);
@@ -148,7 +150,7 @@ impl LinearSvm {
         };
         let mut warnings = Vec::new();
         let end = crate::linear::Finished::of(&fit);
-        let model = self.model(
+        let mut model = self.model(
             fit.output,
             &labels,
             lambda.get(),
@@ -158,6 +160,10 @@ impl LinearSvm {
             advice,
             &mut warnings,
         )?;
+        model.inputs = Some(Box::new(crate::inputs::Inputs {
+            rows: Some(sketch),
+            ..Default::default()
+        }));
         Ok(FitReport {
             model,
             trace: fit.trace,

@@ -189,6 +189,8 @@ impl StructuredSvm {
             classes: Whole::classes(comm, &data, whole.n)?,
         };
         let y = classes.indices(&data).map_err(|e| file_line(e, start))?;
+        // What one process records of its rows: the ranks' sketches, merged.
+        let sketch = crate::inputs::RowSketch::of(&data).over_ranks(comm)?;
         let weights = self.class_weight_vector(&classes)?;
         let mut max_abs = [crate::convergence::max_abs(&data.x)];
         comm.allreduce_max(&mut max_abs)?;
@@ -220,6 +222,11 @@ impl StructuredSvm {
             warnings: Vec::new(),
             max_abs: max_abs[0],
         };
-        self.finish(fit, lambda.get(), (whole.n, whole.d, k), parts)
+        let mut report = self.finish(fit, lambda.get(), (whole.n, whole.d, k), parts)?;
+        report.model.inputs = Some(Box::new(crate::inputs::Inputs {
+            rows: Some(sketch),
+            ..Default::default()
+        }));
+        Ok(report)
     }
 }

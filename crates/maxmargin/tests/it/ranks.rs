@@ -228,3 +228,31 @@ fn issue_30_checkpoints_of_an_older_format_are_refused_by_name_in_every_mode() {
     let e = resumed[1].as_ref().unwrap_err().to_string();
     assert!(e.contains(&expected), "{e}");
 }
+
+/// Issue 23: a model trained over ranks records the sketch of all its rows that one process records (the
+/// ranks' sketches merged), so `calibrate` and `threshold` warn about training rows after `mpirun` too.
+#[test]
+fn issue_23_models_over_ranks_sketch_every_rank_s_rows_as_one_process() {
+    use maxmargin::structured_svm::{StructuredSvmParams, Task};
+    let heart = maxmargin::datasets::heart_scale().unwrap();
+    let params = LinearSvmParams::new();
+    let one = params.clone().check().unwrap().fit(&heart).unwrap();
+    let sketch = |m: &LinearModel| m.inputs.as_ref().and_then(|i| i.rows.clone()).unwrap();
+    for p in [2, 3] {
+        for model in over_ranks(p, &params, &CheckpointPlan::new()) {
+            assert_eq!(sketch(&model.unwrap()), sketch(&one), "{p} ranks");
+        }
+    }
+    let iris = maxmargin::datasets::iris().unwrap();
+    let svm = StructuredSvmParams::new(Task::Multiclass).check().unwrap();
+    let one = svm.fit_multiclass(&iris, &mut ()).unwrap().model;
+    let rows = |m: &maxmargin::structured_svm::StructuredModel| {
+        m.inputs.as_ref().and_then(|i| i.rows.clone()).unwrap()
+    };
+    let ranked = on_ranks(2, &iris, |comm, shard| {
+        Ok(svm.fit_multiclass_shard(comm, shard)?.model)
+    });
+    for model in ranked {
+        assert_eq!(rows(&model.unwrap()), rows(&one));
+    }
+}
