@@ -262,12 +262,30 @@ enum Body {
     Json(serde_json::Map<String, serde_json::Value>, Option<u32>),
 }
 
-fn read_parts(path: &Path) -> Result<(Header, Body), IoError> {
-    let mut file = std::fs::File::open(path).map_err(|e| IoError::io(path, e))?;
+/// The bytes of a model file. A file that gives its bytes once (standard input as `-`, a pipe such as a
+/// shell's `<(cat m.model)`) is read once and its bytes kept for the process, so a command that reads the
+/// header to dispatch and then loads the model sees the same bytes twice.
+fn model_bytes(path: &Path) -> Result<Vec<u8>, IoError> {
+    type Kept = Vec<(std::path::PathBuf, Vec<u8>)>;
+    static READ_ONCE: std::sync::Mutex<Kept> = std::sync::Mutex::new(Vec::new());
+    let once = crate::open::is_stdin(path) || !crate::open::is_regular_file(path);
+    if once {
+        let kept = READ_ONCE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, bytes)) = kept.iter().find(|(p, _)| p == path) {
+            return Ok(bytes.clone());
+        }
+    }
+    let mut source: Box<dyn Read> = if crate::open::is_stdin(path) {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(std::fs::File::open(path).map_err(|e| IoError::io(path, e))?)
+    };
     // The first bytes say whether this can be a model at all, before the rest is read (`/dev/zero` or a
     // data file given as a model is refused at once, not read until memory runs out).
     let mut bytes = Vec::new();
-    (&mut file)
+    (&mut source)
         .take(SNIFF_BYTES)
         .read_to_end(&mut bytes)
         .map_err(|e| IoError::io(path, e))?;
@@ -281,8 +299,20 @@ fn read_parts(path: &Path) -> Result<(Header, Body), IoError> {
             "not a maxmargin model file (no magic bytes, not JSON)",
         ));
     }
-    file.read_to_end(&mut bytes)
+    source
+        .read_to_end(&mut bytes)
         .map_err(|e| IoError::io(path, e))?;
+    if once {
+        let mut kept = READ_ONCE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        kept.push((path.to_path_buf(), bytes.clone()));
+    }
+    Ok(bytes)
+}
+
+fn read_parts(path: &Path) -> Result<(Header, Body), IoError> {
+    let mut bytes = model_bytes(path)?;
     if bytes.starts_with(&MAGIC) {
         let mut c = Cursor {
             path,

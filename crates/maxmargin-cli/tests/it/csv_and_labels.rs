@@ -309,7 +309,7 @@ fn issue_23_a_checkpoint_resumes_only_on_its_own_rows() {
 }
 
 #[test]
-fn issue_23_data_through_a_pipe_is_read_whole() {
+fn issue_23_data_and_models_through_a_pipe_are_read_whole() {
     // A shell's `<(zcat d.gz)` is a pipe: peeking at it for a cache's or gzip's magic bytes lost them
     // (`label 8333 is neither class`).
     let dir = tempfile::tempdir().unwrap();
@@ -335,4 +335,29 @@ fn issue_23_data_through_a_pipe_is_read_whole() {
         String::from_utf8(out.stdout).unwrap(),
         ok(&["eval", s(&model), s(&data)])
     );
+    // A model through a pipe, or on standard input as `-`, is read once: the header that picks the command's
+    // path and the model it loads are the same bytes (the second read of the pipe found nothing: "not a
+    // maxmargin model file").
+    let bin = env!("CARGO_BIN_EXE_maxmargin");
+    let (m, d) = (s(&model), s(&data));
+    for script in [
+        format!("{bin} predict <(cat {m}) {d}"),
+        format!("cat {m} | {bin} predict - {d}"),
+    ] {
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(&script)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{script}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            ok(&["predict", m, d]),
+            "{script}"
+        );
+    }
 }
