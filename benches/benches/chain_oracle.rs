@@ -138,7 +138,7 @@ fn main() {
     }
     report.push_str("\nThe one allocation per call is the returned labelling; the tables are per-thread scratch.\n");
     println!("{report}");
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-report");
+    let dir = maxmargin_benches::out_dir();
     if std::fs::create_dir_all(&dir).is_ok() {
         let _ = std::fs::write(dir.join("chain_oracle.md"), &report);
     }

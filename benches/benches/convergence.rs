@@ -42,6 +42,19 @@ struct Row {
     passes: f64,
 }
 
+/// One line on stderr as each row is measured: the set, both times, their ratio, whether it converged.
+fn progress(row: Option<&Row>) {
+    let Some(r) = row else { return };
+    let theirs = r
+        .liblinear_seconds
+        .map_or("-".into(), |t| format!("{t:.3}s"));
+    let ratio = r.ratio.map_or("-".into(), |t| format!("{t:.2}x"));
+    eprintln!(
+        "convergence: {}: {:.3}s against LIBLINEAR {theirs} ({ratio}), {:.1} passes, converged {}",
+        r.name, r.ours_seconds, r.passes, r.converged
+    );
+}
+
 fn timed(cmd: &mut Command) -> f64 {
     let start = Instant::now();
     let ok = cmd
@@ -235,7 +248,13 @@ fn main() {
         eprintln!("convergence: MAXMARGIN_DATA is not set; nothing measured");
         return;
     };
-    assert!(command().exists(), "build the release command first");
+    if !command().exists() {
+        eprintln!(
+            "convergence: {} does not exist: build the release command first (cargo xtask bench does)",
+            command().display()
+        );
+        std::process::exit(1);
+    }
     let have = Command::new("liblinear-train").output().is_ok();
     let dir = out_dir().join("convergence-work");
     let _ = std::fs::create_dir_all(&dir);
@@ -260,7 +279,7 @@ fn main() {
             degenerate(&d, &deg);
             rows.push(binary_row("a9a_degenerate", &deg, &dir, have));
         }
-        eprintln!("{:?}", rows.last());
+        progress(rows.last());
     }
     let mut multiclass = Vec::new();
     if let Ok(d) = libsvm::read(&data.join("letter/letter.scale.gz")) {
@@ -286,7 +305,7 @@ fn main() {
     }
     for (name, p) in &multiclass {
         rows.push(multiclass_row(name, p, &dir, have, &[]));
-        eprintln!("{:?}", rows.last());
+        progress(rows.last());
     }
     // Raw pendigits, scaled inside the model.
     let raw = data.join("pendigits/pendigits");

@@ -167,7 +167,7 @@ fn main() {
     report.push_str(&objectives);
     report.push_str("\nThe optimum is the objective of 300 epochs of averaged Pegasos.\n");
     println!("{report}");
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-report");
+    let dir = maxmargin_benches::out_dir();
     if std::fs::create_dir_all(&dir).is_ok() {
         let path = dir.join("pegasos_epoch.md");
         match std::fs::write(&path, &report) {

@@ -163,7 +163,7 @@ fn main() {
         );
     }
     println!("{report}");
-    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-report");
+    let out = maxmargin_benches::out_dir();
     if std::fs::create_dir_all(&out).is_ok() {
         let _ = std::fs::write(out.join("ssvm_ocr.md"), &report);
     }

@@ -79,16 +79,32 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
-/// `target/bench-report/`, created: where the benches write their reports.
+/// The target directory: `MAXMARGIN_TARGET_DIR` (set by `cargo xtask bench` from `cargo metadata`, so
+/// `CARGO_TARGET_DIR` and cargo's configuration count), else `CARGO_TARGET_DIR`, else the workspace's
+/// `target/`.
+fn target_dir() -> PathBuf {
+    ["MAXMARGIN_TARGET_DIR", "CARGO_TARGET_DIR"]
+        .iter()
+        .find_map(|k| std::env::var_os(k).filter(|v| !v.is_empty()))
+        .map_or_else(
+            || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"),
+            PathBuf::from,
+        )
+}
+
+/// `TARGET/bench-report/`, created: where the benches write their reports.
 pub fn out_dir() -> PathBuf {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-report");
+    let d = target_dir().join("bench-report");
     let _ = std::fs::create_dir_all(&d);
     d
 }
 
-/// The release command the benches run whole (`cargo xtask bench` builds it first).
+/// The release command the benches run whole (`cargo xtask bench` builds it first): `MAXMARGIN_BIN` when
+/// set, else `TARGET/release/maxmargin`.
 pub fn command() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/maxmargin")
+    std::env::var_os("MAXMARGIN_BIN")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| target_dir().join("release/maxmargin"), PathBuf::from)
 }
 
 /// A path as a command-line argument.

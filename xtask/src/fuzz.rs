@@ -4,7 +4,7 @@
 //! A crash stops the run and leaves its input under `fuzz/artifacts/<target>/`; it then becomes an ordinary
 //! regression test (`crates/maxmargin/tests/it/fuzz.rs`).
 
-use anyhow::{Context, Result, bail, ensure};
+use anyhow::{Context, Result, ensure};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,8 +39,8 @@ const TARGETS: [(&str, &[&str]); 10] = [
 /// Seeds of the side-file targets, made with the release command from the heart and iris heads in
 /// `scratch` (written by [`seed_models`]): LIBLINEAR models by `convert`, checkpoints of four solvers,
 /// templates, weights, group names and a trace.
-fn seed_side(root: &Path, scratch: &Path, corpus: &dyn Fn(&str) -> PathBuf) -> Result<()> {
-    let bin = root.join("target/release/maxmargin");
+fn seed_side(scratch: &Path, corpus: &dyn Fn(&str) -> PathBuf) -> Result<()> {
+    let bin = crate::target_dir()?.join("release/maxmargin");
     let run = |args: &[&str]| -> Result<()> {
         let status = Command::new(&bin)
             .args(args)
@@ -154,8 +154,8 @@ fn head(path: &Path, n: usize) -> Result<Vec<u8>> {
 }
 
 /// Trains small models with the release command, one per task, in both encodings, into `dir`.
-fn seed_models(root: &Path, data: &Path, scratch: &Path, dirs: [&Path; 2]) -> Result<()> {
-    let bin = root.join("target/release/maxmargin");
+fn seed_models(data: &Path, scratch: &Path, dirs: [&Path; 2]) -> Result<()> {
+    let bin = crate::target_dir()?.join("release/maxmargin");
     let cuts = [
         ("heart_scale/heart_scale", "binary.svm", &["train"][..]),
         (
@@ -229,33 +229,27 @@ fn seed_models(root: &Path, data: &Path, scratch: &Path, dirs: [&Path; 2]) -> Re
     Ok(())
 }
 
-pub(crate) fn fuzz(root: &Path, args: &[String]) -> Result<()> {
-    let mut seconds = 600u64;
-    let mut data_dir = std::env::var_os("MAXMARGIN_DATA").map(PathBuf::from);
-    let mut only: Option<Vec<String>> = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--seconds" => {
-                seconds = it
-                    .next()
-                    .context("--seconds needs a number")?
-                    .parse()
-                    .context("--seconds needs a whole number")?;
-            }
-            "--data-dir" => data_dir = Some(it.next().context("--data-dir needs a path")?.into()),
-            "--only" => {
-                only = Some(
-                    it.next()
-                        .context("--only needs target names")?
-                        .split(',')
-                        .map(String::from)
-                        .collect(),
-                );
-            }
-            other => bail!("unknown fuzz argument {other:?}"),
-        }
-    }
+/// `cargo xtask fuzz`'s options.
+#[derive(clap::Args, Debug)]
+pub(crate) struct FuzzArgs {
+    /// Seconds each target runs.
+    #[arg(long, default_value_t = 600)]
+    seconds: u64,
+    /// The shared datasets the corpora are seeded from (default: $MAXMARGIN_DATA).
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// Run only these targets (comma-separated).
+    #[arg(long, value_name = "T,...", value_delimiter = ',')]
+    only: Option<Vec<String>>,
+}
+
+pub(crate) fn fuzz(root: &Path, args: FuzzArgs) -> Result<()> {
+    let FuzzArgs {
+        seconds,
+        data_dir,
+        only,
+    } = args;
+    let data_dir = data_dir.or_else(|| std::env::var_os("MAXMARGIN_DATA").map(PathBuf::from));
     let data = data_dir.context("give --data-dir or set MAXMARGIN_DATA (the shared datasets)")?;
     crate::run(&mut crate::cargo(&[
         "build",
@@ -271,12 +265,11 @@ pub(crate) fn fuzz(root: &Path, args: &[String]) -> Result<()> {
         std::fs::create_dir_all(corpus(target))?;
     }
     seed_models(
-        root,
         &data,
         &scratch,
         [&corpus("model_bincode"), &corpus("model_json")],
     )?;
-    seed_side(root, &scratch, &corpus)?;
+    seed_side(&scratch, &corpus)?;
     for (target, files) in TARGETS {
         if only
             .as_ref()

@@ -1,10 +1,11 @@
 //! Project automation, as `cargo xtask <command>`:
 //!
-//! - `ci`: exactly what `.ci/run` runs (format check, clippy with warnings denied, the tests), plus
-//!   rustdoc with warnings denied and a check that `maxmargin-core` depends on no sibling crate.
+//! - `ci`: exactly what `.ci/run` runs (format check, clippy and rustdoc with warnings denied, the tests, the
+//!   guide, the MPI tests), plus a check that `maxmargin-core` depends on no sibling crate.
 //! - `bench [--data-dir DIR] [--baseline NAME] [--bench NAME] [--only DATA,...]`: builds the release command,
 //!   then runs the criterion benchmarks and the end-to-end measurements (`end_to_end`: the table against
-//!   LIBLINEAR, JSON and SVG plots under `target/bench-report/`), reading datasets from `DIR` (default
+//!   LIBLINEAR, JSON and SVG plots under `TARGET/bench-report/`, `TARGET` being cargo's target directory, so
+//!   `CARGO_TARGET_DIR` counts), reading datasets from `DIR` (default
 //!   `$MAXMARGIN_DATA`). `--bench` runs one benchmark target; `--only` limits `end_to_end` to some datasets.
 //! - `fuzz [--seconds N] [--data-dir DIR] [--only T,...]`: seeds the cargo-fuzz targets under `fuzz/` from the
 //!   shared datasets and runs each for N seconds (default 600) on nightly (see `fuzz.rs`).
@@ -14,7 +15,8 @@
 //!   is on crates.io; `--no-verify` skips building the packages. Then `cargo publish --workspace` publishes
 //!   them in dependency order.
 
-use anyhow::{Context, Result, bail, ensure};
+use anyhow::{Context, Result, ensure};
+use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -44,8 +46,8 @@ fn cargo(args: &[&str]) -> Command {
 }
 
 fn ci() -> Result<()> {
+    // `.ci/run` builds the docs with warnings denied too.
     run(Command::new("bash").arg(".ci/run"))?;
-    run(cargo(&["doc", "--workspace", "--no-deps", "--locked"]).env("RUSTDOCFLAGS", "-D warnings"))?;
     let out = cargo(&[
         "tree",
         "-p",
@@ -73,63 +75,91 @@ fn ci() -> Result<()> {
     Ok(())
 }
 
-fn bench(args: &[String]) -> Result<()> {
-    let mut data_dir = std::env::var_os("MAXMARGIN_DATA").map(PathBuf::from);
-    let mut baseline = None;
-    let mut only_bench = None;
-    let mut only_data = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--data-dir" => {
-                data_dir = Some(PathBuf::from(
-                    it.next().context("--data-dir needs a directory")?,
-                ))
-            }
-            "--baseline" => baseline = Some(it.next().context("--baseline needs a name")?.clone()),
-            "--bench" => only_bench = Some(it.next().context("--bench needs a name")?.clone()),
-            "--only" => only_data = Some(it.next().context("--only needs dataset names")?.clone()),
-            other => bail!("unknown bench argument {other:?}"),
-        }
-    }
-    let data_dir = data_dir.context("give --data-dir DIR or set MAXMARGIN_DATA")?;
+/// Cargo's target directory for this workspace, as `cargo metadata` reports it (`CARGO_TARGET_DIR` and
+/// cargo's configuration included).
+fn target_dir() -> Result<PathBuf> {
+    target_dir_of(&mut cargo(&[
+        "metadata",
+        "--format-version",
+        "1",
+        "--no-deps",
+        "--offline",
+    ]))
+}
+
+/// The `target_directory` that `metadata` (a `cargo metadata` command) reports.
+fn target_dir_of(metadata: &mut Command) -> Result<PathBuf> {
+    let out = metadata
+        .current_dir(root())
+        .output()
+        .context("running cargo metadata")?;
+    ensure!(out.status.success(), "cargo metadata failed");
+    let meta: serde_json::Value =
+        serde_json::from_slice(&out.stdout).context("reading cargo metadata's output")?;
+    let dir = meta["target_directory"]
+        .as_str()
+        .context("cargo metadata gave no target_directory")?;
+    Ok(PathBuf::from(dir))
+}
+
+/// `cargo xtask bench`'s options.
+#[derive(clap::Args, Debug)]
+struct BenchArgs {
+    /// The shared datasets (default: $MAXMARGIN_DATA).
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// Save criterion's results as this baseline.
+    #[arg(long, value_name = "NAME")]
+    baseline: Option<String>,
+    /// Run this benchmark target only (e.g. end_to_end, convergence, distributed).
+    #[arg(long, value_name = "NAME")]
+    bench: Option<String>,
+    /// Limit end_to_end to these datasets (comma-separated).
+    #[arg(long, value_name = "DATA,...")]
+    only: Option<String>,
+}
+
+fn bench(args: BenchArgs) -> Result<()> {
+    let data_dir = args
+        .data_dir
+        .or_else(|| std::env::var_os("MAXMARGIN_DATA").map(PathBuf::from))
+        .context("give --data-dir DIR or set MAXMARGIN_DATA")?;
     ensure!(
         data_dir.is_dir(),
         "data directory {} does not exist",
         data_dir.display()
     );
     let data_dir = data_dir.canonicalize()?;
+    let target = target_dir()?;
     // The end-to-end comparison runs the command as users do.
     // The distributed bench needs the command built with MPI (which needs Open MPI and libclang).
     let mut build = cargo(&["build", "--release", "-p", "maxmargin-cli", "--locked"]);
-    if only_bench.as_deref() == Some("distributed") {
+    if args.bench.as_deref() == Some("distributed") {
         build.args(["--features", "mpi"]);
     }
     run(&mut build)?;
     let mut cmd = cargo(&["bench", "-p", "maxmargin-benches", "--locked"]);
-    if let Some(b) = &only_bench {
+    if let Some(b) = &args.bench {
         cmd.args(["--bench", b]);
     }
-    if let Some(b) = &baseline {
+    if let Some(b) = &args.baseline {
         cmd.args(["--", "--save-baseline", b]);
     }
-    if let Some(d) = &only_data {
+    if let Some(d) = &args.only {
         cmd.env("MAXMARGIN_BENCH_ONLY", d);
     }
-    run(cmd.env("MAXMARGIN_DATA", &data_dir))?;
+    cmd.env("MAXMARGIN_DATA", &data_dir)
+        .env("MAXMARGIN_TARGET_DIR", &target)
+        .env("MAXMARGIN_BIN", target.join("release/maxmargin"));
+    run(&mut cmd)?;
     eprintln!(
         "bench: reports in {}",
-        root().join("target/bench-report").display()
+        target.join("bench-report").display()
     );
     Ok(())
 }
 
-fn release(args: &[String]) -> Result<()> {
-    let (version, verify) = match args {
-        [v] => (v, true),
-        [v, flag] if flag == "--no-verify" => (v, false),
-        _ => bail!("usage: cargo xtask release VERSION [--no-verify]"),
-    };
+fn release(version: &str, verify: bool) -> Result<()> {
     ensure!(
         version.split('.').count() == 3 && version.split('.').all(|p| p.parse::<u64>().is_ok()),
         "VERSION must be MAJOR.MINOR.PATCH, got {version:?}"
@@ -188,21 +218,68 @@ fn release(args: &[String]) -> Result<()> {
     }
     run(&mut cargo(&package))?;
     eprintln!(
-        "release {version}: manifest bumped, every crate packaged in target/package/; review, commit, tag \
-         v{version}, then `cargo publish --workspace`"
+        "release {version}: manifest bumped, every crate packaged in {}; review, commit, tag v{version}, \
+         then `cargo publish --workspace`",
+        target_dir()?.join("package").display()
     );
     Ok(())
 }
 
+/// Project automation for maxmargin (see the crate docs).
+#[derive(Parser, Debug)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask")]
+struct Cli {
+    #[command(subcommand)]
+    command: Task,
+}
+
+#[derive(Subcommand, Debug)]
+enum Task {
+    /// What `.ci/run` runs, and the check that maxmargin-core depends on no sibling crate.
+    Ci,
+    /// Build the release command, then run the benchmarks (reports under TARGET/bench-report/).
+    Bench(BenchArgs),
+    /// Seed the cargo-fuzz targets from the shared datasets and run each (nightly, cargo-fuzz).
+    Fuzz(fuzz::FuzzArgs),
+    /// The release checklist: a clean tree, a CHANGELOG entry, the version bump, every crate packaged.
+    Release {
+        /// MAJOR.MINOR.PATCH.
+        version: String,
+        /// Package without building each package.
+        #[arg(long)]
+        no_verify: bool,
+    },
+}
+
 fn main() -> Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("ci") => ci(),
-        Some("bench") => bench(&args[1..]),
-        Some("release") => release(&args[1..]),
-        Some("fuzz") => fuzz::fuzz(&root(), &args[1..]),
-        _ => bail!(
-            "usage: cargo xtask ci | bench [--data-dir DIR] [--baseline NAME] [--bench NAME] [--only DATA,...] | fuzz [--seconds N] [--data-dir DIR] [--only T,...] | release VERSION"
-        ),
+    match Cli::parse().command {
+        Task::Ci => ci(),
+        Task::Bench(args) => bench(args),
+        Task::Fuzz(args) => fuzz::fuzz(&root(), args),
+        Task::Release { version, no_verify } => release(&version, !no_verify),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 25: the benches and the release step find what cargo built where cargo put it.
+    #[test]
+    fn the_target_directory_is_cargos_own_whatever_cargo_target_dir_says() {
+        let elsewhere = tempfile::tempdir().unwrap();
+        let metadata = [
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ];
+        let mut moved = cargo(&metadata);
+        moved.env("CARGO_TARGET_DIR", elsewhere.path());
+        assert_eq!(target_dir_of(&mut moved).unwrap(), elsewhere.path());
+        let mut plain = cargo(&metadata);
+        plain.env_remove("CARGO_TARGET_DIR");
+        assert_eq!(target_dir_of(&mut plain).unwrap(), root().join("target"));
     }
 }

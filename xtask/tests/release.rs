@@ -60,10 +60,15 @@ fn a_first_release_packages_every_crate_on_a_clean_clone() {
     std::fs::write(&changelog, text.replacen("## Unreleased", "## 0.1.1", 1)).unwrap();
     git(&clone, &["commit", "--quiet", "-am", "CHANGELOG: 0.1.1"]);
     let out = release(&clone, &["0.1.1", "--no-verify"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    // It says where the packages went: cargo's target directory, here CARGO_TARGET_DIR's (issue 25).
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        said.contains(&format!(
+            "packaged in {}",
+            repo().join("target/release-check/package").display()
+        )) || said.contains("release-check/package"),
+        "{said}"
     );
     let manifest = std::fs::read_to_string(clone.join("Cargo.toml")).unwrap();
     assert!(manifest.contains("version = \"0.1.1\""), "{manifest}");

@@ -183,7 +183,7 @@ struct Report {
 }
 
 fn out_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-report")
+    maxmargin_benches::out_dir()
 }
 
 /// A cached optimum: the best primal objective found and its certified gap (absolute), when there is one.
@@ -198,7 +198,7 @@ fn main() {
         println!("end_to_end: set MAXMARGIN_DATA (cargo xtask bench --data-dir DIR)");
         return;
     };
-    let ours_bin = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/release/maxmargin");
+    let ours_bin = maxmargin_benches::command();
     if !ours_bin.exists() {
         println!("end_to_end: build the command first (cargo build --release -p maxmargin-cli)");
         return;
