@@ -87,6 +87,20 @@ fn a_first_release_packages_every_crate_on_a_clean_clone() {
     ] {
         let file = packaged.join(format!("{krate}-0.1.1.crate"));
         assert!(file.is_file(), "{} missing", file.display());
+        // Each package carries both licences its manifest names (issue 25): a tar's headers hold the names.
+        let mut tar = Vec::new();
+        std::io::Read::read_to_end(
+            &mut flate2::read::GzDecoder::new(std::fs::File::open(&file).unwrap()),
+            &mut tar,
+        )
+        .unwrap();
+        for licence in ["LICENSE-MIT", "LICENSE-APACHE"] {
+            let name = format!("{krate}-0.1.1/{licence}");
+            assert!(
+                tar.windows(name.len()).any(|w| w == name.as_bytes()),
+                "{name} is not in the package"
+            );
+        }
     }
     // The tree is now dirty (the bump): a second run refuses until it is committed.
     let out = release(&clone, &["0.1.1", "--no-verify"]);
