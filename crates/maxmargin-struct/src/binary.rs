@@ -72,6 +72,7 @@ impl OutputSpace for BinarySpace {
     /// `+1` when `⟨w, x⟩ > 0`, else `−1` (a tie is `−1`).
     fn decode(&self, w: &[f64], x: &SparseVec) -> Result<i8, StructError> {
         check_weights(w, self.dim())?;
+        self.check_input(x)?;
         Ok(if x.as_row().dot(w) > 0.0 { 1 } else { -1 })
     }
 
@@ -83,6 +84,7 @@ impl OutputSpace for BinarySpace {
         y: &i8,
     ) -> Result<Violation<i8>, StructError> {
         check_weights(w, self.dim())?;
+        self.check_input(x)?;
         self.check_output(x, y)?;
         let h = 1.0 - f64::from(*y) * x.as_row().dot(w);
         Ok(if h > 0.0 {

@@ -227,6 +227,7 @@ impl OutputSpace for ChainSpace {
     /// Viterbi decoding; the lowest label on ties.
     fn decode(&self, w: &[f64], x: &Sequence) -> Result<Vec<u32>, StructError> {
         check_weights(w, self.dim())?;
+        self.check_input(x)?;
         if x.is_empty() {
             return Err(StructError::EmptySequence);
         }
@@ -241,6 +242,7 @@ impl OutputSpace for ChainSpace {
         y: &Vec<u32>,
     ) -> Result<Violation<Vec<u32>>, StructError> {
         check_weights(w, self.dim())?;
+        self.check_input(x)?;
         if x.is_empty() {
             return Err(StructError::EmptySequence);
         }

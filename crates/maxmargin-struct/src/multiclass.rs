@@ -109,6 +109,7 @@ impl OutputSpace for MulticlassSpace {
     /// The class with the highest score; the lowest index on ties.
     fn decode(&self, w: &[f64], x: &SparseVec) -> Result<u32, StructError> {
         check_weights(w, self.dim())?;
+        self.check_input(x)?;
         Ok(self.argmax(w, x, |_| 0.0).0 as u32)
     }
 
@@ -120,6 +121,7 @@ impl OutputSpace for MulticlassSpace {
         y: &u32,
     ) -> Result<Violation<u32>, StructError> {
         check_weights(w, self.dim())?;
+        self.check_input(x)?;
         self.check_output(x, y)?;
         let y = *y as usize;
         let (k, v) = self.argmax(w, x, |k| self.cost.cost(y, k));

@@ -125,6 +125,7 @@ impl OutputSpace for MultilabelSpace {
     /// Label `l` is on when `⟨w_l, x⟩ > 0` (a tie is off).
     fn decode(&self, w: &[f64], x: &SparseVec) -> Result<Vec<bool>, StructError> {
         check_weights(w, self.dim())?;
+        self.check_input(x)?;
         Ok((0..self.n_labels())
             .map(|l| self.label_score(w, x, l) > 0.0)
             .collect())
@@ -138,6 +139,7 @@ impl OutputSpace for MultilabelSpace {
         y: &Vec<bool>,
     ) -> Result<Violation<Vec<bool>>, StructError> {
         check_weights(w, self.dim())?;
+        self.check_input(x)?;
         self.check_output(x, y)?;
         let (mut out, mut loss, mut hinge) = (Vec::with_capacity(y.len()), 0.0, 0.0);
         for (l, &truth) in y.iter().enumerate() {

@@ -56,8 +56,12 @@ fn chain_errors() {
             n_features: 2
         }
     );
-    // Unknown features at prediction time are dropped, not an error.
-    assert!(space.decode(&w, &too_wide).is_ok());
+    // Decoding refuses them too, as the trait says (issue 25): the facade drops features a model has never
+    // seen before it decodes, and counts them in a warning.
+    assert!(matches!(
+        space.decode(&w, &too_wide),
+        Err(StructError::FeatureOutOfRange { index: 3, .. })
+    ));
 }
 
 #[test]
@@ -125,4 +129,45 @@ fn other_spaces_errors() {
         pp.decode(&[0.0; 6], &empty).unwrap_err(),
         StructError::EmptySequence
     );
+}
+
+/// Issue 25: a feature index beyond a space's dimension is refused by `decode` and `loss_augmented` as by
+/// `check_input` (multiclass decoding returned class 0 and loss-augmented inference a violation).
+#[test]
+fn features_beyond_the_dimension_are_refused_by_inference_too() {
+    use maxmargin_struct::BinarySpace;
+    let wide = sv(&[0.0, 0.0, 1.0]);
+    let refused = |e: StructError| {
+        assert!(
+            matches!(
+                e,
+                StructError::FeatureOutOfRange {
+                    index: 2,
+                    n_features: 2,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+    };
+    let b = BinarySpace::new(2).unwrap();
+    let w = vec![0.0; b.dim()];
+    refused(b.decode(&w, &wide).unwrap_err());
+    refused(b.loss_augmented(&w, &wide, &1).unwrap_err());
+    let m = MulticlassSpace::new(2, 3).unwrap();
+    let w = vec![0.0; m.dim()];
+    refused(m.decode(&w, &wide).unwrap_err());
+    refused(m.loss_augmented(&w, &wide, &0).unwrap_err());
+    let l = MultilabelSpace::new(2, 3).unwrap();
+    let w = vec![0.0; l.dim()];
+    refused(l.decode(&w, &wide).unwrap_err());
+    refused(
+        l.loss_augmented(&w, &wide, &vec![true, false, false])
+            .unwrap_err(),
+    );
+    let c = ChainSpace::new(2, 3).unwrap();
+    let w = vec![0.0; c.dim()];
+    let x = vec![sv(&[1.0]), wide.clone()];
+    refused(c.decode(&w, &x).unwrap_err());
+    refused(c.loss_augmented(&w, &x, &vec![0, 1]).unwrap_err());
 }
