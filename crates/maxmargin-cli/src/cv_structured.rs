@@ -150,18 +150,12 @@ pub(crate) fn cv(cmd: &CvCmd, task: Task) -> Result<bool> {
         report.model.save(out_path)?;
         let t = &report.model.training;
         all_converged &= t.converged;
-        note!(
-            "refit on all {} examples{}: objective {:.6}, {}; saved {}",
-            t.n_samples,
-            best.and_then(|b| b.0)
-                .map_or(String::new(), |c| format!(" at C = {c}")),
-            t.objective,
-            if t.converged {
-                "converged"
-            } else {
-                "not converged"
-            },
-            out_path.display()
+        let fit = (t.objective, t.gap, t.converged);
+        crate::report::refit_saved(
+            (t.n_samples, "examples"),
+            best.and_then(|b| b.0),
+            fit,
+            out_path,
         );
     }
     Ok(all_converged)

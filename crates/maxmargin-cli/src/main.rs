@@ -24,6 +24,7 @@ mod bench_predict;
 mod binary;
 mod compare;
 mod convert;
+mod cv_binary;
 mod cv_structured;
 mod decision;
 mod demo;
@@ -42,8 +43,9 @@ mod tagger;
 
 use anyhow::{Context, Result, bail};
 use args::*;
-use binary::{cv, eval, train_binary};
+use binary::{eval, train_binary};
 use clap::Parser;
+use cv_binary::cv;
 use maxmargin::core::scale::Scaling;
 use maxmargin::io::atomic::write_atomic;
 use maxmargin::io::libsvm;

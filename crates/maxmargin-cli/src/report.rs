@@ -146,3 +146,24 @@ pub(crate) fn binary_family(model: &maxmargin::LinearModel) -> String {
     }
     .into()
 }
+
+/// The line `cv --refit` prints once the model refitted on all `n` rows (or examples) at the chosen C is
+/// saved, binary and structured alike: `(objective, certified gap, converged)`.
+pub(crate) fn refit_saved(
+    (n, unit): (usize, &str),
+    chosen: Option<f64>,
+    (objective, gap, converged): (f64, Option<f64>, bool),
+    out_path: &Path,
+) {
+    note!(
+        "refit on all {n} {unit}{}: objective {objective:.6}, gap {}, {}; saved {}",
+        chosen.map_or(String::new(), |c| format!(" at C = {c}")),
+        gap.map_or("-".into(), |g| format!("{g:.3e}")),
+        if converged {
+            "converged"
+        } else {
+            "not converged"
+        },
+        out_path.display()
+    );
+}
