@@ -136,7 +136,8 @@ pub struct RowSketch {
 }
 
 /// A [`RowSketch`] built a row at a time in memory of its size, whatever the rows' number (a streamed run's
-/// rows, as the stream parses them): the same sketch as [`RowSketch::of`] the same rows in any order.
+/// rows, as the stream parses them); [`RowSketch::of`] is it over a dataset. Any order of the rows gives the
+/// same sketch.
 #[derive(Debug, Default)]
 pub(crate) struct SketchBuilder {
     n_rows: usize,
@@ -186,7 +187,11 @@ pub enum Overlap {
 impl RowSketch {
     /// The sketch of a dataset's rows with their labels.
     pub fn of(data: &LabeledData) -> Self {
-        Self::of_hashes(Self::hashes(data))
+        let mut sketch = SketchBuilder::default();
+        for (r, &l) in data.x.rows().zip(&data.labels) {
+            sketch.add(l, r);
+        }
+        sketch.finish()
     }
 
     fn hashes(data: &LabeledData) -> Vec<u64> {
@@ -195,19 +200,6 @@ impl RowSketch {
             .zip(&data.labels)
             .map(|(r, &l)| row_hash(l, r))
             .collect()
-    }
-
-    fn of_hashes(mut hashes: Vec<u64>) -> Self {
-        let n_rows = hashes.len();
-        let sum = hashes.iter().fold(0u64, |s, &h| s.wrapping_add(h));
-        hashes.sort_unstable();
-        hashes.dedup();
-        hashes.truncate(SKETCH_SIZE);
-        Self {
-            n_rows,
-            sum,
-            smallest: hashes,
-        }
     }
 
     /// The sketch of every rank's rows from each rank's sketch of its own: the sketch one process takes of
