@@ -59,7 +59,11 @@ impl DcdRanks<'_> {
         sh: &mut DcdState,
     ) -> Result<RoundEnd, OptimError> {
         let several = self.comm.size() > 1;
-        let before = several.then(|| (sh.alpha.clone(), sh.w.clone()));
+        // Only the active duals can move: their values before the pass (O(active), not O(shard)), and w.
+        let before = several.then(|| {
+            let alpha: Vec<(usize, f64)> = sh.active.iter().map(|&i| (i, sh.alpha[i])).collect();
+            (alpha, sh.w.clone())
+        });
         let visited = sh.visited;
         let (pg_max, pg_min) = self.solver.sweep(problem, sh);
         let local = (sh.visited - visited) as f64;
@@ -79,8 +83,8 @@ impl DcdRanks<'_> {
         let m = w.len();
         let mut buf: Vec<f64> = sh.w.iter().zip(&w).map(|(new, old)| new - old).collect();
         let (mut lin, mut quad) = (0.0, 0.0);
-        for (i, (&new, &old)) in sh.alpha.iter().zip(&alpha).enumerate() {
-            let da = new - old;
+        for &(i, old) in &alpha {
+            let da = sh.alpha[i] - old;
             if da != 0.0 {
                 lin += da - sh.diag[i] * old * da;
                 quad += sh.diag[i] * da * da;
@@ -97,9 +101,10 @@ impl DcdRanks<'_> {
             1.0
         };
         if t < 1.0 {
-            for ((a, &old), &u) in sh.alpha.iter_mut().zip(&alpha).zip(&sh.upper) {
+            for &(i, old) in &alpha {
+                let a = &mut sh.alpha[i];
                 if *a != old {
-                    *a = (old + t * (*a - old)).clamp(0.0, u);
+                    *a = (old + t * (*a - old)).clamp(0.0, sh.upper[i]);
                 }
             }
         }
