@@ -163,6 +163,19 @@ pub fn cross_validate_folds(
     Ok(CrossValidation::from_folds(fold_accuracy))
 }
 
+/// `k` folds of `n` examples: at least 2, at most `n`.
+pub(crate) fn check_fold_count(k: usize, n: usize) -> Result<(), Error> {
+    if k < 2 || k > n {
+        return Err(OptimError::InvalidParam {
+            name: "folds",
+            value: k.to_string(),
+            reason: "must be at least 2 and at most the number of examples",
+        }
+        .into());
+    }
+    Ok(())
+}
+
 /// The number of folds of an assignment, checked: one fold per example, each of `0..k` non-empty, `k ≥ 2`.
 pub(crate) fn check_folds(fold_of: &[usize], n: usize) -> Result<usize, Error> {
     let k = fold_of.iter().max().map_or(0, |m| m + 1);
@@ -267,15 +280,7 @@ pub(crate) fn stratified_folds(
     k: usize,
     seed: u64,
 ) -> Result<Vec<usize>, Error> {
-    let n = data.n_samples();
-    if k < 2 || k > n {
-        return Err(OptimError::InvalidParam {
-            name: "folds",
-            value: k.to_string(),
-            reason: "must be at least 2 and at most the number of examples",
-        }
-        .into());
-    }
+    check_fold_count(k, data.n_samples())?;
     // The binary check first: a file with other than two classes is refused as before.
     BinaryLabels::from_labels(&data.source, &data.labels)?;
     stratified_classes(data, k, seed)

@@ -471,7 +471,7 @@ pub use cv::{
     CrossValidation, FoldMetrics, Metric, PathPoint, best_c, cross_validate, cross_validate_folds,
     group_folds, regularization_path, regularization_path_folds,
 };
-pub(crate) use cv::{check_folds, split, stratified_classes, stratified_folds};
+pub(crate) use cv::{check_fold_count, check_folds, split, stratified_classes, stratified_folds};
 pub use decision::{
     AtThreshold, Calibration, CalibrationMap, CalibrationMethod, DECISION_KIND, DecisionModel,
     Threshold, ThresholdRule,

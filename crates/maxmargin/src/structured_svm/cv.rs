@@ -72,14 +72,7 @@ impl StructData<'_> {
     /// [`Error::Optim`] for `k < 2` or above the examples; [`Error::Io`] for a class of one example.
     pub fn folds(&self, k: usize, seed: u64) -> Result<Vec<usize>, Error> {
         let n = self.n();
-        if k < 2 || k > n {
-            return Err(OptimError::InvalidParam {
-                name: "folds",
-                value: k.to_string(),
-                reason: "must be at least 2 and at most the number of examples",
-            }
-            .into());
-        }
+        crate::linear::check_fold_count(k, n)?;
         if let Self::Multiclass(d) = self {
             return crate::linear::stratified_classes(d, k, seed);
         }
