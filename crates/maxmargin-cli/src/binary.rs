@@ -244,8 +244,9 @@ pub(crate) fn train_streamed(cmd: &TrainCmd, dir: &Path) -> Result<bool> {
     bar.finish();
     model.save(output)?;
     let what = format!(
-        "{} streamed on {} examples x {} features",
+        "{} streamed{} on {} examples x {} features",
         svm.params().solver.kind(),
+        crate::report::binary_family(&model),
         model.training.n_samples,
         model.n_features
     );

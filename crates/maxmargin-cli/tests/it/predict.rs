@@ -105,7 +105,6 @@ fn issue_24_logistic_regression_gives_its_own_probabilities() {
             &["--bias", "unregularized"][..],
             "not supported with the logistic loss",
         ),
-        (&["--stream"][..], "cannot be streamed yet"),
         (&["--blocks", "2"][..], "one block"),
     ] {
         let mut args = vec!["train", s(&data), "--loss", "logistic", "-o", s(&svm)];

@@ -9,6 +9,45 @@ fn eval_accuracy(model: &Path, data: &Path) -> f64 {
     report["accuracy"].as_f64().unwrap()
 }
 
+/// Issue 24: `--loss logistic --stream` trains logistic regression pass by pass from disk to the in-memory
+/// optimum, and its model gives its own probabilities.
+#[test]
+fn issue_24_streamed_logistic_regression_reaches_the_in_memory_optimum() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = heart(dir.path());
+    let (streamed, memory) = (dir.path().join("s.model"), dir.path().join("m.model"));
+    let args = ["train", s(&data), "--loss", "logistic", "--gap", "1e-8"];
+    let mut with_stream = args.to_vec();
+    with_stream.extend(["--stream", "-o", s(&streamed)]);
+    let said = ok_stderr(&with_stream);
+    assert!(
+        said.contains("dcd streamed (logistic regression) on 270 examples"),
+        "{said}"
+    );
+    assert!(!said.contains("not converged"), "{said}");
+    let mut in_memory = args.to_vec();
+    in_memory.extend(["-o", s(&memory)]);
+    let objective = |said: &str| -> f64 {
+        let after = said.split("objective ").nth(1).expect(said);
+        after.split(',').next().unwrap().parse().unwrap()
+    };
+    let (a, b) = (objective(&said), objective(&ok_stderr(&in_memory)));
+    assert!((a - b).abs() <= 1e-6 * b, "{a} vs {b}");
+    let scores = |m: &Path| {
+        let report: serde_json::Value =
+            serde_json::from_str(&ok(&["eval", s(m), s(&data), "--json"])).unwrap();
+        report["log_loss"].as_f64().unwrap()
+    };
+    let (la, lb) = (scores(&streamed), scores(&memory));
+    assert!((la - lb).abs() <= 1e-5 * lb, "{la} vs {lb}");
+    let probabilities = ok(&["predict", s(&streamed), s(&data), "--probability"]);
+    assert_eq!(probabilities.lines().count(), 270, "{probabilities}");
+    for line in probabilities.lines() {
+        let p: f64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        assert!(p > 0.0 && p < 1.0, "{line}");
+    }
+}
+
 #[test]
 fn streamed_training_writes_a_model_that_predicts_like_the_in_memory_one() {
     let dir = tempfile::tempdir().unwrap();

@@ -148,6 +148,13 @@ impl<'a> Solver<BinaryProblem<'a>> for DcdRanks<'_> {
                 "is not supported over several ranks; use feature or none",
             ));
         }
+        if problem.loss() == BinaryLoss::Logistic {
+            return Err(invalid(
+                "loss",
+                "logistic",
+                "runs one sequential pass at a time for now: use one block and one process",
+            ));
+        }
         self.solver.init(problem)
     }
 

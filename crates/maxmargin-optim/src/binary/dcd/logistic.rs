@@ -140,11 +140,33 @@ pub(super) fn rebuild_after_cancellation(
     st: &mut DcdState,
     moved: f64,
 ) {
-    let now = st.w.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    if moved <= CANCELLATION * now {
-        return;
+    if cancelled(&st.w, moved) {
+        sum_weights(problem, &st.alpha, &mut st.w);
     }
-    sum_weights(problem, &st.alpha, &mut st.w);
+}
+
+/// Whether a step that moved a weight by `moved` has cancelled away the digits of the running sum `w`.
+pub(super) fn cancelled(w: &[f64], moved: f64) -> bool {
+    let now = w.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    moved > CANCELLATION * now
+}
+
+/// Moves a row's dual from 0 to `a`: `w += a y_i x̃_i` (a streamed row's start inside its box).
+pub(super) fn add_row(w: &mut [f64], (d, feature, _): Layout, c: Coordinate<'_>, a: f64) {
+    c.x.axpy(a * c.y, &mut w[..d]);
+    if feature {
+        w[d] += a * c.y;
+    }
+}
+
+/// LIBLINEAR's `-s 7` test value from a pass's extremes of `G_i`: the largest `|G_i|` (0 when nothing was
+/// visited: every weight zero, nothing to move).
+pub(super) fn largest(pg_max: f64, pg_min: f64) -> f64 {
+    if pg_max < pg_min {
+        0.0
+    } else {
+        pg_max.abs().max(pg_min.abs())
+    }
 }
 
 /// How much larger than the weights one step's move may be before `w` is summed again from the duals
@@ -162,7 +184,7 @@ impl Dcd {
                      as LIBLINEAR's -B 1) or none",
             ));
         }
-        if self.params.blocks > 1 || self.n_total.is_some() {
+        if self.params.blocks > 1 {
             return Err(invalid(
                 "loss",
                 "logistic",

@@ -264,11 +264,7 @@ impl Dcd {
         if problem.loss() == BinaryLoss::Logistic {
             // Nothing shrinks; the test is the largest |G_i| (LIBLINEAR's -s 7), and it sets the next pass's
             // inner Newton tolerance. Nothing visited (every weight zero): nothing to move, the test passes.
-            let largest = if pg_max < pg_min {
-                0.0
-            } else {
-                pg_max.abs().max(pg_min.abs())
-            };
+            let largest = logistic::largest(pg_max, pg_min);
             if largest <= tolerance {
                 st.converged = self.accept(problem, st);
             } else {

@@ -21,7 +21,7 @@
 //! budget's end) are certified the same way, so every run ends with the exact gap of the weights it returns.
 
 use super::coordinate::{Coordinate, OPEN, Visit, box_and_diag, dot, visit};
-use super::{Dcd, DcdState};
+use super::{Dcd, DcdState, logistic};
 use crate::binary::stream::{RowStream, Streamed};
 use crate::error::OptimError;
 use crate::gap_target::{self, PassEnd};
@@ -47,6 +47,8 @@ struct Taking {
     y: Vec<f64>,
     c: Vec<f64>,
     alpha: Vec<f64>,
+    /// The logistic duals' complements (empty for the hinges).
+    rest: Vec<f64>,
 }
 
 /// The rows held in memory and the in-memory method's state over them (whose `w` is the run's while held).
@@ -71,6 +73,38 @@ impl Held {
         } else {
             0.0
         }
+    }
+
+    /// The logistic dual and its complement `(α_i, U_i − α_i)` of the row whose column says `v` (`upper` its
+    /// box): `v > 0` is `α_i` (kept when it is the smaller), `v ∈ (−1, 0)` is `−(U_i − α_i)/U_i` (the
+    /// complement kept, relative to the box, so that a complement far below `U_i` keeps its digits), a held
+    /// row's are the held state's, and `0` is a row not visited yet (`α_i = 0`, the start's closure).
+    #[inline]
+    fn logistic_duals(held: Option<&Self>, v: f64, upper: f64) -> (f64, f64) {
+        if v > 0.0 {
+            (v, upper - v)
+        } else if v <= HELD {
+            held.map_or((0.0, upper), |h| {
+                let k = (HELD - v) as usize;
+                (h.state.alpha[k], h.state.rest[k])
+            })
+        } else if v < 0.0 && v > SHRUNK_AT_ZERO {
+            let r = -v * upper;
+            (upper - r, r)
+        } else {
+            (0.0, upper)
+        }
+    }
+}
+
+/// The column's number for the logistic dual `a` and its complement `r` in a box `upper` (see
+/// [`Held::logistic_duals`]): the smaller of the two.
+#[inline]
+fn logistic_column(a: f64, r: f64, upper: f64) -> f64 {
+    if a <= r {
+        a
+    } else {
+        -(r / upper).max(f64::MIN_POSITIVE)
     }
 }
 
@@ -141,13 +175,6 @@ impl<'a> Solver<RowStream<'a>> for Streamed<Dcd> {
                 "cannot be streamed by dcd (its duals would have to move in pairs); give feature or none",
             ));
         }
-        if problem.loss == BinaryLoss::Logistic {
-            return Err(crate::error::invalid(
-                "loss",
-                "logistic",
-                "cannot be streamed yet; train in memory (without --stream)",
-            ));
-        }
         let feature = problem.bias == Bias::Feature;
         Ok(StreamedDcd {
             w: vec![0.0; problem.d + usize::from(feature)],
@@ -185,7 +212,10 @@ impl<'a> Solver<RowStream<'a>> for Streamed<Dcd> {
             } else {
                 st.tightened += 1;
                 st.reopen = true;
-                st.bounds = OPEN;
+                if problem.loss != BinaryLoss::Logistic {
+                    // Shrinking starts again; a logistic run keeps its inner Newton tolerance.
+                    st.bounds = OPEN;
+                }
             }
         }
         Ok(())
@@ -256,11 +286,15 @@ impl Dcd {
         }
         let shape = (at.loss, at.c_box, at.feature);
         let shrink = (self.params.shrinking, st.bounds);
+        let logistic = at.loss == BinaryLoss::Logistic;
         let mut taken = (!reopen && st.active_bytes <= hold_bytes).then(Taking::default);
         let (mut pg_max, mut pg_min) = (f64::NEG_INFINITY, f64::INFINITY);
         let (mut visited, mut shrunk, mut kept_bytes) = (0u64, 0u64, 0u64);
+        // The largest change one logistic step made to any weight (see `logistic::CANCELLATION`).
+        let mut largest_move = 0.0f64;
         let w = &mut st.w;
-        let keep = |v: f64| reopen || v >= 0.0;
+        let keep = |v: f64| reopen || v >= 0.0 || (logistic && v > SHRUNK_AT_ZERO);
+        let layout = (at.d, at.feature, 0.0);
         problem.pass_with_column_where(!st.filled, &keep, &mut |x, y, c, v| {
             visited += 1;
             let coordinate = Coordinate::of(x, y, c, shape);
@@ -269,33 +303,62 @@ impl Dcd {
                 *v = 0.0;
                 return Ok(());
             }
-            let a = Held::dual(released.as_ref(), *v, coordinate.upper);
-            match visit(w, (at.d, at.feature, 0.0), coordinate, a, shrink) {
-                Visit::Shrunk => {
-                    *v = if a == 0.0 {
-                        SHRUNK_AT_ZERO
-                    } else {
-                        SHRUNK_AT_UPPER
-                    };
-                    shrunk += 1;
+            let (visit, rest) = if logistic {
+                let (mut a, mut r) = Held::logistic_duals(released.as_ref(), *v, coordinate.upper);
+                if a == 0.0 {
+                    // A row not visited yet starts inside its box, as in memory.
+                    (a, r) = (logistic::start_of(coordinate.upper), coordinate.upper);
+                    r -= a;
+                    logistic::add_row(w, layout, coordinate, a);
                 }
-                Visit::Kept { pg, new, .. } => {
-                    pg_max = pg_max.max(pg);
-                    pg_min = pg_min.min(pg);
-                    kept_bytes += 12 * x.nnz() as u64 + HELD_ROW_BYTES;
-                    *v = new;
-                    if let Some(t) = taken.as_mut() {
-                        *v = HELD - t.y.len() as f64;
-                        t.x.push_row(x.indices(), x.values())
-                            .map_err(OptimError::Core)?;
-                        t.y.push(y);
-                        t.c.push(c);
-                        t.alpha.push(new);
+                let (visit, r_new) = logistic::visit(w, layout, coordinate, (a, r), st.bounds.0);
+                if let Visit::Kept { new, .. } = visit {
+                    largest_move = largest_move.max((new - a).abs() * coordinate.qd.sqrt());
+                }
+                (visit, r_new)
+            } else {
+                let a = Held::dual(released.as_ref(), *v, coordinate.upper);
+                match visit(w, layout, coordinate, a, shrink) {
+                    Visit::Shrunk => {
+                        *v = if a == 0.0 {
+                            SHRUNK_AT_ZERO
+                        } else {
+                            SHRUNK_AT_UPPER
+                        };
+                        shrunk += 1;
+                        return Ok(());
                     }
+                    kept => (kept, 0.0),
+                }
+            };
+            let Visit::Kept { pg, new, .. } = visit else {
+                unreachable!("a shrunk row has returned")
+            };
+            pg_max = pg_max.max(pg);
+            pg_min = pg_min.min(pg);
+            kept_bytes += 12 * x.nnz() as u64 + HELD_ROW_BYTES;
+            *v = if logistic {
+                logistic_column(new, rest, coordinate.upper)
+            } else {
+                new
+            };
+            if let Some(t) = taken.as_mut() {
+                *v = HELD - t.y.len() as f64;
+                t.x.push_row(x.indices(), x.values())
+                    .map_err(OptimError::Core)?;
+                t.y.push(y);
+                t.c.push(c);
+                t.alpha.push(new);
+                if logistic {
+                    t.rest.push(rest);
                 }
             }
             Ok(())
         })?;
+        let cancelled = logistic && logistic::cancelled(w, largest_move);
+        if cancelled && taken.is_none() {
+            sum_column_weights(problem, w, at)?;
+        }
         st.filled = true;
         st.iteration += 1;
         st.visited += visited;
@@ -304,9 +367,9 @@ impl Dcd {
         st.reopen = false;
         if let Some(t) = taken {
             st.holds += 1;
-            st.held = Some(self.hold(t, st, at)?);
+            st.held = Some(self.hold(t, st, at, cancelled)?);
         }
-        Ok(self.end_stream_pass(st, pg_max, pg_min, 0))
+        Ok(self.end_stream_pass(st, (pg_max, pg_min), 0, logistic))
     }
 
     /// One pass of the in-memory method over the held rows; returns as [`Dcd::stream_pass`].
@@ -317,11 +380,12 @@ impl Dcd {
         let problem = held_problem((&h.x, &h.y, &h.c), at)?;
         (h.state.pg_max_old, h.state.pg_min_old) = st.bounds;
         let before = h.state.visited;
-        let (pg_max, pg_min) = self.sweep(&problem, &mut h.state);
+        let extremes = self.sweep(&problem, &mut h.state);
         let set_aside = (h.y.len() - h.state.active.len()) as u64;
         st.visited += h.state.visited - before;
         st.iteration += 1;
-        Ok(self.end_stream_pass(st, pg_max, pg_min, set_aside))
+        let logistic = at.loss == BinaryLoss::Logistic;
+        Ok(self.end_stream_pass(st, extremes, set_aside, logistic))
     }
 
     /// LIBLINEAR's end of a pass (see [`Dcd::end_pass`]): within ε with rows set aside (in the column or,
@@ -330,11 +394,18 @@ impl Dcd {
     fn end_stream_pass(
         &self,
         st: &mut StreamedDcd,
-        pg_max: f64,
-        pg_min: f64,
+        (pg_max, pg_min): (f64, f64),
         held_aside: u64,
+        logistic: bool,
     ) -> bool {
         let epsilon = gap_target::tightened(self.params.epsilon, st.tightened);
+        if logistic {
+            // Nothing shrinks: the test is the largest |G_i|, which sets the next pass's inner tolerance
+            // (as in memory, `Dcd::end_pass`).
+            let largest = logistic::largest(pg_max, pg_min);
+            st.bounds = (largest, -largest);
+            return largest <= epsilon;
+        }
         let set_aside = st.n_shrunk + held_aside > 0;
         match gap_target::end_of_pass(pg_max, pg_min, epsilon, set_aside) {
             PassEnd::Shrink(bounds) => {
@@ -356,15 +427,37 @@ impl Dcd {
     /// The rows taken into memory with the in-memory method's own state over them (its boxes, diagonals and
     /// `Q_ii` from [`Solver::init`] with the whole problem's `C`), their duals, the run's `w` and bounds, and
     /// an order of its own (the seed and the number of holds).
-    fn hold(&self, t: Taking, st: &mut StreamedDcd, at: Geometry) -> Result<Held, OptimError> {
-        let Taking { mut x, y, c, alpha } = t;
+    ///
+    /// A logistic run holds every row it can move (nothing shrinks), so when the pass's running sum
+    /// `cancelled` its digits away, `w` is summed again from the held duals.
+    fn hold(
+        &self,
+        t: Taking,
+        st: &mut StreamedDcd,
+        at: Geometry,
+        cancelled: bool,
+    ) -> Result<Held, OptimError> {
+        let Taking {
+            mut x,
+            y,
+            c,
+            alpha,
+            rest,
+        } = t;
         x.set_n_features_at_least(at.d);
         let mut dcd = *self;
         dcd.n_total = Some(at.n);
         dcd.params.seed ^= st.holds.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let mut state = dcd.init(&held_problem((&x, &y, &c), at)?)?;
+        let problem = held_problem((&x, &y, &c), at)?;
+        let mut state = dcd.init(&problem)?;
         state.alpha = alpha;
+        if at.loss == BinaryLoss::Logistic {
+            state.rest = rest;
+        }
         state.w = std::mem::take(&mut st.w);
+        if cancelled {
+            super::sum_weights(&problem, &state.alpha, &mut state.w);
+        }
         (state.pg_max_old, state.pg_min_old) = st.bounds;
         Ok(Held { x, y, c, state })
     }
@@ -381,7 +474,8 @@ fn held_problem<'a>(
 }
 
 /// The primal objective at `w` and the dual at the column's (and the held rows') `α`, from one pass that
-/// takes no step: `λ/2‖w‖² + (1/n)Σ c_i ℓ_i` and `λ(Σα − ½‖w‖² − ½ Σ D_ii α_i²)`.
+/// takes no step: `λ/2‖w‖² + (1/n)Σ c_i ℓ_i` and `λ(Σα − ½‖w‖² − ½ Σ D_ii α_i²)`, or for the logistic loss
+/// `λ(Σ U_i H(α_i/U_i) − ½‖w‖²)`.
 fn certify(
     problem: &RowStream<'_>,
     st: &StreamedDcd,
@@ -391,12 +485,18 @@ fn certify(
     let (mut losses, mut total, mut quad) = (0.0, 0.0, 0.0);
     let held = st.held.as_ref();
     let w = held.map_or(&st.w, |h| &h.state.w);
+    let logistic = at.loss == BinaryLoss::Logistic;
     problem.pass_with_column_where(!st.filled, &|_| true, &mut |x, y, c, v| {
         losses += c * at.loss.value(y * dot(w, x, at.d, at.feature));
         let (upper, diag) = box_and_diag(at.loss, at.c_box * c);
-        let a = Held::dual(held, *v, upper);
-        total += a;
-        quad += diag * a * a;
+        if logistic {
+            let (a, r) = Held::logistic_duals(held, *v, upper);
+            total += logistic::entropy(&[a], &[r], &[upper]);
+        } else {
+            let a = Held::dual(held, *v, upper);
+            total += a;
+            quad += diag * a * a;
+        }
         Ok(())
     })?;
     let norm = norm_sq(w);
@@ -404,4 +504,60 @@ fn certify(
         0.5 * at.lambda * norm + losses / n,
         at.lambda * (total - 0.5 * norm - 0.5 * quad),
     ))
+}
+
+/// `w = Σ α_i y_i x̃_i` summed again from the column's logistic duals (one pass, no step), after a step whose
+/// move cancelled the running sum's digits away (as `logistic::rebuild_after_cancellation` in memory).
+fn sum_column_weights(
+    problem: &RowStream<'_>,
+    w: &mut [f64],
+    at: Geometry,
+) -> Result<(), OptimError> {
+    w.iter_mut().for_each(|v| *v = 0.0);
+    problem.pass_with_column_where(false, &|_| true, &mut |x, y, c, v| {
+        let (upper, _) = box_and_diag(at.loss, at.c_box * c);
+        let (a, _) = Held::logistic_duals(None, *v, upper);
+        if a != 0.0 {
+            x.axpy(a * y, &mut w[..at.d]);
+            if at.feature {
+                w[at.d] += a * y;
+            }
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 24: the column keeps a logistic dual's complement relative to its box, so a complement far
+    /// below the box (a row far on the wrong side) comes back with its digits, not rounded to the box's.
+    #[test]
+    fn a_logistic_complement_far_below_its_box_comes_back_from_the_column_with_its_digits() {
+        for upper in [1e-6, 0.37, 1.0, 3.0, 1e9] {
+            for fraction in [1e-300, 1e-40, 1e-17, 1e-3, 0.3, 0.5] {
+                let r = fraction * upper;
+                let a = upper - r;
+                let (a_back, r_back) =
+                    Held::logistic_duals(None, logistic_column(a, r, upper), upper);
+                assert!(
+                    (r_back - r).abs() <= 4.0 * f64::EPSILON * r,
+                    "{upper} {fraction}: {r_back} vs {r}"
+                );
+                assert!((a_back - a).abs() <= 4.0 * f64::EPSILON * a);
+                // The smaller dual is kept as it is.
+                let (small, rest) = Held::logistic_duals(None, logistic_column(r, a, upper), upper);
+                assert_eq!(small, r);
+                assert!((rest - a).abs() <= 4.0 * f64::EPSILON * a);
+            }
+        }
+        // Never a number the column gives another meaning (a set-aside or held row).
+        for v in [
+            logistic_column(1.0, 1e-320, 1.0),
+            logistic_column(2.0, 1.0, 3.0),
+        ] {
+            assert!(v < 0.0 && v > SHRUNK_AT_ZERO, "{v}");
+        }
+    }
 }
