@@ -148,6 +148,37 @@ proptest! {
     }
 }
 
+/// Issue 24: shrinking sets examples that stay at a bound aside from the working-set scans, and the run
+/// still reaches the QP's optimum with an exact certificate.
+#[test]
+fn shrinking_scans_fewer_examples_and_reaches_the_qp_optimum() {
+    let (x, y) = problem(11, 400, 3, 1.0);
+    let kernel = Kernel::Rbf { gamma: 0.5 };
+    let lambda = 0.02;
+    let problem = KernelProblem::new(&x, &y, Lambda::new(lambda).unwrap(), kernel).unwrap();
+    let mut smo = SmoParams {
+        epsilon: 1e-8,
+        cache_mb: 10.0,
+    }
+    .check()
+    .unwrap();
+    let fit = Trainer::new(Budget::epochs(10_000.0))
+        .unwrap()
+        .run(&mut smo, &problem, &mut ())
+        .unwrap();
+    assert_eq!(fit.stop, StopReason::Converged);
+    let upper = vec![1.0 / (lambda * y.len() as f64); y.len()];
+    let best = reference(&x, &y, &upper, kernel, lambda);
+    let dual = fit.trace.last().unwrap().dual.unwrap();
+    assert!((dual - best).abs() <= 1e-6 * best.abs(), "{dual} vs {best}");
+    let full = fit.progress.iteration * y.len() as u64;
+    assert!(
+        (smo.examples_scanned() as f64) < 0.7 * full as f64,
+        "{} examples scanned of {full}",
+        smo.examples_scanned()
+    );
+}
+
 #[test]
 fn the_cache_bound_changes_the_work_not_the_result() {
     let (x, y) = problem(5, 120, 3, 1.0);
