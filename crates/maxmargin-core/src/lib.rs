@@ -1,3 +1,7 @@
+#![doc = include_str!("../README.md")]
+//!
+//! ## What is where
+//!
 //! The mathematics of max-margin learning, small and exact.
 //!
 //! This crate holds the reference implementations every other maxmargin crate stands on:

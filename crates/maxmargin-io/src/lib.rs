@@ -1,3 +1,7 @@
+#![doc = include_str!("../README.md")]
+//!
+//! ## What is where
+//!
 //! Bytes in, bytes out: data formats and versioned model files.
 //!
 //! - [`libsvm`]: the LIBSVM / SVMlight format (`label [qid:N] idx:val ...`), streamed into a CSR

@@ -1,3 +1,7 @@
+#![doc = include_str!("../README.md")]
+//!
+//! ## What is where
+//!
 //! Solvers for max-margin objectives, and the one loop that runs them.
 //!
 //! - [`problem`]: what is minimized, e.g. [`BinaryProblem`]: `λ/2‖w‖² + (1/n)Σ max(0, 1 − y_i(⟨w, x_i⟩ + b))`.
@@ -49,3 +53,7 @@ pub use trainer::{
     Best, Budget, Certificate, Checkpoints, Fit, Observer, Progress, Resumed, Run, Solver,
     StepDetail, StepExample, StopReason, TraceRecord, Trainer,
 };
+
+/// The math core this crate's signatures use (`SparseVec`, `SparseRows`, `Lambda`, …), re-exported so a
+/// dependent needs no second dependency line.
+pub use maxmargin_core as core;

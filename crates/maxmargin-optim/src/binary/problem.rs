@@ -88,6 +88,26 @@ pub struct LinearWeights {
     pub b: f64,
 }
 
+impl LinearWeights {
+    /// `f(x) = ⟨w, x⟩ + b`; features beyond the weights contribute nothing.
+    ///
+    /// # Examples
+    /// ```
+    /// use maxmargin_optim::LinearWeights;
+    /// use maxmargin_optim::core::vector::SparseVec;
+    /// let f = LinearWeights { w: vec![0.5, -1.0], b: 0.25 };
+    /// let x = SparseVec::from_dense(&[2.0, 1.0, 7.0]).unwrap();
+    /// assert_eq!(f.decision(x.as_row()), 0.25);
+    /// ```
+    pub fn decision(&self, x: maxmargin_core::vector::SparseRow<'_>) -> f64 {
+        x.iter()
+            .filter(|&(j, _)| j < self.w.len())
+            .map(|(j, v)| self.w[j] * v)
+            .sum::<f64>()
+            + self.b
+    }
+}
+
 /// A binary problem: rows, ±1 targets, λ and the bias mode.
 #[derive(Debug, Clone, Copy)]
 pub struct BinaryProblem<'a> {
