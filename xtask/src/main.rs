@@ -12,8 +12,9 @@
 //! - `release VERSION [--no-verify]`: the release checklist as code: a clean tree, a CHANGELOG entry, the
 //!   version bump in the workspace manifest and the lock file, and `cargo package --workspace`, which packages
 //!   every publishable crate against the others' packages (a local registry), so it works before any of them
-//!   is on crates.io; `--no-verify` skips building the packages. Then `cargo publish --workspace` publishes
-//!   them in dependency order.
+//!   is on crates.io; `--no-verify` skips building the packages; then `cargo publish --workspace --dry-run`,
+//!   what crates.io would check of each package (it reads the registry's index, uploading nothing). Then
+//!   `cargo publish --workspace` publishes them in dependency order.
 
 use anyhow::{Context, Result, ensure};
 use clap::{Parser, Subcommand};
@@ -217,9 +218,13 @@ fn release(version: &str, verify: bool) -> Result<()> {
         package.push("--no-verify");
     }
     run(&mut cargo(&package))?;
+    // What crates.io would check of each package (metadata, names, sizes), uploading nothing.
+    let mut dry_run = vec!["publish", "--dry-run", "--no-verify"];
+    dry_run.extend(package[1..].iter().filter(|&&a| a != "--no-verify"));
+    run(&mut cargo(&dry_run))?;
     eprintln!(
-        "release {version}: manifest bumped, every crate packaged in {}; review, commit, tag v{version}, \
-         then `cargo publish --workspace`",
+        "release {version}: manifest bumped, every crate packaged in {} and accepted by `cargo publish \
+         --dry-run`; review, commit, tag v{version}, then `cargo publish --workspace`",
         target_dir()?.join("package").display()
     );
     Ok(())
