@@ -70,7 +70,10 @@ fn a_first_release_packages_every_crate_on_a_clean_clone() {
         )) || said.contains("release-check/package"),
         "{said}"
     );
-    assert!(said.contains("accepted by `cargo publish --dry-run`"), "{said}");
+    assert!(
+        said.contains("accepted by `cargo publish --dry-run`"),
+        "{said}"
+    );
     let manifest = std::fs::read_to_string(clone.join("Cargo.toml")).unwrap();
     assert!(manifest.contains("version = \"0.1.1\""), "{manifest}");
     assert!(
