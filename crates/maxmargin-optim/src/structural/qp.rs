@@ -3,15 +3,41 @@
 //! One group with cap 1 is the 1-slack dual; one group per example with cap `1/n` is the n-slack dual.
 
 use crate::error::OptimError;
+#[cfg(feature = "clarabel")]
 use clarabel::algebra::CscMatrix;
+#[cfg(feature = "clarabel")]
 use clarabel::solver::{
     DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus,
 };
 
-/// Solves the dual QP with clarabel; `gram[j][k] = ⟨a_j, a_k⟩`, `group[j]` the group of variable `j`.
+/// Whether this build has the interior-point solver (the crate's feature `clarabel`).
+pub const HAS_INTERIOR_POINT: bool = cfg!(feature = "clarabel");
+
+/// Without the feature `clarabel` there is no interior-point solver: an error that says so.
+///
+/// # Errors
+/// Always [`OptimError::Qp`], naming the feature.
+#[cfg(not(feature = "clarabel"))]
+pub fn solve_dual(
+    _gram: &[Vec<f64>],
+    _b: &[f64],
+    _lambda: f64,
+    _group: &[usize],
+    _caps: &[f64],
+) -> Result<Vec<f64>, OptimError> {
+    Err(OptimError::Qp(
+        "this build has no interior-point solver: enable maxmargin-optim's feature `clarabel` (the \
+         maxmargin facade does), or use the qp solver smo"
+            .into(),
+    ))
+}
+
+/// Solves the dual QP with clarabel; `gram[j][k] = ⟨a_j, a_k⟩`, `group[j]` the group of variable `j`
+/// (feature `clarabel`).
 ///
 /// # Errors
 /// [`OptimError::Qp`] when clarabel does not reach a solution.
+#[cfg(feature = "clarabel")]
 pub fn solve_dual(
     gram: &[Vec<f64>],
     b: &[f64],
