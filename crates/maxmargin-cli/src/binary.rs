@@ -122,6 +122,7 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
         }),
         SolverKind::Subgradient => LinearSolver::Subgradient(SubgradientParams { step }),
         SolverKind::Smo => args.kernel.solver(args.epsilon),
+        other => bail!("--solver {other:?} is not a binary solver of this command"),
     };
     // A kernel SVM's intercept is unregularized (as LIBSVM's); a linear model's is a feature by default.
     let bias = match solver {
@@ -295,7 +296,7 @@ fn iteration_unit(solver: &maxmargin::linear::LinearSolver, in_memory: bool) -> 
         LinearSolver::Dcd(_) if in_memory => "passes over the active rows",
         LinearSolver::Smo { .. } => "pair steps",
         LinearSolver::Pegasos(_) => "steps",
-        LinearSolver::Dcd(_) | LinearSolver::Subgradient(_) => "iterations",
+        _ => "iterations",
     }
 }
 

@@ -115,6 +115,7 @@ pub(crate) fn binary_family(model: &maxmargin::LinearModel) -> String {
         maxmargin::optim::BinaryLoss::Hinge => "",
         maxmargin::optim::BinaryLoss::SquaredHinge => ", squared hinge",
         maxmargin::optim::BinaryLoss::Logistic => ", logistic regression",
+        _ => ", another loss",
     };
     if let Some(a) = &model.params.approx {
         let parts = match (&model.kernel, &model.features) {
@@ -143,6 +144,7 @@ pub(crate) fn binary_family(model: &maxmargin::LinearModel) -> String {
         maxmargin::optim::BinaryLoss::Hinge => "",
         maxmargin::optim::BinaryLoss::SquaredHinge => " (squared hinge)",
         maxmargin::optim::BinaryLoss::Logistic => " (logistic regression)",
+        _ => " (another loss)",
     }
     .into()
 }

@@ -140,9 +140,10 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
     match args.bias {
         None | Some(Bias::Feature) => {}
         Some(Bias::None) => p = p.bias(false),
-        Some(Bias::Unregularized) => {
+        Some(other) => {
             bail!(
-                "--bias unregularized applies to binary training; --task {name} takes none or feature"
+                "--bias {} applies to binary training; --task {name} takes none or feature",
+                format!("{other:?}").to_lowercase()
             )
         }
     }
@@ -221,6 +222,7 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
         Task::Multilabel => svm.fit_multilabel(&multilabel::read(data)?, &mut bar)?,
         Task::Chain => svm.fit_chain(&svm_hmm::read(data)?, &mut bar)?,
         Task::Custom => bail!("custom output spaces train from Rust (StructuredSvm::fit)"),
+        other => bail!("--task {} does not train from this command", other.kind()),
     };
     bar.finish();
     report.model.save(output)?;
@@ -273,7 +275,7 @@ fn iteration_unit(
         K::Ovr if in_memory => "passes over the active rows, summed over the classes",
         K::Bcfw | K::Ssg => "steps",
         K::Nslack | K::Oneslack => "rounds",
-        K::Dcd | K::Ovr | K::Ovo | K::Softmax => "iterations",
+        _ => "iterations",
     }
 }
 
@@ -338,6 +340,11 @@ pub fn predict(model_path: &std::path::Path, data: &std::path::Path) -> Result<V
             "{}: a custom-space model predicts from Rust",
             model_path.display()
         ),
+        other => bail!(
+            "{}: a {} model does not predict from this command",
+            model_path.display(),
+            other.kind()
+        ),
     };
     Ok(match model.task {
         Task::Chain => preds
@@ -394,6 +401,11 @@ pub fn eval(
         (Task::Custom, _) => bail!(
             "{}: a custom-space model evaluates from Rust",
             model_path.display()
+        ),
+        (other, _) => bail!(
+            "{}: a {} model does not evaluate from this command",
+            model_path.display(),
+            other.kind()
         ),
     };
     if json {

@@ -119,6 +119,7 @@ pub fn hinge_subdifferential(z: f64) -> Interval {
 
 /// Where the margin `z` stands relative to the hinge's kink at `z = 1`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub enum HingeCase {
     /// `z < 1`: the loss is `1 − z` and the subgradient in `w` is `−y x`.
     Violated,
@@ -220,6 +221,7 @@ pub enum ZeroAtBoundary {
 
 /// Margin losses `ℓ(z)`, each with its value and, where convex, its subdifferential in `z`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub enum MarginLoss {
     /// `max(0, 1 − z)`.
     Hinge,

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 /// How examples are drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Sampling {
     /// Uniformly with replacement (the analysed Pegasos).
     Uniform,

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 /// fields, it is a plain variant index and value (the tagged form made models trained with `--step`
 /// unloadable in bincode).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub enum StepRule {
     /// `η_k = η`.
     Constant(f64),

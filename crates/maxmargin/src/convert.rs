@@ -53,6 +53,8 @@ pub fn binary_to_liblinear(model: &LinearModel) -> LiblinearModel {
             BinaryLoss::SquaredHinge => "L2R_L2LOSS_SVC_DUAL",
             BinaryLoss::Hinge => "L2R_L1LOSS_SVC_DUAL",
             BinaryLoss::Logistic => "L2R_LR_DUAL",
+            // A loss LIBLINEAR has no solver type for: a name its reader refuses, never another loss's.
+            _ => "UNSUPPORTED_LOSS",
         }
         .into(),
         // LIBLINEAR predicts its first label when the score is positive.

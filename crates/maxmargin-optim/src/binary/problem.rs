@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 /// How the intercept is handled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Bias {
     /// No intercept: `b = 0`.
     None,
@@ -42,6 +43,7 @@ impl std::str::FromStr for Bias {
 /// The loss of a binary problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum BinaryLoss {
     /// `max(0, 1 − z)` (L1-loss SVM).
     #[default]

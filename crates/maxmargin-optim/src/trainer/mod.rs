@@ -27,6 +27,7 @@ pub struct Progress {
 /// Why training stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum StopReason {
     /// The iteration budget was used.
     MaxIterations,

@@ -5,6 +5,7 @@ use super::*;
 /// Which algorithm trains the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum SolverKind {
     /// Pegasos (stochastic, `O(nnz)` per step).
     Pegasos,
@@ -48,6 +49,7 @@ impl std::str::FromStr for SolverKind {
 
 /// The algorithm that trains a linear SVM, with its own settings (the seed is [`LinearSvmParams::seed`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub enum LinearSolver {
     /// Dual coordinate descent (LIBLINEAR's `-s 3`, `-s 1` with the squared hinge): the default.
     Dcd(DcdParams),

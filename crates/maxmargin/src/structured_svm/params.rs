@@ -5,6 +5,7 @@ use super::*;
 /// What is predicted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Task {
     /// One class per example (Crammer–Singer), 0-1 loss.
     Multiclass,
@@ -48,6 +49,7 @@ impl std::str::FromStr for Task {
 /// Which structural solver trains the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum StructSolverKind {
     /// Stochastic subgradient (structured Pegasos), averaged.
     Ssg,
