@@ -36,7 +36,9 @@ pub mod metrics;
 pub mod objective;
 pub mod scale;
 pub mod structured;
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
+pub mod worked;
 pub mod vector;
 
 pub use error::CoreError;

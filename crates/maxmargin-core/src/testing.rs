@@ -1,7 +1,8 @@
-//! What tests, doctests, examples and benchmarks of every crate share: the worked examples' small data, a
-//! seeded pseudo-random stream, and where the shared public datasets are. In core, since every crate's tests
-//! can reach it.
+//! What tests, doctests, examples and benchmarks of every crate share (feature `testing`, off by default):
+//! a seeded pseudo-random stream, small fixed rows, where the shared public datasets are, and the worked
+//! examples' data again ([`crate::worked`]). In core, since every crate's tests can reach it.
 
+pub use crate::worked::{lesson_rows, two_points};
 use crate::vector::SparseRows;
 use std::path::{Path, PathBuf};
 
@@ -54,30 +55,6 @@ pub fn rows(rows: &[(&[f64], f64)]) -> (SparseRows, Vec<f64>) {
     // ok: fixed, finite data written in a test.
     let x = SparseRows::from_dense_rows(&dense).expect("fixture rows are finite");
     (x, rows.iter().map(|r| r.1).collect())
-}
-
-/// The Pegasos hand table's two points: A = (2, 1) with +1 and B = (−1, −2) with −1.
-///
-/// # Examples
-/// ```
-/// let (x, y) = maxmargin_core::testing::two_points();
-/// assert_eq!((x.n_rows(), y), (2, vec![1.0, -1.0]));
-/// ```
-pub fn two_points() -> (SparseRows, Vec<f64>) {
-    rows(&[(&[2.0, 1.0], 1.0), (&[-1.0, -2.0], -1.0)])
-}
-
-/// The linear-classifier lesson's six points on a line: (−2.0, −1), (−1.3, −1), (−0.8, −1), (0.6, 1),
-/// (1.1, 1), (1.8, 1).
-pub fn lesson_rows() -> (SparseRows, Vec<f64>) {
-    rows(&[
-        (&[-2.0], -1.0),
-        (&[-1.3], -1.0),
-        (&[-0.8], -1.0),
-        (&[0.6], 1.0),
-        (&[1.1], 1.0),
-        (&[1.8], 1.0),
-    ])
 }
 
 /// The folder of the shared datasets for tests: `MAXMARGIN_DATA`, else `shared/data` beside the checkout of

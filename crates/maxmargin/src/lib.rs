@@ -21,7 +21,8 @@
 //! Layers: [`core`] (hinge, subdifferentials, objectives, vectors), [`structured`] (output spaces and
 //! loss-augmented inference), [`optim`] (solvers and the trainer), [`io`] (data formats, model files).
 //! The facade adds [`linear`] (the binary linear SVM estimator and its model), [`datasets`] (small embedded
-//! data) and [`testing`] (worked-example fixtures). It holds no algorithm of its own.
+//! data) and, with the feature `testing`, `testing` (the tests' and fuzz targets' helpers). It holds no algorithm
+//! of its own.
 
 pub mod approx;
 pub mod checkpoint;
@@ -43,6 +44,7 @@ pub mod prelude;
 pub mod side_files;
 pub mod structured_svm;
 pub mod tagger;
+#[cfg(feature = "testing")]
 pub mod testing;
 pub mod worked;
 

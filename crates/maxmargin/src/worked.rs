@@ -5,7 +5,7 @@
 //! method), never typed in.
 
 use crate::Error;
-use crate::testing::{lesson_rows, two_points};
+use maxmargin_core::worked::{lesson_rows, two_points};
 use maxmargin_core::hinge::{MarginLoss, ZeroAtBoundary, hinge, hinge_subdifferential};
 use maxmargin_core::objective::Lambda;
 use maxmargin_optim::{
