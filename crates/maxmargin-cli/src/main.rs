@@ -1,4 +1,5 @@
-//! The `maxmargin` command: train, predict, eval and demo for linear SVMs on LIBSVM files.
+//! The `maxmargin` command: train, evaluate, calibrate, compare and serve linear, logistic, kernel and structural
+//! SVMs on LIBSVM, CSV, svm_hmm and CoNLL files.
 //!
 //! Every flag maps to a field of the library's parameter types, so anything the command does can be done
 //! from Rust; this binary adds only presentation: the progress bar, tables, JSON output and exit codes.

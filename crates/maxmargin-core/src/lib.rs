@@ -38,7 +38,7 @@ pub mod scale;
 pub mod structured;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
-pub mod worked;
 pub mod vector;
+pub mod worked;
 
 pub use error::CoreError;

@@ -2,8 +2,8 @@
 //! a seeded pseudo-random stream, small fixed rows, where the shared public datasets are, and the worked
 //! examples' data again ([`crate::worked`]). In core, since every crate's tests can reach it.
 
-pub use crate::worked::{lesson_rows, two_points};
 use crate::vector::SparseRows;
+pub use crate::worked::{lesson_rows, two_points};
 use std::path::{Path, PathBuf};
 
 /// A seeded linear congruential stream (Knuth's MMIX constants): the same numbers on every machine, for

@@ -33,4 +33,3 @@ pub fn lesson_rows() -> (SparseRows, Vec<f64>) {
         (&[1.8], 1.0),
     ])
 }
-

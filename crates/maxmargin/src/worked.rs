@@ -5,9 +5,9 @@
 //! method), never typed in.
 
 use crate::Error;
-use maxmargin_core::worked::{lesson_rows, two_points};
 use maxmargin_core::hinge::{MarginLoss, ZeroAtBoundary, hinge, hinge_subdifferential};
 use maxmargin_core::objective::Lambda;
+use maxmargin_core::worked::{lesson_rows, two_points};
 use maxmargin_optim::{
     Bias, BinaryProblem, Budget, PegasosParams, Sampling, Solver, StepRule, SubgradientParams,
     Trainer,

@@ -185,7 +185,7 @@ fn the_guides_csv_workflow_prints_what_the_guide_shows() {
 }
 
 /// Checks `text` against the guide's generated file `name` (`MAXMARGIN_BLESS=1` writes it instead).
-fn same_as_the_guide(name: &str, text: &str, differs: &str) {
+pub(crate) fn same_as_the_guide(name: &str, text: &str, differs: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../docs/guide/src/generated")
         .join(name);
