@@ -13,8 +13,9 @@
 //!   version bump in the workspace manifest and the lock file, and `cargo package --workspace`, which packages
 //!   every publishable crate against the others' packages (a local registry), so it works before any of them
 //!   is on crates.io; `--no-verify` skips building the packages; then `cargo publish --workspace --dry-run`,
-//!   what crates.io would check of each package (it reads the registry's index, uploading nothing). Then
-//!   `cargo publish --workspace` publishes them in dependency order.
+//!   what crates.io would check of each package (it reads the registry's index, uploading nothing), and
+//!   `cargo semver-checks` against the last `vX.Y.Z` tag once there is one. Then `cargo publish --workspace`
+//!   publishes them in dependency order.
 
 use anyhow::{Context, Result, ensure};
 use clap::{Parser, Subcommand};
@@ -222,12 +223,49 @@ fn release(version: &str, verify: bool) -> Result<()> {
     let mut dry_run = vec!["publish", "--dry-run", "--no-verify"];
     dry_run.extend(package[1..].iter().filter(|&&a| a != "--no-verify"));
     run(&mut cargo(&dry_run))?;
+    semver_checks(&package[1..])?;
     eprintln!(
         "release {version}: manifest bumped, every crate packaged in {} and accepted by `cargo publish \
          --dry-run`; review, commit, tag v{version}, then `cargo publish --workspace`",
         target_dir()?.join("package").display()
     );
     Ok(())
+}
+
+/// `cargo semver-checks` of every published crate against the last release tag (`vX.Y.Z`), once there is one:
+/// a first release has no API to break.
+fn semver_checks(selection: &[&str]) -> Result<()> {
+    let tag = Command::new("git")
+        .args(["describe", "--tags", "--abbrev=0", "--match", "v[0-9]*"])
+        .current_dir(root())
+        .output()?;
+    let tag = String::from_utf8_lossy(&tag.stdout).trim().to_string();
+    if tag.is_empty() {
+        eprintln!(
+            "release: no earlier release tag, so no semver check (it starts with the second release)"
+        );
+        return Ok(());
+    }
+    let installed = cargo(&["semver-checks", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    ensure!(
+        installed,
+        "the last release is {tag}: `cargo install cargo-semver-checks --locked` to check this one's API \
+         against it"
+    );
+    let mut check = vec![
+        "semver-checks",
+        "check-release",
+        "--baseline-rev",
+        tag.as_str(),
+    ];
+    check.extend(
+        selection
+            .iter()
+            .filter(|a| ["--workspace", "--exclude", "xtask", "maxmargin-benches"].contains(a)),
+    );
+    run(&mut cargo(&check))
 }
 
 /// Project automation for maxmargin (see the crate docs).
