@@ -5,7 +5,12 @@
 //! `target/bench-report/chain_oracle.md`.
 
 use maxmargin::core::vector::SparseVec;
-use maxmargin::optim::random::rng;
+use rand::SeedableRng;
+
+/// The benchmark's seeded stream (the generator maxmargin's solvers use).
+fn rng(seed: u64) -> rand_chacha::ChaCha8Rng {
+    rand_chacha::ChaCha8Rng::seed_from_u64(seed)
+}
 use maxmargin::structured::{ChainSpace, OutputSpace};
 use maxmargin_benches::{data_dir, median, time};
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -4,8 +4,8 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-/// The generator for `seed`.
-pub fn rng(seed: u64) -> ChaCha8Rng {
+/// The generator for `seed` (crate-internal: no third-party type in the public API).
+pub(crate) fn rng(seed: u64) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(seed)
 }
 

@@ -276,7 +276,7 @@ pub struct FourierFeatures {
 
 impl FourierFeatures {
     /// Draws `k` components on `d` features for the RBF kernel of `gamma`.
-    pub fn draw(gamma: f64, d: usize, k: usize, rng: &mut ChaCha8Rng) -> Self {
+    pub(crate) fn draw(gamma: f64, d: usize, k: usize, rng: &mut ChaCha8Rng) -> Self {
         let sd = (2.0 * gamma).sqrt();
         let omega = (0..d * k)
             .map(|_| sd * rng.sample::<f64, _>(rand_distr::StandardNormal))
