@@ -76,6 +76,13 @@ fn next_bounds(pg_max: f64, pg_min: f64) -> (f64, f64) {
     )
 }
 
+/// A solver's gap target, unless one was set (`with_gap_target`), becomes the budget's gap tolerance.
+pub(crate) fn adopt(target: &mut Option<f64>, budget: &crate::Budget) {
+    if target.is_none() {
+        *target = budget.gap_tolerance;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

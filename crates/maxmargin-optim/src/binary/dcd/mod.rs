@@ -402,6 +402,12 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
 
     type Output = LinearWeights;
 
+    /// A gap target not set on the solver is the budget's gap tolerance: one setting stops the run by the
+    /// certificate (`Budget::with_gap`), whether the trainer's gap test or the solver's own test meets it.
+    fn set_budget(&mut self, budget: &crate::Budget) {
+        crate::gap_target::adopt(&mut self.gap_target, budget);
+    }
+
     fn detail(&self, p: &BinaryProblem<'a>, st: &DcdState) -> Option<StepDetail> {
         Some(crate::problem::detail(p, self.output(p, st), Vec::new()))
     }

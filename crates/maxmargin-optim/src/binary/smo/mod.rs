@@ -469,6 +469,12 @@ impl<'a> Solver<KernelProblem<'a>> for Smo {
     type State = SmoState;
     type Output = KernelWeights;
 
+    /// A gap target not set on the solver is the budget's gap tolerance: one setting stops the run by the
+    /// certificate (`Budget::with_gap`), whether the trainer's gap test or the solver's own test meets it.
+    fn set_budget(&mut self, budget: &crate::Budget) {
+        crate::gap_target::adopt(&mut self.gap_target, budget);
+    }
+
     fn init(&mut self, problem: &KernelProblem<'a>) -> Result<SmoState, OptimError> {
         let n = problem.n_samples();
         self.cache = KernelCache::new(n, self.params.cache_mb * 1024.0 * 1024.0);

@@ -213,6 +213,12 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
     type State = CrammerSingerState;
     type Output = Vec<f64>;
 
+    /// A gap target not set on the solver is the budget's gap tolerance: one setting stops the run by the
+    /// certificate (`Budget::with_gap`), whether the trainer's gap test or the solver's own test meets it.
+    fn set_budget(&mut self, budget: &crate::Budget) {
+        crate::gap_target::adopt(&mut self.gap_target, budget);
+    }
+
     fn init(
         &mut self,
         problem: &StructProblem<'a, MulticlassSpace>,

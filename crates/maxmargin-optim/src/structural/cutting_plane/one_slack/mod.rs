@@ -105,6 +105,12 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for OneSlack
     type State = OneSlackState<S::Output>;
     type Output = Vec<f64>;
 
+    /// A gap target not set on the solver is the budget's gap tolerance: one setting stops the run by the
+    /// certificate (`Budget::with_gap`), whether the trainer's gap test or the solver's own test meets it.
+    fn set_budget(&mut self, budget: &crate::Budget) {
+        crate::gap_target::adopt(&mut self.gap_target, budget);
+    }
+
     fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<Self::State, OptimError> {
         Ok(OneSlackState {
             iteration: 0,
