@@ -192,7 +192,12 @@ fn issue_24_multiclass_kernel_svms_one_vs_one_and_one_vs_rest_and_approximated()
         args.extend_from_slice(flags);
         let said = ok_stderr(&args);
         assert!(said.contains(says), "{flags:?}: {said}");
-        assert!(said.contains("stop: converged"), "{flags:?}: {said}");
+        // Converged: by the solver's own test or at an evaluation certifying the gap target.
+        assert!(
+            (said.contains("stop: converged") || said.contains("stop: gap"))
+                && !said.contains("not converged"),
+            "{flags:?}: {said}"
+        );
         // The same bytes on one thread.
         let again = tmp.path().join("again.model");
         let mut args = vec![
