@@ -472,8 +472,10 @@ impl StructuredSvmParams {
                 Self::CHEAP_EVAL_EVERY
             }),
             keep_best: self.keep_best,
-            // The run stops at the first evaluation that certifies the target, as at the solver's own test.
-            gap_tolerance: Some(self.gap.unwrap_or(crate::convergence::DEFAULT_GAP)),
+            // The run stops at the first evaluation that certifies the target, as at the solver's own test;
+            // an ε tighter than the default asks for more than the default gap, and rules as before.
+            gap_tolerance: self.gap.or((self.epsilon >= Self::default().epsilon)
+                .then_some(crate::convergence::DEFAULT_GAP)),
         }
     }
 

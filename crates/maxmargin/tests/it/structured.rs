@@ -245,7 +245,15 @@ fn one_vs_rest_trains_every_class_and_ignores_the_thread_count() {
     assert_eq!(one.w.len(), 3 * (4 + 1));
     let e = one.evaluate_multiclass(&data, None).unwrap();
     assert!(e.accuracy.unwrap() > 0.85, "{e:?}");
-    assert_eq!(one.training.stop, maxmargin::optim::StopReason::Converged);
+    // Converged: by its own test, or at an evaluation certifying the default 1% gap.
+    assert!(
+        matches!(
+            one.training.stop,
+            maxmargin::optim::StopReason::Converged | maxmargin::optim::StopReason::Gap
+        ) && one.training.converged,
+        "{:?}",
+        one.training
+    );
     // The multiclass-only solvers refuse other tasks.
     for solver in [StructSolverKind::Ovr, StructSolverKind::Dcd] {
         assert!(
