@@ -33,6 +33,8 @@ mod figures;
 mod groups;
 mod inspect;
 mod load;
+#[cfg(test)]
+mod man;
 mod outputs;
 mod plot;
 mod predict;
