@@ -341,16 +341,17 @@ pub fn read(path: &Path, options: CsvOptions<'_>) -> Result<CsvRead, IoError> {
 mod tests {
     use super::*;
 
-    fn write(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
-        let dir = tempfile::tempdir().unwrap();
+    fn write(text: &str) -> std::io::Result<(tempfile::TempDir, std::path::PathBuf)> {
+        let dir = tempfile::tempdir()?;
         let p = dir.path().join("d.csv");
-        std::fs::write(&p, text).unwrap();
-        (dir, p)
+        std::fs::write(&p, text)?;
+        Ok((dir, p))
     }
 
     #[test]
-    fn columns_are_matched_to_a_models_names_in_any_order() {
-        let (_d, p) = write("b,extra,a,label\n2,9,1,1\n0,9,3,\n");
+    fn columns_are_matched_to_a_models_names_in_any_order() -> Result<(), Box<dyn std::error::Error>>
+    {
+        let (_d, p) = write("b,extra,a,label\n2,9,1,1\n0,9,3,\n")?;
         let names = ["a".to_string(), "b".to_string()];
         let r = read(
             &p,
@@ -359,8 +360,7 @@ mod tests {
                 unlabelled: true,
                 ..Default::default()
             },
-        )
-        .unwrap();
+        )?;
         assert_eq!(r.skipped, ["extra"]);
         assert_eq!(r.data.x.row(0).indices(), &[0, 1]);
         assert_eq!(r.data.x.row(0).values(), &[1.0, 2.0]);
@@ -376,10 +376,11 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("no column \"z\""), "{e}");
+        Ok(())
     }
 
     #[test]
-    fn bad_cells_name_their_line_and_column() {
+    fn bad_cells_name_their_line_and_column() -> std::io::Result<()> {
         for (text, want) in [
             (
                 "x,label\n1,1\nnan,1\n",
@@ -395,9 +396,10 @@ mod tests {
             ("x,label\n", "no examples"),
             ("x,label\n,1\n", "feature value"),
         ] {
-            let (_d, p) = write(text);
+            let (_d, p) = write(text)?;
             let e = read(&p, CsvOptions::default()).unwrap_err().to_string();
             assert!(e.contains(want), "{text:?}: {e}");
         }
+        Ok(())
     }
 }
