@@ -161,6 +161,15 @@ fn bench(args: BenchArgs) -> Result<()> {
     Ok(())
 }
 
+/// The crates a release publishes, as cargo's package selection.
+const PUBLISHED: [&str; 5] = [
+    "--workspace",
+    "--exclude",
+    "xtask",
+    "--exclude",
+    "maxmargin-benches",
+];
+
 fn release(version: &str, verify: bool) -> Result<()> {
     ensure!(
         version.split('.').count() == 3 && version.split('.').all(|p| p.parse::<u64>().is_ok()),
@@ -205,25 +214,21 @@ fn release(version: &str, verify: bool) -> Result<()> {
     std::fs::write(&manifest_path, bumped)?;
     // The lock file follows the workspace's own versions only (no registry needed).
     run(&mut cargo(&["update", "--workspace", "--offline"]))?;
-    let mut package = vec![
-        "package",
-        "--workspace",
-        "--exclude",
-        "xtask",
-        "--exclude",
-        "maxmargin-benches",
-        "--allow-dirty",
-        "--locked",
-    ];
+    let mut package = [&["package"][..], &PUBLISHED, &["--allow-dirty", "--locked"]].concat();
     if !verify {
         package.push("--no-verify");
     }
     run(&mut cargo(&package))?;
-    // What crates.io would check of each package (metadata, names, sizes), uploading nothing.
-    let mut dry_run = vec!["publish", "--dry-run", "--no-verify"];
-    dry_run.extend(package[1..].iter().filter(|&&a| a != "--no-verify"));
+    // What cargo checks of each package for crates.io, uploading nothing (some limits, such as a keyword's
+    // length, only the registry itself checks).
+    let dry_run = [
+        &["publish", "--dry-run", "--no-verify"][..],
+        &PUBLISHED,
+        &["--allow-dirty", "--locked"],
+    ]
+    .concat();
     run(&mut cargo(&dry_run))?;
-    semver_checks(&package[1..])?;
+    semver_checks()?;
     eprintln!(
         "release {version}: manifest bumped, every crate packaged in {} and accepted by `cargo publish \
          --dry-run`; review, commit, tag v{version}, then `cargo publish --workspace`",
@@ -234,7 +239,7 @@ fn release(version: &str, verify: bool) -> Result<()> {
 
 /// `cargo semver-checks` of every published crate against the last release tag (`vX.Y.Z`), once there is one:
 /// a first release has no API to break.
-fn semver_checks(selection: &[&str]) -> Result<()> {
+fn semver_checks() -> Result<()> {
     let tag = Command::new("git")
         .args(["describe", "--tags", "--abbrev=0", "--match", "v[0-9]*"])
         .current_dir(root())
@@ -254,17 +259,16 @@ fn semver_checks(selection: &[&str]) -> Result<()> {
         "the last release is {tag}: `cargo install cargo-semver-checks --locked` to check this one's API \
          against it"
     );
-    let mut check = vec![
-        "semver-checks",
-        "check-release",
-        "--baseline-rev",
-        tag.as_str(),
-    ];
-    check.extend(
-        selection
-            .iter()
-            .filter(|a| ["--workspace", "--exclude", "xtask", "maxmargin-benches"].contains(a)),
-    );
+    let check = [
+        &[
+            "semver-checks",
+            "check-release",
+            "--baseline-rev",
+            tag.as_str(),
+        ][..],
+        &PUBLISHED,
+    ]
+    .concat();
     run(&mut cargo(&check))
 }
 

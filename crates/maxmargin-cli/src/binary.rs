@@ -122,7 +122,7 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
         }),
         SolverKind::Subgradient => LinearSolver::Subgradient(SubgradientParams { step }),
         SolverKind::Smo => args.kernel.solver(args.epsilon),
-        other => bail!("--solver {other:?} is not a binary solver of this command"),
+        other => bail!("--solver {other} is not a binary solver of this command"),
     };
     // A kernel SVM's intercept is unregularized (as LIBSVM's); a linear model's is a feature by default.
     let bias = match solver {

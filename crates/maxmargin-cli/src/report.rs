@@ -111,11 +111,11 @@ pub fn report(args: &TrainArgs, output: &Path, f: &Finished<'_>) -> Result<bool>
 /// What the summary line adds to the solver's name: a loss that is not the hinge, a kernel and the model's
 /// size in support vectors.
 pub(crate) fn binary_family(model: &maxmargin::LinearModel) -> String {
-    let loss = match model.params.loss {
-        maxmargin::optim::BinaryLoss::Hinge => "",
-        maxmargin::optim::BinaryLoss::SquaredHinge => ", squared hinge",
-        maxmargin::optim::BinaryLoss::Logistic => ", logistic regression",
-        _ => ", another loss",
+    let name = loss_name(model.params.loss);
+    let loss = if name.is_empty() {
+        String::new()
+    } else {
+        format!(", {name}")
     };
     if let Some(a) = &model.params.approx {
         let parts = match (&model.kernel, &model.features) {
@@ -140,13 +140,21 @@ pub(crate) fn binary_family(model: &maxmargin::LinearModel) -> String {
             k.n_support()
         );
     }
-    match model.params.loss {
-        maxmargin::optim::BinaryLoss::Hinge => "",
-        maxmargin::optim::BinaryLoss::SquaredHinge => " (squared hinge)",
-        maxmargin::optim::BinaryLoss::Logistic => " (logistic regression)",
-        _ => " (another loss)",
+    if name.is_empty() {
+        String::new()
+    } else {
+        format!(" ({name})")
     }
-    .into()
+}
+
+/// What a summary calls a binary loss (nothing for the hinge, the default).
+fn loss_name(loss: maxmargin::optim::BinaryLoss) -> String {
+    match loss {
+        maxmargin::optim::BinaryLoss::Hinge => String::new(),
+        maxmargin::optim::BinaryLoss::SquaredHinge => "squared hinge".into(),
+        maxmargin::optim::BinaryLoss::Logistic => "logistic regression".into(),
+        other => format!("{other:?}").to_lowercase(),
+    }
 }
 
 /// The line `cv --refit` prints once the model refitted on all `n` rows (or examples) at the chosen C is

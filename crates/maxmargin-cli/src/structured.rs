@@ -141,10 +141,7 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
         None | Some(Bias::Feature) => {}
         Some(Bias::None) => p = p.bias(false),
         Some(other) => {
-            bail!(
-                "--bias {} applies to binary training; --task {name} takes none or feature",
-                format!("{other:?}").to_lowercase()
-            )
+            bail!("--bias {other} applies to binary training; --task {name} takes none or feature")
         }
     }
     if let Some(scale) = args.scale {

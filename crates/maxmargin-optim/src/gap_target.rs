@@ -76,16 +76,43 @@ fn next_bounds(pg_max: f64, pg_min: f64) -> (f64, f64) {
     )
 }
 
-/// A solver's gap target, unless one was set (`with_gap_target`), becomes the budget's gap tolerance.
-pub(crate) fn adopt(target: &mut Option<f64>, budget: &crate::Budget) {
-    if target.is_none() {
-        *target = budget.gap_tolerance;
+/// A solver's relative gap target: the one its caller set (`with_gap_target`), else the trainer's budget's
+/// gap tolerance (handed over by `Solver::set_budget` at every run, so a run with another budget takes
+/// its gap, never the last run's).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(crate) struct GapTarget {
+    pub(crate) set: Option<f64>,
+    budget: Option<f64>,
+}
+
+impl GapTarget {
+    /// The target in force.
+    pub(crate) fn get(self) -> Option<f64> {
+        self.set.or(self.budget)
+    }
+
+    /// The budget's gap tolerance, for when none was set.
+    pub(crate) fn adopt(&mut self, budget: &crate::Budget) {
+        self.budget = budget.gap_tolerance;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A target taken from a budget follows the budget of each run, and one set by the caller wins.
+    #[test]
+    fn a_budgets_gap_is_each_runs_and_a_set_target_wins() {
+        let mut t = GapTarget::default();
+        t.adopt(&crate::Budget::epochs(1.0).with_gap(1e-3));
+        assert_eq!(t.get(), Some(1e-3));
+        t.adopt(&crate::Budget::epochs(1.0));
+        assert_eq!(t.get(), None);
+        t.set = Some(1e-6);
+        t.adopt(&crate::Budget::epochs(1.0).with_gap(1e-2));
+        assert_eq!(t.get(), Some(1e-6));
+    }
 
     #[test]
     fn the_certificate_is_asked_for_only_when_it_decides() {

@@ -24,6 +24,17 @@ pub enum Bias {
     Feature,
 }
 
+/// The name `FromStr` reads (`none`, `unregularized`, `feature`).
+impl std::fmt::Display for Bias {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::None => "none",
+            Self::Unregularized => "unregularized",
+            Self::Feature => "feature",
+        })
+    }
+}
+
 impl std::str::FromStr for Bias {
     type Err = OptimError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -102,11 +113,7 @@ impl LinearWeights {
     /// assert_eq!(f.decision(x.as_row()), 0.25);
     /// ```
     pub fn decision(&self, x: maxmargin_core::vector::SparseRow<'_>) -> f64 {
-        x.iter()
-            .filter(|&(j, _)| j < self.w.len())
-            .map(|(j, v)| self.w[j] * v)
-            .sum::<f64>()
-            + self.b
+        x.dot(&self.w) + self.b
     }
 }
 

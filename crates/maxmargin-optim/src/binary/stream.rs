@@ -162,6 +162,10 @@ impl<S> Streamed<S> {
         &self.solver
     }
 
+    pub(crate) fn solver_mut(&mut self) -> &mut S {
+        &mut self.solver
+    }
+
     /// What the trainer's budget says about steps inside a pass.
     pub(crate) fn set_budget(&mut self, budget: &Budget) {
         self.limits.max_iterations = budget.max_iterations;

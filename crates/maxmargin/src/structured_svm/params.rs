@@ -176,7 +176,7 @@ impl Default for StructuredSvmParams {
             task: Task::Multiclass,
             solver: StructSolverKind::Dcd,
             regularization: Regularization::Lambda(0.01),
-            epsilon: 0.01,
+            epsilon: Self::DEFAULT_EPSILON,
             max_passes: None,
             max_seconds: None,
             threads: None,
@@ -210,6 +210,29 @@ impl StructuredSvmParams {
     /// within the gap target instead of finishing its solver's next ε stage (Crammer–Singer on letter went
     /// on from a 0.8% gap at 30 passes to 0.005% at 85 when 1% was asked).
     pub const CHEAP_EVAL_EVERY: f64 = 20.0;
+    /// The default ε (BCFW's gap tolerance; the others' own stopping test).
+    pub const DEFAULT_EPSILON: f64 = 0.01;
+
+    /// The relative gap a run is judged by, and aims at: `gap`, else BCFW's ε (its own gap tolerance), else
+    /// the default 1%.
+    pub(crate) fn gap_target(&self) -> f64 {
+        self.gap.unwrap_or(match self.solver {
+            StructSolverKind::Bcfw => self.epsilon,
+            _ => crate::convergence::DEFAULT_GAP,
+        })
+    }
+
+    /// The trainer's gap stop: the gap target, except where ε is the solver's own test (Crammer–Singer,
+    /// one-vs-rest, the cutting planes) and was set tighter than its default with no `gap`: that asks for
+    /// more than the default gap, and ε rules as before.
+    fn stop_gap(&self) -> Option<f64> {
+        let own_test = !matches!(self.solver, StructSolverKind::Bcfw | StructSolverKind::Ssg);
+        if self.gap.is_none() && own_test && self.epsilon < Self::DEFAULT_EPSILON {
+            None
+        } else {
+            Some(self.gap_target())
+        }
+    }
 
     /// Defaults for `task`: the Crammer–Singer dual (`dcd`) for multiclass at C = 1 in LIBLINEAR's convention
     /// (λ = 1/n, as `-s 4`, scikit-learn's `LinearSVC` and LIBSVM default to), BCFW at λ = 0.01 otherwise;
@@ -472,10 +495,8 @@ impl StructuredSvmParams {
                 Self::CHEAP_EVAL_EVERY
             }),
             keep_best: self.keep_best,
-            // The run stops at the first evaluation that certifies the target, as at the solver's own test;
-            // an ε tighter than the default asks for more than the default gap, and rules as before.
-            gap_tolerance: self.gap.or((self.epsilon >= Self::default().epsilon)
-                .then_some(crate::convergence::DEFAULT_GAP)),
+            // The run stops at the first evaluation that certifies the target, as at the solver's own test.
+            gap_tolerance: self.stop_gap(),
         }
     }
 

@@ -212,9 +212,9 @@ impl StructuredSvm {
         Ok((fit, lambda.get()))
     }
 
-    /// The relative gap a run must reach to count as converged: `gap`, else the default.
+    /// The relative gap a run must reach to count as converged (see [`StructuredSvmParams::gap_target`]).
     pub(super) fn gap_target(&self) -> f64 {
-        self.params.gap.unwrap_or(crate::convergence::DEFAULT_GAP)
+        self.params.gap_target()
     }
 
     /// The space's input width: the data's features, plus the constant one.
@@ -239,10 +239,7 @@ impl StructuredSvm {
         } = report;
         let (n, n_features, n_labels) = shape;
         let gap = fit.trace.last().and_then(|r| r.gap);
-        let tolerance = self.params.gap.unwrap_or(match self.params.solver {
-            StructSolverKind::Bcfw => self.params.epsilon,
-            _ => crate::convergence::DEFAULT_GAP,
-        });
+        let tolerance = self.gap_target();
         let converged = crate::convergence::converged(fit.stop, fit.objective, gap, tolerance);
         crate::convergence::check_finite(&fit.output, 0.0, fit.objective)?;
         if !converged {

@@ -122,11 +122,15 @@ impl DcdRanks<'_> {
     /// At a round whose stopping test passed on every rank's examples: accepts it
     /// ([`gap_target::accepts`]), or divides ε by 10 and reopens every example, as one process does.
     fn accept(&self, problem: &BinaryProblem<'_>, st: &mut DcdState) -> Result<bool, OptimError> {
-        let done = gap_target::accepts(self.solver.gap_target, self.solver.epsilon(st), || {
-            let objective = self.objective(problem, st)?;
-            let gap = self.certificate(problem, st, objective)?.gap;
-            Ok::<_, OptimError>((objective, gap.unwrap_or(0.0)))
-        })?;
+        let done = gap_target::accepts(
+            self.solver.gap_target.get(),
+            self.solver.epsilon(st),
+            || {
+                let objective = self.objective(problem, st)?;
+                let gap = self.certificate(problem, st, objective)?.gap;
+                Ok::<_, OptimError>((objective, gap.unwrap_or(0.0)))
+            },
+        )?;
         if !done {
             st.tightened += 1;
             st.active = (0..problem.n_samples()).collect();
@@ -136,9 +140,26 @@ impl DcdRanks<'_> {
     }
 }
 
+/// The rounds' line search is the hinges' quadratic one: the logistic loss is refused over ranks.
+fn refuse_logistic(problem: &BinaryProblem<'_>) -> Result<(), OptimError> {
+    if problem.loss() == BinaryLoss::Logistic {
+        return Err(invalid(
+            "loss",
+            "logistic",
+            "runs one sequential pass at a time for now: use one block and one process",
+        ));
+    }
+    Ok(())
+}
+
 impl<'a> Solver<BinaryProblem<'a>> for DcdRanks<'_> {
     type State = DcdState;
     type Output = LinearWeights;
+
+    /// The budget's gap tolerance reaches the solver of every rank, as in one process.
+    fn set_budget(&mut self, budget: &crate::Budget) {
+        self.solver.gap_target.adopt(budget);
+    }
 
     fn init(&mut self, problem: &BinaryProblem<'a>) -> Result<DcdState, OptimError> {
         if problem.bias() == Bias::Unregularized {
@@ -148,18 +169,14 @@ impl<'a> Solver<BinaryProblem<'a>> for DcdRanks<'_> {
                 "is not supported over several ranks; use feature or none",
             ));
         }
-        if problem.loss() == BinaryLoss::Logistic {
-            return Err(invalid(
-                "loss",
-                "logistic",
-                "runs one sequential pass at a time for now: use one block and one process",
-            ));
-        }
+        refuse_logistic(problem)?;
         self.solver.init(problem)
     }
 
     /// This rank's share, checked as one process's state (its boxes from the whole problem's `C`).
     fn check_state(&self, problem: &BinaryProblem<'a>, st: &DcdState) -> Result<(), OptimError> {
+        // A resumed run skips `init`: the refusal is made here too.
+        refuse_logistic(problem)?;
         self.solver.check_state(problem, st)
     }
 

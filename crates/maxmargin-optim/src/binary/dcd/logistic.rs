@@ -99,16 +99,14 @@ pub(super) fn start(upper: &[f64]) -> (Vec<f64>, Vec<f64>) {
 /// over every example (dual `α_i`, complement `r_i = U_i − α_i`, box `U_i`; 0 for `U_i = 0`).
 pub(super) fn entropy(alpha: &[f64], rest: &[f64], upper: &[f64]) -> f64 {
     (0..alpha.len())
-        .map(|i| {
-            let u = upper[i];
-            let term = |t: f64| if t > 0.0 { -t * (t / u).ln() } else { 0.0 };
-            if u <= 0.0 {
-                0.0
-            } else {
-                term(alpha[i]) + term(rest[i])
-            }
-        })
+        .map(|i| entropy_of(alpha[i], rest[i], upper[i]))
         .sum()
+}
+
+/// One example's `U H(α/U)`, from its dual `a` and complement `r` (0 for `U = 0`).
+pub(super) fn entropy_of(a: f64, r: f64, u: f64) -> f64 {
+    let term = |t: f64| if t > 0.0 { -t * (t / u).ln() } else { 0.0 };
+    if u <= 0.0 { 0.0 } else { term(a) + term(r) }
 }
 
 /// A decoded logistic state: the duals and their complements inside their boxes and adding up to them, and

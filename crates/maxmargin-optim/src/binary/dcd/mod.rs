@@ -116,7 +116,7 @@ impl DcdParams {
         }
         Ok(Dcd {
             params: self,
-            gap_target: None,
+            gap_target: crate::gap_target::GapTarget::default(),
             n_total: None,
         })
     }
@@ -126,7 +126,7 @@ impl DcdParams {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Dcd {
     params: DcdParams,
-    gap_target: Option<f64>,
+    gap_target: crate::gap_target::GapTarget,
     /// Over ranks: the whole problem's example count, for `C = 1/(λn)` (`None`: this problem's).
     n_total: Option<usize>,
 }
@@ -181,7 +181,7 @@ impl Dcd {
     /// [`MIN_EPSILON`]. On badly scaled or separable data a small projected gradient can leave a gap of a few
     /// per cent (mushrooms at ε = 0.1: 6%); with a target the run stops by its own rule at a certified gap.
     pub fn with_gap_target(mut self, target: Option<f64>) -> Self {
-        self.gap_target = target;
+        self.gap_target.set = target;
         self
     }
 
@@ -198,7 +198,7 @@ impl Dcd {
             let gap = self.dual_certificate(problem, st, objective).gap;
             Ok::<_, std::convert::Infallible>((objective, gap.unwrap_or(0.0)))
         };
-        let Ok(done) = gap_target::accepts(self.gap_target, self.epsilon(st), certify);
+        let Ok(done) = gap_target::accepts(self.gap_target.get(), self.epsilon(st), certify);
         if done {
             return true;
         }
@@ -402,10 +402,9 @@ impl<'a> Solver<BinaryProblem<'a>> for Dcd {
 
     type Output = LinearWeights;
 
-    /// A gap target not set on the solver is the budget's gap tolerance: one setting stops the run by the
-    /// certificate (`Budget::with_gap`), whether the trainer's gap test or the solver's own test meets it.
+    /// A gap target not set on the solver is the budget's gap tolerance (see `gap_target::GapTarget`).
     fn set_budget(&mut self, budget: &crate::Budget) {
-        crate::gap_target::adopt(&mut self.gap_target, budget);
+        self.gap_target.adopt(budget);
     }
 
     fn detail(&self, p: &BinaryProblem<'a>, st: &DcdState) -> Option<StepDetail> {

@@ -167,6 +167,12 @@ impl<'a> Solver<RowStream<'a>> for Streamed<Dcd> {
     type State = StreamedDcd;
     type Output = LinearWeights;
 
+    /// The budget's gap tolerance becomes DCD's target when none was set, as in memory.
+    fn set_budget(&mut self, budget: &crate::Budget) {
+        Streamed::set_budget(self, budget);
+        self.solver_mut().gap_target.adopt(budget);
+    }
+
     fn init(&mut self, problem: &RowStream<'a>) -> Result<StreamedDcd, OptimError> {
         if problem.bias == Bias::Unregularized {
             return Err(crate::error::invalid(
@@ -202,7 +208,7 @@ impl<'a> Solver<RowStream<'a>> for Streamed<Dcd> {
         };
         if passed {
             let epsilon = gap_target::tightened(dcd.params.epsilon, st.tightened);
-            let done = gap_target::accepts(dcd.gap_target, epsilon, || {
+            let done = gap_target::accepts(dcd.gap_target.get(), epsilon, || {
                 let objective = self.objective(problem, st)?;
                 let dual = problem.carried.borrow().certificate(objective).dual;
                 Ok::<_, OptimError>((objective, objective - dual.unwrap_or(f64::NEG_INFINITY)))
@@ -491,7 +497,7 @@ fn certify(
         let (upper, diag) = box_and_diag(at.loss, at.c_box * c);
         if logistic {
             let (a, r) = Held::logistic_duals(held, *v, upper);
-            total += logistic::entropy(&[a], &[r], &[upper]);
+            total += logistic::entropy_of(a, r, upper);
         } else {
             let a = Held::dual(held, *v, upper);
             total += a;

@@ -156,7 +156,7 @@ impl SmoParams {
         }
         Ok(Smo {
             params: self,
-            gap_target: None,
+            gap_target: crate::gap_target::GapTarget::default(),
             cache: KernelCache::default(),
             shrink: Shrinking::default(),
         })
@@ -167,7 +167,7 @@ impl SmoParams {
 #[derive(Debug)]
 pub struct Smo {
     params: SmoParams,
-    gap_target: Option<f64>,
+    gap_target: crate::gap_target::GapTarget,
     cache: KernelCache,
     shrink: Shrinking,
 }
@@ -226,7 +226,7 @@ impl Smo {
     /// Also requires a relative duality gap of at most `target` when the ε test passes (see
     /// [`crate::Dcd::with_gap_target`]).
     pub fn with_gap_target(mut self, target: Option<f64>) -> Self {
-        self.gap_target = target;
+        self.gap_target.set = target;
         self
     }
 
@@ -318,7 +318,7 @@ impl Smo {
             let (p, d) = Self::primal_dual(problem, st);
             Ok::<_, std::convert::Infallible>((p, p - d))
         };
-        let Ok(done) = crate::gap_target::accepts(self.gap_target, self.epsilon(st), certify);
+        let Ok(done) = crate::gap_target::accepts(self.gap_target.get(), self.epsilon(st), certify);
         if !done {
             st.tightened += 1;
         }
@@ -469,10 +469,9 @@ impl<'a> Solver<KernelProblem<'a>> for Smo {
     type State = SmoState;
     type Output = KernelWeights;
 
-    /// A gap target not set on the solver is the budget's gap tolerance: one setting stops the run by the
-    /// certificate (`Budget::with_gap`), whether the trainer's gap test or the solver's own test meets it.
+    /// A gap target not set on the solver is the budget's gap tolerance (see `gap_target::GapTarget`).
     fn set_budget(&mut self, budget: &crate::Budget) {
-        crate::gap_target::adopt(&mut self.gap_target, budget);
+        self.gap_target.adopt(budget);
     }
 
     fn init(&mut self, problem: &KernelProblem<'a>) -> Result<SmoState, OptimError> {

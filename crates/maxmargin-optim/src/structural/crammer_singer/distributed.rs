@@ -40,7 +40,7 @@ impl CrammerSingerRanks<'_> {
         let k = problem.space().n_classes();
         let (alpha0, w0, seen) = (st.alpha.clone(), st.w.clone(), st.visited);
         // The local passes accept their own test (the gap target is the round's).
-        let target = self.solver.gap_target.take();
+        let target = std::mem::take(&mut self.solver.gap_target);
         let stepped = self.solver.step(problem, st);
         self.solver.gap_target = target;
         stepped?;
@@ -81,6 +81,11 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSingerRanks<'_> {
     type State = CrammerSingerState;
     type Output = Vec<f64>;
 
+    /// The budget's gap tolerance reaches the solver of every rank, as in one process.
+    fn set_budget(&mut self, budget: &crate::Budget) {
+        self.solver.gap_target.adopt(budget);
+    }
+
     fn init(&mut self, problem: Problem<'_, 'a>) -> Result<CrammerSingerState, OptimError> {
         self.solver.init(problem)
     }
@@ -106,12 +111,15 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSingerRanks<'_> {
             return Ok(());
         }
         // Every rank's ε agrees, so every rank values the certificate (collectively) or none does.
-        let done =
-            crate::gap_target::accepts(self.solver.gap_target, self.solver.epsilon(st), || {
+        let done = crate::gap_target::accepts(
+            self.solver.gap_target.get(),
+            self.solver.epsilon(st),
+            || {
                 let objective = self.objective(problem, st)?;
                 let gap = self.certificate(problem, st, objective)?.gap;
                 Ok::<_, OptimError>((objective, gap.unwrap_or(0.0)))
-            })?;
+            },
+        )?;
         if done {
             st.converged = true;
         } else {

@@ -57,7 +57,7 @@ impl CrammerSingerParams {
             params: self,
             class_weights: Vec::new(),
             example_weights: Vec::new(),
-            gap_target: None,
+            gap_target: crate::gap_target::GapTarget::default(),
             n_total: None,
         })
     }
@@ -69,7 +69,7 @@ pub struct CrammerSinger {
     params: CrammerSingerParams,
     class_weights: Vec<f64>,
     example_weights: Vec<f64>,
-    gap_target: Option<f64>,
+    gap_target: crate::gap_target::GapTarget,
     /// Over ranks: the whole problem's example count, for `C = 1/(λn)` (`None`: this problem's).
     n_total: Option<usize>,
 }
@@ -105,7 +105,7 @@ impl CrammerSinger {
     /// exact gap (one oracle pass) is larger, ε is divided by 10 and the passes go on, down to
     /// [`crate::dcd::MIN_EPSILON`] (as [`crate::Dcd::with_gap_target`]).
     pub fn with_gap_target(mut self, target: Option<f64>) -> Self {
-        self.gap_target = target;
+        self.gap_target.set = target;
         self
     }
 
@@ -196,7 +196,7 @@ impl CrammerSinger {
         st: &mut CrammerSingerState,
     ) -> bool {
         // An objective that cannot be valued accepts the pass: the trainer's evaluation reports the error.
-        let done = crate::gap_target::accepts(self.gap_target, self.epsilon(st), || {
+        let done = crate::gap_target::accepts(self.gap_target.get(), self.epsilon(st), || {
             let objective = self.objective(problem, st)?;
             let gap = self.dual_certificate(problem, st, objective).gap;
             Ok::<_, OptimError>((objective, gap.unwrap_or(0.0)))
@@ -213,10 +213,9 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
     type State = CrammerSingerState;
     type Output = Vec<f64>;
 
-    /// A gap target not set on the solver is the budget's gap tolerance: one setting stops the run by the
-    /// certificate (`Budget::with_gap`), whether the trainer's gap test or the solver's own test meets it.
+    /// A gap target not set on the solver is the budget's gap tolerance (see `gap_target::GapTarget`).
     fn set_budget(&mut self, budget: &crate::Budget) {
-        crate::gap_target::adopt(&mut self.gap_target, budget);
+        self.gap_target.adopt(budget);
     }
 
     fn init(

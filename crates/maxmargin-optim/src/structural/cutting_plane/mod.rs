@@ -44,6 +44,21 @@ pub enum QpSolver {
     Clarabel,
 }
 
+impl QpSolver {
+    /// Refuses the interior-point solver in a build without it (the feature `clarabel`), at the parameters'
+    /// check rather than at the first working-set solve.
+    pub(crate) fn check(self) -> Result<(), OptimError> {
+        if self == Self::Clarabel && !crate::qp::HAS_INTERIOR_POINT {
+            return Err(crate::error::invalid(
+                "qp",
+                "clarabel",
+                "needs maxmargin-optim's feature `clarabel` (the maxmargin facade turns it on); use smo",
+            ));
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Plane {
     a: SparseVec,

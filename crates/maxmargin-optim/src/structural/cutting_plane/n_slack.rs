@@ -27,9 +27,10 @@ impl NSlackParams {
     /// [`OptimError::InvalidParam`] for a bad ε.
     pub fn check(self) -> Result<NSlack, OptimError> {
         check_epsilon(self.epsilon)?;
+        self.qp.check()?;
         Ok(NSlack {
             params: self,
-            gap_target: None,
+            gap_target: crate::gap_target::GapTarget::default(),
             deadline: None,
         })
     }
@@ -39,7 +40,7 @@ impl NSlackParams {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NSlack {
     params: NSlackParams,
-    gap_target: Option<f64>,
+    gap_target: crate::gap_target::GapTarget,
     deadline: Option<std::time::Instant>,
 }
 
@@ -47,7 +48,7 @@ impl NSlack {
     /// Also requires a relative duality gap of at most `target` when the ε test passes (see
     /// [`OneSlack::with_gap_target`]).
     pub fn with_gap_target(mut self, target: Option<f64>) -> Self {
-        self.gap_target = target;
+        self.gap_target.set = target;
         self
     }
 }
@@ -73,10 +74,9 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for NSlack {
     type State = NSlackState<S::Output>;
     type Output = Vec<f64>;
 
-    /// A gap target not set on the solver is the budget's gap tolerance: one setting stops the run by the
-    /// certificate (`Budget::with_gap`), whether the trainer's gap test or the solver's own test meets it.
+    /// A gap target not set on the solver is the budget's gap tolerance (see `gap_target::GapTarget`).
     fn set_budget(&mut self, budget: &crate::Budget) {
-        crate::gap_target::adopt(&mut self.gap_target, budget);
+        self.gap_target.adopt(budget);
     }
 
     fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<Self::State, OptimError> {
@@ -111,7 +111,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for NSlack {
         let lambda = problem.lambda();
         let primal = 0.5 * lambda * norm_sq(&st.w) + mean_hinge;
         let gap = primal - st.set.dual(lambda, &st.w);
-        if let Some(target) = self.gap_target
+        if let Some(target) = self.gap_target.get()
             && st.iteration > 1
             && gap <= target * primal.abs()
             && gap <= eps
@@ -141,7 +141,12 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for NSlack {
             }
         }
         if violated == 0 && st.qp_solved {
-            if gap_accepts(self.gap_target, eps, primal, st.set.dual(lambda, &st.w)) {
+            if gap_accepts(
+                self.gap_target.get(),
+                eps,
+                primal,
+                st.set.dual(lambda, &st.w),
+            ) {
                 st.converged = true;
                 return Ok(());
             }

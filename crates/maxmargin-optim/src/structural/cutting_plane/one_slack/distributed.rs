@@ -44,6 +44,11 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for OneSlack
     type State = OneSlackRankState;
     type Output = Vec<f64>;
 
+    /// The budget's gap tolerance reaches the solver of every rank, as in one process.
+    fn set_budget(&mut self, budget: &crate::Budget) {
+        self.solver.gap_target.adopt(budget);
+    }
+
     fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<OneSlackRankState, OptimError> {
         Ok(OneSlackRankState {
             w: vec![0.0; problem.dim()],
@@ -78,7 +83,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for OneSlack
             let mut decision = GO;
             if violation <= xi + epsilon {
                 let dual = st.set.dual(lambda, &st.w);
-                decision = if gap_accepts(self.solver.gap_target, epsilon, primal, dual) {
+                decision = if gap_accepts(self.solver.gap_target.get(), epsilon, primal, dual) {
                     CONVERGED
                 } else {
                     TIGHTEN

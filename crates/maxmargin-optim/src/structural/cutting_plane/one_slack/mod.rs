@@ -36,9 +36,10 @@ impl OneSlackParams {
     /// [`OptimError::InvalidParam`] for a bad ε.
     pub fn check(self) -> Result<OneSlack, OptimError> {
         check_epsilon(self.epsilon)?;
+        self.qp.check()?;
         Ok(OneSlack {
             params: self,
-            gap_target: None,
+            gap_target: crate::gap_target::GapTarget::default(),
         })
     }
 }
@@ -47,7 +48,7 @@ impl OneSlackParams {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct OneSlack {
     params: OneSlackParams,
-    gap_target: Option<f64>,
+    gap_target: crate::gap_target::GapTarget,
 }
 
 impl OneSlack {
@@ -56,7 +57,7 @@ impl OneSlack {
     /// ε = 0.01: 14%). If the gap (free at that point: the oracle pass gives the primal) is larger, ε is
     /// divided by 10 and the iterations go on, down to [`crate::dcd::MIN_EPSILON`].
     pub fn with_gap_target(mut self, target: Option<f64>) -> Self {
-        self.gap_target = target;
+        self.gap_target.set = target;
         self
     }
 }
@@ -105,10 +106,9 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for OneSlack
     type State = OneSlackState<S::Output>;
     type Output = Vec<f64>;
 
-    /// A gap target not set on the solver is the budget's gap tolerance: one setting stops the run by the
-    /// certificate (`Budget::with_gap`), whether the trainer's gap test or the solver's own test meets it.
+    /// A gap target not set on the solver is the budget's gap tolerance (see `gap_target::GapTarget`).
     fn set_budget(&mut self, budget: &crate::Budget) {
-        crate::gap_target::adopt(&mut self.gap_target, budget);
+        self.gap_target.adopt(budget);
     }
 
     fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<Self::State, OptimError> {
@@ -175,7 +175,12 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for OneSlack
                     // The joint constraint of the oracle's outputs is the mean hinge exactly.
                     let lambda = problem.lambda();
                     let primal = 0.5 * lambda * norm_sq(&st.w) + violation.max(0.0);
-                    if gap_accepts(self.gap_target, eps, primal, st.set.dual(lambda, &st.w)) {
+                    if gap_accepts(
+                        self.gap_target.get(),
+                        eps,
+                        primal,
+                        st.set.dual(lambda, &st.w),
+                    ) {
                         st.converged = true;
                         return Ok(());
                     }
