@@ -519,8 +519,14 @@ fn bcfw_over_ranks_resumed_from_its_run_ends_with_the_same_bits() {
     };
     let whole = run(10_000.0, vec![None; p]);
     assert!(whole[0].1 > 6, "{} rounds", whole[0].1);
+    // Stopped after 5 passes, many rounds in (a round is a share of a pass).
     let stopped = run(5.0, vec![None; p]);
-    assert_eq!(stopped[0].1, 5);
+    assert!(
+        (5..whole[0].1).contains(&stopped[0].1),
+        "{} rounds of {}",
+        stopped[0].1,
+        whole[0].1
+    );
     let states: Vec<_> = stopped.into_iter().map(|r| Some(r.2)).collect();
     let resumed = run(10_000.0, states);
     assert_eq!(resumed[0].0, whole[0].0);

@@ -281,18 +281,18 @@ impl Bcfw {
 }
 
 impl Bcfw {
-    /// One block step (the block the sampler draws), Frank–Wolfe or pairwise, without the gap check that
-    /// follows it in a pass: what one process and each rank's share of a round both take.
+    /// One block step on block `i` (the one the sampler drew), Frank–Wolfe or pairwise, without the gap
+    /// check that follows it in a pass: what one process and each rank's share of a round both take.
     fn block_step<S>(
         &self,
         problem: &StructProblem<'_, S>,
         st: &mut BcfwState,
+        i: usize,
     ) -> Result<(), OptimError>
     where
         S: OutputSpace,
         S::Output: Sync,
     {
-        let i = st.sampler.next_index();
         let n = self.n_total.unwrap_or(problem.n_samples()) as f64;
         let lambda = problem.lambda();
         let v = problem.oracle(&st.w, i)?;
@@ -510,7 +510,8 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for Bcfw {
         problem: &StructProblem<'a, S>,
         st: &mut BcfwState,
     ) -> Result<(), OptimError> {
-        self.block_step(problem, st)?;
+        let i = st.sampler.next_index();
+        self.block_step(problem, st, i)?;
         self.after_step(problem, st)
     }
 

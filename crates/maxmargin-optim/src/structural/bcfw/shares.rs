@@ -52,35 +52,49 @@ impl Shares {
         }
     }
 
-    /// The convex combination `(1 − t)·before + t·after` of two states of the same blocks (a round over
-    /// ranks takes each rank's block steps only part of the way, `t`).
-    pub(super) fn mix(before: &Self, after: Self, t: f64) -> Self {
-        match (before, after) {
-            (Self::Dense { shares: b, .. }, Self::Dense { shares: a, sq }) => {
-                let shares: Vec<f64> = b.iter().zip(&a).map(|(b, a)| b + t * (a - b)).collect();
-                let dim = shares.len() / sq.len().max(1);
-                let sq = shares
-                    .chunks(dim.max(1))
-                    .map(|c| c.iter().map(|v| v * v).sum())
-                    .collect();
-                Self::Dense { shares, sq }
+    /// Block `i`'s share as it is now, to take a round's steps on it part of the way later
+    /// ([`Shares::mix_block`]).
+    pub(super) fn before(&self, i: usize) -> Before {
+        match self {
+            Self::Dense { shares, sq } => {
+                let dim = shares.len() / sq.len();
+                Before::Dense(shares[i * dim..(i + 1) * dim].to_vec())
             }
-            (Self::Sparse(b), Self::Sparse(a)) => Self::Sparse(
-                b.iter()
-                    .zip(&a)
-                    .map(|(b, a)| SparseVec::lincomb(1.0 - t, b, t, a))
-                    .collect(),
-            ),
-            (Self::Atoms(b), Self::Atoms(a)) => Self::Atoms(
-                b.iter()
-                    .zip(a)
-                    .map(|(b, a)| pairwise::Block::mix(b, a, t))
-                    .collect(),
-            ),
-            // The same state keeps its kind: a round never changes it.
-            (_, after) => after,
+            Self::Sparse(v) => Before::Sparse(v[i].clone()),
+            Self::Atoms(blocks) => Before::Atoms(blocks[i].clone()),
         }
     }
+
+    /// Block `i`'s share becomes the convex combination `(1 − t)·before + t·now` (a round over ranks takes
+    /// each rank's block steps only part of the way, `t`): a point of the block's domain.
+    pub(super) fn mix_block(&mut self, i: usize, before: Before, t: f64) {
+        match (self, before) {
+            (Self::Dense { shares, sq }, Before::Dense(b)) => {
+                let dim = b.len();
+                let row = &mut shares[i * dim..(i + 1) * dim];
+                for (a, b) in row.iter_mut().zip(&b) {
+                    *a = b + t * (*a - b);
+                }
+                sq[i] = row.iter().map(|v| v * v).sum();
+            }
+            (Self::Sparse(v), Before::Sparse(b)) => {
+                v[i] = SparseVec::lincomb(1.0 - t, &b, t, &v[i]);
+            }
+            (Self::Atoms(blocks), Before::Atoms(b)) => {
+                let after = std::mem::take(&mut blocks[i]);
+                blocks[i] = pairwise::Block::mix(&b, after, t);
+            }
+            // A round never changes the kind of the shares.
+            _ => {}
+        }
+    }
+}
+
+/// One block's share before a round's steps ([`Shares::before`]).
+pub(super) enum Before {
+    Dense(Vec<f64>),
+    Sparse(SparseVec),
+    Atoms(pairwise::Block),
 }
 
 /// A dense scratch vector for the corner `w_s` of a dense-share step: `ψ(y_i)` and `ψ(ŷ)` are scattered
