@@ -81,9 +81,10 @@ impl BcfwRanks<'_> {
         // so a round costs its steps, not the shard.
         let steps = self.round_steps(local, dim);
         let mut touched: Vec<(usize, Before, f64)> = Vec::with_capacity(steps);
+        let mut seen = std::collections::HashSet::with_capacity(steps);
         for _ in 0..steps {
             let i = local.sampler.next_index();
-            if touched.iter().all(|t| t.0 != i) {
+            if seen.insert(i) {
                 touched.push((i, local.w_i.before(i), local.ell_i[i]));
             }
             self.solver.block_step(problem, local, i)?;
