@@ -235,7 +235,7 @@ fn progress_bar(params: &LinearSvmParams, args: &TrainArgs) -> progress::Trainin
 /// by pass; returns whether the run converged.
 pub(crate) fn train_streamed(cmd: &TrainCmd, dir: &Path) -> Result<bool> {
     let (data_path, output, args) = (&cmd.data, &cmd.output, &cmd.opts);
-    let svm = params(args)?.check()?;
+    let svm = params(args)?.check()?.checkpoints(args.checkpoints());
     let mut bar = progress_bar(svm.params(), args);
     let FitReport {
         model,

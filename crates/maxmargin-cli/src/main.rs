@@ -321,9 +321,6 @@ fn streamed(cmd: &TrainCmd, format: FormatArg) -> Result<bool> {
             ("--trace-weights", args.trace_weights),
             ("--sample-weights", args.sample_weights.is_some()),
             ("--warm-start", args.warm_start.is_some()),
-            ("--checkpoint", args.checkpoint.is_some()),
-            ("--checkpoint-every", args.checkpoint_every.is_some()),
-            ("--resume", args.resume.is_some()),
         ],
         "does not apply to --stream (one thread reads the rows in passes; nothing per row is kept in memory)",
     )?;

@@ -238,6 +238,17 @@ impl RowFile {
         &self.source
     }
 
+    /// Passes made so far: the next pass's order is drawn from the seed and this number.
+    pub fn passes(&self) -> u64 {
+        self.passes.get()
+    }
+
+    /// Continues as if `passes` passes had been made (a checkpointed run resumed): the next pass comes in
+    /// the order that run's next pass had.
+    pub fn set_passes(&self, passes: u64) {
+        self.passes.set(passes);
+    }
+
     /// Reads every row once, in a new random order (see the module docs), handing each to `row`.
     ///
     /// # Errors
@@ -357,6 +368,48 @@ impl Column {
             file: tempfile::tempfile_in(dir).map_err(|e| IoError::io(dir, e))?,
             filled: false,
         })
+    }
+}
+
+impl Column {
+    /// Every row's number in row-file order (`None` before a pass wrote the column, when every row reads 0):
+    /// what a checkpoint of a streamed run keeps, 8 bytes a row.
+    ///
+    /// # Errors
+    /// [`IoError::Io`] naming `rows`' source when the column cannot be read.
+    pub fn values(&self, rows: &RowFile) -> Result<Option<Vec<f64>>, IoError> {
+        if !self.filled {
+            return Ok(None);
+        }
+        let fail = |e| IoError::io(&rows.source, e);
+        let n = rows.summary.n_rows;
+        let mut bytes = vec![0u8; 8 * n];
+        let mut f = &self.file;
+        f.seek(SeekFrom::Start(0)).map_err(fail)?;
+        f.read_exact(&mut bytes).map_err(fail)?;
+        Ok(Some(bytes.chunks_exact(8).map(le_f64).collect()))
+    }
+
+    /// Writes every row's number (row-file order, one per row of `rows`): a checkpointed run's column back.
+    ///
+    /// # Errors
+    /// [`IoError::Io`] naming `rows`' source when the column cannot be written, or when `values` does not
+    /// hold one number per row.
+    pub fn set_values(&mut self, rows: &RowFile, values: &[f64]) -> Result<(), IoError> {
+        let fail = |e| IoError::io(&rows.source, e);
+        if values.len() != rows.summary.n_rows {
+            return Err(fail(std::io::Error::other(format!(
+                "a column of {} numbers for {} rows",
+                values.len(),
+                rows.summary.n_rows
+            ))));
+        }
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let mut f = &self.file;
+        f.seek(SeekFrom::Start(0)).map_err(fail)?;
+        f.write_all(&bytes).map_err(fail)?;
+        self.filled = true;
+        Ok(())
     }
 }
 

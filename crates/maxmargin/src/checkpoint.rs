@@ -6,11 +6,15 @@
 //! [`Run`]: the solver's state (weights, duals, working sets, counters, the RNG) and the trainer's (trace,
 //! next evaluation, best output, seconds). It is written through [`model_file::save`], so atomically: a
 //! kill during a write leaves the previous checkpoint whole.
+//!
+//! Where the file lives is a `Store`: one file for one process (`OneFile`), each rank's own file over ranks
+//! (`distributed::checkpoint::RankFiles`), or one file that also keeps where a stream stands (`StreamFile`:
+//! the source's pass count and per-row column, what the certificates carry).
 
 use crate::Error;
 use maxmargin_io::{IoError, model_file};
 use maxmargin_optim::{
-    Checkpoints, Collective, Observer, OptimError, Run, Single, Solver, Trainer,
+    Checkpoints, Collective, Observer, OptimError, Run, Single, Solver, StreamPlace, Trainer,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -328,4 +332,141 @@ where
         store.save(file, &run)?;
     }
     Ok((fit, run))
+}
+
+/// A streamed problem whose place between passes a checkpoint keeps beside the run
+/// ([`maxmargin_optim::StreamPlace`]: the source's pass count and column, what the evaluations carry).
+pub(crate) trait Placed {
+    /// Where it stands now.
+    fn place(&self) -> Result<StreamPlace, OptimError>;
+    /// Continues from `place`, checked first.
+    fn restore(&self, place: StreamPlace) -> Result<(), OptimError>;
+}
+
+impl Placed for maxmargin_optim::RowStream<'_> {
+    fn place(&self) -> Result<StreamPlace, OptimError> {
+        maxmargin_optim::RowStream::place(self)
+    }
+    fn restore(&self, place: StreamPlace) -> Result<(), OptimError> {
+        maxmargin_optim::RowStream::restore(self, place)
+    }
+}
+
+impl<S: maxmargin_struct::OutputSpace> Placed for maxmargin_optim::ExampleStream<'_, S> {
+    fn place(&self) -> Result<StreamPlace, OptimError> {
+        maxmargin_optim::ExampleStream::place(self)
+    }
+    fn restore(&self, place: StreamPlace) -> Result<(), OptimError> {
+        maxmargin_optim::ExampleStream::restore(self, place)
+    }
+}
+
+#[derive(Serialize)]
+struct StreamFileRef<'a, Pm, St, O> {
+    made: Made,
+    params: &'a Pm,
+    seed: u64,
+    place: &'a StreamPlace,
+    run: &'a Run<St, O>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StreamCheckpointFile<Pm, St, O> {
+    made: Made,
+    params: Pm,
+    seed: u64,
+    place: StreamPlace,
+    run: Run<St, O>,
+}
+
+/// One process's checkpoint of a streamed run (kind `…-stream`): the run, and where its stream stands (the
+/// column costs 8 bytes a row), for rows in the order `seed` shuffled them into.
+pub(crate) struct StreamFile<'a, Pm> {
+    kind: String,
+    made: Made,
+    params: &'a Pm,
+    seed: u64,
+    stream: &'a dyn Placed,
+}
+
+impl<Pm, St, O> Store<St, O> for StreamFile<'_, Pm>
+where
+    Pm: Serialize + DeserializeOwned + SameProblem,
+    St: Serialize + DeserializeOwned,
+    O: Serialize + DeserializeOwned,
+{
+    fn file(&self, path: &Path) -> PathBuf {
+        path.to_path_buf()
+    }
+
+    fn load(&self, file: &Path) -> Result<Run<St, O>, Error> {
+        refuse_older(file, &self.kind)?;
+        let (_, stored): (_, StreamCheckpointFile<Pm, St, O>) = model_file::load(file, &self.kind)?;
+        check_made(
+            file,
+            (stored.made, &stored.params),
+            (self.made, self.params),
+            None,
+        )?;
+        let bad = |message: String| -> Error {
+            IoError::BadModel {
+                path: file.to_path_buf(),
+                message,
+            }
+            .into()
+        };
+        if stored.seed != self.seed {
+            return Err(bad(format!(
+                "checkpoint made with seed {}; this run has {} (a streamed run's rows come in its seed's order: \
+                 resume with the seed it was made with)",
+                stored.seed, self.seed
+            )));
+        }
+        self.stream
+            .restore(stored.place)
+            .map_err(|e| bad(e.to_string()))?;
+        Ok(stored.run)
+    }
+
+    fn save(&self, file: &Path, run: &Run<St, O>) -> Result<(), Error> {
+        let place = self.stream.place()?;
+        let payload = StreamFileRef {
+            made: self.made,
+            params: self.params,
+            seed: self.seed,
+            place: &place,
+            run,
+        };
+        Ok(model_file::save(file, &self.kind, &payload)?)
+    }
+}
+
+/// [`train`] for a streamed problem: the checkpoint (kind `KIND-stream`) also keeps where the stream stands,
+/// for rows shuffled by `seed`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn train_stream<P, S, Pm>(
+    trainer: &Trainer,
+    solver: &mut S,
+    problem: &P,
+    init: impl FnOnce(&mut S) -> Result<S::State, Error>,
+    (kind, made, params, seed): (&str, Made, &Pm, u64),
+    plan: &CheckpointPlan,
+    observer: &mut dyn Observer,
+) -> Result<maxmargin_optim::Resumed<S, P>, Error>
+where
+    P: Placed,
+    S: Solver<P>,
+    S::State: Serialize + DeserializeOwned,
+    S::Output: Serialize + DeserializeOwned,
+    Pm: Serialize + DeserializeOwned + SameProblem,
+{
+    let store = StreamFile {
+        kind: format!("{kind}-stream"),
+        made,
+        params,
+        seed,
+        stream: problem,
+    };
+    let run = (&Single as &dyn Collective, trainer, solver, problem);
+    train_with(&store, run, init, plan, observer)
 }

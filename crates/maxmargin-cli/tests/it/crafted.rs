@@ -238,7 +238,7 @@ fn issue_23_edited_checkpoints_with_a_forged_checksum_never_panic() {
     std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
     let ck = tmp.path().join("c.ck");
     let out = tmp.path().join("m.model");
-    let runs: [(&std::path::Path, &str, &[&str]); 4] = [
+    let runs: [(&std::path::Path, &str, &[&str]); 7] = [
         (&heart, "--epochs", &[]),
         (&heart, "--epochs", &["--solver", "pegasos"]),
         (&iris, "--max-passes", &["--task", "multiclass"]),
@@ -246,6 +246,14 @@ fn issue_23_edited_checkpoints_with_a_forged_checksum_never_panic() {
             &iris,
             "--max-passes",
             &["--task", "multiclass", "--solver", "bcfw"],
+        ),
+        // Streamed (issue 30): the stream's place (its column, held rows) is in the checkpoint too.
+        (&heart, "--epochs", &["--stream"]),
+        (&heart, "--epochs", &["--stream", "--loss", "logistic"]),
+        (
+            &iris,
+            "--max-passes",
+            &["--stream", "--task", "multiclass", "--solver", "ssg"],
         ),
     ];
     for (data, budget, flags) in runs {

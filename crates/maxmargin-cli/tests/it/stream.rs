@@ -188,7 +188,7 @@ fn flags_that_cannot_stream_are_refused_naming_why() {
             "applies to --solver dcd",
         ),
         (
-            &["--checkpoint", "c.ckpt"][..],
+            &["--sample-weights", "w.txt"][..],
             "does not apply to --stream",
         ),
     ] {
@@ -299,4 +299,47 @@ fn issue_23_a_huge_feature_index_is_refused_before_allocating() {
         );
         assert!(!model.exists());
     }
+}
+
+/// Issue 30: a streamed run checkpoints like every other (`--checkpoint`, `--resume`), and one resumed ends
+/// with the model bytes of one never stopped; a checkpoint of another seed or of an in-memory run is refused
+/// naming why.
+#[test]
+fn issue_30_a_streamed_run_resumes_from_its_checkpoint_to_the_same_model_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = heart(dir.path());
+    let (d, ck) = (s(&data), dir.path().join("run.ckpt"));
+    let model = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let mut args = vec!["train", "--stream", d, "-o", s(&out), "-q", "--gap", "1e-7"];
+        args.extend_from_slice(extra);
+        ok(&args);
+        std::fs::read(&out).unwrap()
+    };
+    let whole = model("whole.model", &[]);
+    let _ = model(
+        "stopped.model",
+        &["--iterations", "2", "--checkpoint", s(&ck)],
+    );
+    let resumed = model("resumed.model", &["--resume", s(&ck)]);
+    assert_eq!(resumed, whole);
+    let other = dir.path().join("x.model");
+    let o = s(&other);
+    let err = fails(
+        &[
+            "train",
+            "--stream",
+            d,
+            "-o",
+            o,
+            "--resume",
+            s(&ck),
+            "--seed",
+            "5",
+        ],
+        1,
+    );
+    assert!(err.contains("seed") && err.contains("run.ckpt"), "{err}");
+    let err = fails(&["train", d, "-o", o, "--resume", s(&ck)], 1);
+    assert!(err.contains("stream"), "{err}");
 }

@@ -170,6 +170,35 @@ pub struct PegasosState {
     pub last: Vec<(usize, f64)>,
 }
 
+impl PegasosState {
+    /// Checks a decoded state against `n` rows of `d` features with intercept `bias` (in memory or streamed).
+    pub(crate) fn check(&self, n: usize, d: usize, bias: Bias) -> Result<(), OptimError> {
+        let st = self;
+        let len = d + usize::from(bias == Bias::Feature);
+        fits(st.v.len() == len && all_finite(&st.v), "v")?;
+        fits(
+            [st.s, st.v_norm_sq, st.b].iter().all(|x| x.is_finite()) && st.s != 0.0,
+            "the scale",
+        )?;
+        fits(st.sampler.fits(n), "the sampler")?;
+        fits(
+            st.last.iter().all(|&(i, z)| i < n && z.is_finite()),
+            "the last step",
+        )?;
+        fits(
+            st.avg.as_ref().is_none_or(|a| {
+                a.u.len() == len
+                    && (a.base.is_empty() || a.base.len() == len)
+                    && all_finite(&a.u)
+                    && all_finite(&a.base)
+                    && a.scale_sum.is_finite()
+                    && a.b_sum.is_finite()
+            }),
+            "the average",
+        )
+    }
+}
+
 /// Renormalize when `|s|` leaves `[RENORM_LOW, 1/RENORM_LOW]`.
 const RENORM_LOW: f64 = 1e-9;
 /// With averaging, `B v` and `u` cancel to a relative precision of about `ε/|s|`, so `s` is kept above this.
@@ -426,29 +455,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
         problem: &BinaryProblem<'a>,
         st: &PegasosState,
     ) -> Result<(), OptimError> {
-        let (n, d) = (problem.n_samples(), problem.n_features());
-        let len = d + usize::from(problem.bias() == Bias::Feature);
-        fits(st.v.len() == len && all_finite(&st.v), "v")?;
-        fits(
-            [st.s, st.v_norm_sq, st.b].iter().all(|x| x.is_finite()) && st.s != 0.0,
-            "the scale",
-        )?;
-        fits(st.sampler.fits(n), "the sampler")?;
-        fits(
-            st.last.iter().all(|&(i, z)| i < n && z.is_finite()),
-            "the last step",
-        )?;
-        fits(
-            st.avg.as_ref().is_none_or(|a| {
-                a.u.len() == len
-                    && (a.base.is_empty() || a.base.len() == len)
-                    && all_finite(&a.u)
-                    && all_finite(&a.base)
-                    && a.scale_sum.is_finite()
-                    && a.b_sum.is_finite()
-            }),
-            "the average",
-        )
+        st.check(problem.n_samples(), problem.n_features(), problem.bias())
     }
 
     fn step(

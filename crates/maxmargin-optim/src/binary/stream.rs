@@ -21,13 +21,14 @@
 use super::guess::MarginDuals;
 use super::pegasos::{Geometry, PegasosState};
 use crate::dcd::coordinate::{Coordinate, OPEN, Visit, visit};
-use crate::error::{OptimError, invalid};
+use crate::error::{OptimError, all_finite, fits, invalid};
 use crate::problem::{Bias, BinaryLoss, LinearWeights};
 use crate::subgradient::{PassSums, SubgradientState};
 use crate::trainer::{Budget, Certificate, Progress, Solver};
 use crate::{Pegasos, Subgradient};
 use maxmargin_core::hinge::hinge;
 use maxmargin_core::vector::{SparseRow, SparseRows, norm_sq};
+use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
 use std::time::Instant;
 
@@ -74,11 +75,37 @@ pub trait RowPasses {
             if keep(*v) { row(x, y, c, v) } else { Ok(()) }
         })
     }
+
+    /// Passes made so far, which order the next one (0 for a source whose order does not change).
+    fn passes(&self) -> u64 {
+        0
+    }
+
+    /// Continues as if `passes` passes had been made: the next pass comes in that pass's order. A
+    /// certificate's passes are taken back this way, so that when a run is certified does not change the
+    /// orders of its training passes. The default does nothing.
+    fn set_passes(&mut self, _passes: u64) {}
+
+    /// Where the source stands between two passes, for a checkpoint. The default cannot say (refused).
+    ///
+    /// # Errors
+    /// A read error of the column, or a source that cannot say.
+    fn place(&mut self) -> Result<SourcePlace, OptimError> {
+        Err(unplaceable())
+    }
+
+    /// Puts the source back where [`RowPasses::place`] said it stood (a checkpointed run resumed).
+    ///
+    /// # Errors
+    /// A write error of the column, or a source that cannot say.
+    fn set_place(&mut self, _place: SourcePlace) -> Result<(), OptimError> {
+        Err(unplaceable())
+    }
 }
 
 /// What a streamed run's evaluations carry from one to the next: the best bound so far, the last
 /// evaluation, and the certificate's duals.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Carried {
     /// The best lower bound on the optimum so far (every dual-feasible point is one).
     best: f64,
@@ -115,6 +142,77 @@ impl Carried {
     pub(crate) fn certificate(&self, objective: f64) -> Certificate {
         Certificate::of_dual(objective, self.best)
     }
+
+    /// Whether a decoded value fits a problem whose certificate duals `w(α)` have `len` entries.
+    pub(crate) fn fits(&self, len: usize) -> bool {
+        !self.best.is_nan()
+            && self.best != f64::INFINITY
+            && self.last.is_none_or(|l| l.2.is_finite())
+            && self
+                .duals
+                .as_ref()
+                .is_none_or(|d| d.len() == len && all_finite(d))
+    }
+}
+
+/// A streamed source's own place between two passes, for a checkpoint: the passes it has made (the order
+/// of the next one follows from them) and its column (`None` before a pass wrote it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourcePlace {
+    /// Passes made.
+    pub passes: u64,
+    /// The column, one number per row in the source's own order.
+    pub column: Option<Vec<f64>>,
+}
+
+/// Where a streamed problem stands between two passes, which a checkpoint keeps beside the run (the state a
+/// solver carries is the run's): the source's place, the passes counted, and what the evaluations carry
+/// (the best bound, the last evaluation, the certificate's duals).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StreamPlace {
+    passes: u64,
+    carried: Carried,
+    source: SourcePlace,
+}
+
+impl StreamPlace {
+    pub(crate) fn of(
+        passes: u64,
+        carried: &Carried,
+        source: SourcePlace,
+    ) -> Result<Self, OptimError> {
+        Ok(Self {
+            passes,
+            carried: carried.clone(),
+            source,
+        })
+    }
+
+    /// The parts, checked: the certificate's duals of `len` entries, and either no column or (`rows` given)
+    /// one number per row, each a dual or one of streamed DCD's codes.
+    pub(crate) fn checked(
+        self,
+        len: usize,
+        rows: Option<usize>,
+    ) -> Result<(u64, Carried, SourcePlace), OptimError> {
+        fits(self.carried.fits(len), "the certificate's duals")?;
+        let column_fits = match (&self.source.column, rows) {
+            (None, _) => true,
+            (Some(c), Some(n)) => c.len() == n && c.iter().all(|&v| column_code(v)),
+            (Some(_), None) => false,
+        };
+        fits(column_fits, "the column")?;
+        Ok((self.passes, self.carried, self.source))
+    }
+}
+
+/// The refusal of a source that cannot say where it stands.
+pub(crate) fn unplaceable() -> OptimError {
+    invalid(
+        "checkpoint",
+        "a streamed run",
+        "needs a source that can say where it stands between passes",
+    )
 }
 
 /// The budget's counts and end inside a step that is a pass (see [`Streamed`]).
@@ -285,6 +383,45 @@ impl<'a> RowStream<'a> {
         self.carried.borrow().best
     }
 
+    /// Where this problem stands between two passes, for a checkpoint (its column costs 8 bytes a row).
+    ///
+    /// # Errors
+    /// As [`RowPasses::place`].
+    pub fn place(&self) -> Result<StreamPlace, OptimError> {
+        StreamPlace::of(
+            self.passes.get(),
+            &self.carried.borrow(),
+            self.rows.borrow_mut().place()?,
+        )
+    }
+
+    /// Continues from `place` (a checkpoint's), checked against this problem first: the certificate's
+    /// duals' length, and one number per row in the column, each a dual or one of streamed DCD's codes.
+    ///
+    /// # Errors
+    /// [`OptimError::InvalidParam`] naming what does not fit; as [`RowPasses::set_place`].
+    pub fn restore(&self, place: StreamPlace) -> Result<(), OptimError> {
+        let len = self.d + usize::from(self.bias == Bias::Feature);
+        let (passes, carried, source) = place.checked(len, Some(self.n))?;
+        self.rows.borrow_mut().set_place(source)?;
+        self.passes.set(passes);
+        *self.carried.borrow_mut() = carried;
+        Ok(())
+    }
+
+    /// `f`, a certificate's passes, in the orders of the training passes that follow, which it leaves as
+    /// they were ([`RowPasses::set_passes`]): a run's weights do not depend on when it was certified, so one
+    /// resumed from the end of a run its budget stopped trains as one never stopped.
+    pub(crate) fn certifying<T>(
+        &self,
+        f: impl FnOnce() -> Result<T, OptimError>,
+    ) -> Result<T, OptimError> {
+        let at = self.rows.borrow().passes();
+        let out = f();
+        self.rows.borrow_mut().set_passes(at);
+        out
+    }
+
     /// One pass (see [`RowPasses::pass`]).
     pub(crate) fn pass(&self, row: &mut RowVisit<'_>) -> Result<(), OptimError> {
         self.passes.set(self.passes.get() + 1);
@@ -336,7 +473,10 @@ impl<'a> RowStream<'a> {
         if let Some(objective) = self.carried.borrow().at(p) {
             return Ok(objective);
         }
-        let w = w();
+        self.certifying(|| self.certify_at(p, w()))
+    }
+
+    fn certify_at(&self, p: Progress, w: LinearWeights) -> Result<f64, OptimError> {
         let (lambda, bias, d) = (self.lambda, self.bias, self.d);
         let feature = bias == Bias::Feature;
         let carried = self.carried.borrow_mut().duals.take();
@@ -398,11 +538,21 @@ impl<'a> RowStream<'a> {
     }
 }
 
+/// Whether a column number is one a streamed run writes: a dual (`≥ 0`), a logistic complement (in
+/// `(−1, 0)`), a row set aside at a bound (`−1`, `−2`) or a held row's place (`−3 − k`).
+fn column_code(v: f64) -> bool {
+    use crate::dcd::stream::{HELD, SHRUNK_AT_UPPER, SHRUNK_AT_ZERO};
+    v.is_finite()
+        && (v >= SHRUNK_AT_ZERO
+            || v == SHRUNK_AT_UPPER
+            || (v <= HELD && v.fract() == 0.0 && v > -(u32::MAX as f64)))
+}
+
 /// A visit that never sets a coordinate aside.
 const NO_SHRINKING: (bool, (f64, f64)) = (false, OPEN);
 
 /// Pegasos between two passes: its state and the batch being drawn (a batch may span two passes).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StreamedPegasos {
     state: PegasosState,
     batch: SparseRows,
@@ -432,6 +582,26 @@ impl<'a> Solver<RowStream<'a>> for Streamed<Pegasos> {
             ys: Vec::with_capacity(k),
             cs: Vec::with_capacity(k),
         })
+    }
+
+    /// Pegasos' own checks, and a batch of fewer rows than its size with their targets and weights.
+    fn check_state(&self, problem: &RowStream<'a>, s: &StreamedPegasos) -> Result<(), OptimError> {
+        let (n, d) = (problem.n, problem.d);
+        s.state.check(n, d, problem.bias)?;
+        let rows = s.batch.n_rows();
+        fits(
+            rows < self.solver.params().batch_size
+                && rows == s.ys.len()
+                && rows == s.cs.len()
+                && rows == s.state.last.len()
+                && s.batch
+                    .rows()
+                    .all(|x| x.indices().iter().all(|&j| (j as usize) < d))
+                && s.batch.rows().all(|x| all_finite(x.values()))
+                && s.ys.iter().all(|&y| y == 1.0 || y == -1.0)
+                && s.cs.iter().all(|&c| c.is_finite() && c >= 0.0),
+            "the batch being drawn",
+        )
     }
 
     fn step(&mut self, problem: &RowStream<'a>, s: &mut StreamedPegasos) -> Result<(), OptimError> {
@@ -496,6 +666,10 @@ impl<'a> Solver<RowStream<'a>> for Streamed<Subgradient> {
     fn init(&mut self, problem: &RowStream<'a>) -> Result<SubgradientState, OptimError> {
         problem.require_hinge("subgradient")?;
         Ok(Subgradient::fresh(problem.d, f64::INFINITY))
+    }
+
+    fn check_state(&self, problem: &RowStream<'a>, s: &SubgradientState) -> Result<(), OptimError> {
+        s.check(problem.d)
     }
 
     fn step(

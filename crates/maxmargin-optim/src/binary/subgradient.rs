@@ -71,6 +71,18 @@ pub struct SubgradientState {
     pub(crate) grad: Vec<f64>,
 }
 
+impl SubgradientState {
+    /// Checks a decoded state against `d` features (in memory or streamed).
+    pub(crate) fn check(&self, d: usize) -> Result<(), OptimError> {
+        let fine = |w: &LinearWeights| w.w.len() == d && all_finite(&w.w) && w.b.is_finite();
+        fits(
+            fine(&self.current) && fine(&self.best) && self.grad.len() == d,
+            "the iterates",
+        )?;
+        fits(!self.best_objective.is_nan(), "the best objective")
+    }
+}
+
 /// One pass's sums at a point `(w, b)`: the loss and the subgradient (`grad` holds `λw − (1/n)Σ c_i y_i x_i`
 /// over the violated rows so far).
 #[derive(Debug, Clone, Copy)]
@@ -199,13 +211,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Subgradient {
         problem: &BinaryProblem<'a>,
         s: &SubgradientState,
     ) -> Result<(), OptimError> {
-        let d = problem.n_features();
-        let fine = |w: &LinearWeights| w.w.len() == d && all_finite(&w.w) && w.b.is_finite();
-        fits(
-            fine(&s.current) && fine(&s.best) && s.grad.len() == d,
-            "the iterates",
-        )?;
-        fits(!s.best_objective.is_nan(), "the best objective")
+        s.check(problem.n_features())
     }
 
     fn step(

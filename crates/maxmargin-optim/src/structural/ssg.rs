@@ -159,6 +159,18 @@ pub struct SsgState {
     pub(crate) sampler: Sampler,
 }
 
+impl SsgState {
+    /// Checks a decoded state against `n` examples in `dim` dimensions (in memory or streamed).
+    pub(crate) fn check(&self, dim: usize, n: usize) -> Result<(), OptimError> {
+        fits(self.w.len() == dim && all_finite(&self.w), "w")?;
+        fits(
+            (self.sum.is_empty() || self.sum.len() == dim) && all_finite(&self.sum),
+            "the average",
+        )?;
+        fits(self.sampler.fits(n), "the sampler")
+    }
+}
+
 impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for Ssg {
     type State = SsgState;
     type Output = Vec<f64>;
@@ -194,10 +206,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for Ssg {
     }
 
     fn check_state(&self, problem: &StructProblem<'a, S>, st: &SsgState) -> Result<(), OptimError> {
-        let dim = problem.dim();
-        fits(st.w.len() == dim && all_finite(&st.w), "w")?;
-        fits(st.sum.len() == dim && all_finite(&st.sum), "the average")?;
-        fits(st.sampler.fits(problem.n_samples()), "the sampler")
+        st.check(problem.dim(), problem.n_samples())
     }
 
     fn step(

@@ -7,7 +7,9 @@
 
 use super::problem::{bound_point, scaled_bound};
 use super::{Ssg, SsgState};
-use crate::binary::stream::{Carried, Streamed, streamed_reports};
+use crate::binary::stream::{
+    Carried, SourcePlace, StreamPlace, Streamed, streamed_reports, unplaceable,
+};
 use crate::error::OptimError;
 use crate::trainer::{Budget, Certificate, Progress, Solver};
 use maxmargin_core::vector::norm_sq;
@@ -28,6 +30,30 @@ pub trait ExamplePasses<S: OutputSpace> {
     /// # Errors
     /// A read error of the source, or what `example` returns.
     fn pass(&mut self, example: &mut ExampleVisit<'_, S>) -> Result<(), OptimError>;
+
+    /// Passes made so far, which order the next one (see [`crate::RowPasses::passes`]).
+    fn passes(&self) -> u64 {
+        0
+    }
+
+    /// Continues as if `passes` passes had been made (see [`crate::RowPasses::set_passes`]).
+    fn set_passes(&mut self, _passes: u64) {}
+
+    /// Where the source stands between two passes, for a checkpoint. The default cannot say (refused).
+    ///
+    /// # Errors
+    /// A source that cannot say.
+    fn place(&mut self) -> Result<SourcePlace, OptimError> {
+        Err(unplaceable())
+    }
+
+    /// Puts the source back where [`ExamplePasses::place`] said it stood (a checkpointed run resumed).
+    ///
+    /// # Errors
+    /// A source that cannot say, or a place it does not fit.
+    fn set_place(&mut self, _place: SourcePlace) -> Result<(), OptimError> {
+        Err(unplaceable())
+    }
 }
 
 /// Examples read pass by pass in `space` at `λ` as a problem: `λ/2‖w‖² + (1/n)Σ H_i(w)`.
@@ -76,6 +102,30 @@ impl<'a, S: OutputSpace> ExampleStream<'a, S> {
         self.passes.get()
     }
 
+    /// Where this problem stands between two passes, for a checkpoint.
+    ///
+    /// # Errors
+    /// As [`ExamplePasses::place`].
+    pub fn place(&self) -> Result<StreamPlace, OptimError> {
+        StreamPlace::of(
+            self.passes.get(),
+            &self.carried.borrow(),
+            self.source.borrow_mut().place()?,
+        )
+    }
+
+    /// Continues from `place` (a checkpoint's), checked against this problem first.
+    ///
+    /// # Errors
+    /// [`OptimError::InvalidParam`] naming what does not fit; as [`ExamplePasses::set_place`].
+    pub fn restore(&self, place: StreamPlace) -> Result<(), OptimError> {
+        let (passes, carried, source) = place.checked(self.space.dim(), None)?;
+        self.source.borrow_mut().set_place(source)?;
+        self.passes.set(passes);
+        *self.carried.borrow_mut() = carried;
+        Ok(())
+    }
+
     fn pass(&self, example: &mut ExampleVisit<'_, S>) -> Result<(), OptimError> {
         self.passes.set(self.passes.get() + 1);
         self.source.borrow_mut().pass(example)
@@ -87,7 +137,14 @@ impl<'a, S: OutputSpace> ExampleStream<'a, S> {
         if let Some(objective) = self.carried.borrow().at(p) {
             return Ok(objective);
         }
-        let w = &w();
+        // A certificate's pass in the order of the training pass that follows, left as it was.
+        let at = self.source.borrow().passes();
+        let out = self.certify_at(p, &w());
+        self.source.borrow_mut().set_passes(at);
+        out
+    }
+
+    fn certify_at(&self, p: Progress, w: &[f64]) -> Result<f64, OptimError> {
         let (space, lambda, n) = (self.space, self.lambda, self.n);
         let mut ws = vec![0.0; space.dim()];
         let (mut hinge, mut ell) = (0.0, 0.0);
@@ -110,6 +167,10 @@ impl<'a, S: OutputSpace> Solver<ExampleStream<'a, S>> for Streamed<Ssg> {
 
     fn init(&mut self, problem: &ExampleStream<'a, S>) -> Result<SsgState, OptimError> {
         Ok(self.solver().init_streamed(problem.space.dim(), problem.n))
+    }
+
+    fn check_state(&self, problem: &ExampleStream<'a, S>, st: &SsgState) -> Result<(), OptimError> {
+        st.check(problem.space.dim(), problem.n)
     }
 
     fn step(

@@ -11,7 +11,9 @@ use maxmargin_io::IoError;
 use maxmargin_io::libsvm::BinaryLabels;
 use maxmargin_io::stream::{Column, RowFile};
 use maxmargin_optim::stream::{ColumnVisit, RowVisit};
-use maxmargin_optim::{Budget, Observer, OptimError, RowPasses, RowStream, Streamed, Trainer};
+use maxmargin_optim::{
+    Budget, Observer, OptimError, RowPasses, RowStream, Solver, SourcePlace, Streamed, Trainer,
+};
 use std::path::Path;
 
 /// Training passes between certificates when the budget does not say (each certificate reads the file
@@ -28,8 +30,11 @@ impl LinearSvm {
     /// passes, and stops on the same relative gap as in memory.
     ///
     /// # Errors
-    /// Parameters that need the rows in memory (per-row weights, checkpoints, DCD's blocks, DCD with an
-    /// unregularized intercept) are refused naming why; then as [`LinearSvm::fit`], with errors naming the file and line.
+    /// Parameters that need the rows in memory (per-row weights, DCD's blocks, DCD with an unregularized
+    /// intercept) are refused naming why; then as [`LinearSvm::fit`], with errors naming the file and line.
+    /// Checkpoints work as in memory (kind `checkpoint-binary-SOLVER-stream`, made for these rows and this
+    /// seed's order): they also keep where the stream stands, its per-row column included (8 bytes a row),
+    /// and a run resumed from one ends with the weights of one never stopped.
     ///
     /// # Examples
     /// ```
@@ -75,11 +80,9 @@ impl LinearSvm {
             let why = "do not apply to streamed dcd, whose passes read one bucket at a time";
             return Err(refuse("blocks", d.blocks.to_string(), why));
         }
-        if self.sample_weights.is_some()
-            || self.plan != crate::checkpoint::CheckpointPlan::default()
-        {
-            let why = "are not built for streaming";
-            return Err(refuse("sample weights and checkpoints", "", why));
+        if self.sample_weights.is_some() {
+            let why = "are not built for streaming (give class weights, or train in memory)";
+            return Err(refuse("sample weights", "", why));
         }
         let mut sketch = crate::inputs::SketchBuilder::default();
         let rows = RowFile::prepare_observed(path, temp_dir, p.seed, &mut |l, x| sketch.add(l, x))?;
@@ -134,30 +137,53 @@ impl LinearSvm {
             scaler: scaler.clone(),
             failed: None,
         };
-        let failed = |e: OptimError, source: &mut Passes<'_>| match source.failed.take() {
-            Some(io) => Error::from(io),
-            None => Error::from(e),
+        // A checkpoint is made for these rows (their sketch's sum: any order), in the seed's order.
+        let made = crate::checkpoint::Made {
+            n_samples: n,
+            dim: summary.n_features,
+            lambda: lambda.get(),
+            rows: sketch.sum(),
         };
+        let kind = self.checkpoint_kind();
+        let tag = (kind.as_str(), made, p, p.seed);
         let fit = {
             let problem = RowStream::new(&mut source, lambda.get(), p.bias, p.loss)
                 .map_err(Error::from)?
                 .with_polish(STREAM_POLISH)
                 .with_hold_bytes(rows.bucket_bytes());
+            let plan = &self.plan;
             match p.solver {
                 LinearSolver::Pegasos(s) => {
-                    trainer.run(&mut Streamed::new(s.check()?), &problem, observer)
+                    let mut s = Streamed::new(s.check()?);
+                    let init = |s: &mut Streamed<_>| Ok(s.init(&problem)?);
+                    crate::checkpoint::train_stream(
+                        &trainer, &mut s, &problem, init, tag, plan, observer,
+                    )
+                    .map(|f| f.0)
                 }
                 LinearSolver::Subgradient(s) => {
-                    trainer.run(&mut Streamed::new(s.check()?), &problem, observer)
+                    let mut s = Streamed::new(s.check()?);
+                    let init = |s: &mut Streamed<_>| Ok(s.init(&problem)?);
+                    crate::checkpoint::train_stream(
+                        &trainer, &mut s, &problem, init, tag, plan, observer,
+                    )
+                    .map(|f| f.0)
                 }
                 LinearSolver::Dcd(d) => {
-                    let dcd = d.check()?.with_gap_target(Some(target));
-                    trainer.run(&mut Streamed::new(dcd), &problem, observer)
+                    let mut s = Streamed::new(d.check()?.with_gap_target(Some(target)));
+                    let init = |s: &mut Streamed<_>| Ok(s.init(&problem)?);
+                    crate::checkpoint::train_stream(
+                        &trainer, &mut s, &problem, init, tag, plan, observer,
+                    )
+                    .map(|f| f.0)
                 }
                 LinearSolver::Smo { .. } => unreachable!("refused above"),
             }
         }
-        .map_err(|e| failed(e, &mut source))?;
+        .map_err(|e| match (e, source.failed.take()) {
+            (_, Some(io)) => Error::from(io),
+            (e, None) => e,
+        })?;
         let end = Finished::of(&fit);
         let unscaled = p.scale == Scaling::None && summary.max_abs > 1.0;
         let advice = match (is_dcd, unscaled) {
@@ -257,6 +283,38 @@ impl Passes<'_> {
 }
 
 impl RowPasses for Passes<'_> {
+    fn passes(&self) -> u64 {
+        self.rows.passes()
+    }
+
+    fn set_passes(&mut self, passes: u64) {
+        self.rows.set_passes(passes);
+    }
+
+    fn place(&mut self) -> Result<SourcePlace, OptimError> {
+        let column = self.column.values(self.rows).map_err(|e| {
+            let message = e.to_string();
+            self.failed = Some(e);
+            OptimError::Source(message)
+        })?;
+        Ok(SourcePlace {
+            passes: self.rows.passes(),
+            column,
+        })
+    }
+
+    fn set_place(&mut self, place: SourcePlace) -> Result<(), OptimError> {
+        if let Some(values) = &place.column {
+            self.column.set_values(self.rows, values).map_err(|e| {
+                let message = e.to_string();
+                self.failed = Some(e);
+                OptimError::Source(message)
+            })?;
+        }
+        self.rows.set_passes(place.passes);
+        Ok(())
+    }
+
     fn n_rows(&self) -> usize {
         self.rows.summary().n_rows
     }

@@ -7,7 +7,9 @@ use super::*;
 use crate::linear::PassError;
 use maxmargin_io::stream::RowFile;
 use maxmargin_optim::structural::ssg_stream::ExampleVisit;
-use maxmargin_optim::{Budget, ExamplePasses, ExampleStream, Streamed, Trainer};
+use maxmargin_optim::{
+    Budget, ExamplePasses, ExampleStream, Solver, SourcePlace, Streamed, Trainer,
+};
 
 /// Passes between certificates when `eval_every` is not given (each certificate is one more pass).
 pub const STREAM_EVAL_EVERY: u64 = 5;
@@ -20,9 +22,10 @@ impl StructuredSvm {
     /// pass.
     ///
     /// # Errors
-    /// Another task or solver, or settings that need the rows in memory (class or sample weights,
-    /// checkpoints, warm starts), refused naming why; then as
-    /// [`StructuredSvm::fit_multiclass`], with errors naming the file and line.
+    /// Another task or solver, or settings that need the rows in memory (class or sample weights, warm
+    /// starts), refused naming why; then as [`StructuredSvm::fit_multiclass`], with errors naming the file and
+    /// line. Checkpoints work as in memory (kind `checkpoint-multiclass-ssg-stream`, made for these rows and
+    /// this seed's order; a run resumed from one ends with the bits of one never stopped).
     ///
     /// # Examples
     /// ```
@@ -55,14 +58,10 @@ impl StructuredSvm {
                           example and class in memory)";
             return Err(crate::error::refuse("task and solver", value, reason));
         }
-        if !p.class_weights.is_empty()
-            || self.sample_weights.is_some()
-            || !self.plan.is_empty()
-            || self.warm.is_some()
-        {
+        if !p.class_weights.is_empty() || self.sample_weights.is_some() || self.warm.is_some() {
             let reason = "are not built for streaming";
             return Err(crate::error::refuse(
-                "class or sample weights, checkpoints and warm starts",
+                "class or sample weights and warm starts",
                 String::new(),
                 reason,
             ));
@@ -98,11 +97,25 @@ impl StructuredSvm {
             failed: None,
         };
         let mut ssg = Streamed::new(p.ssg().check()?);
+        // A checkpoint is made for these rows (their sketch's sum: any order), in the seed's order.
+        let made = crate::checkpoint::Made {
+            n_samples: n,
+            dim: space.dim(),
+            lambda: lambda.get(),
+            rows: sketch.sum(),
+        };
+        let kind = self.checkpoint_kind();
+        let tag = (kind.as_str(), made, p, p.seed);
         let fit = ExampleStream::new(&mut source, &space, lambda.get())
-            .and_then(|problem| trainer.run(&mut ssg, &problem, &mut ()))
+            .map_err(Error::from)
+            .and_then(|problem| {
+                let init = |s: &mut Streamed<_>| Ok(s.init(&problem)?);
+                let train = crate::checkpoint::train_stream;
+                train(&trainer, &mut ssg, &problem, init, tag, &self.plan, &mut ()).map(|f| f.0)
+            })
             .map_err(|e| match source.failed.take() {
                 Some(io) => Error::from(io),
-                None => Error::from(e),
+                None => e,
             })?;
         let max_abs = if scaler.is_some() {
             1.0
@@ -137,8 +150,29 @@ struct Examples<'a> {
 }
 
 impl ExamplePasses<MulticlassSpace> for Examples<'_> {
+    fn passes(&self) -> u64 {
+        self.rows.passes()
+    }
+
+    fn set_passes(&mut self, passes: u64) {
+        self.rows.set_passes(passes);
+    }
+
     fn n_examples(&self) -> usize {
         self.rows.summary().n_rows
+    }
+
+    /// The passes made: SSG keeps no column.
+    fn place(&mut self) -> Result<SourcePlace, OptimError> {
+        Ok(SourcePlace {
+            passes: self.rows.passes(),
+            column: None,
+        })
+    }
+
+    fn set_place(&mut self, place: SourcePlace) -> Result<(), OptimError> {
+        self.rows.set_passes(place.passes);
+        Ok(())
     }
 
     fn pass(&mut self, example: &mut ExampleVisit<'_, MulticlassSpace>) -> Result<(), OptimError> {

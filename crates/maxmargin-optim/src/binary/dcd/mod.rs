@@ -580,7 +580,7 @@ mod bound;
 pub(crate) mod coordinate;
 mod distributed;
 mod logistic;
-mod stream;
+pub(crate) mod stream;
 pub(crate) use coordinate::box_and_diag;
 use coordinate::{Coordinate, Visit, visit};
 pub use distributed::DcdRanks;

@@ -23,12 +23,13 @@
 use super::coordinate::{Coordinate, OPEN, Visit, box_and_diag, dot, visit};
 use super::{Dcd, DcdState, logistic};
 use crate::binary::stream::{RowStream, Streamed};
-use crate::error::OptimError;
+use crate::error::{OptimError, all_finite, fits};
 use crate::gap_target::{self, PassEnd};
 use crate::problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
 use crate::trainer::{Certificate, Progress, Solver, StopReason};
 use maxmargin_core::objective::Lambda;
 use maxmargin_core::vector::{SparseRows, norm_sq};
+use serde::{Deserialize, Serialize};
 
 /// A row set aside at `α_i = 0`, as its column holds it.
 pub(crate) const SHRUNK_AT_ZERO: f64 = -1.0;
@@ -52,7 +53,7 @@ struct Taking {
 }
 
 /// The rows held in memory and the in-memory method's state over them (whose `w` is the run's while held).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Held {
     x: SparseRows,
     y: Vec<f64>,
@@ -69,7 +70,9 @@ impl Held {
         } else if v == SHRUNK_AT_UPPER {
             upper
         } else if v <= HELD {
-            held.map_or(0.0, |h| h.state.alpha[(HELD - v) as usize])
+            held.and_then(|h| h.state.alpha.get((HELD - v) as usize))
+                .copied()
+                .unwrap_or(0.0)
         } else {
             0.0
         }
@@ -84,10 +87,9 @@ impl Held {
         if v > 0.0 {
             (v, upper - v)
         } else if v <= HELD {
-            held.map_or((0.0, upper), |h| {
-                let k = (HELD - v) as usize;
-                (h.state.alpha[k], h.state.rest[k])
-            })
+            let k = (HELD - v) as usize;
+            held.and_then(|h| Some((*h.state.alpha.get(k)?, *h.state.rest.get(k)?)))
+                .unwrap_or((0.0, upper))
         } else if v < 0.0 && v > SHRUNK_AT_ZERO {
             let r = -v * upper;
             (upper - r, r)
@@ -109,7 +111,7 @@ fn logistic_column(a: f64, r: f64, upper: f64) -> f64 {
 }
 
 /// Streamed DCD between two passes.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StreamedDcd {
     /// `w` while no rows are held.
     w: Vec<f64>,
@@ -198,6 +200,25 @@ impl<'a> Solver<RowStream<'a>> for Streamed<Dcd> {
         })
     }
 
+    /// `w`'s length and values, and the held rows as the in-memory method checks its state over them.
+    fn check_state(&self, problem: &RowStream<'a>, st: &StreamedDcd) -> Result<(), OptimError> {
+        let at = Geometry::of(problem);
+        let len = at.d + usize::from(at.feature);
+        fits(st.w.len() == len && all_finite(&st.w), "w")?;
+        fits(!st.bounds.0.is_nan() && !st.bounds.1.is_nan(), "the bounds")?;
+        if let Some(h) = &st.held {
+            fits(
+                h.x.n_rows() == h.y.len() && h.x.n_features() <= at.d,
+                "the held rows",
+            )?;
+            let problem = held_problem((&h.x, &h.y, &h.c), at)?;
+            let mut dcd = *self.solver();
+            dcd.n_total = Some(at.n);
+            dcd.check_state(&problem, &h.state)?;
+        }
+        Ok(())
+    }
+
     fn step(&mut self, problem: &RowStream<'a>, st: &mut StreamedDcd) -> Result<(), OptimError> {
         let at = Geometry::of(problem);
         let dcd = self.solver();
@@ -255,7 +276,8 @@ impl<'a> Solver<RowStream<'a>> for Streamed<Dcd> {
         if let Some(objective) = problem.carried.borrow().at(p) {
             return Ok(objective);
         }
-        let (objective, bound) = certify(problem, st, Geometry::of(problem))?;
+        let (objective, bound) =
+            problem.certifying(|| certify(problem, st, Geometry::of(problem)))?;
         problem.carried.borrow_mut().keep(p, objective, bound);
         Ok(objective)
     }
