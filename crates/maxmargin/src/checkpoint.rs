@@ -104,18 +104,22 @@ pub(crate) struct Made {
 }
 
 #[derive(Serialize)]
-struct FileRef<'a, Pm, St, O> {
+struct FileRef<'a, Pm, St, O, X> {
     made: Made,
     params: &'a Pm,
     run: &'a Run<St, O>,
+    extra: &'a X,
 }
 
-/// A checkpoint file's contents.
+/// A checkpoint file's contents: what it was made for, the run, and what its store keeps beside them
+/// (nothing for one process: `()` takes no bytes, so files of before read the same; a stream's place).
 #[derive(Serialize, Deserialize)]
-pub(crate) struct CheckpointFile<Pm, St, O> {
+pub(crate) struct CheckpointFile<Pm, St, O, X = ()> {
     pub(crate) made: Made,
     params: Pm,
     pub(crate) run: Run<St, O>,
+    #[serde(default)]
+    extra: X,
 }
 
 /// Parameters that shape the problem a checkpoint's state belongs to: a run resumes a state only with the
@@ -200,18 +204,19 @@ pub(crate) fn check_made<Pm: SameProblem>(
 
 /// Reads a checkpoint of `kind`, refusing one from an older format or made for another run (other examples,
 /// dimension or λ, or other problem-shaping parameters than `expect`'s).
-pub(crate) fn load<Pm, St, O>(
+pub(crate) fn load<Pm, St, O, X>(
     path: &Path,
     kind: &str,
     expect: Option<(Made, &Pm)>,
-) -> Result<CheckpointFile<Pm, St, O>, Error>
+) -> Result<CheckpointFile<Pm, St, O, X>, Error>
 where
     Pm: Serialize + DeserializeOwned + SameProblem,
     St: Serialize + DeserializeOwned,
     O: Serialize + DeserializeOwned,
+    X: Serialize + DeserializeOwned + Default,
 {
     refuse_older(path, kind)?;
-    let (_, file): (_, CheckpointFile<Pm, St, O>) = model_file::load(path, kind)?;
+    let (_, file): (_, CheckpointFile<Pm, St, O, X>) = model_file::load(path, kind)?;
     if let Some((made, params)) = expect {
         check_made(path, (file.made, &file.params), (made, params), None)?;
     }
@@ -221,8 +226,10 @@ where
 /// Where a run's checkpoints are read and written: one file for one process ([`OneFile`]), or each rank's
 /// own file over ranks (`distributed::checkpoint::RankFiles`). Both check what a file was made for.
 pub(crate) trait Store<St, O> {
-    /// The file a plan's `path` means here.
-    fn file(&self, path: &Path) -> PathBuf;
+    /// The file a plan's `path` means here (itself, but for a rank's own file).
+    fn file(&self, path: &Path) -> PathBuf {
+        path.to_path_buf()
+    }
     /// The run in `file`, refused when made for another run.
     fn load(&self, file: &Path) -> Result<Run<St, O>, Error>;
     /// Writes `run` to `file` (atomically).
@@ -242,17 +249,18 @@ where
     St: Serialize + DeserializeOwned,
     O: Serialize + DeserializeOwned,
 {
-    fn file(&self, path: &Path) -> PathBuf {
-        path.to_path_buf()
-    }
-
     fn load(&self, file: &Path) -> Result<Run<St, O>, Error> {
-        Ok(load::<Pm, St, O>(file, self.kind, Some((self.made, self.params)))?.run)
+        Ok(load::<Pm, St, O, ()>(file, self.kind, Some((self.made, self.params)))?.run)
     }
 
     fn save(&self, file: &Path, run: &Run<St, O>) -> Result<(), Error> {
         let (made, params) = (self.made, self.params);
-        let payload = FileRef { made, params, run };
+        let payload = FileRef {
+            made,
+            params,
+            run,
+            extra: &(),
+        };
         Ok(model_file::save(file, self.kind, &payload)?)
     }
 }
@@ -361,23 +369,9 @@ impl<S: maxmargin_struct::OutputSpace> Placed for maxmargin_optim::ExampleStream
     }
 }
 
-#[derive(Serialize)]
-struct StreamFileRef<'a, Pm, St, O> {
-    made: Made,
-    params: &'a Pm,
-    seed: u64,
-    place: &'a StreamPlace,
-    run: &'a Run<St, O>,
-}
-
-#[derive(Serialize, Deserialize)]
-struct StreamCheckpointFile<Pm, St, O> {
-    made: Made,
-    params: Pm,
-    seed: u64,
-    place: StreamPlace,
-    run: Run<St, O>,
-}
+/// What a stream's checkpoint keeps beside the run: the seed whose order the rows are in, and the stream's
+/// place (an `Option` for `Default`; always written).
+type StreamExtra = (u64, Option<StreamPlace>);
 
 /// One process's checkpoint of a streamed run (kind `…-stream`): the run, and where its stream stands (the
 /// column costs 8 bytes a row), for rows in the order `seed` shuffled them into.
@@ -395,19 +389,10 @@ where
     St: Serialize + DeserializeOwned,
     O: Serialize + DeserializeOwned,
 {
-    fn file(&self, path: &Path) -> PathBuf {
-        path.to_path_buf()
-    }
-
     fn load(&self, file: &Path) -> Result<Run<St, O>, Error> {
-        refuse_older(file, &self.kind)?;
-        let (_, stored): (_, StreamCheckpointFile<Pm, St, O>) = model_file::load(file, &self.kind)?;
-        check_made(
-            file,
-            (stored.made, &stored.params),
-            (self.made, self.params),
-            None,
-        )?;
+        let expect = Some((self.made, self.params));
+        let stored = load::<Pm, St, O, StreamExtra>(file, &self.kind, expect)?;
+        let (seed, place) = stored.extra;
         let bad = |message: String| -> Error {
             IoError::BadModel {
                 path: file.to_path_buf(),
@@ -415,27 +400,26 @@ where
             }
             .into()
         };
-        if stored.seed != self.seed {
+        if seed != self.seed {
             return Err(bad(format!(
-                "checkpoint made with seed {}; this run has {} (a streamed run's rows come in its seed's order: \
-                 resume with the seed it was made with)",
-                stored.seed, self.seed
+                "checkpoint made with seed {seed}; this run has {} (a streamed run's rows come in its seed's \
+                 order: resume with the seed it was made with)",
+                self.seed
             )));
         }
-        self.stream
-            .restore(stored.place)
-            .map_err(|e| bad(e.to_string()))?;
+        let place =
+            place.ok_or_else(|| bad("a streamed checkpoint without its stream's place".into()))?;
+        self.stream.restore(place).map_err(|e| bad(e.to_string()))?;
         Ok(stored.run)
     }
 
     fn save(&self, file: &Path, run: &Run<St, O>) -> Result<(), Error> {
-        let place = self.stream.place()?;
-        let payload = StreamFileRef {
+        let extra: StreamExtra = (self.seed, Some(self.stream.place()?));
+        let payload = FileRef {
             made: self.made,
             params: self.params,
-            seed: self.seed,
-            place: &place,
             run,
+            extra: &extra,
         };
         Ok(model_file::save(file, &self.kind, &payload)?)
     }

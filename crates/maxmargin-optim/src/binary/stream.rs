@@ -39,7 +39,7 @@ pub type ColumnVisit<'a> =
     dyn FnMut(SparseRow<'_>, f64, f64, &mut f64) -> Result<(), OptimError> + 'a;
 /// Rows read pass by pass, `(x_i, y_i = ±1, c_i)`, each pass in the order the source chooses (the same
 /// row keeps its column number whatever the order).
-pub trait RowPasses {
+pub trait RowPasses: Resumable {
     /// Rows `n`.
     fn n_rows(&self) -> usize;
     /// Features `d` (indices below it).
@@ -75,7 +75,13 @@ pub trait RowPasses {
             if keep(*v) { row(x, y, c, v) } else { Ok(()) }
         })
     }
+}
 
+/// Where a streamed source stands between two passes: the passes made (which order the next one) and, for
+/// a checkpoint, its whole place. Row sources ([`RowPasses`]) and example sources
+/// ([`ExamplePasses`](crate::ExamplePasses)) both say it; the defaults suit a source whose order never
+/// changes and which cannot be checkpointed.
+pub trait Resumable {
     /// Passes made so far, which order the next one (0 for a source whose order does not change).
     fn passes(&self) -> u64 {
         0
@@ -94,7 +100,7 @@ pub trait RowPasses {
         Err(unplaceable())
     }
 
-    /// Puts the source back where [`RowPasses::place`] said it stood (a checkpointed run resumed).
+    /// Puts the source back where [`Resumable::place`] said it stood (a checkpointed run resumed).
     ///
     /// # Errors
     /// A write error of the column, or a source that cannot say.
@@ -386,7 +392,7 @@ impl<'a> RowStream<'a> {
     /// Where this problem stands between two passes, for a checkpoint (its column costs 8 bytes a row).
     ///
     /// # Errors
-    /// As [`RowPasses::place`].
+    /// As [`Resumable::place`].
     pub fn place(&self) -> Result<StreamPlace, OptimError> {
         StreamPlace::of(
             self.passes.get(),
@@ -399,7 +405,7 @@ impl<'a> RowStream<'a> {
     /// duals' length, and one number per row in the column, each a dual or one of streamed DCD's codes.
     ///
     /// # Errors
-    /// [`OptimError::InvalidParam`] naming what does not fit; as [`RowPasses::set_place`].
+    /// [`OptimError::InvalidParam`] naming what does not fit; as [`Resumable::set_place`].
     pub fn restore(&self, place: StreamPlace) -> Result<(), OptimError> {
         let len = self.d + usize::from(self.bias == Bias::Feature);
         let (passes, carried, source) = place.checked(len, Some(self.n))?;
@@ -410,7 +416,7 @@ impl<'a> RowStream<'a> {
     }
 
     /// `f`, a certificate's passes, in the orders of the training passes that follow, which it leaves as
-    /// they were ([`RowPasses::set_passes`]): a run's weights do not depend on when it was certified, so one
+    /// they were ([`Resumable::set_passes`]): a run's weights do not depend on when it was certified, so one
     /// resumed from the end of a run its budget stopped trains as one never stopped.
     pub(crate) fn certifying<T>(
         &self,

@@ -7,9 +7,7 @@
 
 use super::problem::{bound_point, scaled_bound};
 use super::{Ssg, SsgState};
-use crate::binary::stream::{
-    Carried, SourcePlace, StreamPlace, Streamed, streamed_reports, unplaceable,
-};
+use crate::binary::stream::{Carried, Resumable, StreamPlace, Streamed, streamed_reports};
 use crate::error::OptimError;
 use crate::trainer::{Budget, Certificate, Progress, Solver};
 use maxmargin_core::vector::norm_sq;
@@ -22,7 +20,7 @@ pub type ExampleVisit<'a, S> = dyn FnMut(&<S as OutputSpace>::Input, &<S as Outp
     + 'a;
 
 /// Structural examples read pass by pass.
-pub trait ExamplePasses<S: OutputSpace> {
+pub trait ExamplePasses<S: OutputSpace>: Resumable {
     /// Examples `n`.
     fn n_examples(&self) -> usize;
     /// Hands every example to `example`, in the order the source chooses.
@@ -30,30 +28,6 @@ pub trait ExamplePasses<S: OutputSpace> {
     /// # Errors
     /// A read error of the source, or what `example` returns.
     fn pass(&mut self, example: &mut ExampleVisit<'_, S>) -> Result<(), OptimError>;
-
-    /// Passes made so far, which order the next one (see [`crate::RowPasses::passes`]).
-    fn passes(&self) -> u64 {
-        0
-    }
-
-    /// Continues as if `passes` passes had been made (see [`crate::RowPasses::set_passes`]).
-    fn set_passes(&mut self, _passes: u64) {}
-
-    /// Where the source stands between two passes, for a checkpoint. The default cannot say (refused).
-    ///
-    /// # Errors
-    /// A source that cannot say.
-    fn place(&mut self) -> Result<SourcePlace, OptimError> {
-        Err(unplaceable())
-    }
-
-    /// Puts the source back where [`ExamplePasses::place`] said it stood (a checkpointed run resumed).
-    ///
-    /// # Errors
-    /// A source that cannot say, or a place it does not fit.
-    fn set_place(&mut self, _place: SourcePlace) -> Result<(), OptimError> {
-        Err(unplaceable())
-    }
 }
 
 /// Examples read pass by pass in `space` at `λ` as a problem: `λ/2‖w‖² + (1/n)Σ H_i(w)`.
@@ -105,7 +79,7 @@ impl<'a, S: OutputSpace> ExampleStream<'a, S> {
     /// Where this problem stands between two passes, for a checkpoint.
     ///
     /// # Errors
-    /// As [`ExamplePasses::place`].
+    /// As [`Resumable::place`].
     pub fn place(&self) -> Result<StreamPlace, OptimError> {
         StreamPlace::of(
             self.passes.get(),
@@ -117,7 +91,7 @@ impl<'a, S: OutputSpace> ExampleStream<'a, S> {
     /// Continues from `place` (a checkpoint's), checked against this problem first.
     ///
     /// # Errors
-    /// [`OptimError::InvalidParam`] naming what does not fit; as [`ExamplePasses::set_place`].
+    /// [`OptimError::InvalidParam`] naming what does not fit; as [`Resumable::set_place`].
     pub fn restore(&self, place: StreamPlace) -> Result<(), OptimError> {
         let (passes, carried, source) = place.checked(self.space.dim(), None)?;
         self.source.borrow_mut().set_place(source)?;

@@ -42,6 +42,9 @@ impl<'a> Shuffled<'a> {
     }
 }
 
+/// Its order changes with no counter it could be set to: the defaults.
+impl maxmargin_optim::Resumable for Shuffled<'_> {}
+
 impl RowPasses for Shuffled<'_> {
     fn n_rows(&self) -> usize {
         self.y.len()

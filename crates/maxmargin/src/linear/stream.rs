@@ -12,7 +12,8 @@ use maxmargin_io::libsvm::BinaryLabels;
 use maxmargin_io::stream::{Column, RowFile};
 use maxmargin_optim::stream::{ColumnVisit, RowVisit};
 use maxmargin_optim::{
-    Budget, Observer, OptimError, RowPasses, RowStream, Solver, SourcePlace, Streamed, Trainer,
+    Budget, Observer, OptimError, Resumable, RowPasses, RowStream, Solver, SourcePlace, Streamed,
+    Trainer,
 };
 use std::path::Path;
 
@@ -282,7 +283,7 @@ impl Passes<'_> {
     }
 }
 
-impl RowPasses for Passes<'_> {
+impl Resumable for Passes<'_> {
     fn passes(&self) -> u64 {
         self.rows.passes()
     }
@@ -314,7 +315,9 @@ impl RowPasses for Passes<'_> {
         self.rows.set_passes(place.passes);
         Ok(())
     }
+}
 
+impl RowPasses for Passes<'_> {
     fn n_rows(&self) -> usize {
         self.rows.summary().n_rows
     }

@@ -8,7 +8,7 @@ use crate::linear::PassError;
 use maxmargin_io::stream::RowFile;
 use maxmargin_optim::structural::ssg_stream::ExampleVisit;
 use maxmargin_optim::{
-    Budget, ExamplePasses, ExampleStream, Solver, SourcePlace, Streamed, Trainer,
+    Budget, ExamplePasses, ExampleStream, Resumable, Solver, SourcePlace, Streamed, Trainer,
 };
 
 /// Passes between certificates when `eval_every` is not given (each certificate is one more pass).
@@ -149,17 +149,13 @@ struct Examples<'a> {
     failed: Option<IoError>,
 }
 
-impl ExamplePasses<MulticlassSpace> for Examples<'_> {
+impl Resumable for Examples<'_> {
     fn passes(&self) -> u64 {
         self.rows.passes()
     }
 
     fn set_passes(&mut self, passes: u64) {
         self.rows.set_passes(passes);
-    }
-
-    fn n_examples(&self) -> usize {
-        self.rows.summary().n_rows
     }
 
     /// The passes made: SSG keeps no column.
@@ -173,6 +169,12 @@ impl ExamplePasses<MulticlassSpace> for Examples<'_> {
     fn set_place(&mut self, place: SourcePlace) -> Result<(), OptimError> {
         self.rows.set_passes(place.passes);
         Ok(())
+    }
+}
+
+impl ExamplePasses<MulticlassSpace> for Examples<'_> {
+    fn n_examples(&self) -> usize {
+        self.rows.summary().n_rows
     }
 
     fn pass(&mut self, example: &mut ExampleVisit<'_, MulticlassSpace>) -> Result<(), OptimError> {
