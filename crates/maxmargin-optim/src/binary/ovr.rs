@@ -41,27 +41,34 @@ impl OneVsRest {
         classes: &[usize],
         n_classes: usize,
     ) -> Result<Vec<Fit<LinearWeights>>, OptimError> {
-        self.fit_weighted(x, classes, n_classes, &[])
+        self.fit_weighted(x, classes, n_classes, &[], &[])
     }
 
     /// As [`OneVsRest::fit`], with class weights (one per class, or empty for none): in the problem of class
     /// `m` its own examples' losses count `class_weights[m]` times and the rest once (LIBLINEAR's `-wi` for
-    /// one-vs-rest).
+    /// one-vs-rest), each also `sample_weights[i]` times (one per example, or empty for none).
     ///
     /// # Errors
-    /// As [`OneVsRest::fit`], and [`OptimError::LengthMismatch`] for weights not one per class.
+    /// As [`OneVsRest::fit`], and [`OptimError::LengthMismatch`] for weights not one per class or example.
     pub fn fit_weighted(
         &self,
         x: &SparseRows,
         classes: &[usize],
         n_classes: usize,
         class_weights: &[f64],
+        sample_weights: &[f64],
     ) -> Result<Vec<Fit<LinearWeights>>, OptimError> {
         use rayon::prelude::*;
         if !class_weights.is_empty() && class_weights.len() != n_classes {
             return Err(OptimError::LengthMismatch {
                 rows: n_classes,
                 targets: class_weights.len(),
+            });
+        }
+        if !sample_weights.is_empty() && sample_weights.len() != x.n_rows() {
+            return Err(OptimError::LengthMismatch {
+                rows: x.n_rows(),
+                targets: sample_weights.len(),
             });
         }
         if classes.len() != x.n_rows() {
@@ -86,12 +93,15 @@ impl OneVsRest {
                     .iter()
                     .map(|&c| if c == m { 1.0 } else { -1.0 })
                     .collect();
-                let weights: Vec<f64> = if class_weights.is_empty() {
+                let weights: Vec<f64> = if class_weights.is_empty() && sample_weights.is_empty() {
                     Vec::new()
                 } else {
+                    let own = class_weights.get(m).copied().unwrap_or(1.0);
+                    let sample = |i: usize| sample_weights.get(i).copied().unwrap_or(1.0);
                     classes
                         .iter()
-                        .map(|&c| if c == m { class_weights[m] } else { 1.0 })
+                        .enumerate()
+                        .map(|(i, &c)| if c == m { own * sample(i) } else { sample(i) })
                         .collect()
                 };
                 let mut problem =
@@ -120,9 +130,9 @@ impl OneVsRest {
         x: &SparseRows,
         classes: &[usize],
         n_classes: usize,
-        class_weights: &[f64],
+        (class_weights, sample_weights): (&[f64], &[f64]),
     ) -> Result<Fit<Vec<f64>>, OptimError> {
-        let fits = self.fit_weighted(x, classes, n_classes, class_weights)?;
+        let fits = self.fit_weighted(x, classes, n_classes, class_weights, sample_weights)?;
         let d = x.n_features();
         let with_bias = self.bias != Bias::None;
         let width = (d + usize::from(with_bias)).max(1);

@@ -284,14 +284,14 @@ impl StructuredSvm {
             && !(task == Task::Multiclass
                 && matches!(
                     self.params.solver,
-                    StructSolverKind::Dcd | StructSolverKind::Softmax
+                    StructSolverKind::Dcd | StructSolverKind::Ovr | StructSolverKind::Softmax
                 ))
         {
             return Err(OptimError::InvalidParam {
                 name: "sample weights",
                 value: format!("{} with {:?}", task.kind(), self.params.solver).to_lowercase(),
-                reason: "apply to binary training and to multiclass training by the Crammer-Singer dual (dcd) \
-                         or softmax",
+                reason: "apply to binary training and to multiclass training by the Crammer-Singer dual (dcd), \
+                         one-vs-rest or softmax",
             }
             .into());
         }

@@ -207,7 +207,8 @@ impl StructuredSvm {
                 budget: self.params.budget(),
                 gap_target: Some(self.gap_target()),
             };
-            Ok(ovr.fit_multiclass(x, &classes, n_classes, class_weights)?)
+            let samples = self.sample_weights.as_deref().unwrap_or_default();
+            Ok(ovr.fit_multiclass(x, &classes, n_classes, (class_weights, samples))?)
         })?;
         Ok((fit, lambda.get()))
     }

@@ -289,3 +289,31 @@ fn owned_multiclass_fit_gives_the_borrowed_fit() {
         assert_eq!(borrowed.w, owned.w, "{solver:?}");
     }
 }
+
+/// One-vs-rest takes sample weights (each class's problem weighs its examples by them, times the class
+/// weight): a weight of 2 trains the model of the row given twice.
+#[test]
+fn one_vs_rest_weighs_its_examples_as_if_repeated() {
+    let data = maxmargin::datasets::iris().unwrap();
+    let twice: Vec<usize> = (0..data.n_samples()).chain(0..20).collect();
+    let repeated = data.select(&twice);
+    let mut weights = vec![1.0; data.n_samples()];
+    weights[..20].fill(2.0);
+    let fit = |data: &maxmargin::prelude::LabeledData, weights: Option<Vec<f64>>| {
+        let mut p = StructuredSvmParams::new(Task::Multiclass)
+            .solver(StructSolverKind::Ovr)
+            .c(1.0)
+            .epsilon(1e-6);
+        p.gap = Some(1e-9);
+        let mut svm = p.check().unwrap();
+        if let Some(w) = weights {
+            svm = svm.sample_weights(w).unwrap();
+        }
+        svm.fit_multiclass(data, &mut ()).unwrap().model.w
+    };
+    let (weighted, plain) = (fit(&data, Some(weights)), fit(&data, None));
+    let repeated = fit(&repeated, None);
+    let far = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+    assert!(far(&weighted, &repeated) < 1e-3, "{weighted:?} vs {repeated:?}");
+    assert!(far(&weighted, &plain) > 1e-2, "the weights changed nothing");
+}
