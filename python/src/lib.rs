@@ -1,0 +1,355 @@
+//! `maxmargin._core`: the Python extension module behind `maxmargin.sklearn`. A thin layer over the facade:
+//! it turns CSR arrays into a dataset, the keyword arguments into the facade's parameters, and the trained
+//! model into arrays a linear classifier is made of (`coef`, `intercept`, in the units of the rows given, any
+//! scaling folded in) with the run's certificate. No algorithm lives here.
+
+use maxmargin::core::objective::Regularization;
+use maxmargin::core::scale::{Scaler, Scaling};
+use maxmargin::core::vector::SparseRows;
+use maxmargin::io::libsvm::LabeledData;
+use maxmargin::optim::{Bias, BinaryLoss, DcdParams};
+use maxmargin::structured_svm::{StructSolverKind, StructuredSvmParams, Task};
+use maxmargin::{LinearSolver, LinearSvmParams, SolverKind};
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// Any error of the library, as Python's `ValueError` with the library's message.
+fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// The rows of a CSR matrix (`indptr`, `indices`, `data`) with `n_features` columns, column indices
+/// increasing within each row (scipy's `sort_indices`).
+fn rows(indptr: &[i64], indices: &[i64], data: &[f64], n_features: usize) -> PyResult<SparseRows> {
+    let mut x = SparseRows::new();
+    let mut idx = Vec::new();
+    for (i, w) in indptr.windows(2).enumerate() {
+        let (a, b) = (usize::try_from(w[0]), usize::try_from(w[1]));
+        let (Ok(a), Ok(b)) = (a, b) else {
+            return Err(value_error(format!("row {i}: a negative offset in indptr")));
+        };
+        if a > b || b > indices.len() || b > data.len() {
+            return Err(value_error(format!(
+                "row {i}: indptr [{a}, {b}) outside the {} stored values",
+                indices.len().min(data.len())
+            )));
+        }
+        idx.clear();
+        for &j in &indices[a..b] {
+            match u32::try_from(j) {
+                Ok(j) if (j as usize) < n_features => idx.push(j),
+                _ => {
+                    return Err(value_error(format!(
+                        "row {i}: column {j} outside 0..{n_features}"
+                    )));
+                }
+            }
+        }
+        x.push_row(&idx, &data[a..b])
+            .map_err(|e| value_error(format!("row {i}: {e}")))?;
+    }
+    x.set_n_features_at_least(n_features);
+    Ok(x)
+}
+
+/// The scaling named `scale`.
+fn scaling(scale: &str) -> PyResult<Scaling> {
+    scale.parse().map_err(|_| {
+        value_error(format!(
+            "scale={scale:?}: give none, maxabs, minmax or standard"
+        ))
+    })
+}
+
+/// `(coef row, intercept)` of weights `w` over `d` features (and the bias feature after them when `bias`), in
+/// the units of the rows given: the scaling folded in.
+fn unscaled(w: &[f64], d: usize, bias: bool, scaler: Option<&Scaler>) -> (Vec<f64>, f64) {
+    let b = if bias {
+        w.get(d).copied().unwrap_or(0.0)
+    } else {
+        0.0
+    };
+    match scaler {
+        Some(s) => s.fold_linear(&w[..d], b),
+        None => (w[..d].to_vec(), b),
+    }
+}
+
+/// What a fit returns to Python.
+struct Fitted {
+    coef: Vec<f64>,
+    rows: usize,
+    intercept: Vec<f64>,
+    objective: f64,
+    gap: Option<f64>,
+    n_iter: u64,
+    converged: bool,
+    stop: String,
+    warnings: Vec<String>,
+}
+
+/// Trains a linear classifier on CSR rows with class indices `y` (`0..k`, as floats; `k = 2` trains one
+/// binary model whose positive class is 1) and returns a dict: `coef` (`rows × n_features`, one row for two
+/// classes), `intercept`, `objective`, `duality_gap` (`None` when the solver certifies none), `n_iter`,
+/// `converged`, `stop`, `warnings`.
+#[pyfunction]
+#[pyo3(signature = (
+    indptr, indices, data, n_features, y, sample_weight=None, *, c=1.0, loss="hinge",
+    multi_class="ovr", solver="dcd", tol=None, gap=None, max_iter=None, class_weight=Vec::new(),
+    fit_intercept=true, random_state=0, scale="none"
+))]
+#[allow(clippy::too_many_arguments)]
+fn fit_linear<'py>(
+    py: Python<'py>,
+    indptr: PyReadonlyArray1<'py, i64>,
+    indices: PyReadonlyArray1<'py, i64>,
+    data: PyReadonlyArray1<'py, f64>,
+    n_features: usize,
+    y: PyReadonlyArray1<'py, f64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    c: f64,
+    loss: &str,
+    multi_class: &str,
+    solver: &str,
+    tol: Option<f64>,
+    gap: Option<f64>,
+    max_iter: Option<f64>,
+    class_weight: Vec<(f64, f64)>,
+    fit_intercept: bool,
+    random_state: u64,
+    scale: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let x = rows(
+        indptr.as_slice()?,
+        indices.as_slice()?,
+        data.as_slice()?,
+        n_features,
+    )?;
+    let y = y.as_slice()?.to_vec();
+    let n = x.n_rows();
+    if y.len() != n {
+        return Err(value_error(format!("{} labels for {n} rows", y.len())));
+    }
+    let weights = match &sample_weight {
+        Some(w) => Some(w.as_slice()?.to_vec()),
+        None => None,
+    };
+    let k = y.iter().fold(0.0f64, |m, &v| m.max(v)) as usize + 1;
+    let lines = (1..=n).collect();
+    let dataset = LabeledData::new("<array>".into(), x, y, lines);
+    let scale = scaling(scale)?;
+    let loss = match loss {
+        "hinge" => BinaryLoss::Hinge,
+        "squared_hinge" => BinaryLoss::SquaredHinge,
+        "logistic" => BinaryLoss::Logistic,
+        other => {
+            return Err(value_error(format!(
+                "loss={other:?}: give hinge, squared_hinge or logistic"
+            )));
+        }
+    };
+    let settings = Settings {
+        c,
+        loss,
+        multi_class,
+        solver,
+        tol,
+        gap,
+        max_iter,
+        class_weight,
+        fit_intercept,
+        seed: random_state,
+        scale,
+    };
+    let fit = || {
+        if k <= 2 {
+            fit_binary(&dataset, weights, settings, n_features)
+        } else {
+            fit_multiclass(&dataset, weights, settings, n_features)
+        }
+    };
+    let fitted = py.detach(fit).map_err(value_error)?;
+    let out = PyDict::new(py);
+    let coef = PyArray1::from_vec(py, fitted.coef).reshape([fitted.rows, n_features])?;
+    out.set_item("coef", coef)?;
+    out.set_item("intercept", PyArray1::from_vec(py, fitted.intercept))?;
+    out.set_item("objective", fitted.objective)?;
+    out.set_item("duality_gap", fitted.gap)?;
+    out.set_item("n_iter", fitted.n_iter)?;
+    out.set_item("converged", fitted.converged)?;
+    out.set_item("stop", fitted.stop)?;
+    out.set_item("warnings", fitted.warnings)?;
+    Ok(out)
+}
+
+/// The keyword arguments of a fit.
+struct Settings<'a> {
+    c: f64,
+    loss: BinaryLoss,
+    multi_class: &'a str,
+    solver: &'a str,
+    tol: Option<f64>,
+    gap: Option<f64>,
+    max_iter: Option<f64>,
+    class_weight: Vec<(f64, f64)>,
+    fit_intercept: bool,
+    seed: u64,
+    scale: Scaling,
+}
+
+/// Two classes: the binary estimator (dual coordinate descent, Pegasos or the subgradient method), class 1
+/// positive.
+fn fit_binary(
+    data: &LabeledData,
+    weights: Option<Vec<f64>>,
+    s: Settings<'_>,
+    n_features: usize,
+) -> Result<Fitted, maxmargin::Error> {
+    let solver = match s.solver {
+        "dcd" => LinearSolver::Dcd(DcdParams {
+            epsilon: s.tol.unwrap_or(DcdParams::default().epsilon),
+            ..DcdParams::default()
+        }),
+        "pegasos" => LinearSolver::from(SolverKind::Pegasos),
+        "subgradient" => LinearSolver::from(SolverKind::Subgradient),
+        other => return Err(refused("solver", other, "give dcd, pegasos or subgradient")),
+    };
+    if s.tol.is_some() && !matches!(solver, LinearSolver::Dcd(_)) {
+        let why = "is dcd's stopping tolerance; pegasos and subgradient stop on max_iter or gap";
+        return Err(refused("tol", "set", why));
+    }
+    let mut p = LinearSvmParams::new()
+        .solver(solver)
+        .regularization(Regularization::CSum(s.c))
+        .loss(s.loss)
+        .bias(if s.fit_intercept {
+            Bias::Feature
+        } else {
+            Bias::None
+        })
+        .seed(s.seed)
+        .scale(s.scale);
+    if let Some(g) = s.gap {
+        p = p.gap(g);
+    }
+    if let Some(m) = s.max_iter {
+        p = p.epochs(m);
+    }
+    p.class_weights = s.class_weight;
+    // The positive class is index 1 (scikit-learn's `classes_[1]`).
+    p.positive = Some(1.0);
+    let mut svm = p.check()?;
+    if let Some(w) = weights {
+        svm = svm.sample_weights(w)?;
+    }
+    let report = svm.fit_observed(data, &mut ())?;
+    let m = &report.model;
+    let mut w = m.w.clone();
+    w.resize(n_features, 0.0);
+    let (coef, b) = match &m.scaler {
+        Some(sc) => sc.fold_linear(&w, m.b),
+        None => (w, m.b),
+    };
+    let t = &m.training;
+    Ok(Fitted {
+        coef,
+        rows: 1,
+        intercept: vec![b],
+        objective: t.objective,
+        gap: t.gap,
+        n_iter: t.iterations,
+        converged: t.converged,
+        stop: t.stop.to_string(),
+        warnings: report.warnings,
+    })
+}
+
+/// More classes: Crammer–Singer's dual or one-vs-rest for the hinge, the softmax (multinomial logistic) dual
+/// for the logistic loss, SSG for the primal solvers; one row of `coef` per class.
+fn fit_multiclass(
+    data: &LabeledData,
+    weights: Option<Vec<f64>>,
+    s: Settings<'_>,
+    n_features: usize,
+) -> Result<Fitted, maxmargin::Error> {
+    let kind = match (s.loss, s.multi_class, s.solver) {
+        (BinaryLoss::Logistic, _, "dcd") => StructSolverKind::Softmax,
+        (BinaryLoss::Hinge, "crammer_singer", "dcd") => StructSolverKind::Dcd,
+        (BinaryLoss::Hinge, "ovr", "dcd") => StructSolverKind::Ovr,
+        (BinaryLoss::Hinge, "crammer_singer", "subgradient" | "pegasos") => StructSolverKind::Ssg,
+        (BinaryLoss::SquaredHinge, ..) => {
+            let why = "trains two classes only so far; give hinge or logistic for more";
+            return Err(refused("loss", "squared_hinge", why));
+        }
+        (_, "ovr" | "crammer_singer", solver) => {
+            let why = "with more than two classes: give dcd (pegasos and subgradient take \
+                       multi_class=crammer_singer)";
+            return Err(refused("solver", solver, why));
+        }
+        (_, m, _) => return Err(refused("multi_class", m, "give ovr or crammer_singer")),
+    };
+    let mut p = StructuredSvmParams::new(Task::Multiclass)
+        .solver(kind)
+        .c(s.c)
+        .bias(s.fit_intercept)
+        .scale(s.scale)
+        .class_weights(s.class_weight);
+    if let Some(e) = s.tol {
+        p = p.epsilon(e);
+    }
+    if let Some(m) = s.max_iter {
+        p = p.max_passes(m);
+    }
+    p.gap = s.gap;
+    p.seed = s.seed;
+    let mut svm = p.check()?;
+    if let Some(w) = weights {
+        svm = svm.sample_weights(w)?;
+    }
+    let report = svm.fit_multiclass(data, &mut ())?;
+    let m = &report.model;
+    let width = n_features + usize::from(s.fit_intercept);
+    if m.w.len() != m.n_labels * width {
+        let why = "the model's weights are not one block per class over these features";
+        return Err(refused("model", &m.w.len().to_string(), why));
+    }
+    let (mut coef, mut intercept) = (Vec::new(), Vec::new());
+    for class in 0..m.n_labels {
+        let block = &m.w[class * width..(class + 1) * width];
+        let (w, b) = unscaled(block, n_features, s.fit_intercept, m.scaler.as_ref());
+        coef.extend(w);
+        intercept.push(b);
+    }
+    let t = &m.training;
+    Ok(Fitted {
+        coef,
+        rows: m.n_labels,
+        intercept,
+        objective: t.objective,
+        gap: t.gap,
+        n_iter: t.iterations,
+        converged: t.converged,
+        stop: t.stop.to_string(),
+        warnings: report.warnings,
+    })
+}
+
+/// A parameter refused, naming why.
+fn refused(name: &'static str, value: &str, reason: &'static str) -> maxmargin::Error {
+    maxmargin::optim::OptimError::InvalidParam {
+        name,
+        value: value.to_string(),
+        reason,
+    }
+    .into()
+}
+
+/// The module.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(fit_linear, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
