@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.calibration import CalibratedClassifierCV
+from sklearn.model_selection import FixedThresholdClassifier
 from sklearn.datasets import load_breast_cancer, load_iris, make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import cross_val_score
@@ -97,6 +98,12 @@ def test_probabilities_only_where_the_model_has_them():
     # Calibration wraps a margin model as scikit-learn users know it.
     calibrated = CalibratedClassifierCV(MaxMarginClassifier(), cv=3).fit(X, y)
     np.testing.assert_allclose(calibrated.predict_proba(X).sum(axis=1), 1.0)
+    # So does a fixed cut-off on the decision function (two classes).
+    Xb, yb = load_breast_cancer(return_X_y=True)
+    model = make_pipeline(StandardScaler(), MaxMarginClassifier())
+    strict = FixedThresholdClassifier(model, threshold=1.0, response_method="decision_function")
+    loose = FixedThresholdClassifier(model, threshold=-1.0, response_method="decision_function")
+    assert strict.fit(Xb, yb).predict(Xb).sum() < loose.fit(Xb, yb).predict(Xb).sum()
 
 
 def test_a_run_stopped_by_its_budget_warns_and_says_so():

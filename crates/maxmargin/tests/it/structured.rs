@@ -313,7 +313,15 @@ fn one_vs_rest_weighs_its_examples_as_if_repeated() {
     };
     let (weighted, plain) = (fit(&data, Some(weights)), fit(&data, None));
     let repeated = fit(&repeated, None);
-    let far = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
-    assert!(far(&weighted, &repeated) < 1e-3, "{weighted:?} vs {repeated:?}");
+    let far = |a: &[f64], b: &[f64]| {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max)
+    };
+    assert!(
+        far(&weighted, &repeated) < 1e-3,
+        "{weighted:?} vs {repeated:?}"
+    );
     assert!(far(&weighted, &plain) > 1e-2, "the weights changed nothing");
 }
