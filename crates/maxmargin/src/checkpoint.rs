@@ -104,22 +104,42 @@ pub(crate) struct Made {
 }
 
 #[derive(Serialize)]
-struct FileRef<'a, Pm, St, O, X> {
+struct FileRef<'a, Pm, St, O, X: Extra> {
     made: Made,
     params: &'a Pm,
     run: &'a Run<St, O>,
+    #[serde(skip_serializing_if = "absent_ref")]
     extra: &'a X,
 }
 
 /// A checkpoint file's contents: what it was made for, the run, and what its store keeps beside them
-/// (nothing for one process: `()` takes no bytes, so files of before read the same; a stream's place).
+/// (nothing for one process, which is not written at all, so files of before read and check the same; a
+/// stream's place).
 #[derive(Serialize, Deserialize)]
-pub(crate) struct CheckpointFile<Pm, St, O, X = ()> {
+pub(crate) struct CheckpointFile<Pm, St, O, X: Extra = ()> {
     pub(crate) made: Made,
     params: Pm,
     pub(crate) run: Run<St, O>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Extra::absent")]
     extra: X,
+}
+
+/// What a store keeps beside the run: nothing (`()`, never written) or something always written.
+pub(crate) trait Extra: Default {
+    /// Whether it is left out of the file.
+    fn absent(&self) -> bool {
+        false
+    }
+}
+
+impl Extra for () {
+    fn absent(&self) -> bool {
+        true
+    }
+}
+
+fn absent_ref<X: Extra>(x: &&X) -> bool {
+    x.absent()
 }
 
 /// Parameters that shape the problem a checkpoint's state belongs to: a run resumes a state only with the
@@ -213,7 +233,7 @@ where
     Pm: Serialize + DeserializeOwned + SameProblem,
     St: Serialize + DeserializeOwned,
     O: Serialize + DeserializeOwned,
-    X: Serialize + DeserializeOwned + Default,
+    X: Serialize + DeserializeOwned + Extra,
 {
     refuse_older(path, kind)?;
     let (_, file): (_, CheckpointFile<Pm, St, O, X>) = model_file::load(path, kind)?;
@@ -372,6 +392,8 @@ impl<S: maxmargin_struct::OutputSpace> Placed for maxmargin_optim::ExampleStream
 /// What a stream's checkpoint keeps beside the run: the seed whose order the rows are in, and the stream's
 /// place (an `Option` for `Default`; always written).
 type StreamExtra = (u64, Option<StreamPlace>);
+
+impl Extra for StreamExtra {}
 
 /// One process's checkpoint of a streamed run (kind `…-stream`): the run, and where its stream stands (the
 /// column costs 8 bytes a row), for rows in the order `seed` shuffled them into.

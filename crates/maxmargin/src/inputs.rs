@@ -160,12 +160,12 @@ impl SketchBuilder {
         }
     }
 
-    /// The sketch of the rows added.
     /// The wrapping sum of the rows' hashes so far: equal for the same rows in any order.
     pub(crate) fn sum(&self) -> u64 {
         self.sum
     }
 
+    /// The sketch of the rows added.
     pub(crate) fn finish(self) -> RowSketch {
         RowSketch {
             n_rows: self.n_rows,

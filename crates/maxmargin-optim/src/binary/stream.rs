@@ -202,6 +202,12 @@ impl StreamPlace {
         rows: Option<usize>,
     ) -> Result<(u64, Carried, SourcePlace), OptimError> {
         fits(self.carried.fits(len), "the certificate's duals")?;
+        // Far beyond any run (2^48 passes), so that counting on cannot overflow.
+        let bound = 1u64 << 48;
+        fits(
+            self.passes < bound && self.source.passes < bound,
+            "the pass counts",
+        )?;
         let column_fits = match (&self.source.column, rows) {
             (None, _) => true,
             (Some(c), Some(n)) => c.len() == n && c.iter().all(|&v| column_code(v)),
@@ -594,6 +600,7 @@ impl<'a> Solver<RowStream<'a>> for Streamed<Pegasos> {
     fn check_state(&self, problem: &RowStream<'a>, s: &StreamedPegasos) -> Result<(), OptimError> {
         let (n, d) = (problem.n, problem.d);
         s.state.check(n, d, problem.bias)?;
+        fits(s.batch.is_valid(), "the batch being drawn")?;
         let rows = s.batch.n_rows();
         fits(
             rows < self.solver.params().batch_size

@@ -164,7 +164,8 @@ impl SsgState {
     pub(crate) fn check(&self, dim: usize, n: usize) -> Result<(), OptimError> {
         fits(self.w.len() == dim && all_finite(&self.w), "w")?;
         fits(
-            (self.sum.is_empty() || self.sum.len() == dim) && all_finite(&self.sum),
+            ((self.sum.is_empty() && self.count == 0) || self.sum.len() == dim)
+                && all_finite(&self.sum),
             "the average",
         )?;
         fits(self.sampler.fits(n), "the sampler")

@@ -208,7 +208,7 @@ impl<'a> Solver<RowStream<'a>> for Streamed<Dcd> {
         fits(!st.bounds.0.is_nan() && !st.bounds.1.is_nan(), "the bounds")?;
         if let Some(h) = &st.held {
             fits(
-                h.x.n_rows() == h.y.len() && h.x.n_features() <= at.d,
+                h.x.is_valid() && h.x.n_rows() == h.y.len() && h.x.n_features() == at.d,
                 "the held rows",
             )?;
             let problem = held_problem((&h.x, &h.y, &h.c), at)?;

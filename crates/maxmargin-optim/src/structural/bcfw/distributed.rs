@@ -42,28 +42,31 @@ impl Bcfw {
         let mut bcfw = self;
         bcfw.n_total = Some(n_total);
         bcfw.params.average = false;
-        // Pairwise steps as one process takes them (`Steps::Auto`): a round that is a small share of a pass
-        // mixes each block it moved at most once per pass, so the atoms a partial step (t < 1) keeps stay
-        // few. (With a round per pass they piled up past MAX_ATOMS: 3 ranks on 120 OCR words stalled at a
-        // 2.4e-3 gap.)
+        // Pairwise steps as one process takes them (`Steps::Auto`) while rounds are small shares of a pass,
+        // whose line search stays near t = 1 (see `PAIRWISE_MAX_SHARE`, and `init`).
         bcfw.params.seed ^= (comm.rank() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         BcfwRanks::new(bcfw, comm, n_total)
     }
 }
 
-impl BcfwRanks<'_> {
-    /// Block steps this rank takes per round: a [`ROUNDS_PER_PASS`]-th of its shard, and at least as many as
-    /// keep the round's own work (a few passes over `w`, the allreduce of `dim + 2` numbers) a fraction of
-    /// its steps' (a step costs about the nonzeros of its example's joint feature, times the oracle's
-    /// factor): on OCR a round's own work measured 52 µs, a block step 29 µs, about 8 nonzeros in `w`'s
-    /// place per nonzero of an example.
-    fn round_steps(&self, local: &BcfwState, dim: usize) -> usize {
-        let n = local.psi_truth.len().max(1);
-        let nnz: usize = local.psi_truth.iter().map(|p| p.as_row().nnz()).sum();
-        let overhead = (dim * n).div_ceil(4 * nnz.max(1));
-        n.div_ceil(ROUNDS_PER_PASS).max(overhead).clamp(1, n)
-    }
+/// Block steps a rank takes per round on a shard of `n` examples whose true outputs' joint features have
+/// `nnz` nonzeros in all, in `dim` dimensions: a [`ROUNDS_PER_PASS`]-th of its shard, and at least as many
+/// as keep the round's own work (a few passes over `w`, the allreduce of `dim + 2` numbers) a fraction of its
+/// steps' (a step costs about the nonzeros of its example's joint feature, times the oracle's factor): on
+/// OCR a round's own work measured 52 µs, a block step 29 µs, about 8 nonzeros in `w`'s place per nonzero
+/// of an example.
+fn round_steps(n: usize, nnz: usize, dim: usize) -> usize {
+    let n = n.max(1);
+    let overhead = (dim * n).div_ceil(4 * nnz.max(1));
+    n.div_ceil(ROUNDS_PER_PASS).max(overhead).clamp(1, n)
+}
 
+/// Rounds of at least this share of a pass take Frank–Wolfe steps: a pairwise step taken part of the way
+/// (t < 1) keeps both its atoms, and rounds this large take every block part of the way (3 ranks on 120
+/// OCR words, a round per pass, stalled at a 2.4e-3 gap with pairwise steps).
+const PAIRWISE_MAX_SHARE: usize = 8;
+
+impl BcfwRanks<'_> {
     /// One round: this rank's block steps, one allreduce of their change, the common step along the sum.
     fn round<S>(
         &self,
@@ -79,7 +82,8 @@ impl BcfwRanks<'_> {
         let (w0, ell0) = (local.w.clone(), local.ell);
         // The blocks this round moves, as they were before it: only they are mixed when the step is partial,
         // so a round costs its steps, not the shard.
-        let steps = self.round_steps(local, dim);
+        let nnz = local.psi_truth.iter().map(|p| p.as_row().nnz()).sum();
+        let steps = round_steps(local.psi_truth.len(), nnz, dim);
         let mut touched: Vec<(usize, Before, f64)> = Vec::with_capacity(steps);
         let mut seen = std::collections::HashSet::with_capacity(steps);
         for _ in 0..steps {
@@ -141,6 +145,17 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwRank
     type Output = Vec<f64>;
 
     fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<BcfwRankState, OptimError> {
+        let (n, dim) = (problem.n_samples(), problem.dim());
+        let nnz = problem
+            .truth_features()
+            .iter()
+            .map(|p| p.as_row().nnz())
+            .sum();
+        if self.solver.params.steps == Steps::Auto
+            && round_steps(n, nnz, dim).saturating_mul(PAIRWISE_MAX_SHARE) > n
+        {
+            self.solver.params.steps = Steps::FrankWolfe;
+        }
         Ok(BcfwRankState {
             local: self.solver.init(problem)?,
             round: 0,
