@@ -295,7 +295,8 @@ impl StructuredSvm {
             gap_target: Some(self.gap_target()),
         };
         let fit = crate::parallel::with_threads(self.params.threads, || {
-            Ok::<_, Error>(trainer.fit(x, y, k, &parts.weights)?)
+            let samples = self.sample_weights.as_deref().unwrap_or_default();
+            Ok::<_, Error>(trainer.fit(x, y, k, (&parts.weights, samples))?)
         })?;
         let lambda = self.params.regularization.lambda(y.len())?.get();
         let expansion = MulticlassKernel::from_machines(resolved, trainer.scheme, x, fit.output);

@@ -280,18 +280,19 @@ impl StructuredSvm {
 
     /// Refuses sample weights where the task or solver cannot use them.
     pub(crate) fn check_sample_weights(&self, task: Task) -> Result<(), Error> {
-        if self.sample_weights.is_some()
-            && !(task == Task::Multiclass
-                && matches!(
-                    self.params.solver,
-                    StructSolverKind::Dcd | StructSolverKind::Ovr | StructSolverKind::Softmax
-                ))
-        {
+        let weighs = match self.params.solver {
+            StructSolverKind::Dcd | StructSolverKind::Softmax => self.params.kernel.is_none(),
+            // One-vs-rest, linear or kernel machines, and one-vs-one kernel machines.
+            StructSolverKind::Ovr => true,
+            StructSolverKind::Ovo => self.params.kernel.is_some(),
+            _ => false,
+        };
+        if self.sample_weights.is_some() && !(task == Task::Multiclass && weighs) {
             return Err(OptimError::InvalidParam {
                 name: "sample weights",
                 value: format!("{} with {:?}", task.kind(), self.params.solver).to_lowercase(),
-                reason: "apply to binary training and to multiclass training by the Crammer-Singer dual (dcd), \
-                         one-vs-rest or softmax",
+                reason: "apply to binary training and to multiclass training by the Crammer-Singer dual \
+                         (dcd), softmax, one-vs-rest or kernel machines",
             }
             .into());
         }

@@ -290,38 +290,56 @@ fn owned_multiclass_fit_gives_the_borrowed_fit() {
     }
 }
 
-/// One-vs-rest takes sample weights (each class's problem weighs its examples by them, times the class
-/// weight): a weight of 2 trains the model of the row given twice.
+/// One-vs-rest and kernel machines take sample weights (each binary problem weighs its examples by them,
+/// times the class weight): a weight of 2 trains the model of the row given twice.
 #[test]
-fn one_vs_rest_weighs_its_examples_as_if_repeated() {
+fn one_vs_rest_and_kernel_machines_weigh_their_examples_as_if_repeated() {
     let data = maxmargin::datasets::iris().unwrap();
-    let twice: Vec<usize> = (0..data.n_samples()).chain(0..20).collect();
+    // Versicolor's rows, near both boundaries, weigh twice.
+    let twice: Vec<usize> = (0..data.n_samples()).chain(50..100).collect();
     let repeated = data.select(&twice);
     let mut weights = vec![1.0; data.n_samples()];
-    weights[..20].fill(2.0);
-    let fit = |data: &maxmargin::prelude::LabeledData, weights: Option<Vec<f64>>| {
-        let mut p = StructuredSvmParams::new(Task::Multiclass)
-            .solver(StructSolverKind::Ovr)
-            .c(1.0)
-            .epsilon(1e-6);
-        p.gap = Some(1e-9);
-        let mut svm = p.check().unwrap();
-        if let Some(w) = weights {
-            svm = svm.sample_weights(w).unwrap();
-        }
-        svm.fit_multiclass(data, &mut ()).unwrap().model.w
+    weights[50..100].fill(2.0);
+    // A fixed γ: `scale` would follow the repeated rows' variance.
+    let rbf = maxmargin::linear::KernelChoice {
+        gamma: Some(0.5),
+        ..Default::default()
     };
-    let (weighted, plain) = (fit(&data, Some(weights)), fit(&data, None));
-    let repeated = fit(&repeated, None);
-    let far = |a: &[f64], b: &[f64]| {
-        a.iter()
-            .zip(b)
-            .map(|(x, y)| (x - y).abs())
-            .fold(0.0, f64::max)
-    };
-    assert!(
-        far(&weighted, &repeated) < 1e-3,
-        "{weighted:?} vs {repeated:?}"
-    );
-    assert!(far(&weighted, &plain) > 1e-2, "the weights changed nothing");
+    for (solver, kernel) in [
+        (StructSolverKind::Ovr, None),
+        (StructSolverKind::Ovr, Some(rbf)),
+        (StructSolverKind::Ovo, Some(rbf)),
+    ] {
+        let fit = |data: &maxmargin::prelude::LabeledData, weights: Option<Vec<f64>>| {
+            let mut p = StructuredSvmParams::new(Task::Multiclass).solver(solver);
+            if let Some(k) = kernel {
+                p = p.kernel(k);
+            }
+            let mut p = p.c(1.0).epsilon(1e-6);
+            p.gap = Some(1e-9);
+            let mut svm = p.check().unwrap();
+            if let Some(w) = weights {
+                svm = svm.sample_weights(w).unwrap();
+            }
+            let model = svm.fit_multiclass(data, &mut ()).unwrap().model;
+            let scores = model.multiclass_scores(data).unwrap();
+            scores.into_iter().flatten().collect::<Vec<f64>>()
+        };
+        // Scores of the original rows (the repeated set's first 150 rows are the same).
+        let (weighted, plain) = (fit(&data, Some(weights.clone())), fit(&data, None));
+        let repeated = fit(&repeated, None);
+        let far = |a: &[f64], b: &[f64]| {
+            a.iter()
+                .zip(b)
+                .map(|(x, y)| (x - y).abs())
+                .fold(0.0, f64::max)
+        };
+        // Scores of a few units: equal to what the gap certifies; the weights move them by more than 1.
+        let (near, moved) = (far(&weighted, &repeated), far(&weighted, &plain));
+        assert!(near < 1e-2, "{solver:?} {kernel:?}: {near}");
+        assert!(
+            moved > 0.1,
+            "{solver:?} {kernel:?}: the weights changed nothing"
+        );
+    }
 }

@@ -68,8 +68,9 @@ impl KernelMulticlass {
     }
 
     /// Trains every machine on `x` with class indices `classes` (each below `n_classes`) and optional class
-    /// weights (one per class: a class's rows' losses count that many times, LIBSVM's `-wi`), assembled
-    /// into one fit ([`Fit::combined`]).
+    /// weights (one per class: a class's rows' losses count that many times, LIBSVM's `-wi`) and sample
+    /// weights (one per row, times its class's weight in the machines that weigh its class), each empty
+    /// for none, assembled into one fit ([`Fit::combined`]).
     ///
     /// # Errors
     /// [`OptimError::LengthMismatch`] for classes or weights of the wrong length,
@@ -80,12 +81,18 @@ impl KernelMulticlass {
         x: &SparseRows,
         classes: &[u32],
         n_classes: usize,
-        class_weights: &[f64],
+        (class_weights, sample_weights): (&[f64], &[f64]),
     ) -> Result<Fit<Vec<Machine>>, OptimError> {
         if classes.len() != x.n_rows() {
             return Err(OptimError::LengthMismatch {
                 rows: x.n_rows(),
                 targets: classes.len(),
+            });
+        }
+        if !sample_weights.is_empty() && sample_weights.len() != x.n_rows() {
+            return Err(OptimError::LengthMismatch {
+                rows: x.n_rows(),
+                targets: sample_weights.len(),
             });
         }
         if !class_weights.is_empty() && class_weights.len() != n_classes {
@@ -137,19 +144,20 @@ impl KernelMulticlass {
                     "each class needs rows of its own (a machine would see one class only)",
                 ));
             }
+            let sample = |i: usize| sample_weights.get(i).copied().unwrap_or(1.0);
             let weights: Vec<f64> = rows
                 .iter()
                 .map(|&i| {
                     if neg.is_none() && classes[i] != pos {
-                        1.0
+                        sample(i)
                     } else {
-                        weight(classes[i])
+                        weight(classes[i]) * sample(i)
                     }
                 })
                 .collect();
             let lambda = self.regularization.lambda(rows.len())?;
             let mut problem = KernelProblem::new(xs, &y, lambda, self.kernel)?;
-            if !class_weights.is_empty() {
+            if !class_weights.is_empty() || !sample_weights.is_empty() {
                 problem = problem.with_example_weights(&weights)?;
             }
             let mut smo = share.check()?.with_gap_target(self.gap_target);
@@ -208,7 +216,7 @@ mod tests {
             budget: Budget::epochs(1000.0),
             gap_target: Some(1e-6),
         };
-        let fit = m.fit(&x, &classes, 3, &[]).unwrap();
+        let fit = m.fit(&x, &classes, 3, (&[], &[])).unwrap();
         assert_eq!(fit.output.len(), 3);
         assert_eq!(fit.stop, StopReason::Converged);
         for machine in &fit.output {
@@ -226,9 +234,9 @@ mod tests {
             scheme: Scheme::OneVsRest,
             ..m
         };
-        let fit = ovr.fit(&x, &classes, 3, &[]).unwrap();
+        let fit = ovr.fit(&x, &classes, 3, (&[], &[])).unwrap();
         assert_eq!(fit.output.len(), 3);
         assert!(fit.output.iter().all(|m| m.negative.is_none()));
-        assert!(ovr.fit(&x, &classes, 4, &[]).is_err());
+        assert!(ovr.fit(&x, &classes, 4, (&[], &[])).is_err());
     }
 }
