@@ -6,6 +6,6 @@ a duality gap that certifies how far it is from the optimum (``duality_gap_``, `
 """
 
 from ._core import __version__
-from .sklearn import MaxMarginClassifier
+from .sklearn import MaxMarginClassifier, MaxMarginSVC
 
-__all__ = ["MaxMarginClassifier", "__version__"]
+__all__ = ["MaxMarginClassifier", "MaxMarginSVC", "__version__"]

@@ -6,21 +6,25 @@ classes, Crammer and Singer's multiclass dual or one-vs-rest for more, each run 
 """
 
 import numbers
+import types
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.extmath import softmax
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _core
 
-__all__ = ["MaxMarginClassifier"]
+__all__ = ["MaxMarginClassifier", "MaxMarginSVC"]
 
 
 def _seed(random_state):
@@ -29,8 +33,8 @@ def _seed(random_state):
     if random_state is None:
         return 0
     if isinstance(random_state, numbers.Integral):
-        if random_state < 0:
-            raise ValueError(f"random_state={random_state}: give a non-negative integer")
+        if not 0 <= random_state < 2**64:
+            raise ValueError(f"random_state={random_state}: give an integer in [0, 2**64)")
         return int(random_state)
     if isinstance(random_state, np.random.RandomState):
         return int(random_state.randint(np.iinfo(np.int32).max))
@@ -40,6 +44,10 @@ def _seed(random_state):
 # The library's advice names the command's flags; here they are this estimator's parameters.
 _FLAGS = [
     ("--scale maxabs", "scale='maxabs'"),
+    ("--scale minmax", "scale='minmax'"),
+    ("--scale standard", "scale='standard'"),
+    ("(--scale)", "(scale=...)"),
+    ("--max-passes", "max_iter"),
     ("--solver dcd", "solver='dcd'"),
     ("more passes (--epochs, --iterations)", "a larger max_iter"),
     ("more passes (--epochs)", "a larger max_iter"),
@@ -68,6 +76,46 @@ def _is_logistic(estimator):
     return True
 
 
+def _csr(X):
+    """``(indptr, indices, data)`` of ``X`` as CSR with sorted, summed indices, in the dtypes the extension
+    reads."""
+    X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+    X.sum_duplicates()
+    X.sort_indices()
+    return X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data
+
+
+def _class_weights(class_weight, classes, y):
+    """``(class index, factor)`` pairs of ``class_weight`` (a dict, ``"balanced"`` or ``None``)."""
+    if class_weight is None:
+        return []
+    factors = compute_class_weight(class_weight, classes=classes, y=y)
+    return [(float(i), float(f)) for i, f in enumerate(factors)]
+
+
+def _record_run(estimator, result):
+    """The run's certificate as fitted attributes, and its warnings as Python warnings."""
+    # In C's convention (½‖w‖² + C Σ s_i ℓ_i), which is the library's λ-form (λ/2‖w‖² + (1/n) Σ s_i ℓ_i)
+    # divided by λ = 1/(Cn).
+    lam = result["lambda"]
+    estimator.objective_ = result["objective"] / lam
+    gap = result["duality_gap"]
+    estimator.duality_gap_ = None if gap is None else gap / lam
+    estimator.n_iter_ = max(int(result["n_iter"]), 1)
+    estimator.converged_ = bool(result["converged"])
+    estimator.stop_ = result["stop"]
+    for message in result["warnings"]:
+        category = ConvergenceWarning if not estimator.converged_ else UserWarning
+        warnings.warn(_in_python_terms(message), category, stacklevel=3)
+    if not estimator.converged_ and not result["warnings"]:
+        warnings.warn(
+            f"not converged (stop: {estimator.stop_}, duality gap {estimator.duality_gap_}): raise "
+            "max_iter, or scale the data (scale='maxabs')",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+
+
 class MaxMarginClassifier(LinearClassifierMixin, BaseEstimator):
     """A linear max-margin classifier trained to a certified duality gap.
 
@@ -82,8 +130,11 @@ class MaxMarginClassifier(LinearClassifierMixin, BaseEstimator):
     loss : {"hinge", "squared_hinge", "logistic"}, default="hinge"
         The loss. ``"logistic"`` makes the model probabilistic (``predict_proba``); with more than two
         classes it is the multinomial (softmax) loss.
-    multi_class : {"ovr", "crammer_singer"}, default="ovr"
-        More than two classes: one binary model per class, or Crammer and Singer's joint multiclass SVM.
+    multi_class : {"auto", "ovr", "crammer_singer", "multinomial"}, default="auto"
+        More than two classes: one binary model per class (``"ovr"``, the hinge's ``"auto"`` with
+        ``solver="dcd"``), Crammer and Singer's joint multiclass SVM (``"crammer_singer"``, the ``"auto"`` of
+        pegasos and subgradient), or the multinomial model (``"multinomial"``, the logistic loss's
+        ``"auto"``; one-vs-rest logistic regression is not built).
     solver : {"dcd", "pegasos", "subgradient"}, default="dcd"
         Dual coordinate descent (the default, certified and fastest), Pegasos, or the batch subgradient
         method (two classes; with more, ``multi_class="crammer_singer"`` takes the stochastic subgradient
@@ -113,22 +164,37 @@ class MaxMarginClassifier(LinearClassifierMixin, BaseEstimator):
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Defined only when ``X`` has feature names that are all strings.
     converged_ : bool
-        Whether the run ended certified within its target.
+        Whether the certified relative gap is within the target (``gap``), whatever stopped the run.
     duality_gap_ : float or None
-        The certified gap between the objective and its dual bound (absolute).
+        The certified gap between ``objective_`` and a dual lower bound on the optimum, in the same units.
     objective_ : float
-        The objective at the weights returned.
+        ``½‖w‖² + ½b² + C Σ_i s_i ℓ_i`` at the weights returned (the intercept counted as a feature).
     n_iter_ : int
-        The solver's iterations (passes, for dual coordinate descent).
+        The solver's iterations: dual coordinate descent's outer iterations (one over the rows still
+        active), Pegasos' steps, the subgradient method's steps.
     stop_ : str
         Why the run stopped (``converged``, ``gap``, ``max_epochs``, ...).
     """
+
+    _parameter_constraints = {
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "loss": [StrOptions({"hinge", "squared_hinge", "logistic"})],
+        "multi_class": [StrOptions({"auto", "ovr", "crammer_singer", "multinomial"})],
+        "solver": [StrOptions({"dcd", "pegasos", "subgradient"})],
+        "tol": [Interval(Real, 0, None, closed="neither"), None],
+        "gap": [Interval(Real, 0, None, closed="left"), None],
+        "max_iter": [Interval(Real, 0, None, closed="neither"), None],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "fit_intercept": ["boolean"],
+        "random_state": ["random_state"],
+        "scale": [StrOptions({"none", "maxabs", "minmax", "standard"})],
+    }
 
     def __init__(
         self,
         C=1.0,
         loss="hinge",
-        multi_class="ovr",
+        multi_class="auto",
         solver="dcd",
         tol=None,
         gap=None,
@@ -157,6 +223,7 @@ class MaxMarginClassifier(LinearClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Trains on ``X`` (dense or sparse) with labels ``y`` and optional per-sample weights."""
+        self._validate_params()
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True
         )
@@ -166,24 +233,19 @@ class MaxMarginClassifier(LinearClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"the data has one class ({self.classes_[0]!r}): a classifier needs at least two classes"
             )
-        if not (isinstance(self.C, numbers.Real) and np.isfinite(self.C) and self.C > 0):
+        if not np.isfinite(self.C):
             raise ValueError(f"C={self.C!r}: give a positive finite number")
         weights = None
         if sample_weight is not None:
             weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
             if np.all(weights == 1.0):
                 weights = None
-        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
-        X.sum_duplicates()
-        X.sort_indices()
-        class_weight = []
-        if self.class_weight is not None:
-            factors = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
-            class_weight = [(float(i), float(f)) for i, f in enumerate(factors)]
+        indptr, indices, data = _csr(X)
+        class_weight = _class_weights(self.class_weight, self.classes_, y)
         result = _core.fit_linear(
-            X.indptr.astype(np.int64),
-            X.indices.astype(np.int64),
-            X.data,
+            indptr,
+            indices,
+            data,
             X.shape[1],
             y_index.astype(np.float64),
             weights,
@@ -201,21 +263,7 @@ class MaxMarginClassifier(LinearClassifierMixin, BaseEstimator):
         )
         self.coef_ = result["coef"]
         self.intercept_ = result["intercept"]
-        self.objective_ = result["objective"]
-        self.duality_gap_ = result["duality_gap"]
-        self.n_iter_ = max(int(result["n_iter"]), 1)
-        self.converged_ = bool(result["converged"])
-        self.stop_ = result["stop"]
-        for message in result["warnings"]:
-            category = ConvergenceWarning if not self.converged_ else UserWarning
-            warnings.warn(_in_python_terms(message), category, stacklevel=2)
-        if not self.converged_ and not result["warnings"]:
-            warnings.warn(
-                f"not converged (stop: {self.stop_}, duality gap {self.duality_gap_}): raise max_iter, "
-                "or scale the data (scale='maxabs')",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
+        _record_run(self, result)
         return self
 
     @property
@@ -223,21 +271,195 @@ class MaxMarginClassifier(LinearClassifierMixin, BaseEstimator):
         """Class probabilities of a logistic model (``loss="logistic"``); a margin model has none (an
         ``AttributeError`` says why, so ``hasattr`` is false and calibration wrappers know to calibrate)."""
         _is_logistic(self)
-        return self._predict_proba
+        return types.MethodType(_predict_proba, self)
 
     @property
     def predict_log_proba(self):
         """The logarithms of :meth:`predict_proba`."""
         _is_logistic(self)
-        return self._predict_log_proba
+        return types.MethodType(_predict_log_proba, self)
 
-    def _predict_proba(self, X):
+
+def _predict_proba(self, X):
+    check_is_fitted(self)
+    scores = self.decision_function(X)
+    if scores.ndim == 1:
+        p = expit(scores)
+        return np.column_stack([1.0 - p, p])
+    return softmax(scores)
+
+
+def _predict_log_proba(self, X):
+    return np.log(_predict_proba(self, X))
+
+
+# scikit-learn reads what a wrapped estimator's method returns by the method's name.
+_predict_proba.__name__ = "predict_proba"
+_predict_log_proba.__name__ = "predict_log_proba"
+
+class MaxMarginSVC(ClassifierMixin, BaseEstimator):
+    """A kernel SVM trained by SMO (LIBSVM's method) to a certified duality gap.
+
+    Minimizes ``½‖f‖² + C Σ_i s_i max(0, 1 − y_i (f(x_i) + b))`` over functions of the kernel's space, as
+    scikit-learn's ``SVC`` does (the intercept unregularized); more than two classes train one machine per
+    pair of classes (``multi_class="ovo"``, as ``SVC``) or per class (``"ovr"``).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+    kernel : {"rbf", "linear", "poly", "sigmoid"}, default="rbf"
+    gamma : "scale" or float, default="scale"
+        ``"scale"`` is ``1 / (n_features · Var(X))``, as in ``SVC``.
+    degree : int, default=3
+    coef0 : float, default=0.0
+    tol : float, default=None
+        SMO's stopping tolerance (``None``: 1e-3, LIBSVM's).
+    gap : float, default=None
+        The relative duality gap at which a run stops certified (``None``: 1%).
+    max_iter : float, default=None
+        The budget in passes (``None``: the solver's).
+    class_weight : dict or "balanced", default=None
+    multi_class : {"ovo", "ovr"}, default="ovo"
+    random_state : int, RandomState or None, default=None
+    scale : {"none", "maxabs", "minmax", "standard"}, default="none"
+
+    Attributes
+    ----------
+    classes_, n_features_in_, feature_names_in_, n_support_ (support vectors over all machines),
+    converged_, duality_gap_, objective_, n_iter_, stop_ : as :class:`MaxMarginClassifier`'s.
+    """
+
+    _parameter_constraints = {
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "kernel": [StrOptions({"rbf", "linear", "poly", "sigmoid"})],
+        "gamma": [StrOptions({"scale"}), Interval(Real, 0, None, closed="neither")],
+        "degree": [Interval(Integral, 0, None, closed="left")],
+        "coef0": [Real],
+        "tol": [Interval(Real, 0, None, closed="neither"), None],
+        "gap": [Interval(Real, 0, None, closed="left"), None],
+        "max_iter": [Interval(Real, 0, None, closed="neither"), None],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "multi_class": [StrOptions({"ovo", "ovr"})],
+        "random_state": ["random_state"],
+        "scale": [StrOptions({"none", "maxabs", "minmax", "standard"})],
+    }
+
+    def __init__(
+        self,
+        C=1.0,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        tol=None,
+        gap=None,
+        max_iter=None,
+        class_weight=None,
+        multi_class="ovo",
+        random_state=None,
+        scale="none",
+    ):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tol = tol
+        self.gap = gap
+        self.max_iter = max_iter
+        self.class_weight = class_weight
+        self.multi_class = multi_class
+        self.random_state = random_state
+        self.scale = scale
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def fit(self, X, y, sample_weight=None):
+        """Trains on ``X`` (dense or sparse) with labels ``y`` and optional per-sample weights."""
+        self._validate_params()
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True
+        )
+        check_classification_targets(y)
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"the data has one class ({self.classes_[0]!r}): a classifier needs at least two classes"
+            )
+        if not np.isfinite(self.C):
+            raise ValueError(f"C={self.C!r}: give a positive finite number")
+        if isinstance(self.gamma, str):
+            if self.gamma != "scale":
+                raise ValueError(f"gamma={self.gamma!r}: give 'scale' or a positive number")
+            gamma = None
+        else:
+            gamma = float(self.gamma)
+        weights = None
+        if sample_weight is not None:
+            weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
+            if np.all(weights == 1.0):
+                weights = None
+        indptr, indices, data = _csr(X)
+        class_weight = _class_weights(self.class_weight, self.classes_, y)
+        model, result = _core.fit_kernel(
+            indptr,
+            indices,
+            data,
+            X.shape[1],
+            y_index.astype(np.float64),
+            weights,
+            c=float(self.C),
+            kernel=self.kernel,
+            gamma=gamma,
+            degree=int(self.degree),
+            coef0=float(self.coef0),
+            tol=None if self.tol is None else float(self.tol),
+            gap=None if self.gap is None else float(self.gap),
+            max_iter=None if self.max_iter is None else float(self.max_iter),
+            class_weight=class_weight,
+            multi_class=self.multi_class,
+            random_state=_seed(self.random_state),
+            scale=self.scale,
+        )
+        self._model = model
+        self.n_support_ = model.n_support
+        _record_run(self, result)
+        return self
+
+    def decision_function(self, X):
+        """Decision values: one per row for two classes (positive for ``classes_[1]``), else one per class."""
         check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        scores = self._model.decision(*_csr(X), X.shape[1])
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """The class of each row."""
         scores = self.decision_function(X)
         if scores.ndim == 1:
-            p = 1.0 / (1.0 + np.exp(-scores))
-            return np.column_stack([1.0 - p, p])
-        return softmax(scores)
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[scores.argmax(axis=1)]
 
-    def _predict_log_proba(self, X):
-        return np.log(self._predict_proba(X))
+    @property
+    def predict_proba(self):
+        """A kernel SVM's scores are margins: calibrate it (``CalibratedClassifierCV``) for probabilities."""
+        raise AttributeError(
+            "predict_proba needs a probabilistic model: a kernel SVM's scores are margins, not "
+            "probabilities; calibrate it (sklearn.calibration.CalibratedClassifierCV)"
+        )
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        if "_model" in state:
+            state = dict(state)
+            state["_model"] = state["_model"].to_bytes()
+        return state
+
+    def __setstate__(self, state):
+        if isinstance(state.get("_model"), bytes):
+            state = dict(state)
+            state["_model"] = _core.Model.from_bytes(state["_model"])
+        super().__setstate__(state)

@@ -7,13 +7,15 @@ use maxmargin::core::objective::Regularization;
 use maxmargin::core::scale::{Scaler, Scaling};
 use maxmargin::core::vector::SparseRows;
 use maxmargin::io::libsvm::LabeledData;
+use maxmargin::linear::KernelChoice;
+use maxmargin::optim::SmoParams;
 use maxmargin::optim::{Bias, BinaryLoss, DcdParams};
 use maxmargin::structured_svm::{StructSolverKind, StructuredSvmParams, Task};
-use maxmargin::{LinearSolver, LinearSvmParams, SolverKind};
-use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
+use maxmargin::{LinearModel, LinearSolver, LinearSvmParams, SolverKind, StructuredModel};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 
 /// Any error of the library, as Python's `ValueError` with the library's message.
 fn value_error(e: impl std::fmt::Display) -> PyErr {
@@ -77,8 +79,10 @@ fn unscaled(w: &[f64], d: usize, bias: bool, scaler: Option<&Scaler>) -> (Vec<f6
     }
 }
 
-/// What a fit returns to Python.
+/// What a fit returns to Python (a kernel fit: no `coef`).
 struct Fitted {
+    /// λ of the objective `λ/2‖w‖² + (1/n)Σ s_i ℓ_i` the run minimized (`1/(Cn)` for `C`).
+    lambda: f64,
     coef: Vec<f64>,
     rows: usize,
     intercept: Vec<f64>,
@@ -90,6 +94,51 @@ struct Fitted {
     warnings: Vec<String>,
 }
 
+impl Fitted {
+    /// A run's certificate `(objective, gap, iterations)`, without weights.
+    fn of_run(
+        (lambda, objective, gap, n_iter): (f64, f64, Option<f64>, u64),
+        converged: bool,
+        stop: maxmargin::optim::StopReason,
+    ) -> Self {
+        Self {
+            lambda,
+            coef: Vec::new(),
+            rows: 0,
+            intercept: Vec::new(),
+            objective,
+            gap,
+            n_iter,
+            converged,
+            stop: stop.to_string(),
+            warnings: Vec::new(),
+        }
+    }
+
+    fn with(mut self, warnings: Vec<String>) -> Self {
+        self.warnings = warnings;
+        self
+    }
+
+    /// The dict Python reads: `coef` and `intercept` only when there are weights.
+    fn report<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        if let Some(n_features) = self.coef.len().checked_div(self.rows) {
+            let coef = PyArray1::from_vec(py, self.coef).reshape([self.rows, n_features])?;
+            out.set_item("coef", coef)?;
+            out.set_item("intercept", PyArray1::from_vec(py, self.intercept))?;
+        }
+        out.set_item("lambda", self.lambda)?;
+        out.set_item("objective", self.objective)?;
+        out.set_item("duality_gap", self.gap)?;
+        out.set_item("n_iter", self.n_iter)?;
+        out.set_item("converged", self.converged)?;
+        out.set_item("stop", self.stop)?;
+        out.set_item("warnings", self.warnings)?;
+        Ok(out)
+    }
+}
+
 /// Trains a linear classifier on CSR rows with class indices `y` (`0..k`, as floats; `k = 2` trains one
 /// binary model whose positive class is 1) and returns a dict: `coef` (`rows × n_features`, one row for two
 /// classes), `intercept`, `objective`, `duality_gap` (`None` when the solver certifies none), `n_iter`,
@@ -97,7 +146,7 @@ struct Fitted {
 #[pyfunction]
 #[pyo3(signature = (
     indptr, indices, data, n_features, y, sample_weight=None, *, c=1.0, loss="hinge",
-    multi_class="ovr", solver="dcd", tol=None, gap=None, max_iter=None, class_weight=Vec::new(),
+    multi_class="auto", solver="dcd", tol=None, gap=None, max_iter=None, class_weight=Vec::new(),
     fit_intercept=true, random_state=0, scale="none"
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -171,17 +220,7 @@ fn fit_linear<'py>(
         }
     };
     let fitted = py.detach(fit).map_err(value_error)?;
-    let out = PyDict::new(py);
-    let coef = PyArray1::from_vec(py, fitted.coef).reshape([fitted.rows, n_features])?;
-    out.set_item("coef", coef)?;
-    out.set_item("intercept", PyArray1::from_vec(py, fitted.intercept))?;
-    out.set_item("objective", fitted.objective)?;
-    out.set_item("duality_gap", fitted.gap)?;
-    out.set_item("n_iter", fitted.n_iter)?;
-    out.set_item("converged", fitted.converged)?;
-    out.set_item("stop", fitted.stop)?;
-    out.set_item("warnings", fitted.warnings)?;
-    Ok(out)
+    fitted.report(py)
 }
 
 /// The keyword arguments of a fit.
@@ -254,6 +293,7 @@ fn fit_binary(
     };
     let t = &m.training;
     Ok(Fitted {
+        lambda: m.lambda,
         coef,
         rows: 1,
         intercept: vec![b],
@@ -275,20 +315,48 @@ fn fit_multiclass(
     n_features: usize,
 ) -> Result<Fitted, maxmargin::Error> {
     let kind = match (s.loss, s.multi_class, s.solver) {
-        (BinaryLoss::Logistic, _, "dcd") => StructSolverKind::Softmax,
+        (BinaryLoss::Logistic, "auto" | "multinomial", "dcd") => StructSolverKind::Softmax,
+        (BinaryLoss::Logistic, other, _) if other != "auto" && other != "multinomial" => {
+            let why = "with loss=logistic and more than two classes: the model is multinomial (give auto)";
+            return Err(refused("multi_class", other, why));
+        }
+        (BinaryLoss::Logistic, _, solver) => {
+            return Err(refused(
+                "solver",
+                solver,
+                "trains loss=logistic by dcd only",
+            ));
+        }
         (BinaryLoss::Hinge, "crammer_singer", "dcd") => StructSolverKind::Dcd,
-        (BinaryLoss::Hinge, "ovr", "dcd") => StructSolverKind::Ovr,
-        (BinaryLoss::Hinge, "crammer_singer", "subgradient" | "pegasos") => StructSolverKind::Ssg,
+        (BinaryLoss::Hinge, "ovr" | "auto", "dcd") => StructSolverKind::Ovr,
+        (BinaryLoss::Hinge, "crammer_singer" | "auto", "subgradient" | "pegasos") => {
+            StructSolverKind::Ssg
+        }
         (BinaryLoss::SquaredHinge, ..) => {
             let why = "trains two classes only so far; give hinge or logistic for more";
             return Err(refused("loss", "squared_hinge", why));
         }
-        (_, "ovr" | "crammer_singer", solver) => {
-            let why = "with more than two classes: give dcd (pegasos and subgradient take \
-                       multi_class=crammer_singer)";
-            return Err(refused("solver", solver, why));
+        (BinaryLoss::Hinge, "multinomial", _) => {
+            let why =
+                "is the logistic loss's model: give auto, ovr or crammer_singer for the hinge";
+            return Err(refused("multi_class", "multinomial", why));
         }
-        (_, m, _) => return Err(refused("multi_class", m, "give ovr or crammer_singer")),
+        (_, "ovr", "subgradient" | "pegasos") => {
+            let why = "trains the Crammer-Singer objective with more than two classes: give \
+                       multi_class=auto or crammer_singer, or solver=dcd for one-vs-rest";
+            return Err(refused("solver", s.solver, why));
+        }
+        (_, "auto" | "ovr" | "crammer_singer" | "multinomial", solver) => {
+            return Err(refused(
+                "solver",
+                solver,
+                "give dcd, pegasos or subgradient",
+            ));
+        }
+        (_, m, _) => {
+            let why = "give auto, ovr, crammer_singer (hinge) or multinomial (logistic)";
+            return Err(refused("multi_class", m, why));
+        }
     };
     let mut p = StructuredSvmParams::new(Task::Multiclass)
         .solver(kind)
@@ -324,6 +392,7 @@ fn fit_multiclass(
     }
     let t = &m.training;
     Ok(Fitted {
+        lambda: m.lambda,
         coef,
         rows: m.n_labels,
         intercept,
@@ -334,6 +403,232 @@ fn fit_multiclass(
         stop: t.stop.to_string(),
         warnings: report.warnings,
     })
+}
+
+/// A trained model kept whole (a kernel machine's support vectors with it), for the estimators whose
+/// decisions are no dot product with `coef_`: decisions of new rows, and bytes to pickle it by.
+#[pyclass(module = "maxmargin._core", frozen)]
+struct Model {
+    trained: Trained,
+}
+
+enum Trained {
+    Binary(Box<LinearModel>),
+    Multiclass(Box<StructuredModel>),
+}
+
+/// What a pickled [`Model`] holds: the model as its model file's JSON would.
+#[derive(serde::Serialize, serde::Deserialize)]
+enum Stored {
+    Binary(Box<LinearModel>),
+    Multiclass(Box<StructuredModel>),
+}
+
+#[pymethods]
+impl Model {
+    /// The decision values of CSR rows: `n × 1` (two classes: positive for class 1) or `n × k`.
+    fn decision<'py>(
+        &self,
+        py: Python<'py>,
+        indptr: PyReadonlyArray1<'py, i64>,
+        indices: PyReadonlyArray1<'py, i64>,
+        data: PyReadonlyArray1<'py, f64>,
+        n_features: usize,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let x = rows(
+            indptr.as_slice()?,
+            indices.as_slice()?,
+            data.as_slice()?,
+            n_features,
+        )?;
+        let n = x.n_rows();
+        let (values, width) = match &self.trained {
+            Trained::Binary(m) => (py.detach(|| m.decision_rows(&x)), 1),
+            Trained::Multiclass(m) => {
+                let k = m.n_labels;
+                let data = LabeledData::new("<array>".into(), x, vec![0.0; n], (1..=n).collect());
+                let scores = py
+                    .detach(|| m.multiclass_scores(&data))
+                    .map_err(value_error)?;
+                (scores.into_iter().flatten().collect(), k)
+            }
+        };
+        PyArray1::from_vec(py, values).reshape([n, width])
+    }
+
+    /// Support vectors the decisions sum over.
+    #[getter]
+    fn n_support(&self) -> usize {
+        match &self.trained {
+            Trained::Binary(m) => m.kernel.as_ref().map_or(0, |k| k.n_support()),
+            Trained::Multiclass(m) => m.kernel.as_ref().map_or(0, |k| k.n_support()),
+        }
+    }
+
+    /// The model as bytes ([`Model::from_bytes`] reads them back).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let stored = match &self.trained {
+            Trained::Binary(m) => Stored::Binary(m.clone()),
+            Trained::Multiclass(m) => Stored::Multiclass(m.clone()),
+        };
+        let bytes = serde_json::to_vec(&stored).map_err(value_error)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// A model from [`Model::to_bytes`].
+    #[staticmethod]
+    fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
+        let stored: Stored = serde_json::from_slice(bytes)
+            .map_err(|e| value_error(format!("not a pickled maxmargin model: {e}")))?;
+        Ok(Self {
+            trained: match stored {
+                Stored::Binary(m) => Trained::Binary(m),
+                Stored::Multiclass(m) => Trained::Multiclass(m),
+            },
+        })
+    }
+}
+
+/// Trains a kernel SVM by SMO (LIBSVM's method; one machine for two classes, one-vs-one or one-vs-rest
+/// machines for more) on CSR rows with class indices `y`, and returns the model and a dict of the run's
+/// certificate (`objective`, `duality_gap`, `n_iter`, `converged`, `stop`, `warnings`).
+#[pyfunction]
+#[pyo3(signature = (
+    indptr, indices, data, n_features, y, sample_weight=None, *, c=1.0, kernel="rbf", gamma=None,
+    degree=3, coef0=0.0, tol=None, gap=None, max_iter=None, class_weight=Vec::new(), multi_class="ovo",
+    random_state=0, scale="none"
+))]
+#[allow(clippy::too_many_arguments)]
+fn fit_kernel<'py>(
+    py: Python<'py>,
+    indptr: PyReadonlyArray1<'py, i64>,
+    indices: PyReadonlyArray1<'py, i64>,
+    data: PyReadonlyArray1<'py, f64>,
+    n_features: usize,
+    y: PyReadonlyArray1<'py, f64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    c: f64,
+    kernel: &str,
+    gamma: Option<f64>,
+    degree: u32,
+    coef0: f64,
+    tol: Option<f64>,
+    gap: Option<f64>,
+    max_iter: Option<f64>,
+    class_weight: Vec<(f64, f64)>,
+    multi_class: &str,
+    random_state: u64,
+    scale: &str,
+) -> PyResult<(Model, Bound<'py, PyDict>)> {
+    let x = rows(
+        indptr.as_slice()?,
+        indices.as_slice()?,
+        data.as_slice()?,
+        n_features,
+    )?;
+    let y = y.as_slice()?.to_vec();
+    let n = x.n_rows();
+    if y.len() != n {
+        return Err(value_error(format!("{} labels for {n} rows", y.len())));
+    }
+    let weights = match &sample_weight {
+        Some(w) => Some(w.as_slice()?.to_vec()),
+        None => None,
+    };
+    let k = y.iter().fold(0.0f64, |m, &v| m.max(v)) as usize + 1;
+    let dataset = LabeledData::new("<array>".into(), x, y, (1..=n).collect());
+    let choice = KernelChoice {
+        kind: kernel.parse().map_err(|_| {
+            value_error(format!(
+                "kernel={kernel:?}: give linear, poly, rbf or sigmoid"
+            ))
+        })?,
+        gamma,
+        degree,
+        coef0,
+    };
+    let scale = scaling(scale)?;
+    let multi = match multi_class {
+        "ovo" => StructSolverKind::Ovo,
+        "ovr" => StructSolverKind::Ovr,
+        other => {
+            return Err(value_error(format!(
+                "multi_class={other:?}: give ovo or ovr"
+            )));
+        }
+    };
+    let fit = || -> Result<(Trained, Fitted), maxmargin::Error> {
+        if k <= 2 {
+            let smo = SmoParams {
+                epsilon: tol.unwrap_or(SmoParams::default().epsilon),
+                ..SmoParams::default()
+            };
+            let mut p = LinearSvmParams::new()
+                .solver(LinearSolver::Smo {
+                    smo,
+                    kernel: choice,
+                })
+                .regularization(Regularization::CSum(c))
+                .bias(Bias::Unregularized)
+                .seed(random_state)
+                .scale(scale);
+            if let Some(g) = gap {
+                p = p.gap(g);
+            }
+            if let Some(m) = max_iter {
+                p = p.epochs(m);
+            }
+            p.class_weights = class_weight;
+            p.positive = Some(1.0);
+            let mut svm = p.check()?;
+            if let Some(w) = weights {
+                svm = svm.sample_weights(w)?;
+            }
+            let report = svm.fit_observed(&dataset, &mut ())?;
+            let t = &report.model.training;
+            let fitted = Fitted::of_run(
+                (report.model.lambda, t.objective, t.gap, t.iterations),
+                t.converged,
+                t.stop,
+            );
+            Ok((
+                Trained::Binary(Box::new(report.model)),
+                fitted.with(report.warnings),
+            ))
+        } else {
+            let mut p = StructuredSvmParams::new(Task::Multiclass)
+                .solver(multi)
+                .kernel(choice)
+                .c(c)
+                .scale(scale)
+                .class_weights(class_weight);
+            if let Some(e) = tol {
+                p = p.epsilon(e);
+            }
+            if let Some(m) = max_iter {
+                p = p.max_passes(m);
+            }
+            p.gap = gap;
+            p.seed = random_state;
+            let mut svm = p.check()?;
+            if let Some(w) = weights {
+                svm = svm.sample_weights(w)?;
+            }
+            let report = svm.fit_multiclass(&dataset, &mut ())?;
+            let t = &report.model.training;
+            let fitted = Fitted::of_run(
+                (report.model.lambda, t.objective, t.gap, t.iterations),
+                t.converged,
+                t.stop,
+            );
+            Ok((
+                Trained::Multiclass(Box::new(report.model)),
+                fitted.with(report.warnings),
+            ))
+        }
+    };
+    let (trained, fitted) = py.detach(fit).map_err(value_error)?;
+    Ok((Model { trained }, fitted.report(py)?))
 }
 
 /// A parameter refused, naming why.
@@ -350,6 +645,8 @@ fn refused(name: &'static str, value: &str, reason: &'static str) -> maxmargin::
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_linear, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_kernel, m)?)?;
+    m.add_class::<Model>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

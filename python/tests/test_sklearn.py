@@ -17,7 +17,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import check_estimator
 
-from maxmargin import MaxMarginClassifier
+from maxmargin import MaxMarginClassifier, MaxMarginSVC
 
 # The checks scikit-learn's own LinearSVC fails too, with why (also listed in python/README.md).
 EXPECTED_FAILED_CHECKS = {
@@ -30,8 +30,9 @@ EXPECTED_FAILED_CHECKS = {
 }
 
 
-def test_scikit_learns_estimator_checks_pass():
-    check_estimator(MaxMarginClassifier(), expected_failed_checks=EXPECTED_FAILED_CHECKS)
+@pytest.mark.parametrize("estimator", [MaxMarginClassifier(), MaxMarginSVC()], ids=type)
+def test_scikit_learns_estimator_checks_pass(estimator):
+    check_estimator(estimator, expected_failed_checks=EXPECTED_FAILED_CHECKS)
 
 
 def hinge_objective(clf, X, y, C):
@@ -47,6 +48,8 @@ def test_binary_dcd_reaches_linear_svcs_optimum_and_certifies_it():
     ours = MaxMarginClassifier(C=1.0, gap=1e-8).fit(X, y)
     assert ours.converged_ and ours.duality_gap_ >= 0.0
     assert ours.duality_gap_ <= 1e-8 * ours.objective_ * 1.0001
+    # objective_ is LIBLINEAR's primal, in C's units.
+    assert abs(ours.objective_ - hinge_objective(ours, X, y, 1.0)) <= 1e-9 * ours.objective_
     theirs = LinearSVC(C=1.0, loss="hinge", dual=True, tol=1e-10, max_iter=1_000_000).fit(X, y)
     a, b = hinge_objective(ours, X, y, 1.0), hinge_objective(theirs, X, y, 1.0)
     # At least as low as LIBLINEAR's, and the two agree to what both certify.
@@ -121,8 +124,10 @@ def test_settings_that_cannot_apply_are_refused_naming_why():
     X, y = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match="squared_hinge"):
         MaxMarginClassifier(loss="squared_hinge").fit(X, y)
-    with pytest.raises(ValueError, match="give hinge, squared_hinge or logistic"):
+    with pytest.raises(ValueError, match="'loss' parameter"):
         MaxMarginClassifier(loss="log").fit(X, y)
+    with pytest.raises(ValueError, match="multinomial"):
+        MaxMarginClassifier(loss="logistic", multi_class="ovr").fit(X, y)
     with pytest.raises(ValueError, match="tol"):
         MaxMarginClassifier(solver="pegasos", tol=0.1).fit(X[y < 2], y[y < 2])
     with pytest.raises(ValueError, match="one class"):
@@ -133,3 +138,22 @@ def test_in_pipelines_and_cross_validation():
     X, y = load_breast_cancer(return_X_y=True)
     pipe = make_pipeline(StandardScaler(), MaxMarginClassifier(class_weight="balanced"))
     assert cross_val_score(pipe, X, y, cv=3).mean() > 0.95
+
+
+def test_the_kernel_svm_matches_svc_and_pickles():
+    from sklearn.svm import SVC
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    ours = MaxMarginSVC(C=1.0, gap=1e-6, tol=1e-6).fit(X, y)
+    theirs = SVC(C=1.0, tol=1e-6).fit(X, y)
+    assert ours.converged_ and ours.duality_gap_ >= 0.0
+    assert ours.n_support_ == theirs.n_support_.sum()
+    np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X), atol=1e-3)
+    Xi, yi = load_iris(return_X_y=True)
+    multi = MaxMarginSVC().fit(Xi, yi)
+    assert multi.decision_function(Xi).shape == (150, 3)
+    assert multi.score(Xi, yi) == pytest.approx(SVC().fit(Xi, yi).score(Xi, yi), abs=0.02)
+    again = pickle.loads(pickle.dumps(multi))
+    np.testing.assert_array_equal(again.decision_function(Xi), multi.decision_function(Xi))
+    assert not hasattr(multi, "predict_proba")
