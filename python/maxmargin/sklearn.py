@@ -131,10 +131,10 @@ class MaxMarginClassifier(LinearClassifierMixin, BaseEstimator):
         The loss. ``"logistic"`` makes the model probabilistic (``predict_proba``); with more than two
         classes it is the multinomial (softmax) loss.
     multi_class : {"auto", "ovr", "crammer_singer", "multinomial"}, default="auto"
-        More than two classes: one binary model per class (``"ovr"``, the hinge's ``"auto"`` with
-        ``solver="dcd"``), Crammer and Singer's joint multiclass SVM (``"crammer_singer"``, the ``"auto"`` of
-        pegasos and subgradient), or the multinomial model (``"multinomial"``, the logistic loss's
-        ``"auto"``; one-vs-rest logistic regression is not built).
+        More than two classes: one binary model per class (``"ovr"``, the ``"auto"`` of the hinge and the
+        squared hinge with ``solver="dcd"``), Crammer and Singer's joint multiclass SVM (``"crammer_singer"``,
+        the ``"auto"`` of pegasos and subgradient), or the multinomial model (``"multinomial"``, the logistic
+        loss's ``"auto"``).
     solver : {"dcd", "pegasos", "subgradient"}, default="dcd"
         Dual coordinate descent (the default, certified and fastest), Pegasos, or the batch subgradient
         method (two classes; with more, ``multi_class="crammer_singer"`` takes the stochastic subgradient
@@ -286,6 +286,10 @@ def _predict_proba(self, X):
     if scores.ndim == 1:
         p = expit(scores)
         return np.column_stack([1.0 - p, p])
+    if self.multi_class == "ovr":
+        # One-vs-rest logistic regression: each class's sigmoid, normalized (as scikit-learn's).
+        p = expit(scores)
+        return p / p.sum(axis=1, keepdims=True)
     return softmax(scores)
 
 

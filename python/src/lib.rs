@@ -56,6 +56,50 @@ fn rows(indptr: &[i64], indices: &[i64], data: &[f64], n_features: usize) -> PyR
     Ok(x)
 }
 
+/// Rows as wide as the matrix, or, when that width is far beyond what their nonzeros need (the facade
+/// refuses dense weights of more than `64 × nnz + 2²⁰` features: a hashed text matrix of 2²¹ columns and a
+/// few documents), the rows over their used columns only, with those columns (sorted). A feature no row
+/// uses gets weight 0 at the optimum (its gradient is the regularizer's alone), so the weights are scattered
+/// back with zeros.
+fn compacted(x: SparseRows, n_features: usize) -> PyResult<(SparseRows, Option<Vec<u32>>)> {
+    let nnz: usize = x.rows().map(|r| r.nnz()).sum();
+    if n_features <= nnz.saturating_mul(64).saturating_add(1 << 20) {
+        return Ok((x, None));
+    }
+    let mut used: Vec<u32> = x.rows().flat_map(|r| r.indices().to_vec()).collect();
+    used.sort_unstable();
+    used.dedup();
+    let mut out = SparseRows::new();
+    let mut idx = Vec::new();
+    for (i, r) in x.rows().enumerate() {
+        idx.clear();
+        // Each used column's place among the used ones (the row's indices are increasing, so are these).
+        idx.extend(
+            r.indices()
+                .iter()
+                .map(|j| used.partition_point(|u| u < j) as u32),
+        );
+        out.push_row(&idx, r.values())
+            .map_err(|e| value_error(format!("row {i}: {e}")))?;
+    }
+    out.set_n_features_at_least(used.len());
+    Ok((out, Some(used)))
+}
+
+/// Weights over the used columns scattered back to `n_features` (zeros elsewhere).
+fn scattered(w: Vec<f64>, columns: Option<&[u32]>, n_features: usize) -> Vec<f64> {
+    match columns {
+        None => w,
+        Some(cols) => {
+            let mut full = vec![0.0; n_features];
+            for (&j, v) in cols.iter().zip(w) {
+                full[j as usize] = v;
+            }
+            full
+        }
+    }
+}
+
 /// The scaling named `scale`.
 fn scaling(scale: &str) -> PyResult<Scaling> {
     scale.parse().map_err(|_| {
@@ -186,6 +230,8 @@ fn fit_linear<'py>(
         None => None,
     };
     let k = y.iter().fold(0.0f64, |m, &v| m.max(v)) as usize + 1;
+    let (x, columns) = compacted(x, n_features)?;
+    let width = columns.as_ref().map_or(n_features, Vec::len);
     let lines = (1..=n).collect();
     let dataset = LabeledData::new("<array>".into(), x, y, lines);
     let scale = scaling(scale)?;
@@ -214,12 +260,23 @@ fn fit_linear<'py>(
     };
     let fit = || {
         if k <= 2 {
-            fit_binary(&dataset, weights, settings, n_features)
+            fit_binary(&dataset, weights, settings, width)
         } else {
-            fit_multiclass(&dataset, weights, settings, n_features)
+            fit_multiclass(&dataset, weights, settings, width)
         }
     };
-    let fitted = py.detach(fit).map_err(value_error)?;
+    let mut fitted = py.detach(fit).map_err(value_error)?;
+    if let Some(cols) = &columns {
+        let rows: Vec<Vec<f64>> = fitted
+            .coef
+            .chunks(width.max(1))
+            .map(<[f64]>::to_vec)
+            .collect();
+        fitted.coef = rows
+            .into_iter()
+            .flat_map(|w| scattered(w, Some(cols), n_features))
+            .collect();
+    }
     fitted.report(py)
 }
 
@@ -316,37 +373,31 @@ fn fit_multiclass(
 ) -> Result<Fitted, maxmargin::Error> {
     let kind = match (s.loss, s.multi_class, s.solver) {
         (BinaryLoss::Logistic, "auto" | "multinomial", "dcd") => StructSolverKind::Softmax,
-        (BinaryLoss::Logistic, other, _) if other != "auto" && other != "multinomial" => {
-            let why = "with loss=logistic and more than two classes: the model is multinomial (give auto)";
-            return Err(refused("multi_class", other, why));
-        }
-        (BinaryLoss::Logistic, _, solver) => {
-            return Err(refused(
-                "solver",
-                solver,
-                "trains loss=logistic by dcd only",
-            ));
+        (_, "ovr", "dcd") | (BinaryLoss::Hinge | BinaryLoss::SquaredHinge, "auto", "dcd") => {
+            StructSolverKind::Ovr
         }
         (BinaryLoss::Hinge, "crammer_singer", "dcd") => StructSolverKind::Dcd,
-        (BinaryLoss::Hinge, "ovr" | "auto", "dcd") => StructSolverKind::Ovr,
         (BinaryLoss::Hinge, "crammer_singer" | "auto", "subgradient" | "pegasos") => {
             StructSolverKind::Ssg
         }
-        (BinaryLoss::SquaredHinge, ..) => {
-            let why = "trains two classes only so far; give hinge or logistic for more";
-            return Err(refused("loss", "squared_hinge", why));
+        (_, "crammer_singer", _) => {
+            let why = "is the hinge's multiclass SVM: give ovr (or auto) for this loss";
+            return Err(refused("multi_class", "crammer_singer", why));
         }
         (BinaryLoss::Hinge, "multinomial", _) => {
             let why =
                 "is the logistic loss's model: give auto, ovr or crammer_singer for the hinge";
             return Err(refused("multi_class", "multinomial", why));
         }
+        (BinaryLoss::Logistic | BinaryLoss::SquaredHinge, _, solver) => {
+            return Err(refused("solver", solver, "trains this loss by dcd only"));
+        }
         (_, "ovr", "subgradient" | "pegasos") => {
             let why = "trains the Crammer-Singer objective with more than two classes: give \
                        multi_class=auto or crammer_singer, or solver=dcd for one-vs-rest";
             return Err(refused("solver", s.solver, why));
         }
-        (_, "auto" | "ovr" | "crammer_singer" | "multinomial", solver) => {
+        (_, "auto" | "multinomial", solver) => {
             return Err(refused(
                 "solver",
                 solver,
@@ -372,6 +423,9 @@ fn fit_multiclass(
     }
     p.gap = s.gap;
     p.seed = s.seed;
+    if kind == StructSolverKind::Ovr {
+        p.loss = s.loss;
+    }
     let mut svm = p.check()?;
     if let Some(w) = weights {
         svm = svm.sample_weights(w)?;

@@ -122,12 +122,12 @@ def test_a_run_stopped_by_its_budget_warns_and_says_so():
 
 def test_settings_that_cannot_apply_are_refused_naming_why():
     X, y = load_iris(return_X_y=True)
-    with pytest.raises(ValueError, match="squared_hinge"):
-        MaxMarginClassifier(loss="squared_hinge").fit(X, y)
+    with pytest.raises(ValueError, match="crammer_singer"):
+        MaxMarginClassifier(loss="squared_hinge", multi_class="crammer_singer").fit(X, y)
     with pytest.raises(ValueError, match="'loss' parameter"):
         MaxMarginClassifier(loss="log").fit(X, y)
     with pytest.raises(ValueError, match="multinomial"):
-        MaxMarginClassifier(loss="logistic", multi_class="ovr").fit(X, y)
+        MaxMarginClassifier(loss="hinge", multi_class="multinomial").fit(X, y)
     with pytest.raises(ValueError, match="tol"):
         MaxMarginClassifier(solver="pegasos", tol=0.1).fit(X[y < 2], y[y < 2])
     with pytest.raises(ValueError, match="one class"):
@@ -157,3 +157,32 @@ def test_the_kernel_svm_matches_svc_and_pickles():
     again = pickle.loads(pickle.dumps(multi))
     np.testing.assert_array_equal(again.decision_function(Xi), multi.decision_function(Xi))
     assert not hasattr(multi, "predict_proba")
+
+
+def test_every_loss_trains_more_than_two_classes_and_logistic_gives_probabilities():
+    X, y = load_iris(return_X_y=True)
+    for loss, multi_class in [
+        ("squared_hinge", "auto"),
+        ("logistic", "ovr"),
+        ("logistic", "multinomial"),
+    ]:
+        clf = MaxMarginClassifier(loss=loss, multi_class=multi_class, scale="standard").fit(X, y)
+        assert clf.coef_.shape == (3, 4) and clf.score(X, y) > 0.9, (loss, multi_class)
+        if loss == "logistic":
+            np.testing.assert_allclose(clf.predict_proba(X).sum(axis=1), 1.0)
+
+
+def test_hashed_text_of_millions_of_columns_trains():
+    rng = np.random.RandomState(0)
+    rows, cols = 60, 2**22
+    # 20 hashed columns a row (built directly: scipy's sparse.random draws over every cell).
+    indices = np.sort(rng.choice(cols, size=(rows, 20)), axis=1)
+    X = sp.csr_matrix(
+        (rng.rand(rows * 20), indices.ravel(), np.arange(0, rows * 20 + 1, 20)), shape=(rows, cols)
+    )
+    y = (np.asarray(X.sum(axis=1)).ravel() > np.median(np.asarray(X.sum(axis=1)))).astype(int)
+    clf = MaxMarginClassifier().fit(X, y)
+    assert clf.coef_.shape == (1, cols)
+    unused = np.asarray(X.sum(axis=0)).ravel() == 0
+    assert np.all(clf.coef_[0, unused] == 0.0)
+    assert clf.score(X, y) > 0.9
