@@ -326,7 +326,8 @@ impl ScalerFit {
                 for (j, f) in factor.iter_mut().enumerate() {
                     let (lo, hi) = range(j);
                     let m = lo.abs().max(hi.abs());
-                    if m > 0.0 {
+                    // A subnormal largest value has no finite reciprocal: left as it is.
+                    if m > 0.0 && (1.0 / m).is_finite() {
                         *f = 1.0 / m;
                     }
                 }
@@ -334,11 +335,14 @@ impl ScalerFit {
             Scaling::MinMax => {
                 for (j, f) in factor.iter_mut().enumerate() {
                     let (lo, hi) = range(j);
-                    if hi > lo {
+                    let scalable = (1.0 / (hi - lo)).is_normal() && (-lo / (hi - lo)).is_finite();
+                    if hi > lo && scalable {
                         *f = 1.0 / (hi - lo);
                         if lo != 0.0 {
                             offsets.push((j as u32, -lo / (hi - lo)));
                         }
+                    } else if hi > lo {
+                        // A range that overflows or underflows its reciprocal: left as it is.
                     } else {
                         // A constant feature carries nothing: it maps to 0.
                         *f = 0.0;
@@ -359,6 +363,17 @@ impl ScalerFit {
                     let mean = s.sum[j] / n;
                     let var = (s.sum_sq[j] / n - mean * mean).max(0.0);
                     let sd = var.sqrt();
+                    let overflow = !(mean.is_finite() && s.sum_sq[j].is_finite());
+                    if overflow || (sd > 0.0 && !(1.0 / sd).is_finite()) {
+                        // Sums that overflow (values near 1e154 and beyond) or a subnormal spread: the
+                        // feature is divided by its largest magnitude instead, uncentred.
+                        let (lo, hi) = range(j);
+                        let m = lo.abs().max(hi.abs());
+                        if m > 0.0 && (1.0 / m).is_finite() {
+                            *f = 1.0 / m;
+                        }
+                        continue;
+                    }
                     if sd > 1e-12 * mean.abs().max(f64::MIN_POSITIVE) && sd > 0.0 {
                         *f = 1.0 / sd;
                     }

@@ -96,3 +96,37 @@ fn large_values_and_common_features_of_other_magnitudes_get_a_note() {
     }
     assert_eq!(scaling_advice(rare.rows(), 2), None);
 }
+
+/// Extreme values never give a non-finite or a zero factor where the feature varies: a subnormal largest
+/// value or range is left as it is, and sums that overflow (standard scaling of values near 1e200) fall back
+/// to the largest magnitude, so a model trained on them still sees the feature.
+#[test]
+fn extreme_values_keep_finite_nonzero_factors() {
+    use maxmargin_core::scale::{Scaler, Scaling};
+    use maxmargin_core::vector::SparseRows;
+    for column in [
+        [5e-324, -5e-324],
+        [1e200, -1e200],
+        [1e308, -1e308],
+        [3.0, 3.0 + 1e-320],
+    ] {
+        let x = SparseRows::from_dense_rows(&[&[column[0]], &[column[1]]]).unwrap();
+        for kind in [Scaling::MaxAbs, Scaling::MinMax, Scaling::Standard] {
+            let s = Scaler::fit(kind, x.rows(), 2, 1).unwrap();
+            let t = s.transform(&x);
+            let values: Vec<f64> = t.rows().flat_map(|r| r.values().to_vec()).collect();
+            assert!(
+                values.iter().all(|v| v.is_finite()),
+                "{kind:?} {column:?}: {values:?}"
+            );
+            if column[0] != column[1] && kind != Scaling::MinMax {
+                assert!(s.factor[0] > 0.0, "{kind:?} {column:?}: {:?}", s.factor);
+            }
+        }
+    }
+    // A constant feature still maps to 0 under standard scaling (centred).
+    let x = SparseRows::from_dense_rows(&[&[2.0], &[2.0]]).unwrap();
+    let s = Scaler::fit(Scaling::Standard, x.rows(), 2, 1).unwrap();
+    let t = s.transform(&x);
+    assert!(t.rows().all(|r| r.values().iter().all(|&v| v == 0.0)));
+}
