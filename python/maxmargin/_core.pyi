@@ -1,0 +1,65 @@
+"""Type stubs of the extension module ``maxmargin._core`` (the Rust layer under ``maxmargin.sklearn``)."""
+
+from typing import Any, Optional, Sequence, Tuple
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+def fit_linear(
+    indptr: npt.NDArray[np.int64],
+    indices: npt.NDArray[np.int64],
+    data: npt.NDArray[np.float64],
+    n_features: int,
+    y: npt.NDArray[np.float64],
+    sample_weight: Optional[npt.NDArray[np.float64]] = None,
+    *,
+    c: float = 1.0,
+    loss: str = "hinge",
+    multi_class: str = "auto",
+    solver: str = "dcd",
+    tol: Optional[float] = None,
+    gap: Optional[float] = None,
+    max_iter: Optional[float] = None,
+    class_weight: Sequence[Tuple[float, float]] = ...,
+    fit_intercept: bool = True,
+    random_state: int = 0,
+    scale: str = "none",
+) -> dict[str, Any]: ...
+
+class Model:
+    @property
+    def n_support(self) -> int: ...
+    def decision(
+        self,
+        indptr: npt.NDArray[np.int64],
+        indices: npt.NDArray[np.int64],
+        data: npt.NDArray[np.float64],
+        n_features: int,
+    ) -> npt.NDArray[np.float64]: ...
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(bytes: bytes) -> "Model": ...
+
+def fit_kernel(
+    indptr: npt.NDArray[np.int64],
+    indices: npt.NDArray[np.int64],
+    data: npt.NDArray[np.float64],
+    n_features: int,
+    y: npt.NDArray[np.float64],
+    sample_weight: Optional[npt.NDArray[np.float64]] = None,
+    *,
+    c: float = 1.0,
+    kernel: str = "rbf",
+    gamma: Optional[float] = None,
+    degree: int = 3,
+    coef0: float = 0.0,
+    tol: Optional[float] = None,
+    gap: Optional[float] = None,
+    max_iter: Optional[float] = None,
+    class_weight: Sequence[Tuple[float, float]] = ...,
+    multi_class: str = "ovo",
+    random_state: int = 0,
+    scale: str = "none",
+) -> Tuple[Model, dict[str, Any]]: ...
