@@ -7,7 +7,9 @@
 
 use super::problem::{bound_point, scaled_bound};
 use super::{Ssg, SsgState};
-use crate::binary::stream::{Carried, Resumable, StreamPlace, Streamed, streamed_reports};
+use crate::binary::stream::{
+    Carried, Resumable, StreamPlace, Streamed, certifying, streamed_reports,
+};
 use crate::error::OptimError;
 use crate::trainer::{Budget, Certificate, Progress, Solver};
 use maxmargin_core::vector::norm_sq;
@@ -81,11 +83,7 @@ impl<'a, S: OutputSpace> ExampleStream<'a, S> {
     /// # Errors
     /// As [`Resumable::place`].
     pub fn place(&self) -> Result<StreamPlace, OptimError> {
-        StreamPlace::of(
-            self.passes.get(),
-            &self.carried.borrow(),
-            self.source.borrow_mut().place()?,
-        )
+        StreamPlace::of(&self.passes, &self.carried, &self.source)
     }
 
     /// Continues from `place` (a checkpoint's), checked against this problem first.
@@ -93,11 +91,12 @@ impl<'a, S: OutputSpace> ExampleStream<'a, S> {
     /// # Errors
     /// [`OptimError::InvalidParam`] naming what does not fit; as [`Resumable::set_place`].
     pub fn restore(&self, place: StreamPlace) -> Result<(), OptimError> {
-        let (passes, carried, source) = place.checked(self.space.dim(), None)?;
-        self.source.borrow_mut().set_place(source)?;
-        self.passes.set(passes);
-        *self.carried.borrow_mut() = carried;
-        Ok(())
+        place.restore(
+            (self.space.dim(), None),
+            &self.passes,
+            &self.carried,
+            &self.source,
+        )
     }
 
     fn pass(&self, example: &mut ExampleVisit<'_, S>) -> Result<(), OptimError> {
@@ -111,11 +110,7 @@ impl<'a, S: OutputSpace> ExampleStream<'a, S> {
         if let Some(objective) = self.carried.borrow().at(p) {
             return Ok(objective);
         }
-        // A certificate's pass in the order of the training pass that follows, left as it was.
-        let at = self.source.borrow().passes();
-        let out = self.certify_at(p, &w());
-        self.source.borrow_mut().set_passes(at);
-        out
+        certifying(&self.source, || self.certify_at(p, &w()))
     }
 
     fn certify_at(&self, p: Progress, w: &[f64]) -> Result<f64, OptimError> {

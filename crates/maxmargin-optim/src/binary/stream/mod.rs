@@ -6,7 +6,7 @@
 //!
 //! Memory is `O(d)`: the weights, the subgradient or the averaging sums, one batch of rows, and the dual
 //! bound's weights. Pegasos visits the rows in their stored order (the source shuffled them once, by the
-//! seed), which is its cyclic sampling; the step itself is [`Pegasos`]'s own. The batch subgradient
+//! seed), which is its cyclic sampling; the step itself is [`Pegasos`](crate::Pegasos)'s own. The batch subgradient
 //! method takes one step per pass, as in memory.
 //!
 //! **The certificate** is [`dual_bound`](crate::dcd::dual_bound)'s, out of core: one pass computes the
@@ -19,18 +19,20 @@
 //! twice at one point (the trainer's last, after a stop at an evaluation) reads nothing the second time.
 
 use super::guess::MarginDuals;
-use super::pegasos::{Geometry, PegasosState};
 use crate::dcd::coordinate::{Coordinate, OPEN, Visit, visit};
-use crate::error::{OptimError, all_finite, fits, invalid};
+use crate::error::{OptimError, invalid};
 use crate::problem::{Bias, BinaryLoss, LinearWeights};
-use crate::subgradient::{PassSums, SubgradientState};
-use crate::trainer::{Budget, Certificate, Progress, Solver};
-use crate::{Pegasos, Subgradient};
+use crate::trainer::{Budget, Progress};
 use maxmargin_core::hinge::hinge;
-use maxmargin_core::vector::{SparseRow, SparseRows, norm_sq};
-use serde::{Deserialize, Serialize};
+use maxmargin_core::vector::{SparseRow, norm_sq};
 use std::cell::{Cell, RefCell};
 use std::time::Instant;
+
+mod place;
+mod solvers;
+pub(crate) use place::{Carried, certifying};
+pub use place::{Resumable, SourcePlace, StreamPlace};
+pub use solvers::StreamedPegasos;
 
 /// What a pass hands each row to: `(x_i, y_i = ±1, c_i)`.
 pub type RowVisit<'a> = dyn FnMut(SparseRow<'_>, f64, f64) -> Result<(), OptimError> + 'a;
@@ -75,156 +77,6 @@ pub trait RowPasses: Resumable {
             if keep(*v) { row(x, y, c, v) } else { Ok(()) }
         })
     }
-}
-
-/// Where a streamed source stands between two passes: the passes made (which order the next one) and, for
-/// a checkpoint, its whole place. Row sources ([`RowPasses`]) and example sources
-/// ([`ExamplePasses`](crate::ExamplePasses)) both say it; the defaults suit a source whose order never
-/// changes and which cannot be checkpointed.
-pub trait Resumable {
-    /// Passes made so far, which order the next one (0 for a source whose order does not change).
-    fn passes(&self) -> u64 {
-        0
-    }
-
-    /// Continues as if `passes` passes had been made: the next pass comes in that pass's order. A
-    /// certificate's passes are taken back this way, so that when a run is certified does not change the
-    /// orders of its training passes. The default does nothing.
-    fn set_passes(&mut self, _passes: u64) {}
-
-    /// Where the source stands between two passes, for a checkpoint. The default cannot say (refused).
-    ///
-    /// # Errors
-    /// A read error of the column, or a source that cannot say.
-    fn place(&mut self) -> Result<SourcePlace, OptimError> {
-        Err(unplaceable())
-    }
-
-    /// Puts the source back where [`Resumable::place`] said it stood (a checkpointed run resumed).
-    ///
-    /// # Errors
-    /// A write error of the column, or a source that cannot say.
-    fn set_place(&mut self, _place: SourcePlace) -> Result<(), OptimError> {
-        Err(unplaceable())
-    }
-}
-
-/// What a streamed run's evaluations carry from one to the next: the best bound so far, the last
-/// evaluation, and the certificate's duals.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Carried {
-    /// The best lower bound on the optimum so far (every dual-feasible point is one).
-    best: f64,
-    /// The progress (iterations, epochs' bits) and the objective of the last evaluation.
-    last: Option<(u64, u64, f64)>,
-    /// `w(α)` of the duals in the column (Pegasos' and the subgradient method's certificates; scaled as
-    /// the last certificate left them to be).
-    duals: Option<Vec<f64>>,
-}
-
-impl Carried {
-    pub(crate) fn new() -> Self {
-        Self {
-            best: f64::NEG_INFINITY,
-            last: None,
-            duals: None,
-        }
-    }
-
-    /// The objective evaluated at `p`, if it was the last evaluation.
-    pub(crate) fn at(&self, p: Progress) -> Option<f64> {
-        self.last
-            .filter(|&(k, e, _)| (k, e) == (p.iteration, p.epoch.to_bits()))
-            .map(|l| l.2)
-    }
-
-    /// Keeps the evaluation at `p` and the bound, when better than the best so far.
-    pub(crate) fn keep(&mut self, p: Progress, objective: f64, bound: f64) {
-        self.best = self.best.max(bound);
-        self.last = Some((p.iteration, p.epoch.to_bits(), objective));
-    }
-
-    /// The certificate of `objective` by the best bound.
-    pub(crate) fn certificate(&self, objective: f64) -> Certificate {
-        Certificate::of_dual(objective, self.best)
-    }
-
-    /// Whether a decoded value fits a problem whose certificate duals `w(α)` have `len` entries.
-    pub(crate) fn fits(&self, len: usize) -> bool {
-        !self.best.is_nan()
-            && self.best != f64::INFINITY
-            && self.last.is_none_or(|l| l.2.is_finite())
-            && self
-                .duals
-                .as_ref()
-                .is_none_or(|d| d.len() == len && all_finite(d))
-    }
-}
-
-/// A streamed source's own place between two passes, for a checkpoint: the passes it has made (the order
-/// of the next one follows from them) and its column (`None` before a pass wrote it).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SourcePlace {
-    /// Passes made.
-    pub passes: u64,
-    /// The column, one number per row in the source's own order.
-    pub column: Option<Vec<f64>>,
-}
-
-/// Where a streamed problem stands between two passes, which a checkpoint keeps beside the run (the state a
-/// solver carries is the run's): the source's place, the passes counted, and what the evaluations carry
-/// (the best bound, the last evaluation, the certificate's duals).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StreamPlace {
-    passes: u64,
-    carried: Carried,
-    source: SourcePlace,
-}
-
-impl StreamPlace {
-    pub(crate) fn of(
-        passes: u64,
-        carried: &Carried,
-        source: SourcePlace,
-    ) -> Result<Self, OptimError> {
-        Ok(Self {
-            passes,
-            carried: carried.clone(),
-            source,
-        })
-    }
-
-    /// The parts, checked: the certificate's duals of `len` entries, and either no column or (`rows` given)
-    /// one number per row, each a dual or one of streamed DCD's codes.
-    pub(crate) fn checked(
-        self,
-        len: usize,
-        rows: Option<usize>,
-    ) -> Result<(u64, Carried, SourcePlace), OptimError> {
-        fits(self.carried.fits(len), "the certificate's duals")?;
-        // Far beyond any run (2^48 passes), so that counting on cannot overflow.
-        let bound = 1u64 << 48;
-        fits(
-            self.passes < bound && self.source.passes < bound,
-            "the pass counts",
-        )?;
-        let column_fits = match (&self.source.column, rows) {
-            (None, _) => true,
-            (Some(c), Some(n)) => c.len() == n && c.iter().all(|&v| column_code(v)),
-            (Some(_), None) => false,
-        };
-        fits(column_fits, "the column")?;
-        Ok((self.passes, self.carried, self.source))
-    }
-}
-
-/// The refusal of a source that cannot say where it stands.
-pub(crate) fn unplaceable() -> OptimError {
-    invalid(
-        "checkpoint",
-        "a streamed run",
-        "needs a source that can say where it stands between passes",
-    )
 }
 
 /// The budget's counts and end inside a step that is a pass (see [`Streamed`]).
@@ -400,11 +252,7 @@ impl<'a> RowStream<'a> {
     /// # Errors
     /// As [`Resumable::place`].
     pub fn place(&self) -> Result<StreamPlace, OptimError> {
-        StreamPlace::of(
-            self.passes.get(),
-            &self.carried.borrow(),
-            self.rows.borrow_mut().place()?,
-        )
+        StreamPlace::of(&self.passes, &self.carried, &self.rows)
     }
 
     /// Continues from `place` (a checkpoint's), checked against this problem first: the certificate's
@@ -414,24 +262,15 @@ impl<'a> RowStream<'a> {
     /// [`OptimError::InvalidParam`] naming what does not fit; as [`Resumable::set_place`].
     pub fn restore(&self, place: StreamPlace) -> Result<(), OptimError> {
         let len = self.d + usize::from(self.bias == Bias::Feature);
-        let (passes, carried, source) = place.checked(len, Some(self.n))?;
-        self.rows.borrow_mut().set_place(source)?;
-        self.passes.set(passes);
-        *self.carried.borrow_mut() = carried;
-        Ok(())
+        place.restore((len, Some(self.n)), &self.passes, &self.carried, &self.rows)
     }
 
-    /// `f`, a certificate's passes, in the orders of the training passes that follow, which it leaves as
-    /// they were ([`Resumable::set_passes`]): a run's weights do not depend on when it was certified, so one
-    /// resumed from the end of a run its budget stopped trains as one never stopped.
+    /// `f`, a certificate's passes, leaving the training passes' orders as they were (see `certifying`).
     pub(crate) fn certifying<T>(
         &self,
         f: impl FnOnce() -> Result<T, OptimError>,
     ) -> Result<T, OptimError> {
-        let at = self.rows.borrow().passes();
-        let out = f();
-        self.rows.borrow_mut().set_passes(at);
-        out
+        place::certifying(&self.rows, f)
     }
 
     /// One pass (see [`RowPasses::pass`]).
@@ -550,173 +389,5 @@ impl<'a> RowStream<'a> {
     }
 }
 
-/// Whether a column number is one a streamed run writes: a dual (`≥ 0`), a logistic complement (in
-/// `(−1, 0)`), a row set aside at a bound (`−1`, `−2`) or a held row's place (`−3 − k`).
-fn column_code(v: f64) -> bool {
-    use crate::dcd::stream::{HELD, SHRUNK_AT_UPPER, SHRUNK_AT_ZERO};
-    v.is_finite()
-        && (v >= SHRUNK_AT_ZERO
-            || v == SHRUNK_AT_UPPER
-            || (v <= HELD && v.fract() == 0.0 && v > -(u32::MAX as f64)))
-}
-
 /// A visit that never sets a coordinate aside.
 const NO_SHRINKING: (bool, (f64, f64)) = (false, OPEN);
-
-/// Pegasos between two passes: its state and the batch being drawn (a batch may span two passes).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StreamedPegasos {
-    state: PegasosState,
-    batch: SparseRows,
-    ys: Vec<f64>,
-    cs: Vec<f64>,
-}
-
-impl StreamedPegasos {
-    /// Pegasos' state.
-    pub fn state(&self) -> &PegasosState {
-        &self.state
-    }
-}
-
-impl<'a> Solver<RowStream<'a>> for Streamed<Pegasos> {
-    type State = StreamedPegasos;
-    type Output = LinearWeights;
-
-    fn init(&mut self, problem: &RowStream<'a>) -> Result<StreamedPegasos, OptimError> {
-        problem.require_hinge("pegasos")?;
-        let k = self.solver.params().batch_size;
-        Ok(StreamedPegasos {
-            state: self
-                .solver
-                .init_streamed(problem.n, problem.d, problem.bias),
-            batch: SparseRows::new(),
-            ys: Vec::with_capacity(k),
-            cs: Vec::with_capacity(k),
-        })
-    }
-
-    /// Pegasos' own checks, and a batch of fewer rows than its size with their targets and weights.
-    fn check_state(&self, problem: &RowStream<'a>, s: &StreamedPegasos) -> Result<(), OptimError> {
-        let (n, d) = (problem.n, problem.d);
-        s.state.check(n, d, problem.bias)?;
-        fits(s.batch.is_valid(), "the batch being drawn")?;
-        let rows = s.batch.n_rows();
-        fits(
-            rows < self.solver.params().batch_size
-                && rows == s.ys.len()
-                && rows == s.cs.len()
-                && rows == s.state.last.len()
-                && s.batch
-                    .rows()
-                    .all(|x| x.indices().iter().all(|&j| (j as usize) < d))
-                && s.batch.rows().all(|x| all_finite(x.values()))
-                && s.ys.iter().all(|&y| y == 1.0 || y == -1.0)
-                && s.cs.iter().all(|&c| c.is_finite() && c >= 0.0),
-            "the batch being drawn",
-        )
-    }
-
-    fn step(&mut self, problem: &RowStream<'a>, s: &mut StreamedPegasos) -> Result<(), OptimError> {
-        let k = self.solver.params().batch_size;
-        let at = Geometry {
-            lambda: problem.lambda,
-            bias: problem.bias,
-            n: problem.n,
-            d: problem.d,
-        };
-        let (pegasos, limits) = (&self.solver, self.limits);
-        let mut stopped = false;
-        problem.pass(&mut |x, y, c| {
-            if stopped {
-                return Ok(());
-            }
-            let StreamedPegasos {
-                state,
-                batch,
-                ys,
-                cs,
-            } = &mut *s;
-            batch
-                .push_row(x.indices(), x.values())
-                .map_err(OptimError::Core)?;
-            ys.push(y);
-            cs.push(c);
-            let i = state.sampler.next_index();
-            state.last.push((i, 0.0));
-            if ys.len() < k {
-                return Ok(());
-            }
-            pegasos.advance(state, at, |m, _| (batch.row(m), ys[m], cs[m]));
-            batch.clear();
-            ys.clear();
-            cs.clear();
-            state.last.clear();
-            stopped = limits.reached(state.t, state.sampler.epochs());
-            Ok(())
-        })
-    }
-
-    fn progress(&self, _problem: &RowStream<'a>, s: &StreamedPegasos) -> Progress {
-        Progress {
-            iteration: s.state.t,
-            epoch: s.state.sampler.epochs(),
-        }
-    }
-
-    fn output(&self, problem: &RowStream<'a>, s: &StreamedPegasos) -> LinearWeights {
-        self.solver.weights(&s.state, problem.d, problem.bias)
-    }
-
-    streamed_reports!(RowStream<'a>);
-}
-
-impl<'a> Solver<RowStream<'a>> for Streamed<Subgradient> {
-    type State = SubgradientState;
-    type Output = LinearWeights;
-
-    /// The first pass evaluates `w = 0` and keeps it as the best so far, as in memory.
-    fn init(&mut self, problem: &RowStream<'a>) -> Result<SubgradientState, OptimError> {
-        problem.require_hinge("subgradient")?;
-        Ok(Subgradient::fresh(problem.d, f64::INFINITY))
-    }
-
-    fn check_state(&self, problem: &RowStream<'a>, s: &SubgradientState) -> Result<(), OptimError> {
-        s.check(problem.d)
-    }
-
-    fn step(
-        &mut self,
-        problem: &RowStream<'a>,
-        s: &mut SubgradientState,
-    ) -> Result<(), OptimError> {
-        let (lambda, bias) = (problem.lambda, problem.bias);
-        let mut grad = std::mem::take(&mut s.grad);
-        let mut sums = PassSums::begin(&s.current, lambda, bias, problem.n, &mut grad);
-        let current = &s.current;
-        let read = problem.pass(&mut |x, y, c| {
-            let z = y * (x.dot(&current.w) + current.b);
-            sums.add(x, y, c, z, &mut grad);
-            Ok(())
-        });
-        s.grad = grad;
-        read?;
-        self.solver
-            .advance(s, sums.end(&s.current, lambda, bias), lambda, bias);
-        Ok(())
-    }
-
-    fn progress(&self, _problem: &RowStream<'a>, s: &SubgradientState) -> Progress {
-        Progress {
-            iteration: s.k,
-            epoch: s.k as f64,
-        }
-    }
-
-    /// The best iterate evaluated by the steps' passes.
-    fn output(&self, _problem: &RowStream<'a>, s: &SubgradientState) -> LinearWeights {
-        s.best.clone()
-    }
-
-    streamed_reports!(RowStream<'a>);
-}
