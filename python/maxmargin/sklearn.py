@@ -76,6 +76,29 @@ def _is_logistic(estimator):
     return True
 
 
+def _fit_inputs(estimator, X, y, sample_weight):
+    """A fit's checked inputs: the parameters, ``X`` and ``y`` (``classes_`` set, at least two), the class
+    index of each row, and the sample weights (``None`` for none or all ones)."""
+    estimator._validate_params()
+    X, y = validate_data(
+        estimator, X, y, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True
+    )
+    check_classification_targets(y)
+    estimator.classes_, y_index = np.unique(y, return_inverse=True)
+    if len(estimator.classes_) < 2:
+        raise ValueError(
+            f"the data has one class ({estimator.classes_[0]!r}): a classifier needs at least two classes"
+        )
+    if not np.isfinite(estimator.C):
+        raise ValueError(f"C={estimator.C!r}: give a positive finite number")
+    weights = None
+    if sample_weight is not None:
+        weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        if np.all(weights == 1.0):
+            weights = None
+    return X, y, y_index, weights
+
+
 def _csr(X):
     """``(indptr, indices, data)`` of ``X`` as CSR with sorted, summed indices, in the dtypes the extension
     reads."""
@@ -223,23 +246,7 @@ class MaxMarginClassifier(LinearClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Trains on ``X`` (dense or sparse) with labels ``y`` and optional per-sample weights."""
-        self._validate_params()
-        X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True
-        )
-        check_classification_targets(y)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"the data has one class ({self.classes_[0]!r}): a classifier needs at least two classes"
-            )
-        if not np.isfinite(self.C):
-            raise ValueError(f"C={self.C!r}: give a positive finite number")
-        weights = None
-        if sample_weight is not None:
-            weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
-            if np.all(weights == 1.0):
-                weights = None
+        X, y, y_index, weights = _fit_inputs(self, X, y, sample_weight)
         indptr, indices, data = _csr(X)
         class_weight = _class_weights(self.class_weight, self.classes_, y)
         result = _core.fit_linear(
@@ -383,29 +390,13 @@ class MaxMarginSVC(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Trains on ``X`` (dense or sparse) with labels ``y`` and optional per-sample weights."""
-        self._validate_params()
-        X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True
-        )
-        check_classification_targets(y)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"the data has one class ({self.classes_[0]!r}): a classifier needs at least two classes"
-            )
-        if not np.isfinite(self.C):
-            raise ValueError(f"C={self.C!r}: give a positive finite number")
+        X, y, y_index, weights = _fit_inputs(self, X, y, sample_weight)
         if isinstance(self.gamma, str):
             if self.gamma != "scale":
                 raise ValueError(f"gamma={self.gamma!r}: give 'scale' or a positive number")
             gamma = None
         else:
             gamma = float(self.gamma)
-        weights = None
-        if sample_weight is not None:
-            weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
-            if np.all(weights == 1.0):
-                weights = None
         indptr, indices, data = _csr(X)
         class_weight = _class_weights(self.class_weight, self.classes_, y)
         model, result = _core.fit_kernel(

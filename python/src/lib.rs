@@ -100,6 +100,35 @@ fn scattered(w: Vec<f64>, columns: Option<&[u32]>, n_features: usize) -> Vec<f64
     }
 }
 
+/// The training examples of a fit: CSR rows `n_features` wide, class indices `y` (`0..k` as floats), sample
+/// weights; returns the rows, the labels, the weights and `k`.
+type Examples = (SparseRows, Vec<f64>, Option<Vec<f64>>, usize);
+
+fn examples(
+    (indptr, indices, data): (&[i64], &[i64], &[f64]),
+    n_features: usize,
+    y: &[f64],
+    sample_weight: Option<&PyReadonlyArray1<'_, f64>>,
+) -> PyResult<Examples> {
+    let x = rows(indptr, indices, data, n_features)?;
+    let n = x.n_rows();
+    if y.len() != n {
+        return Err(value_error(format!("{} labels for {n} rows", y.len())));
+    }
+    let weights = match sample_weight {
+        Some(w) => Some(w.as_slice()?.to_vec()),
+        None => None,
+    };
+    let k = y.iter().fold(0.0f64, |m, &v| m.max(v)) as usize + 1;
+    Ok((x, y.to_vec(), weights, k))
+}
+
+/// A dataset of these rows and labels (lines numbered from 1 for messages about a row).
+fn dataset(x: SparseRows, y: Vec<f64>) -> LabeledData {
+    let n = x.n_rows();
+    LabeledData::new("<array>".into(), x, y, (1..=n).collect())
+}
+
 /// The scaling named `scale`.
 fn scaling(scale: &str) -> PyResult<Scaling> {
     scale.parse().map_err(|_| {
@@ -214,26 +243,11 @@ fn fit_linear<'py>(
     random_state: u64,
     scale: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let x = rows(
-        indptr.as_slice()?,
-        indices.as_slice()?,
-        data.as_slice()?,
-        n_features,
-    )?;
-    let y = y.as_slice()?.to_vec();
-    let n = x.n_rows();
-    if y.len() != n {
-        return Err(value_error(format!("{} labels for {n} rows", y.len())));
-    }
-    let weights = match &sample_weight {
-        Some(w) => Some(w.as_slice()?.to_vec()),
-        None => None,
-    };
-    let k = y.iter().fold(0.0f64, |m, &v| m.max(v)) as usize + 1;
+    let csr = (indptr.as_slice()?, indices.as_slice()?, data.as_slice()?);
+    let (x, y, weights, k) = examples(csr, n_features, y.as_slice()?, sample_weight.as_ref())?;
     let (x, columns) = compacted(x, n_features)?;
     let width = columns.as_ref().map_or(n_features, Vec::len);
-    let lines = (1..=n).collect();
-    let dataset = LabeledData::new("<array>".into(), x, y, lines);
+    let dataset = dataset(x, y);
     let scale = scaling(scale)?;
     let loss = match loss {
         "hinge" => BinaryLoss::Hinge,
@@ -349,17 +363,16 @@ fn fit_binary(
         None => (w, m.b),
     };
     let t = &m.training;
+    let run = Fitted::of_run(
+        (m.lambda, t.objective, t.gap, t.iterations),
+        t.converged,
+        t.stop,
+    );
     Ok(Fitted {
-        lambda: m.lambda,
         coef,
         rows: 1,
         intercept: vec![b],
-        objective: t.objective,
-        gap: t.gap,
-        n_iter: t.iterations,
-        converged: t.converged,
-        stop: t.stop.to_string(),
-        warnings: report.warnings,
+        ..run.with(report.warnings)
     })
 }
 
@@ -445,17 +458,16 @@ fn fit_multiclass(
         intercept.push(b);
     }
     let t = &m.training;
+    let run = Fitted::of_run(
+        (m.lambda, t.objective, t.gap, t.iterations),
+        t.converged,
+        t.stop,
+    );
     Ok(Fitted {
-        lambda: m.lambda,
         coef,
         rows: m.n_labels,
         intercept,
-        objective: t.objective,
-        gap: t.gap,
-        n_iter: t.iterations,
-        converged: t.converged,
-        stop: t.stop.to_string(),
-        warnings: report.warnings,
+        ..run.with(report.warnings)
     })
 }
 
@@ -500,7 +512,7 @@ impl Model {
             Trained::Binary(m) => (py.detach(|| m.decision_rows(&x)), 1),
             Trained::Multiclass(m) => {
                 let k = m.n_labels;
-                let data = LabeledData::new("<array>".into(), x, vec![0.0; n], (1..=n).collect());
+                let data = dataset(x, vec![0.0; n]);
                 let scores = py
                     .detach(|| m.multiclass_scores(&data))
                     .map_err(value_error)?;
@@ -574,23 +586,9 @@ fn fit_kernel<'py>(
     random_state: u64,
     scale: &str,
 ) -> PyResult<(Model, Bound<'py, PyDict>)> {
-    let x = rows(
-        indptr.as_slice()?,
-        indices.as_slice()?,
-        data.as_slice()?,
-        n_features,
-    )?;
-    let y = y.as_slice()?.to_vec();
-    let n = x.n_rows();
-    if y.len() != n {
-        return Err(value_error(format!("{} labels for {n} rows", y.len())));
-    }
-    let weights = match &sample_weight {
-        Some(w) => Some(w.as_slice()?.to_vec()),
-        None => None,
-    };
-    let k = y.iter().fold(0.0f64, |m, &v| m.max(v)) as usize + 1;
-    let dataset = LabeledData::new("<array>".into(), x, y, (1..=n).collect());
+    let csr = (indptr.as_slice()?, indices.as_slice()?, data.as_slice()?);
+    let (x, y, weights, k) = examples(csr, n_features, y.as_slice()?, sample_weight.as_ref())?;
+    let dataset = dataset(x, y);
     let choice = KernelChoice {
         kind: kernel.parse().map_err(|_| {
             value_error(format!(
