@@ -1,0 +1,253 @@
+//! Linear classifiers: binary (dual coordinate descent, Pegasos, the subgradient method) and multiclass
+//! (one-vs-rest, Crammer–Singer, softmax), returned as `coef` and `intercept`.
+
+use super::*;
+
+/// Trains a linear classifier on CSR rows with class indices `y` (`0..k`, as floats; `k = 2` trains one
+/// binary model whose positive class is 1) and returns a dict: `coef` (`rows × n_features`, one row for two
+/// classes), `intercept`, `objective`, `duality_gap` (`None` when the solver certifies none), `n_iter`,
+/// `converged`, `stop`, `warnings`.
+#[pyfunction]
+#[pyo3(signature = (
+    indptr, indices, data, n_features, y, sample_weight=None, *, c=1.0, loss="hinge",
+    multi_class="auto", solver="dcd", tol=None, gap=None, max_iter=None, class_weight=Vec::new(),
+    fit_intercept=true, random_state=0, scale="none"
+))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fit_linear<'py>(
+    py: Python<'py>,
+    indptr: PyReadonlyArray1<'py, i64>,
+    indices: PyReadonlyArray1<'py, i64>,
+    data: PyReadonlyArray1<'py, f64>,
+    n_features: usize,
+    y: PyReadonlyArray1<'py, f64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    c: f64,
+    loss: &str,
+    multi_class: &str,
+    solver: &str,
+    tol: Option<f64>,
+    gap: Option<f64>,
+    max_iter: Option<f64>,
+    class_weight: Vec<(f64, f64)>,
+    fit_intercept: bool,
+    random_state: u64,
+    scale: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let csr = (indptr.as_slice()?, indices.as_slice()?, data.as_slice()?);
+    let (x, y, weights, k) = examples(csr, n_features, y.as_slice()?, sample_weight.as_ref())?;
+    let (x, columns) = compacted(x, n_features)?;
+    let width = columns.as_ref().map_or(n_features, Vec::len);
+    let dataset = dataset(x, y);
+    let scale = scaling(scale)?;
+    let loss = match loss {
+        "hinge" => BinaryLoss::Hinge,
+        "squared_hinge" => BinaryLoss::SquaredHinge,
+        "logistic" => BinaryLoss::Logistic,
+        other => {
+            return Err(value_error(format!(
+                "loss={other:?}: give hinge, squared_hinge or logistic"
+            )));
+        }
+    };
+    let settings = Settings {
+        c,
+        loss,
+        multi_class,
+        solver,
+        tol,
+        gap,
+        max_iter,
+        class_weight,
+        fit_intercept,
+        seed: random_state,
+        scale,
+    };
+    let fit = || {
+        if k <= 2 {
+            fit_binary(&dataset, weights, settings, width)
+        } else {
+            fit_multiclass(&dataset, weights, settings, width)
+        }
+    };
+    let mut fitted = py.detach(fit).map_err(value_error)?;
+    if let Some(cols) = &columns {
+        let rows: Vec<Vec<f64>> = fitted
+            .coef
+            .chunks(width.max(1))
+            .map(<[f64]>::to_vec)
+            .collect();
+        fitted.coef = rows
+            .into_iter()
+            .flat_map(|w| scattered(w, Some(cols), n_features))
+            .collect();
+    }
+    fitted.report(py)
+}
+
+/// The keyword arguments of a fit.
+struct Settings<'a> {
+    c: f64,
+    loss: BinaryLoss,
+    multi_class: &'a str,
+    solver: &'a str,
+    tol: Option<f64>,
+    gap: Option<f64>,
+    max_iter: Option<f64>,
+    class_weight: Vec<(f64, f64)>,
+    fit_intercept: bool,
+    seed: u64,
+    scale: Scaling,
+}
+
+/// Two classes: the binary estimator (dual coordinate descent, Pegasos or the subgradient method), class 1
+/// positive.
+fn fit_binary(
+    data: &LabeledData,
+    weights: Option<Vec<f64>>,
+    s: Settings<'_>,
+    n_features: usize,
+) -> Result<Fitted, maxmargin::Error> {
+    let solver = match s.solver {
+        "dcd" => LinearSolver::Dcd(DcdParams {
+            epsilon: s.tol.unwrap_or(DcdParams::default().epsilon),
+            ..DcdParams::default()
+        }),
+        "pegasos" => LinearSolver::from(SolverKind::Pegasos),
+        "subgradient" => LinearSolver::from(SolverKind::Subgradient),
+        other => return Err(refused("solver", other, "give dcd, pegasos or subgradient")),
+    };
+    if s.tol.is_some() && !matches!(solver, LinearSolver::Dcd(_)) {
+        let why = "is dcd's stopping tolerance; pegasos and subgradient stop on max_iter or gap";
+        return Err(refused("tol", "set", why));
+    }
+    let mut p = LinearSvmParams::new()
+        .solver(solver)
+        .regularization(Regularization::CSum(s.c))
+        .loss(s.loss)
+        .bias(if s.fit_intercept {
+            Bias::Feature
+        } else {
+            Bias::None
+        })
+        .seed(s.seed)
+        .scale(s.scale);
+    if let Some(g) = s.gap {
+        p = p.gap(g);
+    }
+    if let Some(m) = s.max_iter {
+        p = p.epochs(m);
+    }
+    p.class_weights = s.class_weight;
+    // The positive class is index 1 (scikit-learn's `classes_[1]`).
+    p.positive = Some(1.0);
+    let mut svm = p.check()?;
+    if let Some(w) = weights {
+        svm = svm.sample_weights(w)?;
+    }
+    let report = svm.fit_observed(data, &mut ())?;
+    let m = &report.model;
+    let mut w = m.w.clone();
+    w.resize(n_features, 0.0);
+    let (coef, b) = match &m.scaler {
+        Some(sc) => sc.fold_linear(&w, m.b),
+        None => (w, m.b),
+    };
+    let run = Fitted::of_binary(m, report.warnings.clone());
+    Ok(Fitted {
+        coef,
+        rows: 1,
+        intercept: vec![b],
+        ..run
+    })
+}
+
+/// More classes: Crammer–Singer's dual or one-vs-rest for the hinge, the softmax (multinomial logistic) dual
+/// for the logistic loss, SSG for the primal solvers; one row of `coef` per class.
+fn fit_multiclass(
+    data: &LabeledData,
+    weights: Option<Vec<f64>>,
+    s: Settings<'_>,
+    n_features: usize,
+) -> Result<Fitted, maxmargin::Error> {
+    let kind = match (s.loss, s.multi_class, s.solver) {
+        (BinaryLoss::Logistic, "auto" | "multinomial", "dcd") => StructSolverKind::Softmax,
+        (_, "ovr", "dcd") | (BinaryLoss::Hinge | BinaryLoss::SquaredHinge, "auto", "dcd") => {
+            StructSolverKind::Ovr
+        }
+        (BinaryLoss::Hinge, "crammer_singer", "dcd") => StructSolverKind::Dcd,
+        (BinaryLoss::Hinge, "crammer_singer" | "auto", "subgradient" | "pegasos") => {
+            StructSolverKind::Ssg
+        }
+        (_, "crammer_singer", _) => {
+            let why = "is the hinge's multiclass SVM: give ovr (or auto) for this loss";
+            return Err(refused("multi_class", "crammer_singer", why));
+        }
+        (BinaryLoss::Hinge, "multinomial", _) => {
+            let why =
+                "is the logistic loss's model: give auto, ovr or crammer_singer for the hinge";
+            return Err(refused("multi_class", "multinomial", why));
+        }
+        (BinaryLoss::Logistic | BinaryLoss::SquaredHinge, _, solver) => {
+            return Err(refused("solver", solver, "trains this loss by dcd only"));
+        }
+        (_, "ovr", "subgradient" | "pegasos") => {
+            let why = "trains the Crammer-Singer objective with more than two classes: give \
+                       multi_class=auto or crammer_singer, or solver=dcd for one-vs-rest";
+            return Err(refused("solver", s.solver, why));
+        }
+        (_, "auto" | "multinomial", solver) => {
+            return Err(refused(
+                "solver",
+                solver,
+                "give dcd, pegasos or subgradient",
+            ));
+        }
+        (_, m, _) => {
+            let why = "give auto, ovr, crammer_singer (hinge) or multinomial (logistic)";
+            return Err(refused("multi_class", m, why));
+        }
+    };
+    let mut p = StructuredSvmParams::new(Task::Multiclass)
+        .solver(kind)
+        .c(s.c)
+        .bias(s.fit_intercept)
+        .scale(s.scale)
+        .class_weights(s.class_weight);
+    if let Some(e) = s.tol {
+        p = p.epsilon(e);
+    }
+    if let Some(m) = s.max_iter {
+        p = p.max_passes(m);
+    }
+    p.gap = s.gap;
+    p.seed = s.seed;
+    if kind == StructSolverKind::Ovr {
+        p.loss = s.loss;
+    }
+    let mut svm = p.check()?;
+    if let Some(w) = weights {
+        svm = svm.sample_weights(w)?;
+    }
+    let report = svm.fit_multiclass(data, &mut ())?;
+    let m = &report.model;
+    let width = n_features + usize::from(s.fit_intercept);
+    if m.w.len() != m.n_labels * width {
+        let why = "the model's weights are not one block per class over these features";
+        return Err(refused("model", &m.w.len().to_string(), why));
+    }
+    let (mut coef, mut intercept) = (Vec::new(), Vec::new());
+    for class in 0..m.n_labels {
+        let block = &m.w[class * width..(class + 1) * width];
+        let (w, b) = unscaled(block, n_features, s.fit_intercept, m.scaler.as_ref());
+        coef.extend(w);
+        intercept.push(b);
+    }
+    let run = Fitted::of_multiclass(m, report.warnings.clone());
+    Ok(Fitted {
+        coef,
+        rows: m.n_labels,
+        intercept,
+        ..run
+    })
+}
