@@ -46,7 +46,7 @@ pub use problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
 pub use sampler::Sampling;
 pub use smo::{KernelProblem, KernelWeights, Smo, SmoParams, SmoState};
 pub use step::StepRule;
-pub use stream::{Resumable, RowPasses, RowStream, SourcePlace, StreamPlace, Streamed};
+pub use stream::{Placed, Resumable, RowPasses, RowStream, SourcePlace, StreamPlace, Streamed};
 pub use structural::{ExamplePasses, ExampleStream, Ssg, SsgParams, StructProblem};
 pub use subgradient::{Subgradient, SubgradientParams};
 pub use trainer::{

@@ -14,7 +14,8 @@
 use crate::Error;
 use maxmargin_io::{IoError, model_file};
 use maxmargin_optim::{
-    Checkpoints, Collective, Observer, OptimError, Run, Single, Solver, StreamPlace, Trainer,
+    Checkpoints, Collective, Observer, OptimError, Placed, Run, Single, Solver, StreamPlace,
+    Trainer,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -360,33 +361,6 @@ where
         store.save(file, &run)?;
     }
     Ok((fit, run))
-}
-
-/// A streamed problem whose place between passes a checkpoint keeps beside the run
-/// ([`maxmargin_optim::StreamPlace`]: the source's pass count and column, what the evaluations carry).
-pub(crate) trait Placed {
-    /// Where it stands now.
-    fn place(&self) -> Result<StreamPlace, OptimError>;
-    /// Continues from `place`, checked first.
-    fn restore(&self, place: StreamPlace) -> Result<(), OptimError>;
-}
-
-impl Placed for maxmargin_optim::RowStream<'_> {
-    fn place(&self) -> Result<StreamPlace, OptimError> {
-        maxmargin_optim::RowStream::place(self)
-    }
-    fn restore(&self, place: StreamPlace) -> Result<(), OptimError> {
-        maxmargin_optim::RowStream::restore(self, place)
-    }
-}
-
-impl<S: maxmargin_struct::OutputSpace> Placed for maxmargin_optim::ExampleStream<'_, S> {
-    fn place(&self) -> Result<StreamPlace, OptimError> {
-        maxmargin_optim::ExampleStream::place(self)
-    }
-    fn restore(&self, place: StreamPlace) -> Result<(), OptimError> {
-        maxmargin_optim::ExampleStream::restore(self, place)
-    }
 }
 
 /// What a stream's checkpoint keeps beside the run: the seed whose order the rows are in, and the stream's

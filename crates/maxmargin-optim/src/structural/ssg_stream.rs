@@ -8,7 +8,7 @@
 use super::problem::{bound_point, scaled_bound};
 use super::{Ssg, SsgState};
 use crate::binary::stream::{
-    Carried, Resumable, StreamPlace, Streamed, certifying, streamed_reports,
+    Carried, Placed, Resumable, StreamPlace, Streamed, certifying, streamed_reports,
 };
 use crate::error::OptimError;
 use crate::trainer::{Budget, Certificate, Progress, Solver};
@@ -78,27 +78,6 @@ impl<'a, S: OutputSpace> ExampleStream<'a, S> {
         self.passes.get()
     }
 
-    /// Where this problem stands between two passes, for a checkpoint.
-    ///
-    /// # Errors
-    /// As [`Resumable::place`].
-    pub fn place(&self) -> Result<StreamPlace, OptimError> {
-        StreamPlace::of(&self.passes, &self.carried, &self.source)
-    }
-
-    /// Continues from `place` (a checkpoint's), checked against this problem first.
-    ///
-    /// # Errors
-    /// [`OptimError::InvalidParam`] naming what does not fit; as [`Resumable::set_place`].
-    pub fn restore(&self, place: StreamPlace) -> Result<(), OptimError> {
-        place.restore(
-            (self.space.dim(), None),
-            &self.passes,
-            &self.carried,
-            &self.source,
-        )
-    }
-
     fn pass(&self, example: &mut ExampleVisit<'_, S>) -> Result<(), OptimError> {
         self.passes.set(self.passes.get() + 1);
         self.source.borrow_mut().pass(example)
@@ -127,6 +106,21 @@ impl<'a, S: OutputSpace> ExampleStream<'a, S> {
         let bound = scaled_bound(lambda, &ws, ell);
         self.carried.borrow_mut().keep(p, objective, bound);
         Ok(objective)
+    }
+}
+
+impl<S: OutputSpace> Placed for ExampleStream<'_, S> {
+    fn place(&self) -> Result<StreamPlace, OptimError> {
+        StreamPlace::of(&self.passes, &self.carried, &self.source)
+    }
+
+    fn restore(&self, place: StreamPlace) -> Result<(), OptimError> {
+        place.restore(
+            (self.space.dim(), None),
+            &self.passes,
+            &self.carried,
+            &self.source,
+        )
     }
 }
 

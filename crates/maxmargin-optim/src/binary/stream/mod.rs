@@ -31,7 +31,7 @@ use std::time::Instant;
 mod place;
 mod solvers;
 pub(crate) use place::{Carried, certifying};
-pub use place::{Resumable, SourcePlace, StreamPlace};
+pub use place::{Placed, Resumable, SourcePlace, StreamPlace};
 pub use solvers::StreamedPegasos;
 
 /// What a pass hands each row to: `(x_i, y_i = ±1, c_i)`.
@@ -247,24 +247,6 @@ impl<'a> RowStream<'a> {
         self.carried.borrow().best
     }
 
-    /// Where this problem stands between two passes, for a checkpoint (its column costs 8 bytes a row).
-    ///
-    /// # Errors
-    /// As [`Resumable::place`].
-    pub fn place(&self) -> Result<StreamPlace, OptimError> {
-        StreamPlace::of(&self.passes, &self.carried, &self.rows)
-    }
-
-    /// Continues from `place` (a checkpoint's), checked against this problem first: the certificate's
-    /// duals' length, and one number per row in the column, each a dual or one of streamed DCD's codes.
-    ///
-    /// # Errors
-    /// [`OptimError::InvalidParam`] naming what does not fit; as [`Resumable::set_place`].
-    pub fn restore(&self, place: StreamPlace) -> Result<(), OptimError> {
-        let len = self.d + usize::from(self.bias == Bias::Feature);
-        place.restore((len, Some(self.n)), &self.passes, &self.carried, &self.rows)
-    }
-
     /// `f`, a certificate's passes, leaving the training passes' orders as they were (see `certifying`).
     pub(crate) fn certifying<T>(
         &self,
@@ -386,6 +368,19 @@ impl<'a> RowStream<'a> {
         carried.duals = Some(wa);
         carried.keep(p, objective, bound);
         Ok(objective)
+    }
+}
+
+impl Placed for RowStream<'_> {
+    fn place(&self) -> Result<StreamPlace, OptimError> {
+        StreamPlace::of(&self.passes, &self.carried, &self.rows)
+    }
+
+    /// Checks the certificate's duals' length, and one number per row in the column, each a dual or one of
+    /// streamed DCD's codes.
+    fn restore(&self, place: StreamPlace) -> Result<(), OptimError> {
+        let len = self.d + usize::from(self.bias == Bias::Feature);
+        place.restore((len, Some(self.n)), &self.passes, &self.carried, &self.rows)
     }
 }
 

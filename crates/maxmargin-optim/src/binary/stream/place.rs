@@ -39,6 +39,23 @@ pub trait Resumable {
     }
 }
 
+/// A streamed problem ([`RowStream`](super::RowStream), [`ExampleStream`](crate::ExampleStream)) that can say
+/// where it stands between two passes, and continue from there: what a checkpoint of a streamed run keeps
+/// beside the run.
+pub trait Placed {
+    /// Where it stands now (a column costs 8 bytes a row).
+    ///
+    /// # Errors
+    /// As [`Resumable::place`].
+    fn place(&self) -> Result<StreamPlace, OptimError>;
+
+    /// Continues from `place` (a checkpoint's), checked against the problem first.
+    ///
+    /// # Errors
+    /// [`OptimError::InvalidParam`] naming what does not fit; as [`Resumable::set_place`].
+    fn restore(&self, place: StreamPlace) -> Result<(), OptimError>;
+}
+
 /// What a streamed run's evaluations carry from one to the next: the best bound so far, the last
 /// evaluation, and the certificate's duals.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
