@@ -98,12 +98,7 @@ fn dcd_pass(c: &mut Criterion) {
         let Some(problem) = problem(&data, &y, 1.0 / n as f64) else {
             continue;
         };
-        let Ok(solver) = (DcdParams {
-            shrinking: false,
-            seed: 1,
-            ..DcdParams::default()
-        })
-        .check() else {
+        let Ok(solver) = DcdParams::new().shrinking(false).seed(1).check() else {
             continue;
         };
         let id = format!("{name}/{}feat-{}rows", data.x.n_features(), thousands(n));

@@ -68,10 +68,7 @@ fn main() {
         }
         Some((secs, fit))
     }
-    let gap_budget = |passes: f64| Budget {
-        eval_every_epochs: 10.0,
-        ..Budget::epochs(passes)
-    };
+    let gap_budget = |passes: f64| Budget::epochs(passes).evaluating_every(10.0);
     let mut results: Vec<(&str, Run)> = Vec::new();
     if wanted("bcfw") {
         let mut s = BcfwParams {
@@ -99,10 +96,7 @@ fn main() {
                 run(
                     s,
                     &problem,
-                    Budget {
-                        eval_every_epochs: 10.0,
-                        ..Budget::iterations(2_000)
-                    },
+                    Budget::iterations(2_000).evaluating_every(10.0),
                 )
             }),
         ));
@@ -115,16 +109,9 @@ fn main() {
         .check();
         results.push((
             "n-slack",
-            s.as_mut().ok().and_then(|s| {
-                run(
-                    s,
-                    &problem,
-                    Budget {
-                        eval_every_epochs: 10.0,
-                        ..Budget::iterations(200)
-                    },
-                )
-            }),
+            s.as_mut()
+                .ok()
+                .and_then(|s| run(s, &problem, Budget::iterations(200).evaluating_every(10.0))),
         ));
     }
     if wanted("ssg") {

@@ -109,9 +109,9 @@ fn fit_binary(
     n_features: usize,
 ) -> Result<Fitted, maxmargin::Error> {
     let solver = match s.solver {
-        "dcd" => LinearSolver::Dcd(DcdParams {
-            epsilon: s.tol.unwrap_or(DcdParams::default().epsilon),
-            ..DcdParams::default()
+        "dcd" => LinearSolver::Dcd(match s.tol {
+            Some(tol) => DcdParams::new().epsilon(tol),
+            None => DcdParams::new(),
         }),
         "pegasos" => LinearSolver::from(SolverKind::Pegasos),
         "subgradient" => LinearSolver::from(SolverKind::Subgradient),

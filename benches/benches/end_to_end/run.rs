@@ -69,12 +69,7 @@ pub(super) fn run_dataset(
                 .collect();
             let problem = BinaryProblem::new(&train.x, &y, lambda, Bias::Feature).ok()?;
             let (optimum, gap) = cached(&key, || {
-                let mut dcd = DcdParams {
-                    epsilon: 1e-6,
-                    ..DcdParams::default()
-                }
-                .check()
-                .ok()?;
+                let mut dcd = DcdParams::new().epsilon(1e-6).check().ok()?;
                 let mut st = dcd.init(&problem).ok()?;
                 let start = Instant::now();
                 while dcd.stop(&st).is_none() && start.elapsed().as_secs_f64() < OPTIMUM_SECONDS {
@@ -94,11 +89,7 @@ pub(super) fn run_dataset(
                 accuracy: &accuracy,
                 target,
             };
-            let dcd = |blocks: usize| DcdParams {
-                epsilon: 1e-9,
-                blocks,
-                ..DcdParams::default()
-            };
+            let dcd = |blocks: usize| DcdParams::new().epsilon(1e-9).blocks(blocks);
             let runs: Vec<Option<Curve>> = vec![
                 curve("dcd", &mut dcd(1).check().ok()?, &problem, &judge, 1e6),
                 curve(
@@ -357,15 +348,10 @@ pub(super) fn run_dataset(
                     lambda,
                     bias: Bias::Feature,
                     loss: maxmargin::optim::BinaryLoss::Hinge,
-                    dcd: DcdParams {
-                        epsilon: 1e-6,
-                        ..DcdParams::default()
-                    },
-                    budget: maxmargin::optim::Budget {
-                        eval_every_epochs: 1e9,
-                        max_seconds: Some(OPTIMUM_SECONDS / k as f64),
-                        ..maxmargin::optim::Budget::epochs(1e6)
-                    },
+                    dcd: DcdParams::new().epsilon(1e-6),
+                    budget: maxmargin::optim::Budget::epochs(1e6)
+                        .evaluating_every(1e9)
+                        .with_seconds(OPTIMUM_SECONDS / k as f64),
                     gap_target: None,
                 }
                 .fit(

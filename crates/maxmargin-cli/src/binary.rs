@@ -106,11 +106,11 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
     }
     let step = args.step.unwrap_or(StepRule::Pegasos);
     let solver = match solver {
-        SolverKind::Dcd => LinearSolver::Dcd(DcdParams {
-            epsilon: args.epsilon.unwrap_or(DcdParams::default().epsilon),
-            blocks: args.blocks.unwrap_or(1),
-            ..DcdParams::default()
-        }),
+        SolverKind::Dcd => LinearSolver::Dcd(
+            DcdParams::new()
+                .epsilon(args.epsilon.unwrap_or(DcdParams::default().epsilon))
+                .blocks(args.blocks.unwrap_or(1)),
+        ),
         SolverKind::Pegasos => LinearSolver::Pegasos(PegasosParams {
             batch_size: args.batch_size.unwrap_or(1),
             step,
@@ -129,17 +129,17 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
         LinearSolver::Smo { .. } => args.bias.unwrap_or(Bias::Unregularized),
         _ => args.bias.unwrap_or(Bias::Feature),
     };
+    let mut budget = Budget::default();
+    budget.max_iterations = args.iterations;
+    budget.max_epochs = args.epochs;
+    budget.max_seconds = args.seconds;
+    budget.tolerance = args.tolerance;
+    budget.eval_every_epochs = args.eval_every.unwrap_or(f64::INFINITY);
+    budget.keep_best = args.keep_best;
+    budget.gap_tolerance = args.gap;
     let mut p = LinearSvmParams::new()
         .solver(solver)
-        .budget(Budget {
-            max_iterations: args.iterations,
-            max_epochs: args.epochs,
-            max_seconds: args.seconds,
-            tolerance: args.tolerance,
-            eval_every_epochs: args.eval_every.unwrap_or(f64::INFINITY),
-            keep_best: args.keep_best,
-            gap_tolerance: args.gap,
-        })
+        .budget(budget)
         .bias(bias)
         .loss(match args.loss {
             None => Default::default(),

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// When to stop and how often to evaluate.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Budget {
     /// Stop after this many steps.
     pub max_iterations: Option<u64>,

@@ -62,6 +62,7 @@ impl std::fmt::Display for StopReason {
 
 /// One evaluation in the trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TraceRecord {
     /// Steps taken.
     pub iteration: u64,
@@ -92,6 +93,7 @@ pub struct TraceRecord {
 
 /// What a solver can certify about its current state, beyond the primal objective.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Certificate {
     /// The dual objective.
     pub dual: Option<f64>,
@@ -211,6 +213,7 @@ impl Observer for () {}
 
 /// The result of training.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Fit<O> {
     /// The solver's output.
     pub output: O,
@@ -222,6 +225,28 @@ pub struct Fit<O> {
     pub stop: StopReason,
     /// Steps and passes taken.
     pub progress: Progress,
+}
+
+impl<O> Fit<O> {
+    /// The output taken out and `output` put in its place, the rest of the fit kept: for a caller that
+    /// turns the solver's output into a model of its own.
+    pub fn replace_output<U>(self, output: U) -> (O, Fit<U>) {
+        let Fit {
+            output: taken,
+            objective,
+            trace,
+            stop,
+            progress,
+        } = self;
+        let fit = Fit {
+            output,
+            objective,
+            trace,
+            stop,
+            progress,
+        };
+        (taken, fit)
+    }
 }
 
 impl<O> Fit<Vec<O>> {

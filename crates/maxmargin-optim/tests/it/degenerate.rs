@@ -182,7 +182,7 @@ proptest! {
         // gradient stays above 1e-5. The primal is optimal to 1e-6 there; the gap certifies it, and the
         // trainer's gap test (which the facade always sets) ends the run.
         let (epsilon, tol) = if big { (1e-3, 1e-3) } else { (1e-5, 1e-5) };
-        let mut dcd = DcdParams { epsilon, shrinking: true, seed, blocks: 1 }.check().unwrap();
+        let mut dcd = DcdParams::new().epsilon(epsilon).seed(seed).check().unwrap();
         let budget = Budget::epochs(if big { 2e3 } else { 1e5 }).with_gap(tol);
         let fit = Trainer::new(budget).unwrap().run(&mut dcd, &problem, &mut ()).unwrap();
         prop_assert!(matches!(fit.stop, StopReason::Converged | StopReason::Gap) || big, "{:?}", fit.stop);
@@ -303,10 +303,7 @@ fn one_vs_rest_on_degenerate_data() {
             lambda: Lambda::new(lambda).unwrap(),
             bias: Bias::None,
             loss: maxmargin_optim::BinaryLoss::Hinge,
-            dcd: DcdParams {
-                epsilon: 1e-5,
-                ..DcdParams::default()
-            },
+            dcd: DcdParams::new().epsilon(1e-5),
             budget: Budget::epochs(1e5),
             gap_target: Some(1e-5),
         };

@@ -47,10 +47,7 @@ fn check_cs(scale: f64, shrinking: bool) {
     }
     .check()
     .unwrap();
-    let budget = Budget {
-        eval_every_epochs: 1e9,
-        ..Budget::epochs(200_000.0)
-    };
+    let budget = Budget::epochs(200_000.0).evaluating_every(1e9);
     let fit = Trainer::new(budget)
         .unwrap()
         .run(&mut cs, &problem, &mut ())
@@ -117,21 +114,16 @@ pub(crate) fn binary(n: usize) -> (SparseRows, Vec<f64>) {
 }
 
 fn dcd(blocks: usize, epsilon: f64) -> maxmargin_optim::Dcd {
-    DcdParams {
-        epsilon,
-        blocks,
-        seed: 9,
-        ..DcdParams::default()
-    }
-    .check()
-    .unwrap()
+    DcdParams::new()
+        .epsilon(epsilon)
+        .blocks(blocks)
+        .seed(9)
+        .check()
+        .unwrap()
 }
 
 fn quiet(epochs: f64) -> Budget {
-    Budget {
-        eval_every_epochs: 1e9,
-        ..Budget::epochs(epochs)
-    }
+    Budget::epochs(epochs).evaluating_every(1e9)
 }
 
 #[test]
@@ -199,10 +191,7 @@ fn dcd_warm_start_from_a_smaller_c_reaches_the_same_optimum_in_fewer_passes() {
 fn the_trainer_stops_on_the_duality_gap() {
     let (x, y) = binary(400);
     let problem = BinaryProblem::new(&x, &y, Lambda::new(0.002).unwrap(), Bias::Feature).unwrap();
-    let budget = Budget {
-        gap_tolerance: Some(1e-3),
-        ..Budget::epochs(1000.0)
-    };
+    let budget = Budget::epochs(1000.0).with_gap(1e-3);
     let fit = Trainer::new(budget)
         .unwrap()
         .run(&mut dcd(1, 1e-9), &problem, &mut ())
@@ -210,10 +199,7 @@ fn the_trainer_stops_on_the_duality_gap() {
     assert_eq!(fit.stop, StopReason::Gap);
     let last = fit.trace.last().unwrap();
     assert!(last.gap.unwrap() <= 1e-3 * last.objective);
-    let bad = Budget {
-        gap_tolerance: Some(-1.0),
-        ..Budget::epochs(1.0)
-    };
+    let bad = Budget::epochs(1.0).with_gap(-1.0);
     assert!(Trainer::new(bad).is_err());
 }
 

@@ -129,7 +129,7 @@ proptest! {
             .with_example_weights(&c)
             .unwrap();
         let mut smo = SmoParams { epsilon: 1e-9, cache_mb: 1e-3 }.check().unwrap();
-        let budget = Budget { eval_every_epochs: 1e9, ..Budget::epochs(200_000.0) };
+        let budget = Budget::epochs(200_000.0).evaluating_every(1e9);
         let fit = Trainer::new(budget).unwrap().run(&mut smo, &problem, &mut ()).unwrap();
         let cap = 1.0 / (lambda * y.len() as f64);
         let upper: Vec<f64> = c.iter().map(|w| w * cap).collect();

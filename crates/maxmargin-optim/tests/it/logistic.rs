@@ -151,10 +151,7 @@ fn dcd(
     epsilon: f64,
 ) -> maxmargin_optim::Fit<maxmargin_optim::LinearWeights> {
     let mut s = DcdParams::new().epsilon(epsilon).seed(3).check().unwrap();
-    let budget = Budget {
-        eval_every_epochs: 1e9,
-        ..Budget::epochs(20_000.0)
-    };
+    let budget = Budget::epochs(20_000.0).evaluating_every(1e9);
     Trainer::new(budget)
         .unwrap()
         .run(&mut s, problem, &mut ())

@@ -65,10 +65,7 @@ fn four_solvers_agree_on_a_small_problem() {
     let lambda = Lambda::new(0.1).unwrap();
     let problem = StructProblem::new(space, x, y, lambda).unwrap();
 
-    let budget = |epochs: f64| Budget {
-        eval_every_epochs: 50.0,
-        ..Budget::epochs(epochs)
-    };
+    let budget = |epochs: f64| Budget::epochs(epochs).evaluating_every(50.0);
     let mut bcfw = BcfwParams {
         gap_tolerance: Some(2e-5),
         gap_every: 10.0,

@@ -55,10 +55,7 @@ fn tolerance_stops_early() {
     let (x, y) = problem_data();
     let problem = BinaryProblem::new(&x, &y, lambda(0.1), Bias::None).unwrap();
     let mut s = PegasosParams::new().average(true).check().unwrap();
-    let budget = Budget {
-        tolerance: Some(1e-2),
-        ..Budget::epochs(10_000.0)
-    };
+    let budget = Budget::epochs(10_000.0).with_tolerance(1e-2);
     let fit = Trainer::new(budget)
         .unwrap()
         .run(&mut s, &problem, &mut ())
@@ -69,10 +66,8 @@ fn tolerance_stops_early() {
 
 #[test]
 fn bad_budgets_and_problems_are_errors() {
-    let none = Budget {
-        max_epochs: None,
-        ..Budget::epochs(1.0)
-    };
+    let mut none = Budget::epochs(1.0);
+    none.max_epochs = None;
     assert_eq!(Trainer::new(none).unwrap_err(), OptimError::Unbounded);
     assert!(matches!(
         Trainer::new(Budget::epochs(f64::NAN)),
@@ -133,10 +128,7 @@ fn keep_best_returns_the_lowest_evaluated_objective() {
     let params = PegasosParams::new()
         .step(maxmargin_optim::StepRule::Constant(2.0))
         .seed(1);
-    let budget = Budget {
-        keep_best: true,
-        ..Budget::epochs(30.0)
-    };
+    let budget = Budget::epochs(30.0).keeping_best();
     let fit = Trainer::new(budget)
         .unwrap()
         .run(&mut params.check().unwrap(), &problem, &mut ())

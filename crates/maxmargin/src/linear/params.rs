@@ -159,6 +159,7 @@ impl From<SolverKind> for LinearSolver {
 /// written before they became typed load unchanged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "ParamsRecord", into = "ParamsRecord")]
+#[non_exhaustive]
 pub struct LinearSvmParams {
     /// The algorithm and its settings.
     pub solver: LinearSolver,
@@ -429,14 +430,11 @@ impl LinearSvmParams {
         let b = self.budget;
         let needed =
             b.tolerance.is_some() || b.gap_tolerance.is_some() || b.keep_best || self.trace;
-        Budget {
-            eval_every_epochs: if b.eval_every_epochs.is_infinite() && needed {
-                1.0
-            } else {
-                b.eval_every_epochs
-            },
-            ..b
-        }
+        b.evaluating_every(if b.eval_every_epochs.is_infinite() && needed {
+            1.0
+        } else {
+            b.eval_every_epochs
+        })
     }
 }
 

@@ -132,12 +132,12 @@ impl From<ParamsRecord> for LinearSvmParams {
     fn from(r: ParamsRecord) -> Self {
         let step = r.step.unwrap_or(StepRule::Pegasos);
         let solver = match r.solver {
-            SolverKind::Dcd => LinearSolver::Dcd(DcdParams {
-                epsilon: r.epsilon,
-                shrinking: true,
-                seed: r.seed,
-                blocks: r.blocks,
-            }),
+            SolverKind::Dcd => LinearSolver::Dcd(
+                DcdParams::new()
+                    .epsilon(r.epsilon)
+                    .seed(r.seed)
+                    .blocks(r.blocks),
+            ),
             SolverKind::Pegasos => LinearSolver::Pegasos(PegasosParams {
                 batch_size: r.batch_size,
                 step,
@@ -156,19 +156,19 @@ impl From<ParamsRecord> for LinearSvmParams {
                 kernel: r.kernel.unwrap_or_default(),
             },
         };
+        let mut budget = Budget::default();
+        budget.max_iterations = r.iterations;
+        budget.max_epochs = r.epochs;
+        budget.max_seconds = r.max_seconds;
+        budget.tolerance = r.tolerance;
+        budget.eval_every_epochs = r.eval_every_epochs.unwrap_or(f64::INFINITY);
+        budget.keep_best = r.keep_best;
+        budget.gap_tolerance = r.gap;
         Self {
             solver,
             regularization: r.regularization,
             loss: r.loss,
-            budget: Budget {
-                max_iterations: r.iterations,
-                max_epochs: r.epochs,
-                max_seconds: r.max_seconds,
-                tolerance: r.tolerance,
-                eval_every_epochs: r.eval_every_epochs.unwrap_or(f64::INFINITY),
-                keep_best: r.keep_best,
-                gap_tolerance: r.gap,
-            },
+            budget,
             bias: r.bias,
             class_weights: r.class_weights,
             scale: r.scale,

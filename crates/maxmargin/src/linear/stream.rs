@@ -12,8 +12,7 @@ use maxmargin_io::libsvm::BinaryLabels;
 use maxmargin_io::stream::{Column, RowFile};
 use maxmargin_optim::stream::{ColumnVisit, RowVisit};
 use maxmargin_optim::{
-    Budget, Observer, OptimError, Resumable, RowPasses, RowStream, Solver, SourcePlace, Streamed,
-    Trainer,
+    Observer, OptimError, Resumable, RowPasses, RowStream, Solver, SourcePlace, Streamed, Trainer,
 };
 use std::path::Path;
 
@@ -114,21 +113,19 @@ impl LinearSvm {
             .gap_tolerance
             .unwrap_or(crate::convergence::DEFAULT_GAP);
         let is_dcd = matches!(p.solver, LinearSolver::Dcd(_));
-        let budget = Budget {
-            gap_tolerance: Some(target),
-            // DCD certifies once per epoch of coordinate steps (a read of the file, about what the epoch's
-            // passes cost) besides where its stopping test calls for it, and stops at the certified gap: on
-            // a9a x10 the ε test alone took 224 epochs where the 1% gap came at 49. The primal solvers have
-            // no other stop.
-            eval_every_epochs: if p.budget.eval_every_epochs.is_finite() {
-                p.budget.eval_every_epochs.ceil().max(1.0)
-            } else if is_dcd {
-                1.0
-            } else {
-                STREAM_EVAL_EVERY as f64
-            },
-            ..p.budget
-        };
+        // DCD certifies once per epoch of coordinate steps (a read of the file, about what the epoch's passes
+        // cost) besides where its stopping test calls for it, and stops at the certified gap: on a9a x10 the ε
+        // test alone took 224 epochs where the 1% gap came at 49. The primal solvers have no other stop.
+        let budget =
+            p.budget
+                .with_gap(target)
+                .evaluating_every(if p.budget.eval_every_epochs.is_finite() {
+                    p.budget.eval_every_epochs.ceil().max(1.0)
+                } else if is_dcd {
+                    1.0
+                } else {
+                    STREAM_EVAL_EVERY as f64
+                });
         let trainer = Trainer::new(budget)?;
         let mut source = Passes {
             rows: &rows,

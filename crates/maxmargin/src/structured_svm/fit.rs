@@ -299,14 +299,8 @@ impl StructuredSvm {
             Ok::<_, Error>(trainer.fit(x, y, k, (&parts.weights, samples))?)
         })?;
         let lambda = self.params.regularization.lambda(y.len())?.get();
-        let expansion = MulticlassKernel::from_machines(resolved, trainer.scheme, x, fit.output);
-        let linear = maxmargin_optim::Fit {
-            output: Vec::new(),
-            objective: fit.objective,
-            trace: fit.trace,
-            stop: fit.stop,
-            progress: fit.progress,
-        };
+        let (machines, linear) = fit.replace_output(Vec::new());
+        let expansion = MulticlassKernel::from_machines(resolved, trainer.scheme, x, machines);
         let mut report = self.finish(linear, lambda, (y.len(), parts.d, k), parts.into_report())?;
         report.model.kernel = Some(Box::new(expansion));
         Ok(report)

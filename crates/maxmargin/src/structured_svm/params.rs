@@ -97,6 +97,7 @@ impl std::str::FromStr for StructSolverKind {
 
 /// Unchecked parameters of a structural SVM.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct StructuredSvmParams {
     /// What is predicted.
     pub task: Task,
@@ -484,20 +485,19 @@ impl StructuredSvmParams {
 
     pub(super) fn budget(&self) -> Budget {
         let needed = self.tolerance.is_some() || self.gap.is_some() || self.keep_best || self.trace;
-        Budget {
-            max_iterations: None,
-            max_epochs: self.max_passes,
-            max_seconds: self.max_seconds,
-            tolerance: self.tolerance,
-            eval_every_epochs: self.eval_every.unwrap_or(if needed {
-                Self::DEFAULT_EVAL_EVERY
-            } else {
-                Self::CHEAP_EVAL_EVERY
-            }),
-            keep_best: self.keep_best,
-            // The run stops at the first evaluation that certifies the target, as at the solver's own test.
-            gap_tolerance: self.stop_gap(),
-        }
+        let mut budget = Budget::default();
+        budget.max_epochs = self.max_passes;
+        budget.max_seconds = self.max_seconds;
+        budget.tolerance = self.tolerance;
+        budget.eval_every_epochs = self.eval_every.unwrap_or(if needed {
+            Self::DEFAULT_EVAL_EVERY
+        } else {
+            Self::CHEAP_EVAL_EVERY
+        });
+        budget.keep_best = self.keep_best;
+        // The run stops at the first evaluation that certifies the target, as at the solver's own test.
+        budget.gap_tolerance = self.stop_gap();
+        budget
     }
 
     pub(super) fn bcfw(&self) -> BcfwParams {

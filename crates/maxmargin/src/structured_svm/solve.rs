@@ -192,12 +192,9 @@ impl StructuredSvm {
         } else {
             maxmargin_optim::Bias::None
         };
-        let dcd = maxmargin_optim::DcdParams {
-            epsilon: self.params.epsilon,
-            shrinking: true,
-            seed: self.params.seed,
-            blocks: 1,
-        };
+        let dcd = maxmargin_optim::DcdParams::new()
+            .epsilon(self.params.epsilon)
+            .seed(self.params.seed);
         let fit = crate::parallel::with_threads(self.params.threads, || {
             let ovr = maxmargin_optim::ovr::OneVsRest {
                 lambda,

@@ -8,7 +8,7 @@ use crate::linear::PassError;
 use maxmargin_io::stream::RowFile;
 use maxmargin_optim::structural::ssg_stream::ExampleVisit;
 use maxmargin_optim::{
-    Budget, ExamplePasses, ExampleStream, Resumable, Solver, SourcePlace, Streamed, Trainer,
+    ExamplePasses, ExampleStream, Resumable, Solver, SourcePlace, Streamed, Trainer,
 };
 
 /// Passes between certificates when `eval_every` is not given (each certificate is one more pass).
@@ -80,13 +80,10 @@ impl StructuredSvm {
         let k = classes.len();
         let space = MulticlassSpace::new(self.width(d), k)?;
         let lambda = p.regularization.lambda(n)?;
-        let budget = Budget {
-            gap_tolerance: Some(self.gap_target()),
-            eval_every_epochs: p
-                .eval_every
+        let budget = p.budget().with_gap(self.gap_target()).evaluating_every(
+            p.eval_every
                 .map_or(STREAM_EVAL_EVERY as f64, |e| e.ceil().max(1.0)),
-            ..p.budget()
-        };
+        );
         let trainer = Trainer::new(budget)?;
         let mut source = Examples {
             rows: &rows,

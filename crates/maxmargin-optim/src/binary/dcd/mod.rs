@@ -53,6 +53,7 @@ use serde::{Deserialize, Serialize};
 
 /// Unchecked DCD parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct DcdParams {
     /// Stop when the projected gradient's spread `max PG − min PG` is below this (LIBLINEAR's `-e`, 0.1).
     pub epsilon: f64,
@@ -90,6 +91,12 @@ impl DcdParams {
     /// Sets the stopping tolerance ε on the projected gradient's spread.
     pub fn epsilon(mut self, epsilon: f64) -> Self {
         self.epsilon = epsilon;
+        self
+    }
+
+    /// Sets whether examples that stay at a bound are shrunk (set aside until the stopping test reopens them).
+    pub fn shrinking(mut self, shrinking: bool) -> Self {
+        self.shrinking = shrinking;
         self
     }
 
