@@ -377,22 +377,14 @@ pub fn eval(
         return eval_groups(model, model_path, data, lambda, json, g);
     }
     let e: StructEvaluation = match (model.task, calibrated) {
-        (Task::Multiclass, Some(c)) => c.evaluate(
-            &crate::load::read_for_model(
-                data,
-                model_path,
-                crate::load::ModelShape::structured(model),
-            )?,
-            lambda,
-        )?,
-        (Task::Multiclass, None) => model.evaluate_multiclass(
-            &crate::load::read_for_model(
-                data,
-                model_path,
-                crate::load::ModelShape::structured(model),
-            )?,
-            lambda,
-        )?,
+        (Task::Multiclass, calibrated) => {
+            let shape = crate::load::ModelShape::structured(model);
+            let rows = crate::load::read_for_model(data, model_path, shape)?;
+            match calibrated {
+                Some(c) => c.evaluate(&rows, lambda)?,
+                None => model.evaluate_multiclass(&rows, lambda)?,
+            }
+        }
         (Task::Multilabel, _) => model.evaluate_multilabel(&multilabel::read(data)?, lambda)?,
         (Task::Chain, _) => model.evaluate_chain(&svm_hmm::read(data)?, lambda)?,
         (Task::Custom, _) => bail!(

@@ -40,6 +40,24 @@ pub(crate) fn accepts<E>(
     Ok(gap <= target * primal.abs())
 }
 
+/// [`accepts`] with `solver`'s own certificate at `st` (its objective and gap; a gap it cannot give counts
+/// as 0): for a solver over ranks, whose objective and certificate are collective.
+///
+/// # Errors
+/// The solver's, from its objective or certificate.
+pub(crate) fn accepts_certified<P, S: crate::trainer::Solver<P>>(
+    solver: &S,
+    problem: &P,
+    st: &S::State,
+    (target, epsilon): (Option<f64>, f64),
+) -> Result<bool, crate::error::OptimError> {
+    accepts(target, epsilon, || {
+        let objective = solver.objective(problem, st)?;
+        let gap = solver.certificate(problem, st, objective)?.gap;
+        Ok((objective, gap.unwrap_or(0.0)))
+    })
+}
+
 /// What LIBLINEAR's test says at the end of a pass whose projected gradient spans `[pg_min, pg_max]`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum PassEnd {

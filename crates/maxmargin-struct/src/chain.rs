@@ -249,12 +249,7 @@ impl OutputSpace for ChainSpace {
         self.check_output(x, y)?;
         let (out, value) = self.viterbi(w, x, Some(y));
         let loss = self.loss(y, &out);
-        let hinge = (value - self.score(w, x, y)).max(0.0);
-        Ok(Violation {
-            output: out,
-            loss,
-            hinge,
-        })
+        Ok(Violation::of_value(out, loss, value, self.score(w, x, y)))
     }
 }
 

@@ -126,11 +126,12 @@ impl OutputSpace for MulticlassSpace {
         let y = *y as usize;
         let (k, v) = self.argmax(w, x, |k| self.cost.cost(y, k));
         let truth = self.class_score(w, x, y);
-        Ok(Violation {
-            output: k as u32,
-            loss: self.cost.cost(y, k),
-            hinge: (v - truth).max(0.0),
-        })
+        Ok(Violation::of_value(
+            k as u32,
+            self.cost.cost(y, k),
+            v,
+            truth,
+        ))
     }
 }
 

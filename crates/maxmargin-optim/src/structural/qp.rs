@@ -122,6 +122,16 @@ pub fn solve_dual_smo(
     solve_dual_smo_capped(gram, b, lambda, group, caps, warm, tol, 10_000).0
 }
 
+/// The exact maximizer along a pair's line, `violation / curvature`, within the mass `available` to move
+/// (all of it where the dual is linear along the line).
+pub(crate) fn step_length(violation: f64, curvature: f64, available: f64) -> f64 {
+    if curvature > 0.0 {
+        (violation / curvature).min(available)
+    } else {
+        available
+    }
+}
+
 /// [`solve_dual_smo`] with at most `max_sweeps` sweeps; also returns whether the KKT conditions hold to the
 /// tolerance (false when the cap stopped it first).
 #[allow(clippy::too_many_arguments)]
@@ -231,11 +241,7 @@ pub fn solve_dual_smo_capped(
                 let violation = up.1 - if j < m { grad[j] } else { 0.0 };
                 let curvature = curvature(j).0;
                 let available = if j < m { alpha[j] } else { slack[g] };
-                let t = if curvature > 0.0 {
-                    (violation / curvature).min(available)
-                } else {
-                    available
-                };
+                let t = step_length(violation, curvature, available);
                 if t <= 0.0 {
                     break;
                 }

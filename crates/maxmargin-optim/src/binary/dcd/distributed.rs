@@ -122,15 +122,8 @@ impl DcdRanks<'_> {
     /// At a round whose stopping test passed on every rank's examples: accepts it
     /// ([`gap_target::accepts`]), or divides ε by 10 and reopens every example, as one process does.
     fn accept(&self, problem: &BinaryProblem<'_>, st: &mut DcdState) -> Result<bool, OptimError> {
-        let done = gap_target::accepts(
-            self.solver.gap_target.get(),
-            self.solver.epsilon(st),
-            || {
-                let objective = self.objective(problem, st)?;
-                let gap = self.certificate(problem, st, objective)?.gap;
-                Ok::<_, OptimError>((objective, gap.unwrap_or(0.0)))
-            },
-        )?;
+        let test = (self.solver.gap_target.get(), self.solver.epsilon(st));
+        let done = gap_target::accepts_certified(self, problem, st, test)?;
         if !done {
             st.tightened += 1;
             st.active = (0..problem.n_samples()).collect();

@@ -224,9 +224,7 @@ impl Bcfw {
             // When the last iterate is already certified within the tolerance, the average's oracle pass
             // is skipped.
             let p_last = problem.primal(&st.w)?;
-            let (w_bar, ell_bar) = Self::average_of(st);
-            let dual = (-0.5 * lambda * norm_sq(&st.w) + st.ell)
-                .max(-0.5 * lambda * norm_sq(&w_bar) + ell_bar);
+            let dual = self.dual_of(st, lambda);
             let done = self
                 .params
                 .gap_tolerance
@@ -234,16 +232,15 @@ impl Bcfw {
             let p_avg = if done {
                 f64::INFINITY
             } else {
-                problem.primal(&w_bar)?
+                problem.primal(&Self::average_of(st).0)?
             };
             st.last_iterate = p_last <= p_avg;
             let primal = p_last.min(p_avg);
             st.last = Some((st.k, primal, dual, primal - dual));
             return Ok(());
         }
-        let (w, ell) = self.output_of(st);
-        let primal = problem.primal(&w)?;
-        let dual = -0.5 * lambda * norm_sq(&w) + ell;
+        let primal = problem.primal(&self.output_of(st).0)?;
+        let dual = self.dual_of(st, lambda);
         st.last = Some((st.k, primal, dual, primal - dual));
         Ok(())
     }

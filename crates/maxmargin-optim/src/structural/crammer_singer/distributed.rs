@@ -111,15 +111,8 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSingerRanks<'_> {
             return Ok(());
         }
         // Every rank's ε agrees, so every rank values the certificate (collectively) or none does.
-        let done = crate::gap_target::accepts(
-            self.solver.gap_target.get(),
-            self.solver.epsilon(st),
-            || {
-                let objective = self.objective(problem, st)?;
-                let gap = self.certificate(problem, st, objective)?.gap;
-                Ok::<_, OptimError>((objective, gap.unwrap_or(0.0)))
-            },
-        )?;
+        let test = (self.solver.gap_target.get(), self.solver.epsilon(st));
+        let done = crate::gap_target::accepts_certified(self, problem, st, test)?;
         if done {
             st.converged = true;
         } else {

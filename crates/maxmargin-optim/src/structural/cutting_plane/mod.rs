@@ -245,11 +245,7 @@ impl WorkingSet {
                         None => slack,
                         Some(j) => self.alpha[idx[j]],
                     };
-                    let t = if curvature > 0.0 {
-                        (violation / curvature).min(available)
-                    } else {
-                        available
-                    };
+                    let t = crate::structural::qp::step_length(violation, curvature, available);
                     if t <= 0.0 {
                         break;
                     }
