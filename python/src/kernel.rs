@@ -190,7 +190,7 @@ pub(crate) fn fit_kernel<'py>(
                 svm = svm.sample_weights(w)?;
             }
             let report = svm.fit_multiclass(&dataset, &mut ())?;
-            let fitted = Fitted::of_multiclass(&report.model, report.warnings);
+            let fitted = Fitted::of_structured(&report.model, report.warnings);
             Ok((Trained::Multiclass(Box::new(report.model)), fitted))
         }
     };

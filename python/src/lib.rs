@@ -200,8 +200,8 @@ impl Fitted {
         Self::of_run(run, t.converged, t.stop).with(warnings)
     }
 
-    /// The certificate of a multiclass model's run, with its warnings.
-    fn of_multiclass(m: &StructuredModel, warnings: Vec<String>) -> Self {
+    /// The certificate of a structured (multiclass, multilabel, chain) model's run, with its warnings.
+    fn of_structured(m: &StructuredModel, warnings: Vec<String>) -> Self {
         let t = &m.training;
         let run = (m.lambda, t.objective, t.gap, t.iterations);
         Self::of_run(run, t.converged, t.stop).with(warnings)
@@ -238,8 +238,10 @@ fn refused(name: &'static str, value: &str, reason: &'static str) -> maxmargin::
 
 mod kernel;
 mod linear;
+mod structured;
 use kernel::{Model, fit_kernel};
 use linear::fit_linear;
+use structured::{StructModel, fit_structured};
 
 /// The module.
 #[pymodule]
@@ -247,6 +249,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_linear, m)?)?;
     m.add_function(wrap_pyfunction!(fit_kernel, m)?)?;
     m.add_class::<Model>()?;
+    m.add_function(wrap_pyfunction!(fit_structured, m)?)?;
+    m.add_class::<StructModel>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -243,7 +243,7 @@ fn fit_multiclass(
         coef.extend(w);
         intercept.push(b);
     }
-    let run = Fitted::of_multiclass(m, report.warnings.clone());
+    let run = Fitted::of_structured(m, report.warnings.clone());
     Ok(Fitted {
         coef,
         rows: m.n_labels,

