@@ -166,9 +166,12 @@ class ChainCRF(_Model):
     def _inputs(self, X, Y=None):
         if isinstance(X, np.ndarray) and X.ndim == 2:
             raise ValueError("X must be a list of sequences, each a (n_positions, n_features) array")
-        X = list(X)
+        X = [x if sp.issparse(x) else np.asarray(x) for x in X]
         if not X:
             raise ValueError("X holds no sequence")
+        for i, x in enumerate(X):
+            if x.ndim != 2:
+                raise ValueError(f"sequence {i}: a (n_positions, n_features) array, got shape {x.shape}")
         lengths = np.array([x.shape[0] for x in X], dtype=np.int64)
         if np.any(lengths == 0):
             raise ValueError(f"sequence {int(np.argmin(lengths))} is empty")

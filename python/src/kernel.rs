@@ -32,12 +32,7 @@ impl Model {
         data: PyReadonlyArray1<'py, f64>,
         n_features: usize,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let x = rows(
-            indptr.as_slice()?,
-            indices.as_slice()?,
-            data.as_slice()?,
-            n_features,
-        )?;
+        let x = csr_rows(&indptr, &indices, &data, n_features)?;
         let n = x.n_rows();
         let (values, width) = match &self.trained {
             Trained::Binary(m) => (py.detach(|| m.decision_rows(&x)), 1),
@@ -140,7 +135,7 @@ pub(crate) fn fit_kernel<'py>(
             )));
         }
     };
-    let fit = || -> Result<(Trained, Fitted), maxmargin::Error> {
+    let fit = |watch: &mut Watch<'_>| -> Result<(Trained, Fitted), maxmargin::Error> {
         if k <= 2 {
             let smo = SmoParams {
                 epsilon: tol.unwrap_or(SmoParams::default().epsilon),
@@ -167,7 +162,7 @@ pub(crate) fn fit_kernel<'py>(
             if let Some(w) = weights {
                 svm = svm.sample_weights(w)?;
             }
-            let report = svm.fit_observed(&dataset, &mut ())?;
+            let report = svm.fit_observed(&dataset, watch)?;
             let fitted = Fitted::of_binary(&report.model, report.warnings);
             Ok((Trained::Binary(Box::new(report.model)), fitted))
         } else {
@@ -189,11 +184,15 @@ pub(crate) fn fit_kernel<'py>(
             if let Some(w) = weights {
                 svm = svm.sample_weights(w)?;
             }
-            let report = svm.fit_multiclass(&dataset, &mut ())?;
+            let report = svm.fit_multiclass(&dataset, watch)?;
             let fitted = Fitted::of_structured(&report.model, report.warnings);
             Ok((Trained::Multiclass(Box::new(report.model)), fitted))
         }
     };
-    let (trained, fitted) = py.detach(fit).map_err(value_error)?;
+    let (fitted, interrupted) = interruptible(py, fit);
+    if let Some(e) = interrupted {
+        return Err(e);
+    }
+    let (trained, fitted) = fitted.map_err(value_error)?;
     Ok((Model { trained }, fitted.report(py)?))
 }

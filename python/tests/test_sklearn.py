@@ -186,3 +186,23 @@ def test_hashed_text_of_millions_of_columns_trains():
     unused = np.asarray(X.sum(axis=0)).ravel() == 0
     assert np.all(clf.coef_[0, unused] == 0.0)
     assert clf.score(X, y) > 0.9
+
+
+def test_ctrl_c_raises_keyboard_interrupt_within_a_second_and_leaves_the_estimator_unfitted():
+    import os
+    import signal
+    import threading
+    import time
+
+    X, y = make_classification(n_samples=3000, n_features=40, random_state=0)
+    clf = MaxMarginClassifier(solver="subgradient", max_iter=1e9, gap=1e-15)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            clf.fit(X, y)
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - start < 1.5 + 0.5
+    assert not hasattr(clf, "coef_")

