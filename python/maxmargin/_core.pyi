@@ -104,3 +104,17 @@ def fit_structured(
     random_state: int = 0,
     n_jobs: Optional[int] = None,
 ) -> Tuple[StructModel, dict[str, Any]]: ...
+
+def fit_custom(
+    model: Any,
+    x: Sequence[Any],
+    y: Sequence[Any],
+    *,
+    solver: str = "bcfw",
+    c: float = 1.0,
+    max_iter: Optional[float] = None,
+    tol: Optional[float] = None,
+    gap: Optional[float] = None,
+    random_state: int = 0,
+    n_jobs: Optional[int] = None,
+) -> Tuple[npt.NDArray[np.float64], dict[str, Any]]: ...

