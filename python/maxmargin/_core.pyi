@@ -118,3 +118,30 @@ def fit_custom(
     random_state: int = 0,
     n_jobs: Optional[int] = None,
 ) -> Tuple[npt.NDArray[np.float64], dict[str, Any]]: ...
+
+class TaggerModel:
+    @property
+    def tags(self) -> list[str]: ...
+    def tag(self, rows: Sequence[Sequence[Sequence[str]]]) -> list[list[str]]: ...
+    def evaluate(
+        self, rows: Sequence[Sequence[Sequence[str]]], tags: Sequence[Sequence[str]]
+    ) -> dict[str, Any]: ...
+    def save(self, path: str) -> None: ...
+    @staticmethod
+    def load(path: str) -> "TaggerModel": ...
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(bytes: bytes) -> "TaggerModel": ...
+
+def fit_tagger(
+    rows: Sequence[Sequence[Sequence[str]]],
+    tags: Sequence[Sequence[str]],
+    template: str = "chunking",
+    *,
+    solver: str = "bcfw",
+    c: Optional[float] = None,
+    max_iter: Optional[float] = None,
+    gap: Optional[float] = None,
+    random_state: int = 0,
+    n_jobs: Optional[int] = None,
+) -> Tuple[TaggerModel, dict[str, Any]]: ...

@@ -3,8 +3,8 @@
 //! research prototypes: every oracle call and every joint feature is a call into Python under the GIL.
 
 use super::*;
-use maxmargin::structured_svm::CustomSpace;
 use maxmargin::structured::{OutputSpace, StructError, Violation};
+use maxmargin::structured_svm::CustomSpace;
 use numpy::{PyArrayDyn, PyUntypedArrayMethods};
 use std::sync::{Arc, Mutex};
 

@@ -305,10 +305,12 @@ mod custom;
 mod kernel;
 mod linear;
 mod structured;
+mod tagger;
 use custom::fit_custom;
 use kernel::{Model, fit_kernel};
 use linear::fit_linear;
 use structured::{StructModel, fit_structured};
+use tagger::{PyTagger, fit_tagger};
 
 /// The module.
 #[pymodule]
@@ -319,6 +321,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_structured, m)?)?;
     m.add_class::<StructModel>()?;
     m.add_function(wrap_pyfunction!(fit_custom, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_tagger, m)?)?;
+    m.add_class::<PyTagger>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

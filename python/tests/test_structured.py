@@ -6,6 +6,7 @@ import pickle
 import subprocess
 import shutil
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -273,3 +274,65 @@ def test_an_exception_in_a_python_callback_stops_the_run_and_is_raised():
 
     with pytest.raises(ValueError, match="integer"):
         FrankWolfeSSVM(FloatOutputs(3)).fit(list(X), [0.5] * len(X))
+
+
+def read_conll(path):
+    """CoNLL-2000 columns (word, POS, chunk): sentences as (word, POS) tokens, and their chunk tags."""
+    sentences, tags, words, chunks = [], [], [], []
+    with open(path) as f:
+        for line in f:
+            cells = line.split()
+            if not cells:
+                if words:
+                    sentences.append(words)
+                    tags.append(chunks)
+                words, chunks = [], []
+                continue
+            words.append((cells[0], cells[1]))
+            chunks.append(cells[2])
+    if words:
+        sentences.append(words)
+        tags.append(chunks)
+    return sentences, tags
+
+
+CONLL = Path(__file__).resolve().parents[2] / "crates/maxmargin-cli/tests/data/conll2000-head"
+
+
+def test_the_tagger_chunks_sentences_and_saves_the_commands_tagger_file(tmp_path):
+    from maxmargin.tagger import Tagger
+
+    train, train_tags = read_conll(CONLL / "train.txt")
+    test, test_tags = read_conll(CONLL / "test.txt")
+    # A 5% gap keeps the test short (1% takes 640 passes here, as the command does).
+    tagger = Tagger(template="chunking", gap=0.05).fit(train, train_tags)
+    assert tagger.converged_ and tagger.duality_gap_ <= 0.05 * tagger.objective_
+    e = tagger.evaluate(test, test_tags)
+    # 300 training sentences: a chunker well above the baseline of tagging by POS alone.
+    assert e["chunk_f1"] > 0.8 and e["token_accuracy"] > 0.85
+    assert tagger.score(test, test_tags) == e["token_accuracy"]
+    predicted = tagger.predict(test[:2])
+    assert [len(p) for p in predicted] == [len(s) for s in test[:2]]
+    assert set(tagger.tags_) >= {"B-NP", "I-NP", "B-VP"}
+    path = tmp_path / "chunker.model"
+    tagger.save(path)
+    assert Tagger.load(path).predict(test[:2]) == predicted
+    assert pickle.loads(pickle.dumps(tagger)).predict(test[:2]) == predicted
+    command = shutil.which("maxmargin")
+    if command is not None:
+        out = subprocess.run([command, "predict", str(path), str(CONLL / "test.txt")],
+                             capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        first = [line.split()[-1] for line in out.stdout.splitlines()[: len(test[0])]]
+        assert first == predicted[0]
+
+
+def test_the_tagger_refuses_what_it_cannot_read_by_name():
+    from maxmargin.tagger import Tagger
+
+    with pytest.raises(ValueError, match="two columns"):
+        Tagger(template="chunking").fit([["He", "ran"]], [["B-NP", "B-VP"]])
+    with pytest.raises(ValueError, match="sentence 0: 1 tags for 2 tokens"):
+        Tagger(template="ner").fit([["He", "ran"]], [["B-NP"]])
+    with pytest.raises(ValueError, match="template"):
+        Tagger(template="no-such-template").fit([["He", "ran"]], [["B-NP", "B-VP"]])

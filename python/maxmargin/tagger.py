@@ -1,0 +1,127 @@
+"""Sequence labelling of sentences (CoNLL chunking, named entities, part-of-speech): a chain structural SVM
+over CRF++-style template features, trained to a certified duality gap.
+
+::
+
+    from maxmargin.tagger import Tagger
+
+    train = [[("He", "PRP"), ("reckons", "VBZ"), ("the", "DT"), ("deficit", "NN")], ...]
+    tags = [["B-NP", "B-VP", "B-NP", "I-NP"], ...]
+    tagger = Tagger(template="chunking").fit(train, tags)
+    tagger.predict(train[:1])          # [["B-NP", "B-VP", "B-NP", "I-NP"]]
+    tagger.evaluate(test, test_tags)   # conlleval's chunk precision, recall, F1 and the token accuracy
+
+A token is a string (its word) or a tuple of its columns, the word first (``template="chunking"`` reads the
+word and its part-of-speech tag). ``save`` writes the tagger file ``maxmargin predict`` reads, and
+``Tagger.load`` reads one ``maxmargin train --task chain --format conll`` wrote.
+"""
+
+from . import _core
+from .learners import _Learner, _seed, _threads
+
+__all__ = ["Tagger"]
+
+
+def _rows(sentences):
+    """Sentences as lists of tokens, each a list of its columns (strings)."""
+    out = []
+    for i, sentence in enumerate(sentences):
+        tokens = []
+        for j, token in enumerate(sentence):
+            cells = [token] if isinstance(token, str) else list(token)
+            if not cells or not all(isinstance(c, str) for c in cells):
+                raise ValueError(f"sentence {i}, token {j}: a string or a tuple of strings, got {token!r}")
+            tokens.append(cells)
+        out.append(tokens)
+    return out
+
+
+def _tags(tags):
+    return [[str(t) for t in sentence] for sentence in tags]
+
+
+class Tagger(_Learner):
+    """A CoNLL tagger: a chain model over template features.
+
+    Parameters
+    ----------
+    template : str, default="chunking"
+        ``"chunking"`` (CoNLL-2000: word and POS columns), ``"ner"`` (the word and any further columns), a
+        template file's path, or a template's text (CRF++'s ``U`` and ``B`` lines).
+    C : float, default=None
+        ``½‖w‖² + C Σ_i ξ_i`` over sentences (``None``: the command's default, λ = 0.01).
+    solver : {"bcfw", "oneslack", "nslack", "ssg"}, default="bcfw"
+        The structural solver (see :mod:`maxmargin.learners`).
+    max_iter, gap, verbose, n_jobs, random_state
+        As the learners'.
+    """
+
+    def __init__(self, template="chunking", C=None, solver="bcfw", max_iter=None, gap=None, verbose=0,
+                 n_jobs=1, random_state=None):
+        self.template = template
+        self.C = C
+        self.solver = solver
+        self.max_iter = max_iter
+        self.gap = gap
+        self.verbose = verbose
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _check(self):
+        if self.C is not None and not (isinstance(self.C, (int, float)) and self.C > 0 and self.C < float("inf")):
+            raise ValueError(f"C={self.C!r}: give a positive finite number or None")
+        for name in ("max_iter", "gap"):
+            v = getattr(self, name)
+            if v is not None and not (isinstance(v, (int, float)) and 0 < v < float("inf")):
+                raise ValueError(f"{name}={v!r}: give a positive finite number or None")
+
+    def fit(self, sentences, tags):
+        """Trains on sentences and their tags (one per token)."""
+        self._check()
+        fitted, result = _core.fit_tagger(
+            _rows(sentences), _tags(tags), str(self.template), solver=self.solver,
+            c=None if self.C is None else float(self.C), max_iter=self.max_iter, gap=self.gap,
+            random_state=_seed(self.random_state), n_jobs=_threads(self.n_jobs),
+        )
+        self._fitted = fitted
+        self._record(result)
+        return self
+
+    @property
+    def tags_(self):
+        """The tags the tagger knows."""
+        return self._fitted_model().tags
+
+    @property
+    def w(self):
+        raise AttributeError("a tagger's weights are over its feature dictionary: save it to inspect them")
+
+    def predict(self, sentences):
+        """The tags of every sentence."""
+        return self._fitted_model().tag(_rows(sentences))
+
+    def evaluate(self, sentences, tags):
+        """conlleval's chunk precision, recall and F1, and the token accuracy, as a dict."""
+        return dict(self._fitted_model().evaluate(_rows(sentences), _tags(tags)))
+
+    def score(self, sentences, tags):
+        """The fraction of tokens tagged right (``evaluate`` gives the chunk F1)."""
+        return self.evaluate(sentences, tags)["token_accuracy"]
+
+    def save(self, path):
+        """Writes the tagger file ``maxmargin predict`` reads (JSON for a ``.json`` path)."""
+        self._fitted_model().save(str(path))
+
+    @classmethod
+    def load(cls, path):
+        """A fitted tagger from a file written by ``save`` or by ``maxmargin train --task chain --format
+        conll``; its certificate attributes are not restored."""
+        out = cls()
+        out._fitted = _core.TaggerModel.load(str(path))
+        return out
+
+    def __setstate__(self, state):
+        data = state.pop("_fitted_bytes", None)
+        self.__dict__.update(state)
+        if data is not None:
+            self._fitted = _core.TaggerModel.from_bytes(data)

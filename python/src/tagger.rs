@@ -1,0 +1,223 @@
+//! The CoNLL tagger on Python lists of sentences: a chain model over template features (the facade's
+//! `tagger`), whose file is the one `maxmargin train --task chain --format conll` writes.
+
+use super::*;
+use maxmargin::io::conll::{Sentence, Template};
+use maxmargin::tagger::{self, Tagger};
+use std::path::{Path, PathBuf};
+
+/// A trained tagger: tags sentences, evaluates them as conlleval does, saves the command's tagger file.
+#[pyclass(module = "maxmargin._core", name = "TaggerModel", frozen)]
+pub(crate) struct PyTagger {
+    tagger: Tagger,
+}
+
+/// Sentences as the facade reads them: each token a list of its input columns (the word first), with the
+/// tags when given (one per token).
+fn sentences(
+    rows: Vec<Vec<Vec<String>>>,
+    tags: Option<Vec<Vec<String>>>,
+) -> PyResult<Vec<Sentence>> {
+    if let Some(t) = &tags
+        && t.len() != rows.len()
+    {
+        return Err(value_error(format!(
+            "{} tag sequences for {} sentences",
+            t.len(),
+            rows.len()
+        )));
+    }
+    let no_tags: Vec<String> = Vec::new();
+    rows.iter()
+        .enumerate()
+        .map(|(i, sentence)| {
+            if sentence.is_empty() {
+                return Err(value_error(format!("sentence {i} is empty")));
+            }
+            let width = sentence[0].len();
+            if let Some((j, _)) = sentence
+                .iter()
+                .enumerate()
+                .find(|(_, token)| token.len() != width || token.is_empty())
+            {
+                return Err(value_error(format!(
+                    "sentence {i}, token {j}: {} columns where the sentence's first token has {width}",
+                    sentence[j].len()
+                )));
+            }
+            let these = match &tags {
+                Some(t) if t[i].len() != sentence.len() => {
+                    return Err(value_error(format!(
+                        "sentence {i}: {} tags for {} tokens",
+                        t[i].len(),
+                        sentence.len()
+                    )));
+                }
+                Some(t) => &t[i],
+                None => &no_tags,
+            };
+            Ok(Sentence::from_rows(sentence, these))
+        })
+        .collect()
+}
+
+/// The templates `template` names: `chunking`, `ner`, a template file, or a template's text.
+fn template(name: &str, train: &[Sentence]) -> PyResult<Template> {
+    let inputs = train.iter().map(|s| s.columns.len()).min().unwrap_or(0);
+    match name {
+        "chunking" => {
+            if inputs < 2 {
+                return Err(value_error(
+                    "template='chunking' reads two columns per token (the word and its POS tag): give \
+                     tokens as (word, POS) pairs, or template='ner'",
+                ));
+            }
+            Ok(Template::chunking())
+        }
+        "ner" => Ok(Template::ner(inputs)),
+        text if text.contains('\n') || text.contains("%x[") => Template::parse("template", text)
+            .map_err(|(line, column, message)| {
+                value_error(format!("template line {line}, column {column}: {message}"))
+            }),
+        file => {
+            let path = Path::new(file);
+            if !path.exists() {
+                return Err(value_error(format!(
+                    "template={file:?}: not chunking, ner, an existing template file or a template's text"
+                )));
+            }
+            Template::read(path).map_err(value_error)
+        }
+    }
+}
+
+#[pymethods]
+impl PyTagger {
+    /// The tags of every sentence (tokens as lists of columns).
+    fn tag(&self, py: Python<'_>, rows: Vec<Vec<Vec<String>>>) -> PyResult<Vec<Vec<String>>> {
+        let sentences = sentences(rows, None)?;
+        py.detach(|| self.tagger.tag(&sentences))
+            .map_err(value_error)
+    }
+
+    /// conlleval's chunk precision, recall and F1 and the token accuracy on labelled sentences.
+    fn evaluate<'py>(
+        &self,
+        py: Python<'py>,
+        rows: Vec<Vec<Vec<String>>>,
+        tags: Vec<Vec<String>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let sentences = sentences(rows, Some(tags))?;
+        let e = py
+            .detach(|| self.tagger.evaluate(&sentences, None))
+            .map_err(value_error)?;
+        let out = PyDict::new(py);
+        out.set_item("sentences", e.sentences)?;
+        out.set_item("tokens", e.tokens)?;
+        out.set_item("token_accuracy", e.token_accuracy)?;
+        out.set_item("chunk_precision", e.chunk_precision)?;
+        out.set_item("chunk_recall", e.chunk_recall)?;
+        out.set_item("chunk_f1", e.chunk_f1)?;
+        out.set_item("unknown_tags", e.unknown_tags)?;
+        Ok(out)
+    }
+
+    /// The tags the tagger knows, in its order.
+    #[getter]
+    fn tags(&self) -> Vec<String> {
+        self.tagger.features.tag_names().to_vec()
+    }
+
+    /// Saves the tagger as the file `maxmargin predict` reads (JSON for a `.json` path), atomically.
+    fn save(&self, path: PathBuf) -> PyResult<()> {
+        self.tagger.save(&path).map_err(value_error)
+    }
+
+    /// A tagger file written by [`PyTagger::save`] or by `maxmargin train --task chain --format conll`.
+    #[staticmethod]
+    fn load(path: PathBuf) -> PyResult<Self> {
+        let tagger = Tagger::load(&path).map_err(value_error)?;
+        Ok(Self { tagger })
+    }
+
+    /// The tagger as bytes ([`PyTagger::from_bytes`] reads them back).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = serde_json::to_vec(&self.tagger).map_err(value_error)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// A tagger from [`PyTagger::to_bytes`].
+    #[staticmethod]
+    fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
+        let tagger: Tagger = serde_json::from_slice(bytes)
+            .map_err(|e| value_error(format!("not a pickled maxmargin tagger: {e}")))?;
+        Ok(Self { tagger })
+    }
+}
+
+/// Trains a tagger on sentences (tokens as lists of columns, the word first) and their tags, with the
+/// templates `template`, by `solver`; `c` in `½‖w‖² + C Σ ξ_i` (`None`: the command's default λ). Returns the
+/// tagger and the run's certificate.
+#[pyfunction]
+#[pyo3(signature = (
+    rows, tags, template="chunking", *, solver="bcfw", c=None, max_iter=None, gap=None, random_state=0,
+    n_jobs=None
+))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fit_tagger<'py>(
+    py: Python<'py>,
+    rows: Vec<Vec<Vec<String>>>,
+    tags: Vec<Vec<String>>,
+    template: &str,
+    solver: &str,
+    c: Option<f64>,
+    max_iter: Option<f64>,
+    gap: Option<f64>,
+    random_state: u64,
+    n_jobs: Option<usize>,
+) -> PyResult<(PyTagger, Bound<'py, PyDict>)> {
+    let train = sentences(rows, Some(tags))?;
+    if train.is_empty() {
+        return Err(value_error("no sentences"));
+    }
+    let template = self::template(template, &train)?;
+    let kind = match solver {
+        "bcfw" | "ssg" | "nslack" | "oneslack" => {
+            solver.parse::<StructSolverKind>().map_err(value_error)?
+        }
+        other => {
+            return Err(value_error(format!(
+                "solver={other:?}: give bcfw, oneslack, nslack or ssg"
+            )));
+        }
+    };
+    let mut p = StructuredSvmParams::new(Task::Chain)
+        .solver(kind)
+        .seed(random_state);
+    if let Some(c) = c {
+        p = p.c(c);
+    }
+    if let Some(m) = max_iter {
+        p = p.max_passes(m);
+    }
+    if let Some(t) = n_jobs {
+        p = p.threads(t);
+    }
+    p.gap = gap;
+    let svm = p.check().map_err(value_error)?;
+    let (report, interrupted) = interruptible(py, |watch| {
+        tagger::fit(&svm, &train, template, Path::new("<sentences>"), watch)
+    });
+    let report = match (report, interrupted) {
+        (Ok(r), _) => r,
+        (Err(_), Some(signal)) => return Err(signal),
+        (Err(e), None) => return Err(value_error(e)),
+    };
+    let fitted = Fitted::of_structured(&report.tagger.model, report.warnings);
+    Ok((
+        PyTagger {
+            tagger: report.tagger,
+        },
+        fitted.report(py)?,
+    ))
+}
