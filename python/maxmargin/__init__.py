@@ -12,7 +12,8 @@ named entities) with a chain model over template features.
 
 from ._core import __version__
 from . import learners, models
+from ._load import load
 from .sklearn import MaxMarginClassifier, MaxMarginSVC
 from .tagger import Tagger
 
-__all__ = ["MaxMarginClassifier", "MaxMarginSVC", "Tagger", "learners", "models", "__version__"]
+__all__ = ["MaxMarginClassifier", "MaxMarginSVC", "Tagger", "learners", "load", "models", "__version__"]

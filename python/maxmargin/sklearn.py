@@ -108,6 +108,43 @@ def _csr(X):
     return X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data
 
 
+def _numeric_classes(classes):
+    """The classes as numbers when they are (so a saved model file speaks the data's labels), else ``None``
+    (the file then numbers the classes 0, 1, ... in ``classes_``'s order)."""
+    if np.issubdtype(np.asarray(classes).dtype, np.number) and np.all(np.isfinite(classes)):
+        return [float(c) for c in classes]
+    return None
+
+
+class _KeptModel:
+    """An estimator that keeps the trained model whole: it saves as the command's model file and pickles as
+    the model file's JSON."""
+
+    def save(self, path):
+        """Writes the model as the file ``maxmargin predict`` reads (JSON for a ``.json`` path); numeric
+        classes are its labels, other classes are numbered 0, 1, ... in ``classes_``'s order."""
+        check_is_fitted(self)
+        if getattr(self, "_model", None) is None:
+            raise ValueError(
+                "this model was trained on the used columns of a very wide sparse matrix only (the library "
+                "keeps no weight per unused column), so it has no model file; its coef_ is whole"
+            )
+        self._model.save(str(path))
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        if state.get("_model") is not None:
+            state = dict(state)
+            state["_model"] = state["_model"].to_bytes()
+        return state
+
+    def __setstate__(self, state):
+        if isinstance(state.get("_model"), bytes):
+            state = dict(state)
+            state["_model"] = _core.Model.from_bytes(state["_model"])
+        super().__setstate__(state)
+
+
 def _class_weights(class_weight, classes, y):
     """``(class index, factor)`` pairs of ``class_weight`` (a dict, ``"balanced"`` or ``None``)."""
     if class_weight is None:
@@ -139,7 +176,7 @@ def _record_run(estimator, result):
         )
 
 
-class MaxMarginClassifier(LinearClassifierMixin, BaseEstimator):
+class MaxMarginClassifier(_KeptModel, LinearClassifierMixin, BaseEstimator):
     """A linear max-margin classifier trained to a certified duality gap.
 
     Minimizes ``½‖w‖² + C Σ_i s_i ℓ(y_i, ⟨w, x_i⟩ + b)`` (LIBLINEAR's and ``LinearSVC``'s convention for
@@ -249,7 +286,7 @@ class MaxMarginClassifier(LinearClassifierMixin, BaseEstimator):
         X, y, y_index, weights = _fit_inputs(self, X, y, sample_weight)
         indptr, indices, data = _csr(X)
         class_weight = _class_weights(self.class_weight, self.classes_, y)
-        result = _core.fit_linear(
+        model, result = _core.fit_linear(
             indptr,
             indices,
             data,
@@ -267,7 +304,9 @@ class MaxMarginClassifier(LinearClassifierMixin, BaseEstimator):
             fit_intercept=bool(self.fit_intercept),
             random_state=_seed(self.random_state),
             scale=self.scale,
+            classes=_numeric_classes(self.classes_),
         )
+        self._model = model
         self.coef_ = result["coef"]
         self.intercept_ = result["intercept"]
         _record_run(self, result)
@@ -308,7 +347,7 @@ def _predict_log_proba(self, X):
 _predict_proba.__name__ = "predict_proba"
 _predict_log_proba.__name__ = "predict_log_proba"
 
-class MaxMarginSVC(ClassifierMixin, BaseEstimator):
+class MaxMarginSVC(_KeptModel, ClassifierMixin, BaseEstimator):
     """A kernel SVM trained by SMO (LIBSVM's method) to a certified duality gap.
 
     Minimizes ``½‖f‖² + C Σ_i s_i max(0, 1 − y_i (f(x_i) + b))`` over functions of the kernel's space, as
@@ -418,6 +457,7 @@ class MaxMarginSVC(ClassifierMixin, BaseEstimator):
             multi_class=self.multi_class,
             random_state=_seed(self.random_state),
             scale=self.scale,
+            classes=_numeric_classes(self.classes_),
         )
         self._model = model
         self.n_support_ = model.n_support
@@ -446,15 +486,3 @@ class MaxMarginSVC(ClassifierMixin, BaseEstimator):
             "probabilities; calibrate it (sklearn.calibration.CalibratedClassifierCV)"
         )
 
-    def __getstate__(self):
-        state = super().__getstate__()
-        if "_model" in state:
-            state = dict(state)
-            state["_model"] = state["_model"].to_bytes()
-        return state
-
-    def __setstate__(self, state):
-        if isinstance(state.get("_model"), bytes):
-            state = dict(state)
-            state["_model"] = _core.Model.from_bytes(state["_model"])
-        super().__setstate__(state)

@@ -9,7 +9,13 @@ pub(crate) struct Model {
     trained: Trained,
 }
 
-enum Trained {
+impl Model {
+    pub(crate) fn of(trained: Trained) -> Self {
+        Self { trained }
+    }
+}
+
+pub(crate) enum Trained {
     Binary(Box<LinearModel>),
     Multiclass(Box<StructuredModel>),
 }
@@ -57,6 +63,74 @@ impl Model {
         }
     }
 
+    /// `binary` or `multiclass`.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match &self.trained {
+            Trained::Binary(_) => "binary",
+            Trained::Multiclass(_) => "multiclass",
+        }
+    }
+
+    /// Whether decisions come from support vectors or a feature map rather than `coef`.
+    #[getter]
+    fn is_kernel(&self) -> bool {
+        match &self.trained {
+            Trained::Binary(m) => m.kernel.is_some() || m.features.is_some(),
+            Trained::Multiclass(m) => m.kernel.is_some() || m.features.is_some(),
+        }
+    }
+
+    /// What an estimator made from the model reads: `classes`, `n_features`, the run's certificate and,
+    /// for a linear model, `coef` and `intercept`.
+    fn parts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (classes, n_features) = match &self.trained {
+            Trained::Binary(m) => (m.labels.to_vec(), m.n_input_features()),
+            Trained::Multiclass(m) => (m.classes.clone(), m.n_features),
+        };
+        let out = Fitted::of_trained(&self.trained, n_features, Vec::new())
+            .map_err(value_error)?
+            .report(py)?;
+        out.set_item("classes", classes)?;
+        out.set_item("n_features", n_features)?;
+        Ok(out)
+    }
+
+    /// Saves the model as the command's model file (`maxmargin predict` reads it; JSON for a `.json` path),
+    /// atomically.
+    fn save(&self, path: std::path::PathBuf) -> PyResult<()> {
+        match &self.trained {
+            Trained::Binary(m) => m.save(&path),
+            Trained::Multiclass(m) => m.save(&path),
+        }
+        .map_err(value_error)
+    }
+
+    /// A binary or multiclass model file written by [`Model::save`] or by `maxmargin train`.
+    #[staticmethod]
+    fn load(path: std::path::PathBuf) -> PyResult<Self> {
+        let header = maxmargin::io::model_file::read_header(&path).map_err(value_error)?;
+        let trained = match header.kind.as_str() {
+            // A calibrated or thresholded file gives its model (its decision rule is the command's).
+            maxmargin::linear::MODEL_KIND | maxmargin::linear::DECISION_KIND => {
+                let decision =
+                    maxmargin::linear::DecisionModel::load(&path).map_err(value_error)?;
+                Trained::Binary(Box::new(decision.model))
+            }
+            "multiclass" | maxmargin::structured_svm::MULTICLASS_DECISION_KIND => {
+                let m = StructuredModel::load(&path).map_err(value_error)?;
+                Trained::Multiclass(Box::new(m))
+            }
+            other => {
+                return Err(value_error(format!(
+                    "{}: a {other} model, not a binary or multiclass classifier",
+                    path.display()
+                )));
+            }
+        };
+        Ok(Self { trained })
+    }
+
     /// The model as bytes ([`Model::from_bytes`] reads them back).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let stored = match &self.trained {
@@ -88,7 +162,7 @@ impl Model {
 #[pyo3(signature = (
     indptr, indices, data, n_features, y, sample_weight=None, *, c=1.0, kernel="rbf", gamma=None,
     degree=3, coef0=0.0, tol=None, gap=None, max_iter=None, class_weight=Vec::new(), multi_class="ovo",
-    random_state=0, scale="none"
+    random_state=0, scale="none", classes=None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_kernel<'py>(
@@ -111,9 +185,11 @@ pub(crate) fn fit_kernel<'py>(
     multi_class: &str,
     random_state: u64,
     scale: &str,
+    classes: Option<Vec<f64>>,
 ) -> PyResult<(Model, Bound<'py, PyDict>)> {
     let csr = (indptr.as_slice()?, indices.as_slice()?, data.as_slice()?);
     let (x, y, weights, k) = examples(csr, n_features, y.as_slice()?, sample_weight.as_ref())?;
+    let (y, class_weight, positive) = labelled(y, k, classes.as_deref(), class_weight)?;
     let dataset = dataset(x, y);
     let choice = KernelChoice {
         kind: kernel.parse().map_err(|_| {
@@ -157,7 +233,7 @@ pub(crate) fn fit_kernel<'py>(
                 p = p.epochs(m);
             }
             p.class_weights = class_weight;
-            p.positive = Some(1.0);
+            p.positive = Some(positive);
             let mut svm = p.check()?;
             if let Some(w) = weights {
                 svm = svm.sample_weights(w)?;

@@ -139,6 +139,46 @@ fn examples(
     Ok((x, y.to_vec(), weights, k))
 }
 
+/// Class indices `y` as the labels a model keeps: the class values `classes` when the classes are numbers
+/// (so that the model file, read by the command, speaks the data's labels), else the indices; the class
+/// weights `(index, factor)` likewise. Returns the labels, the weights and the positive class (the second).
+type Labelled = (Vec<f64>, Vec<(f64, f64)>, f64);
+
+fn labelled(
+    y: Vec<f64>,
+    k: usize,
+    classes: Option<&[f64]>,
+    class_weight: Vec<(f64, f64)>,
+) -> PyResult<Labelled> {
+    let Some(classes) = classes else {
+        return Ok((y, class_weight, 1.0));
+    };
+    if classes.len() < k
+        || !classes.iter().all(|c| c.is_finite())
+        || classes.windows(2).any(|p| p[0] >= p[1])
+    {
+        return Err(value_error(format!(
+            "classes: {} increasing finite values are needed for {k} class indices",
+            classes.len()
+        )));
+    }
+    let value = |i: f64| {
+        let place = (i >= 0.0 && i.fract() == 0.0).then_some(i as usize);
+        place.and_then(|p| classes.get(p)).copied().ok_or_else(|| {
+            value_error(format!(
+                "class index {i} is not one of the {} classes",
+                classes.len()
+            ))
+        })
+    };
+    let y = y.into_iter().map(value).collect::<PyResult<_>>()?;
+    let weights = class_weight
+        .into_iter()
+        .map(|(i, f)| Ok((value(i)?, f)))
+        .collect::<PyResult<_>>()?;
+    Ok((y, weights, classes.get(1).copied().unwrap_or(1.0)))
+}
+
 /// A dataset of these rows and labels (lines numbered from 1 for messages about a row).
 fn dataset(x: SparseRows, y: Vec<f64>) -> LabeledData {
     let n = x.n_rows();
@@ -221,6 +261,62 @@ impl Fitted {
         let t = &m.training;
         let run = (m.lambda, t.objective, t.gap, t.iterations);
         Self::of_run(run, t.converged, t.stop).with(warnings)
+    }
+
+    /// The certificate of a trained model's run with, for a linear model, `coef` (one row for two classes,
+    /// else one per class) and `intercept` over `n_features` features in the units of the rows given (any
+    /// scaling folded in); a kernel model or a feature map has no `coef`.
+    fn of_trained(
+        trained: &kernel::Trained,
+        n_features: usize,
+        warnings: Vec<String>,
+    ) -> Result<Self, maxmargin::Error> {
+        match trained {
+            kernel::Trained::Binary(m) => {
+                let run = Self::of_binary(m, warnings);
+                if m.kernel.is_some() || m.features.is_some() {
+                    return Ok(run);
+                }
+                let mut w = m.w.clone();
+                w.resize(n_features.max(m.w.len()), 0.0);
+                let (coef, b) = match &m.scaler {
+                    Some(sc) => sc.fold_linear(&w, m.b),
+                    None => (w, m.b),
+                };
+                Ok(Self {
+                    coef,
+                    rows: 1,
+                    intercept: vec![b],
+                    ..run
+                })
+            }
+            kernel::Trained::Multiclass(m) => {
+                let run = Self::of_structured(m, warnings);
+                if m.kernel.is_some() || m.features.is_some() {
+                    return Ok(run);
+                }
+                let bias = m.params.bias;
+                let width = m.n_features + usize::from(bias);
+                if m.w.len() != m.n_labels * width || n_features < m.n_features {
+                    let why = "the model's weights are not one block per class over these features";
+                    return Err(refused("model", &m.w.len().to_string(), why));
+                }
+                let (mut coef, mut intercept) = (Vec::new(), Vec::new());
+                for class in 0..m.n_labels {
+                    let block = &m.w[class * width..(class + 1) * width];
+                    let (mut w, b) = unscaled(block, m.n_features, bias, m.scaler.as_ref());
+                    w.resize(n_features, 0.0);
+                    coef.extend(w);
+                    intercept.push(b);
+                }
+                Ok(Self {
+                    coef,
+                    rows: m.n_labels,
+                    intercept,
+                    ..run
+                })
+            }
+        }
     }
 
     /// The dict Python reads: `coef` and `intercept` only when there are weights.
@@ -312,10 +408,19 @@ use linear::fit_linear;
 use structured::{StructModel, fit_structured};
 use tagger::{PyTagger, fit_tagger};
 
+/// The kind a model file's header names (`binary`, `multiclass`, `chain`, `chain-conll`, ...), checking the
+/// header only.
+#[pyfunction]
+fn model_kind(path: std::path::PathBuf) -> PyResult<String> {
+    let header = maxmargin::io::model_file::read_header(&path).map_err(value_error)?;
+    Ok(header.kind)
+}
+
 /// The module.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_linear, m)?)?;
+    m.add_function(wrap_pyfunction!(model_kind, m)?)?;
     m.add_function(wrap_pyfunction!(fit_kernel, m)?)?;
     m.add_class::<Model>()?;
     m.add_function(wrap_pyfunction!(fit_structured, m)?)?;

@@ -2,6 +2,7 @@
 //! (one-vs-rest, Crammer–Singer, softmax), returned as `coef` and `intercept`.
 
 use super::*;
+use crate::kernel::Trained;
 
 /// Trains a linear classifier on CSR rows with class indices `y` (`0..k`, as floats; `k = 2` trains one
 /// binary model whose positive class is 1) and returns a dict: `coef` (`rows × n_features`, one row for two
@@ -11,7 +12,7 @@ use super::*;
 #[pyo3(signature = (
     indptr, indices, data, n_features, y, sample_weight=None, *, c=1.0, loss="hinge",
     multi_class="auto", solver="dcd", tol=None, gap=None, max_iter=None, class_weight=Vec::new(),
-    fit_intercept=true, random_state=0, scale="none"
+    fit_intercept=true, random_state=0, scale="none", classes=None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_linear<'py>(
@@ -33,9 +34,11 @@ pub(crate) fn fit_linear<'py>(
     fit_intercept: bool,
     random_state: u64,
     scale: &str,
-) -> PyResult<Bound<'py, PyDict>> {
+    classes: Option<Vec<f64>>,
+) -> PyResult<(Option<Model>, Bound<'py, PyDict>)> {
     let csr = (indptr.as_slice()?, indices.as_slice()?, data.as_slice()?);
     let (x, y, weights, k) = examples(csr, n_features, y.as_slice()?, sample_weight.as_ref())?;
+    let (y, class_weight, positive) = labelled(y, k, classes.as_deref(), class_weight)?;
     let (x, columns) = compacted(x, n_features)?;
     let width = columns.as_ref().map_or(n_features, Vec::len);
     let dataset = dataset(x, y);
@@ -62,6 +65,7 @@ pub(crate) fn fit_linear<'py>(
         fit_intercept,
         seed: random_state,
         scale,
+        positive,
     };
     let fit = |watch: &mut Watch<'_>| {
         if k <= 2 {
@@ -74,7 +78,7 @@ pub(crate) fn fit_linear<'py>(
     if let Some(e) = interrupted {
         return Err(e);
     }
-    let mut fitted = fitted.map_err(value_error)?;
+    let (trained, mut fitted) = fitted.map_err(value_error)?;
     if let Some(cols) = &columns {
         let rows: Vec<Vec<f64>> = fitted
             .coef
@@ -86,7 +90,9 @@ pub(crate) fn fit_linear<'py>(
             .flat_map(|w| scattered(w, Some(cols), n_features))
             .collect();
     }
-    fitted.report(py)
+    // A model over a very wide matrix's used columns only is not the data's model: no file of it.
+    let model = columns.is_none().then(|| Model::of(trained));
+    Ok((model, fitted.report(py)?))
 }
 
 /// The keyword arguments of a fit.
@@ -102,6 +108,8 @@ struct Settings<'a> {
     fit_intercept: bool,
     seed: u64,
     scale: Scaling,
+    /// The positive class's label (two classes).
+    positive: f64,
 }
 
 /// Two classes: the binary estimator (dual coordinate descent, Pegasos or the subgradient method), class 1
@@ -112,7 +120,7 @@ fn fit_binary(
     s: Settings<'_>,
     n_features: usize,
     watch: &mut Watch<'_>,
-) -> Result<Fitted, maxmargin::Error> {
+) -> Result<(Trained, Fitted), maxmargin::Error> {
     let solver = match s.solver {
         "dcd" => LinearSolver::Dcd(match s.tol {
             Some(tol) => DcdParams::new().epsilon(tol),
@@ -144,27 +152,16 @@ fn fit_binary(
         p = p.epochs(m);
     }
     p.class_weights = s.class_weight;
-    // The positive class is index 1 (scikit-learn's `classes_[1]`).
-    p.positive = Some(1.0);
+    // The positive class is scikit-learn's `classes_[1]`.
+    p.positive = Some(s.positive);
     let mut svm = p.check()?;
     if let Some(w) = weights {
         svm = svm.sample_weights(w)?;
     }
     let report = svm.fit_observed(data, watch)?;
-    let m = &report.model;
-    let mut w = m.w.clone();
-    w.resize(n_features, 0.0);
-    let (coef, b) = match &m.scaler {
-        Some(sc) => sc.fold_linear(&w, m.b),
-        None => (w, m.b),
-    };
-    let run = Fitted::of_binary(m, report.warnings.clone());
-    Ok(Fitted {
-        coef,
-        rows: 1,
-        intercept: vec![b],
-        ..run
-    })
+    let trained = Trained::Binary(Box::new(report.model));
+    let fitted = Fitted::of_trained(&trained, n_features, report.warnings)?;
+    Ok((trained, fitted))
 }
 
 /// More classes: Crammer–Singer's dual or one-vs-rest for the hinge, the softmax (multinomial logistic) dual
@@ -175,7 +172,7 @@ fn fit_multiclass(
     s: Settings<'_>,
     n_features: usize,
     watch: &mut Watch<'_>,
-) -> Result<Fitted, maxmargin::Error> {
+) -> Result<(Trained, Fitted), maxmargin::Error> {
     let kind = match (s.loss, s.multi_class, s.solver) {
         (BinaryLoss::Logistic, "auto" | "multinomial", "dcd") => StructSolverKind::Softmax,
         (_, "ovr", "dcd") | (BinaryLoss::Hinge | BinaryLoss::SquaredHinge, "auto", "dcd") => {
@@ -236,24 +233,7 @@ fn fit_multiclass(
         svm = svm.sample_weights(w)?;
     }
     let report = svm.fit_multiclass(data, watch)?;
-    let m = &report.model;
-    let width = n_features + usize::from(s.fit_intercept);
-    if m.w.len() != m.n_labels * width {
-        let why = "the model's weights are not one block per class over these features";
-        return Err(refused("model", &m.w.len().to_string(), why));
-    }
-    let (mut coef, mut intercept) = (Vec::new(), Vec::new());
-    for class in 0..m.n_labels {
-        let block = &m.w[class * width..(class + 1) * width];
-        let (w, b) = unscaled(block, n_features, s.fit_intercept, m.scaler.as_ref());
-        coef.extend(w);
-        intercept.push(b);
-    }
-    let run = Fitted::of_structured(m, report.warnings.clone());
-    Ok(Fitted {
-        coef,
-        rows: m.n_labels,
-        intercept,
-        ..run
-    })
+    let trained = Trained::Multiclass(Box::new(report.model));
+    let fitted = Fitted::of_trained(&trained, n_features, report.warnings)?;
+    Ok((trained, fitted))
 }
