@@ -126,6 +126,7 @@ class _Learner:
             self.model.task, indptr, indices, data, d, y, lengths, self.model._n_labels(),
             solver=self._solver, c=float(self.C), max_iter=self.max_iter, tol=self._tol(),
             gap=self.gap, random_state=_seed(self.random_state), n_jobs=_threads(self.n_jobs),
+            verbose=int(self.verbose),
         )
         self._fitted = fitted
         self._record(result)
@@ -141,7 +142,7 @@ class _Learner:
         w, result = _core.fit_custom(
             self.model, X, Y, solver=self._solver, c=float(self.C), max_iter=self.max_iter,
             tol=self._tol(), gap=self.gap, random_state=_seed(self.random_state),
-            n_jobs=_threads(self.n_jobs),
+            n_jobs=_threads(self.n_jobs), verbose=int(self.verbose),
         )
         self._fitted = None
         self._w = w
@@ -242,7 +243,8 @@ class FrankWolfeSSVM(_Learner):
     gap : float, default=None
         The relative gap at which the run is judged converged (``None``: ``tol``).
     verbose : int, default=0
-        Print the run's summary to stderr.
+        1: the command's progress lines on ``sys.stderr`` (at most one a second) and the run's summary;
+        2: a progress line per evaluation.
     n_jobs : int, default=1
         Threads for the oracle calls (-1: all cores); the model does not depend on it.
     random_state : int, RandomState or None, default=None

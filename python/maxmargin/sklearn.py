@@ -214,6 +214,8 @@ class MaxMarginClassifier(_KeptModel, LinearClassifierMixin, BaseEstimator):
         The seed of the solvers' orders; ``None`` is seed 0 (runs are deterministic either way).
     scale : {"none", "maxabs", "minmax", "standard"}, default="none"
         Scaling fitted on the training rows; ``coef_`` and ``intercept_`` act on unscaled rows.
+    verbose : int, default=0
+        1: the command's progress lines on ``sys.stderr`` (at most one a second); 2: one per evaluation.
 
     Attributes
     ----------
@@ -248,6 +250,7 @@ class MaxMarginClassifier(_KeptModel, LinearClassifierMixin, BaseEstimator):
         "fit_intercept": ["boolean"],
         "random_state": ["random_state"],
         "scale": [StrOptions({"none", "maxabs", "minmax", "standard"})],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -263,6 +266,7 @@ class MaxMarginClassifier(_KeptModel, LinearClassifierMixin, BaseEstimator):
         fit_intercept=True,
         random_state=None,
         scale="none",
+        verbose=0,
     ):
         self.C = C
         self.loss = loss
@@ -275,6 +279,7 @@ class MaxMarginClassifier(_KeptModel, LinearClassifierMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.random_state = random_state
         self.scale = scale
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -305,6 +310,7 @@ class MaxMarginClassifier(_KeptModel, LinearClassifierMixin, BaseEstimator):
             random_state=_seed(self.random_state),
             scale=self.scale,
             classes=_numeric_classes(self.classes_),
+            verbose=int(self.verbose),
         )
         self._model = model
         self.coef_ = result["coef"]
@@ -372,6 +378,8 @@ class MaxMarginSVC(_KeptModel, ClassifierMixin, BaseEstimator):
     multi_class : {"ovo", "ovr"}, default="ovo"
     random_state : int, RandomState or None, default=None
     scale : {"none", "maxabs", "minmax", "standard"}, default="none"
+    verbose : int, default=0
+        As :class:`MaxMarginClassifier`'s.
 
     Attributes
     ----------
@@ -392,6 +400,7 @@ class MaxMarginSVC(_KeptModel, ClassifierMixin, BaseEstimator):
         "multi_class": [StrOptions({"ovo", "ovr"})],
         "random_state": ["random_state"],
         "scale": [StrOptions({"none", "maxabs", "minmax", "standard"})],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -408,6 +417,7 @@ class MaxMarginSVC(_KeptModel, ClassifierMixin, BaseEstimator):
         multi_class="ovo",
         random_state=None,
         scale="none",
+        verbose=0,
     ):
         self.C = C
         self.kernel = kernel
@@ -421,6 +431,7 @@ class MaxMarginSVC(_KeptModel, ClassifierMixin, BaseEstimator):
         self.multi_class = multi_class
         self.random_state = random_state
         self.scale = scale
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -458,6 +469,7 @@ class MaxMarginSVC(_KeptModel, ClassifierMixin, BaseEstimator):
             random_state=_seed(self.random_state),
             scale=self.scale,
             classes=_numeric_classes(self.classes_),
+            verbose=int(self.verbose),
         )
         self._model = model
         self.n_support_ = model.n_support

@@ -82,6 +82,7 @@ class Tagger(_Learner):
             _rows(sentences), _tags(tags), str(self.template), solver=self.solver,
             c=None if self.C is None else float(self.C), max_iter=self.max_iter, gap=self.gap,
             random_state=_seed(self.random_state), n_jobs=_threads(self.n_jobs),
+            verbose=int(self.verbose),
         )
         self._fitted = fitted
         self._record(result)

@@ -255,7 +255,8 @@ impl maxmargin::optim::Observer for Watching<'_, '_> {
 /// raised here; Ctrl-C stops it and keeps the weights, as in the other learners.
 #[pyfunction]
 #[pyo3(signature = (
-    model, x, y, *, solver="bcfw", c=1.0, max_iter=None, tol=None, gap=None, random_state=0, n_jobs=None
+    model, x, y, *, solver="bcfw", c=1.0, max_iter=None, tol=None, gap=None, random_state=0, n_jobs=None,
+    verbose=0
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_custom<'py>(
@@ -270,6 +271,7 @@ pub(crate) fn fit_custom<'py>(
     gap: Option<f64>,
     random_state: u64,
     n_jobs: Option<usize>,
+    verbose: u8,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyDict>)> {
     let dim: usize = model
         .getattr("size_joint_feature")?
@@ -328,7 +330,7 @@ pub(crate) fn fit_custom<'py>(
         shared: Arc::clone(&failed),
     };
     let n = space.inputs.len();
-    let (report, interrupted) = interruptible(py, |watch| {
+    let (report, interrupted) = interruptible(py, verbose, |watch| {
         let mut watching = Watching {
             watch,
             failed: &failed,

@@ -162,7 +162,7 @@ impl Model {
 #[pyo3(signature = (
     indptr, indices, data, n_features, y, sample_weight=None, *, c=1.0, kernel="rbf", gamma=None,
     degree=3, coef0=0.0, tol=None, gap=None, max_iter=None, class_weight=Vec::new(), multi_class="ovo",
-    random_state=0, scale="none", classes=None
+    random_state=0, scale="none", classes=None, verbose=0
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_kernel<'py>(
@@ -186,6 +186,7 @@ pub(crate) fn fit_kernel<'py>(
     random_state: u64,
     scale: &str,
     classes: Option<Vec<f64>>,
+    verbose: u8,
 ) -> PyResult<(Model, Bound<'py, PyDict>)> {
     let csr = (indptr.as_slice()?, indices.as_slice()?, data.as_slice()?);
     let (x, y, weights, k) = examples(csr, n_features, y.as_slice()?, sample_weight.as_ref())?;
@@ -265,7 +266,7 @@ pub(crate) fn fit_kernel<'py>(
             Ok((Trained::Multiclass(Box::new(report.model)), fitted))
         }
     };
-    let (fitted, interrupted) = interruptible(py, fit);
+    let (fitted, interrupted) = interruptible(py, verbose, fit);
     if let Some(e) = interrupted {
         return Err(e);
     }

