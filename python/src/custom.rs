@@ -297,12 +297,12 @@ pub(crate) fn fit_custom<'py>(
         .map(|(i, y)| PyOutput::read(y).map_err(|e| value_error(format!("Y[{i}]: {e}"))))
         .collect::<PyResult<Vec<_>>>()?;
     let kind = match solver {
-        "bcfw" | "ssg" | "nslack" | "oneslack" => {
+        "bcfw" | "ssg" | "nslack" | "oneslack" | "perceptron" => {
             solver.parse::<StructSolverKind>().map_err(value_error)?
         }
         other => {
             return Err(value_error(format!(
-                "solver={other:?}: give bcfw, oneslack, nslack or ssg"
+                "solver={other:?}: give bcfw, oneslack, nslack, ssg or perceptron"
             )));
         }
     };

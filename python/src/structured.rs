@@ -276,12 +276,12 @@ pub(crate) fn fit_structured<'py>(
 ) -> PyResult<(StructModel, Bound<'py, PyDict>)> {
     let task = self::task(task)?;
     let kind = match solver {
-        "bcfw" | "ssg" | "nslack" | "oneslack" => {
+        "bcfw" | "ssg" | "nslack" | "oneslack" | "perceptron" => {
             solver.parse::<StructSolverKind>().map_err(value_error)?
         }
         other => {
             return Err(value_error(format!(
-                "solver={other:?}: give bcfw, oneslack, nslack or ssg"
+                "solver={other:?}: give bcfw, oneslack, nslack, ssg or perceptron"
             )));
         }
     };

@@ -336,3 +336,20 @@ def test_the_tagger_refuses_what_it_cannot_read_by_name():
         Tagger(template="ner").fit([["He", "ran"]], [["B-NP"]])
     with pytest.raises(ValueError, match="template"):
         Tagger(template="no-such-template").fit([["He", "ran"]], [["B-NP", "B-VP"]])
+
+
+def test_the_structured_perceptron_is_the_baseline_without_a_certificate():
+    from maxmargin.learners import StructuredPerceptron
+
+    X, Y = chains(80, seed=7)
+    perceptron = StructuredPerceptron(ChainCRF(), max_iter=20)
+    with pytest.warns(ConvergenceWarning, match="mistakes left"):
+        # Noisy labels are not separable: it stops on its budget and says so.
+        perceptron.fit(X, Y)
+    assert perceptron.duality_gap_ is None and not perceptron.converged_
+    svm = FrankWolfeSSVM(ChainCRF(), C=0.1).fit(X, Y)
+    # The baseline is close to the SVM on training accuracy, and the SVM objective says which optimizes it.
+    assert perceptron.score(X, Y) > svm.score(X, Y) - 0.1
+    assert svm.objective_ < perceptron.objective_
+    with pytest.raises(TypeError):
+        StructuredPerceptron(ChainCRF(), gap=0.01)

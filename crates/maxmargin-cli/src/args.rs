@@ -420,8 +420,9 @@ pub(crate) struct CvCmd {
 pub(crate) struct TrainArgs {
     /// binary: dcd (default; LIBLINEAR's -s 3), pegasos, subgradient or smo (a kernel SVM, with --kernel);
     /// multiclass: dcd (default;
-    /// Crammer–Singer, as LIBLINEAR's -s 4), ovr (one-vs-rest DCD), bcfw, oneslack, nslack or ssg; multilabel
-    /// and chain: bcfw (default), oneslack, nslack or ssg.
+    /// Crammer–Singer, as LIBLINEAR's -s 4), ovr (one-vs-rest DCD), bcfw, oneslack, nslack, ssg or perceptron;
+    /// multilabel and chain: bcfw (default), oneslack, nslack, ssg or perceptron (the averaged structured
+    /// perceptron: the fast baseline, without a certificate).
     #[arg(long, value_enum, help_heading = "Common (every task)")]
     pub(crate) solver: Option<SolverArg>,
     /// Scale the features: statistics fitted on the training rows only, stored in the model and applied by

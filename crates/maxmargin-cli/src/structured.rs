@@ -102,9 +102,10 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
             SolverArg::Oneslack => StructSolverKind::Oneslack,
             SolverArg::Nslack => StructSolverKind::Nslack,
             SolverArg::Ssg => StructSolverKind::Ssg,
+            SolverArg::Perceptron => StructSolverKind::Perceptron,
             SolverArg::Pegasos | SolverArg::Subgradient | SolverArg::Smo => bail!(
-                "--solver {} applies to binary training; --task {name} takes bcfw, oneslack, nslack or ssg \
-                 (multiclass also dcd or ovr, and with --kernel ovo or ovr)",
+                "--solver {} applies to binary training; --task {name} takes bcfw, oneslack, nslack, ssg or \
+                 perceptron (multiclass also dcd or ovr, and with --kernel ovo or ovr)",
                 s.name()
             ),
         });
@@ -174,6 +175,20 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
     p = p.class_weights(args.class_weights.clone());
     if let Some(r) = args.regularization() {
         p.regularization = r;
+    }
+    if p.solver == StructSolverKind::Perceptron {
+        let flags = [
+            ("--epsilon", args.epsilon.is_some()),
+            ("--gap", args.gap.is_some()),
+            ("--tolerance", args.tolerance.is_some()),
+            ("--keep-best", args.keep_best),
+        ];
+        if let Some((flag, _)) = flags.iter().find(|f| f.1) {
+            bail!(
+                "{flag} cannot apply to --solver perceptron, which minimizes no objective and has no \
+                 certificate: it stops when a pass makes no mistake or on --max-passes"
+            );
+        }
     }
     if let Some(e) = args.epsilon {
         p = p.epsilon(e);
@@ -270,7 +285,7 @@ fn iteration_unit(
     match solver {
         K::Dcd if in_memory => "passes over the active examples",
         K::Ovr if in_memory => "passes over the active rows, summed over the classes",
-        K::Bcfw | K::Ssg => "steps",
+        K::Bcfw | K::Ssg | K::Perceptron => "steps",
         K::Nslack | K::Oneslack => "rounds",
         _ => "iterations",
     }

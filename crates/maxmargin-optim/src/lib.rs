@@ -32,7 +32,7 @@ pub mod trainer;
 
 // The solvers' modules at their paths of before the split by family.
 pub use binary::{dcd, ovr, pegasos, problem, smo, stream, subgradient};
-pub use structural::{bcfw, crammer_singer, cutting_plane, qp, softmax};
+pub use structural::{bcfw, crammer_singer, cutting_plane, perceptron, qp, softmax};
 
 pub use averaged::{Averaged, AveragedState, Averaging};
 pub use bcfw::{Bcfw, BcfwParams, BcfwRanks, Steps as BcfwSteps};
@@ -42,6 +42,7 @@ pub use cutting_plane::{NSlack, NSlackParams, OneSlack, OneSlackParams, OneSlack
 pub use dcd::{Dcd, DcdParams, DcdRanks};
 pub use error::OptimError;
 pub use pegasos::{Pegasos, PegasosParams};
+pub use perceptron::{Perceptron, PerceptronParams};
 pub use problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};
 pub use sampler::Sampling;
 pub use smo::{KernelProblem, KernelWeights, Smo, SmoParams, SmoState};

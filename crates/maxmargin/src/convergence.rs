@@ -73,7 +73,7 @@ pub fn warning(s: &Stopped, advice: &str) -> String {
     )
 }
 
-fn stopped_on(stop: StopReason) -> &'static str {
+pub(crate) fn stopped_on(stop: StopReason) -> &'static str {
     match stop {
         StopReason::MaxIterations => "on its iteration budget",
         StopReason::MaxEpochs => "on its pass budget",

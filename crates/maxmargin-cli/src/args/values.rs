@@ -95,6 +95,8 @@ pub(crate) enum SolverArg {
     Nslack,
     /// Stochastic subgradient, structured Pegasos (structured).
     Ssg,
+    /// The averaged structured perceptron (structured): the fast baseline, without a certificate.
+    Perceptron,
     /// Sequential minimal optimization: a kernel SVM (binary; --kernel, rbf by default).
     Smo,
 }
@@ -111,6 +113,7 @@ impl SolverArg {
             Self::Oneslack => "oneslack",
             Self::Nslack => "nslack",
             Self::Ssg => "ssg",
+            Self::Perceptron => "perceptron",
             Self::Smo => "smo",
         }
     }

@@ -1,7 +1,7 @@
 //! Sequence labelling from the command line: `train --task chain --format conll`, `predict` writing the tag
 //! column back, `eval` with conlleval's chunk measures.
 
-use super::{fails, ok, s, shared_data};
+use super::{fails, ok, ok_stderr, s, shared_data};
 use std::path::{Path, PathBuf};
 
 fn head(name: &str) -> PathBuf {
@@ -321,4 +321,56 @@ fn issue_23_eval_and_predict_take_the_format_train_took() {
         err.contains("model reads conll data, not --format libsvm"),
         "{err}"
     );
+}
+
+/// Issue 28: the averaged structured perceptron as the fast baseline: it converges when a pass makes no
+/// mistake, says it has no certificate, and refuses the flags of a certificate by name.
+#[test]
+fn the_perceptron_chunks_as_the_baseline_and_refuses_certificate_flags() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = tmp.path().join("perceptron.mm");
+    let (train, test) = (head("train.txt"), head("test.txt"));
+    let said = ok_stderr(&[
+        "train",
+        s(&train),
+        "--task",
+        "chain",
+        "--format",
+        "conll",
+        "--solver",
+        "perceptron",
+        "-o",
+        s(&model),
+    ]);
+    // The training sentences are separated within the default 100 passes; no gap is claimed.
+    assert!(
+        said.contains("stop: converged") && said.contains("gap -"),
+        "{said}"
+    );
+    let e = json(&ok(&["eval", s(&model), s(&test), "--json"]));
+    assert!(e["chunk_f1"].as_f64().unwrap() > 0.85, "{e}");
+    for flag in [
+        &["--gap", "0.1"][..],
+        &["--epsilon", "0.1"],
+        &["--keep-best"],
+    ] {
+        let mut args = vec![
+            "train",
+            s(&train),
+            "--task",
+            "chain",
+            "--format",
+            "conll",
+            "--solver",
+            "perceptron",
+            "-o",
+            s(&model),
+        ];
+        args.extend_from_slice(flag);
+        let err = fails(&args, 1);
+        assert!(
+            err.contains(flag[0]) && err.contains("no certificate"),
+            "{err}"
+        );
+    }
 }

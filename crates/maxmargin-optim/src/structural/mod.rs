@@ -1,9 +1,10 @@
 //! Structural training: the problem over any output space, and its solvers (SSG, BCFW, the
-//! Crammer–Singer dual, cutting planes with their QP).
+//! Crammer–Singer dual, cutting planes with their QP, and the structured perceptron as the baseline).
 
 pub mod bcfw;
 pub mod crammer_singer;
 pub mod cutting_plane;
+pub mod perceptron;
 pub mod problem;
 pub mod qp;
 pub mod softmax;

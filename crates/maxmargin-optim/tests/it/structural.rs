@@ -371,3 +371,74 @@ fn n_slack_stops_on_its_certified_gap_and_resumes_exactly() {
     let bits = |w: &[f64]| w.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
     assert_eq!(bits(&rest.output), bits(&straight.output));
 }
+
+/// Sequences whose labels are bins of their first feature, with a constant feature for the bias: separable
+/// by the unary weights alone (each class's score is linear in that feature).
+fn separable_chain() -> (ChainSpace, Vec<Vec<SparseVec>>, Vec<Vec<u32>>) {
+    let (_, x, _) = small_chain();
+    let x: Vec<Vec<SparseVec>> = x
+        .iter()
+        .map(|s| {
+            s.iter()
+                .map(|v| {
+                    let mut f = v.as_row().to_dense(4);
+                    f.push(1.0);
+                    SparseVec::from_dense(&f).unwrap()
+                })
+                .collect()
+        })
+        .collect();
+    let y = x
+        .iter()
+        .map(|s| {
+            s.iter()
+                .map(|v| {
+                    let f = v.as_row().to_dense(5);
+                    u32::from(f[0] > 0.5) + u32::from(f[0] > 1.5)
+                })
+                .collect()
+        })
+        .collect();
+    let space = ChainSpace::with_costs(5, CostMatrix::zero_one(3).unwrap(), true).unwrap();
+    (space, x, y)
+}
+
+#[test]
+fn the_perceptron_stops_at_a_pass_without_mistakes_on_separable_data_and_averages_its_iterates() {
+    use maxmargin_optim::PerceptronParams;
+    use maxmargin_struct::OutputSpace;
+    let (space, x, y) = separable_chain();
+    let problem = StructProblem::new(&space, &x, &y, Lambda::new(0.1).unwrap()).unwrap();
+    for average in [true, false] {
+        let mut p = PerceptronParams::new()
+            .average(average)
+            .seed(3)
+            .check()
+            .unwrap();
+        let fit = Trainer::new(Budget::epochs(200.0))
+            .unwrap()
+            .run(&mut p, &problem, &mut ())
+            .unwrap();
+        assert_eq!(fit.stop, StopReason::Converged, "average {average}");
+        // No certificate of its own, and the SVM primal of its output for comparison.
+        let last = fit.trace.last().unwrap();
+        assert!(last.gap.is_none() && last.dual.is_none());
+        assert_eq!(fit.objective, problem.primal(&fit.output).unwrap());
+        if !average {
+            // The last iterate made no mistake in a whole pass: it labels every training sequence right.
+            for (xi, yi) in x.iter().zip(&y) {
+                assert_eq!(&space.decode(&fit.output, xi).unwrap(), yi);
+            }
+        }
+    }
+    // The same seed gives the same bits.
+    let once = |seed| {
+        let mut p = PerceptronParams::new().seed(seed).check().unwrap();
+        Trainer::new(Budget::epochs(3.0))
+            .unwrap()
+            .run(&mut p, &problem, &mut ())
+            .unwrap()
+            .output
+    };
+    assert_eq!(once(5), once(5));
+}

