@@ -5,7 +5,7 @@
 //! by Daumé's trick: with `c` the steps so far and `u` the sum of `c · update`, the mean is `w − u/c`.
 //!
 //! It minimizes no objective, so it has no duality gap of its own: a run stops when a pass over the data
-//! makes no mistake (the data are separated; [`StopReason::Converged`](crate::StopReason::Converged)), or
+//! makes no mistake (the data are separated; [`StopReason::Converged`]), or
 //! on its budget. Its evaluations report the SVM primal of its output at the problem's `λ`, for comparison
 //! with the SVM solvers, and no certificate.
 

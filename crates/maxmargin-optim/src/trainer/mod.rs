@@ -8,9 +8,12 @@ use crate::error::OptimError;
 
 mod budget;
 mod detail;
+mod fit;
 pub(crate) mod run;
 pub use budget::Budget;
 pub use detail::{StepDetail, StepExample};
+pub use fit::{Certificate, Fit, StopReason, TraceRecord};
+pub(crate) use fit::{finite, record};
 pub use run::{Best, Checkpoints, Resumed, Run};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -22,101 +25,6 @@ pub struct Progress {
     pub iteration: u64,
     /// Passes over the data: examples touched by steps divided by `n`.
     pub epoch: f64,
-}
-
-/// Why training stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum StopReason {
-    /// The iteration budget was used.
-    MaxIterations,
-    /// The epoch budget was used.
-    MaxEpochs,
-    /// The time budget was used.
-    Time,
-    /// The objective stopped improving by more than the tolerance.
-    Tolerance,
-    /// The solver certified convergence itself.
-    Converged,
-    /// The duality gap fell below the gap tolerance.
-    Gap,
-    /// Not trained here: the weights were imported from another program's model file (`maxmargin convert`),
-    /// with no certificate.
-    Imported,
-    /// The caller asked the run to stop ([`Observer::stop_requested`]: Ctrl-C in an interactive session).
-    Interrupted,
-}
-
-impl std::fmt::Display for StopReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::MaxIterations => "max_iterations",
-            Self::MaxEpochs => "max_epochs",
-            Self::Time => "time",
-            Self::Tolerance => "tolerance",
-            Self::Converged => "converged",
-            Self::Gap => "gap",
-            Self::Imported => "imported",
-            Self::Interrupted => "interrupted",
-        })
-    }
-}
-
-/// One evaluation in the trace.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct TraceRecord {
-    /// Steps taken.
-    pub iteration: u64,
-    /// Passes over the data.
-    pub epoch: f64,
-    /// Seconds since training started (excluding nothing: evaluations count).
-    pub seconds: f64,
-    /// The primal objective of the solver's current output (for the batch subgradient method, of the best
-    /// iterate so far).
-    pub objective: f64,
-    /// The dual objective, for solvers that have one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dual: Option<f64>,
-    /// The duality gap (primal − dual), for solvers that have one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gap: Option<f64>,
-    /// Active constraints (working-set size), for cutting-plane solvers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub active_constraints: Option<usize>,
-    /// Calls of the loss-augmented oracle so far, for structured solvers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub oracle_calls: Option<u64>,
-    /// The weights and the step's examples, when the trainer traces every step
-    /// ([`Trainer::with_step_details`]) and the solver reports them ([`Solver::detail`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub step: Option<StepDetail>,
-}
-
-/// What a solver can certify about its current state, beyond the primal objective.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct Certificate {
-    /// The dual objective.
-    pub dual: Option<f64>,
-    /// The duality gap.
-    pub gap: Option<f64>,
-    /// Active constraints.
-    pub active_constraints: Option<usize>,
-    /// Oracle calls so far.
-    pub oracle_calls: Option<u64>,
-}
-
-impl Certificate {
-    /// The certificate of `objective` by the dual value (or lower bound) `dual`.
-    pub fn of_dual(objective: f64, dual: f64) -> Self {
-        Self {
-            dual: Some(dual),
-            gap: Some(objective - dual),
-            ..Self::default()
-        }
-    }
 }
 
 /// An algorithm that the [`Trainer`] can run on problems of type `P`.
@@ -219,115 +127,6 @@ pub trait Observer {
 
 /// The observer that does nothing.
 impl Observer for () {}
-
-/// The result of training.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct Fit<O> {
-    /// The solver's output.
-    pub output: O,
-    /// Its primal objective.
-    pub objective: f64,
-    /// Every evaluation, in order; the last one is at the end of training.
-    pub trace: Vec<TraceRecord>,
-    /// Why training stopped.
-    pub stop: StopReason,
-    /// Steps and passes taken.
-    pub progress: Progress,
-}
-
-impl<O> Fit<O> {
-    /// The output taken out and `output` put in its place, the rest of the fit kept: for a caller that
-    /// turns the solver's output into a model of its own.
-    pub fn replace_output<U>(self, output: U) -> (O, Fit<U>) {
-        let Fit {
-            output: taken,
-            objective,
-            trace,
-            stop,
-            progress,
-        } = self;
-        let fit = Fit {
-            output,
-            objective,
-            trace,
-            stop,
-            progress,
-        };
-        (taken, fit)
-    }
-}
-
-impl<O> Fit<Vec<O>> {
-    /// Independent fits run side by side (one-vs-rest classes, one-vs-one machines) as one: the outputs in
-    /// order; the objectives, gaps, steps and passes summed, in one trace record whose seconds are the
-    /// longest fit's; converged when every fit converged, else the first other stop.
-    pub fn combined(fits: Vec<Fit<O>>) -> Self {
-        let gap = fits
-            .iter()
-            .map(|f| f.trace.last().and_then(|r| r.gap))
-            .sum::<Option<f64>>();
-        let progress = Progress {
-            iteration: fits.iter().map(|f| f.progress.iteration).sum(),
-            epoch: fits.iter().map(|f| f.progress.epoch).sum(),
-        };
-        let objective = fits.iter().map(|f| f.objective).sum();
-        let last = TraceRecord {
-            iteration: progress.iteration,
-            epoch: progress.epoch,
-            seconds: fits
-                .iter()
-                .filter_map(|f| f.trace.last().map(|r| r.seconds))
-                .fold(0.0, f64::max),
-            objective,
-            dual: None,
-            gap,
-            active_constraints: None,
-            oracle_calls: None,
-            step: None,
-        };
-        let stop = fits
-            .iter()
-            .map(|f| f.stop)
-            .find(|s| *s != StopReason::Converged)
-            .unwrap_or(StopReason::Converged);
-        Self {
-            output: fits.into_iter().map(|f| f.output).collect(),
-            objective,
-            trace: vec![last],
-            stop,
-            progress,
-        }
-    }
-}
-
-pub(crate) fn record(p: Progress, seconds: f64, objective: f64, c: Certificate) -> TraceRecord {
-    TraceRecord {
-        iteration: p.iteration,
-        epoch: p.epoch,
-        seconds,
-        objective,
-        dual: c.dual,
-        gap: c.gap,
-        active_constraints: c.active_constraints,
-        oracle_calls: c.oracle_calls,
-        step: None,
-    }
-}
-
-/// The objective, or the error that names the step where it stopped being finite (every evaluation and the
-/// end of training check it, so no non-finite result leaves the trainer).
-pub(crate) fn finite(objective: f64, p: Progress) -> Result<f64, OptimError> {
-    if objective.is_finite() {
-        Ok(objective)
-    } else {
-        Err(OptimError::NonFinite {
-            iteration: p.iteration,
-            epoch: p.epoch,
-            value: objective,
-        })
-    }
-}
 
 /// Runs a solver under a budget.
 #[derive(Debug, Clone, Copy)]
