@@ -296,32 +296,20 @@ pub(crate) fn fit_custom<'py>(
         .enumerate()
         .map(|(i, y)| PyOutput::read(y).map_err(|e| value_error(format!("Y[{i}]: {e}"))))
         .collect::<PyResult<Vec<_>>>()?;
-    let kind = match solver {
-        "bcfw" | "ssg" | "nslack" | "oneslack" | "perceptron" => {
-            solver.parse::<StructSolverKind>().map_err(value_error)?
-        }
-        other => {
-            return Err(value_error(format!(
-                "solver={other:?}: give bcfw, oneslack, nslack, ssg or perceptron"
-            )));
-        }
+    let learning = Learning {
+        solver,
+        c: Some(c),
+        max_iter,
+        tol,
+        gap,
+        seed: random_state,
+        n_jobs,
     };
-    let mut p = StructuredSvmParams::new(Task::Custom)
-        .solver(kind)
-        .c(c)
+    let svm = learning
+        .params(Task::Custom)?
         .bias(false)
-        .seed(random_state);
-    if let Some(t) = tol {
-        p = p.epsilon(t);
-    }
-    if let Some(m) = max_iter {
-        p = p.max_passes(m);
-    }
-    if let Some(t) = n_jobs {
-        p = p.threads(t);
-    }
-    p.gap = gap;
-    let svm = p.check().map_err(value_error)?;
+        .check()
+        .map_err(value_error)?;
     let failed = Arc::new(Failed::default());
     let space = PySpace {
         model: model.unbind(),
@@ -340,11 +328,7 @@ pub(crate) fn fit_custom<'py>(
     if let Some(e) = failed.take() {
         return Err(e);
     }
-    let report = match (report, interrupted) {
-        (Ok(r), _) => r,
-        (Err(_), Some(signal)) => return Err(signal),
-        (Err(e), None) => return Err(value_error(e)),
-    };
+    let report = kept(report, interrupted)?;
     let m = &report.model;
     let t = &m.training;
     let run = (m.lambda, t.objective, t.gap, t.iterations);

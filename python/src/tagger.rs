@@ -182,38 +182,20 @@ pub(crate) fn fit_tagger<'py>(
         return Err(value_error("no sentences"));
     }
     let template = self::template(template, &train)?;
-    let kind = match solver {
-        "bcfw" | "ssg" | "nslack" | "oneslack" | "perceptron" => {
-            solver.parse::<StructSolverKind>().map_err(value_error)?
-        }
-        other => {
-            return Err(value_error(format!(
-                "solver={other:?}: give bcfw, oneslack, nslack, ssg or perceptron"
-            )));
-        }
+    let learning = Learning {
+        solver,
+        c,
+        max_iter,
+        tol: None,
+        gap,
+        seed: random_state,
+        n_jobs,
     };
-    let mut p = StructuredSvmParams::new(Task::Chain)
-        .solver(kind)
-        .seed(random_state);
-    if let Some(c) = c {
-        p = p.c(c);
-    }
-    if let Some(m) = max_iter {
-        p = p.max_passes(m);
-    }
-    if let Some(t) = n_jobs {
-        p = p.threads(t);
-    }
-    p.gap = gap;
-    let svm = p.check().map_err(value_error)?;
+    let svm = learning.params(Task::Chain)?.check().map_err(value_error)?;
     let (report, interrupted) = interruptible(py, verbose, |watch| {
         tagger::fit(&svm, &train, template, Path::new("<sentences>"), watch)
     });
-    let report = match (report, interrupted) {
-        (Ok(r), _) => r,
-        (Err(_), Some(signal)) => return Err(signal),
-        (Err(e), None) => return Err(value_error(e)),
-    };
+    let report = kept(report, interrupted)?;
     let fitted = Fitted::of_structured(&report.tagger.model, report.warnings);
     Ok((
         PyTagger {
