@@ -14,12 +14,20 @@ static IN_FLIGHT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 struct Registered(PathBuf);
 
 impl Registered {
-    fn new(path: &Path) -> Self {
-        IN_FLIGHT
+    /// Creates the temporary file in `dir` and registers it under one hold of the registry's lock: a signal
+    /// handler running [`remove_in_flight`] sees either no file or a registered one, never a file created and
+    /// not yet registered (a run killed in that window once left one behind).
+    fn create(dir: &Path) -> std::io::Result<(tempfile::NamedTempFile, Self)> {
+        let mut files = IN_FLIGHT
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(path.to_path_buf());
-        Self(path.to_path_buf())
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let tmp = tempfile::Builder::new()
+            .prefix(".maxmargin-")
+            .suffix(".tmp")
+            .tempfile_in(dir)?;
+        files.push(tmp.path().to_path_buf());
+        let registered = Self(tmp.path().to_path_buf());
+        Ok((tmp, registered))
     }
 }
 
@@ -31,6 +39,9 @@ impl Drop for Registered {
         if let Some(i) = files.iter().position(|p| *p == self.0) {
             files.swap_remove(i);
         }
+        // A failed write's temporary file goes while the lock is held, whatever the order in which it and
+        // this are dropped; after a successful rename the path no longer exists and this does nothing.
+        let _ = std::fs::remove_file(&self.0);
     }
 }
 
@@ -94,12 +105,7 @@ pub fn write_atomic(
         ));
     }
     remove_stale(dir);
-    let tmp = tempfile::Builder::new()
-        .prefix(".maxmargin-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(err)?;
-    let _registered = Registered::new(tmp.path());
+    let (tmp, _registered) = Registered::create(dir).map_err(err)?;
     {
         let mut w = BufWriter::new(tmp.as_file());
         write(&mut w).map_err(err)?;
