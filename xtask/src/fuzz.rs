@@ -28,6 +28,7 @@ const TARGETS: [(&str, &[&str]); 10] = [
     ),
     ("svm_hmm", &["ocr_letters/ocr.fold0.svmhmm.gz"]),
     ("conll", &["conll2000/train.txt.gz"]),
+    ("graphs", &[]),
     ("model_bincode", &[]),
     ("model_json", &[]),
     ("liblinear", &[]),

@@ -276,7 +276,8 @@ pub(crate) struct TrainCmd {
     /// Where to save the model (JSON when the name ends in .json).
     #[arg(short, long)]
     pub(crate) output: PathBuf,
-    /// binary, multiclass, multilabel or chain (data: LIBSVM, LIBSVM, LIBSVM multilabel, svm_hmm).
+    /// binary, multiclass, multilabel, chain or graph (data: LIBSVM, LIBSVM, LIBSVM multilabel, svm_hmm,
+    /// graph JSON lines).
     #[arg(long, value_enum, default_value_t = TaskArg::Binary)]
     pub(crate) task: TaskArg,
     /// Exit with status 3 when the run stops short of its optimum (the model is still written, and the
@@ -301,6 +302,8 @@ pub(crate) struct TrainCmd {
     /// of the model file.
     #[arg(long, value_name = "DIR")]
     pub(crate) stream_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) graph: GraphArgs,
     #[command(flatten)]
     pub(crate) opts: TrainArgs,
 }

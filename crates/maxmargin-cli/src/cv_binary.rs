@@ -24,6 +24,10 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<bool> {
         TaskArg::Multiclass => Some(maxmargin::structured_svm::Task::Multiclass),
         TaskArg::Multilabel => Some(maxmargin::structured_svm::Task::Multilabel),
         TaskArg::Chain => Some(maxmargin::structured_svm::Task::Chain),
+        TaskArg::Graph => bail!(
+            "cv takes --task binary, multiclass, multilabel or chain; for --task graph, train on one file \
+             and eval on another"
+        ),
     };
     if let Some(task) = task {
         return crate::cv_structured::cv(cmd, task);

@@ -14,6 +14,7 @@ pub(crate) fn check_format(path: &Path, format: Option<FormatArg>) -> Result<()>
     let reads = match kind.as_str() {
         "multilabel" => FormatArg::Multilabel,
         "chain" => FormatArg::SvmHmm,
+        "graph" => FormatArg::Graph,
         k if k == maxmargin::tagger::TAGGER_KIND => FormatArg::Conll,
         _ => FormatArg::Libsvm,
     };

@@ -30,6 +30,7 @@ mod cv_structured;
 mod decision;
 mod demo;
 mod figures;
+mod graph;
 mod groups;
 mod inspect;
 mod load;
@@ -369,12 +370,27 @@ fn train(cmd: &TrainCmd) -> Result<i32> {
     if cmd.stream_dir.is_some() && !cmd.stream {
         bail!("--stream-dir applies to --stream");
     }
+    if cmd.task != TaskArg::Graph {
+        refuse(
+            &[
+                ("--inference", cmd.graph.inference.is_some()),
+                ("--directed", cmd.graph.directed),
+            ],
+            &format!("applies to --task graph, not --task {task_name}"),
+        )?;
+    } else if cmd.stream {
+        bail!(
+            "--stream applies to --task binary and multiclass; --task graph reads its graphs into memory"
+        );
+    }
     let converged = if cmd.stream {
         streamed(cmd, format)?
     } else if format == FormatArg::Conll {
         tagger::train(data_path, output, cmd.template.as_deref(), args)?
     } else if cmd.task == TaskArg::Binary {
         train_binary(data_path, output, args)?
+    } else if cmd.task == TaskArg::Graph {
+        graph::train(cmd)?
     } else {
         structured::train(data_path, output, cmd.task, args)?
     };

@@ -115,8 +115,18 @@ pub(crate) fn predict(
             model_path.display()
         );
     }
+    let graph = kind == maxmargin::structured_svm::GRAPH_KIND;
+    if graph && scores {
+        bail!(
+            "--scores applies to binary and multiclass models; {} is a graph model: predict writes a line of \
+             node labels per graph",
+            model_path.display()
+        );
+    }
     let lines: Vec<String> = if tagger {
         crate::tagger::predict(model_path, data)?
+    } else if graph {
+        crate::graph::predict(model_path, data, json)?
     } else if binary {
         let model = maxmargin::linear::DecisionModel::load(model_path)?;
         let data = read_to_predict(

@@ -212,7 +212,7 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
         TaskArg::Multiclass => Task::Multiclass,
         TaskArg::Multilabel => Task::Multilabel,
         TaskArg::Chain => Task::Chain,
-        TaskArg::Binary => bail!("binary training is not a structured task"),
+        TaskArg::Binary | TaskArg::Graph => bail!("binary and graph training go their own ways"),
     };
     let (mut svm, mut bar) = estimator(args, task)?;
     if let Some(path) = &args.warm_start {
@@ -379,6 +379,17 @@ pub fn eval(
     json: bool,
     grouping: Option<&crate::groups::Grouping>,
 ) -> Result<()> {
+    if maxmargin::io::model_file::read_header(model_path)?.kind
+        == maxmargin::structured_svm::GRAPH_KIND
+    {
+        if grouping.is_some() {
+            bail!(
+                "--group-by and --groups apply to binary and multiclass models; {} is a graph model",
+                model_path.display()
+            );
+        }
+        return crate::graph::eval(model_path, data, lambda, json);
+    }
     let loaded = crate::load::Loaded::load(model_path)?;
     let (model, calibrated) = (loaded.model(), loaded.calibrated());
     if let Some(g) = grouping {

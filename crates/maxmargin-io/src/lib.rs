@@ -10,6 +10,7 @@
 //!   `Serialize` payload, as bincode 2 or as JSON for paths ending in `.json`. Only this module knows bincode.
 //! - [`multilabel`], [`svm_hmm`], [`conll`]: the LIBSVM multilabel format, Joachims' svm_hmm sequences,
 //!   and CoNLL column files with chunker feature templates.
+//! - [`graphs`]: graphs as JSON lines (node features, edges, optional edge features and node labels).
 //! - [`stream`]: a text file parsed once into shuffled binary rows on disk, read pass by pass in bounded
 //!   memory (`train --stream`).
 //! - [`shard`]: one rank's share of a LIBSVM text file (byte ranges cut at line starts), for training over MPI.
@@ -25,6 +26,7 @@ pub mod conll;
 pub mod csv_file;
 mod dataset;
 mod error;
+pub mod graphs;
 pub mod labels;
 pub mod liblinear;
 pub mod libsvm;

@@ -27,6 +27,30 @@ impl CostMatrix {
         Ok(Self { n, c: Vec::new() })
     }
 
+    /// Checks a matrix that did not come from a constructor (one read from a file): at least one label, and
+    /// either the implicit 0-1 loss or `L²` finite costs, `≥ 0`, zero on the diagonal.
+    ///
+    /// # Errors
+    /// [`StructError::Empty`], [`StructError::LengthMismatch`] or [`StructError::InvalidCost`].
+    pub fn validate(&self) -> Result<(), StructError> {
+        if self.n == 0 {
+            return Err(StructError::Empty {
+                what: "number of labels",
+            });
+        }
+        if self.c.is_empty() {
+            return Ok(());
+        }
+        if self.n.checked_mul(self.n) != Some(self.c.len()) {
+            return Err(StructError::LengthMismatch {
+                what: "cost matrix entries",
+                expected: self.n.saturating_mul(self.n),
+                got: self.c.len(),
+            });
+        }
+        Self::new(self.c.chunks(self.n).map(<[f64]>::to_vec).collect()).map(|_| ())
+    }
+
     /// Whether this is the 0-1 loss kept implicitly.
     pub fn is_zero_one(&self) -> bool {
         self.c.is_empty()

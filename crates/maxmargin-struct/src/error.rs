@@ -69,6 +69,22 @@ pub enum StructError {
         /// The limit.
         max: usize,
     },
+    /// A graph whose edges are not a simple graph over its nodes, or whose edge features are unusable.
+    #[error("edge {edge}: {why}")]
+    InvalidGraph {
+        /// The edge's position in the graph's edge list (0-based).
+        edge: usize,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// Exact tree inference on a graph with a cycle.
+    #[error(
+        "edge {edge} closes a cycle: exact-tree inference needs a forest (use max-product, or brute-force on small graphs)"
+    )]
+    NotAForest {
+        /// The edge that closes the cycle (0-based).
+        edge: usize,
+    },
     /// An error from the math core.
     #[error(transparent)]
     Core(#[from] maxmargin_core::CoreError),

@@ -12,7 +12,8 @@
 //!
 //! Shipped spaces: [`BinarySpace`], [`MulticlassSpace`] (Crammer–Singer, 0-1 loss or a cost matrix),
 //! [`MultilabelSpace`] (independent labels, weighted Hamming loss), [`PerPositionSpace`] (unary scores
-//! per position, labels per position), [`ChainSpace`] (first-order chains, Viterbi), and
+//! per position, labels per position), [`ChainSpace`] (first-order chains, Viterbi), [`GraphSpace`]
+//! (pairwise graphs and grids, with exact tree, brute-force or loopy max-product [`Inference`]), and
 //! [`BruteForce`], which enumerates any [`Enumerable`] space and is the reference the others are tested
 //! against. The structured hinge itself, its maximizers and its subgradient come from
 //! `maxmargin_core::structured`, through [`brute_force`] and [`add_subgradient`].
@@ -23,6 +24,7 @@ mod binary;
 mod chain;
 mod cost;
 mod error;
+mod graph;
 mod multiclass;
 mod multilabel;
 mod oracle;
@@ -33,6 +35,7 @@ pub use binary::BinarySpace;
 pub use chain::ChainSpace;
 pub use cost::CostMatrix;
 pub use error::StructError;
+pub use graph::{Graph, GraphSpace, Inference};
 pub use multiclass::MulticlassSpace;
 pub use multilabel::MultilabelSpace;
 pub use oracle::{

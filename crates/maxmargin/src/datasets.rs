@@ -1,7 +1,11 @@
 //! Small real datasets embedded in the crate (heart_scale, iris), for examples, doctests and `maxmargin demo`.
 //!
+//! [`Shapes`] generates noisy pictures of shapes as graph data, seeded, for graph and grid models.
+//!
 //! Only data small enough to ship is here; see `data/*.SOURCE.md` for provenance and license. Larger
 //! datasets are read from files with [`crate::io::libsvm::read`].
+
+pub use crate::shapes::Shapes;
 
 use crate::Error;
 use maxmargin_io::libsvm::{LabeledData, parse_real_label, read_from};

@@ -41,6 +41,7 @@ pub mod limits;
 pub mod linear;
 mod parallel;
 pub mod prelude;
+mod shapes;
 pub mod side_files;
 pub mod structured_svm;
 pub mod tagger;

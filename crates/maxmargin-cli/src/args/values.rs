@@ -33,6 +33,8 @@ pub(crate) enum FormatArg {
     SvmHmm,
     /// CoNLL column files (chains, with feature templates).
     Conll,
+    /// Graphs as JSON lines (--task graph).
+    Graph,
     /// CSV with a header row (binary and multiclass): one label column (--label-column, default `label`),
     /// every other column a feature named by its header; also read for any `.csv` / `.csv.gz` file.
     Csv,
@@ -45,6 +47,7 @@ impl FormatArg {
             TaskArg::Binary | TaskArg::Multiclass => Self::Libsvm,
             TaskArg::Multilabel => Self::Multilabel,
             TaskArg::Chain => Self::SvmHmm,
+            TaskArg::Graph => Self::Graph,
         }
     }
 
@@ -55,6 +58,7 @@ impl FormatArg {
             Self::SvmHmm => "svm-hmm",
             Self::Conll => "conll",
             Self::Csv => "csv",
+            Self::Graph => "graph",
         }
     }
 }
@@ -70,6 +74,51 @@ pub(crate) enum TaskArg {
     Multilabel,
     /// A tag per token (svm_hmm).
     Chain,
+    /// A label per node of a graph or grid (JSON lines: features, edges, labels).
+    Graph,
+}
+
+/// What `train --task graph` takes besides the solver's flags.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub(crate) struct GraphArgs {
+    /// --task graph: how labellings are inferred in training and saved for predict and eval: exact-tree
+    /// (exact on forests; a graph with a cycle is refused), brute-force (exact, graphs of up to about 20
+    /// binary nodes), max-product (loopy belief propagation and local search: approximate on graphs with
+    /// cycles, so the training gap is then not a certificate), ad3 (the LP relaxation by dual
+    /// decomposition, with branch and bound: each answer certified by its dual bound where the search ends
+    /// within budget, and the run says whether every one was). Default: exact-tree when every training
+    /// graph is a forest, else max-product.
+    #[arg(long, value_enum)]
+    pub(crate) inference: Option<InferenceArg>,
+    /// --task graph: one pairwise table read from each edge's first node to its second, instead of one
+    /// symmetric table.
+    #[arg(long)]
+    pub(crate) directed: bool,
+}
+
+/// What `--inference` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum InferenceArg {
+    /// Max-product dynamic programming on forests.
+    ExactTree,
+    /// Every labelling enumerated.
+    BruteForce,
+    /// Loopy max-product with local search.
+    MaxProduct,
+    /// AD3: the LP relaxation, its dual bound, rounding and branch and bound.
+    Ad3,
+}
+
+impl InferenceArg {
+    pub(crate) fn method(self) -> maxmargin::structured::Inference {
+        use maxmargin::structured::Inference;
+        match self {
+            Self::ExactTree => Inference::ExactTree,
+            Self::BruteForce => Inference::BruteForce,
+            Self::MaxProduct => Inference::MAX_PRODUCT,
+            Self::Ad3 => Inference::AD3,
+        }
+    }
 }
 
 /// What `train --solver` accepts (which task takes which is checked after parsing, with a message naming

@@ -10,6 +10,7 @@ mod csv_and_labels;
 mod cv;
 mod demo;
 mod format3;
+mod graph;
 mod groups;
 mod help;
 mod hostile;

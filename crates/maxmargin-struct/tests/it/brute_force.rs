@@ -10,7 +10,7 @@ use maxmargin_struct::{
 use proptest::prelude::*;
 
 /// Checks a space on one example against brute force.
-fn check<S: Enumerable>(
+pub(crate) fn check<S: Enumerable>(
     space: &S,
     w: &[f64],
     x: &S::Input,
@@ -60,15 +60,15 @@ fn check<S: Enumerable>(
     Ok(())
 }
 
-fn ints(len: usize, lo: i32, hi: i32) -> impl Strategy<Value = Vec<f64>> {
+pub(crate) fn ints(len: usize, lo: i32, hi: i32) -> impl Strategy<Value = Vec<f64>> {
     prop::collection::vec(lo..=hi, len).prop_map(|v| v.into_iter().map(f64::from).collect())
 }
 
-fn sparse(d: usize) -> impl Strategy<Value = SparseVec> {
+pub(crate) fn sparse(d: usize) -> impl Strategy<Value = SparseVec> {
     ints(d, -2, 2).prop_map(|v| SparseVec::from_dense(&v).unwrap())
 }
 
-fn cost(l: usize) -> impl Strategy<Value = CostMatrix> {
+pub(crate) fn cost(l: usize) -> impl Strategy<Value = CostMatrix> {
     ints(l * l, 0, 3).prop_map(move |c| {
         CostMatrix::from_fn(l, |a, b| if a == b { 0.0 } else { c[a * l + b] }).unwrap()
     })

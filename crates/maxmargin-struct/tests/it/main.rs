@@ -3,4 +3,5 @@
 
 mod bad_input;
 mod brute_force;
+mod graph;
 mod mistake;

@@ -158,6 +158,13 @@ pub struct StructEvaluation {
     /// Calibrated multiclass models: the mean negative log-probability of the true classes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_loss: Option<f64>,
+    /// Graphs: per class, the nodes of that class in both truth and prediction over those in either
+    /// (`None` for a class in neither).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_class_iou: Option<Vec<Option<f64>>>,
+    /// Graphs: the mean of the per-class IoU over the classes in truth or prediction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_iou: Option<f64>,
 }
 
 /// One class's decisions on labelled data.
@@ -337,6 +344,7 @@ mod calibrated;
 mod custom;
 mod cv;
 mod fit;
+mod graph;
 mod kernel;
 mod model;
 mod params;
@@ -347,6 +355,7 @@ mod stream;
 pub use calibrated::{CalibratedMulticlass, MULTICLASS_DECISION_KIND, MulticlassCalibration};
 pub use custom::{CustomEvaluation, CustomFitReport, CustomModel, CustomSpace};
 pub use cv::{StructCrossValidation, StructData, StructFold};
+pub use graph::{GRAPH_KIND, GraphFitReport, GraphModel, GraphOptions};
 pub use kernel::MulticlassKernel;
 pub use model::Prediction;
 pub use params::{StructSolverKind, StructuredSvmParams, Task};

@@ -78,6 +78,7 @@ impl StructuredModel {
                 Task::Multilabel => "the data is multilabel",
                 Task::Chain => "the data is sequences",
                 Task::Custom => "the data is for a custom space (use CustomModel)",
+                Task::Graph => "the data is graphs (use GraphModel)",
             },
         })
     }
@@ -506,6 +507,8 @@ impl StructuredModel {
         let expected = d.and_then(|d| match self.task {
             _ if self.kernel.is_some() => Some(0),
             Task::Multiclass | Task::Multilabel | Task::Custom => d.max(1).checked_mul(l),
+            // A graph model's weights are checked against its space by `GraphModel`.
+            Task::Graph => Some(self.w.len()),
             Task::Chain => d
                 .max(1)
                 .checked_mul(l)

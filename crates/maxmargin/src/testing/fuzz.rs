@@ -51,6 +51,25 @@ pub fn svm_hmm(bytes: &[u8]) {
     }
 }
 
+/// A graph file (JSON lines): read, then, when it reads, a graph model trained on it for two passes,
+/// predicting and evaluating on it, as the command does.
+pub fn graphs(bytes: &[u8]) {
+    use crate::structured_svm::{GraphOptions, StructuredSvmParams, Task};
+    if let Ok(d) = crate::io::graphs::read_from(bytes, Path::new("fuzz.jsonl")) {
+        assert!(d.graphs.iter().all(|g| !g.nodes.is_empty()));
+        let Ok(svm) = StructuredSvmParams::new(Task::Graph)
+            .max_passes(2.0)
+            .check()
+        else {
+            return;
+        };
+        if let Ok(r) = svm.fit_graph(&d, GraphOptions::new(), &mut ()) {
+            let _ = r.model.predict(&d);
+            let _ = r.model.evaluate(&d, Some(1.0));
+        }
+    }
+}
+
 /// A CoNLL file: read, then features and tags built as training does.
 pub fn conll(bytes: &[u8]) {
     if let Ok(sentences) = conll::read_from(bytes, Path::new("fuzz.conll")) {

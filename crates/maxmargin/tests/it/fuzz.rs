@@ -31,12 +31,14 @@ fn inputs_the_fuzzers_found_stay_fixed() {
 }
 
 /// Real text of each format, to be edited.
-const TEXTS: [&[u8]; 5] = [
+const TEXTS: [&[u8]; 6] = [
     b"+1 1:0.708 2:1 3:1 4:-0.32 5:-0.105 6:-1\n-1 1:0.583 2:-1 3:0.333 # c\n+1 qid:3 7:1e-3\n",
     b"0,2 1:0.5 4:-1\n 2:1\n1 3:0.25\n",
     b"1 qid:1 1:1 5:0.5 # a\n2 qid:1 2:1\n1 qid:2 3:1\n",
     b"Confidence NN B-NP\nin IN B-PP\nthe DT B-NP\n\nHe PRP B-NP\n",
     b"-1 1:-1 2:-2\r\n+1 1:2 2:1\n\n# only a comment\n",
+    b"{\"features\": [[1, 0], [0, 1], [1, 1]], \"edges\": [[0, 1], [1, 2], [2, 0]], \"labels\": [0, 1, 1]}\n\
+      {\"features_sparse\": [[[0, 2]], []], \"edges\": [[1, 0]], \"labels\": [1, 0]}\n",
 ];
 
 /// Small models of both encodings, to be edited: binary, calibrated with a threshold, and multiclass, bincode
@@ -169,6 +171,7 @@ fn all_readers(bytes: &[u8]) {
     fuzz::multilabel(bytes);
     fuzz::svm_hmm(bytes);
     fuzz::conll(bytes);
+    fuzz::graphs(bytes);
 }
 
 proptest! {

@@ -2,6 +2,7 @@
 
 mod convergence;
 mod fuzz;
+mod graph;
 mod guide;
 mod kernel;
 mod linear;

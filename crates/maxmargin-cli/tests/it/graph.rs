@@ -1,0 +1,192 @@
+//! `train --task graph`, `predict` and `eval` on graphs as JSON lines: generated noisy shapes end to end,
+//! the inference flags and their refusals, bad graph files named by line.
+
+use super::{fails, ok, ok_stderr, s};
+use maxmargin::datasets::Shapes;
+
+#[test]
+fn graphs_train_predict_and_evaluate_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let shapes = Shapes::default().size(8, 8);
+    let (train, test) = (
+        dir.path().join("train.jsonl"),
+        dir.path().join("test.jsonl"),
+    );
+    maxmargin::io::graphs::write(&train, &shapes.generate(16, 1)).unwrap();
+    maxmargin::io::graphs::write(&test, &shapes.generate(5, 2)).unwrap();
+    let model = dir.path().join("g.model");
+    let err = ok_stderr(&[
+        "train",
+        s(&train),
+        "--task",
+        "graph",
+        "-o",
+        s(&model),
+        "--max-passes",
+        "20",
+    ]);
+    assert!(err.contains("not a certificate"), "{err}");
+    let lines = ok(&["predict", s(&model), s(&test)]);
+    assert_eq!(lines.lines().count(), 5);
+    assert!(lines.lines().all(|l| l.split(' ').count() == 64), "{lines}");
+    let json = ok(&["predict", s(&model), s(&test), "--json"]);
+    let first: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    assert_eq!(first["labels"].as_array().map(Vec::len), Some(64));
+    let e: serde_json::Value = serde_json::from_str(&ok(&[
+        "eval",
+        s(&model),
+        s(&test),
+        "--json",
+        "--lambda",
+        "1",
+    ]))
+    .unwrap();
+    for key in [
+        "accuracy",
+        "hamming_loss",
+        "mean_iou",
+        "per_class_iou",
+        "objective",
+    ] {
+        assert!(e.get(key).is_some(), "{key} missing: {e}");
+    }
+    assert!(e["accuracy"].as_f64().unwrap() > 0.8, "{e}");
+    let text = ok(&["eval", s(&model), s(&test)]);
+    assert!(
+        text.contains("node accuracy") && text.contains("mean IoU"),
+        "{text}"
+    );
+    // Exact inference on each picture's rows (a forest), directed tables, from the flags.
+    let exact = dir.path().join("e.model");
+    ok(&[
+        "train",
+        s(&train),
+        "--task",
+        "graph",
+        "-o",
+        s(&exact),
+        "--inference",
+        "max-product",
+        "--directed",
+        "-q",
+    ]);
+    let err = fails(
+        &[
+            "train",
+            s(&train),
+            "--task",
+            "graph",
+            "-o",
+            s(&exact),
+            "--inference",
+            "exact-tree",
+        ],
+        1,
+    );
+    assert!(
+        err.contains("train.jsonl:1:1: edges:") && err.contains("closes a cycle"),
+        "{err}"
+    );
+}
+
+#[test]
+fn graph_flags_and_files_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("g.jsonl");
+    std::fs::write(
+        &data,
+        "{\"features\": [[1], [0]], \"edges\": [[0, 1]], \"labels\": [0, 1]}\n",
+    )
+    .unwrap();
+    let heart = super::heart(dir.path());
+    let m = dir.path().join("m.model");
+    let err = fails(
+        &[
+            "train",
+            s(&heart),
+            "-o",
+            s(&m),
+            "--inference",
+            "max-product",
+        ],
+        1,
+    );
+    assert!(
+        err.contains("--inference") && err.contains("--task graph"),
+        "{err}"
+    );
+    let err = fails(
+        &[
+            "train",
+            s(&heart),
+            "-o",
+            s(&m),
+            "--task",
+            "chain",
+            "--directed",
+        ],
+        1,
+    );
+    assert!(err.contains("--directed"), "{err}");
+    let err = fails(
+        &[
+            "train",
+            s(&data),
+            "-o",
+            s(&m),
+            "--task",
+            "graph",
+            "--stream",
+        ],
+        1,
+    );
+    assert!(err.contains("--stream"), "{err}");
+    let err = fails(&["cv", s(&data), "--task", "graph"], 1);
+    assert!(err.contains("--task graph"), "{err}");
+    let err = fails(
+        &[
+            "train",
+            s(&data),
+            "-o",
+            s(&m),
+            "--task",
+            "graph",
+            "--inference",
+            "ad4",
+        ],
+        2,
+    );
+    assert!(err.contains("exact-tree"), "{err}");
+    for (text, says) in [
+        (
+            "{\"features\": [[1], [0]], \"edges\": [[0, 0]], \"labels\": [0, 1]}",
+            "self-loop",
+        ),
+        (
+            "{\"features\": [[1], [0]], \"edges\": [[0, 1], [1, 0]], \"labels\": [0, 1]}",
+            "already joined",
+        ),
+        (
+            "{\"features\": [[1], [0]], \"edges\": [[0, 9]], \"labels\": [0, 1]}",
+            "does not exist",
+        ),
+        (
+            "{\"features\": [[1], [0]], \"edges\": [], \"labels\": [0]}",
+            "1 labels for 2 nodes",
+        ),
+        (
+            "{\"features\": [[1], [0]], \"edges\": [], \"labels\": [0, 1], \"extra\": 1}",
+            "unknown field",
+        ),
+        ("not json", "json"),
+    ] {
+        let bad = dir.path().join("bad.jsonl");
+        std::fs::write(&bad, format!("# a comment\n{text}\n")).unwrap();
+        let err = fails(&["train", s(&bad), "-o", s(&m), "--task", "graph"], 1);
+        assert!(
+            err.contains("bad.jsonl:2:") && err.contains(says),
+            "{text}: {err}"
+        );
+    }
+    assert!(!m.exists());
+}

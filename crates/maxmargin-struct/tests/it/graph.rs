@@ -1,0 +1,251 @@
+//! Graph spaces: exact tree inference and enumeration against brute force on random forests and graphs
+//! (shared, edge-feature, directed and symmetric tables), chains against Viterbi, loopy max-product never
+//! above the optimum and exact on trees, and bad graphs refused by name.
+
+use crate::brute_force::{check, cost, ints, sparse};
+use maxmargin_core::vector::SparseVec;
+use maxmargin_struct::{
+    BruteForce, ChainSpace, CostMatrix, Graph, GraphSpace, Inference, OutputSpace, StructError,
+};
+use proptest::prelude::*;
+
+/// A random graph on `n` nodes: a forest (each node joined to one earlier node or to none) or any set of
+/// pairs, each edge in a random orientation.
+fn edges(n: usize, forest: bool) -> impl Strategy<Value = Vec<[u32; 2]>> {
+    let pairs: Vec<(u32, u32)> = (0..n as u32)
+        .flat_map(|j| (0..j).map(move |i| (i, j)))
+        .collect();
+    let n_pairs = pairs.len();
+    (
+        prop::collection::vec(0..=n as u32, n),
+        prop::collection::vec(any::<bool>(), n_pairs.max(1)),
+        prop::collection::vec(any::<bool>(), n_pairs.max(1)),
+    )
+        .prop_map(move |(parents, keep, flip)| {
+            let mut out = Vec::new();
+            if forest {
+                for (j, &p) in parents.iter().enumerate().skip(1) {
+                    if (p as usize) < j {
+                        out.push([p, j as u32]);
+                    }
+                }
+            } else {
+                for (k, &(i, j)) in pairs.iter().enumerate() {
+                    if keep[k] {
+                        out.push([i, j]);
+                    }
+                }
+            }
+            for (k, e) in out.iter_mut().enumerate() {
+                if flip[k % flip.len()] {
+                    e.swap(0, 1);
+                }
+            }
+            out
+        })
+}
+
+type Case = (GraphSpace, Vec<f64>, Graph, Vec<u32>, Vec<f64>);
+
+/// A graph space (L ≤ 3, d ≤ 2, 0–2 edge features, directed or not), weights, a graph, a truth and a
+/// second point, with integer weights so that ties happen.
+fn graph_case(forest: bool, inference: Inference) -> impl Strategy<Value = Case> {
+    (
+        1..=3usize,
+        1..=2usize,
+        1..=6usize,
+        0..=2usize,
+        any::<bool>(),
+    )
+        .prop_flat_map(move |(l, d, n, k, directed)| {
+            let table = if directed { l * l } else { l * (l + 1) / 2 };
+            let dim = d * l + k.max(1) * table;
+            (
+                cost(l),
+                prop::collection::vec(sparse(d), n),
+                edges(n, forest),
+                prop::collection::vec(ints(k.max(1), -1, 2), n * n),
+                prop::collection::vec(0..l as u32, n),
+                ints(dim, -2, 2),
+                ints(dim, -3, 3),
+            )
+                .prop_map(move |(c, x, e, f, y, w, z)| {
+                    let space = GraphSpace::with_costs(d, k, c, directed, inference).unwrap();
+                    let mut g = Graph::new(x, e).unwrap();
+                    if k > 0 {
+                        let rows = f[..g.edges().len()]
+                            .iter()
+                            .map(|r| r[..k].to_vec())
+                            .collect();
+                        g = g.with_edge_features(rows).unwrap();
+                    }
+                    (space, w, g, y, z)
+                })
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn exact_tree_matches_brute_force((space, w, x, y, z) in graph_case(true, Inference::ExactTree)) {
+        check(&space, &w, &x, &y, &z)?;
+    }
+
+    #[test]
+    fn brute_force_inference_matches_brute_force((space, w, x, y, z) in graph_case(false, Inference::BruteForce)) {
+        check(&space, &w, &x, &y, &z)?;
+    }
+
+    #[test]
+    fn max_product_is_never_above_the_optimum((space, w, x, y, _z) in graph_case(false, Inference::MAX_PRODUCT)) {
+        let exact = BruteForce(space.with_inference(Inference::BruteForce));
+        let found = space.loss_augmented(&w, &x, &y).unwrap();
+        let best = exact.loss_augmented(&w, &x, &y).unwrap();
+        prop_assert!(found.hinge <= best.hinge + 1e-9, "{} above {}", found.hinge, best.hinge);
+        prop_assert!(found.hinge >= 0.0);
+        // The reported hinge is that of the reported output.
+        let again = space.violation(&w, &x, &y, found.output.clone());
+        prop_assert!((again.hinge - found.hinge).abs() < 1e-9);
+        let d = space.decode(&w, &x).unwrap();
+        prop_assert!(space.score(&w, &x, &d) <= space.score(&w, &x, &exact.decode(&w, &x).unwrap()) + 1e-9);
+    }
+}
+
+/// A seeded stream of numbers in [-1, 1) without ties (a linear congruential generator is enough here).
+fn uniform(seed: u64) -> impl FnMut() -> f64 {
+    let mut s = seed;
+    move || {
+        s = s
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (s >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+    }
+}
+
+#[test]
+fn a_chain_as_a_graph_gives_viterbis_outputs_and_scores_to_the_bit() {
+    let mut r = uniform(7);
+    let (l, d, t) = (4, 3, 30);
+    let chain = ChainSpace::with_costs(d, CostMatrix::zero_one(l).unwrap(), false).unwrap();
+    let graph = GraphSpace::with_costs(
+        d,
+        0,
+        CostMatrix::zero_one(l).unwrap(),
+        true,
+        Inference::ExactTree,
+    )
+    .unwrap();
+    assert_eq!(chain.dim(), graph.dim());
+    for _ in 0..20 {
+        let w: Vec<f64> = (0..chain.dim()).map(|_| r()).collect();
+        let x: Vec<SparseVec> = (0..t)
+            .map(|_| SparseVec::from_dense(&(0..d).map(|_| r()).collect::<Vec<_>>()).unwrap())
+            .collect();
+        let y: Vec<u32> = (0..t)
+            .map(|_| ((r() + 1.0) * 2.0) as u32 % l as u32)
+            .collect();
+        let g = Graph::new(x.clone(), (0..t as u32 - 1).map(|i| [i, i + 1]).collect()).unwrap();
+        let (a, b) = (chain.decode(&w, &x).unwrap(), graph.decode(&w, &g).unwrap());
+        assert_eq!(a, b);
+        assert_eq!(
+            chain.score(&w, &x, &a).to_bits(),
+            graph.score(&w, &g, &b).to_bits()
+        );
+        let (va, vb) = (
+            chain.loss_augmented(&w, &x, &y).unwrap(),
+            graph.loss_augmented(&w, &g, &y).unwrap(),
+        );
+        assert_eq!(va.output, vb.output);
+        assert!((va.hinge - vb.hinge).abs() <= 1e-12 * va.hinge.abs().max(1.0));
+        // Max-product on a tree reaches the same labelling.
+        let loopy = graph.with_inference(Inference::MAX_PRODUCT);
+        assert_eq!(loopy.loss_augmented(&w, &g, &y).unwrap().output, vb.output);
+    }
+}
+
+#[test]
+fn grids_have_the_edges_and_directions_asked_for() {
+    let px = |n: usize| vec![SparseVec::from_dense(&[1.0]).unwrap(); n];
+    let four = Graph::grid(3, 4, px(12), false, false).unwrap();
+    assert_eq!(four.edges().len(), 3 * 3 + 2 * 4);
+    assert_eq!(four.n_edge_features(), 0);
+    let eight = Graph::grid(3, 4, px(12), true, true).unwrap();
+    assert_eq!(eight.edges().len(), 3 * 3 + 2 * 4 + 2 * 2 * 3);
+    assert_eq!(eight.n_edge_features(), 4);
+    assert_eq!(eight.edge_features(0), &[1.0, 0.0, 0.0, 0.0]);
+    assert!(Graph::grid(3, 4, px(11), false, false).is_err());
+    // Loopy inference on a grid never does worse than the truth it is given.
+    let space = GraphSpace::with_costs(
+        1,
+        4,
+        CostMatrix::zero_one(3).unwrap(),
+        false,
+        Inference::MAX_PRODUCT,
+    )
+    .unwrap();
+    let mut r = uniform(3);
+    let w: Vec<f64> = (0..space.dim()).map(|_| r()).collect();
+    let y = vec![1u32; 12];
+    let v = space.loss_augmented(&w, &eight, &y).unwrap();
+    assert!(v.hinge >= 0.0 && v.loss <= 12.0);
+}
+
+#[test]
+fn bad_graphs_are_refused_by_name() {
+    let nodes = |n: usize| vec![SparseVec::from_dense(&[1.0]).unwrap(); n];
+    let err = |r: Result<Graph, StructError>| r.unwrap_err().to_string();
+    assert!(err(Graph::new(nodes(3), vec![[0, 3]])).contains("does not exist"));
+    assert!(err(Graph::new(nodes(3), vec![[1, 1]])).contains("self-loop"));
+    assert!(err(Graph::new(nodes(3), vec![[0, 1], [1, 0]])).contains("already joined by edge 0"));
+    assert!(err(Graph::new(nodes(0), vec![])).contains("nodes"));
+    let g = Graph::new(nodes(3), vec![[0, 1], [1, 2]]).unwrap();
+    assert!(err(g.clone().with_edge_features(vec![vec![1.0]])).contains("edge feature rows"));
+    assert!(
+        err(g
+            .clone()
+            .with_edge_features(vec![vec![1.0], vec![f64::NAN]]))
+        .contains("finite")
+    );
+    assert!(
+        err(g
+            .clone()
+            .with_edge_features(vec![vec![1.0], vec![1.0, 2.0]]))
+        .contains("edge 0 has 1")
+    );
+    let tree = GraphSpace::new(1, 2, Inference::ExactTree).unwrap();
+    let cycle = Graph::new(nodes(3), vec![[0, 1], [1, 2], [2, 0]]).unwrap();
+    let w = vec![0.0; tree.dim()];
+    let e = tree.decode(&w, &cycle).unwrap_err().to_string();
+    assert!(e.contains("edge 2 closes a cycle"), "{e}");
+    assert!(tree.decode(&w, &g).is_ok());
+    // A graph with edge features given to a space without them, and the reverse.
+    let featured = g
+        .clone()
+        .with_edge_features(vec![vec![1.0], vec![2.0]])
+        .unwrap();
+    assert!(
+        tree.decode(&w, &featured)
+            .unwrap_err()
+            .to_string()
+            .contains("edge features")
+    );
+    let big = GraphSpace::new(1, 2, Inference::BruteForce).unwrap();
+    assert!(
+        big.decode(&w, &Graph::new(nodes(40), vec![]).unwrap())
+            .is_err()
+    );
+    assert!(
+        GraphSpace::with_costs(
+            1,
+            0,
+            CostMatrix::zero_one(2).unwrap(),
+            false,
+            Inference::MaxProduct {
+                max_iter: 5,
+                damping: 1.0
+            }
+        )
+        .is_err()
+    );
+}

@@ -1,0 +1,397 @@
+//! Graph and grid models: a label per node of any pairwise graph, trained by any structural solver through
+//! [`GraphSpace`], with the inference method chosen per model and the certificate qualified when that
+//! method is approximate. Saved under the kind `graph`: the weights and training summary of a
+//! [`StructuredModel`] (task [`Task::Graph`]) beside the space they were trained in.
+
+use super::*;
+use maxmargin_io::graphs::{GraphData, GraphRecord};
+use maxmargin_struct::{CostMatrix, Graph, GraphSpace, Inference};
+
+/// The model kind of graph model files.
+pub const GRAPH_KIND: &str = "graph";
+
+/// How a graph model is built besides the solver: the inference method and the pairwise tables.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[non_exhaustive]
+pub struct GraphOptions {
+    /// The inference method; `None` chooses `exact-tree` when every training graph is a forest and
+    /// `max-product` otherwise.
+    pub inference: Option<Inference>,
+    /// Directed pairwise tables (read from an edge's first end to its second) instead of symmetric ones.
+    pub directed: bool,
+}
+
+impl GraphOptions {
+    /// Automatic inference, symmetric tables.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The inference method.
+    pub fn inference(mut self, inference: Inference) -> Self {
+        self.inference = Some(inference);
+        self
+    }
+
+    /// Directed pairwise tables.
+    pub fn directed(mut self, directed: bool) -> Self {
+        self.directed = directed;
+        self
+    }
+}
+
+/// A trained graph model: the weights and training summary, and the space they score in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphModel {
+    /// Weights, feature count (without the bias feature), labels, scaler, parameters and training summary.
+    pub model: StructuredModel,
+    /// The output space: node features (with the bias feature), edge features, tables, loss, inference.
+    pub space: GraphSpace,
+}
+
+/// A graph model with its training trace and warnings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GraphFitReport {
+    /// The model.
+    pub model: GraphModel,
+    /// Every evaluation.
+    pub trace: Vec<TraceRecord>,
+    /// What a user should know about the run, one line each without the `warning:` prefix.
+    pub warnings: Vec<String>,
+}
+
+/// The parse error for graph `rec` of `source` in `field`.
+fn at_line(source: &Path, rec: &GraphRecord, field: &'static str, message: String) -> Error {
+    IoError::Parse {
+        path: source.to_path_buf(),
+        line: rec.line,
+        column: 1,
+        field,
+        message,
+    }
+    .into()
+}
+
+/// Graph `rec` with its node features scaled and widened by the constant feature, checked as a graph.
+fn graph_of(
+    source: &Path,
+    rec: &GraphRecord,
+    (n_features, bias, scaler): (usize, bool, Option<&Scaler>),
+) -> Result<Graph, Error> {
+    let nodes = sequences_with_bias(std::slice::from_ref(&rec.nodes), n_features, bias, scaler)
+        .pop()
+        .unwrap_or_default();
+    let g = Graph::new(nodes, rec.edges.clone())
+        .map_err(|e| at_line(source, rec, "edges", e.to_string()))?;
+    match &rec.edge_features {
+        Some(rows) => g
+            .with_edge_features(rows.clone())
+            .map_err(|e| at_line(source, rec, "edge_features", e.to_string())),
+        None => Ok(g),
+    }
+}
+
+/// The labels of `rec`, which training and evaluation need.
+fn labels_of<'a>(source: &Path, rec: &'a GraphRecord) -> Result<&'a Vec<u32>, Error> {
+    rec.labels.as_ref().ok_or_else(|| {
+        at_line(
+            source,
+            rec,
+            "labels",
+            "missing: training and evaluation need a label per node".into(),
+        )
+    })
+}
+
+impl StructuredSvm {
+    /// Trains a graph model on graphs read by [`maxmargin_io::graphs`].
+    ///
+    /// # Errors
+    /// Parameters made for another task, a graph without labels, a bad graph (naming its line), a graph
+    /// the inference method cannot take (a cycle for `exact-tree`), or what the solver reports.
+    pub fn fit_graph(
+        &self,
+        data: &GraphData,
+        options: GraphOptions,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<GraphFitReport, Error> {
+        if self.params.task != Task::Graph {
+            return Err(crate::error::refuse(
+                "task",
+                self.params.task.kind(),
+                "fit_graph takes parameters made with StructuredSvmParams::new(Task::Graph)",
+            ));
+        }
+        self.check_sample_weights(Task::Graph)?;
+        let src = &data.source;
+        super::model::nonempty(data.n_graphs(), src)?;
+        let (d, l) = (data.n_features, data.n_labels.max(1));
+        let nnz = data
+            .graphs
+            .iter()
+            .flat_map(|g| &g.nodes)
+            .map(|v| v.as_row().nnz())
+            .sum();
+        crate::limits::check_features(src, d, nnz)?;
+        let labels = data
+            .graphs
+            .iter()
+            .map(|g| labels_of(src, g).cloned())
+            .collect::<Result<Vec<_>, _>>()?;
+        crate::limits::check_labels(src, "node label", l, &labels)?;
+        let mut warnings = Vec::new();
+        let nodes = || {
+            data.graphs
+                .iter()
+                .flat_map(|g| &g.nodes)
+                .map(SparseVec::as_row)
+        };
+        let scaler = crate::convergence::fit_scaler_on(
+            self.params.scale,
+            nodes,
+            data.n_nodes(),
+            d,
+            &mut warnings,
+        )?;
+        let shape = (d, self.params.bias, scaler.as_ref());
+        let graphs = data
+            .graphs
+            .iter()
+            .map(|g| graph_of(src, g, shape))
+            .collect::<Result<Vec<_>, _>>()?;
+        let forests = graphs.iter().all(Graph::is_forest);
+        let inference = options.inference.unwrap_or(if forests {
+            Inference::ExactTree
+        } else {
+            Inference::MAX_PRODUCT
+        });
+        let space = GraphSpace::with_costs(
+            self.width(d),
+            data.n_edge_features,
+            CostMatrix::zero_one(l)?,
+            options.directed,
+            inference,
+        )?;
+        for (g, rec) in graphs.iter().zip(&data.graphs) {
+            space
+                .check_input(g)
+                .map_err(|e| at_line(src, rec, "edges", e.to_string()))?;
+        }
+        let max_abs = graphs
+            .iter()
+            .flat_map(Graph::nodes)
+            .flat_map(|v| v.as_row().values().iter().map(|v| v.abs()))
+            .fold(0.0, f64::max);
+        let ex = Examples {
+            x: graphs,
+            y: labels,
+        };
+        let (fit, lambda) = self.run(&space, &ex, observer)?;
+        let report = ReportParts {
+            classes: Vec::new(),
+            scaler,
+            warnings,
+            max_abs,
+        };
+        let mut report = self.finish(fit, lambda, (ex.x.len(), d, l), report)?;
+        let uncertified = space.uncertified_calls();
+        let certifies = matches!(inference, Inference::Ad3 { .. }) || forests;
+        let exact = inference.is_exact() || (certifies && uncertified == 0);
+        if !exact {
+            let training = &mut report.model.training;
+            let gap = training.gap.map_or("none".into(), |g| format!("{g:.3e}"));
+            let why = if certifies {
+                format!("{uncertified} of its answers were not certified exact")
+            } else {
+                "it is approximate on graphs with cycles".to_string()
+            };
+            report.warnings.push(format!(
+                "inference is {}, and {why}: the duality gap ({gap}) was measured with an approximate oracle \
+                 and is not a certificate; the model is not marked converged (exact-tree is exact on forests, \
+                 ad3 where it certifies each answer, brute-force on small graphs)",
+                inference.name()
+            ));
+            training.converged = false;
+        }
+        if uncertified > 0 && matches!(inference, Inference::MaxProduct { .. }) {
+            report.warnings.push(format!(
+                "max-product's messages had not settled in {uncertified} of its calls (the labelling \
+                 returned is still the best one found)"
+            ));
+        }
+        Ok(GraphFitReport {
+            model: GraphModel {
+                model: report.model,
+                space: space.with_inference(inference),
+            },
+            trace: report.trace,
+            warnings: report.warnings,
+        })
+    }
+}
+
+impl GraphModel {
+    /// The same model, inferring with `inference` from now on (for example exact inference to evaluate a
+    /// model trained approximately).
+    pub fn with_inference(mut self, inference: Inference) -> Self {
+        self.space = self.space.with_inference(inference);
+        self
+    }
+
+    /// The graphs of `data` as the model scores them (checked, naming lines).
+    fn graphs(&self, data: &GraphData) -> Result<Vec<Graph>, Error> {
+        let m = &self.model;
+        let shape = (m.n_features, m.params.bias, m.scaler.as_ref());
+        data.graphs
+            .iter()
+            .map(|rec| {
+                let g = graph_of(&data.source, rec, shape)?;
+                self.space
+                    .check_input(&g)
+                    .map_err(|e| at_line(&data.source, rec, "edges", e.to_string()))?;
+                Ok(g)
+            })
+            .collect()
+    }
+
+    /// One labelling (0-based labels) per graph.
+    ///
+    /// # Errors
+    /// A bad graph (naming its line) or one the inference method cannot take.
+    pub fn predict(&self, data: &GraphData) -> Result<Vec<Vec<u32>>, Error> {
+        let graphs = self.graphs(data)?;
+        let out = crate::parallel::with_threads(self.model.params.threads, || {
+            use rayon::prelude::*;
+            graphs
+                .par_iter()
+                .map(|g| self.space.decode(&self.model.w, g))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(Error::from)
+        })?;
+        Ok(out)
+    }
+
+    /// Node accuracy, Hamming loss (the fraction of wrong nodes), per-class intersection over union and its
+    /// mean over the classes present in truth or prediction, and the objective with `lambda`.
+    ///
+    /// # Errors
+    /// As [`GraphModel::predict`]; a graph without labels or with a label beyond the model's.
+    pub fn evaluate(
+        &self,
+        data: &GraphData,
+        lambda: Option<f64>,
+    ) -> Result<StructEvaluation, Error> {
+        let n = super::model::nonempty(data.n_graphs(), &data.source)?;
+        let graphs = self.graphs(data)?;
+        let mut labels = Vec::with_capacity(n);
+        for (g, rec) in graphs.iter().zip(&data.graphs) {
+            let y = labels_of(&data.source, rec)?;
+            self.space
+                .check_output(g, y)
+                .map_err(|e| at_line(&data.source, rec, "labels", e.to_string()))?;
+            labels.push(y.clone());
+        }
+        let predicted = self.predict(data)?;
+        let l = self.space.n_labels();
+        // Per class: (truth ∧ prediction, truth ∨ prediction).
+        let mut counts = vec![(0usize, 0usize); l];
+        let (mut right, mut nodes) = (0usize, 0usize);
+        for (p, y) in predicted.iter().zip(&labels) {
+            for (&a, &b) in p.iter().zip(y) {
+                nodes += 1;
+                if a == b {
+                    right += 1;
+                    counts[a as usize].0 += 1;
+                    counts[a as usize].1 += 1;
+                } else {
+                    counts[a as usize].1 += 1;
+                    counts[b as usize].1 += 1;
+                }
+            }
+        }
+        let iou: Vec<f64> = counts
+            .iter()
+            .map(|&(i, u)| {
+                if u == 0 {
+                    f64::NAN
+                } else {
+                    i as f64 / u as f64
+                }
+            })
+            .collect();
+        let present: Vec<f64> = iou.iter().copied().filter(|v| !v.is_nan()).collect();
+        let accuracy = right as f64 / nodes.max(1) as f64;
+        let objective = match lambda {
+            Some(lv) => {
+                let problem = StructProblem::new(&self.space, &graphs, &labels, Lambda::new(lv)?)?;
+                Some(0.5 * lv * norm_sq(&self.model.w) + problem.mean_hinge(&self.model.w)?)
+            }
+            None => None,
+        };
+        Ok(StructEvaluation {
+            n,
+            accuracy: Some(accuracy),
+            hamming_loss: Some(1.0 - accuracy),
+            per_class_iou: Some(
+                iou.into_iter()
+                    .map(|v| (!v.is_nan()).then_some(v))
+                    .collect(),
+            ),
+            mean_iou: Some(present.iter().sum::<f64>() / present.len().max(1) as f64),
+            lambda,
+            objective,
+            converged: self.model.training.converged,
+            ..StructEvaluation::default()
+        })
+    }
+
+    /// Saves the model atomically (JSON for `.json` paths).
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file.
+    pub fn save(&self, path: &Path) -> Result<(), Error> {
+        self.check(path)?;
+        Ok(model_file::save(path, GRAPH_KIND, self)?)
+    }
+
+    /// Loads a graph model, checking that the space is sound and the weights fit it.
+    ///
+    /// # Errors
+    /// [`Error::Io`] for a missing, foreign, truncated, corrupt or inconsistent file.
+    pub fn load(path: &Path) -> Result<Self, Error> {
+        let (_, model): (_, Self) = model_file::load(path, GRAPH_KIND)?;
+        model.check(path)?;
+        Ok(model)
+    }
+
+    fn check(&self, path: &Path) -> Result<(), Error> {
+        let bad = |message: String| -> Error {
+            IoError::BadModel {
+                path: path.to_path_buf(),
+                message,
+            }
+            .into()
+        };
+        let m = &self.model;
+        self.space.validate().map_err(|e| bad(e.to_string()))?;
+        let width = m.n_features.checked_add(usize::from(m.params.bias));
+        if m.task != Task::Graph
+            || width.map(|w| w.max(1)) != Some(self.space.n_features())
+            || m.n_labels != self.space.n_labels()
+            || m.w.len() != self.space.dim()
+        {
+            return Err(bad(format!(
+                "inconsistent graph model: a {} model of {} weights for {} features and {} labels, in a \
+                 space of {} weights for {} features and {} labels",
+                m.task.kind(),
+                m.w.len(),
+                m.n_features,
+                m.n_labels,
+                self.space.dim(),
+                self.space.n_features(),
+                self.space.n_labels()
+            )));
+        }
+        m.check_consistent(path)
+    }
+}
