@@ -11,7 +11,7 @@ use std::process::Command;
 
 /// The targets and, for the readers, the shared files (relative to the data folder) whose first lines seed
 /// them.
-const TARGETS: [(&str, &[&str]); 10] = [
+const TARGETS: [(&str, &[&str]); 11] = [
     (
         "libsvm",
         &[
