@@ -115,6 +115,53 @@ def fit_structured(
     n_jobs: Optional[int] = None,
 ) -> Tuple[StructModel, dict[str, Any]]: ...
 
+GraphArrays = Tuple[
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.float64],
+    int,
+    npt.NDArray[np.int64],
+    Optional[npt.NDArray[np.float64]],
+    Optional[npt.NDArray[np.int64]],
+]
+
+class GraphModel:
+    @property
+    def task(self) -> str: ...
+    @property
+    def n_labels(self) -> int: ...
+    @property
+    def n_edge_features(self) -> int: ...
+    @property
+    def directed(self) -> bool: ...
+    @property
+    def inference(self) -> str: ...
+    @property
+    def w(self) -> npt.NDArray[np.float64]: ...
+    def predict(self, graphs: Sequence[GraphArrays]) -> List[npt.NDArray[np.int64]]: ...
+    def save(self, path: str) -> None: ...
+    @staticmethod
+    def load(path: str) -> "GraphModel": ...
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(bytes: bytes) -> "GraphModel": ...
+
+def fit_graph(
+    graphs: Sequence[GraphArrays],
+    n_labels: int = 0,
+    inference: Optional[str] = None,
+    directed: bool = False,
+    *,
+    solver: str = "bcfw",
+    c: float = 1.0,
+    max_iter: Optional[float] = None,
+    tol: Optional[float] = None,
+    gap: Optional[float] = None,
+    random_state: int = 0,
+    n_jobs: Optional[int] = None,
+    verbose: int = 0,
+) -> Tuple[GraphModel, dict[str, Any]]: ...
+
 def fit_custom(
     model: Any,
     x: Sequence[Any],

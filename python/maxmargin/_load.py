@@ -5,13 +5,13 @@ import numpy as np
 
 from . import _core
 
-_STRUCTURED = ("multilabel", "chain")
+_STRUCTURED = ("multilabel", "chain", "graph")
 
 
 def load(path):
     """The estimator of a model file: :class:`~maxmargin.MaxMarginClassifier` for a linear binary or
     multiclass model, :class:`~maxmargin.MaxMarginSVC` for a kernel (or approximated-kernel) one, a
-    :mod:`maxmargin.learners` learner for a multilabel or chain model, :class:`~maxmargin.Tagger` for a
+    :mod:`maxmargin.learners` learner for a multilabel, chain or graph model, :class:`~maxmargin.Tagger` for a
     CoNLL tagger. It predicts as the command does; ``converged_``, ``duality_gap_`` and ``objective_`` come
     from the file, its hyperparameters are the estimator's defaults. Files from older versions of the
     command are read as the command reads them."""

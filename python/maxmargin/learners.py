@@ -25,7 +25,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from . import _core
-from .models import ChainCRF, MultiClassClf, MultiLabelClf, StructuredModel, _Model
+from .models import ChainCRF, EdgeFeatureGraphCRF, GraphCRF, MultiClassClf, MultiLabelClf, StructuredModel, _Model
 
 __all__ = ["FrankWolfeSSVM", "OneSlackSSVM", "NSlackSSVM", "StructuredPerceptron", "SubgradientSSVM", "load"]
 
@@ -108,7 +108,8 @@ class _Learner:
     def _check(self):
         if not isinstance(self.model, _Model):
             raise ValueError(
-                f"model={self.model!r}: give a maxmargin.models model (ChainCRF, MultiClassClf, MultiLabelClf)"
+                f"model={self.model!r}: give a maxmargin.models model (ChainCRF, GraphCRF, EdgeFeatureGraphCRF, "
+                "MultiClassClf, MultiLabelClf, or a StructuredModel subclass)"
             )
         if not (isinstance(self.C, (int, float, np.number)) and np.isfinite(self.C) and self.C > 0):
             raise ValueError(f"C={self.C!r}: give a positive finite number")
@@ -123,6 +124,16 @@ class _Learner:
         self._check()
         if isinstance(self.model, StructuredModel):
             return self._fit_custom(X, Y)
+        if isinstance(self.model, GraphCRF):
+            fitted, result = _core.fit_graph(
+                self.model._graphs(X, Y), self.model._n_labels(), self.model.inference_method,
+                bool(self.model.directed), solver=self._solver, c=float(self.C), max_iter=self.max_iter,
+                tol=self._tol(), gap=getattr(self, "gap", None), random_state=_seed(self.random_state),
+                n_jobs=_threads(self.n_jobs), verbose=int(self.verbose),
+            )
+            self._fitted = fitted
+            self._record(result)
+            return self
         (indptr, indices, data, d), y, lengths = self.model._inputs(X, Y)
         fitted, result = _core.fit_structured(
             self.model.task, indptr, indices, data, d, y, lengths, self.model._n_labels(),
@@ -198,6 +209,8 @@ class _Learner:
             w = self.w
             return [self.model.inference(x, w) for x in X]
         fitted = self._fitted_model()
+        if isinstance(self.model, GraphCRF):
+            return fitted.predict(self.model._graphs(X))
         (indptr, indices, data, d), _, lengths = self.model._inputs(X)
         flat = fitted.predict(indptr, indices, data, d, lengths)
         return self.model._outputs(flat, indptr.shape[0] - 1, lengths)
@@ -227,7 +240,8 @@ class _Learner:
         data = state.pop("_fitted_bytes", None)
         self.__dict__.update(state)
         if data is not None:
-            self._fitted = _core.StructModel.from_bytes(data)
+            graph = isinstance(self.model, GraphCRF)
+            self._fitted = (_core.GraphModel if graph else _core.StructModel).from_bytes(data)
 
 
 class FrankWolfeSSVM(_Learner):
@@ -311,8 +325,14 @@ _MODELS = {"multiclass": MultiClassClf, "multilabel": MultiLabelClf, "chain": Ch
 
 def load(path, learner=FrankWolfeSSVM):
     """A fitted learner (of class ``learner``) around a model file written by ``save`` or by
-    ``maxmargin train --task multiclass|multilabel|chain``: it predicts and scores; its certificate
+    ``maxmargin train --task multiclass|multilabel|chain|graph``: it predicts and scores; its certificate
     attributes are not restored."""
+    if _core.model_kind(str(path)) == "graph":
+        fitted = _core.GraphModel.load(str(path))
+        kind = EdgeFeatureGraphCRF if fitted.n_edge_features else GraphCRF
+        out = learner(kind(inference_method=fitted.inference, directed=fitted.directed))
+        out._fitted = fitted
+        return out
     fitted = _core.StructModel.load(str(path))
     model = _MODELS[fitted.task]()
     if fitted.task == "multilabel":

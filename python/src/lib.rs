@@ -523,11 +523,13 @@ fn refused(name: &'static str, value: &str, reason: &'static str) -> maxmargin::
 }
 
 mod custom;
+mod graph;
 mod kernel;
 mod linear;
 mod structured;
 mod tagger;
 use custom::fit_custom;
+use graph::{PyGraphModel, fit_graph};
 use kernel::{Model, fit_kernel};
 use linear::fit_linear;
 use structured::{StructModel, fit_structured};
@@ -551,6 +553,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_structured, m)?)?;
     m.add_class::<StructModel>()?;
     m.add_function(wrap_pyfunction!(fit_custom, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_graph, m)?)?;
+    m.add_class::<PyGraphModel>()?;
     m.add_function(wrap_pyfunction!(fit_tagger, m)?)?;
     m.add_class::<PyTagger>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -55,7 +55,7 @@ fn sequences(x: &SparseRows, lengths: &[i64]) -> PyResult<Vec<Vec<SparseVec>>> {
 }
 
 /// Labels `y` (non-negative integers) as `u32`, naming the first bad one.
-fn labels(y: &[i64]) -> PyResult<Vec<u32>> {
+pub(crate) fn labels(y: &[i64]) -> PyResult<Vec<u32>> {
     y.iter()
         .enumerate()
         .map(|(i, &v)| {

