@@ -367,6 +367,22 @@ impl StructuredSvmParams {
         }
         crate::parallel::check_threads(self.threads)?;
         self.check_kernels()?;
+        if self.solver == StructSolverKind::Perceptron {
+            let certificate = [
+                ("gap", self.gap.is_some()),
+                ("tolerance", self.tolerance.is_some()),
+                ("keep_best", self.keep_best),
+            ];
+            if let Some((name, _)) = certificate.iter().find(|c| c.1) {
+                return Err(OptimError::InvalidParam {
+                    name,
+                    value: "perceptron".into(),
+                    reason: "cannot apply: the perceptron minimizes no objective and has no certificate; \
+                             it stops when a pass makes no mistake or on its pass budget",
+                }
+                .into());
+            }
+        }
         if matches!(
             self.solver,
             StructSolverKind::Dcd | StructSolverKind::Ovr | StructSolverKind::Softmax

@@ -175,3 +175,28 @@ fn graph_models_round_trip_and_crafted_files_are_refused() {
         1
     );
 }
+
+#[test]
+fn the_perceptron_refuses_certificate_parameters_in_the_library_too() {
+    for (name, params) in [
+        ("gap", {
+            let mut p = StructuredSvmParams::new(Task::Graph).solver(StructSolverKind::Perceptron);
+            p.gap = Some(0.01);
+            p
+        }),
+        ("keep_best", {
+            let mut p = StructuredSvmParams::new(Task::Chain).solver(StructSolverKind::Perceptron);
+            p.keep_best = true;
+            p
+        }),
+    ] {
+        let e = params.check().unwrap_err().to_string();
+        assert!(e.contains(name) && e.contains("no certificate"), "{e}");
+    }
+    assert!(
+        StructuredSvmParams::new(Task::Graph)
+            .solver(StructSolverKind::Perceptron)
+            .check()
+            .is_ok()
+    );
+}
