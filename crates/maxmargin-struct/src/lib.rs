@@ -35,7 +35,7 @@ pub use binary::BinarySpace;
 pub use chain::ChainSpace;
 pub use cost::CostMatrix;
 pub use error::StructError;
-pub use graph::{Graph, GraphSpace, Inference};
+pub use graph::{Graph, GraphSpace, Inference, Relaxation};
 pub use multiclass::MulticlassSpace;
 pub use multilabel::MultilabelSpace;
 pub use oracle::{

@@ -16,6 +16,22 @@ mod input;
 
 pub use input::Graph;
 
+/// What AD3 says about one inference problem ([`GraphSpace::relaxation`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Relaxation {
+    /// The best labelling found (rounded marginals improved by local search, or branch and bound's).
+    pub labels: Vec<u32>,
+    /// Its value: the score, plus the loss when loss-augmented.
+    pub value: f64,
+    /// An upper bound on every labelling's value (the smallest dual value seen, or branch and bound's).
+    pub bound: f64,
+    /// Whether `bound − value` is within 1e-6 of the bound's magnitude: then `labels` is an optimum.
+    pub certified: bool,
+    /// The relaxed node marginals of the first relaxation (`n × L`, node-major; each row sums to 1).
+    pub marginals: Vec<f64>,
+}
+
 use crate::cost::CostMatrix;
 use crate::error::{StructError, check_features, check_weights};
 use crate::oracle::{Enumerable, OutputSpace, Violation};
@@ -330,6 +346,45 @@ impl GraphSpace {
             pair,
             shared,
         }
+    }
+
+    /// AD3 on `x` under `w` (loss-augmented against `truth` when given), whatever the space's method:
+    /// the relaxed marginals, the dual bound, the best labelling and whether the two meet, with `branches`
+    /// relaxations at most for branch and bound (1: none).
+    ///
+    /// # Errors
+    /// Bad weights, input or truth.
+    pub fn relaxation(
+        &self,
+        w: &[f64],
+        x: &Graph,
+        truth: Option<&Vec<u32>>,
+        (max_iter, branches): (usize, usize),
+    ) -> Result<Relaxation, StructError> {
+        check_weights(w, self.dim())?;
+        self.check_input(x)?;
+        if let Some(y) = truth {
+            self.check_output(x, y)?;
+        }
+        let p = self.potentials(w, x, truth.map(Vec::as_slice));
+        let settings = ad3::Ad3Settings {
+            max_iter: max_iter.max(1),
+            tol: 1e-6,
+        };
+        let allowed = vec![true; p.unary.len()];
+        let first = ad3::ad3(&p, x.edges(), settings, &allowed);
+        let r = if first.certified || branches <= 1 {
+            first.clone()
+        } else {
+            ad3::ad3_branch(&p, x.edges(), settings, branches)
+        };
+        Ok(Relaxation {
+            labels: r.labels,
+            value: r.value,
+            bound: r.bound,
+            certified: r.certified,
+            marginals: first.marginals,
+        })
     }
 
     /// The best labelling under the potentials, by the space's method, with its value and exactness.

@@ -249,3 +249,44 @@ fn bad_graphs_are_refused_by_name() {
         .is_err()
     );
 }
+
+#[test]
+fn ad3_reports_its_relaxation_bound_and_whether_it_is_tight() {
+    let mut r = uniform(11);
+    let space = GraphSpace::with_costs(
+        2,
+        0,
+        CostMatrix::zero_one(3).unwrap(),
+        false,
+        Inference::AD3,
+    )
+    .unwrap();
+    let nodes: Vec<SparseVec> = (0..6)
+        .map(|_| SparseVec::from_dense(&[r(), r()]).unwrap())
+        .collect();
+    // A 6-cycle and, from the same nodes, a path.
+    let cycle = Graph::new(nodes.clone(), (0..6u32).map(|i| [i, (i + 1) % 6]).collect()).unwrap();
+    let path = Graph::new(nodes, (0..5u32).map(|i| [i, i + 1]).collect()).unwrap();
+    let exact = BruteForce(space.with_inference(Inference::BruteForce));
+    for _ in 0..20 {
+        let w: Vec<f64> = (0..space.dim()).map(|_| 2.0 * r()).collect();
+        let y = vec![0u32, 1, 2, 0, 1, 2];
+        for g in [&cycle, &path] {
+            let rel = space.relaxation(&w, g, Some(&y), (1000, 32)).unwrap();
+            let best = exact.loss_augmented(&w, g, &y).unwrap();
+            let optimum = best.hinge + space.score(&w, g, &y);
+            assert!(rel.bound >= optimum - 1e-9 && rel.value <= optimum + 1e-9);
+            assert!(
+                rel.marginals
+                    .chunks(3)
+                    .all(|m| (m.iter().sum::<f64>() - 1.0).abs() < 1e-6)
+            );
+            if rel.certified {
+                assert!((rel.value - optimum).abs() <= 1e-5 * optimum.abs().max(1.0));
+            }
+            if std::ptr::eq(g, &path) {
+                assert!(rel.certified, "a path's relaxation is tight");
+            }
+        }
+    }
+}
