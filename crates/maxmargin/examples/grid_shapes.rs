@@ -8,7 +8,10 @@
 //! neighbours' agreement is worth. Arguments: `[pictures] [size] [noise]`
 //! (default 40 pictures of 12 × 12 pixels, noise 1).
 //!
-//! Run it with `cargo run --release -p maxmargin --example grid_shapes`; `cargo test` runs it (small).
+//! Run it with `cargo run --release -p maxmargin --example grid_shapes` (`cargo test` builds it). With
+//! `GRID_PICTURE=FILE.svg` it also draws three test pictures, one per row: the noisy input read pixel by
+//! pixel (each pixel's strongest feature), the per-pixel model's labels, the grid model's, and the truth
+//! (the guide's `graphs-shapes.svg`).
 
 use maxmargin::datasets::Shapes;
 use maxmargin::io::graphs::GraphData;
@@ -22,6 +25,40 @@ fn without_edges(d: &GraphData) -> GraphData {
         g.edges.clear();
     }
     out
+}
+
+/// Draws `rows` of label pictures (`side × side`, row-major), each row's panels side by side.
+fn draw(path: &str, side: usize, rows: &[Vec<Vec<u32>>]) -> Result<(), Box<dyn std::error::Error>> {
+    use plotters::prelude::*;
+    const CELL: usize = 8;
+    const GAP: usize = 12;
+    let colours = [
+        RGBColor(235, 235, 225),
+        RGBColor(40, 110, 190),
+        RGBColor(215, 90, 40),
+    ];
+    let panels = rows.first().map_or(0, Vec::len);
+    let size = |n: usize| (n * (side * CELL + GAP) + GAP) as u32;
+    let root = SVGBackend::new(path, (size(panels), size(rows.len()))).into_drawing_area();
+    root.fill(&WHITE)?;
+    for (r, row) in rows.iter().enumerate() {
+        for (c, labels) in row.iter().enumerate() {
+            let (x0, y0) = (GAP + c * (side * CELL + GAP), GAP + r * (side * CELL + GAP));
+            for (i, &l) in labels.iter().enumerate() {
+                let (x, y) = (
+                    (x0 + (i % side) * CELL) as i32,
+                    (y0 + (i / side) * CELL) as i32,
+                );
+                let colour = colours[l as usize % colours.len()];
+                root.draw(&Rectangle::new(
+                    [(x, y), (x + CELL as i32, y + CELL as i32)],
+                    colour.filled(),
+                ))?;
+            }
+        }
+    }
+    root.present()?;
+    Ok(())
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -74,6 +111,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     for w in &pixels.warnings {
         println!("  per-pixel model: {w}");
+    }
+    if let Ok(path) = std::env::var("GRID_PICTURE") {
+        let (on_grid, alone) = (
+            grid.model.predict(&test)?,
+            pixels.model.predict(&without_edges(&test))?,
+        );
+        let rows: Vec<Vec<Vec<u32>>> = (0..3.min(n))
+            .map(|i| {
+                let g = &test.graphs[i];
+                let read: Vec<u32> = g
+                    .nodes
+                    .iter()
+                    .map(|v| {
+                        let dense = v.as_row().to_dense(test.n_features);
+                        (0..dense.len()).fold(0, |b, k| if dense[k] > dense[b] { k } else { b })
+                            as u32
+                    })
+                    .collect();
+                let truth = g.labels.clone().unwrap_or_default();
+                vec![read, alone[i].clone(), on_grid[i].clone(), truth]
+            })
+            .collect();
+        draw(&path, size, &rows)?;
+        println!("drew {path}");
     }
     // A model file round trip.
     let dir = std::env::temp_dir().join(format!("grid-shapes-{}", std::process::id()));
