@@ -13,8 +13,16 @@ use maxmargin_core::vector::SparseRows;
 use maxmargin_optim::{Budget, KernelProblem, SmoParams, Solver, StopReason, Trainer};
 use proptest::prelude::*;
 
-/// The optimal λ-form dual value by clarabel.
-fn reference(x: &SparseRows, y: &[f64], upper: &[f64], kernel: Kernel, lambda: f64) -> f64 {
+/// The optimal λ-form dual value by clarabel, or `None` when clarabel reports that it could not reach its
+/// tolerances (`InsufficientProgress` on an ill-conditioned instance: CI once drew a cubic kernel on rows
+/// scaled by 0.1 with λ = 1e-3), so the reference itself is unknown.
+fn try_reference(
+    x: &SparseRows,
+    y: &[f64],
+    upper: &[f64],
+    kernel: Kernel,
+    lambda: f64,
+) -> Option<f64> {
     let n = y.len();
     let q = |i: usize, j: usize| y[i] * y[j] * kernel.eval(x.row(i), x.row(j));
     let (mut colptr, mut rowval, mut nzval) = (vec![0usize], Vec::new(), Vec::new());
@@ -48,15 +56,18 @@ fn reference(x: &SparseRows, y: &[f64], upper: &[f64], kernel: Kernel, lambda: f
         .unwrap();
     let mut solver = DefaultSolver::new(&p, &lin, &a, &b, &cones, settings).unwrap();
     solver.solve();
-    assert!(
-        matches!(
-            solver.solution.status,
-            SolverStatus::Solved | SolverStatus::AlmostSolved
-        ),
-        "{:?}",
-        solver.solution.status
-    );
-    -lambda * solver.solution.obj_val
+    match solver.solution.status {
+        SolverStatus::Solved | SolverStatus::AlmostSolved => {
+            Some(-lambda * solver.solution.obj_val)
+        }
+        SolverStatus::InsufficientProgress => None,
+        other => panic!("clarabel: {other:?}"),
+    }
+}
+
+/// [`try_reference`] where the instance is well conditioned and clarabel must solve it.
+fn reference(x: &SparseRows, y: &[f64], upper: &[f64], kernel: Kernel, lambda: f64) -> f64 {
+    try_reference(x, y, upper, kernel, lambda).expect("clarabel solves the reference QP")
 }
 
 fn problem(seed: u64, n: usize, d: usize, scale: f64) -> (SparseRows, Vec<f64>) {
@@ -136,10 +147,14 @@ proptest! {
         let record = fit.trace.last().unwrap();
         let dual = record.dual.unwrap();
         if kernel.name() != "sigmoid" {
-            let best = reference(&x, &y, &upper, kernel, lambda);
-            let scale_of = best.abs().max(1e-9);
             // A positive semi-definite kernel: the dual is concave and every bound is honest.
             prop_assert_eq!(fit.stop, StopReason::Converged);
+            prop_assert!(fit.objective >= dual - 1e-12);
+            let Some(best) = try_reference(&x, &y, &upper, kernel, lambda) else {
+                // The reference could not be computed: only SMO's own claims are checked.
+                return Ok(());
+            };
+            let scale_of = best.abs().max(1e-9);
             prop_assert!(dual <= best + 1e-7 * scale_of, "dual {} above the optimum {}", dual, best);
             prop_assert!((dual - best).abs() <= 1e-6 * scale_of, "dual {} against clarabel's {}", dual, best);
             prop_assert!(fit.objective >= dual - 1e-12);
