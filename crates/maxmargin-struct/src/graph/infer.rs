@@ -273,7 +273,6 @@ pub(crate) fn max_product(
     let mut msgs = vec![0.0; 2 * edges.len() * l];
     let mut incoming = p.unary.clone();
     let mut fresh = vec![0.0; l];
-    let mut base = vec![0.0; l];
     let mut converged = edges.is_empty();
     for _ in 0..s.max_iter {
         if converged {
@@ -291,25 +290,16 @@ pub(crate) fn max_product(
                 let slot = (2 * e + d) * l;
                 let back = (2 * e + 1 - d) * l;
                 // The sender's belief without what the receiver sent it.
-                for (yf, b) in base.iter_mut().enumerate() {
-                    *b = incoming[from * l + yf] - msgs[back + yf];
-                }
-                if from_first {
-                    // P(y_from, y_to) is row y_from: one contiguous row per sender label.
-                    fresh.fill(f64::NEG_INFINITY);
-                    for (yf, &b) in base.iter().enumerate() {
-                        for (f, &t) in fresh.iter_mut().zip(&table[yf * l..(yf + 1) * l]) {
-                            *f = f.max(b + t);
+                for (yt, slot_value) in fresh.iter_mut().enumerate() {
+                    let mut best = f64::NEG_INFINITY;
+                    for yf in 0..l {
+                        let v = incoming[from * l + yf] - msgs[back + yf]
+                            + oriented(table, l, from_first, yf, yt);
+                        if v > best {
+                            best = v;
                         }
                     }
-                } else {
-                    // P(y_to, y_from) is row y_to: one contiguous row per receiver label.
-                    for (yt, f) in fresh.iter_mut().enumerate() {
-                        *f = base
-                            .iter()
-                            .zip(&table[yt * l..(yt + 1) * l])
-                            .fold(f64::NEG_INFINITY, |m, (b, t)| m.max(b + t));
-                    }
+                    *slot_value = best;
                 }
                 let top = fresh.iter().copied().fold(f64::NEG_INFINITY, f64::max);
                 for yt in 0..l {
