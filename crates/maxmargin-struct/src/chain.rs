@@ -11,7 +11,7 @@
 use crate::cost::CostMatrix;
 use crate::error::{StructError, check_features, check_weights};
 use crate::oracle::{Enumerable, OutputSpace, Violation};
-use crate::sequence::{Sequence, add_unary, product, unary_score, visit_unary};
+use crate::sequence::{Sequence, add_unary, check_labels, product, unary_score, visit_unary};
 use std::cell::RefCell;
 
 /// A linear-chain space over `L` labels and `d` features.
@@ -172,25 +172,7 @@ impl OutputSpace for ChainSpace {
     }
 
     fn check_output(&self, x: &Sequence, y: &Vec<u32>) -> Result<(), StructError> {
-        if y.len() != x.len() {
-            return Err(StructError::LengthMismatch {
-                what: "labels",
-                expected: x.len(),
-                got: y.len(),
-            });
-        }
-        match y
-            .iter()
-            .enumerate()
-            .find(|(_, l)| **l as usize >= self.n_labels())
-        {
-            Some((t, &l)) => Err(StructError::LabelOutOfRange {
-                position: t,
-                label: l,
-                n_labels: self.n_labels(),
-            }),
-            None => Ok(()),
-        }
+        check_labels(y, x.len(), self.n_labels())
     }
 
     fn for_each_feature(&self, x: &Sequence, y: &Vec<u32>, visit: &mut dyn FnMut(usize, f64)) {

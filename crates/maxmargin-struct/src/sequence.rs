@@ -8,6 +8,30 @@ use maxmargin_core::vector::SparseVec;
 /// A sequence input: one sparse feature vector per position.
 pub type Sequence = Vec<SparseVec>;
 
+/// Checks a labelling of `positions` positions (a sequence's tokens, a graph's nodes): one label each, all
+/// below `n_labels`.
+pub(crate) fn check_labels(
+    y: &[u32],
+    positions: usize,
+    n_labels: usize,
+) -> Result<(), StructError> {
+    if y.len() != positions {
+        return Err(StructError::LengthMismatch {
+            what: "labels",
+            expected: positions,
+            got: y.len(),
+        });
+    }
+    match y.iter().enumerate().find(|(_, l)| **l as usize >= n_labels) {
+        Some((position, &label)) => Err(StructError::LabelOutOfRange {
+            position,
+            label,
+            n_labels,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// `u[l] += Σ_j x_j w[j·L + l]` for every label `l`: the unary scores of one position.
 pub(crate) fn add_unary(
     w: &[f64],

@@ -39,7 +39,7 @@ const RIDGE: f64 = 1e-10;
 /// fractional node (that node fixed to its likeliest label, then that label forbidden), pruning branches
 /// whose dual bound is below the best labelling, over at most `branches` relaxations in all. The bound
 /// returned is the largest bound of the branches left open (still a bound on the optimum), so `certified`
-/// holds when the search ended within its budget.
+/// holds when the search ended within its budget. The marginals returned are the first relaxation's.
 pub(crate) fn ad3_branch(
     p: &Potentials,
     edges: &[[u32; 2]],
@@ -48,19 +48,15 @@ pub(crate) fn ad3_branch(
 ) -> Ad3Result {
     let (n, l) = (p.n_nodes(), p.n_labels);
     let mut allowed = vec![true; n * l];
-    let mut root = ad3(p, edges, s, &allowed);
-    if root.certified || branches == 0 {
+    let root = ad3(p, edges, s, &allowed);
+    if root.certified || branches <= 1 {
         return root;
     }
     let mut best = (root.labels.clone(), root.value);
     // Open branches: their constraints and their parent's bound (an upper bound on what they hold).
     let mut open: Vec<(Vec<bool>, f64, Vec<f64>)> = Vec::new();
     let mut solved = 1;
-    let mut pending = Some((
-        allowed.clone(),
-        root.bound,
-        std::mem::take(&mut root.marginals),
-    ));
+    let mut pending = Some((allowed.clone(), root.bound, root.marginals.clone()));
     let mut unresolved = f64::NEG_INFINITY;
     while let Some((mask, parent_bound, marginals)) = pending.take().or_else(|| open.pop()) {
         // The most fractional node still free to take more than one label.
@@ -105,7 +101,7 @@ pub(crate) fn ad3_branch(
         labels: best.0,
         value: best.1,
         bound: bound.min(root.bound),
-        marginals: Vec::new(),
+        marginals: root.marginals,
     }
 }
 

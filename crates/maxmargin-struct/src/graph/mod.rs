@@ -35,7 +35,7 @@ pub struct Relaxation {
 use crate::cost::CostMatrix;
 use crate::error::{StructError, check_features, check_weights};
 use crate::oracle::{Enumerable, OutputSpace, Violation};
-use crate::sequence::{add_unary, product, unary_score, visit_unary};
+use crate::sequence::{add_unary, check_labels, product, unary_score, visit_unary};
 use infer::{LoopySettings, Potentials};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -371,19 +371,13 @@ impl GraphSpace {
             max_iter: max_iter.max(1),
             tol: 1e-6,
         };
-        let allowed = vec![true; p.unary.len()];
-        let first = ad3::ad3(&p, x.edges(), settings, &allowed);
-        let r = if first.certified || branches <= 1 {
-            first.clone()
-        } else {
-            ad3::ad3_branch(&p, x.edges(), settings, branches)
-        };
+        let r = ad3::ad3_branch(&p, x.edges(), settings, branches);
         Ok(Relaxation {
             labels: r.labels,
             value: r.value,
             bound: r.bound,
             certified: r.certified,
-            marginals: first.marginals,
+            marginals: r.marginals,
         })
     }
 
@@ -467,25 +461,7 @@ impl OutputSpace for GraphSpace {
     }
 
     fn check_output(&self, x: &Graph, y: &Vec<u32>) -> Result<(), StructError> {
-        if y.len() != x.n_nodes() {
-            return Err(StructError::LengthMismatch {
-                what: "labels",
-                expected: x.n_nodes(),
-                got: y.len(),
-            });
-        }
-        match y
-            .iter()
-            .enumerate()
-            .find(|(_, l)| **l as usize >= self.n_labels())
-        {
-            Some((i, &l)) => Err(StructError::LabelOutOfRange {
-                position: i,
-                label: l,
-                n_labels: self.n_labels(),
-            }),
-            None => Ok(()),
-        }
+        check_labels(y, x.n_nodes(), self.n_labels())
     }
 
     fn for_each_feature(&self, x: &Graph, y: &Vec<u32>, visit: &mut dyn FnMut(usize, f64)) {

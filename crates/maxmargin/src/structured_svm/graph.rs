@@ -259,7 +259,11 @@ impl GraphModel {
     /// # Errors
     /// A bad graph (naming its line) or one the inference method cannot take.
     pub fn predict(&self, data: &GraphData) -> Result<Vec<Vec<u32>>, Error> {
-        let graphs = self.graphs(data)?;
+        self.decode_all(&self.graphs(data)?)
+    }
+
+    /// The labelling of each checked graph, in parallel (the result does not depend on the threads).
+    fn decode_all(&self, graphs: &[Graph]) -> Result<Vec<Vec<u32>>, Error> {
         let out = crate::parallel::with_threads(self.model.params.threads, || {
             use rayon::prelude::*;
             graphs
@@ -291,7 +295,7 @@ impl GraphModel {
                 .map_err(|e| at_line(&data.source, rec, "labels", e.to_string()))?;
             labels.push(y.clone());
         }
-        let predicted = self.predict(data)?;
+        let predicted = self.decode_all(&graphs)?;
         let l = self.space.n_labels();
         // Per class: (truth ∧ prediction, truth ∨ prediction).
         let mut counts = vec![(0usize, 0usize); l];
