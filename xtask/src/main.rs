@@ -211,7 +211,28 @@ fn release(version: &str, verify: bool) -> Result<()> {
         bumped.push_str(&new);
         bumped.push('\n');
     }
+    let lock_path = root().join("Cargo.lock");
+    let lock = std::fs::read(&lock_path).context("reading Cargo.lock")?;
     std::fs::write(&manifest_path, bumped)?;
+    // A step that fails after the bump puts the manifest and lock file back, so the tree is clean to retry.
+    if let Err(e) = package_and_check(verify) {
+        std::fs::write(&manifest_path, &manifest)?;
+        std::fs::write(&lock_path, &lock)?;
+        return Err(e.context(format!(
+            "release {version} stopped; Cargo.toml and Cargo.lock are as they were"
+        )));
+    }
+    eprintln!(
+        "release {version}: manifest bumped, every crate packaged in {} and accepted by `cargo publish \
+         --dry-run`; review, commit, tag v{version}, then `cargo publish --workspace`",
+        target_dir()?.join("package").display()
+    );
+    Ok(())
+}
+
+/// The release's checks once the manifest is bumped: the lock file, every crate packaged (and built from its
+/// package unless `--no-verify`), `cargo publish --dry-run`, and the semver check against the last tag.
+fn package_and_check(verify: bool) -> Result<()> {
     // The lock file follows the workspace's own versions only (no registry needed).
     run(&mut cargo(&["update", "--workspace", "--offline"]))?;
     let mut package = [&["package"][..], &PUBLISHED, &["--allow-dirty", "--locked"]].concat();
@@ -229,11 +250,6 @@ fn release(version: &str, verify: bool) -> Result<()> {
     .concat();
     run(&mut cargo(&dry_run))?;
     semver_checks()?;
-    eprintln!(
-        "release {version}: manifest bumped, every crate packaged in {} and accepted by `cargo publish \
-         --dry-run`; review, commit, tag v{version}, then `cargo publish --workspace`",
-        target_dir()?.join("package").display()
-    );
     Ok(())
 }
 

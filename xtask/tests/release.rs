@@ -59,6 +59,28 @@ fn a_first_release_packages_every_crate_on_a_clean_clone() {
     let text = std::fs::read_to_string(&changelog).unwrap();
     std::fs::write(&changelog, text.replacen("## Unreleased", "## 0.1.1", 1)).unwrap();
     git(&clone, &["commit", "--quiet", "-am", "CHANGELOG: 0.1.1"]);
+    // A step failing after the bump (here packaging: a readme that does not exist) leaves the tree as it was.
+    let io_manifest = clone.join("crates/maxmargin-io/Cargo.toml");
+    let io_text = std::fs::read_to_string(&io_manifest).unwrap();
+    std::fs::write(
+        &io_manifest,
+        io_text.replacen("readme = \"README.md\"", "readme = \"MISSING.md\"", 1),
+    )
+    .unwrap();
+    git(&clone, &["commit", "--quiet", "-am", "a broken readme"]);
+    let out = release(&clone, &["0.1.1", "--no-verify"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("Cargo.toml and Cargo.lock are as they were"),
+        "{err}"
+    );
+    let status = Command::new("git")
+        .args(["status", "--porcelain"])
+        .current_dir(&clone)
+        .output()
+        .unwrap();
+    assert!(status.stdout.is_empty(), "{status:?}");
+    git(&clone, &["reset", "--quiet", "--hard", "HEAD~1"]);
     let out = release(&clone, &["0.1.1", "--no-verify"]);
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{said}");
@@ -98,12 +120,18 @@ fn a_first_release_packages_every_crate_on_a_clean_clone() {
             &mut tar,
         )
         .unwrap();
+        let holds = |name: &str| tar.windows(name.len()).any(|w| w == name.as_bytes());
         for licence in ["LICENSE-MIT", "LICENSE-APACHE"] {
             let name = format!("{krate}-0.1.1/{licence}");
-            assert!(
-                tar.windows(name.len()).any(|w| w == name.as_bytes()),
-                "{name} is not in the package"
-            );
+            assert!(holds(&name), "{name} is not in the package");
+        }
+        // Data ships only with a stated licence: heart_scale with LIBSVM's notice, the CoNLL-2000 excerpt
+        // (no licence stated) not at all.
+        if krate == "maxmargin" {
+            assert!(holds("maxmargin-0.1.1/data/heart_scale.COPYRIGHT"));
+        }
+        for excerpt in ["conll2000", "small.conll", "tagger.model"] {
+            assert!(!holds(excerpt), "{krate} ships {excerpt}, from CoNLL-2000");
         }
     }
     // The tree is now dirty (the bump): a second run refuses until it is committed.

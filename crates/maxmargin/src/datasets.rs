@@ -2,7 +2,8 @@
 //!
 //! [`Shapes`] generates noisy pictures of shapes as graph data, seeded, for graph and grid models.
 //!
-//! Only data small enough to ship is here; see `data/*.SOURCE.md` for provenance and license. Larger
+//! Only data small enough to ship is here; see `data/*.SOURCE.md` for provenance and licence (iris: BSD-3
+//! as scikit-learn ships it; heart_scale: LIBSVM's BSD-3, notice in `data/heart_scale.COPYRIGHT`). Larger
 //! datasets are read from files with [`crate::io::libsvm::read`].
 
 pub use crate::shapes::Shapes;
@@ -11,6 +12,9 @@ use crate::Error;
 use maxmargin_io::libsvm::{LabeledData, parse_real_label, read_from};
 
 /// The raw LIBSVM text of `heart_scale` (Statlog Heart, 270 examples, 13 features scaled to [−1, 1]).
+///
+/// Distributed by LIBSVM under its BSD 3-clause licence; the notice ships beside it as
+/// `data/heart_scale.COPYRIGHT`. Cite the UCI Statlog (Heart) data and LIBSVM when publishing results on it.
 pub const HEART_SCALE: &str = include_str!("../data/heart_scale");
 
 /// `heart_scale`, parsed: 270 rows, labels `+1` (120) and `−1` (150).
