@@ -310,6 +310,10 @@ def test_the_tagger_chunks_sentences_and_saves_the_commands_tagger_file(tmp_path
     e = tagger.evaluate(test, test_tags)
     # 300 training sentences: a chunker well above the baseline of tagging by POS alone.
     assert e["chunk_f1"] > 0.8 and e["token_accuracy"] > 0.85
+    # conlleval's table by chunk type: the supports add up to the gold chunks.
+    assert {"NP", "VP", "PP"} <= set(e["per_type"])
+    assert sum(r["support"] for r in e["per_type"].values()) == e["gold_chunks"]
+    assert all(0.0 <= r["f1"] <= 1.0 for r in e["per_type"].values())
     assert tagger.score(test, test_tags) == e["token_accuracy"]
     predicted = tagger.predict(test[:2])
     assert [len(p) for p in predicted] == [len(s) for s in test[:2]]

@@ -87,7 +87,8 @@ pub fn predict(model_path: &Path, data: &Path) -> Result<Vec<String>> {
     Ok(lines)
 }
 
-/// Chunk precision, recall, F1 and token accuracy of a tagger on labelled CoNLL text.
+/// Token accuracy and, for chunk tags, conlleval's chunk precision, recall and F1 (overall and by type) of a
+/// tagger on labelled CoNLL text.
 pub fn eval(model_path: &Path, data: &Path, lambda: Option<f64>, json: bool) -> Result<()> {
     let tagger = Tagger::load(model_path)?;
     let sentences = read(&tagger, data)?;
@@ -115,15 +116,38 @@ pub fn eval(model_path: &Path, data: &Path, lambda: Option<f64>, json: bool) -> 
     out!("sentences         {}", e.sentences);
     out!("tokens            {}", e.tokens);
     out!("token accuracy    {:.6}", e.token_accuracy);
-    out!(
-        "chunks            {} in the data, {} found, {} right (exact span and type)",
-        e.gold_chunks,
-        e.predicted_chunks,
-        e.correct_chunks
-    );
-    out!("chunk precision   {:.6}", e.chunk_precision);
-    out!("chunk recall      {:.6}", e.chunk_recall);
-    out!("chunk F1          {:.6}", e.chunk_f1);
+    match &e.chunks {
+        Some(c) => {
+            out!(
+                "chunks            {} in the data, {} found, {} right (exact span and type)",
+                c.gold_chunks,
+                c.predicted_chunks,
+                c.correct_chunks
+            );
+            out!("chunk precision   {:.6}", c.chunk_precision);
+            out!("chunk recall      {:.6}", c.chunk_recall);
+            out!("chunk F1          {:.6}", c.chunk_f1);
+            // conlleval's table, one row per chunk type.
+            let width = c.per_type.keys().map(String::len).max().unwrap_or(0).max(4);
+            out!(
+                "{:width$}  precision  recall     F1         support  found",
+                "type"
+            );
+            for (kind, t) in &c.per_type {
+                out!(
+                    "{kind:width$}  {:<9.6}  {:<9.6}  {:<9.6}  {:<7}  {}",
+                    t.precision,
+                    t.recall,
+                    t.f1,
+                    t.support,
+                    t.found
+                );
+            }
+        }
+        None => out!(
+            "chunks            none: the tags are not chunk tags (O, B-X, I-X, E-X, S-X); token accuracy is the measure"
+        ),
+    }
     if e.unknown_tags > 0 {
         out!(
             "unknown tags      {} tokens (tags training never saw, counted as errors)",

@@ -14,7 +14,7 @@
 //! let tags = fit.tagger.tag(&train)?;
 //! assert_eq!(tags[0], vec!["B-NP", "I-NP", "B-VP"]);
 //! let e = fit.tagger.evaluate(&train, None)?;
-//! assert_eq!(e.chunk_f1, 1.0);
+//! assert_eq!(e.chunks.map(|c| c.chunk_f1), Some(1.0));
 //! # Ok(()) }
 //! ```
 
@@ -26,6 +26,7 @@ use maxmargin_io::model_file;
 use maxmargin_io::svm_hmm::SequenceData;
 use maxmargin_optim::{Observer, OptimError, TraceRecord};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The kind of a tagger's model file.
@@ -51,7 +52,8 @@ pub struct TaggerFitReport {
     pub warnings: Vec<String>,
 }
 
-/// A tagger's measures on labelled sentences: chunks by conlleval's definition, and tokens.
+/// A tagger's measures on labelled sentences: tokens, and chunks by conlleval's definition when the tags are
+/// chunk tags.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct TaggerEvaluation {
     /// Sentences.
@@ -60,6 +62,26 @@ pub struct TaggerEvaluation {
     pub tokens: usize,
     /// The fraction of tokens tagged right.
     pub token_accuracy: f64,
+    /// Chunk scores, when every tag of the data is a chunk tag ([`conll::is_chunk_tag`]: `O`, `B-X`, `I-X`,
+    /// `E-X`, `S-X`); `None` for other tags (parts of speech), whose measure is the token accuracy. In JSON
+    /// its keys sit beside the others (`chunk_f1`, `per_type`, ...), absent when it is `None`.
+    #[serde(flatten)]
+    pub chunks: Option<ChunkEvaluation>,
+    /// Tokens whose tag training never saw (each counts as an error).
+    pub unknown_tags: usize,
+    /// The λ of the objective.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lambda: Option<f64>,
+    /// `λ/2‖w‖² + (1/n)Σ H_i(w)` over the sentences (only when every tag is known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objective: Option<f64>,
+    /// Whether the model's training reached its optimum.
+    pub converged: bool,
+}
+
+/// conlleval's chunk scores: over all chunks, and by chunk type.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ChunkEvaluation {
     /// Chunks found with the right span and type, over chunks found.
     pub chunk_precision: f64,
     /// Chunks found with the right span and type, over chunks in the data.
@@ -72,16 +94,63 @@ pub struct TaggerEvaluation {
     pub predicted_chunks: usize,
     /// Chunks right.
     pub correct_chunks: usize,
-    /// Tokens whose tag training never saw (each counts as an error).
-    pub unknown_tags: usize,
-    /// The λ of the objective.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lambda: Option<f64>,
-    /// `λ/2‖w‖² + (1/n)Σ H_i(w)` over the sentences (only when every tag is known).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub objective: Option<f64>,
-    /// Whether the model's training reached its optimum.
-    pub converged: bool,
+    /// The same by chunk type (`NP`, `PER`, ...), for every type in the data or the predictions.
+    pub per_type: BTreeMap<String, TypeScore>,
+}
+
+/// One chunk type's scores (a row of conlleval's table).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct TypeScore {
+    /// Chunks of the type found with the right span, over chunks of the type found.
+    pub precision: f64,
+    /// Chunks of the type found with the right span, over chunks of the type in the data.
+    pub recall: f64,
+    /// Their harmonic mean.
+    pub f1: f64,
+    /// Chunks of the type in the data.
+    pub support: usize,
+    /// Chunks of the type predicted.
+    pub found: usize,
+    /// Chunks of the type right.
+    pub correct: usize,
+}
+
+impl From<conll::ChunkScore> for TypeScore {
+    fn from(s: conll::ChunkScore) -> Self {
+        Self {
+            precision: s.precision,
+            recall: s.recall,
+            f1: s.f1,
+            support: s.gold,
+            found: s.predicted,
+            correct: s.correct,
+        }
+    }
+}
+
+impl ChunkEvaluation {
+    /// conlleval's scores of `predicted` tags against `gold` ones, sentence by sentence.
+    pub fn score<S, T, G, P>(gold: &[G], predicted: &[P]) -> Self
+    where
+        S: AsRef<str>,
+        T: AsRef<str>,
+        G: AsRef<[S]>,
+        P: AsRef<[T]>,
+    {
+        let all = conll::chunk_score(gold, predicted);
+        Self {
+            chunk_precision: all.precision,
+            chunk_recall: all.recall,
+            chunk_f1: all.f1,
+            gold_chunks: all.gold,
+            predicted_chunks: all.predicted,
+            correct_chunks: all.correct,
+            per_type: conll::chunk_score_by_type(gold, predicted)
+                .into_iter()
+                .map(|(kind, s)| (kind, s.into()))
+                .collect(),
+        }
+    }
 }
 
 /// Trains a tagger: builds the dictionaries with `template` on `train` (read from `source`), then the chain
@@ -202,8 +271,8 @@ impl Tagger {
             .collect()
     }
 
-    /// Chunk precision, recall and F1 (conlleval), token accuracy and, with `lambda`, the objective, on
-    /// labelled sentences. A tag training never saw counts as an error, not a refusal.
+    /// Token accuracy, chunk precision, recall and F1 (conlleval's, overall and by type, when the tags are
+    /// chunk tags) and, with `lambda`, the objective, on labelled sentences. A tag training never saw counts as an error, not a refusal.
     ///
     /// # Errors
     /// Sentences without tags, or none at all.
@@ -235,7 +304,9 @@ impl Tagger {
         });
         let predicted = self.tag_data(&data)?;
         let gold: Vec<&[String]> = sentences.iter().map(|s| s.tags.as_slice()).collect();
-        let score = conll::chunk_score(&gold, &predicted);
+        let chunk_tags = gold
+            .iter()
+            .all(|g| g.iter().all(|t| conll::is_chunk_tag(t)));
         let tokens: usize = sentences.iter().map(Sentence::len).sum();
         let right: usize = gold
             .iter()
@@ -250,12 +321,7 @@ impl Tagger {
             sentences: sentences.len(),
             tokens,
             token_accuracy: right as f64 / tokens.max(1) as f64,
-            chunk_precision: score.precision,
-            chunk_recall: score.recall,
-            chunk_f1: score.f1,
-            gold_chunks: score.gold,
-            predicted_chunks: score.predicted,
-            correct_chunks: score.correct,
+            chunks: chunk_tags.then(|| ChunkEvaluation::score(&gold, &predicted)),
             unknown_tags: unknown,
             lambda,
             objective,

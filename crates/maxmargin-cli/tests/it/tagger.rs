@@ -78,6 +78,24 @@ fn a_chunker_trains_tags_new_text_and_scores_chunks() {
     assert_eq!(e["chunk_f1"].as_f64(), Some(score.f1));
     assert_eq!(e["chunk_precision"].as_f64(), Some(score.precision));
     assert_eq!(e["chunk_recall"].as_f64(), Some(score.recall));
+    // conlleval's table per chunk type: the same counts split by type, each row recomputed here.
+    let by_type = maxmargin::io::conll::chunk_score_by_type(&gold, &pred);
+    let rows = e["per_type"].as_object().unwrap();
+    assert_eq!(rows.len(), by_type.len());
+    assert!(
+        rows.contains_key("NP") && rows.contains_key("VP"),
+        "{rows:?}"
+    );
+    let mut support = 0;
+    for (kind, want) in &by_type {
+        let row = &rows[kind.as_str()];
+        assert_eq!(row["f1"].as_f64(), Some(want.f1), "{kind}");
+        assert_eq!(row["precision"].as_f64(), Some(want.precision), "{kind}");
+        assert_eq!(row["recall"].as_f64(), Some(want.recall), "{kind}");
+        assert_eq!(row["support"].as_u64(), Some(want.gold as u64), "{kind}");
+        support += want.gold;
+    }
+    assert_eq!(e["gold_chunks"].as_u64(), Some(support as u64));
     let right = gold
         .iter()
         .flatten()
@@ -93,6 +111,51 @@ fn a_chunker_trains_tags_new_text_and_scores_chunks() {
         table.contains("chunk F1") && table.contains("token accuracy"),
         "{table}"
     );
+    let np = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("NP "))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(np.contains(&format!("{:.6}", by_type["NP"].f1)), "{np}");
+}
+
+/// Part-of-speech tags are not chunks: `eval` reports token accuracy and says why there is no chunk score
+/// (it printed "chunk F1 0.000" before), and `--json` has no chunk keys.
+#[test]
+fn part_of_speech_tags_are_scored_by_token_accuracy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for i in 0..30 {
+        let (det, noun, verb) = (
+            ["the", "a"][i % 2],
+            ["dog", "cat", "bird"][i % 3],
+            ["runs", "sleeps"][i % 2],
+        );
+        text.push_str(&format!("{det} DT\n{noun} NN\n{verb} VBZ\n. .\n\n"));
+    }
+    let train = tmp.path().join("pos.txt");
+    std::fs::write(&train, &text).unwrap();
+    let model = tmp.path().join("pos.mm");
+    ok(&[
+        "train",
+        s(&train),
+        "--task",
+        "chain",
+        "--format",
+        "conll",
+        "--max-passes",
+        "10",
+        "-o",
+        s(&model),
+        "-q",
+    ]);
+    let e = json(&ok(&["eval", s(&model), s(&train), "--json"]));
+    assert_eq!(e["token_accuracy"].as_f64(), Some(1.0), "{e}");
+    for key in ["chunk_f1", "chunk_precision", "gold_chunks", "per_type"] {
+        assert!(e.get(key).is_none(), "{key} in {e}");
+    }
+    let table = ok(&["eval", s(&model), s(&train)]);
+    assert!(!table.contains("chunk F1"), "{table}");
+    assert!(table.contains("not chunk tags"), "{table}");
 }
 
 #[test]
@@ -283,6 +346,10 @@ fn ner_layout_with_docstart_lines() {
         "two entities a sentence"
     );
     assert_eq!(e["chunk_f1"].as_f64(), Some(1.0));
+    for kind in ["PER", "LOC"] {
+        assert_eq!(e["per_type"][kind]["support"].as_u64(), Some(40), "{e}");
+        assert_eq!(e["per_type"][kind]["f1"].as_f64(), Some(1.0), "{e}");
+    }
     let tagged = ok(&["predict", s(&model), s(&train)]);
     assert!(
         tagged.lines().next().unwrap().ends_with("I-PER I-PER"),

@@ -307,6 +307,44 @@ pub struct ChunkScore {
     pub f1: f64,
 }
 
+impl ChunkScore {
+    /// The score of `correct` chunks right out of `predicted` found and `gold` in the data.
+    pub fn from_counts(correct: usize, predicted: usize, gold: usize) -> Self {
+        let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+        let (precision, recall) = (ratio(correct, predicted), ratio(correct, gold));
+        let f1 = if precision + recall > 0.0 {
+            2.0 * precision * recall / (precision + recall)
+        } else {
+            0.0
+        };
+        Self {
+            correct,
+            predicted,
+            gold,
+            precision,
+            recall,
+            f1,
+        }
+    }
+}
+
+/// Whether `tag` is a chunk tag as conlleval reads one: `O`, or `B-`, `I-`, `E-` or `S-` followed by a type.
+/// Part-of-speech tags (`NN`, `VBD`) are not: chunk scores mean nothing for them.
+///
+/// # Examples
+/// ```
+/// use maxmargin_io::conll::is_chunk_tag;
+/// assert!(is_chunk_tag("O") && is_chunk_tag("B-NP") && is_chunk_tag("S-PER"));
+/// assert!(!is_chunk_tag("NN") && !is_chunk_tag("B-") && !is_chunk_tag("PRP$"));
+/// ```
+pub fn is_chunk_tag(tag: &str) -> bool {
+    tag == "O"
+        || matches!(
+            tag.split_once('-'),
+            Some(("B" | "I" | "E" | "S", kind)) if !kind.is_empty()
+        )
+}
+
 /// Scores predicted tag sequences against gold ones, sentence by sentence.
 ///
 /// # Examples
@@ -324,20 +362,52 @@ where
     G: AsRef<[S]>,
     P: AsRef<[T]>,
 {
-    let mut s = ChunkScore::default();
+    let by_type = chunk_score_by_type(gold, pred);
+    let total = |f: fn(&ChunkScore) -> usize| by_type.values().map(f).sum::<usize>();
+    ChunkScore::from_counts(
+        total(|s| s.correct),
+        total(|s| s.predicted),
+        total(|s| s.gold),
+    )
+}
+
+/// [`chunk_score`] for each chunk type found in the data or the predictions (conlleval's table), by type name.
+///
+/// # Examples
+/// ```
+/// use maxmargin_io::conll::chunk_score_by_type;
+/// let gold = vec![vec!["B-NP", "I-NP", "B-VP"]];
+/// let pred = vec![vec!["B-NP", "B-NP", "B-VP"]];
+/// let t = chunk_score_by_type(&gold, &pred);
+/// assert_eq!((t["NP"].correct, t["NP"].predicted, t["NP"].gold), (0, 2, 1));
+/// assert_eq!(t["VP"].f1, 1.0);
+/// ```
+pub fn chunk_score_by_type<S, T, G, P>(
+    gold: &[G],
+    pred: &[P],
+) -> std::collections::BTreeMap<String, ChunkScore>
+where
+    S: AsRef<str>,
+    T: AsRef<str>,
+    G: AsRef<[S]>,
+    P: AsRef<[T]>,
+{
+    let mut counts = std::collections::BTreeMap::<String, [usize; 3]>::new();
     for (g, p) in gold.iter().zip(pred) {
         let (gc, pc) = (chunks(g.as_ref()), chunks(p.as_ref()));
-        s.gold += gc.len();
-        s.predicted += pc.len();
-        s.correct += pc.iter().filter(|c| gc.contains(c)).count();
+        for c in &pc {
+            let n = counts.entry(c.2.clone()).or_default();
+            n[1] += 1;
+            n[0] += usize::from(gc.contains(c));
+        }
+        for c in gc {
+            counts.entry(c.2).or_default()[2] += 1;
+        }
     }
-    let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-    s.precision = ratio(s.correct, s.predicted);
-    s.recall = ratio(s.correct, s.gold);
-    s.f1 = if s.precision + s.recall > 0.0 {
-        2.0 * s.precision * s.recall / (s.precision + s.recall)
-    } else {
-        0.0
-    };
-    s
+    counts
+        .into_iter()
+        .map(|(kind, [correct, predicted, gold])| {
+            (kind, ChunkScore::from_counts(correct, predicted, gold))
+        })
+        .collect()
 }
