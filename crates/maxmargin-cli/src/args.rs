@@ -39,11 +39,12 @@ pub(crate) enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
         /// Also the decision values: binary, one column (the positive label's); multiclass, one per class in
-        /// the model's class order, named by a `#` header line. Decision values are margins (log-odds for a
-        /// logistic model), not probabilities.
+        /// the model's class order, named by a `#` header line; multilabel, one per label (a label is on when
+        /// its value is positive). Decision values are margins (log-odds for a logistic model), not
+        /// probabilities.
         #[arg(long)]
         scores: bool,
-        /// One JSON object per row: {"label": L} (with --scores also "score", or "scores" by class, with
+        /// One JSON object per row: {"label": L} (with --scores also "score", or "scores" by class or label, with
         /// --probability "probability").
         #[arg(long)]
         json: bool,

@@ -80,6 +80,41 @@ fn multiclass_lines(
     Ok(lines)
 }
 
+/// `predict --scores` on a multilabel model: the label set, then one decision value per label (a label is on
+/// when its value is positive), named by a `#` header line in text; in JSON `scores` maps each label to it.
+fn multilabel_lines(model_path: &Path, data: &Path, json: bool) -> Result<Vec<String>> {
+    let model = maxmargin::structured_svm::StructuredModel::load(model_path)?;
+    let data = maxmargin::io::multilabel::read(data)?;
+    let preds = model.predict_multilabel(&data)?;
+    let values = model.multilabel_scores(&data)?;
+    let mut lines = Vec::with_capacity(preds.len() + 1);
+    if !json {
+        let names = (0..model.n_labels).map(|l| format!("score({l})"));
+        lines.push(
+            std::iter::once("# labels".to_string())
+                .chain(names)
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
+    }
+    for (p, v) in preds.iter().zip(&values) {
+        lines.push(if json {
+            let scores: serde_json::Map<String, serde_json::Value> = v
+                .iter()
+                .enumerate()
+                .map(|(l, s)| (l.to_string(), serde_json::json!(s)))
+                .collect();
+            serde_json::json!({ "label": p.to_string(), "scores": scores }).to_string()
+        } else {
+            std::iter::once(p.to_string())
+                .chain(v.iter().map(f64::to_string))
+                .collect::<Vec<_>>()
+                .join(" ")
+        });
+    }
+    Ok(lines)
+}
+
 /// `predict`: one line per row, the predicted label, with `--scores` the decision values beside it, with
 /// `--json` as JSON objects.
 pub(crate) fn predict(
@@ -118,7 +153,7 @@ pub(crate) fn predict(
     let graph = kind == maxmargin::structured_svm::GRAPH_KIND;
     if graph && scores {
         bail!(
-            "--scores applies to binary and multiclass models; {} is a graph model: predict writes a line of \
+            "--scores applies to binary, multiclass and multilabel models; {} is a graph model: predict writes a line of \
              node labels per graph",
             model_path.display()
         );
@@ -171,9 +206,11 @@ pub(crate) fn predict(
             .collect()
     } else if (kind == "multiclass" || calibrated_multi) && (scores || json || probability) {
         multiclass_lines(model_path, data, (scores, json, probability))?
+    } else if kind == "multilabel" && scores {
+        multilabel_lines(model_path, data, json)?
     } else if scores {
         bail!(
-            "--scores applies to binary and multiclass models; {} is a {kind} model",
+            "--scores applies to binary, multiclass and multilabel models; {} is a {kind} model",
             model_path.display()
         );
     } else if json {

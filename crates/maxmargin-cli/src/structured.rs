@@ -431,7 +431,9 @@ pub fn eval(
     let rows = [
         ("accuracy", e.accuracy),
         ("hamming loss", e.hamming_loss),
-        ("exact match", e.exact_match),
+        ("subset accuracy", e.subset_accuracy.or(e.exact_match)),
+        ("micro precision", e.micro_precision),
+        ("micro recall", e.micro_recall),
         ("micro F1", e.micro_f1),
         ("macro precision", e.macro_precision),
         ("macro recall", e.macro_recall),
@@ -449,7 +451,12 @@ pub fn eval(
     }
     if let Some(classes) = &e.per_class {
         let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
-        out!("class        support  precision  recall  f1");
+        let name = if model.task == Task::Multilabel {
+            "label"
+        } else {
+            "class"
+        };
+        out!("{name:<12} support  precision  recall  f1");
         for c in classes {
             out!(
                 "{:<12} {:>7}  {:>9}  {:>6}  {:>6}",

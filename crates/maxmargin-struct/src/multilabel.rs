@@ -61,7 +61,11 @@ impl MultilabelSpace {
         self.weights.len()
     }
 
-    fn label_score(&self, w: &[f64], x: &SparseVec, l: usize) -> f64 {
+    /// Label `l`'s decision value `⟨w_l, x⟩`: the label is predicted on when it is positive.
+    ///
+    /// # Panics
+    /// When `l` is not a label of the space or `w` is shorter than [`OutputSpace::dim`].
+    pub fn label_score(&self, w: &[f64], x: &SparseVec, l: usize) -> f64 {
         let d = self.n_features;
         x.as_row().dot(&w[l * d..(l + 1) * d])
     }

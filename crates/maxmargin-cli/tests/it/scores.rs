@@ -59,7 +59,7 @@ fn binary_and_multiclass_scores_agree_with_the_labels() {
     ok(&["train", s(&ocr), "--task", "chain", "-o", s(&cm), "-q"]);
     let err = fails(&["predict", s(&cm), s(&ocr), "--scores"], 1);
     assert!(
-        err.contains("--scores applies to binary and multiclass models"),
+        err.contains("--scores applies to binary, multiclass and multilabel models"),
         "{err}"
     );
 }
@@ -383,4 +383,119 @@ fn issue_23_a_threshold_set_by_hand_flags_the_rows_above_it() {
         1,
     );
     assert!(err.contains("--at P needs a calibrated model"), "{err}");
+}
+
+/// Multilabel: `predict --scores` gives one decision value per label, the label set being those with a
+/// positive value; `eval` reports subset accuracy, micro and macro averages and a row per label, each
+/// recomputed here from the predictions.
+#[test]
+fn multilabel_scores_and_the_measures_papers_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut lcg = maxmargin::testing::Lcg::new(11);
+    let (mut train, mut dev, mut truth) = (String::new(), String::new(), Vec::new());
+    for _ in 0..160 {
+        // Each label follows its feature.
+        let x: Vec<f64> = (0..4).map(|_| lcg.unit()).collect();
+        let on: Vec<usize> = (0..4).filter(|&l| x[l] > 0.5).collect();
+        let set = if on.is_empty() {
+            maxmargin::io::multilabel::EMPTY_SET.to_string()
+        } else {
+            on.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let line = format!("{set} 1:{} 2:{} 3:{} 4:{}\n", x[0], x[1], x[2], x[3]);
+        train.push_str(&line);
+        // The development rows lack label 3: no support, so out of the macro means.
+        if !on.contains(&3) {
+            dev.push_str(&line);
+            truth.push(on);
+        }
+    }
+    let (data, dev_path) = (tmp.path().join("ml.svm"), tmp.path().join("dev.svm"));
+    std::fs::write(&data, &train).unwrap();
+    std::fs::write(&dev_path, &dev).unwrap();
+    let model = tmp.path().join("ml.model");
+    ok(&[
+        "train",
+        s(&data),
+        "--task",
+        "multilabel",
+        "-o",
+        s(&model),
+        "-q",
+    ]);
+    let out = ok(&["predict", s(&model), s(&dev_path), "--scores"]);
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next(),
+        Some("# labels score(0) score(1) score(2) score(3)")
+    );
+    let mut predicted = Vec::new();
+    for line in lines {
+        let cols: Vec<&str> = line.split(' ').collect();
+        assert_eq!(cols.len(), 5, "{line}");
+        let values: Vec<f64> = cols[1..].iter().map(|v| v.parse().unwrap()).collect();
+        let on: Vec<usize> = (0..4).filter(|&l| values[l] > 0.0).collect();
+        let set = maxmargin::io::multilabel::parse_label_set(cols[0]).unwrap();
+        assert_eq!(
+            set.iter().map(|&l| l as usize).collect::<Vec<_>>(),
+            on,
+            "{line}"
+        );
+        predicted.push(on);
+    }
+    let n = truth.len();
+    assert_eq!(predicted.len(), n);
+    let json = ok(&["predict", s(&model), s(&dev_path), "--scores", "--json"]);
+    let first: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    assert_eq!(first["scores"].as_object().unwrap().len(), 4, "{first}");
+    // The measures, from counts per label: [true positives, false positives, false negatives].
+    let e: serde_json::Value =
+        serde_json::from_str(&ok(&["eval", s(&model), s(&dev_path), "--json"])).unwrap();
+    let mut counts = [[0usize; 3]; 4];
+    let mut exact = 0;
+    for (t, p) in truth.iter().zip(&predicted) {
+        exact += usize::from(t == p);
+        for (l, c) in counts.iter_mut().enumerate() {
+            match (p.contains(&l), t.contains(&l)) {
+                (true, true) => c[0] += 1,
+                (true, false) => c[1] += 1,
+                (false, true) => c[2] += 1,
+                _ => {}
+            }
+        }
+    }
+    assert_eq!(e["subset_accuracy"].as_f64(), Some(exact as f64 / n as f64));
+    assert_eq!(e["subset_accuracy"], e["exact_match"]);
+    let total = |i: usize| counts.iter().map(|c| c[i]).sum::<usize>();
+    assert_eq!(
+        e["micro_precision"].as_f64(),
+        Some(total(0) as f64 / (total(0) + total(1)) as f64)
+    );
+    let rows = e["per_class"].as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    let mut f1s = Vec::new();
+    for (l, (row, c)) in rows.iter().zip(&counts).enumerate() {
+        assert_eq!(row["class"].as_f64(), Some(l as f64));
+        assert_eq!(row["support"].as_u64(), Some((c[0] + c[2]) as u64), "{row}");
+        if c[0] + c[2] > 0 {
+            f1s.push(row["f1"].as_f64().unwrap_or(0.0));
+        }
+    }
+    assert_eq!(rows[3]["support"].as_u64(), Some(0));
+    assert_eq!(f1s.len(), 3, "labels 0..2 occur");
+    let macro_f1 = e["macro_f1"].as_f64().unwrap();
+    assert!(
+        (macro_f1 - f1s.iter().sum::<f64>() / 3.0).abs() < 1e-15,
+        "{e}"
+    );
+    // Each label follows one feature: a linear model gets most decisions right.
+    assert!(e["micro_f1"].as_f64().unwrap() > 0.8, "{e}");
+    let table = ok(&["eval", s(&model), s(&dev_path)]);
+    assert!(
+        table.contains("subset accuracy") && table.contains("label "),
+        "{table}"
+    );
 }

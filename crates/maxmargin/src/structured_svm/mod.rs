@@ -118,6 +118,16 @@ pub struct StructEvaluation {
     /// Multilabel: the fraction of examples with every label right.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exact_match: Option<f64>,
+    /// Multilabel: subset accuracy, the name papers use for [`exact_match`](Self::exact_match) (the same
+    /// value).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subset_accuracy: Option<f64>,
+    /// Multilabel: of all labels predicted on, the share that are (`None` when none is predicted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub micro_precision: Option<f64>,
+    /// Multilabel: of all labels on in the data, the share predicted on (`None` when none is on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub micro_recall: Option<f64>,
     /// Multilabel: micro-averaged F1 over all label decisions; multiclass: the same over the classes (which
     /// for one class per row is the accuracy).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -137,16 +147,17 @@ pub struct StructEvaluation {
     /// Whether the model's training reached its optimum (from the model file).
     #[serde(default)]
     pub converged: bool,
-    /// Multiclass: precision, recall and F1 by class, in the model's class order.
+    /// Multiclass: precision, recall and F1 by class, in the model's class order; multilabel: by label
+    /// (`class` is the 0-based label).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_class: Option<Vec<ClassMetrics>>,
-    /// Multiclass: the mean precision over the classes present in the data.
+    /// Multiclass and multilabel: the mean precision over the classes (labels) present in the data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub macro_precision: Option<f64>,
-    /// Multiclass: the mean recall over the classes present in the data.
+    /// Multiclass and multilabel: the mean recall over the classes (labels) present in the data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub macro_recall: Option<f64>,
-    /// Multiclass: the mean F1 over the classes present in the data.
+    /// Multiclass and multilabel: the mean F1 over the classes (labels) present in the data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub macro_f1: Option<f64>,
     /// Multiclass: counts by actual and predicted class (only the pairs that occur).
@@ -347,6 +358,7 @@ mod fit;
 mod graph;
 mod kernel;
 mod model;
+mod multilabel;
 mod params;
 mod ranks;
 mod solve;

@@ -40,7 +40,7 @@ impl StructuredModel {
         Ok(MulticlassSpace::new(self.width(), self.n_labels)?)
     }
 
-    fn multilabel_space(&self) -> Result<MultilabelSpace, Error> {
+    pub(super) fn multilabel_space(&self) -> Result<MultilabelSpace, Error> {
         Ok(MultilabelSpace::new(self.width(), self.n_labels)?)
     }
 
@@ -48,7 +48,10 @@ impl StructuredModel {
         Ok(ChainSpace::new(self.width(), self.n_labels)?)
     }
 
-    fn inputs(&self, x: &maxmargin_core::vector::SparseRows) -> Result<Vec<SparseVec>, Error> {
+    pub(super) fn inputs(
+        &self,
+        x: &maxmargin_core::vector::SparseRows,
+    ) -> Result<Vec<SparseVec>, Error> {
         let scaled = self.scaler.as_ref().map(|s| s.transform(x));
         let x = scaled.as_ref().unwrap_or(x);
         Ok(match &self.features {
@@ -69,7 +72,7 @@ impl StructuredModel {
         )
     }
 
-    fn wrong_task(&self, expected: Task) -> Error {
+    pub(super) fn wrong_task(&self, expected: Task) -> Error {
         Error::Optim(OptimError::InvalidParam {
             name: "task",
             value: self.task.kind().into(),
@@ -172,7 +175,7 @@ impl StructuredModel {
             .collect()
     }
 
-    fn objective<S: OutputSpace>(
+    pub(super) fn objective<S: OutputSpace>(
         &self,
         space: &S,
         x: &[S::Input],
@@ -246,35 +249,17 @@ impl StructuredModel {
         let correct = predicted.iter().zip(&y).filter(|(p, t)| p == t).count();
         // Per class, from counts kept per class (linear in the rows and the classes, never their product).
         let k = self.classes.len();
-        let (mut tp, mut fp, mut fn_) = (vec![0usize; k], vec![0usize; k], vec![0usize; k]);
+        let mut counts = vec![[0usize; 3]; k];
         for (&p, &t) in predicted.iter().zip(&y) {
             let (p, t) = (p as usize, t as usize);
             if p == t {
-                tp[t] += 1;
+                counts[t][0] += 1;
             } else {
-                fp[p.min(k - 1)] += 1;
-                fn_[t] += 1;
+                counts[p.min(k - 1)][1] += 1;
+                counts[t][2] += 1;
             }
         }
-        let per_class: Vec<ClassMetrics> = (0..k)
-            .map(|c| {
-                let d = maxmargin_core::metrics::Decisions::from_counts(tp[c], fp[c], fn_[c]);
-                ClassMetrics {
-                    class: self.classes[c],
-                    support: tp[c] + fn_[c],
-                    precision: d.precision,
-                    recall: d.recall,
-                    f1: d.f1,
-                }
-            })
-            .collect();
-        // Macro averages over the classes present in the data (a class with no rows has no recall).
-        let present: Vec<&ClassMetrics> = per_class.iter().filter(|c| c.support > 0).collect();
-        let mean = |f: &dyn Fn(&ClassMetrics) -> Option<f64>| {
-            (!present.is_empty()).then(|| {
-                present.iter().map(|c| f(c).unwrap_or(0.0)).sum::<f64>() / present.len() as f64
-            })
-        };
+        let table = super::multilabel::ClassTable::new(&self.classes, &counts);
         let accuracy = correct as f64 / n as f64;
         // A probabilistic model (softmax, one-vs-rest logistic) is judged on its own probabilities too.
         let (brier, log_loss) = if self.is_probabilistic() {
@@ -291,9 +276,9 @@ impl StructuredModel {
             lambda,
             objective: self.objective(&space, &x, &y, lambda)?,
             converged: self.training.converged,
-            macro_precision: mean(&|c| c.precision),
-            macro_recall: mean(&|c| c.recall),
-            macro_f1: mean(&|c| c.f1),
+            macro_precision: table.macro_precision,
+            macro_recall: table.macro_recall,
+            macro_f1: table.macro_f1,
             // Each row has one true and one predicted class: micro precision, recall and F1 are the accuracy.
             micro_f1: Some(accuracy),
             confusion: Some(maxmargin_core::metrics::Confusion::count(
@@ -302,59 +287,7 @@ impl StructuredModel {
                     .zip(&predicted)
                     .map(|(&t, &p)| (t as usize, p as usize)),
             )),
-            per_class: Some(per_class),
-            ..StructEvaluation::default()
-        })
-    }
-
-    /// Hamming loss, exact match and micro-F1 (and the objective) on multilabel data.
-    ///
-    /// # Errors
-    /// The wrong task, or an empty dataset.
-    pub fn evaluate_multilabel(
-        &self,
-        data: &MultilabelData,
-        lambda: Option<f64>,
-    ) -> Result<StructEvaluation, Error> {
-        if self.task != Task::Multilabel {
-            return Err(self.wrong_task(Task::Multilabel));
-        }
-        let space = self.multilabel_space()?;
-        let x = self.inputs(&data.x)?;
-        let y = indicators(&data.labels, self.n_labels);
-        let n = nonempty(data.n_samples(), &data.source)?;
-        let (mut wrong, mut exact, mut tp, mut fp, mut fn_) =
-            (0usize, 0usize, 0usize, 0usize, 0usize);
-        for (xi, yi) in x.iter().zip(&y) {
-            let p = space.decode(&self.w, xi)?;
-            let mut all = true;
-            for (a, b) in p.iter().zip(yi) {
-                match (*a, *b) {
-                    (true, true) => tp += 1,
-                    (true, false) => fp += 1,
-                    (false, true) => fn_ += 1,
-                    (false, false) => {}
-                }
-                if a != b {
-                    wrong += 1;
-                    all = false;
-                }
-            }
-            exact += usize::from(all);
-        }
-        let f1 = if tp == 0 {
-            0.0
-        } else {
-            2.0 * tp as f64 / (2 * tp + fp + fn_) as f64
-        };
-        Ok(StructEvaluation {
-            n,
-            hamming_loss: Some(wrong as f64 / (n * self.n_labels) as f64),
-            exact_match: Some(exact as f64 / n as f64),
-            micro_f1: Some(f1),
-            lambda,
-            objective: self.objective(&space, &x, &y, lambda)?,
-            converged: self.training.converged,
+            per_class: Some(table.classes),
             ..StructEvaluation::default()
         })
     }

@@ -1,0 +1,129 @@
+//! Multilabel models: decision values per label, and the measures papers report (Hamming loss, subset
+//! accuracy, micro- and macro-averaged F1, precision, recall and F1 per label).
+
+use super::*;
+
+/// Precision, recall and F1 per class (or label) from counts, and their macro averages over the classes
+/// present in the data (a class with no examples has no recall and is left out of the means, as a class
+/// never predicted counts 0 in them).
+pub(super) struct ClassTable {
+    pub(super) classes: Vec<ClassMetrics>,
+    pub(super) macro_precision: Option<f64>,
+    pub(super) macro_recall: Option<f64>,
+    pub(super) macro_f1: Option<f64>,
+}
+
+impl ClassTable {
+    /// `counts[c] = [true positives, false positives, false negatives]` of class `names[c]`.
+    pub(super) fn new(names: &[f64], counts: &[[usize; 3]]) -> Self {
+        let classes: Vec<ClassMetrics> = names
+            .iter()
+            .zip(counts)
+            .map(|(&class, &[tp, fp, fn_])| {
+                let d = maxmargin_core::metrics::Decisions::from_counts(tp, fp, fn_);
+                ClassMetrics {
+                    class,
+                    support: tp + fn_,
+                    precision: d.precision,
+                    recall: d.recall,
+                    f1: d.f1,
+                }
+            })
+            .collect();
+        let present: Vec<&ClassMetrics> = classes.iter().filter(|c| c.support > 0).collect();
+        let mean = |f: fn(&ClassMetrics) -> Option<f64>| {
+            (!present.is_empty()).then(|| {
+                present.iter().map(|c| f(c).unwrap_or(0.0)).sum::<f64>() / present.len() as f64
+            })
+        };
+        Self {
+            macro_precision: mean(|c| c.precision),
+            macro_recall: mean(|c| c.recall),
+            macro_f1: mean(|c| c.f1),
+            classes,
+        }
+    }
+}
+
+impl StructuredModel {
+    /// The decision value of every label for every row of multilabel data, labels in order: `⟨w_l, x⟩`
+    /// (with the bias weight); a label is predicted on when its value is positive.
+    ///
+    /// # Errors
+    /// When the model is not a multilabel model, or a row does not fit it.
+    pub fn multilabel_scores(&self, data: &MultilabelData) -> Result<Vec<Vec<f64>>, Error> {
+        if self.task != Task::Multilabel {
+            return Err(self.wrong_task(Task::Multilabel));
+        }
+        let space = self.multilabel_space()?;
+        Ok(self
+            .inputs(&data.x)?
+            .iter()
+            .map(|x| {
+                (0..space.n_labels())
+                    .map(|l| space.label_score(&self.w, x, l))
+                    .collect()
+            })
+            .collect())
+    }
+
+    /// Hamming loss, subset accuracy (exact match), micro-averaged F1, precision, recall and F1 per label
+    /// (`per_class`, labels 0-based) with their macro averages over the labels present in the data, and
+    /// the objective.
+    ///
+    /// # Errors
+    /// The wrong task, or an empty dataset.
+    pub fn evaluate_multilabel(
+        &self,
+        data: &MultilabelData,
+        lambda: Option<f64>,
+    ) -> Result<StructEvaluation, Error> {
+        if self.task != Task::Multilabel {
+            return Err(self.wrong_task(Task::Multilabel));
+        }
+        let space = self.multilabel_space()?;
+        let x = self.inputs(&data.x)?;
+        let y = indicators(&data.labels, self.n_labels);
+        let n = model::nonempty(data.n_samples(), &data.source)?;
+        // Per label: [true positives, false positives, false negatives].
+        let mut counts = vec![[0usize; 3]; self.n_labels];
+        let (mut wrong, mut exact) = (0usize, 0usize);
+        for (xi, yi) in x.iter().zip(&y) {
+            let p = space.decode(&self.w, xi)?;
+            let mut all = true;
+            for (l, (a, b)) in p.iter().zip(yi).enumerate() {
+                match (*a, *b) {
+                    (true, true) => counts[l][0] += 1,
+                    (true, false) => counts[l][1] += 1,
+                    (false, true) => counts[l][2] += 1,
+                    (false, false) => {}
+                }
+                all &= a == b;
+                wrong += usize::from(a != b);
+            }
+            exact += usize::from(all);
+        }
+        let total = |i: usize| counts.iter().map(|c| c[i]).sum::<usize>();
+        let micro = maxmargin_core::metrics::Decisions::from_counts(total(0), total(1), total(2));
+        let labels: Vec<f64> = (0..self.n_labels).map(|l| l as f64).collect();
+        let table = ClassTable::new(&labels, &counts);
+        let subset_accuracy = exact as f64 / n as f64;
+        Ok(StructEvaluation {
+            n,
+            hamming_loss: Some(wrong as f64 / (n * self.n_labels) as f64),
+            exact_match: Some(subset_accuracy),
+            subset_accuracy: Some(subset_accuracy),
+            micro_f1: Some(micro.f1.unwrap_or(0.0)),
+            micro_precision: micro.precision,
+            micro_recall: micro.recall,
+            macro_precision: table.macro_precision,
+            macro_recall: table.macro_recall,
+            macro_f1: table.macro_f1,
+            per_class: Some(table.classes),
+            lambda,
+            objective: self.objective(&space, &x, &y, lambda)?,
+            converged: self.training.converged,
+            ..StructEvaluation::default()
+        })
+    }
+}
