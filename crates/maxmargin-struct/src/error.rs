@@ -85,6 +85,14 @@ pub enum StructError {
         /// The edge that closes the cycle (0-based).
         edge: usize,
     },
+    /// Something the space does not offer.
+    #[error("{what}: {why}")]
+    Unsupported {
+        /// What was asked.
+        what: &'static str,
+        /// Why it is not available.
+        why: &'static str,
+    },
     /// An error from the math core.
     #[error(transparent)]
     Core(#[from] maxmargin_core::CoreError),

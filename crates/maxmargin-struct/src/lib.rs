@@ -29,6 +29,7 @@ mod multiclass;
 mod multilabel;
 mod oracle;
 mod per_position;
+mod rescaling;
 mod sequence;
 
 pub use binary::BinarySpace;
@@ -43,6 +44,7 @@ pub use oracle::{
     structured_hinge,
 };
 pub use per_position::{PerPositionSpace, PositionInput};
+pub use rescaling::{Rescaling, slack_brute_force, slack_value};
 pub use sequence::Sequence;
 
 pub use maxmargin_core::structured::StructuredHinge;

@@ -133,6 +133,48 @@ impl OutputSpace for MulticlassSpace {
             truth,
         ))
     }
+
+    fn has_slack_rescaling(&self) -> bool {
+        true
+    }
+
+    /// Exact, by one pass over the classes (see [`crate::Rescaling`]).
+    fn slack_rescaled(
+        &self,
+        w: &[f64],
+        x: &SparseVec,
+        y: &u32,
+    ) -> Result<Violation<u32>, StructError> {
+        check_weights(w, self.dim())?;
+        self.check_input(x)?;
+        self.check_output(x, y)?;
+        Ok(self.slack_argmax(w, x, *y as usize))
+    }
+}
+
+impl MulticlassSpace {
+    /// Slack-rescaled inference over the classes: `argmax_k Δ(y, k)·(1 + s_k − s_y)`, the truth (value 0)
+    /// unless another class is strictly above it, the lowest class among equal others.
+    fn slack_argmax(&self, w: &[f64], x: &SparseVec, y: usize) -> Violation<u32> {
+        let truth = self.class_score(w, x, y);
+        let (mut best, mut best_value) = (y, 0.0);
+        for k in (0..self.n_classes()).filter(|&k| k != y) {
+            let value = crate::rescaling::slack_value(
+                self.cost.cost(y, k),
+                self.class_score(w, x, k),
+                truth,
+            );
+            if value > best_value {
+                (best, best_value) = (k, value);
+            }
+        }
+        crate::rescaling::slack_violation(
+            best as u32,
+            self.cost.cost(y, best),
+            self.class_score(w, x, best),
+            truth,
+        )
+    }
 }
 
 impl Enumerable for MulticlassSpace {

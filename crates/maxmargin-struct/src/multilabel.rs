@@ -165,6 +165,103 @@ impl OutputSpace for MultilabelSpace {
             hinge: hinge.max(0.0),
         })
     }
+
+    fn has_slack_rescaling(&self) -> bool {
+        true
+    }
+
+    /// Exact slack-rescaled inference (see [`crate::Rescaling`]). Flipping label `l` away from the truth adds
+    /// `c_l` to the loss and `g_l` to the score (`s_l` when it turns on, `−s_l` when it turns off), so a set
+    /// `F` of flips has the value `(Σ_F c)·(1 + Σ_F g)`. Among the sets with the same number of flips in each
+    /// group of labels of equal weight the loss is the same, and the best of them flips the largest gains of
+    /// each group; the oracle tries every count vector, `Π (n_j + 1)` of them (`L + 1` with one weight, as
+    /// with the default unit weights), and refuses beyond 2²⁰. Ties go to fewer flips, then to lower labels.
+    fn slack_rescaled(
+        &self,
+        w: &[f64],
+        x: &SparseVec,
+        y: &Vec<bool>,
+    ) -> Result<Violation<Vec<bool>>, StructError> {
+        check_weights(w, self.dim())?;
+        self.check_input(x)?;
+        self.check_output(x, y)?;
+        let gains: Vec<f64> = y
+            .iter()
+            .enumerate()
+            .map(|(l, &on)| {
+                let s = self.label_score(w, x, l);
+                if on { -s } else { s }
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..y.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (ca, cb) = (self.weights[a], self.weights[b]);
+            ca.total_cmp(&cb)
+                .then(gains[b].total_cmp(&gains[a]))
+                .then(a.cmp(&b))
+        });
+        // Groups of equal weight: (weight, labels by decreasing gain, prefix sums of their gains).
+        let mut groups: Vec<(f64, Vec<usize>, Vec<f64>)> = Vec::new();
+        for l in order {
+            match groups.last_mut() {
+                Some((c, labels, prefix)) if *c == self.weights[l] => {
+                    labels.push(l);
+                    prefix.push(prefix.last().copied().unwrap_or(0.0) + gains[l]);
+                }
+                _ => groups.push((self.weights[l], vec![l], vec![0.0, gains[l]])),
+            }
+        }
+        let combinations = groups
+            .iter()
+            .try_fold(1usize, |acc, g| acc.checked_mul(g.1.len() + 1))
+            .filter(|&c| c <= crate::oracle::MAX_ENUMERATED)
+            .ok_or_else(|| {
+                StructError::Custom(format!(
+                    "slack rescaling over {} labels with {} different loss weights tries every count of flips                      per weight, more than 2^20 combinations: use fewer distinct label weights, or margin                      rescaling",
+                    y.len(),
+                    groups.len()
+                ))
+            })?;
+        let mut counts = vec![0usize; groups.len()];
+        let (mut best, mut best_value) = (counts.clone(), 0.0);
+        for _ in 1..combinations {
+            // The next count vector, the first group counting fastest.
+            for (k, g) in counts.iter_mut().zip(&groups) {
+                *k += 1;
+                if *k <= g.1.len() {
+                    break;
+                }
+                *k = 0;
+            }
+            let (mut loss, mut gain) = (0.0, 0.0);
+            for (&k, (c, _, prefix)) in counts.iter().zip(&groups) {
+                loss += c * k as f64;
+                gain += prefix[k];
+            }
+            let value = loss * (1.0 + gain);
+            if value > best_value
+                || (value == best_value && value > 0.0 && flips(&counts) < flips(&best))
+            {
+                (best, best_value) = (counts.clone(), value);
+            }
+        }
+        let mut out = y.clone();
+        for (&k, (_, labels, _)) in best.iter().zip(&groups) {
+            for &l in &labels[..k] {
+                out[l] = !out[l];
+            }
+        }
+        let (loss, score, truth) = (
+            self.loss(y, &out),
+            self.score(w, x, &out),
+            self.score(w, x, y),
+        );
+        Ok(crate::rescaling::slack_violation(out, loss, score, truth))
+    }
+}
+
+fn flips(counts: &[usize]) -> usize {
+    counts.iter().sum()
 }
 
 impl Enumerable for MultilabelSpace {

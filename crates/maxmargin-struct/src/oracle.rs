@@ -129,6 +129,32 @@ pub trait OutputSpace: Sync {
         y: &Self::Output,
     ) -> Result<Violation<Self::Output>, StructError>;
 
+    /// Whether [`OutputSpace::slack_rescaled`] is implemented (solvers refuse slack rescaling up front
+    /// otherwise).
+    fn has_slack_rescaling(&self) -> bool {
+        false
+    }
+
+    /// Slack-rescaled inference: `argmax_y′ Δ(y, y′)·(1 + s(y′) − s(y))`, with its loss and the slack-rescaled
+    /// hinge `max(0, Δ·(1 + s(ŷ) − s(y)))` (see [`crate::Rescaling`]). Implement it, and
+    /// [`OutputSpace::has_slack_rescaling`], where the space has an exact method; small spaces can call
+    /// [`crate::slack_brute_force`].
+    ///
+    /// # Errors
+    /// Bad `w` length, input or output; [`StructError::Unsupported`] for a space without it (the default).
+    fn slack_rescaled(
+        &self,
+        w: &[f64],
+        x: &Self::Input,
+        y: &Self::Output,
+    ) -> Result<Violation<Self::Output>, StructError> {
+        let _ = (w, x, y);
+        Err(StructError::Unsupported {
+            what: "slack rescaling",
+            why: "this output space has no slack-rescaled oracle (OutputSpace::slack_rescaled)",
+        })
+    }
+
     /// The [`Violation`] of a given candidate `ŷ`: its loss and `max(0, Δ + s(ŷ) − s(y))`.
     fn violation(
         &self,
@@ -279,5 +305,22 @@ impl<S: Enumerable> OutputSpace for BruteForce<S> {
             output,
             hinge: h.value,
         })
+    }
+    fn has_slack_rescaling(&self) -> bool {
+        true
+    }
+    fn slack_rescaled(
+        &self,
+        w: &[f64],
+        x: &Self::Input,
+        y: &Self::Output,
+    ) -> Result<Violation<Self::Output>, StructError> {
+        crate::rescaling::slack_brute_force(&self.0, w, x, y)
+    }
+}
+
+impl<S: Enumerable> Enumerable for BruteForce<S> {
+    fn enumerate(&self, x: &Self::Input) -> Result<Vec<Self::Output>, StructError> {
+        self.0.enumerate(x)
     }
 }

@@ -105,6 +105,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for Perceptr
     type Output = Vec<f64>;
 
     fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<PerceptronState, OptimError> {
+        problem.require_margin("perceptron")?;
         let dim = problem.dim();
         Ok(PerceptronState {
             t: 0,

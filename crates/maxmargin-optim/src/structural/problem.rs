@@ -9,7 +9,7 @@
 use crate::error::OptimError;
 use maxmargin_core::objective::Lambda;
 use maxmargin_core::vector::{SparseVec, norm_sq};
-use maxmargin_struct::{OutputSpace, Violation};
+use maxmargin_struct::{OutputSpace, Rescaling, Violation};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -20,6 +20,7 @@ pub struct StructProblem<'a, S: OutputSpace> {
     x: &'a [S::Input],
     y: &'a [S::Output],
     lambda: Lambda,
+    rescaling: Rescaling,
     calls: AtomicU64,
 }
 
@@ -55,8 +56,55 @@ impl<'a, S: OutputSpace> StructProblem<'a, S> {
             x,
             y,
             lambda,
+            rescaling: Rescaling::Margin,
             calls: AtomicU64::new(0),
         })
+    }
+
+    /// The same problem with the hinge rescaled as `rescaling` says (margin rescaling unless this is
+    /// called). Slack rescaling trains with the cutting planes (n-slack, 1-slack); the other solvers refuse
+    /// it when they start.
+    ///
+    /// # Errors
+    /// [`OptimError::InvalidParam`] when the space has no slack-rescaled oracle.
+    pub fn with_rescaling(mut self, rescaling: Rescaling) -> Result<Self, OptimError> {
+        if rescaling == Rescaling::Slack && !self.space.has_slack_rescaling() {
+            return Err(OptimError::InvalidParam {
+                name: "rescaling",
+                value: rescaling.name().into(),
+                reason: "needs a space with an exact slack-rescaled oracle (multiclass, multilabel, or one \
+                         implementing OutputSpace::slack_rescaled)",
+            });
+        }
+        self.rescaling = rescaling;
+        Ok(self)
+    }
+
+    /// How the hinge is rescaled.
+    pub fn rescaling(&self) -> Rescaling {
+        self.rescaling
+    }
+
+    /// Refuses slack rescaling for `solver`, which trains only the margin-rescaled problem.
+    pub(crate) fn require_margin(&self, solver: &'static str) -> Result<(), OptimError> {
+        if self.rescaling == Rescaling::Margin {
+            Ok(())
+        } else {
+            Err(OptimError::InvalidParam {
+                name: "rescaling",
+                value: format!("{} with {solver}", self.rescaling.name()),
+                reason: "slack rescaling trains with the cutting planes (nslack, oneslack) only",
+            })
+        }
+    }
+
+    /// The factor on `ψ(x_i, y_i) − ψ(x_i, ŷ)` in the cutting plane of an output with loss `loss`: 1 under
+    /// margin rescaling, `Δ` under slack rescaling (the plane's offset is `Δ` either way).
+    pub fn plane_scale(&self, loss: f64) -> f64 {
+        match self.rescaling {
+            Rescaling::Slack => loss,
+            _ => 1.0,
+        }
     }
 
     /// The output space.
@@ -98,13 +146,18 @@ impl<'a, S: OutputSpace> StructProblem<'a, S> {
             .collect()
     }
 
-    /// Loss-augmented inference on example `i` (counted).
+    /// Loss-augmented inference on example `i` (counted); under slack rescaling, slack-rescaled inference
+    /// (its `hinge` is then `max(0, Δ·(1 + s(ŷ) − s(y)))`).
     ///
     /// # Errors
     /// What the oracle returns (not expected for checked examples and `w.len() == dim()`).
     pub fn oracle(&self, w: &[f64], i: usize) -> Result<Violation<S::Output>, OptimError> {
         self.calls.fetch_add(1, Ordering::Relaxed);
-        Ok(self.space.loss_augmented(w, &self.x[i], &self.y[i])?)
+        let (x, y) = (&self.x[i], &self.y[i]);
+        Ok(match self.rescaling {
+            Rescaling::Slack => self.space.slack_rescaled(w, x, y)?,
+            _ => self.space.loss_augmented(w, x, y)?,
+        })
     }
 
     /// Loss-augmented inference on every example, in parallel, in example order.
@@ -163,7 +216,16 @@ impl<'a, S: OutputSpace> StructProblem<'a, S> {
         let mut ws = vec![0.0; self.dim()];
         let mut ell = 0.0;
         for ((x, y), v) in self.x.iter().zip(self.y).zip(&violations) {
-            bound_point(self.space, (x, y, v), (lambda, n), &mut ws, &mut ell);
+            // Under slack rescaling the plane of ŷ is Δ·(ψ(y) − ψ(ŷ)) with offset Δ: the same point with
+            // λ scaled down by Δ on the features.
+            let scale = self.plane_scale(v.loss);
+            bound_point(
+                self.space,
+                (x, y, v),
+                (lambda / scale.max(f64::MIN_POSITIVE), n),
+                &mut ws,
+                &mut ell,
+            );
         }
         Ok(scaled_bound(lambda, &ws, ell))
     }

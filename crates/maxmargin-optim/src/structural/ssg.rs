@@ -177,6 +177,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for Ssg {
     type Output = Vec<f64>;
 
     fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<SsgState, OptimError> {
+        problem.require_margin("ssg")?;
         let dim = problem.dim();
         let w = match &self.initial {
             Some(w) if w.len() != dim => {

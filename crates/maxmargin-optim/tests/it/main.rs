@@ -11,6 +11,7 @@ mod logistic;
 mod pegasos;
 #[cfg(feature = "clarabel")]
 mod qp;
+mod rescaling;
 mod state;
 mod stream;
 mod structural;

@@ -5,3 +5,4 @@ mod bad_input;
 mod brute_force;
 mod graph;
 mod mistake;
+mod slack;

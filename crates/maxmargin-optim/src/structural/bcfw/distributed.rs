@@ -145,6 +145,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwRank
     type Output = Vec<f64>;
 
     fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<BcfwRankState, OptimError> {
+        problem.require_margin("bcfw")?;
         let (n, dim) = (problem.n_samples(), problem.dim());
         let nnz = problem
             .truth_features()

@@ -443,6 +443,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for Bcfw {
     type Output = Vec<f64>;
 
     fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<BcfwState, OptimError> {
+        problem.require_margin("bcfw")?;
         let (n, dim) = (problem.n_samples(), problem.dim());
         let pairwise = self.pairwise(problem);
         Ok(BcfwState {

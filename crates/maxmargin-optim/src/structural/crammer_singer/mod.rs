@@ -222,6 +222,7 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
         &mut self,
         problem: &StructProblem<'a, MulticlassSpace>,
     ) -> Result<CrammerSingerState, OptimError> {
+        problem.require_margin("the crammer-singer dual")?;
         let space = problem.space();
         let k = space.n_classes();
         // The 0-1 loss stays implicit (an empty table): nothing here is quadratic in the classes then.

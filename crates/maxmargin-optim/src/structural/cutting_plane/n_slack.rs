@@ -131,8 +131,9 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for NSlack {
                 violated += 1;
                 if !st.outputs[i].contains(&v.output) {
                     let psi_hat = problem.space().joint_feature(&problem.x()[i], &v.output);
+                    let c = problem.plane_scale(v.loss);
                     st.set.add(
-                        SparseVec::lincomb(1.0, &st.psi_truth[i], -1.0, &psi_hat),
+                        SparseVec::lincomb(c, &st.psi_truth[i], -c, &psi_hat),
                         v.loss,
                         i,
                     );

@@ -171,11 +171,13 @@ where
     let found = problem.oracle_all(w)?;
     let mut buf = vec![0.0; dim + 2];
     for (i, v) in found.iter().enumerate() {
-        truth[i].as_row().axpy(1.0 / n, &mut buf[..dim]);
+        let loss = problem.space().loss(&problem.y()[i], &v.output);
+        let c = problem.plane_scale(loss);
+        truth[i].as_row().axpy(c / n, &mut buf[..dim]);
         problem
             .space()
-            .add_joint_feature(&problem.x()[i], &v.output, -1.0 / n, &mut buf[..dim]);
-        buf[dim] += problem.space().loss(&problem.y()[i], &v.output) / n;
+            .add_joint_feature(&problem.x()[i], &v.output, -c / n, &mut buf[..dim]);
+        buf[dim] += loss / n;
     }
     buf[dim + 1] = found.len() as f64;
     Ok(buf)

@@ -92,11 +92,13 @@ impl OneSlack {
         let mut dense = vec![0.0; problem.dim()];
         let mut b = 0.0;
         for (i, yh) in y_hat.iter().enumerate() {
-            psi_truth[i].as_row().axpy(1.0 / n, &mut dense);
+            let loss = problem.space().loss(&problem.y()[i], yh);
+            let c = problem.plane_scale(loss);
+            psi_truth[i].as_row().axpy(c / n, &mut dense);
             problem
                 .space()
-                .add_joint_feature(&problem.x()[i], yh, -1.0 / n, &mut dense);
-            b += problem.space().loss(&problem.y()[i], yh) / n;
+                .add_joint_feature(&problem.x()[i], yh, -c / n, &mut dense);
+            b += loss / n;
         }
         (SparseVec::from_dense(&dense).unwrap_or_default(), b)
     }
@@ -142,7 +144,16 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for OneSlack
                 .enumerate()
                 .map(|(i, c)| {
                     let (x, y) = (&problem.x()[i], &problem.y()[i]);
-                    let value = |o: &S::Output| space.loss(y, o) + space.score(&st.w, x, o);
+                    let slack = problem.rescaling() == maxmargin_struct::Rescaling::Slack;
+                    let truth = if slack { space.score(&st.w, x, y) } else { 0.0 };
+                    let value = |o: &S::Output| {
+                        let (loss, score) = (space.loss(y, o), space.score(&st.w, x, o));
+                        if slack {
+                            maxmargin_struct::slack_value(loss, score, truth)
+                        } else {
+                            loss + score
+                        }
+                    };
                     c.iter().fold(
                         &c[0],
                         |best, o| if value(o) > value(best) { o } else { best },
