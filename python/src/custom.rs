@@ -256,7 +256,7 @@ impl maxmargin::optim::Observer for Watching<'_, '_> {
 #[pyfunction]
 #[pyo3(signature = (
     model, x, y, *, solver="bcfw", c=1.0, max_iter=None, tol=None, gap=None, random_state=0, n_jobs=None,
-    verbose=0
+    verbose=0, rescaling="margin"
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_custom<'py>(
@@ -272,6 +272,7 @@ pub(crate) fn fit_custom<'py>(
     random_state: u64,
     n_jobs: Option<usize>,
     verbose: u8,
+    rescaling: &str,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyDict>)> {
     let dim: usize = model
         .getattr("size_joint_feature")?
@@ -304,6 +305,7 @@ pub(crate) fn fit_custom<'py>(
         gap,
         seed: random_state,
         n_jobs,
+        rescaling,
     };
     let svm = learning
         .params(Task::Custom)?

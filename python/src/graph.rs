@@ -239,6 +239,7 @@ pub(crate) fn fit_graph<'py>(
         gap,
         seed: random_state,
         n_jobs,
+        rescaling: "margin",
     };
     let svm = learning.params(Task::Graph)?.check().map_err(value_error)?;
     let (report, interrupted) =

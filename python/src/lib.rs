@@ -468,6 +468,8 @@ struct Learning<'a> {
     gap: Option<f64>,
     seed: u64,
     n_jobs: Option<usize>,
+    /// `margin` or `slack` (the cutting planes on multiclass, multilabel and spaces with a slack oracle).
+    rescaling: &'a str,
 }
 
 impl Learning<'_> {
@@ -498,7 +500,16 @@ impl Learning<'_> {
             p = p.threads(t);
         }
         p.gap = self.gap;
-        Ok(p)
+        let rescaling = self
+            .rescaling
+            .parse::<maxmargin::structured::Rescaling>()
+            .map_err(|_| {
+                value_error(format!(
+                    "rescaling={:?}: give \"margin\" or \"slack\"",
+                    self.rescaling
+                ))
+            })?;
+        Ok(p.rescaling(rescaling))
     }
 }
 

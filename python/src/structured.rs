@@ -252,7 +252,7 @@ impl StructModel {
 #[pyfunction]
 #[pyo3(signature = (
     task, indptr, indices, data, n_features, y, lengths=None, n_labels=0, *, solver="bcfw", c=1.0,
-    max_iter=None, tol=None, gap=None, random_state=0, n_jobs=None, verbose=0
+    max_iter=None, tol=None, gap=None, random_state=0, n_jobs=None, verbose=0, rescaling="margin"
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_structured<'py>(
@@ -273,6 +273,7 @@ pub(crate) fn fit_structured<'py>(
     random_state: u64,
     n_jobs: Option<usize>,
     verbose: u8,
+    rescaling: &str,
 ) -> PyResult<(StructModel, Bound<'py, PyDict>)> {
     let task = self::task(task)?;
     let x = csr_rows(&indptr, &indices, &data, n_features)?;
@@ -289,6 +290,7 @@ pub(crate) fn fit_structured<'py>(
         gap,
         seed: random_state,
         n_jobs,
+        rescaling,
     };
     let svm = learning.params(task)?.check().map_err(value_error)?;
     let (report, interrupted) = interruptible(py, verbose, |watch| match &data {

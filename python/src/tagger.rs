@@ -208,6 +208,7 @@ pub(crate) fn fit_tagger<'py>(
         gap,
         seed: random_state,
         n_jobs,
+        rescaling: "margin",
     };
     let svm = learning.params(Task::Chain)?.check().map_err(value_error)?;
     let (report, interrupted) = interruptible(py, verbose, |watch| {

@@ -85,6 +85,27 @@ def test_multiclass_and_multilabel_models_predict_in_the_layout_given():
     assert ml.score(X, Y) > 0.9
 
 
+def test_slack_rescaling_with_the_cutting_planes():
+    X, y = blobs()
+    Y = np.stack([y == 0, y != 1, y == 2], axis=1).astype(int)
+    # Both cutting-plane learners certify the same slack-rescaled optimum; margin rescaling's is another
+    # (the Hamming loss of 3 labels goes up to 3, where the two hinges part).
+    one = OneSlackSSVM(MultiLabelClf(n_labels=3), C=1.0, rescaling="slack", gap=1e-4).fit(X, Y)
+    n = NSlackSSVM(MultiLabelClf(n_labels=3), C=1.0, rescaling="slack", gap=1e-4).fit(X, Y)
+    margin = OneSlackSSVM(MultiLabelClf(n_labels=3), C=1.0, gap=1e-4).fit(X, Y)
+    assert one.converged_ and n.converged_
+    assert abs(one.objective_ - n.objective_) <= 2e-4 * one.objective_
+    assert abs(one.objective_ - margin.objective_) > 1e-3 * one.objective_
+    assert one.get_params()["rescaling"] == "slack" and one.score(X, Y) > 0.9
+    with pytest.raises(ValueError, match="no parameter 'rescaling'"):
+        FrankWolfeSSVM(MultiLabelClf(n_labels=3)).set_params(rescaling="slack")
+    with pytest.raises(ValueError, match="margin.*slack"):
+        OneSlackSSVM(MultiClassClf(n_classes=3), rescaling="hinge").fit(X, y)
+    Xc, Yc = chains(n=5)
+    with pytest.raises(ValueError, match="chains and graphs have none"):
+        OneSlackSSVM(ChainCRF(n_states=3), rescaling="slack").fit(Xc, Yc)
+
+
 def test_a_saved_chain_model_is_the_commands_model_file(tmp_path):
     X, Y = chains(30)
     ssvm = FrankWolfeSSVM(ChainCRF(), C=1.0).fit(X, Y)

@@ -452,6 +452,8 @@ pub(crate) struct TrainArgs {
     pub(crate) blocks: Option<usize>,
     #[command(flatten)]
     pub(crate) kernel: KernelFlags,
+    #[command(flatten)]
+    pub(crate) structural: StructFlags,
     /// Stop once the duality gap is at most this fraction of the objective (dcd, and structured solvers with
     /// a gap), checked every --eval-every passes.
     #[arg(long, help_heading = "Common (every task)")]

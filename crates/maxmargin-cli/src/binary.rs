@@ -51,7 +51,10 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
         ("--warm-start", args.warm_start.is_some()),
     ];
     refuse(
-        &[("--max-passes", args.max_passes.is_some())],
+        &[
+            ("--max-passes", args.max_passes.is_some()),
+            ("--rescaling", args.structural.rescaling.is_some()),
+        ],
         "applies to structured tasks (--task multiclass|multilabel|chain), not to binary (use --epochs)",
     )?;
     if solver != SolverKind::Pegasos {

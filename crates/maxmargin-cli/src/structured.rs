@@ -66,6 +66,9 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
         args.kernel.refuse_unused()?;
     }
     let mut p = StructuredSvmParams::new(task).seed(args.seed);
+    if let Some(r) = args.structural.rescaling {
+        p = p.rescaling(r.rescaling());
+    }
     if let Some(loss) = args.loss {
         // One-vs-rest's binary loss; the library refuses it for the other solvers and tasks, by name.
         if task != Task::Multiclass {

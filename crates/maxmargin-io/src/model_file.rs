@@ -29,8 +29,10 @@ const SNIFF_BYTES: u64 = 4096;
 /// parameters' approximation, random Fourier features) and multiclass kernel SVMs (the structured
 /// parameters' kernel, the models' machines); payloads of version 4 are decoded by `compat_v4`. Version 6 added the positive label asked for to the
 /// binary parameters, what a model knows of its inputs (feature names, a sketch of the training rows) and a
-/// digest of the examples to checkpoints; payloads of version 5 are decoded by `compat_v5`.
-pub const FORMAT_VERSION: u32 = 6;
+/// digest of the examples to checkpoints; payloads of version 5 are decoded by `compat_v5`. Version 7 added
+/// how the loss enters the structural hinge (margin or slack rescaling) to the structured parameters;
+/// payloads of version 6 are decoded by `compat_v6`.
+pub const FORMAT_VERSION: u32 = 7;
 /// The value of the `format` key of a JSON model file.
 pub const JSON_FORMAT: &str = "maxmargin-model";
 const HEADER_KEYS: [&str; 5] = [

@@ -23,8 +23,9 @@ use std::path::{Path, PathBuf};
 
 /// The oldest format version whose checkpoints this build resumes (format 3 added the trainer's state, format 4
 /// the logistic duals' complements to dual coordinate descent's, format 5 the approximated kernel to the
-/// binary parameters they store, format 6 a digest of the examples).
-pub const MIN_FORMAT_VERSION: u32 = 6;
+/// binary parameters they store, format 6 a digest of the examples, format 7 the rescaling to the structured
+/// parameters they store).
+pub const MIN_FORMAT_VERSION: u32 = 7;
 
 /// Where checkpoints go and where a run resumes from.
 #[derive(Debug, Clone, Default, PartialEq)]

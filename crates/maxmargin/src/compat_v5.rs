@@ -9,7 +9,7 @@ use crate::linear::{
 };
 use crate::structured_svm::{
     CalibratedMulticlass, MulticlassCalibration, MulticlassKernel, StructTrainingSummary,
-    StructuredModel, StructuredSvmParams, Task,
+    StructuredModel, Task,
 };
 use crate::tagger::Tagger;
 use maxmargin_core::objective::Regularization;
@@ -168,7 +168,7 @@ pub(crate) struct StructuredModelV5 {
     classes: Vec<f64>,
     lambda: f64,
     seed: u64,
-    params: StructuredSvmParams,
+    params: crate::compat_v6::StructuredSvmParamsV6,
     training: StructTrainingSummary,
     #[serde(default)]
     scaler: Option<Scaler>,
@@ -188,7 +188,7 @@ impl From<StructuredModelV5> for StructuredModel {
             classes: m.classes,
             lambda: m.lambda,
             seed: m.seed,
-            params: m.params,
+            params: m.params.into(),
             training: m.training,
             scaler: m.scaler,
             kernel: m.kernel,

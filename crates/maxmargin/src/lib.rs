@@ -31,6 +31,7 @@ mod compat;
 mod compat_v3;
 mod compat_v4;
 mod compat_v5;
+mod compat_v6;
 pub mod convergence;
 pub mod convert;
 pub mod datasets;

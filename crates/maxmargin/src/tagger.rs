@@ -352,6 +352,9 @@ impl Tagger {
         } else if version < 6 {
             let (_, old): (_, crate::compat_v5::TaggerV5) = model_file::load(path, TAGGER_KIND)?;
             old.into()
+        } else if version < 7 {
+            let (_, old): (_, crate::compat_v6::TaggerV6) = model_file::load(path, TAGGER_KIND)?;
+            old.into()
         } else {
             model_file::load(path, TAGGER_KIND)?.1
         };

@@ -403,3 +403,36 @@ fn parse_gamma(s: &str) -> Result<Gamma, String> {
         _ => Err(format!("{s:?} is not scale or a finite number > 0")),
     }
 }
+
+/// Structured training's own flags beyond the budget.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub(crate) struct StructFlags {
+    /// How the loss enters the structured hinge: margin (default; max Δ + s(y') − s(y)) or slack
+    /// (max Δ·(1 + s(y') − s(y)), Tsochantaridis et al. 2005: a wrong output needs only as much margin as its
+    /// loss is worth). Slack rescaling trains with --solver oneslack or nslack on multiclass and multilabel
+    /// (exact oracles); stored in the model, and eval's objective uses it.
+    #[arg(
+        long,
+        value_enum,
+        help_heading = "Structured training (--task multiclass|multilabel|chain)"
+    )]
+    pub(crate) rescaling: Option<RescalingArg>,
+}
+
+/// What `--rescaling` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum RescalingArg {
+    /// The loss added to the score (every solver).
+    Margin,
+    /// The loss scaling the violation of a unit margin (oneslack, nslack).
+    Slack,
+}
+
+impl RescalingArg {
+    pub(crate) fn rescaling(self) -> maxmargin::structured::Rescaling {
+        match self {
+            Self::Margin => maxmargin::structured::Rescaling::Margin,
+            Self::Slack => maxmargin::structured::Rescaling::Slack,
+        }
+    }
+}

@@ -253,3 +253,75 @@ fn format_3_models_of_every_kind_predict_the_same_bits() {
         same_bits_and_saved_again(&fixture(model), data, flags, &fixture(expected), tmp.path());
     }
 }
+
+fn fixture6(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/format6")
+        .join(name)
+}
+
+/// Structured models of format 6 (before format 7 stored the hinge's rescaling) load as margin-rescaled,
+/// which they were, and predict the same bits.
+#[test]
+fn format_6_structured_models_predict_the_same_bits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    let runs: [(&str, &[&str], &str); 4] = [
+        ("iris.model", &["--scores"], "iris.model.predictions"),
+        (
+            "iris.cal.model",
+            &["--probability"],
+            "iris.cal.model.probabilities",
+        ),
+        (
+            "iris.ovo.model",
+            &["--scores"],
+            "iris.ovo.model.predictions",
+        ),
+        (
+            "iris.softmax.json",
+            &["--probability"],
+            "iris.softmax.json.probabilities",
+        ),
+    ];
+    for (model, flags, expected) in runs {
+        same_bits_and_saved_again(
+            &fixture6(model),
+            &iris,
+            flags,
+            &fixture6(expected),
+            tmp.path(),
+        );
+    }
+    let again = tmp.path().join("again.json");
+    ok(&[
+        "convert",
+        s(&fixture6("iris.model")),
+        "--to",
+        "json",
+        "-o",
+        s(&again),
+    ]);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&again).unwrap()).unwrap();
+    assert_eq!(v["params"]["rescaling"], "margin", "{v}");
+    let p1 = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/p1");
+    let structured: [(&str, PathBuf, &[&str]); 4] = [
+        ("multilabel.model", p1.join("iris-multilabel.svm"), &[]),
+        ("chain.model", p1.join("iris-chain.svmhmm"), &[]),
+        (
+            "tagger.model",
+            fixture6("small.conll"),
+            &["--format", "conll"],
+        ),
+        ("graph.model", fixture6("graphs.jsonl"), &[]),
+    ];
+    for (model, data, flags) in structured {
+        let path = fixture6(model);
+        let mut args = vec!["predict", s(&path), s(&data)];
+        args.extend_from_slice(flags);
+        let kept = std::fs::read_to_string(fixture6(&format!("{model}.predictions"))).unwrap();
+        assert_eq!(ok(&args), kept, "{model}");
+    }
+}

@@ -22,6 +22,7 @@ mod p1;
 mod pictures;
 mod predict;
 mod ranks;
+mod rescaling;
 mod resume;
 mod scores;
 mod stream;

@@ -157,6 +157,10 @@ impl CalibratedMulticlass {
             let (_, old): (_, crate::compat_v5::CalibratedMulticlassV5) =
                 model_file::load(path, MULTICLASS_DECISION_KIND)?;
             old.into()
+        } else if version < 7 {
+            let (_, old): (_, crate::compat_v6::CalibratedMulticlassV6) =
+                model_file::load(path, MULTICLASS_DECISION_KIND)?;
+            old.into()
         } else {
             model_file::load(path, MULTICLASS_DECISION_KIND)?.1
         };

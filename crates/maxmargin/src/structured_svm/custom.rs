@@ -48,7 +48,7 @@ pub struct CustomEvaluation {
     pub mean_loss: f64,
     /// The fraction of examples predicted with zero loss.
     pub exact: f64,
-    /// `λ/2‖w‖² + (1/n)Σ H_i(w)` at the model's λ.
+    /// `λ/2‖w‖² + (1/n)Σ H_i(w)` at the model's λ (with the hinge rescaled as the model was trained).
     pub objective: f64,
     /// Whether the model's training reached its optimum.
     pub converged: bool,
@@ -167,7 +167,10 @@ impl<S: CustomSpace> CustomModel<S> {
             let l = self.space.loss(yi, &self.predict(xi)?);
             loss += l;
             exact += usize::from(l == 0.0);
-            hinge += self.space.loss_augmented(&self.w, xi, yi)?.hinge;
+            hinge += match self.params.rescaling {
+                Rescaling::Slack => self.space.slack_rescaled(&self.w, xi, yi)?.hinge,
+                _ => self.space.loss_augmented(&self.w, xi, yi)?.hinge,
+            };
         }
         let n = x.len() as f64;
         let norm: f64 = self.w.iter().map(|v| v * v).sum();
@@ -201,6 +204,10 @@ impl<S: CustomSpace> CustomModel<S> {
             old.into()
         } else if version < 5 {
             let (_, old): (_, crate::compat_v4::CustomModelV4<S>) =
+                maxmargin_io::model_file::load(path, &Self::kind())?;
+            old.into()
+        } else if version < 7 {
+            let (_, old): (_, crate::compat_v6::CustomModelV6<S>) =
                 maxmargin_io::model_file::load(path, &Self::kind())?;
             old.into()
         } else {

@@ -363,7 +363,12 @@ impl GraphModel {
     /// # Errors
     /// [`Error::Io`] for a missing, foreign, truncated, corrupt or inconsistent file.
     pub fn load(path: &Path) -> Result<Self, Error> {
-        let (_, model): (_, Self) = model_file::load(path, GRAPH_KIND)?;
+        let model: Self = if model_file::read_header(path)?.format_version < 7 {
+            let (_, old): (_, crate::compat_v6::GraphModelV6) = model_file::load(path, GRAPH_KIND)?;
+            old.into()
+        } else {
+            model_file::load(path, GRAPH_KIND)?.1
+        };
         model.check(path)?;
         Ok(model)
     }

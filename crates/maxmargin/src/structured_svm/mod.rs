@@ -19,7 +19,7 @@ use maxmargin_optim::{
     BcfwParams, BinaryLoss, Budget, CrammerSingerParams, NSlackParams, Observer, OneSlackParams,
     OptimError, Solver, SsgParams, StopReason, StructProblem, TraceRecord, Trainer,
 };
-use maxmargin_struct::{ChainSpace, MulticlassSpace, MultilabelSpace, OutputSpace};
+use maxmargin_struct::{ChainSpace, MulticlassSpace, MultilabelSpace, OutputSpace, Rescaling};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -361,6 +361,7 @@ mod model;
 mod multilabel;
 mod params;
 mod ranks;
+mod rescaling;
 mod solve;
 mod stream;
 

@@ -187,7 +187,8 @@ impl StructuredModel {
     {
         let Some(l) = lambda else { return Ok(None) };
         let lambda = Lambda::new(l)?;
-        let problem = StructProblem::new(space, x, y, lambda)?;
+        let problem =
+            StructProblem::new(space, x, y, lambda)?.with_rescaling(self.params.rescaling)?;
         Ok(Some(
             0.5 * l * norm_sq(&self.w) + problem.mean_hinge(&self.w)?,
         ))
@@ -375,6 +376,10 @@ impl StructuredModel {
             old.into()
         } else if header.format_version < 6 {
             let (_, old): (_, crate::compat_v5::StructuredModelV5) =
+                model_file::load(path, task.kind())?;
+            old.into()
+        } else if header.format_version < 7 {
+            let (_, old): (_, crate::compat_v6::StructuredModelV6) =
                 model_file::load(path, task.kind())?;
             old.into()
         } else {

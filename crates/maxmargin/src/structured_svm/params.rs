@@ -172,6 +172,10 @@ pub struct StructuredSvmParams {
     /// fitted on the scaled training rows.
     #[serde(default)]
     pub approx: Option<crate::approx::Approximation>,
+    /// How the loss enters the hinge (format 7): margin rescaling (every solver) or slack rescaling (the
+    /// cutting planes, on spaces with an exact slack-rescaled oracle: multiclass, multilabel, custom).
+    #[serde(default)]
+    pub rescaling: Rescaling,
 }
 
 fn cache_mb() -> f64 {
@@ -205,6 +209,7 @@ impl Default for StructuredSvmParams {
             kernel: None,
             cache_mb: cache_mb(),
             approx: None,
+            rescaling: Rescaling::Margin,
         }
     }
 }
@@ -346,6 +351,12 @@ impl StructuredSvmParams {
         self
     }
 
+    /// Margin (the default) or slack rescaling of the hinge (see [`Rescaling`]).
+    pub fn rescaling(mut self, rescaling: Rescaling) -> Self {
+        self.rescaling = rescaling;
+        self
+    }
+
     /// Trains on an approximated kernel's features (multiclass).
     pub fn approx(mut self, approx: crate::approx::Approximation) -> Self {
         self.approx = Some(approx);
@@ -367,6 +378,7 @@ impl StructuredSvmParams {
         }
         crate::parallel::check_threads(self.threads)?;
         self.check_kernels()?;
+        self.check_rescaling()?;
         if self.solver == StructSolverKind::Perceptron {
             let certificate = [
                 ("gap", self.gap.is_some()),
@@ -576,17 +588,5 @@ impl StructuredSvmParams {
             seed: self.seed,
             ..SsgParams::default()
         }
-    }
-}
-
-impl crate::checkpoint::SameProblem for StructuredSvmParams {
-    fn differs_from(&self, stored: &Self) -> Option<(&'static str, String, String)> {
-        crate::checkpoint::first_difference(&[
-            ("bias", &stored.bias, &self.bias),
-            ("class weights", &stored.class_weights, &self.class_weights),
-            ("scaling", &stored.scale, &self.scale),
-            ("kernel", &stored.kernel, &self.kernel),
-            ("approximated kernel", &stored.approx, &self.approx),
-        ])
     }
 }

@@ -199,7 +199,7 @@ impl StructuredSvm {
         let k = classes.len();
         let space = MulticlassSpace::new(self.width(whole.d), k)?;
         let lambda = p.regularization.lambda(whole.n)?;
-        let problem = StructProblem::new(&space, &x, &y, lambda)?;
+        let problem = StructProblem::new(&space, &x, &y, lambda)?.with_rescaling(p.rescaling)?;
         let rows = crate::inputs::space_digest(&space, &x, &y, None);
         let meta = (whole.n, space.dim(), lambda.get(), rows);
         let here = problem.n_samples();

@@ -70,7 +70,8 @@ impl StructuredSvm {
         S::Output: Sync + Serialize + serde::de::DeserializeOwned,
     {
         let lambda = self.params.regularization.lambda(ex.x.len())?;
-        let problem = StructProblem::new(space, &ex.x, &ex.y, lambda)?;
+        let problem = StructProblem::new(space, &ex.x, &ex.y, lambda)?
+            .with_rescaling(self.params.rescaling)?;
         let trainer = Trainer::new(self.params.budget())?;
         let rows = crate::inputs::space_digest(space, &ex.x, &ex.y, self.sample_weights.as_deref());
         let meta = (ex.x.len(), space.dim(), lambda.get(), rows);
@@ -298,5 +299,20 @@ impl StructuredSvm {
             trace: fit.trace,
             warnings,
         })
+    }
+}
+
+/// What a checkpoint must agree on to be resumed: the problem (features, scaling, kernel, hinge), not the
+/// budget.
+impl crate::checkpoint::SameProblem for StructuredSvmParams {
+    fn differs_from(&self, stored: &Self) -> Option<(&'static str, String, String)> {
+        crate::checkpoint::first_difference(&[
+            ("bias", &stored.bias, &self.bias),
+            ("class weights", &stored.class_weights, &self.class_weights),
+            ("scaling", &stored.scale, &self.scale),
+            ("kernel", &stored.kernel, &self.kernel),
+            ("approximated kernel", &stored.approx, &self.approx),
+            ("rescaling", &stored.rescaling, &self.rescaling),
+        ])
     }
 }
