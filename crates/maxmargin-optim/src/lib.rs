@@ -32,7 +32,7 @@ pub mod trainer;
 
 // The solvers' modules at their paths of before the split by family.
 pub use binary::{dcd, ovr, pegasos, problem, smo, stream, subgradient};
-pub use structural::{bcfw, crammer_singer, cutting_plane, perceptron, qp, softmax};
+pub use structural::{bcfw, crammer_singer, cutting_plane, latent, perceptron, qp, softmax};
 
 pub use averaged::{Averaged, AveragedState, Averaging};
 pub use bcfw::{Bcfw, BcfwParams, BcfwRanks, Steps as BcfwSteps};

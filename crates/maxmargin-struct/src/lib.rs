@@ -25,6 +25,7 @@ mod chain;
 mod cost;
 mod error;
 mod graph;
+mod latent;
 mod multiclass;
 mod multilabel;
 mod oracle;
@@ -37,6 +38,7 @@ pub use chain::ChainSpace;
 pub use cost::CostMatrix;
 pub use error::StructError;
 pub use graph::{Graph, GraphSpace, Inference, Relaxation};
+pub use latent::{LatentMulticlassSpace, LatentSpace};
 pub use multiclass::MulticlassSpace;
 pub use multilabel::MultilabelSpace;
 pub use oracle::{

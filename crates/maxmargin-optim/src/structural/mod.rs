@@ -1,9 +1,11 @@
 //! Structural training: the problem over any output space, and its solvers (SSG, BCFW, the
-//! Crammer–Singer dual, cutting planes with their QP, and the structured perceptron as the baseline).
+//! Crammer–Singer dual, cutting planes with their QP, and the structured perceptron as the baseline), and the
+//! outer loop of latent structural SVMs.
 
 pub mod bcfw;
 pub mod crammer_singer;
 pub mod cutting_plane;
+pub mod latent;
 pub mod perceptron;
 pub mod problem;
 pub mod qp;

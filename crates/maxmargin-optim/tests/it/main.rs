@@ -7,6 +7,7 @@ mod degenerate;
 mod distributed;
 mod dual;
 mod kernel;
+mod latent;
 mod logistic;
 mod pegasos;
 #[cfg(feature = "clarabel")]

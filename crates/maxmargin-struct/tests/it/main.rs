@@ -4,5 +4,6 @@
 mod bad_input;
 mod brute_force;
 mod graph;
+mod latent;
 mod mistake;
 mod slack;
