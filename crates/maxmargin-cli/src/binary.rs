@@ -54,6 +54,10 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
         &[
             ("--max-passes", args.max_passes.is_some()),
             ("--rescaling", args.structural.rescaling.is_some()),
+            (
+                "--latent-subclasses",
+                args.structural.latent_subclasses.is_some(),
+            ),
         ],
         "applies to structured tasks (--task multiclass|multilabel|chain), not to binary (use --epochs)",
     )?;

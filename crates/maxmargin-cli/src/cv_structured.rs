@@ -34,6 +34,9 @@ impl Owned {
 /// `cv` of a structured task; returns whether every fold's model (and the refit) converged.
 pub(crate) fn cv(cmd: &CvCmd, task: Task) -> Result<bool> {
     let args = &cmd.opts;
+    if args.structural.latent_subclasses.is_some() {
+        bail!("--latent-subclasses applies to train; cv of latent models is not built yet");
+    }
     if cmd.metric != MetricArg::Accuracy {
         bail!(
             "--metric applies to binary cv; --task {} is measured by {}",

@@ -33,6 +33,7 @@ mod figures;
 mod graph;
 mod groups;
 mod inspect;
+mod latent;
 mod load;
 #[cfg(test)]
 mod man;
@@ -366,6 +367,18 @@ fn train(cmd: &TrainCmd) -> Result<i32> {
     }
     if cmd.template.is_some() && format != FormatArg::Conll {
         bail!("--template applies to --format conll (feature templates over CoNLL columns)");
+    }
+    if cmd.opts.structural.latent_subclasses.is_some()
+        && (cmd.stream || format == FormatArg::Conll || cmd.task != TaskArg::Multiclass)
+    {
+        bail!(
+            "--latent-subclasses applies to --task multiclass in memory (LIBSVM or CSV rows), not to {}",
+            if cmd.stream {
+                "--stream".to_string()
+            } else {
+                format!("--task {task_name} --format {}", format.name())
+            }
+        );
     }
     if cmd.stream_dir.is_some() && !cmd.stream {
         bail!("--stream-dir applies to --stream");

@@ -158,7 +158,10 @@ pub(crate) fn predict(
             model_path.display()
         );
     }
-    let lines: Vec<String> = if tagger {
+    let latent = kind == maxmargin::structured_svm::LATENT_KIND;
+    let lines: Vec<String> = if latent {
+        crate::latent::predict(model_path, data, scores, json)?
+    } else if tagger {
         crate::tagger::predict(model_path, data)?
     } else if graph {
         crate::graph::predict(model_path, data, json)?

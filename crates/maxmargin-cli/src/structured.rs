@@ -217,6 +217,16 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
         TaskArg::Chain => Task::Chain,
         TaskArg::Binary | TaskArg::Graph => bail!("binary and graph training go their own ways"),
     };
+    if let Some(s) = args.structural.latent_subclasses {
+        if task != Task::Multiclass {
+            bail!(
+                "--latent-subclasses applies to --task multiclass, not --task {} (latent states for chains \
+                 are not built yet)",
+                task.kind()
+            );
+        }
+        return crate::latent::train(data, output, args, s);
+    }
     let (mut svm, mut bar) = estimator(args, task)?;
     if let Some(path) = &args.warm_start {
         svm = svm.warm_start_from(&StructuredModel::load(path)?)?;
@@ -393,6 +403,18 @@ pub fn eval(
         }
         return crate::graph::eval(model_path, data, lambda, json);
     }
+    if maxmargin::io::model_file::read_header(model_path)?.kind
+        == maxmargin::structured_svm::LATENT_KIND
+    {
+        if grouping.is_some() {
+            bail!(
+                "--group-by and --groups apply to binary and multiclass models; {} is a latent model",
+                model_path.display()
+            );
+        }
+        let e = crate::latent::evaluate(model_path, data, lambda)?;
+        return print_evaluation(&e, false, json);
+    }
     let loaded = crate::load::Loaded::load(model_path)?;
     let (model, calibrated) = (loaded.model(), loaded.calibrated());
     if let Some(g) = grouping {
@@ -426,8 +448,13 @@ pub fn eval(
             other.kind()
         ),
     };
+    print_evaluation(&e, model.task == Task::Multilabel, json)
+}
+
+/// `eval`'s report of a structured model: JSON, or a line per measure and the tables.
+fn print_evaluation(e: &StructEvaluation, multilabel: bool, json: bool) -> Result<()> {
     if json {
-        out!("{}", serde_json::to_string(&e)?);
+        out!("{}", serde_json::to_string(e)?);
         return Ok(());
     }
     out!("examples          {}", e.n);
@@ -454,11 +481,7 @@ pub fn eval(
     }
     if let Some(classes) = &e.per_class {
         let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
-        let name = if model.task == Task::Multilabel {
-            "label"
-        } else {
-            "class"
-        };
+        let name = if multilabel { "label" } else { "class" };
         out!("{name:<12} support  precision  recall  f1");
         for c in classes {
             out!(

@@ -1,6 +1,7 @@
 //! Small real datasets embedded in the crate (heart_scale, iris), for examples, doctests and `maxmargin demo`.
 //!
-//! [`Shapes`] generates noisy pictures of shapes as graph data, seeded, for graph and grid models.
+//! [`Shapes`] generates noisy pictures of shapes as graph data, seeded, for graph and grid models;
+//! [`opposite_clusters`] classes that are each two clusters, for latent models.
 //!
 //! Only data small enough to ship is here; see `data/*.SOURCE.md` for provenance and licence (iris: BSD-3
 //! as scikit-learn ships it; heart_scale: LIBSVM's BSD-3, notice in `data/heart_scale.COPYRIGHT`). Larger
@@ -59,4 +60,33 @@ pub fn iris() -> Result<LabeledData, Error> {
         "<embedded iris>".as_ref(),
         parse_real_label,
     )?)
+}
+
+/// LIBSVM text of `n` rows of `classes` classes in the plane, each class two clusters on opposite sides of
+/// the origin: cluster `j` of the `2·classes` clusters sits at angle `j·π/classes` on a circle of radius 3,
+/// spread uniformly `±spread` in each coordinate, and belongs to class `j mod classes` (labels `0 ..
+/// classes − 1`). No linear template scores both clusters of a class, so a plain multiclass SVM mixes the
+/// classes up, and a mixture of two templates per class (`--latent-subclasses 2`) separates them: the
+/// generator of latent structural SVMs' example. Seeded: the same seed, the same text.
+///
+/// # Examples
+/// ```
+/// let text = maxmargin::datasets::opposite_clusters(12, 3, 1.0, 7);
+/// assert_eq!(text.lines().count(), 12);
+/// assert!(text.starts_with("0 1:"));
+/// assert_eq!(text, maxmargin::datasets::opposite_clusters(12, 3, 1.0, 7));
+/// ```
+pub fn opposite_clusters(n: usize, classes: usize, spread: f64, seed: u64) -> String {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x6F70_706F_7369_7465);
+    let clusters = 2 * classes.max(1);
+    let mut out = String::new();
+    for i in 0..n {
+        let j = i % clusters;
+        let angle = j as f64 * std::f64::consts::PI / classes.max(1) as f64;
+        let x = 3.0 * angle.cos() + spread * rng.random_range(-1.0..=1.0);
+        let y = 3.0 * angle.sin() + spread * rng.random_range(-1.0..=1.0);
+        out.push_str(&format!("{} 1:{x} 2:{y}\n", j % classes.max(1)));
+    }
+    out
 }

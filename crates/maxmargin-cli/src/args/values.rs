@@ -417,6 +417,15 @@ pub(crate) struct StructFlags {
         help_heading = "Structured training (--task multiclass|multilabel|chain)"
     )]
     pub(crate) rescaling: Option<RescalingArg>,
+    /// --task multiclass: each class a mixture of this many linear templates (a latent structural SVM, Yu
+    /// & Joachims 2009), trained by rounds that give each row its class's best template and train the
+    /// multiclass SVM on them until the objective stops falling; for classes made of several clusters.
+    #[arg(
+        long,
+        value_name = "S",
+        help_heading = "Structured training (--task multiclass|multilabel|chain)"
+    )]
+    pub(crate) latent_subclasses: Option<usize>,
 }
 
 /// What `--rescaling` accepts.

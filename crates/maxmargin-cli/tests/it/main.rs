@@ -17,6 +17,7 @@ mod hostile;
 mod inputs;
 mod inspect;
 mod kernel;
+mod latent;
 mod outputs;
 mod p1;
 mod pictures;

@@ -80,43 +80,49 @@ pub struct LatentFit<O> {
     pub rounds: Vec<CccpRound>,
     /// Why the rounds stopped.
     pub stop: CccpStop,
+    /// The convex solve of the kept round (its trace, stop reason and passes; its output is `w`).
+    pub inner: Fit<()>,
 }
 
 /// Trains a latent structural SVM: `inner` minimizes the convex structural SVM of each round (given the
-/// previous round's weights to start from, `None` in the first round) and returns its fit.
+/// previous round's weights to start from, `None` in the first round) and returns its fit, or an error of
+/// the caller's own type.
 ///
 /// # Errors
 /// [`OptimError::InvalidParam`] for a bad tolerance or no rounds; what the examples' checks, the
 /// completions and `inner` return.
-pub fn cccp<S, F>(
+pub fn cccp<S, F, E>(
     space: &S,
     x: &[S::Input],
     y: &[S::Label],
     lambda: Lambda,
     params: CccpParams,
     mut inner: F,
-) -> Result<LatentFit<S::Output>, OptimError>
+) -> Result<LatentFit<S::Output>, E>
 where
     S: LatentSpace<Output: Sync>,
-    F: FnMut(&StructProblem<'_, S>, Option<&[f64]>) -> Result<Fit<Vec<f64>>, OptimError>,
+    F: FnMut(&StructProblem<'_, S>, Option<&[f64]>) -> Result<Fit<Vec<f64>>, E>,
+    E: From<OptimError>,
 {
     if !(params.tolerance.is_finite() && params.tolerance >= 0.0) {
         return Err(crate::error::invalid(
             "tolerance",
             params.tolerance,
             "must be finite and >= 0",
-        ));
+        )
+        .into());
     }
     if params.max_rounds == 0 {
-        return Err(crate::error::invalid("max_rounds", 0, "must be at least 1"));
+        return Err(crate::error::invalid("max_rounds", 0, "must be at least 1").into());
     }
     if x.len() != y.len() {
         return Err(OptimError::LengthMismatch {
             rows: x.len(),
             targets: y.len(),
-        });
+        }
+        .into());
     }
-    let example = |index| move |source| OptimError::Example { index, source };
+    let example = |index| move |source| E::from(OptimError::Example { index, source });
     let mut h: Vec<S::Output> = x
         .iter()
         .zip(y)
@@ -124,17 +130,20 @@ where
         .map(|(i, (xi, yi))| space.initial(xi, yi, params.seed).map_err(example(i)))
         .collect::<Result<_, _>>()?;
     let mut rounds = Vec::new();
-    let mut kept: Option<(Vec<f64>, f64, Vec<S::Output>)> = None;
+    let mut kept: Option<Kept<S::Output>> = None;
     let stop = loop {
         let problem = StructProblem::new(space, x, &h, lambda)?;
-        let fit = inner(&problem, kept.as_ref().map(|k| k.0.as_slice()))?;
-        let w = fit.output;
+        let (w, fit) = inner(&problem, kept.as_ref().map(|k| k.w.as_slice()))?.replace_output(());
         let completed: Vec<S::Output> = x
             .par_iter()
             .zip(y)
             .enumerate()
-            .map(|(i, (xi, yi))| space.complete(&w, xi, yi).map_err(example(i)))
-            .collect::<Result<_, _>>()?;
+            .map(|(index, (xi, yi))| {
+                space
+                    .complete(&w, xi, yi)
+                    .map_err(|source| OptimError::Example { index, source })
+            })
+            .collect::<Result<_, OptimError>>()?;
         let changed = completed.iter().zip(&h).filter(|(a, b)| a != b).count();
         let objective = StructProblem::new(space, x, &completed, lambda)?.primal(&w)?;
         rounds.push(CccpRound {
@@ -144,11 +153,16 @@ where
             inner_passes: fit.progress.epoch,
             changed,
         });
-        let before = kept.as_ref().map_or(f64::INFINITY, |k| k.1);
+        let before = kept.as_ref().map_or(f64::INFINITY, |k| k.objective);
         if objective > before {
             break CccpStop::Rose;
         }
-        kept = Some((w, objective, completed.clone()));
+        kept = Some(Kept {
+            w,
+            objective,
+            completions: completed.clone(),
+            inner: fit,
+        });
         if changed == 0 || before - objective <= params.tolerance * objective.abs() {
             break CccpStop::Converged;
         }
@@ -157,12 +171,21 @@ where
         }
         h = completed;
     };
-    let (w, objective, completions) = kept.ok_or(OptimError::NoExamples)?;
+    let k = kept.ok_or(OptimError::NoExamples)?;
     Ok(LatentFit {
-        w,
-        objective,
-        completions,
+        w: k.w,
+        objective: k.objective,
+        completions: k.completions,
         rounds,
         stop,
+        inner: k.inner,
     })
+}
+
+/// The best round so far: its weights, objective, completions and convex fit.
+struct Kept<O> {
+    w: Vec<f64>,
+    objective: f64,
+    completions: Vec<O>,
+    inner: Fit<()>,
 }

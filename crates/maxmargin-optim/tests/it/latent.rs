@@ -5,7 +5,7 @@
 use maxmargin_core::objective::Lambda;
 use maxmargin_core::vector::SparseVec;
 use maxmargin_optim::latent::{CccpParams, CccpStop, cccp};
-use maxmargin_optim::{BcfwParams, Budget, StructProblem, Trainer};
+use maxmargin_optim::{BcfwParams, Budget, OptimError, StructProblem, Trainer};
 use maxmargin_struct::{
     LatentMulticlassSpace, LatentSpace, MulticlassSpace, OutputSpace, StructError, Violation,
 };
@@ -68,7 +68,7 @@ fn two_templates_per_class_beat_one_and_the_rounds_descend() {
             seed: 7,
             ..CccpParams::default()
         },
-        |p, _| Ok(bcfw(p)),
+        |p, _| Ok::<_, OptimError>(bcfw(p)),
     )
     .unwrap();
     let latent_accuracy = accuracy(&|x| space.label(&space.decode(&fit.w, x).unwrap()));
@@ -112,7 +112,7 @@ fn two_templates_per_class_beat_one_and_the_rounds_descend() {
             seed: 7,
             ..CccpParams::default()
         },
-        |p, _| Ok(bcfw(p)),
+        |p, _| Ok::<_, OptimError>(bcfw(p)),
     )
     .unwrap();
     assert_eq!(again.w, fit.w);
@@ -182,7 +182,7 @@ fn from_a_coin_toss_start_the_rounds_find_the_clusters() {
         &y,
         Lambda::new(0.01).unwrap(),
         CccpParams::default(),
-        |p, _| Ok(bcfw(p)),
+        |p, _| Ok::<_, OptimError>(bcfw(p)),
     )
     .unwrap();
     let objectives: Vec<f64> = fit.rounds.iter().map(|r| r.objective).collect();
@@ -217,10 +217,12 @@ fn bad_settings_and_labels_are_refused() {
     let space = LatentMulticlassSpace::new(3, 3, 2).unwrap();
     let lambda = Lambda::new(0.1).unwrap();
     let run = |params: CccpParams, y: &[u32]| {
-        cccp(&space, &x, y, lambda, params, |p, _| Ok(bcfw(p)))
-            .map(|_| ())
-            .unwrap_err()
-            .to_string()
+        cccp(&space, &x, y, lambda, params, |p, _| {
+            Ok::<_, OptimError>(bcfw(p))
+        })
+        .map(|_| ())
+        .unwrap_err()
+        .to_string()
     };
     assert!(
         run(

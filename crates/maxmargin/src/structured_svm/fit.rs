@@ -36,7 +36,7 @@ impl StructuredSvm {
 
     /// What multiclass training needs from the data before the examples are built: checked sizes, the
     /// class map and targets, class weights, the scaler (and the scaled rows), the warnings so far.
-    fn prepare_multiclass(
+    pub(super) fn prepare_multiclass(
         &self,
         data: &LabeledData,
     ) -> Result<(MulticlassParts, Vec<u32>, Option<SparseRows>), Error> {

@@ -1,0 +1,114 @@
+//! Multiclass models with latent subclasses: `train --task multiclass --latent-subclasses S`, and `predict`
+//! and `eval` on their files (kind `multiclass-latent`).
+
+use super::*;
+use crate::load::{ModelShape, read_for_model, read_to_predict};
+use maxmargin::structured_svm::{LatentMulticlassModel, StructEvaluation};
+
+/// What data for a latent model must fit: its classes (not its templates) and its features.
+fn shape(m: &LatentMulticlassModel) -> ModelShape<'_> {
+    ModelShape {
+        classes: &m.classes,
+        ..ModelShape::structured(&m.model)
+    }
+}
+
+/// Trains, saves and reports; returns whether both the outer rounds and the kept convex solve converged.
+pub(crate) fn train(
+    data: &Path,
+    output: &Path,
+    args: &TrainArgs,
+    subclasses: usize,
+) -> Result<bool> {
+    let (svm, mut bar) = structured::estimator(args, maxmargin::structured_svm::Task::Multiclass)?;
+    if args.sample_weights.is_some() || args.warm_start.is_some() {
+        bail!("--sample-weights and --warm-start do not apply to --latent-subclasses yet");
+    }
+    let rows = crate::load::read_labelled(data)?;
+    crate::report::advise_before_training(
+        &rows.x,
+        args.scale.is_some_and(|s| s != crate::ScaleArg::None),
+    );
+    let report = svm.fit_latent_multiclass(&rows, subclasses, &mut bar)?;
+    bar.finish();
+    report.model.save(output)?;
+    let m = &report.model;
+    let inner = structured::finished(
+        args,
+        output,
+        &svm,
+        (&m.model, &report.trace, &report.warnings),
+        true,
+    )?;
+    if !args.quiet {
+        let objectives: Vec<String> = m
+            .rounds
+            .iter()
+            .map(|r| format!("{:.6}", r.objective))
+            .collect();
+        note!(
+            "latent: {} classes of {subclasses} templates; {} rounds ({}), objective by round {}",
+            m.classes.len(),
+            m.rounds.len(),
+            format!("{:?}", m.stop).to_lowercase(),
+            objectives.join(" ")
+        );
+    }
+    Ok(inner && m.stop == maxmargin::optim::latent::CccpStop::Converged)
+}
+
+/// `predict`'s lines: the class, with `--scores` each class's score (its best template's) after a `#`
+/// header, or JSON objects.
+pub(crate) fn predict(
+    model_path: &Path,
+    data: &Path,
+    scores: bool,
+    json: bool,
+) -> Result<Vec<String>> {
+    let m = LatentMulticlassModel::load(model_path)?;
+    let rows = read_to_predict(data, model_path, shape(&m))?;
+    let labels = m.predict(&rows)?;
+    let values = if scores { m.scores(&rows)? } else { Vec::new() };
+    let mut lines = Vec::with_capacity(labels.len() + 1);
+    if scores && !json {
+        let names = m.classes.iter().map(|c| format!("score({c})"));
+        lines.push(
+            std::iter::once("# label".to_string())
+                .chain(names)
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
+    }
+    for (i, l) in labels.iter().enumerate() {
+        lines.push(if json {
+            let mut o = serde_json::json!({ "label": l });
+            if scores {
+                let by_class: serde_json::Map<String, serde_json::Value> = m
+                    .classes
+                    .iter()
+                    .zip(&values[i])
+                    .map(|(c, v)| (c.to_string(), serde_json::json!(v)))
+                    .collect();
+                o["scores"] = by_class.into();
+            }
+            o.to_string()
+        } else {
+            std::iter::once(l.to_string())
+                .chain(values.get(i).into_iter().flatten().map(f64::to_string))
+                .collect::<Vec<_>>()
+                .join(" ")
+        });
+    }
+    Ok(lines)
+}
+
+/// `eval`'s measures of a latent model on labelled rows.
+pub(crate) fn evaluate(
+    model_path: &Path,
+    data: &Path,
+    lambda: Option<f64>,
+) -> Result<StructEvaluation> {
+    let m = LatentMulticlassModel::load(model_path)?;
+    let rows = read_for_model(data, model_path, shape(&m))?;
+    Ok(m.evaluate(&rows, lambda)?)
+}

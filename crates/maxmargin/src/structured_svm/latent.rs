@@ -1,0 +1,327 @@
+//! Multiclass models with latent subclasses (Yu & Joachims 2009): each class a mixture of templates, trained
+//! by CCCP rounds of completion and a convex structural SVM ([`maxmargin_optim::latent::cccp`]).
+
+use super::*;
+use maxmargin_optim::latent::{CccpParams, CccpRound, CccpStop, cccp};
+use maxmargin_struct::{LatentMulticlassSpace, LatentSpace};
+
+/// The model kind of a multiclass model with latent subclasses.
+pub const LATENT_KIND: &str = "multiclass-latent";
+
+/// A multiclass model whose classes are each a mixture of `subclasses` linear templates: a row's class is
+/// that of its best template.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct LatentMulticlassModel {
+    /// The joint model over the `K·S` templates, whose class values are the template numbers `c·S + h`; it
+    /// holds the scaler, the parameters, and the training summary of the kept round's convex solve.
+    pub model: StructuredModel,
+    /// The class values, in class order.
+    pub classes: Vec<f64>,
+    /// Templates per class `S`.
+    pub subclasses: usize,
+    /// The latent objective `F(w)` at the model's weights.
+    pub objective: f64,
+    /// Every outer round: the latent objective, the convex problem's objective, gap and passes, and the
+    /// completions that changed.
+    pub rounds: Vec<CccpRound>,
+    /// Why the rounds stopped.
+    pub stop: CccpStop,
+}
+
+/// A latent model with the trace of its kept round's convex solve and the run's warnings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LatentFitReport {
+    /// The model.
+    pub model: LatentMulticlassModel,
+    /// The kept round's evaluations.
+    pub trace: Vec<TraceRecord>,
+    /// What a user should know about the run, one line each without the `warning:` prefix.
+    pub warnings: Vec<String>,
+}
+
+impl StructuredSvm {
+    /// Trains a multiclass model with `subclasses` latent templates per class (any multiclass solver but
+    /// one-vs-rest, one-vs-one and softmax trains each round; the first completions come from the seed).
+    ///
+    /// # Errors
+    /// What [`StructuredSvm::fit_multiclass`] returns; [`Error::Optim`] naming a setting that cannot apply
+    /// (kernels, approximations, sample weights, warm starts, checkpoints, the solvers above).
+    pub fn fit_latent_multiclass(
+        &self,
+        data: &LabeledData,
+        subclasses: usize,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<LatentFitReport, Error> {
+        self.check_latent(subclasses)?;
+        let (parts, y, scaled) = self.prepare_multiclass(data)?;
+        let x = rows_to_vecs(
+            scaled.as_ref().unwrap_or(&data.x),
+            parts.d,
+            self.params.bias,
+        );
+        drop(scaled);
+        let (k, d, n) = (parts.classes.len(), parts.d, x.len());
+        let space = LatentMulticlassSpace::new(self.width(d), k, subclasses)?;
+        let lambda = self.params.regularization.lambda(n)?;
+        let weights: Vec<f64> = if parts.weights.is_empty() {
+            Vec::new()
+        } else {
+            (0..k * subclasses)
+                .map(|j| parts.weights[j / subclasses])
+                .collect()
+        };
+        let outer = CccpParams {
+            seed: self.params.seed,
+            ..CccpParams::default()
+        };
+        let fit = cccp(&space, &x, &y, lambda, outer, |problem, _| {
+            let ex = Examples {
+                x: x.clone(),
+                y: problem.y().to_vec(),
+            };
+            let (fit, _) = match self.params.solver {
+                StructSolverKind::Dcd => {
+                    self.run_cs(space.joint(), &ex, weights.clone(), observer)?
+                }
+                _ => self.run(space.joint(), &ex, observer)?,
+            };
+            Ok::<_, Error>(fit)
+        })?;
+        let (_, inner) = fit.inner.replace_output(fit.w);
+        let mut report = parts.into_report();
+        let classes = std::mem::replace(
+            &mut report.classes,
+            (0..k * subclasses).map(|j| j as f64).collect(),
+        );
+        let mut r = self.finish(inner, lambda.get(), (n, d, k * subclasses), report)?;
+        r.model.inputs = Some(Box::new(crate::inputs::Inputs::of(data)));
+        let rounds = fit.rounds.len();
+        match fit.stop {
+            CccpStop::Rose => r.warnings.push(format!(
+                "latent round {rounds} raised the objective (its convex solve stopped short of the optimum): \
+                 the weights of round {} are kept; a tighter --gap or more passes (--max-passes) help",
+                rounds - 1
+            )),
+            CccpStop::Rounds => r.warnings.push(format!(
+                "latent rounds stopped after {rounds} with the objective still falling by more than {:e} a \
+                 round: the completions may not have settled",
+                outer.tolerance
+            )),
+            _ => {}
+        }
+        Ok(LatentFitReport {
+            model: LatentMulticlassModel {
+                model: r.model,
+                classes,
+                subclasses,
+                objective: fit.objective,
+                rounds: fit.rounds,
+                stop: fit.stop,
+            },
+            trace: r.trace,
+            warnings: r.warnings,
+        })
+    }
+
+    fn check_latent(&self, subclasses: usize) -> Result<(), Error> {
+        let p = &self.params;
+        if subclasses == 0 {
+            return Err(crate::error::refuse(
+                "latent subclasses",
+                0,
+                "must be at least 1",
+            ));
+        }
+        if p.task != Task::Multiclass {
+            return Err(crate::error::refuse(
+                "latent subclasses",
+                p.task.kind(),
+                "apply to the multiclass task",
+            ));
+        }
+        if p.kernel.is_some() || p.approx.is_some() {
+            return Err(crate::error::refuse(
+                "latent subclasses",
+                "with a kernel",
+                "mix linear templates; kernels and their approximations are not latent models here",
+            ));
+        }
+        if matches!(
+            p.solver,
+            StructSolverKind::Ovr | StructSolverKind::Ovo | StructSolverKind::Softmax
+        ) {
+            return Err(crate::error::refuse(
+                "latent subclasses",
+                format!("with {:?}", p.solver).to_lowercase(),
+                "train each round with dcd (Crammer-Singer), bcfw, oneslack, nslack, ssg or perceptron",
+            ));
+        }
+        if self.sample_weights.is_some() || self.warm.is_some() || self.plan != Default::default() {
+            return Err(crate::error::refuse(
+                "latent subclasses",
+                "with sample weights, a warm start or checkpoints",
+                "are not built for the latent rounds yet",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl LatentMulticlassModel {
+    fn space(&self) -> Result<LatentMulticlassSpace, Error> {
+        let width = self.model.w.len() / self.model.n_labels.max(1);
+        Ok(LatentMulticlassSpace::new(
+            width.max(1),
+            self.classes.len(),
+            self.subclasses,
+        )?)
+    }
+
+    /// The class value of every row.
+    ///
+    /// # Errors
+    /// A row the model cannot read (more features than it knows).
+    pub fn predict(&self, data: &LabeledData) -> Result<Vec<f64>, Error> {
+        let templates = self.model.predict_multiclass(data)?;
+        Ok(templates
+            .iter()
+            .map(|p| match p {
+                Prediction::Class(t) => self.classes[*t as usize / self.subclasses],
+                _ => f64::NAN,
+            })
+            .collect())
+    }
+
+    /// Every class's score for every row (its best template's), classes in order.
+    ///
+    /// # Errors
+    /// As [`LatentMulticlassModel::predict`].
+    pub fn scores(&self, data: &LabeledData) -> Result<Vec<Vec<f64>>, Error> {
+        Ok(self
+            .model
+            .multiclass_scores(data)?
+            .iter()
+            .map(|s| {
+                s.chunks(self.subclasses)
+                    .map(|c| c.iter().copied().fold(f64::NEG_INFINITY, f64::max))
+                    .collect()
+            })
+            .collect())
+    }
+
+    /// Accuracy, precision, recall and F1 by class, the confusion pairs, and with `lambda` the latent
+    /// objective, on labelled rows.
+    ///
+    /// # Errors
+    /// A label the model does not know (naming its line), or no rows.
+    pub fn evaluate(
+        &self,
+        data: &LabeledData,
+        lambda: Option<f64>,
+    ) -> Result<StructEvaluation, Error> {
+        let classes = ClassLabels {
+            classes: self.classes.clone(),
+        };
+        let y = classes.indices(data)?;
+        let n = model::nonempty(data.n_samples(), &data.source)?;
+        let space = self.space()?;
+        let x = self.model.inputs(&data.x)?;
+        let predicted: Vec<u32> = x
+            .iter()
+            .map(|xi| Ok(space.label(&space.decode(&self.model.w, xi)?)))
+            .collect::<Result<_, Error>>()?;
+        let k = self.classes.len();
+        let mut counts = vec![[0usize; 3]; k];
+        for (&p, &t) in predicted.iter().zip(&y) {
+            if p == t {
+                counts[t as usize][0] += 1;
+            } else {
+                counts[p as usize][1] += 1;
+                counts[t as usize][2] += 1;
+            }
+        }
+        let table = super::multilabel::ClassTable::new(&self.classes, &counts);
+        let accuracy = counts.iter().map(|c| c[0]).sum::<usize>() as f64 / n as f64;
+        let objective = match lambda {
+            Some(l) => {
+                let completions = x
+                    .iter()
+                    .zip(&y)
+                    .map(|(xi, yi)| space.complete(&self.model.w, xi, yi))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let problem = StructProblem::new(&space, &x, &completions, Lambda::new(l)?)?
+                    .with_rescaling(self.model.params.rescaling)?;
+                Some(problem.primal(&self.model.w)?)
+            }
+            None => None,
+        };
+        Ok(StructEvaluation {
+            n,
+            accuracy: Some(accuracy),
+            micro_f1: Some(accuracy),
+            macro_precision: table.macro_precision,
+            macro_recall: table.macro_recall,
+            macro_f1: table.macro_f1,
+            per_class: Some(table.classes),
+            confusion: Some(maxmargin_core::metrics::Confusion::count(
+                self.classes.clone(),
+                y.iter()
+                    .zip(&predicted)
+                    .map(|(&t, &p)| (t as usize, p as usize)),
+            )),
+            lambda,
+            objective,
+            converged: self.model.training.converged,
+            ..StructEvaluation::default()
+        })
+    }
+
+    /// Saves the model (JSON when `path` ends in `.json`).
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file.
+    pub fn save(&self, path: &Path) -> Result<(), Error> {
+        self.check(path)?;
+        Ok(model_file::save(path, LATENT_KIND, self)?)
+    }
+
+    /// Loads a latent multiclass model, checking that its parts agree.
+    ///
+    /// # Errors
+    /// [`Error::Io`] for a missing, foreign, truncated, corrupt or inconsistent file.
+    pub fn load(path: &Path) -> Result<Self, Error> {
+        let (_, model): (_, Self) = model_file::load(path, LATENT_KIND)?;
+        model.check(path)?;
+        Ok(model)
+    }
+
+    fn check(&self, path: &Path) -> Result<(), Error> {
+        let m = &self.model;
+        m.check_consistent(path)?;
+        let templates = self.classes.len().checked_mul(self.subclasses);
+        let mut sorted = self.classes.clone();
+        sorted.sort_by(f64::total_cmp);
+        let distinct = sorted.windows(2).all(|p| p[0] != p[1]);
+        if m.task != Task::Multiclass
+            || m.kernel.is_some()
+            || m.features.is_some()
+            || self.subclasses == 0
+            || templates != Some(m.n_labels)
+            || !distinct
+            || !self.classes.iter().all(|c| c.is_finite())
+        {
+            return Err(IoError::BadModel {
+                path: path.to_path_buf(),
+                message: format!(
+                    "inconsistent latent model: {} classes of {} templates for {} templates",
+                    self.classes.len(),
+                    self.subclasses,
+                    m.n_labels
+                ),
+            }
+            .into());
+        }
+        Ok(())
+    }
+}
