@@ -47,6 +47,25 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
     let fit = maxmargin::tagger::fit_with_map(&svm, &sentences, features, data, &mut bar)?;
     bar.finish();
     fit.tagger.save(output)?;
+    if !args.quiet {
+        // The templates are stored in the model; say which were used, and why when they were not named.
+        let f = &fit.tagger.features;
+        let inputs = f.inputs();
+        let why = match name {
+            None => format!(
+                ", chosen for {inputs} input column{}: --template chunking|ner|FILE chooses",
+                if inputs == 1 { "" } else { "s" }
+            ),
+            Some(_) => String::new(),
+        };
+        note!(
+            "templates: {}, {} patterns{why}; {} features, {} tags",
+            f.template().name(),
+            f.template().len(),
+            f.n_features(),
+            f.n_tags()
+        );
+    }
     crate::structured::finished(
         args,
         output,

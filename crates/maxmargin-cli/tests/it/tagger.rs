@@ -135,7 +135,7 @@ fn part_of_speech_tags_are_scored_by_token_accuracy() {
     let train = tmp.path().join("pos.txt");
     std::fs::write(&train, &text).unwrap();
     let model = tmp.path().join("pos.mm");
-    ok(&[
+    let said = super::ok_stderr(&[
         "train",
         s(&train),
         "--task",
@@ -146,8 +146,12 @@ fn part_of_speech_tags_are_scored_by_token_accuracy() {
         "10",
         "-o",
         s(&model),
-        "-q",
     ]);
+    // The templates used are said, and why: one input column (the word) picks the ner templates.
+    assert!(
+        said.contains("templates: ner,") && said.contains("chosen for 1 input column:"),
+        "{said}"
+    );
     let e = json(&ok(&["eval", s(&model), s(&train), "--json"]));
     assert_eq!(e["token_accuracy"].as_f64(), Some(1.0), "{e}");
     for key in ["chunk_f1", "chunk_precision", "gold_chunks", "per_type"] {
