@@ -37,6 +37,9 @@ pub(crate) fn cv(cmd: &CvCmd, task: Task) -> Result<bool> {
     if args.structural.latent_subclasses.is_some() {
         bail!("--latent-subclasses applies to train; cv of latent models is not built yet");
     }
+    if args.structural.min_count.is_some() {
+        bail!("--min-count applies to train --format conll");
+    }
     if cmd.metric != MetricArg::Accuracy {
         bail!(
             "--metric applies to binary cv; --task {} is measured by {}",

@@ -368,6 +368,9 @@ fn train(cmd: &TrainCmd) -> Result<i32> {
     if cmd.template.is_some() && format != FormatArg::Conll {
         bail!("--template applies to --format conll (feature templates over CoNLL columns)");
     }
+    if cmd.opts.structural.min_count.is_some() && format != FormatArg::Conll {
+        bail!("--min-count applies to --format conll (the tagger's feature dictionary)");
+    }
     if cmd.opts.structural.latent_subclasses.is_some()
         && (cmd.stream || format == FormatArg::Conll || cmd.task != TaskArg::Multiclass)
     {

@@ -33,7 +33,9 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
     }
     let template = template(name, &sentences)?;
     let (mut svm, mut bar) = crate::structured::estimator(args, Task::Chain)?;
-    let features = maxmargin::io::conll::FeatureMap::fit_with(&sentences, template);
+    let min_count = args.structural.min_count.unwrap_or(1);
+    let features =
+        maxmargin::io::conll::FeatureMap::fit_with_min_count(&sentences, template, min_count);
     if let Some(path) = &args.warm_start {
         let warm = Tagger::load(path)?;
         if warm.features != features {

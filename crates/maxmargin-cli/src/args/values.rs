@@ -426,6 +426,14 @@ pub(crate) struct StructFlags {
         help_heading = "Structured training (--task multiclass|multilabel|chain)"
     )]
     pub(crate) latent_subclasses: Option<usize>,
+    /// --format conll: keep only the features that fire at least N times in the training tokens (CRFsuite's
+    /// feature.minfreq) [default: 1, every feature]; most of a tagger's features are seen once.
+    #[arg(
+        long,
+        value_name = "N",
+        help_heading = "Structured training (--task multiclass|multilabel|chain)"
+    )]
+    pub(crate) min_count: Option<usize>,
 }
 
 /// What `--rescaling` accepts.

@@ -445,3 +445,75 @@ fn the_perceptron_chunks_as_the_baseline_and_refuses_certificate_flags() {
         );
     }
 }
+
+/// `--min-count N` keeps the features seen at least N times: a smaller dictionary and model file, still a
+/// chunker; other formats refuse it.
+#[test]
+fn min_count_prunes_rare_features() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (train, test) = (head("train.txt"), head("test.txt"));
+    let features = |said: &str| -> usize {
+        let line = said
+            .lines()
+            .find(|l| l.starts_with("templates:"))
+            .unwrap_or_else(|| panic!("{said}"));
+        line.split("; ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let mut sizes = Vec::new();
+    let mut counts = Vec::new();
+    for n in ["1", "3"] {
+        let model = tmp.path().join(format!("c{n}.mm"));
+        let said = ok_stderr(&[
+            "train",
+            s(&train),
+            "--task",
+            "chain",
+            "--format",
+            "conll",
+            "--min-count",
+            n,
+            "--lambda",
+            "1e-3",
+            "--max-passes",
+            "10",
+            "-o",
+            s(&model),
+        ]);
+        counts.push(features(&said));
+        sizes.push(std::fs::metadata(&model).unwrap().len());
+        let e = json(&ok(&["eval", s(&model), s(&test), "--json"]));
+        assert!(
+            e["chunk_f1"].as_f64().unwrap() > 0.8,
+            "--min-count {n}: {e}"
+        );
+    }
+    assert!(counts[1] * 2 < counts[0], "{counts:?}");
+    assert!(sizes[1] * 2 < sizes[0], "{sizes:?}");
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    let out = tmp.path().join("m.model");
+    let err = fails(
+        &[
+            "train",
+            s(&iris),
+            "--task",
+            "multiclass",
+            "--min-count",
+            "2",
+            "-o",
+            s(&out),
+        ],
+        1,
+    );
+    assert!(
+        err.contains("--min-count applies to --format conll"),
+        "{err}"
+    );
+}

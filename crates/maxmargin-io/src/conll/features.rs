@@ -127,6 +127,58 @@ impl FeatureMap {
         map
     }
 
+    /// As [`FeatureMap::fit_with`], keeping only the features that fire at least `min_count` times in the
+    /// training tokens (CRFsuite's `feature.minfreq`): rare features, most of them seen once, are most of a
+    /// tagger's dictionary and weights. `min_count ≤ 1` keeps every feature (the same map as `fit_with`).
+    ///
+    /// # Examples
+    /// ```
+    /// use maxmargin_io::conll::{FeatureMap, Sentence, Template};
+    /// let s = |words: &[&str]| Sentence {
+    ///     columns: vec![words.iter().map(|w| w.to_string()).collect()],
+    ///     tags: words.iter().map(|_| "O".to_string()).collect(),
+    /// };
+    /// let train = [s(&["the", "cat"]), s(&["the", "dog"])];
+    /// let all = FeatureMap::fit_with(&train, Template::ner(1));
+    /// let common = FeatureMap::fit_with_min_count(&train, Template::ner(1), 2);
+    /// assert!(common.n_features() < all.n_features());
+    /// assert!(common.feature_names().iter().all(|f| all.feature_names().contains(f)));
+    /// ```
+    pub fn fit_with_min_count(train: &[Sentence], template: Template, min_count: usize) -> Self {
+        let all = Self::fit_with(train, template);
+        if min_count <= 1 {
+            return all;
+        }
+        let mut counts = vec![0usize; all.names.len()];
+        let mut buf = String::new();
+        for s in train {
+            for t in 0..s.len() {
+                all.template.for_each_feature(s, t, &mut buf, |f| {
+                    if let Some(&i) = all.features.get(f) {
+                        counts[i as usize] += 1;
+                    }
+                });
+            }
+        }
+        let names: Vec<String> = all
+            .names
+            .iter()
+            .zip(&counts)
+            .filter(|(_, c)| **c >= min_count)
+            .map(|(n, _)| n.clone())
+            .collect();
+        let features = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i as u32))
+            .collect();
+        Self {
+            names,
+            features,
+            ..all
+        }
+    }
+
     /// Number of features.
     pub fn n_features(&self) -> usize {
         self.names.len()
