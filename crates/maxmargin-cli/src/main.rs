@@ -150,7 +150,19 @@ fn run(cli: Cli) -> Result<i32> {
     crate::load::choose_csv(csv_format == Some(FormatArg::Csv), cli.label_column.clone());
     if ranks::launched().is_some_and(|p| p > 1) {
         return match &cli.command {
-            Command::Train(cmd) => ranks::train(cmd),
+            Command::Train(cmd) => {
+                refuse(
+                    &[
+                        (
+                            "--latent-subclasses",
+                            cmd.opts.structural.latent_subclasses.is_some(),
+                        ),
+                        ("--min-count", cmd.opts.structural.min_count.is_some()),
+                    ],
+                    "is not built for training over MPI ranks; run it as one process",
+                )?;
+                ranks::train(cmd)
+            }
             _ => bail!("only train runs over several MPI ranks; run this command as one process"),
         };
     }

@@ -52,7 +52,8 @@ impl MultilabelSpace {
         }
         Ok(Self {
             n_features,
-            weights: label_weights,
+            // −0 and +0 are one weight (the slack oracle groups labels by equal weights).
+            weights: label_weights.into_iter().map(|c| c + 0.0).collect(),
         })
     }
 

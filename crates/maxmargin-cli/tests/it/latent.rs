@@ -161,4 +161,49 @@ fn latent_subclasses_are_refused_where_they_cannot_apply() {
     ]);
     let err = fails(&["predict", o, s(&train), "--probability"], 1);
     assert!(err.contains("multiclass-latent"), "{err}");
+    let err = fails(
+        &[
+            "train",
+            s(&train),
+            "--task",
+            "multiclass",
+            "--latent-subclasses",
+            "2",
+            "--solver",
+            "oneslack",
+            "--rescaling",
+            "slack",
+            "-o",
+            o,
+        ],
+        1,
+    );
+    assert!(err.contains("slack rescaling of latent models"), "{err}");
+    // A crafted file whose joint model's class values are not its template numbers is refused, not indexed.
+    let json = tmp.path().join("m.json");
+    ok(&[
+        "train",
+        s(&train),
+        "--task",
+        "multiclass",
+        "--latent-subclasses",
+        "2",
+        "-o",
+        s(&json),
+        "-q",
+    ]);
+    let mut m = maxmargin::structured_svm::LatentMulticlassModel::load(&json).unwrap();
+    m.model.classes[5] = 99.0;
+    let crafted = tmp.path().join("crafted.json");
+    assert!(m.save(&crafted).is_err(), "save checks too");
+    let kind = maxmargin::structured_svm::LATENT_KIND;
+    maxmargin::io::model_file::save(&crafted, kind, &m).unwrap();
+    let err = fails(&["predict", s(&crafted), s(&train)], 1);
+    assert!(
+        err.contains("crafted.json") && err.contains("inconsistent latent model"),
+        "{err}"
+    );
+    let heart = super::heart(tmp.path());
+    let err = fails(&["cv", s(&heart), "--min-count", "2"], 1);
+    assert!(err.contains("--min-count"), "{err}");
 }

@@ -157,6 +157,14 @@ impl StructuredSvm {
                 "train each round with dcd (Crammer-Singer), bcfw, oneslack, nslack, ssg or perceptron",
             ));
         }
+        if p.rescaling != Rescaling::Margin {
+            return Err(crate::error::refuse(
+                "latent subclasses",
+                "with slack rescaling",
+                "the rounds judge the margin-rescaled latent objective; slack rescaling of latent models is not \
+                 built yet",
+            ));
+        }
         if self.sample_weights.is_some() || self.warm.is_some() || self.plan != Default::default() {
             return Err(crate::error::refuse(
                 "latent subclasses",
@@ -303,12 +311,15 @@ impl LatentMulticlassModel {
         let mut sorted = self.classes.clone();
         sorted.sort_by(f64::total_cmp);
         let distinct = sorted.windows(2).all(|p| p[0] != p[1]);
+        // The joint model's class values are its template numbers 0 .. K·S − 1, in order.
+        let numbered = m.classes.iter().enumerate().all(|(j, &c)| c == j as f64);
         if m.task != Task::Multiclass
             || m.kernel.is_some()
             || m.features.is_some()
             || self.subclasses == 0
             || templates != Some(m.n_labels)
             || !distinct
+            || !numbered
             || !self.classes.iter().all(|c| c.is_finite())
         {
             return Err(IoError::BadModel {
