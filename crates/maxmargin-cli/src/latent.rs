@@ -69,37 +69,14 @@ pub(crate) fn predict(
     let rows = read_to_predict(data, model_path, shape(&m))?;
     let labels = m.predict(&rows)?;
     let values = if scores { m.scores(&rows)? } else { Vec::new() };
-    let mut lines = Vec::with_capacity(labels.len() + 1);
-    if scores && !json {
-        let names = m.classes.iter().map(|c| format!("score({c})"));
-        lines.push(
-            std::iter::once("# label".to_string())
-                .chain(names)
-                .collect::<Vec<_>>()
-                .join(" "),
-        );
-    }
-    for (i, l) in labels.iter().enumerate() {
-        lines.push(if json {
-            let mut o = serde_json::json!({ "label": l });
-            if scores {
-                let by_class: serde_json::Map<String, serde_json::Value> = m
-                    .classes
-                    .iter()
-                    .zip(&values[i])
-                    .map(|(c, v)| (c.to_string(), serde_json::json!(v)))
-                    .collect();
-                o["scores"] = by_class.into();
-            }
-            o.to_string()
-        } else {
-            std::iter::once(l.to_string())
-                .chain(values.get(i).into_iter().flatten().map(f64::to_string))
-                .collect::<Vec<_>>()
-                .join(" ")
-        });
-    }
-    Ok(lines)
+    let labels: Vec<(serde_json::Value, String)> = labels
+        .iter()
+        .map(|l| (serde_json::json!(l), l.to_string()))
+        .collect();
+    let scores = scores.then_some(&values[..]);
+    Ok(crate::predict::class_lines(
+        &m.classes, &labels, scores, None, json,
+    ))
 }
 
 /// `eval`'s measures of a latent model on labelled rows.

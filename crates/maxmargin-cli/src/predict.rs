@@ -33,51 +33,67 @@ fn multiclass_lines(
         (None, true) => model.own_probabilities(&data)?,
         _ => Vec::new(),
     };
+    let labels: Vec<(serde_json::Value, String)> = preds
+        .iter()
+        .map(|p| (class_value(p), p.to_string()))
+        .collect();
+    let (scores, probs) = (
+        scores.then_some(&values[..]),
+        probability.then_some(&probs[..]),
+    );
+    Ok(class_lines(&model.classes, &labels, scores, probs, json))
+}
+
+/// One line per row of a model that predicts a class: in text the label (as `text`), then the scores and
+/// the probabilities asked for, named by a `# label score(c) ... p(c) ...` header; in JSON `{"label": L}`
+/// with `"scores"` and `"probabilities"` by class.
+pub(crate) fn class_lines(
+    classes: &[f64],
+    labels: &[(serde_json::Value, String)],
+    scores: Option<&[Vec<f64>]>,
+    probs: Option<&[Vec<f64>]>,
+    json: bool,
+) -> Vec<String> {
     let by_class = |v: &[f64]| -> serde_json::Value {
-        model
-            .classes
+        classes
             .iter()
             .zip(v)
             .map(|(c, v)| (c.to_string(), serde_json::json!(v)))
             .collect::<serde_json::Map<String, serde_json::Value>>()
             .into()
     };
-    let mut lines = Vec::with_capacity(preds.len() + 1);
-    if !json && (scores || probability) {
+    let mut lines = Vec::with_capacity(labels.len() + 1);
+    if !json && (scores.is_some() || probs.is_some()) {
         let mut names = vec!["# label".to_string()];
-        if scores {
-            names.extend(model.classes.iter().map(|c| format!("score({c})")));
+        if scores.is_some() {
+            names.extend(classes.iter().map(|c| format!("score({c})")));
         }
-        if probability {
-            names.extend(model.classes.iter().map(|c| format!("p({c})")));
+        if probs.is_some() {
+            names.extend(classes.iter().map(|c| format!("p({c})")));
         }
         lines.push(names.join(" "));
     }
-    for (i, p) in preds.iter().enumerate() {
+    for (i, (value, text)) in labels.iter().enumerate() {
+        let (s, p) = (scores.and_then(|v| v.get(i)), probs.and_then(|v| v.get(i)));
         if json {
-            let mut o = serde_json::json!({ "label": class_value(p) });
-            if scores {
-                o["scores"] = by_class(&values[i]);
+            let mut o = serde_json::json!({ "label": value });
+            if let Some(s) = s {
+                o["scores"] = by_class(s);
             }
-            if probability {
-                o["probabilities"] = by_class(&probs[i]);
+            if let Some(p) = p {
+                o["probabilities"] = by_class(p);
             }
             lines.push(o.to_string());
         } else {
-            let mut line = p.to_string();
-            for v in values
-                .get(i)
-                .into_iter()
-                .flatten()
-                .chain(probs.get(i).into_iter().flatten())
-            {
+            let mut line = text.clone();
+            for v in s.into_iter().flatten().chain(p.into_iter().flatten()) {
                 line.push(' ');
                 line.push_str(&v.to_string());
             }
             lines.push(line);
         }
     }
-    Ok(lines)
+    lines
 }
 
 /// `predict --scores` on a multilabel model: the label set, then one decision value per label (a label is on

@@ -96,7 +96,7 @@ impl StructuredSvm {
             ));
         }
         let ex = Examples { x, y };
-        let (fit, lambda) = self.run(&space, &ex, observer)?;
+        let (fit, lambda) = self.run(&space, (&ex.x, &ex.y), observer)?;
         let (n, dim) = (ex.x.len(), space.dim());
         drop(ex);
         let report = self.finish(

@@ -163,9 +163,11 @@ impl StructuredSvm {
         let k = parts.classes.len();
         let space = MulticlassSpace::new(self.width(parts.d), k)?;
         let (fit, lambda) = match self.params.solver {
-            StructSolverKind::Dcd => self.run_cs(&space, &ex, parts.weights.clone(), observer)?,
+            StructSolverKind::Dcd => {
+                self.run_cs(&space, (&ex.x, &ex.y), parts.weights.clone(), observer)?
+            }
             StructSolverKind::Softmax => self.run_softmax(&space, &ex, &parts.weights, observer)?,
-            _ => self.run(&space, &ex, observer)?,
+            _ => self.run(&space, (&ex.x, &ex.y), observer)?,
         };
         let shape = (ex.x.len(), parts.d, k);
         drop(ex);
@@ -198,7 +200,7 @@ impl StructuredSvm {
         };
         drop(scaled);
         let space = MultilabelSpace::new(self.width(d), l)?;
-        let (fit, lambda) = self.run(&space, &ex, observer)?;
+        let (fit, lambda) = self.run(&space, (&ex.x, &ex.y), observer)?;
         let shape = (ex.x.len(), d, l);
         let report = ReportParts {
             classes: Vec::new(),
@@ -249,7 +251,7 @@ impl StructuredSvm {
                 .flat_map(|v| v.as_row().values().iter().map(|v| v.abs()))
                 .fold(0.0, f64::max);
         let space = ChainSpace::new(self.width(d), l)?;
-        let (fit, lambda) = self.run(&space, &ex, observer)?;
+        let (fit, lambda) = self.run(&space, (&ex.x, &ex.y), observer)?;
         let shape = (ex.x.len(), d, l);
         let report = ReportParts {
             classes: Vec::new(),

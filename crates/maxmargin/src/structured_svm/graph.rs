@@ -186,7 +186,7 @@ impl StructuredSvm {
             x: graphs,
             y: labels,
         };
-        let (fit, lambda) = self.run(&space, &ex, observer)?;
+        let (fit, lambda) = self.run(&space, (&ex.x, &ex.y), observer)?;
         let report = ReportParts {
             classes: Vec::new(),
             scaler,

@@ -76,15 +76,12 @@ impl StructuredSvm {
             ..CccpParams::default()
         };
         let fit = cccp(&space, &x, &y, lambda, outer, |problem, _| {
-            let ex = Examples {
-                x: x.clone(),
-                y: problem.y().to_vec(),
-            };
+            let ex = (x.as_slice(), problem.y());
             let (fit, _) = match self.params.solver {
                 StructSolverKind::Dcd => {
-                    self.run_cs(space.joint(), &ex, weights.clone(), observer)?
+                    self.run_cs(space.joint(), ex, weights.clone(), observer)?
                 }
-                _ => self.run(space.joint(), &ex, observer)?,
+                _ => self.run(space.joint(), ex, observer)?,
             };
             Ok::<_, Error>(fit)
         })?;
@@ -239,18 +236,6 @@ impl LatentMulticlassModel {
             .iter()
             .map(|xi| Ok(space.label(&space.decode(&self.model.w, xi)?)))
             .collect::<Result<_, Error>>()?;
-        let k = self.classes.len();
-        let mut counts = vec![[0usize; 3]; k];
-        for (&p, &t) in predicted.iter().zip(&y) {
-            if p == t {
-                counts[t as usize][0] += 1;
-            } else {
-                counts[p as usize][1] += 1;
-                counts[t as usize][2] += 1;
-            }
-        }
-        let table = super::multilabel::ClassTable::new(&self.classes, &counts);
-        let accuracy = counts.iter().map(|c| c[0]).sum::<usize>() as f64 / n as f64;
         let objective = match lambda {
             Some(l) => {
                 let completions = x
@@ -266,22 +251,10 @@ impl LatentMulticlassModel {
         };
         Ok(StructEvaluation {
             n,
-            accuracy: Some(accuracy),
-            micro_f1: Some(accuracy),
-            macro_precision: table.macro_precision,
-            macro_recall: table.macro_recall,
-            macro_f1: table.macro_f1,
-            per_class: Some(table.classes),
-            confusion: Some(maxmargin_core::metrics::Confusion::count(
-                self.classes.clone(),
-                y.iter()
-                    .zip(&predicted)
-                    .map(|(&t, &p)| (t as usize, p as usize)),
-            )),
             lambda,
             objective,
             converged: self.model.training.converged,
-            ..StructEvaluation::default()
+            ..super::multilabel::classified(&self.classes, &y, &predicted)
         })
     }
 

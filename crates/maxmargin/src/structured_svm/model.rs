@@ -247,21 +247,6 @@ impl StructuredModel {
                 (x, predicted)
             }
         };
-        let correct = predicted.iter().zip(&y).filter(|(p, t)| p == t).count();
-        // Per class, from counts kept per class (linear in the rows and the classes, never their product).
-        let k = self.classes.len();
-        let mut counts = vec![[0usize; 3]; k];
-        for (&p, &t) in predicted.iter().zip(&y) {
-            let (p, t) = (p as usize, t as usize);
-            if p == t {
-                counts[t][0] += 1;
-            } else {
-                counts[p.min(k - 1)][1] += 1;
-                counts[t][2] += 1;
-            }
-        }
-        let table = super::multilabel::ClassTable::new(&self.classes, &counts);
-        let accuracy = correct as f64 / n as f64;
         // A probabilistic model (softmax, one-vs-rest logistic) is judged on its own probabilities too.
         let (brier, log_loss) = if self.is_probabilistic() {
             let (b, l) = super::calibrated::brier_and_log_loss(&self.own_probabilities(data)?, &y);
@@ -273,23 +258,10 @@ impl StructuredModel {
             brier,
             log_loss,
             n,
-            accuracy: Some(accuracy),
             lambda,
             objective: self.objective(&space, &x, &y, lambda)?,
             converged: self.training.converged,
-            macro_precision: table.macro_precision,
-            macro_recall: table.macro_recall,
-            macro_f1: table.macro_f1,
-            // Each row has one true and one predicted class: micro precision, recall and F1 are the accuracy.
-            micro_f1: Some(accuracy),
-            confusion: Some(maxmargin_core::metrics::Confusion::count(
-                self.classes.clone(),
-                y.iter()
-                    .zip(&predicted)
-                    .map(|(&t, &p)| (t as usize, p as usize)),
-            )),
-            per_class: Some(table.classes),
-            ..StructEvaluation::default()
+            ..super::multilabel::classified(&self.classes, &y, &predicted)
         })
     }
 

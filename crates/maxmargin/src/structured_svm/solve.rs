@@ -62,19 +62,19 @@ impl StructuredSvm {
     pub(super) fn run<S>(
         &self,
         space: &S,
-        ex: &Examples<S::Input, S::Output>,
+        (x, y): (&[S::Input], &[S::Output]),
         observer: &mut (dyn Observer + Send),
     ) -> Result<(maxmargin_optim::Fit<Vec<f64>>, f64), Error>
     where
         S: OutputSpace,
         S::Output: Sync + Serialize + serde::de::DeserializeOwned,
     {
-        let lambda = self.params.regularization.lambda(ex.x.len())?;
-        let problem = StructProblem::new(space, &ex.x, &ex.y, lambda)?
-            .with_rescaling(self.params.rescaling)?;
+        let lambda = self.params.regularization.lambda(x.len())?;
+        let problem =
+            StructProblem::new(space, x, y, lambda)?.with_rescaling(self.params.rescaling)?;
         let trainer = Trainer::new(self.params.budget())?;
-        let rows = crate::inputs::space_digest(space, &ex.x, &ex.y, self.sample_weights.as_deref());
-        let meta = (ex.x.len(), space.dim(), lambda.get(), rows);
+        let rows = crate::inputs::space_digest(space, x, y, self.sample_weights.as_deref());
+        let meta = (x.len(), space.dim(), lambda.get(), rows);
         let go = |observer: &mut (dyn Observer + Send)| -> Result<maxmargin_optim::Fit<Vec<f64>>, Error> {
             match self.params.solver {
                 StructSolverKind::Bcfw => self.with(&trainer, self.params.bcfw().check()?, &problem, meta, observer),
@@ -104,15 +104,15 @@ impl StructuredSvm {
     pub(super) fn run_cs(
         &self,
         space: &MulticlassSpace,
-        ex: &Examples<SparseVec, u32>,
+        (x, y): (&[SparseVec], &[u32]),
         class_weights: Vec<f64>,
         observer: &mut (dyn Observer + Send),
     ) -> Result<(maxmargin_optim::Fit<Vec<f64>>, f64), Error> {
-        let lambda = self.params.regularization.lambda(ex.x.len())?;
-        let problem = StructProblem::new(space, &ex.x, &ex.y, lambda)?;
+        let lambda = self.params.regularization.lambda(x.len())?;
+        let problem = StructProblem::new(space, x, y, lambda)?;
         let trainer = Trainer::new(self.params.budget())?;
-        let rows = crate::inputs::space_digest(space, &ex.x, &ex.y, self.sample_weights.as_deref());
-        let meta = (ex.x.len(), space.dim(), lambda.get(), rows);
+        let rows = crate::inputs::space_digest(space, x, y, self.sample_weights.as_deref());
+        let meta = (x.len(), space.dim(), lambda.get(), rows);
         let fit = crate::parallel::with_threads(self.params.threads, || {
             self.with(
                 &trainer,
