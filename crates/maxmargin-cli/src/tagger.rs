@@ -60,8 +60,19 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
             ),
             Some(_) => String::new(),
         };
+        let (bigram_patterns, bigram_features) = match f.template().edge_len() {
+            0 => (String::new(), String::new()),
+            b => (
+                format!(" and {b} bigram"),
+                format!(
+                    " and {} bigram ({} transition weights)",
+                    f.n_edge_features(),
+                    f.n_edge_features() * f.n_tags() * f.n_tags()
+                ),
+            ),
+        };
         note!(
-            "templates: {}, {} patterns{why}; {} features, {} tags",
+            "templates: {}, {} patterns{bigram_patterns}{why}; {} features{bigram_features}, {} tags",
             f.template().name(),
             f.template().len(),
             f.n_features(),

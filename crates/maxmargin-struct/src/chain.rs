@@ -6,12 +6,18 @@
 //! Because `Δ` decomposes over positions, loss-augmented inference is Viterbi with `C[y_t][·]` added to
 //! the unary scores. Weight layout: `W` feature-major (`w[j·L + l]`), then `A` (`from·L + to`), then
 //! `start` and `end` when enabled. Ties go to the lowest label (in the forward pass and at the end).
+//!
+//! Observation-dependent transitions (CRF++'s `B` templates with macros) are edge features: with
+//! [`ChainSpace::with_edge_features`]`(E)`, a position's feature indices `d..d+E` score the transition into
+//! it, `A_t[k, l] = A[k, l] + Σ_e x_{t,d+e} V[e, k, l]` (ignored at the first position, which has no
+//! transition); `V` (`e·L² + from·L + to`) follows the rest of the weights.
 //! The dynamic-programming tables live in a per-thread scratch buffer, reused across calls.
 
 use crate::cost::CostMatrix;
 use crate::error::{StructError, check_features, check_weights};
 use crate::oracle::{Enumerable, OutputSpace, Violation};
 use crate::sequence::{Sequence, add_unary, check_labels, product, unary_score, visit_unary};
+use maxmargin_core::vector::SparseVec;
 use std::cell::RefCell;
 
 /// A linear-chain space over `L` labels and `d` features.
@@ -20,6 +26,7 @@ pub struct ChainSpace {
     n_features: usize,
     cost: CostMatrix,
     start_end: bool,
+    n_edge: usize,
 }
 
 #[derive(Default)]
@@ -28,6 +35,7 @@ struct Scratch {
     delta: Vec<f64>,
     next: Vec<f64>,
     back: Vec<u32>,
+    pair: Vec<f64>,
 }
 
 thread_local! {
@@ -61,7 +69,41 @@ impl ChainSpace {
             n_features,
             cost,
             start_end,
+            n_edge: 0,
         })
+    }
+
+    /// The same chain with `n_edge` edge features: feature indices `d..d + n_edge` of a position (`d` the
+    /// number of features) score the transition into it, one `L × L` block of weights each.
+    ///
+    /// # Examples
+    /// ```
+    /// use maxmargin_core::vector::SparseVec;
+    /// use maxmargin_struct::{ChainSpace, OutputSpace};
+    /// // Two unary features and one edge feature (index 2) over two labels.
+    /// let space = ChainSpace::new(2, 2)?.with_edge_features(1);
+    /// assert_eq!(space.dim(), 2 * 2 + 2 * 2 + 2 * 2 + 2 * 2);
+    /// let x = vec![
+    ///     SparseVec::new(vec![0], vec![1.0])?,
+    ///     SparseVec::new(vec![1, 2], vec![1.0, 1.0])?,
+    /// ];
+    /// // Unary weights favour label 0 at both positions, but the edge feature of position 1 rewards 0 → 1.
+    /// let mut w = vec![0.0; space.dim()];
+    /// w[0] = 1.0; // feature 0, label 0
+    /// w[2] = 0.5; // feature 1, label 0
+    /// w[space.dim() - 4 + 1] = 2.0; // edge feature 0, from 0 to 1
+    /// assert_eq!(space.decode(&w, &x)?, vec![0, 1]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_edge_features(mut self, n_edge: usize) -> Self {
+        self.n_edge = n_edge;
+        self
+    }
+
+    /// Number of edge features.
+    pub fn n_edge_features(&self) -> usize {
+        self.n_edge
     }
 
     /// Number of labels `L`.
@@ -87,6 +129,27 @@ impl ChainSpace {
             .then(|| self.unary_len() + self.n_labels() * self.n_labels())
     }
 
+    /// Where the edge-feature blocks begin.
+    fn edge(&self) -> usize {
+        let l = self.n_labels();
+        self.unary_len() + l * l + if self.start_end { 2 * l } else { 0 }
+    }
+
+    /// Calls `visit(k, v)` for the weight index `k` of every edge feature `(e, v)` of the transition
+    /// `from → to` into position vector `xt`.
+    fn visit_edge(&self, xt: &SparseVec, from: u32, to: u32, visit: &mut dyn FnMut(usize, f64)) {
+        if self.n_edge == 0 {
+            return;
+        }
+        let l = self.n_labels();
+        let pair = from as usize * l + to as usize;
+        for (j, v) in xt.as_row().iter() {
+            if j >= self.n_features {
+                visit(self.edge() + (j - self.n_features) * l * l + pair, v);
+            }
+        }
+    }
+
     /// Viterbi: the best labelling under unary + `cost_row(t)` scores, and its total value.
     fn viterbi(&self, w: &[f64], x: &Sequence, truth: Option<&[u32]>) -> (Vec<u32>, f64) {
         let n_labels = self.n_labels();
@@ -103,6 +166,7 @@ impl ChainSpace {
             s.delta.resize(n_labels, 0.0);
             s.next.clear();
             s.next.resize(n_labels, 0.0);
+            let edge = self.edge();
             for (t, xt) in x.iter().enumerate() {
                 let u = &mut s.unary[t * n_labels..(t + 1) * n_labels];
                 add_unary(&w[..self.unary_len()], xt, n_labels, u);
@@ -116,7 +180,26 @@ impl ChainSpace {
                     *d += st;
                 }
             }
-            for t in 1..t_len {
+            for (t, xt) in x.iter().enumerate().skip(1) {
+                // The transition scores into t: `A`, plus the edge features' blocks when t has any.
+                let mut edges = xt
+                    .as_row()
+                    .iter()
+                    .filter(|(j, _)| *j >= self.n_features)
+                    .peekable();
+                let trans: &[f64] = if edges.peek().is_some() {
+                    s.pair.clear();
+                    s.pair.extend_from_slice(trans);
+                    for (j, v) in edges {
+                        let at = edge + (j - self.n_features) * n_labels * n_labels;
+                        for (p, wv) in s.pair.iter_mut().zip(&w[at..at + n_labels * n_labels]) {
+                            *p += v * wv;
+                        }
+                    }
+                    &s.pair
+                } else {
+                    trans
+                };
                 for l in 0..n_labels {
                     let mut best = (0u32, f64::NEG_INFINITY);
                     for (k, dk) in s.delta.iter().enumerate() {
@@ -158,7 +241,7 @@ impl OutputSpace for ChainSpace {
 
     fn dim(&self) -> usize {
         let l = self.n_labels();
-        self.unary_len() + l * l + if self.start_end { 2 * l } else { 0 }
+        self.edge() + self.n_edge * l * l
     }
 
     fn check_input(&self, x: &Sequence) -> Result<(), StructError> {
@@ -166,7 +249,7 @@ impl OutputSpace for ChainSpace {
             return Err(StructError::EmptySequence);
         }
         for (t, xt) in x.iter().enumerate() {
-            check_features(xt, t, self.n_features)?;
+            check_features(xt, t, self.n_features + self.n_edge)?;
         }
         Ok(())
     }
@@ -178,11 +261,12 @@ impl OutputSpace for ChainSpace {
     fn for_each_feature(&self, x: &Sequence, y: &Vec<u32>, visit: &mut dyn FnMut(usize, f64)) {
         let n_labels = self.n_labels();
         visit_unary(x, y, self.n_features, n_labels, visit);
-        for pair in y.windows(2) {
+        for (t, pair) in y.windows(2).enumerate() {
             visit(
                 self.trans() + pair[0] as usize * n_labels + pair[1] as usize,
                 1.0,
             );
+            self.visit_edge(&x[t + 1], pair[0], pair[1], visit);
         }
         if let (Some(start), Some(first), Some(last)) = (self.start(), y.first(), y.last()) {
             visit(start + *first as usize, 1.0);
@@ -193,8 +277,9 @@ impl OutputSpace for ChainSpace {
     fn score(&self, w: &[f64], x: &Sequence, y: &Vec<u32>) -> f64 {
         let n_labels = self.n_labels();
         let mut s = unary_score(w, x, y, self.n_features, n_labels);
-        for pair in y.windows(2) {
+        for (t, pair) in y.windows(2).enumerate() {
             s += w[self.trans() + pair[0] as usize * n_labels + pair[1] as usize];
+            self.visit_edge(&x[t + 1], pair[0], pair[1], &mut |k, v| s += v * w[k]);
         }
         if let (Some(start), Some(first), Some(last)) = (self.start(), y.first(), y.last()) {
             s += w[start + *first as usize] + w[start + n_labels + *last as usize];

@@ -106,6 +106,31 @@ pub fn check_labels(
     Ok(())
 }
 
+/// Edge features (observation-dependent transitions) hold `L × L` weights each: refused when that is far
+/// beyond what their nonzeros need (8 weights per nonzero plus 4,194,304), naming the way to fewer.
+pub fn check_edge_weights(
+    source: &Path,
+    n_edge: usize,
+    n_labels: usize,
+    nnz: usize,
+) -> Result<(), Error> {
+    let weights = n_edge.saturating_mul(n_labels.saturating_mul(n_labels));
+    let limit = nnz.saturating_mul(8).saturating_add(1 << 22);
+    if weights > limit {
+        return Err(OptimError::InvalidParam {
+            name: "bigram features",
+            value: format!(
+                "{n_edge} over {n_labels} tags ({weights} weights, from {})",
+                source.display()
+            ),
+            reason: "are far more transition weights than the data's nonzeros need; keep bigram (B) \
+                     templates to small vocabularies (POS tags, shapes) or prune with --min-count",
+        }
+        .into());
+    }
+    Ok(())
+}
+
 /// Checks user-given row weights: every one finite and non-negative.
 ///
 /// # Errors

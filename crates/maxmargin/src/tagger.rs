@@ -211,7 +211,7 @@ pub fn fit_with_map(
         // Every training tag is in the dictionary built on it.
         features.tags(tags).unwrap_or_default()
     });
-    let report = svm.fit_chain(&data, observer)?;
+    let report = svm.fit_chain_with_edges(&data, features.n_edge_features(), observer)?;
     Ok(TaggerFitReport {
         tagger: Tagger {
             model: report.model,
@@ -255,7 +255,7 @@ impl Tagger {
     fn tag_data(&self, data: &SequenceData) -> Result<Vec<Vec<String>>, Error> {
         let names = self.features.tag_names();
         self.model
-            .predict_chain(data)?
+            .predict_chain_with_edges(data, self.features.n_edge_features())?
             .into_iter()
             .map(|p| match p {
                 Prediction::Tags(t) => Ok(t
@@ -314,7 +314,11 @@ impl Tagger {
             .map(|(g, p)| g.iter().zip(p).filter(|(a, b)| a == b).count())
             .sum();
         let objective = match lambda {
-            Some(_) if unknown == 0 => self.model.evaluate_chain(&data, lambda)?.objective,
+            Some(_) if unknown == 0 => {
+                self.model
+                    .evaluate_chain_with_edges(&data, self.features.n_edge_features(), lambda)?
+                    .objective
+            }
             _ => None,
         };
         Ok(TaggerEvaluation {
@@ -371,8 +375,10 @@ impl Tagger {
                 tagger.model.task.kind()
             )));
         }
-        tagger.model.check_consistent(path)?;
         let f = &tagger.features;
+        tagger
+            .model
+            .check_consistent_with_edges(path, f.n_edge_features())?;
         if tagger.model.n_features != f.n_features() || tagger.model.n_labels != f.n_tags().max(1) {
             return Err(bad(format!(
                 "the chain model has {} features and {} tags, its dictionary {} and {}",

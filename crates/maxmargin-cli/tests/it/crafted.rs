@@ -117,8 +117,8 @@ fn issue_23_templates_and_side_files_are_bounded() {
         ("wrap", "U00:%x[-2147483648,0]\n".to_string(), "|row| <= 64"),
         (
             "many",
-            "U:%x[0,0]\n".repeat(5000),
-            "more than 4096 unigram template lines",
+            "U:%x[0,0]\nB:%x[0,0]\n".repeat(2500),
+            "more than 4096 template lines",
         ),
     ] {
         let t = p(name);

@@ -517,3 +517,73 @@ fn min_count_prunes_rare_features() {
         "{err}"
     );
 }
+
+/// CRF++'s bigram templates with macros (`B` lines naming cells): observation-dependent transitions, one
+/// weight per feature and tag pair; the model keeps them and predicts with them after a reload.
+#[test]
+fn bigram_templates_score_transitions_by_observation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (train, test) = (head("train.txt"), head("test.txt"));
+    let template = tmp.path().join("b.tpl");
+    std::fs::write(
+        &template,
+        "U00:%x[0,0]\nU01:%x[0,1]\nU02:%x[-1,1]\nB\nB10:%x[0,1]\nB11:%x[-1,1]/%x[0,1]\n",
+    )
+    .unwrap();
+    let model = tmp.path().join("b.mm");
+    let said = ok_stderr(&[
+        "train",
+        s(&train),
+        "--task",
+        "chain",
+        "--format",
+        "conll",
+        "--template",
+        s(&template),
+        "--lambda",
+        "1e-3",
+        "--max-passes",
+        "10",
+        "-o",
+        s(&model),
+    ]);
+    assert!(
+        said.contains("3 patterns and 2 bigram") && said.contains("transition weights"),
+        "{said}"
+    );
+    let e = json(&ok(&["eval", s(&model), s(&test), "--json"]));
+    assert!(e["chunk_f1"].as_f64().unwrap() > 0.8, "{e}");
+    let tagged = ok(&["predict", s(&model), s(&test)]);
+    assert!(
+        tagged.lines().any(|l| l.split(' ').count() == 4),
+        "{tagged}"
+    );
+    // The same template without the bigram lines is a different, smaller model.
+    let plain = tmp.path().join("plain.tpl");
+    std::fs::write(&plain, "U00:%x[0,0]\nU01:%x[0,1]\nU02:%x[-1,1]\nB\n").unwrap();
+    let small = tmp.path().join("p.mm");
+    ok(&[
+        "train",
+        s(&train),
+        "--task",
+        "chain",
+        "--format",
+        "conll",
+        "--template",
+        s(&plain),
+        "--lambda",
+        "1e-3",
+        "--max-passes",
+        "10",
+        "-o",
+        s(&small),
+        "-q",
+    ]);
+    let size = |p: &Path| std::fs::metadata(p).unwrap().len();
+    assert!(
+        size(&small) < size(&model),
+        "{} {}",
+        size(&small),
+        size(&model)
+    );
+}

@@ -6,6 +6,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// Feature and tag dictionaries built on a training set, with the templates that made them.
+///
+/// Unigram features (from `U` templates) have indices `0..n_features()`; bigram features (from `B`
+/// templates with macros, observation-dependent transitions) follow them, at
+/// `n_features()..n_features() + n_edge_features()`, and fire from a sentence's second token on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "Stored", into = "Stored")]
 pub struct FeatureMap {
@@ -13,11 +17,15 @@ pub struct FeatureMap {
     inputs: usize,
     names: Vec<String>,
     features: HashMap<String, u32>,
+    edge_names: Vec<String>,
+    edge_features: HashMap<String, u32>,
     tags: Vec<String>,
     tag_ids: HashMap<String, u32>,
 }
 
-/// What a model file keeps: the template text, the feature strings and the tags in index order.
+/// What a model file keeps: the template text, the feature strings and the tags in index order. The
+/// unigram features come first, then the bigram ones (their strings start with `B`, the unigram ones with
+/// `U`, as the template lines that make them).
 #[derive(Serialize, Deserialize)]
 struct Stored {
     template_name: String,
@@ -33,7 +41,7 @@ impl From<FeatureMap> for Stored {
             template_name: m.template.name().to_string(),
             template: m.template.text().to_string(),
             inputs: m.inputs,
-            features: m.names,
+            features: m.names.into_iter().chain(m.edge_names).collect(),
             tags: m.tags,
         }
     }
@@ -64,12 +72,22 @@ impl TryFrom<Stored> for FeatureMap {
                 s.inputs
             ));
         }
+        let (edge_names, names): (Vec<String>, Vec<String>) =
+            s.features.into_iter().partition(|f| f.starts_with('B'));
+        if !edge_names.is_empty() && template.edge_len() == 0 {
+            return Err(format!(
+                "{} stored bigram features, and the stored template has no bigram (B) line with macros",
+                edge_names.len()
+            ));
+        }
         Ok(Self {
-            features: index(&s.features, "features")?,
+            features: index(&names, "features")?,
+            edge_features: index(&edge_names, "bigram features")?,
             tag_ids: index(&s.tags, "tags")?,
             template,
             inputs: s.inputs,
-            names: s.features,
+            names,
+            edge_names,
             tags: s.tags,
         })
     }
@@ -103,19 +121,26 @@ impl FeatureMap {
             inputs,
             names: Vec::new(),
             features: HashMap::new(),
+            edge_names: Vec::new(),
+            edge_features: HashMap::new(),
             tags: Vec::new(),
             tag_ids: HashMap::new(),
         };
         let mut buf = String::new();
+        fn add(names: &mut Vec<String>, ids: &mut HashMap<String, u32>, f: &str) {
+            if !ids.contains_key(f) {
+                ids.insert(f.to_string(), names.len() as u32);
+                names.push(f.to_string());
+            }
+        }
         for s in train {
             for t in 0..s.len() {
                 let (names, features) = (&mut map.names, &mut map.features);
-                map.template.for_each_feature(s, t, &mut buf, |f| {
-                    if !features.contains_key(f) {
-                        features.insert(f.to_string(), names.len() as u32);
-                        names.push(f.to_string());
-                    }
-                });
+                map.template
+                    .for_each_feature(s, t, &mut buf, |f| add(names, features, f));
+                let (names, features) = (&mut map.edge_names, &mut map.edge_features);
+                map.template
+                    .for_each_edge_feature(s, t, &mut buf, |f| add(names, features, f));
             }
             for tag in &s.tags {
                 if !map.tag_ids.contains_key(tag) {
@@ -150,6 +175,7 @@ impl FeatureMap {
             return all;
         }
         let mut counts = vec![0usize; all.names.len()];
+        let mut edge_counts = vec![0usize; all.edge_names.len()];
         let mut buf = String::new();
         for s in train {
             for t in 0..s.len() {
@@ -158,30 +184,51 @@ impl FeatureMap {
                         counts[i as usize] += 1;
                     }
                 });
+                all.template.for_each_edge_feature(s, t, &mut buf, |f| {
+                    if let Some(&i) = all.edge_features.get(f) {
+                        edge_counts[i as usize] += 1;
+                    }
+                });
             }
         }
-        let names: Vec<String> = all
-            .names
-            .iter()
-            .zip(&counts)
-            .filter(|(_, c)| **c >= min_count)
-            .map(|(n, _)| n.clone())
-            .collect();
-        let features = names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.clone(), i as u32))
-            .collect();
+        let keep = |names: &[String], counts: &[usize]| -> (Vec<String>, HashMap<String, u32>) {
+            let kept: Vec<String> = names
+                .iter()
+                .zip(counts)
+                .filter(|(_, c)| **c >= min_count)
+                .map(|(n, _)| n.clone())
+                .collect();
+            let ids = kept
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.clone(), i as u32))
+                .collect();
+            (kept, ids)
+        };
+        let (names, features) = keep(&all.names, &counts);
+        let (edge_names, edge_features) = keep(&all.edge_names, &edge_counts);
         Self {
             names,
             features,
+            edge_names,
+            edge_features,
             ..all
         }
     }
 
-    /// Number of features.
+    /// Number of unigram features.
     pub fn n_features(&self) -> usize {
         self.names.len()
+    }
+
+    /// Number of bigram features (observation-dependent transitions), indexed after the unigram ones.
+    pub fn n_edge_features(&self) -> usize {
+        self.edge_names.len()
+    }
+
+    /// The bigram feature strings, by index (less [`n_features`](Self::n_features)).
+    pub fn edge_feature_names(&self) -> &[String] {
+        &self.edge_names
     }
 
     /// Number of tags.
@@ -194,7 +241,7 @@ impl FeatureMap {
         &self.tags
     }
 
-    /// The feature strings, by index.
+    /// The unigram feature strings, by index.
     pub fn feature_names(&self) -> &[String] {
         &self.names
     }
@@ -209,15 +256,22 @@ impl FeatureMap {
         self.inputs
     }
 
-    /// One sparse binary feature vector per position; features not in the dictionary are dropped.
+    /// One sparse binary feature vector per position: the unigram features, then the bigram ones at
+    /// `n_features() + e`; features not in the dictionary are dropped.
     pub fn features(&self, s: &Sentence) -> Vec<SparseVec> {
         let mut buf = String::new();
+        let first_edge = self.names.len() as u32;
         (0..s.len())
             .map(|t| {
-                let mut idx = Vec::with_capacity(self.template.len());
+                let mut idx = Vec::with_capacity(self.template.len() + self.template.edge_len());
                 self.template.for_each_feature(s, t, &mut buf, |f| {
                     if let Some(&j) = self.features.get(f) {
                         idx.push(j);
+                    }
+                });
+                self.template.for_each_edge_feature(s, t, &mut buf, |f| {
+                    if let Some(&e) = self.edge_features.get(f) {
+                        idx.push(first_edge + e);
                     }
                 });
                 idx.sort_unstable();

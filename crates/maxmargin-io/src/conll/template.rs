@@ -13,8 +13,10 @@
 //! | `%prefixK[r,c]`, `%suffixK[r,c]` | the first or last K characters (1 ≤ K ≤ 16) of the lowercased cell; the template yields nothing for a shorter cell |
 //!
 //! Rows before the sentence read `<s>`, rows after it `</s>`. A line with no macro is a feature every token
-//! has (a bias). A line `B` is accepted as in CRF++: the chain always scores tag transitions; a `B` line with
-//! macros (observation-dependent transitions) is refused, as they are not modelled.
+//! has (a bias). A line `B` alone is accepted as in CRF++: the chain always scores tag transitions. A line
+//! starting with `B` with macros is a bigram template, as in CRF++: an observation-dependent transition, whose
+//! feature at token `t ≥ 1` scores the pair of tags `(y_{t−1}, y_t)` (one weight per feature and tag pair,
+//! so keep these templates to small vocabularies such as POS tags, or prune them with a minimum count).
 //!
 //! Two templates are built in: [`Template::chunking`] (word and POS windows, CoNLL-2000) and
 //! [`Template::ner`] (word windows, affixes and shapes, and every further input column around the token).
@@ -30,7 +32,7 @@ pub const MAX_OFFSET: i32 = 64;
 pub const MAX_TEMPLATE_BYTES: u64 = 1 << 20;
 /// Macros one template line may hold (a line of 200,000 macros took 7.2 GB of feature strings).
 pub const MAX_MACROS_PER_TEMPLATE: usize = 16;
-/// Unigram template lines one file may hold.
+/// Template lines (unigram and bigram) one file may hold.
 pub const MAX_TEMPLATES: usize = 4096;
 /// The longest prefix or suffix a macro may take.
 pub const MAX_AFFIX: usize = 16;
@@ -57,6 +59,7 @@ pub struct Template {
     name: String,
     text: String,
     patterns: Vec<Vec<Part>>,
+    edges: Vec<Vec<Part>>,
     columns: usize,
 }
 
@@ -99,6 +102,7 @@ impl Template {
                 name: format!("{name} (unparsable: line {}: {})", e.0, e.2),
                 text,
                 patterns: Vec::new(),
+                edges: Vec::new(),
                 columns: 0,
             },
         }
@@ -154,14 +158,15 @@ impl Template {
     /// # Examples
     /// ```
     /// use maxmargin_io::conll::Template;
-    /// let t = Template::parse("mine", "# words\nU00:%x[0,0]\nU01:%x[-1,0]/%x[0,0]\nB\n")
+    /// let t = Template::parse("mine", "# words\nU00:%x[0,0]\nU01:%x[-1,0]/%x[0,0]\nB\nB01:%x[0,1]\n")
     ///     .map_err(|(line, col, m)| format!("{line}:{col}: {m}"))?;
-    /// assert_eq!((t.len(), t.columns()), (2, 1));
+    /// assert_eq!((t.len(), t.edge_len(), t.columns()), (2, 1, 2));
     /// assert!(Template::parse("bad", "U00:%x[0]\n").is_err());
     /// # Ok::<(), String>(())
     /// ```
     pub fn parse(name: &str, text: &str) -> Result<Self, (usize, usize, String)> {
         let mut patterns = Vec::new();
+        let mut edges = Vec::new();
         let mut columns = 0;
         for (i, raw) in text.lines().enumerate() {
             let line = raw.trim();
@@ -171,18 +176,12 @@ impl Template {
                 continue;
             }
             let parts = parse_line(line).map_err(|(c, m)| at(c, m))?;
-            if line.starts_with('B') {
-                if parts.iter().any(|p| matches!(p, Part::Cell { .. })) {
-                    return Err(at(
-                        0,
-                        "bigram templates over observations are not modelled: the chain scores tag \
-                         transitions alone (a line `B` says so)"
-                            .into(),
-                    ));
-                }
+            let bigram = line.starts_with('B');
+            if bigram && !parts.iter().any(|p| matches!(p, Part::Cell { .. })) {
+                // `B` alone: the tag transitions, which the chain always scores.
                 continue;
             }
-            if !line.starts_with('U') {
+            if !bigram && !line.starts_with('U') {
                 return Err(at(
                     0,
                     "a template line starts with U (unigram) or B (bigram), or # (a comment)"
@@ -201,18 +200,19 @@ impl Template {
                     ),
                 ));
             }
-            if patterns.len() == MAX_TEMPLATES {
-                return Err(at(
-                    0,
-                    format!("more than {MAX_TEMPLATES} unigram template lines"),
-                ));
+            if patterns.len() + edges.len() == MAX_TEMPLATES {
+                return Err(at(0, format!("more than {MAX_TEMPLATES} template lines")));
             }
             for p in &parts {
                 if let Part::Cell { col, .. } = p {
                     columns = columns.max(col + 1);
                 }
             }
-            patterns.push(parts);
+            if bigram {
+                edges.push(parts);
+            } else {
+                patterns.push(parts);
+            }
         }
         if patterns.is_empty() {
             return Err((1, 1, "no unigram (U) template line".into()));
@@ -221,6 +221,7 @@ impl Template {
             name: name.into(),
             text: text.into(),
             patterns,
+            edges,
             columns,
         })
     }
@@ -240,6 +241,11 @@ impl Template {
         self.patterns.len()
     }
 
+    /// Number of bigram templates with macros (observation-dependent transitions).
+    pub fn edge_len(&self) -> usize {
+        self.edges.len()
+    }
+
     /// Whether there are no templates (never, for a parsed one).
     pub fn is_empty(&self) -> bool {
         self.patterns.is_empty()
@@ -250,28 +256,52 @@ impl Template {
         self.columns
     }
 
-    /// Calls `f` with each feature string of token `t` (a cell the sentence lacks yields no feature).
+    /// Calls `f` with each unigram feature string of token `t` (a cell the sentence lacks yields no feature).
     pub(crate) fn for_each_feature(
         &self,
         s: &Sentence,
         t: usize,
         buf: &mut String,
-        mut f: impl FnMut(&str),
+        f: impl FnMut(&str),
     ) {
-        'patterns: for parts in &self.patterns {
-            buf.clear();
-            for part in parts {
-                match part {
-                    Part::Text(text) => buf.push_str(text),
-                    Part::Cell { row, col, map } => {
-                        if !cell(s, t, *row, *col, *map, buf) {
-                            continue 'patterns;
-                        }
+        expand(&self.patterns, s, t, buf, f);
+    }
+
+    /// Calls `f` with each bigram feature string of the transition into token `t` (none for the first).
+    pub(crate) fn for_each_edge_feature(
+        &self,
+        s: &Sentence,
+        t: usize,
+        buf: &mut String,
+        f: impl FnMut(&str),
+    ) {
+        if t > 0 {
+            expand(&self.edges, s, t, buf, f);
+        }
+    }
+}
+
+/// Calls `f` with the text of each pattern at token `t` whose cells the sentence has.
+fn expand(
+    patterns: &[Vec<Part>],
+    s: &Sentence,
+    t: usize,
+    buf: &mut String,
+    mut f: impl FnMut(&str),
+) {
+    'patterns: for parts in patterns {
+        buf.clear();
+        for part in parts {
+            match part {
+                Part::Text(text) => buf.push_str(text),
+                Part::Cell { row, col, map } => {
+                    if !cell(s, t, *row, *col, *map, buf) {
+                        continue 'patterns;
                     }
                 }
             }
-            f(buf);
         }
+        f(buf);
     }
 }
 

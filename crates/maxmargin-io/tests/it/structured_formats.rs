@@ -137,15 +137,41 @@ fn conll_templates_parse_expand_and_name_their_mistakes() {
     // Saved and read back (as a model file does), the dictionary is the same.
     let back: FeatureMap = serde_json::from_str(&serde_json::to_string(&map).unwrap()).unwrap();
     assert_eq!(back, map);
+    // Bigram templates: one feature per transition (from the second token on), indexed after the unigram
+    // ones, stored after them and read back as bigram features.
+    let t = Template::parse("t", "U0:%x[0,0]\nB\nB1:%x[-1,1]/%x[0,1]\n").unwrap();
+    assert_eq!((t.len(), t.edge_len(), t.columns()), (1, 1, 2));
+    let s3 = Sentence::from_rows(
+        &[vec!["He", "PRP"], vec!["ran", "VBD"], vec!["home", "NN"]],
+        &["B-NP", "B-VP", "B-NP"],
+    );
+    let map = FeatureMap::fit_with(std::slice::from_ref(&s3), t.clone());
+    assert_eq!(map.feature_names(), &["U0:He", "U0:ran", "U0:home"]);
+    assert_eq!(map.edge_feature_names(), &["B1:PRP/VBD", "B1:VBD/NN"]);
+    let x = map.features(&s3);
+    assert_eq!(x[0].as_row().indices(), &[0]);
+    assert_eq!(x[1].as_row().indices(), &[1, 3]);
+    assert_eq!(x[2].as_row().indices(), &[2, 4]);
+    let back: FeatureMap = serde_json::from_str(&serde_json::to_string(&map).unwrap()).unwrap();
+    assert_eq!(back, map);
+    // A minimum count prunes bigram features too.
+    let twice = [s3.clone(), s.clone()];
+    let pruned = FeatureMap::fit_with_min_count(&twice, t, 2);
+    assert_eq!(pruned.edge_feature_names(), &["B1:PRP/VBD"]);
+    // Stored bigram features need a bigram template line to make them.
+    let mut stored: serde_json::Value = serde_json::to_value(&map).unwrap();
+    stored["template"] = "U0:%x[0,0]\n".into();
+    let err = serde_json::from_value::<FeatureMap>(stored).unwrap_err();
+    assert!(err.to_string().contains("no bigram"), "{err}");
     // Mistakes name line and column.
     for (text, line, col, what) in [
         ("U0:%x[0,0]\nU1:%x[0]\n", 2, 4, "[row,column]"),
         ("U0:%foo[0,0]\n", 1, 4, "unknown macro %foo"),
         ("  X0:%x[0,0]\n", 1, 3, "starts with U"),
-        ("B0:%x[0,0]\n", 1, 1, "not modelled"),
         ("U0:%x[99,0]\n", 1, 4, "|row| <= 64"),
         ("U0:%prefix0[0,0]\n", 1, 4, "unknown macro"),
         ("U0:%x[0,0\n", 1, 4, "not closed"),
+        ("U0:%x[0,0]\nB0:%lower[0]\n", 2, 4, "[row,column]"),
         ("# only a comment\n", 1, 1, "no unigram"),
     ] {
         let (l, c, m) = Template::parse("t", text).unwrap_err();

@@ -74,22 +74,33 @@ pub(crate) fn cost(l: usize) -> impl Strategy<Value = CostMatrix> {
     })
 }
 
-/// A chain (T ≤ 6, L ≤ 4, d ≤ 3, with or without start/end), weights, input, truth, and a second point.
+/// A chain (T ≤ 6, L ≤ 4, d ≤ 3 unary and e ≤ 2 edge features, with or without start/end), weights, input,
+/// truth, and a second point.
 fn chain_case() -> impl Strategy<Value = (ChainSpace, Vec<f64>, Vec<SparseVec>, Vec<u32>, Vec<f64>)>
 {
-    (1..=4usize, 1..=3usize, 1..=6usize, any::<bool>()).prop_flat_map(|(l, d, t, start_end)| {
-        let dim = d * l + l * l + if start_end { 2 * l } else { 0 };
-        (
-            cost(l),
-            prop::collection::vec(sparse(d), t),
-            prop::collection::vec(0..l as u32, t),
-            ints(dim, -2, 2),
-            ints(dim, -3, 3),
-        )
-            .prop_map(move |(c, x, y, w, z)| {
-                (ChainSpace::with_costs(d, c, start_end).unwrap(), w, x, y, z)
-            })
-    })
+    (
+        1..=4usize,
+        1..=3usize,
+        0..=2usize,
+        1..=6usize,
+        any::<bool>(),
+    )
+        .prop_flat_map(|(l, d, e, t, start_end)| {
+            let dim = d * l + l * l + if start_end { 2 * l } else { 0 } + e * l * l;
+            (
+                cost(l),
+                prop::collection::vec(sparse(d + e), t),
+                prop::collection::vec(0..l as u32, t),
+                ints(dim, -2, 2),
+                ints(dim, -3, 3),
+            )
+                .prop_map(move |(c, x, y, w, z)| {
+                    let space = ChainSpace::with_costs(d, c, start_end)
+                        .unwrap()
+                        .with_edge_features(e);
+                    (space, w, x, y, z)
+                })
+        })
 }
 
 proptest! {

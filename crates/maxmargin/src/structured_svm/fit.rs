@@ -220,6 +220,22 @@ impl StructuredSvm {
         data: &SequenceData,
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
+        self.fit_chain_with_edges(data, 0, observer)
+    }
+
+    /// Trains a chain model whose positions also carry `n_edge` edge features (observation-dependent
+    /// transitions, [`ChainSpace::with_edge_features`]): feature indices `n_features..n_features + n_edge`
+    /// of a position score the transition into it; scaling applies to the others. Predict and evaluate
+    /// with the same `n_edge` ([`StructuredModel::predict_chain_with_edges`]).
+    ///
+    /// # Errors
+    /// As [`StructuredSvm::fit_multiclass`], and edge weights far beyond the data's size.
+    pub fn fit_chain_with_edges(
+        &self,
+        data: &SequenceData,
+        n_edge: usize,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<StructFitReport, Error> {
         self.check_sample_weights(Task::Chain)?;
         super::model::nonempty(data.sequences.len(), &data.source)?;
         let (d, l) = (data.n_features, data.n_labels.max(1));
@@ -229,7 +245,8 @@ impl StructuredSvm {
             .flatten()
             .map(|v| v.as_row().nnz())
             .sum();
-        crate::limits::check_features(&data.source, d, nnz)?;
+        crate::limits::check_features(&data.source, d.saturating_add(n_edge), nnz)?;
+        crate::limits::check_edge_weights(&data.source, n_edge, l, nnz)?;
         crate::limits::check_labels(&data.source, "tag number", l, &data.labels)?;
         let mut warnings = Vec::new();
         let tokens = || data.sequences.iter().flatten().map(SparseVec::as_row);
@@ -242,7 +259,12 @@ impl StructuredSvm {
             &mut warnings,
         )?;
         let ex = Examples {
-            x: sequences_with_bias(&data.sequences, d, self.params.bias, scaler.as_ref()),
+            x: sequences_with_edges(
+                &data.sequences,
+                (d, n_edge),
+                self.params.bias,
+                scaler.as_ref(),
+            ),
             y: data.labels.clone(),
         };
         let max_abs =
@@ -250,7 +272,7 @@ impl StructuredSvm {
                 .flatten()
                 .flat_map(|v| v.as_row().values().iter().map(|v| v.abs()))
                 .fold(0.0, f64::max);
-        let space = ChainSpace::new(self.width(d), l)?;
+        let space = ChainSpace::new(self.width(d), l)?.with_edge_features(n_edge);
         let (fit, lambda) = self.run(&space, (&ex.x, &ex.y), observer)?;
         let shape = (ex.x.len(), d, l);
         let report = ReportParts {

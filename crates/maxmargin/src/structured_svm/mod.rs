@@ -260,12 +260,45 @@ fn sequences_with_bias(
     bias: bool,
     scaler: Option<&Scaler>,
 ) -> Vec<Vec<SparseVec>> {
+    sequences_with_edges(seqs, (n_features, 0), bias, scaler)
+}
+
+/// The positions as a chain space with edge features reads them: the unary features `0..d` (scaled, and
+/// the bias after them), then the edge features `d..d + e` moved to follow the bias.
+fn sequences_with_edges(
+    seqs: &[Vec<SparseVec>],
+    (n_features, n_edge): (usize, usize),
+    bias: bool,
+    scaler: Option<&Scaler>,
+) -> Vec<Vec<SparseVec>> {
+    let width = (n_features + usize::from(bias)).max(1);
     seqs.iter()
         .map(|s| {
             s.iter()
-                .map(|x| match scaler {
-                    Some(sc) => with_bias(sc.transform_row(x.as_row()).as_row(), n_features, bias),
-                    None => with_bias(x.as_row(), n_features, bias),
+                .map(|x| {
+                    let unary = match scaler {
+                        Some(sc) => {
+                            with_bias(sc.transform_row(x.as_row()).as_row(), n_features, bias)
+                        }
+                        None => with_bias(x.as_row(), n_features, bias),
+                    };
+                    let row = x.as_row();
+                    let edges = || {
+                        row.iter()
+                            .filter(|(j, _)| (n_features..n_features + n_edge).contains(j))
+                    };
+                    if n_edge == 0 || edges().next().is_none() {
+                        return unary;
+                    }
+                    let (mut idx, mut val) = (
+                        unary.as_row().indices().to_vec(),
+                        unary.as_row().values().to_vec(),
+                    );
+                    for (j, v) in edges() {
+                        idx.push((width + j - n_features) as u32);
+                        val.push(v);
+                    }
+                    SparseVec::new(idx, val).unwrap_or_default()
                 })
                 .collect()
         })

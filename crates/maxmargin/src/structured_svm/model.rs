@@ -44,8 +44,8 @@ impl StructuredModel {
         Ok(MultilabelSpace::new(self.width(), self.n_labels)?)
     }
 
-    fn chain_space(&self) -> Result<ChainSpace, Error> {
-        Ok(ChainSpace::new(self.width(), self.n_labels)?)
+    fn chain_space(&self, n_edge: usize) -> Result<ChainSpace, Error> {
+        Ok(ChainSpace::new(self.width(), self.n_labels)?.with_edge_features(n_edge))
     }
 
     pub(super) fn inputs(
@@ -63,10 +63,10 @@ impl StructuredModel {
         })
     }
 
-    fn sequences(&self, seqs: &[Vec<SparseVec>]) -> Vec<Vec<SparseVec>> {
-        sequences_with_bias(
+    fn sequences(&self, seqs: &[Vec<SparseVec>], n_edge: usize) -> Vec<Vec<SparseVec>> {
+        sequences_with_edges(
             seqs,
-            self.n_features,
+            (self.n_features, n_edge),
             self.params.bias,
             self.scaler.as_ref(),
         )
@@ -157,11 +157,24 @@ impl StructuredModel {
     /// # Errors
     /// When the model is not a chain model, or for an empty sequence.
     pub fn predict_chain(&self, data: &SequenceData) -> Result<Vec<Prediction>, Error> {
+        self.predict_chain_with_edges(data, 0)
+    }
+
+    /// As [`predict_chain`](Self::predict_chain), for a model trained with `n_edge` edge features
+    /// ([`StructuredSvm::fit_chain_with_edges`]).
+    ///
+    /// # Errors
+    /// As [`predict_chain`](Self::predict_chain), and weights that do not fit `n_edge`.
+    pub fn predict_chain_with_edges(
+        &self,
+        data: &SequenceData,
+        n_edge: usize,
+    ) -> Result<Vec<Prediction>, Error> {
         if self.task != Task::Chain {
             return Err(self.wrong_task(Task::Chain));
         }
-        let space = self.chain_space()?;
-        self.sequences(&data.sequences)
+        let space = self.chain_space(n_edge)?;
+        self.sequences(&data.sequences, n_edge)
             .iter()
             .map(|x| {
                 Ok(Prediction::Tags(
@@ -274,12 +287,25 @@ impl StructuredModel {
         data: &SequenceData,
         lambda: Option<f64>,
     ) -> Result<StructEvaluation, Error> {
+        self.evaluate_chain_with_edges(data, 0, lambda)
+    }
+
+    /// As [`evaluate_chain`](Self::evaluate_chain), for a model trained with `n_edge` edge features.
+    ///
+    /// # Errors
+    /// As [`evaluate_chain`](Self::evaluate_chain).
+    pub fn evaluate_chain_with_edges(
+        &self,
+        data: &SequenceData,
+        n_edge: usize,
+        lambda: Option<f64>,
+    ) -> Result<StructEvaluation, Error> {
         if self.task != Task::Chain {
             return Err(self.wrong_task(Task::Chain));
         }
-        let space = self.chain_space()?;
+        let space = self.chain_space(n_edge)?;
         let n = nonempty(data.n_sequences(), &data.source)?;
-        let seqs = self.sequences(&data.sequences);
+        let seqs = self.sequences(&data.sequences, n_edge);
         let (mut wrong, mut tokens, mut right_seqs) = (0usize, 0usize, 0usize);
         for (i, (x, y)) in seqs.iter().zip(&data.labels).enumerate() {
             space
@@ -376,6 +402,15 @@ impl StructuredModel {
     /// # Errors
     /// [`IoError::BadModel`] naming the file.
     pub(crate) fn check_consistent(&self, path: &Path) -> Result<(), Error> {
+        self.check_consistent_with_edges(path, 0)
+    }
+
+    /// As `check_consistent`, for a chain model with `n_edge` edge features (a tagger's bigram templates).
+    pub(crate) fn check_consistent_with_edges(
+        &self,
+        path: &Path,
+        n_edge: usize,
+    ) -> Result<(), Error> {
         // Sizes from the file are checked with overflow-free arithmetic against the weights actually read
         // (a crafted `"n_labels": 9223372036854775808` wrapped around and later asked for every byte there is).
         let d = self.n_features.checked_add(usize::from(self.params.bias));
@@ -423,7 +458,8 @@ impl StructuredModel {
                 .max(1)
                 .checked_mul(l)
                 .and_then(|u| l.checked_mul(l).and_then(|t| u.checked_add(t)))
-                .and_then(|v| v.checked_add(l.checked_mul(2)?)),
+                .and_then(|v| v.checked_add(l.checked_mul(2)?))
+                .and_then(|v| v.checked_add(n_edge.checked_mul(l.checked_mul(l)?)?)),
         });
         let classes_ok = self.task != Task::Multiclass || self.classes.len() == l;
         let scaler_ok = self.scaler.as_ref().is_none_or(|s| {
