@@ -310,6 +310,14 @@ pub(crate) struct TrainCmd {
 }
 
 impl TrainArgs {
+    /// The `-w` weights with numeric labels (class values, or svm_hmm tag numbers).
+    pub(crate) fn numeric_class_weights(&self) -> anyhow::Result<Vec<(f64, f64)>> {
+        self.class_weights
+            .iter()
+            .map(ClassWeight::numeric)
+            .collect()
+    }
+
     /// The regularization the flags ask for (`--lambda` or `-c`, which clap keeps exclusive), converted by
     /// core's `Regularization` at fit time, for every task.
     pub(crate) fn regularization(&self) -> Option<maxmargin::core::objective::Regularization> {
@@ -549,9 +557,10 @@ pub(crate) struct TrainArgs {
     /// 1 for binary, 5 for structured; otherwise only when a stop needs it, and at the end].
     #[arg(long, help_heading = "Runs: checkpoints, traces, output")]
     pub(crate) eval_every: Option<f64>,
-    /// Class weight LABEL=WEIGHT (repeatable): that class's losses count WEIGHT times, as LIBLINEAR's -wi.
-    #[arg(short = 'w', long = "weight", value_parser = parse_class_weight, allow_hyphen_values = true, help_heading = "Common (every task)")]
-    pub(crate) class_weights: Vec<(f64, f64)>,
+    /// Class weight LABEL=WEIGHT (repeatable): that class's losses count WEIGHT times, as LIBLINEAR's -wi;
+    /// for chains a tag (its number, or its name with --format conll) whose mistakes cost WEIGHT.
+    #[arg(short = 'w', long = "weight", value_parser = values::parse_class_weight, allow_hyphen_values = true, help_heading = "Common (every task)")]
+    pub(crate) class_weights: Vec<ClassWeight>,
     /// hinge (default), squared-hinge, or logistic (logistic regression: its scores are log-odds and
     /// predict --probability gives its own probabilities), the last two with --solver dcd; softmax for
     /// --task multiclass (multinomial logistic regression, by Newton's method).
@@ -580,21 +589,4 @@ pub(crate) struct TrainArgs {
     /// No progress bar and no summary (warnings are still printed).
     #[arg(short, long, help_heading = "Runs: checkpoints, traces, output")]
     pub(crate) quiet: bool,
-}
-
-/// Parses `LABEL=WEIGHT`.
-fn parse_class_weight(s: &str) -> Result<(f64, f64), String> {
-    let (label, weight) = s
-        .split_once('=')
-        .ok_or_else(|| format!("{s:?} is not LABEL=WEIGHT"))?;
-    let label: f64 = label
-        .parse()
-        .map_err(|_| format!("{label:?} is not a label"))?;
-    let weight: f64 = weight
-        .parse()
-        .map_err(|_| format!("{weight:?} is not a weight"))?;
-    if !(weight.is_finite() && weight >= 0.0) {
-        return Err(format!("weight must be finite and >= 0, got {weight}"));
-    }
-    Ok((label, weight))
 }

@@ -161,7 +161,7 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
         .seed(args.seed)
         .scale(args.scale.map_or(Scaling::None, Scaling::from));
     p.trace = args.trace.is_some();
-    p.class_weights.clone_from(&args.class_weights);
+    p.class_weights = args.numeric_class_weights()?;
     if let Some(r) = args.regularization() {
         p.regularization = r;
     }

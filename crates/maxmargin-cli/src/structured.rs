@@ -10,7 +10,11 @@ use maxmargin::structured_svm::{
 };
 use std::path::Path;
 
-fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
+fn params(
+    args: &TrainArgs,
+    task: Task,
+    class_weights: Vec<(f64, f64)>,
+) -> Result<StructuredSvmParams> {
     let name = task.kind();
     crate::refuse(
         &[
@@ -161,21 +165,23 @@ fn params(args: &TrainArgs, task: Task) -> Result<StructuredSvmParams> {
             format!("{:?}", p.solver).to_lowercase()
         );
     }
-    let weighted = task == Task::Multiclass
+    let weighted = (task == Task::Multiclass
         && matches!(
             p.solver,
             maxmargin::StructSolverKind::Dcd
                 | maxmargin::StructSolverKind::Ovr
                 | maxmargin::StructSolverKind::Ovo
                 | maxmargin::StructSolverKind::Softmax
-        );
-    if !args.class_weights.is_empty() && !weighted {
+        ))
+        || (task == Task::Chain && p.solver != StructSolverKind::Perceptron);
+    if !class_weights.is_empty() && !weighted {
         bail!(
-            "-w applies to binary training and to --task multiclass with --solver dcd or ovr, not to --task {name} with --solver {}",
+            "-w applies to binary training, to --task multiclass with --solver dcd or ovr, and to --task chain \
+             (not with the perceptron, which has no loss to weight), not to --task {name} with --solver {}",
             format!("{:?}", p.solver).to_lowercase()
         );
     }
-    p = p.class_weights(args.class_weights.clone());
+    p = p.class_weights(class_weights);
     if let Some(r) = args.regularization() {
         p.regularization = r;
     }
@@ -280,7 +286,18 @@ pub(crate) fn estimator(
     args: &TrainArgs,
     task: Task,
 ) -> Result<(maxmargin::StructuredSvm, progress::TrainingProgress)> {
-    let svm = params(args, task)?.check()?.checkpoints(args.checkpoints());
+    estimator_weighted(args, task, args.numeric_class_weights()?)
+}
+
+/// As [`estimator`], with the class weights already resolved (a tagger's by tag name).
+pub(crate) fn estimator_weighted(
+    args: &TrainArgs,
+    task: Task,
+    class_weights: Vec<(f64, f64)>,
+) -> Result<(maxmargin::StructuredSvm, progress::TrainingProgress)> {
+    let svm = params(args, task, class_weights)?
+        .check()?
+        .checkpoints(args.checkpoints());
     let bar =
         progress::TrainingProgress::new(svm.params().max_passes, None, tolerance(&svm), args.quiet);
     Ok((svm, bar))

@@ -32,10 +32,11 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
         bail!("{}: no sentences", data.display());
     }
     let template = template(name, &sentences)?;
-    let (mut svm, mut bar) = crate::structured::estimator(args, Task::Chain)?;
     let min_count = args.structural.min_count.unwrap_or(1);
     let features =
         maxmargin::io::conll::FeatureMap::fit_with_min_count(&sentences, template, min_count);
+    let weights = tag_weights(args, &features, data)?;
+    let (mut svm, mut bar) = crate::structured::estimator_weighted(args, Task::Chain, weights)?;
     if let Some(path) = &args.warm_start {
         let warm = Tagger::load(path)?;
         if warm.features != features {
@@ -86,6 +87,37 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
         (&fit.tagger.model, &fit.trace, &fit.warnings),
         true,
     )
+}
+
+/// The `-w TAG=WEIGHT` weights by tag name, as the chain model numbers its tags (1-based).
+fn tag_weights(
+    args: &TrainArgs,
+    features: &maxmargin::io::conll::FeatureMap,
+    data: &Path,
+) -> Result<Vec<(f64, f64)>> {
+    args.class_weights
+        .iter()
+        .map(|w| match features.tag_id(&w.label) {
+            Some(id) => Ok((f64::from(id) + 1.0, w.weight)),
+            None => {
+                let tags = features.tag_names();
+                let shown: Vec<&str> = tags.iter().take(12).map(String::as_str).collect();
+                bail!(
+                    "-w {}={}: {} has no tag {:?} (its tags: {}{})",
+                    w.label,
+                    w.weight,
+                    data.display(),
+                    w.label,
+                    shown.join(", "),
+                    if tags.len() > shown.len() {
+                        ", ..."
+                    } else {
+                        ""
+                    }
+                )
+            }
+        })
+        .collect()
 }
 
 /// Reads text for a tagger: its input columns, with or without the tag column.

@@ -2,6 +2,48 @@
 
 use super::*;
 
+/// One `-w LABEL=WEIGHT`: the label as written (a class value, a tag number, or a tag name for taggers).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ClassWeight {
+    pub(crate) label: String,
+    pub(crate) weight: f64,
+}
+
+impl ClassWeight {
+    /// The weight of a numeric label.
+    pub(crate) fn numeric(&self) -> anyhow::Result<(f64, f64)> {
+        match self.label.parse::<f64>() {
+            Ok(label) if label.is_finite() => Ok((label, self.weight)),
+            _ => anyhow::bail!(
+                "-w {}={}: {:?} is not a label (a number; tag names apply to --format conll)",
+                self.label,
+                self.weight,
+                self.label
+            ),
+        }
+    }
+}
+
+/// Parses `LABEL=WEIGHT`.
+pub(super) fn parse_class_weight(s: &str) -> Result<ClassWeight, String> {
+    let (label, weight) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?} is not LABEL=WEIGHT"))?;
+    if label.is_empty() {
+        return Err(format!("{s:?} names no label"));
+    }
+    let weight: f64 = weight
+        .parse()
+        .map_err(|_| format!("{weight:?} is not a weight"))?;
+    if !(weight.is_finite() && weight >= 0.0) {
+        return Err(format!("weight must be finite and >= 0, got {weight}"));
+    }
+    Ok(ClassWeight {
+        label: label.to_string(),
+        weight,
+    })
+}
+
 /// What `convert --to` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum ConvertTo {

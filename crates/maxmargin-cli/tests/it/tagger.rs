@@ -587,3 +587,80 @@ fn bigram_templates_score_transitions_by_observation() {
         size(&model)
     );
 }
+
+/// `-w TAG=WEIGHT` on a tagger weights that tag's mistakes in the Hamming loss: a heavy weight on a chunk
+/// type's tags makes the model find more of its chunks; unknown tags and the perceptron (no loss to weight)
+/// are refused by name.
+#[test]
+fn tag_weights_make_a_tag_predicted_more() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (train, test) = (head("train.txt"), head("test.txt"));
+    let model = tmp.path().join("w.mm");
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "train",
+            s(&train),
+            "--task",
+            "chain",
+            "--format",
+            "conll",
+            "--lambda",
+            "1e-3",
+            "--max-passes",
+            "10",
+            "-o",
+            s(&model),
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        ok(&args);
+        json(&ok(&[
+            "eval",
+            s(&model),
+            s(&test),
+            "--json",
+            "--lambda",
+            "1e-3",
+        ]))
+    };
+    let plain = run(&[]);
+    let weighted = run(&["-w", "B-VP=8", "-w", "I-VP=8"]);
+    let vp = |e: &serde_json::Value, key: &str| e["per_type"]["VP"][key].as_f64().unwrap();
+    assert!(
+        vp(&weighted, "found") > vp(&plain, "found") + 20.0,
+        "{plain}\n{weighted}"
+    );
+    // The objective is the weighted one the model trained on (its loss counts VP mistakes 8 times).
+    assert!(weighted["objective"].as_f64().unwrap() > plain["objective"].as_f64().unwrap());
+    let base = [
+        "train",
+        s(&train),
+        "--task",
+        "chain",
+        "--format",
+        "conll",
+        "-o",
+        s(&model),
+    ];
+    let err = fails(&[&base[..], &["-w", "B-XYZ=2"]].concat(), 1);
+    assert!(
+        err.contains("no tag \"B-XYZ\"") && err.contains("B-NP"),
+        "{err}"
+    );
+    let err = fails(
+        &[&base[..], &["-w", "B-NP=2", "--solver", "perceptron"]].concat(),
+        1,
+    );
+    assert!(err.contains("perceptron"), "{err}");
+    // svm_hmm chains name their tags by number (1-based).
+    let seq = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/p1/iris-chain.svmhmm");
+    let chain = ["train", s(&seq), "--task", "chain", "-o", s(&model), "-q"];
+    ok(&[&chain[..], &["-w", "2=3", "--max-passes", "5"]].concat());
+    let err = fails(&[&chain[..], &["-w", "99=3"]].concat(), 1);
+    assert!(
+        err.contains("names a tag the training data does not have"),
+        "{err}"
+    );
+    let err = fails(&[&chain[..], &["-w", "B-NP=3"]].concat(), 1);
+    assert!(err.contains("tag names apply to --format conll"), "{err}");
+}

@@ -272,7 +272,7 @@ impl StructuredSvm {
                 .flatten()
                 .flat_map(|v| v.as_row().values().iter().map(|v| v.abs()))
                 .fold(0.0, f64::max);
-        let space = ChainSpace::new(self.width(d), l)?.with_edge_features(n_edge);
+        let space = chain_space(&self.params.class_weights, self.width(d), l, n_edge)?;
         let (fit, lambda) = self.run(&space, (&ex.x, &ex.y), observer)?;
         let shape = (ex.x.len(), d, l);
         let report = ReportParts {

@@ -254,6 +254,36 @@ fn with_bias(r: maxmargin_core::vector::SparseRow<'_>, n_features: usize, bias: 
     SparseVec::new(idx, val).unwrap_or_default()
 }
 
+/// The chain space of `width` unary and `n_edge` edge features over `l` tags: the Hamming loss, or with
+/// class weights (tag numbers 1-based, as in svm_hmm files) the weighted Hamming loss, where a mistake at a
+/// token whose true tag is `k` costs `k`'s weight (1 for the tags not named).
+fn chain_space(
+    class_weights: &[(f64, f64)],
+    width: usize,
+    l: usize,
+    n_edge: usize,
+) -> Result<ChainSpace, Error> {
+    if class_weights.is_empty() {
+        return Ok(ChainSpace::new(width, l)?.with_edge_features(n_edge));
+    }
+    let mut weights = vec![1.0; l];
+    for &(tag, weight) in class_weights {
+        let k = tag - 1.0;
+        if !(k.fract() == 0.0 && k >= 0.0 && k < l as f64) {
+            return Err(OptimError::InvalidParam {
+                name: "class weight",
+                value: tag.to_string(),
+                reason: "names a tag the training data does not have",
+            }
+            .into());
+        }
+        weights[k as usize] = weight;
+    }
+    let cost =
+        maxmargin_struct::CostMatrix::from_fn(l, |a, b| if a == b { 0.0 } else { weights[a] })?;
+    Ok(ChainSpace::with_costs(width, cost, true)?.with_edge_features(n_edge))
+}
+
 fn sequences_with_bias(
     seqs: &[Vec<SparseVec>],
     n_features: usize,

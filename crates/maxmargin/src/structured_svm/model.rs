@@ -45,7 +45,12 @@ impl StructuredModel {
     }
 
     fn chain_space(&self, n_edge: usize) -> Result<ChainSpace, Error> {
-        Ok(ChainSpace::new(self.width(), self.n_labels)?.with_edge_features(n_edge))
+        chain_space(
+            &self.params.class_weights,
+            self.width(),
+            self.n_labels,
+            n_edge,
+        )
     }
 
     pub(super) fn inputs(

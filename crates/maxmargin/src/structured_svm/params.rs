@@ -145,6 +145,8 @@ pub struct StructuredSvmParams {
     #[serde(default)]
     pub gap: Option<f64>,
     /// Multiclass, solvers `dcd` and `ovr`: class weights `(class value, weight)` (LIBLINEAR's `-wi`).
+    /// Chains: `(tag number, weight)`, 1-based, the weighted Hamming loss (a mistake at a token whose true tag
+    /// is `k` costs `k`'s weight).
     #[serde(default)]
     pub class_weights: Vec<(f64, f64)>,
     /// Feature scaling fitted on the training rows (tokens, for chains) and stored in the model.
@@ -291,7 +293,8 @@ impl StructuredSvmParams {
         self
     }
 
-    /// Class weights `(class value, weight)` for multiclass `dcd` and `ovr`.
+    /// Class weights `(class value, weight)` for multiclass `dcd` and `ovr`; `(tag number, weight)` for
+    /// chains (the weighted Hamming loss; 1-based tags).
     pub fn class_weights(mut self, weights: Vec<(f64, f64)>) -> Self {
         self.class_weights = weights;
         self
@@ -422,19 +425,21 @@ impl StructuredSvmParams {
             }
             .into());
         }
-        let weighted = self.task == Task::Multiclass
+        let weighted = (self.task == Task::Multiclass
             && matches!(
                 self.solver,
                 StructSolverKind::Dcd
                     | StructSolverKind::Ovr
                     | StructSolverKind::Ovo
                     | StructSolverKind::Softmax
-            );
+            ))
+            || (self.task == Task::Chain && self.solver != StructSolverKind::Perceptron);
         if !self.class_weights.is_empty() && !weighted {
             return Err(OptimError::InvalidParam {
                 name: "class weights",
                 value: format!("{:?}", self.class_weights),
-                reason: "apply to binary training and to multiclass with --solver dcd or ovr",
+                reason: "apply to binary training, to multiclass with --solver dcd or ovr, and to chains \
+                         (weighting each tag's mistakes in the loss; not with the perceptron, which has none)",
             }
             .into());
         }
