@@ -203,6 +203,9 @@ def fit_tagger(
     gap: Optional[float] = None,
     random_state: int = 0,
     n_jobs: Optional[int] = None,
+    verbose: int = 0,
+    min_count: int = 1,
+    class_weight: Optional[dict[str, float]] = None,
 ) -> Tuple[TaggerModel, dict[str, Any]]: ...
 
 def model_kind(path: str) -> str: ...

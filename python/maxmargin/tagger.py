@@ -54,11 +54,19 @@ class Tagger(_Learner):
         The structural solver (see :mod:`maxmargin.learners`).
     max_iter, gap, verbose, n_jobs, random_state
         As the learners'.
+    min_count : int, default=1
+        Keep the features that fire at least this many times in the training tokens (CRFsuite's
+        ``feature.minfreq``; the command's ``--min-count``).
+    class_weight : dict or None, default=None
+        Tag name to weight: a mistake at a token whose true tag is that tag costs the weight in the training
+        loss (the weighted Hamming loss; the command's ``-w TAG=WEIGHT``). Other tags weigh 1.
     """
 
     def __init__(self, template="chunking", C=None, solver="bcfw", max_iter=None, gap=None, verbose=0,
-                 n_jobs=1, random_state=None):
+                 n_jobs=1, random_state=None, min_count=1, class_weight=None):
         self.template = template
+        self.min_count = min_count
+        self.class_weight = class_weight
         self.C = C
         self.solver = solver
         self.max_iter = max_iter
@@ -74,6 +82,15 @@ class Tagger(_Learner):
             v = getattr(self, name)
             if v is not None and not (isinstance(v, (int, float)) and 0 < v < float("inf")):
                 raise ValueError(f"{name}={v!r}: give a positive finite number or None")
+        if isinstance(self.min_count, bool) or not isinstance(self.min_count, int) or self.min_count < 1:
+            raise ValueError(f"min_count={self.min_count!r}: give a whole number >= 1")
+        if self.class_weight is not None:
+            if not isinstance(self.class_weight, dict):
+                raise ValueError(f"class_weight={self.class_weight!r}: give a dict from tag to weight, or None")
+            for tag, w in self.class_weight.items():
+                if not isinstance(tag, str) or isinstance(w, bool) or not isinstance(w, (int, float)) \
+                        or not (0 <= w < float("inf")):
+                    raise ValueError(f"class_weight[{tag!r}]={w!r}: give tag names and finite weights >= 0")
 
     def fit(self, sentences, tags):
         """Trains on sentences and their tags (one per token)."""
@@ -82,7 +99,9 @@ class Tagger(_Learner):
             _rows(sentences), _tags(tags), str(self.template), solver=self.solver,
             c=None if self.C is None else float(self.C), max_iter=self.max_iter, gap=self.gap,
             random_state=_seed(self.random_state), n_jobs=_threads(self.n_jobs),
-            verbose=int(self.verbose),
+            verbose=int(self.verbose), min_count=self.min_count,
+            class_weight=None if self.class_weight is None else
+            {str(t): float(w) for t, w in self.class_weight.items()},
         )
         self._fitted = fitted
         self._record(result)

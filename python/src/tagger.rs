@@ -2,7 +2,7 @@
 //! `tagger`), whose file is the one `maxmargin train --task chain --format conll` writes.
 
 use super::*;
-use maxmargin::io::conll::{Sentence, Template};
+use maxmargin::io::conll::{FeatureMap, Sentence, Template};
 use maxmargin::tagger::{self, Tagger};
 use std::path::{Path, PathBuf};
 
@@ -75,10 +75,11 @@ fn template(name: &str, train: &[Sentence]) -> PyResult<Template> {
             Ok(Template::chunking())
         }
         "ner" => Ok(Template::ner(inputs)),
-        text if text.contains('\n') || text.contains("%x[") => Template::parse("template", text)
-            .map_err(|(line, column, message)| {
+        text if !Path::new(text).exists() && (text.contains('\n') || text.contains('%')) => {
+            Template::parse("template", text).map_err(|(line, column, message)| {
                 value_error(format!("template line {line}, column {column}: {message}"))
-            }),
+            })
+        }
         file => {
             let path = Path::new(file);
             if !path.exists() {
@@ -174,12 +175,13 @@ impl PyTagger {
 }
 
 /// Trains a tagger on sentences (tokens as lists of columns, the word first) and their tags, with the
-/// templates `template`, by `solver`; `c` in `½‖w‖² + C Σ ξ_i` (`None`: the command's default λ). Returns the
+/// templates `template`, by `solver`; `c` in `½‖w‖² + C Σ ξ_i` (`None`: the command's default λ); features
+/// seen fewer than `min_count` times dropped; `class_weight` a tag's mistakes' cost by tag name. Returns the
 /// tagger and the run's certificate.
 #[pyfunction]
 #[pyo3(signature = (
     rows, tags, template="chunking", *, solver="bcfw", c=None, max_iter=None, gap=None, random_state=0,
-    n_jobs=None, verbose=0
+    n_jobs=None, verbose=0, min_count=1, class_weight=None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_tagger<'py>(
@@ -194,6 +196,8 @@ pub(crate) fn fit_tagger<'py>(
     random_state: u64,
     n_jobs: Option<usize>,
     verbose: u8,
+    min_count: usize,
+    class_weight: Option<std::collections::HashMap<String, f64>>,
 ) -> PyResult<(PyTagger, Bound<'py, PyDict>)> {
     let train = sentences(rows, Some(tags))?;
     if train.is_empty() {
@@ -210,9 +214,25 @@ pub(crate) fn fit_tagger<'py>(
         n_jobs,
         rescaling: "margin",
     };
-    let svm = learning.params(Task::Chain)?.check().map_err(value_error)?;
+    let features = FeatureMap::fit_with_min_count(&train, template, min_count);
+    // Weights by tag number (1-based, as the chain model numbers its tags), in tag order.
+    let mut weights = Vec::new();
+    for (tag, weight) in class_weight.unwrap_or_default() {
+        let Some(id) = features.tag_id(&tag) else {
+            return Err(value_error(format!(
+                "class_weight names the tag {tag:?}, which the training tags do not have"
+            )));
+        };
+        weights.push((f64::from(id) + 1.0, weight));
+    }
+    weights.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let svm = learning
+        .params(Task::Chain)?
+        .class_weights(weights)
+        .check()
+        .map_err(value_error)?;
     let (report, interrupted) = interruptible(py, verbose, |watch| {
-        tagger::fit(&svm, &train, template, Path::new("<sentences>"), watch)
+        tagger::fit_with_map(&svm, &train, features, Path::new("<sentences>"), watch)
     });
     let report = kept(report, interrupted)?;
     let fitted = Fitted::of_structured(&report.tagger.model, report.warnings);

@@ -352,6 +352,32 @@ def test_the_tagger_chunks_sentences_and_saves_the_commands_tagger_file(tmp_path
         assert first == predicted[0]
 
 
+def test_the_tagger_prunes_weights_tags_and_takes_bigram_templates():
+    from maxmargin.tagger import Tagger
+
+    train, train_tags = read_conll(CONLL / "train.txt")
+    test, test_tags = read_conll(CONLL / "test.txt")
+    common = dict(C=10.0, max_iter=10)
+    full = Tagger(**common).fit(train, train_tags)
+    pruned = Tagger(min_count=3, **common).fit(train, train_tags)
+    assert len(pickle.dumps(pruned)) * 2 < len(pickle.dumps(full))
+    assert pruned.evaluate(test, test_tags)["chunk_f1"] > 0.8
+    # A heavy weight on the VP tags finds more VP chunks.
+    vp = Tagger(class_weight={"B-VP": 8.0, "I-VP": 8.0}, **common).fit(train, train_tags)
+    found = lambda t: t.evaluate(test, test_tags)["per_type"]["VP"]["found"]
+    assert found(vp) > found(full)
+    # CRF++'s bigram templates with macros: observation-dependent transitions.
+    text = "U00:%x[0,0]\nU01:%x[0,1]\nB\nB10:%x[0,1]\n"
+    bigram = Tagger(template=text, **common).fit(train, train_tags)
+    assert bigram.evaluate(test, test_tags)["chunk_f1"] > 0.7
+    with pytest.raises(ValueError, match="B-XYZ"):
+        Tagger(class_weight={"B-XYZ": 2.0}, **common).fit(train, train_tags)
+    with pytest.raises(ValueError, match="min_count"):
+        Tagger(min_count=0).fit(train, train_tags)
+    with pytest.raises(ValueError, match="class_weight"):
+        Tagger(class_weight={"B-NP": -1.0}).fit(train, train_tags)
+
+
 def test_the_tagger_refuses_what_it_cannot_read_by_name():
     from maxmargin.tagger import Tagger
 

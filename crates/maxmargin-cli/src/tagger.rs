@@ -32,6 +32,7 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
         bail!("{}: no sentences", data.display());
     }
     let template = template(name, &sentences)?;
+    maxmargin::tagger::check_values(&template, &sentences, data)?;
     let min_count = args.structural.min_count.unwrap_or(1);
     let features =
         maxmargin::io::conll::FeatureMap::fit_with_min_count(&sentences, template, min_count);
@@ -135,6 +136,7 @@ fn read(tagger: &Tagger, data: &Path) -> Result<Vec<Sentence>> {
 pub fn predict(model_path: &Path, data: &Path) -> Result<Vec<String>> {
     let tagger = Tagger::load(model_path)?;
     let sentences = read(&tagger, data)?;
+    maxmargin::tagger::check_values(tagger.features.template(), &sentences, data)?;
     let tags = tagger.tag(&sentences)?;
     let mut lines = Vec::with_capacity(sentences.iter().map(|s| s.len() + 1).sum());
     for (s, predicted) in sentences.iter().zip(&tags) {
@@ -156,6 +158,7 @@ pub fn predict(model_path: &Path, data: &Path) -> Result<Vec<String>> {
 pub fn eval(model_path: &Path, data: &Path, lambda: Option<f64>, json: bool) -> Result<()> {
     let tagger = Tagger::load(model_path)?;
     let sentences = read(&tagger, data)?;
+    maxmargin::tagger::check_values(tagger.features.template(), &sentences, data)?;
     if sentences.iter().any(|s| s.tags.is_empty()) {
         bail!(
             "{}: eval needs the tag column (the model reads {} input columns; the file has no column after them)",

@@ -207,6 +207,7 @@ pub fn fit_with_map(
         }
         .into());
     }
+    check_values(features.template(), train, source)?;
     let data = sequences(&features, train, source, |tags| {
         // Every training tag is in the dictionary built on it.
         features.tags(tags).unwrap_or_default()
@@ -219,6 +220,38 @@ pub fn fit_with_map(
         },
         trace: report.trace,
         warnings: report.warnings,
+    })
+}
+
+/// Checks that every cell a `%v` template line reads (a real-valued feature) is a finite number, naming the
+/// first that is not by its line of `source` (or by sentence and token when `source` is not a CoNLL file).
+///
+/// # Errors
+/// [`IoError::Parse`] (or [`IoError::Mismatch`]) naming the cell.
+pub fn check_values(
+    template: &Template,
+    sentences: &[Sentence],
+    source: &Path,
+) -> Result<(), Error> {
+    template.check_values(sentences).map_err(|(s, t, c, cell)| {
+        let message = format!(
+            "{:?} is not a finite number; the template reads input column {c} as a value (%v)",
+            cell.chars().take(40).collect::<String>()
+        );
+        match conll::token_line(source, s, t) {
+            Some(line) => IoError::Parse {
+                path: source.to_path_buf(),
+                line,
+                column: c + 1,
+                field: "value",
+                message,
+            },
+            None => IoError::Mismatch {
+                path: source.to_path_buf(),
+                message: format!("sentence {}, token {}: {message}", s + 1, t + 1),
+            },
+        }
+        .into()
     })
 }
 
@@ -245,6 +278,7 @@ impl Tagger {
     /// # Errors
     /// A model inconsistent with its dictionary (not one this crate saved).
     pub fn tag(&self, sentences: &[Sentence]) -> Result<Vec<Vec<String>>, Error> {
+        check_values(self.features.template(), sentences, Path::new("text"))?;
         let data = sequences(&self.features, sentences, Path::new("text"), |s| {
             vec![0; s.len()]
         });
@@ -289,6 +323,7 @@ impl Tagger {
             }
             .into());
         }
+        check_values(self.features.template(), sentences, Path::new("data"))?;
         let unknown = sentences
             .iter()
             .flat_map(|s| &s.tags)

@@ -664,3 +664,69 @@ fn tag_weights_make_a_tag_predicted_more() {
     let err = fails(&[&chain[..], &["-w", "B-NP=3"]].concat(), 1);
     assert!(err.contains("tag names apply to --format conll"), "{err}");
 }
+
+/// `%v[r,c]` reads a column as numbers (embeddings, scores): the cell is the feature's value. A cell that is
+/// not a number is named by file, line and column, in training and at test time.
+#[test]
+fn real_valued_columns_enter_as_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Insert a numeric column (the word's length over 10) between the POS and chunk columns.
+    let numeric = |from: &Path, to: &Path| {
+        let text = std::fs::read_to_string(from).unwrap();
+        let lines: Vec<String> = text
+            .lines()
+            .map(|l| {
+                let c: Vec<&str> = l.split_whitespace().collect();
+                if c.len() < 3 {
+                    return l.to_string();
+                }
+                let v = c[0].chars().count() as f64 / 10.0;
+                format!("{} {} {v} {}", c[0], c[1], c[2])
+            })
+            .collect();
+        std::fs::write(to, lines.join("\n") + "\n").unwrap();
+    };
+    let (train, test) = (tmp.path().join("train.txt"), tmp.path().join("test.txt"));
+    numeric(&head("train.txt"), &train);
+    numeric(&head("test.txt"), &test);
+    let template = tmp.path().join("v.tpl");
+    std::fs::write(
+        &template,
+        "U00:%x[0,0]\nU01:%x[0,1]\nU02:%x[-1,1]\nUv0:%v[0,2]\nUv1:%x[0,1]/%v[0,2]\nB\n",
+    )
+    .unwrap();
+    let model = tmp.path().join("v.mm");
+    let train_args = [
+        "train",
+        s(&train),
+        "--task",
+        "chain",
+        "--format",
+        "conll",
+        "--template",
+        s(&template),
+        "--max-passes",
+        "10",
+        "-o",
+        s(&model),
+        "-q",
+    ];
+    ok(&train_args);
+    let e = json(&ok(&["eval", s(&model), s(&test), "--json"]));
+    assert!(e["chunk_f1"].as_f64().unwrap() > 0.8, "{e}");
+    // A cell that is not a number: named by line and column, at test time and in training.
+    let text = std::fs::read_to_string(&test).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines[4] = lines[4].replacen(" 0.", " x0.", 1).replacen(" 1", " x1", 1);
+    let bad = tmp.path().join("bad.txt");
+    std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
+    let err = fails(&["predict", s(&model), s(&bad)], 1);
+    assert!(
+        err.contains("bad.txt:5:3") && err.contains("not a finite number"),
+        "{err}"
+    );
+    let mut args = train_args.to_vec();
+    args[1] = s(&bad);
+    let err = fails(&args, 1);
+    assert!(err.contains("bad.txt:5:3"), "{err}");
+}

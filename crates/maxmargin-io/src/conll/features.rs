@@ -137,7 +137,7 @@ impl FeatureMap {
             for t in 0..s.len() {
                 let (names, features) = (&mut map.names, &mut map.features);
                 map.template
-                    .for_each_feature(s, t, &mut buf, |f| add(names, features, f));
+                    .for_each_feature(s, t, &mut buf, |f, _| add(names, features, f));
                 let (names, features) = (&mut map.edge_names, &mut map.edge_features);
                 map.template
                     .for_each_edge_feature(s, t, &mut buf, |f| add(names, features, f));
@@ -179,7 +179,7 @@ impl FeatureMap {
         let mut buf = String::new();
         for s in train {
             for t in 0..s.len() {
-                all.template.for_each_feature(s, t, &mut buf, |f| {
+                all.template.for_each_feature(s, t, &mut buf, |f, _| {
                     if let Some(&i) = all.features.get(f) {
                         counts[i as usize] += 1;
                     }
@@ -256,27 +256,30 @@ impl FeatureMap {
         self.inputs
     }
 
-    /// One sparse binary feature vector per position: the unigram features, then the bigram ones at
-    /// `n_features() + e`; features not in the dictionary are dropped.
+    /// One sparse feature vector per position: the unigram features (1, or a `%v` cell's number), then the
+    /// bigram ones (1) at `n_features() + e`; features not in the dictionary are dropped, and a feature made
+    /// twice at a token counts once.
     pub fn features(&self, s: &Sentence) -> Vec<SparseVec> {
         let mut buf = String::new();
         let first_edge = self.names.len() as u32;
         (0..s.len())
             .map(|t| {
-                let mut idx = Vec::with_capacity(self.template.len() + self.template.edge_len());
-                self.template.for_each_feature(s, t, &mut buf, |f| {
+                let mut cells: Vec<(u32, f64)> =
+                    Vec::with_capacity(self.template.len() + self.template.edge_len());
+                self.template.for_each_feature(s, t, &mut buf, |f, v| {
                     if let Some(&j) = self.features.get(f) {
-                        idx.push(j);
+                        cells.push((j, v));
                     }
                 });
                 self.template.for_each_edge_feature(s, t, &mut buf, |f| {
                     if let Some(&e) = self.edge_features.get(f) {
-                        idx.push(first_edge + e);
+                        cells.push((first_edge + e, 1.0));
                     }
                 });
-                idx.sort_unstable();
-                idx.dedup();
-                let val = vec![1.0; idx.len()];
+                // Stable: of a feature made twice, the first is kept (the same string reads the same cell).
+                cells.sort_by_key(|c| c.0);
+                cells.dedup_by_key(|c| c.0);
+                let (idx, val) = cells.into_iter().unzip();
                 SparseVec::new(idx, val).unwrap_or_default()
             })
             .collect()

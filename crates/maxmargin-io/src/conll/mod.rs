@@ -215,6 +215,28 @@ pub fn read_layout(
     Ok(out)
 }
 
+/// The 1-based line of token `token` of sentence `sentence` (both 0-based, as [`read`] numbers them) in a
+/// CoNLL file, found by reading the file again (for an error about one of its cells); `None` when the file
+/// cannot be read or is shorter.
+pub fn token_line(path: &Path, sentence: usize, token: usize) -> Option<usize> {
+    let mut text = crate::lines::Lines::new(open_maybe_gz(path).ok()?, path);
+    let (mut s, mut t, mut inside) = (0usize, 0usize, false);
+    while let Ok(Some((line_no, buf))) = text.next_line() {
+        let first = buf.split_whitespace().next();
+        if first.is_none() || first == Some("-DOCSTART-") {
+            if inside {
+                (s, t, inside) = (s + 1, 0, false);
+            }
+            continue;
+        }
+        if (s, t) == (sentence, token) {
+            return Some(line_no);
+        }
+        (t, inside) = (t + 1, true);
+    }
+    None
+}
+
 /// The shape of a word: `X` upper, `x` lower, `d` digit, other characters kept, runs collapsed.
 ///
 /// # Examples

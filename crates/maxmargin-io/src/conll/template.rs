@@ -11,6 +11,10 @@
 //! | `%lower[r,c]` | the cell lowercased |
 //! | `%shape[r,c]` | its [`shape`](super::shape): `X` upper, `x` lower, `d` digit, runs collapsed |
 //! | `%prefixK[r,c]`, `%suffixK[r,c]` | the first or last K characters (1 ≤ K ≤ 16) of the lowercased cell; the template yields nothing for a shorter cell |
+//! | `%v[r,c]` | a real-valued feature: the cell read as a number is the feature's value, and the name keeps `%v[r,c]` as written (one a line, unigram lines only; a zero or a row outside the sentence yields nothing) |
+//!
+//! With `%v`, a column of numbers (say word embeddings, `word POS e1 ... e50 tag`, one line `U:%v[0,c]` per
+//! column) enters the model as values; [`Template::check_values`] names a cell that is not a finite number.
 //!
 //! Rows before the sentence read `<s>`, rows after it `</s>`. A line with no macro is a feature every token
 //! has (a bias). A line `B` alone is accepted as in CRF++: the chain always scores tag transitions. A line
@@ -40,6 +44,7 @@ pub const MAX_AFFIX: usize = 16;
 /// How a macro maps its cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum CellMap {
+    Value,
     Same,
     Lower,
     Shape,
@@ -181,6 +186,24 @@ impl Template {
                 // `B` alone: the tag transitions, which the chain always scores.
                 continue;
             }
+            let values = parts
+                .iter()
+                .filter(|p| {
+                    matches!(
+                        p,
+                        Part::Cell {
+                            map: CellMap::Value,
+                            ..
+                        }
+                    )
+                })
+                .count();
+            if values > 1 || (bigram && values > 0) {
+                return Err(at(
+                    0,
+                    "a %v macro (a real-valued feature) stands once on a unigram (U) line".into(),
+                ));
+            }
             if !bigram && !line.starts_with('U') {
                 return Err(at(
                     0,
@@ -256,13 +279,58 @@ impl Template {
         self.columns
     }
 
-    /// Calls `f` with each unigram feature string of token `t` (a cell the sentence lacks yields no feature).
+    /// Whether a template line reads a cell as a number (`%v`).
+    pub fn has_values(&self) -> bool {
+        !self.value_columns().is_empty()
+    }
+
+    fn value_columns(&self) -> Vec<usize> {
+        self.patterns
+            .iter()
+            .flatten()
+            .filter_map(|p| match p {
+                Part::Cell {
+                    col,
+                    map: CellMap::Value,
+                    ..
+                } => Some(*col),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The first cell a `%v` macro reads that is not a finite number, as `(sentence, token, column, cell)`
+    /// (0-based).
+    ///
+    /// # Errors
+    /// That cell.
+    pub fn check_values(
+        &self,
+        sentences: &[Sentence],
+    ) -> Result<(), (usize, usize, usize, String)> {
+        let columns = self.value_columns();
+        for (i, s) in sentences.iter().enumerate() {
+            for &c in &columns {
+                let Some(cells) = s.columns.get(c) else {
+                    continue;
+                };
+                if let Some((t, cell)) = cells.iter().enumerate().find(|(_, v)| number(v).is_none())
+                {
+                    return Err((i, t, c, cell.clone()));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Calls `f` with each unigram feature string of token `t` and its value (1, or the cell's number for
+    /// a `%v` line); a cell the sentence lacks yields no feature.
     pub(crate) fn for_each_feature(
         &self,
         s: &Sentence,
         t: usize,
         buf: &mut String,
-        f: impl FnMut(&str),
+        f: impl FnMut(&str, f64),
     ) {
         expand(&self.patterns, s, t, buf, f);
     }
@@ -273,27 +341,48 @@ impl Template {
         s: &Sentence,
         t: usize,
         buf: &mut String,
-        f: impl FnMut(&str),
+        mut f: impl FnMut(&str),
     ) {
         if t > 0 {
-            expand(&self.edges, s, t, buf, f);
+            expand(&self.edges, s, t, buf, |name, _| f(name));
         }
     }
 }
 
-/// Calls `f` with the text of each pattern at token `t` whose cells the sentence has.
+/// A cell as a feature value: a finite number.
+fn number(cell: &str) -> Option<f64> {
+    cell.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// Calls `f` with the text and value of each pattern at token `t` whose cells the sentence has.
 fn expand(
     patterns: &[Vec<Part>],
     s: &Sentence,
     t: usize,
     buf: &mut String,
-    mut f: impl FnMut(&str),
+    mut f: impl FnMut(&str, f64),
 ) {
     'patterns: for parts in patterns {
         buf.clear();
+        let mut value = 1.0;
         for part in parts {
             match part {
                 Part::Text(text) => buf.push_str(text),
+                Part::Cell {
+                    row,
+                    col,
+                    map: CellMap::Value,
+                } => {
+                    let v = usize::try_from(t as i64 + i64::from(*row))
+                        .ok()
+                        .and_then(|i| s.columns.get(*col)?.get(i))
+                        .and_then(|c| number(c));
+                    match v {
+                        Some(v) if v != 0.0 => value = v,
+                        _ => continue 'patterns,
+                    }
+                    let _ = write!(buf, "%v[{row},{col}]");
+                }
                 Part::Cell { row, col, map } => {
                     if !cell(s, t, *row, *col, *map, buf) {
                         continue 'patterns;
@@ -301,7 +390,7 @@ fn expand(
                 }
             }
         }
-        f(buf);
+        f(buf, value);
     }
 }
 
@@ -336,6 +425,8 @@ fn cell(s: &Sentence, t: usize, row: i32, col: usize, map: CellMap, buf: &mut St
         &column[i as usize]
     };
     match map {
+        // Read by `expand` as a number, never as text.
+        CellMap::Value => return false,
         CellMap::Same => buf.push_str(text),
         CellMap::Lower => buf.push_str(&text.to_lowercase()),
         CellMap::Shape => buf.push_str(&shape(text)),
@@ -370,6 +461,7 @@ fn parse_line(line: &str) -> Result<Vec<Part>, (usize, String)> {
         };
         let name = &after[..open];
         let map = match name {
+            "v" => CellMap::Value,
             "x" => CellMap::Same,
             "lower" => CellMap::Lower,
             "shape" => CellMap::Shape,
@@ -386,7 +478,7 @@ fn parse_line(line: &str) -> Result<Vec<Part>, (usize, String)> {
                         return Err((
                             start,
                             format!(
-                                "unknown macro %{}: use %x, %lower, %shape, %prefixK or %suffixK (K in 1..={MAX_AFFIX})",
+                                "unknown macro %{}: use %x, %lower, %shape, %prefixK, %suffixK (K in 1..={MAX_AFFIX}) or %v",
                                 name.chars().take(20).collect::<String>()
                             ),
                         ));

@@ -163,6 +163,38 @@ fn conll_templates_parse_expand_and_name_their_mistakes() {
     stored["template"] = "U0:%x[0,0]\n".into();
     let err = serde_json::from_value::<FeatureMap>(stored).unwrap_err();
     assert!(err.to_string().contains("no bigram"), "{err}");
+    // Real-valued columns: `%v` makes the cell the feature's value (zero and rows outside the sentence make
+    // none); cells that are not finite numbers are named by sentence, token and column.
+    let t = Template::parse("t", "U0:%x[0,0]\nUv:%v[0,1]\nUpv:%x[0,0]/%v[-1,1]\n").unwrap();
+    assert!(t.has_values() && !Template::chunking().has_values());
+    let s = Sentence::from_rows(
+        &[vec!["a", "0.5"], vec!["b", "0"], vec!["c", "-2e1"]],
+        &["O", "O", "O"],
+    );
+    let map = FeatureMap::fit_with(std::slice::from_ref(&s), t.clone());
+    assert_eq!(
+        map.feature_names(),
+        &["U0:a", "Uv:%v[0,1]", "U0:b", "Upv:b/%v[-1,1]", "U0:c"]
+    );
+    let x = map.features(&s);
+    assert_eq!(
+        x[0].as_row().iter().collect::<Vec<_>>(),
+        vec![(0, 1.0), (1, 0.5)]
+    );
+    assert_eq!(
+        x[1].as_row().iter().collect::<Vec<_>>(),
+        vec![(2, 1.0), (3, 0.5)]
+    );
+    assert_eq!(
+        x[2].as_row().iter().collect::<Vec<_>>(),
+        vec![(1, -20.0), (4, 1.0)]
+    );
+    assert_eq!(t.check_values(std::slice::from_ref(&s)), Ok(()));
+    let bad = Sentence::from_rows(&[vec!["a", "1"], vec!["b", "NaN"]], &["O", "O"]);
+    assert_eq!(
+        t.check_values(&[s.clone(), bad]),
+        Err((1, 1, 1, "NaN".to_string()))
+    );
     // Mistakes name line and column.
     for (text, line, col, what) in [
         ("U0:%x[0,0]\nU1:%x[0]\n", 2, 4, "[row,column]"),
@@ -172,6 +204,8 @@ fn conll_templates_parse_expand_and_name_their_mistakes() {
         ("U0:%prefix0[0,0]\n", 1, 4, "unknown macro"),
         ("U0:%x[0,0\n", 1, 4, "not closed"),
         ("U0:%x[0,0]\nB0:%lower[0]\n", 2, 4, "[row,column]"),
+        ("U0:%v[0,1]/%v[0,2]\n", 1, 1, "stands once"),
+        ("U0:%x[0,0]\nB0:%v[0,1]\n", 2, 1, "unigram (U) line"),
         ("# only a comment\n", 1, 1, "no unigram"),
     ] {
         let (l, c, m) = Template::parse("t", text).unwrap_err();
