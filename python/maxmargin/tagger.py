@@ -16,6 +16,8 @@ word and its part-of-speech tag). ``save`` writes the tagger file ``maxmargin pr
 ``Tagger.load`` reads one ``maxmargin train --task chain --format conll`` wrote.
 """
 
+import numbers
+
 from . import _core
 from .learners import _Learner, _seed, _threads
 
@@ -82,7 +84,8 @@ class Tagger(_Learner):
             v = getattr(self, name)
             if v is not None and not (isinstance(v, (int, float)) and 0 < v < float("inf")):
                 raise ValueError(f"{name}={v!r}: give a positive finite number or None")
-        if isinstance(self.min_count, bool) or not isinstance(self.min_count, int) or self.min_count < 1:
+        if isinstance(self.min_count, bool) or not isinstance(self.min_count, numbers.Integral) \
+                or self.min_count < 1:
             raise ValueError(f"min_count={self.min_count!r}: give a whole number >= 1")
         if self.class_weight is not None:
             if not isinstance(self.class_weight, dict):
@@ -99,7 +102,7 @@ class Tagger(_Learner):
             _rows(sentences), _tags(tags), str(self.template), solver=self.solver,
             c=None if self.C is None else float(self.C), max_iter=self.max_iter, gap=self.gap,
             random_state=_seed(self.random_state), n_jobs=_threads(self.n_jobs),
-            verbose=int(self.verbose), min_count=self.min_count,
+            verbose=int(self.verbose), min_count=int(self.min_count),
             class_weight=None if self.class_weight is None else
             {str(t): float(w) for t, w in self.class_weight.items()},
         )

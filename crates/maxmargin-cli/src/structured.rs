@@ -13,7 +13,7 @@ use std::path::Path;
 fn params(
     args: &TrainArgs,
     task: Task,
-    class_weights: Vec<(f64, f64)>,
+    class_weights: Option<Vec<(f64, f64)>>,
 ) -> Result<StructuredSvmParams> {
     let name = task.kind();
     crate::refuse(
@@ -174,13 +174,18 @@ fn params(
                 | maxmargin::StructSolverKind::Softmax
         ))
         || (task == Task::Chain && p.solver != StructSolverKind::Perceptron);
-    if !class_weights.is_empty() && !weighted {
+    if !args.class_weights.is_empty() && !weighted {
         bail!(
             "-w applies to binary training, to --task multiclass with --solver dcd or ovr, and to --task chain \
              (not with the perceptron, which has no loss to weight), not to --task {name} with --solver {}",
             format!("{:?}", p.solver).to_lowercase()
         );
     }
+    let class_weights = match class_weights {
+        Some(resolved) => resolved,
+        None if task == Task::Chain => tag_order(args.numeric_class_weights()?)?,
+        None => args.numeric_class_weights()?,
+    };
     p = p.class_weights(class_weights);
     if let Some(r) = args.regularization() {
         p.regularization = r;
@@ -286,14 +291,25 @@ pub(crate) fn estimator(
     args: &TrainArgs,
     task: Task,
 ) -> Result<(maxmargin::StructuredSvm, progress::TrainingProgress)> {
-    estimator_weighted(args, task, args.numeric_class_weights()?)
+    estimator_weighted(args, task, None)
 }
 
-/// As [`estimator`], with the class weights already resolved (a tagger's by tag name).
+/// A chain's `-w` weights in tag order, each tag once (the same weights give the same model whatever their
+/// order on the command line).
+pub(crate) fn tag_order(mut weights: Vec<(f64, f64)>) -> Result<Vec<(f64, f64)>> {
+    weights.sort_by(|a, b| a.0.total_cmp(&b.0));
+    if let Some(p) = weights.windows(2).find(|p| p[0].0 == p[1].0) {
+        bail!("-w names the tag {} twice", p[0].0);
+    }
+    Ok(weights)
+}
+
+/// As [`estimator`], with the class weights already resolved (a tagger's by tag name) or, with `None`,
+/// read from the flags as numbers.
 pub(crate) fn estimator_weighted(
     args: &TrainArgs,
     task: Task,
-    class_weights: Vec<(f64, f64)>,
+    class_weights: Option<Vec<(f64, f64)>>,
 ) -> Result<(maxmargin::StructuredSvm, progress::TrainingProgress)> {
     let svm = params(args, task, class_weights)?
         .check()?

@@ -33,11 +33,13 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
     }
     let template = template(name, &sentences)?;
     maxmargin::tagger::check_values(&template, &sentences, data)?;
+    // The flags are checked before the dictionary is built (minutes on a large corpus).
+    let weights = tag_weights(args, &sentences, data)?;
+    let (mut svm, mut bar) =
+        crate::structured::estimator_weighted(args, Task::Chain, Some(weights))?;
     let min_count = args.structural.min_count.unwrap_or(1);
     let features =
         maxmargin::io::conll::FeatureMap::fit_with_min_count(&sentences, template, min_count);
-    let weights = tag_weights(args, &features, data)?;
-    let (mut svm, mut bar) = crate::structured::estimator_weighted(args, Task::Chain, weights)?;
     if let Some(path) = &args.warm_start {
         let warm = Tagger::load(path)?;
         if warm.features != features {
@@ -90,18 +92,21 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
     )
 }
 
-/// The `-w TAG=WEIGHT` weights by tag name, as the chain model numbers its tags (1-based).
-fn tag_weights(
-    args: &TrainArgs,
-    features: &maxmargin::io::conll::FeatureMap,
-    data: &Path,
-) -> Result<Vec<(f64, f64)>> {
-    args.class_weights
+/// The `-w TAG=WEIGHT` weights by tag name, as the chain model numbers its tags (1-based), in tag order.
+fn tag_weights(args: &TrainArgs, train: &[Sentence], data: &Path) -> Result<Vec<(f64, f64)>> {
+    let tags = maxmargin::io::conll::FeatureMap::tag_order(train);
+    let given = &args.class_weights;
+    if let Some(w) =
+        (given.iter().enumerate()).find(|(i, w)| given[..*i].iter().any(|v| v.label == w.label))
+    {
+        bail!("-w names the tag {:?} twice", w.1.label);
+    }
+    let weights = args
+        .class_weights
         .iter()
-        .map(|w| match features.tag_id(&w.label) {
-            Some(id) => Ok((f64::from(id) + 1.0, w.weight)),
+        .map(|w| match tags.iter().position(|t| *t == w.label) {
+            Some(id) => Ok((id as f64 + 1.0, w.weight)),
             None => {
-                let tags = features.tag_names();
                 let shown: Vec<&str> = tags.iter().take(12).map(String::as_str).collect();
                 bail!(
                     "-w {}={}: {} has no tag {:?} (its tags: {}{})",
@@ -118,7 +123,8 @@ fn tag_weights(
                 )
             }
         })
-        .collect()
+        .collect::<Result<Vec<_>>>()?;
+    crate::structured::tag_order(weights)
 }
 
 /// Reads text for a tagger: its input columns, with or without the tag column.

@@ -187,7 +187,7 @@ impl ChainSpace {
                     .iter()
                     .filter(|(j, _)| *j >= self.n_features)
                     .peekable();
-                let trans: &[f64] = if edges.peek().is_some() {
+                let trans: &[f64] = if self.n_edge > 0 && edges.peek().is_some() {
                     s.pair.clear();
                     s.pair.extend_from_slice(trans);
                     for (j, v) in edges {

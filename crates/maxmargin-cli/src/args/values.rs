@@ -27,7 +27,7 @@ impl ClassWeight {
 /// Parses `LABEL=WEIGHT`.
 pub(super) fn parse_class_weight(s: &str) -> Result<ClassWeight, String> {
     let (label, weight) = s
-        .split_once('=')
+        .rsplit_once('=')
         .ok_or_else(|| format!("{s:?} is not LABEL=WEIGHT"))?;
     if label.is_empty() {
         return Err(format!("{s:?} names no label"));

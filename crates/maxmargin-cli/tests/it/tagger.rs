@@ -663,6 +663,8 @@ fn tag_weights_make_a_tag_predicted_more() {
     );
     let err = fails(&[&chain[..], &["-w", "B-NP=3"]].concat(), 1);
     assert!(err.contains("tag names apply to --format conll"), "{err}");
+    let err = fails(&[&base[..], &["-w", "B-NP=2", "-w", "B-NP=3"]].concat(), 1);
+    assert!(err.contains("twice"), "{err}");
 }
 
 /// `%v[r,c]` reads a column as numbers (embeddings, scores): the cell is the feature's value. A cell that is

@@ -142,14 +142,25 @@ impl FeatureMap {
                 map.template
                     .for_each_edge_feature(s, t, &mut buf, |f| add(names, features, f));
             }
-            for tag in &s.tags {
-                if !map.tag_ids.contains_key(tag) {
-                    map.tag_ids.insert(tag.clone(), map.tags.len() as u32);
-                    map.tags.push(tag.clone());
-                }
+        }
+        map.tags = Self::tag_order(train);
+        map.tag_ids = (map.tags.iter().enumerate())
+            .map(|(i, t)| (t.clone(), i as u32))
+            .collect();
+        map
+    }
+
+    /// The tags of training sentences in the order a dictionary built on them numbers them (first
+    /// appearance), without building the features.
+    pub fn tag_order(train: &[Sentence]) -> Vec<String> {
+        let mut seen = std::collections::HashSet::new();
+        let mut tags = Vec::new();
+        for tag in train.iter().flat_map(|s| &s.tags) {
+            if seen.insert(tag.as_str()) {
+                tags.push(tag.clone());
             }
         }
-        map
+        tags
     }
 
     /// As [`FeatureMap::fit_with`], keeping only the features that fire at least `min_count` times in the

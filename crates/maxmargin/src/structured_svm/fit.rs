@@ -246,6 +246,19 @@ impl StructuredSvm {
             .map(|v| v.as_row().nnz())
             .sum();
         crate::limits::check_features(&data.source, d.saturating_add(n_edge), nnz)?;
+        // Indices past the features would be dropped: a tagger's bigram features given to `fit_chain`.
+        if let Some((i, j)) = data.sequences.iter().enumerate().find_map(|(i, s)| {
+            let last = s.iter().filter_map(|x| x.as_row().indices().last()).max()?;
+            (*last as usize >= d + n_edge).then_some((i, *last))
+        }) {
+            return Err(OptimError::InvalidParam {
+                name: "feature index",
+                value: format!("{j} in sequence {i}, with {d} features and {n_edge} edge features"),
+                reason: "is beyond the data's features; edge features (a tagger's bigram templates) are \
+                         trained by fit_chain_with_edges",
+            }
+            .into());
+        }
         crate::limits::check_edge_weights(&data.source, n_edge, l, nnz)?;
         crate::limits::check_labels(&data.source, "tag number", l, &data.labels)?;
         let mut warnings = Vec::new();

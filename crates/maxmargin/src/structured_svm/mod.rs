@@ -272,7 +272,7 @@ fn chain_space(
         if !(k.fract() == 0.0 && k >= 0.0 && k < l as f64) {
             return Err(OptimError::InvalidParam {
                 name: "class weight",
-                value: tag.to_string(),
+                value: format!("{tag} (the tags are numbered 1 to {l})"),
                 reason: "names a tag the training data does not have",
             }
             .into());

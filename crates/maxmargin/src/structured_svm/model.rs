@@ -490,6 +490,21 @@ impl StructuredModel {
             }
             .into());
         }
+        // A chain's class weights are tag numbers (1-based) with finite weights >= 0.
+        let tag_weights_ok = self.task != Task::Chain
+            || self.params.class_weights.iter().all(|&(tag, w)| {
+                tag.fract() == 0.0 && tag >= 1.0 && tag <= l as f64 && w.is_finite() && w >= 0.0
+            });
+        if !tag_weights_ok {
+            return Err(IoError::BadModel {
+                path: path.to_path_buf(),
+                message: format!(
+                    "the chain model's class weights {:?} name tags outside 1..={l} or are not finite and >= 0",
+                    self.params.class_weights
+                ),
+            }
+            .into());
+        }
         if expected != Some(self.w.len())
             || !classes_ok
             || !scaler_ok
@@ -498,10 +513,14 @@ impl StructuredModel {
             return Err(IoError::BadModel {
                 path: path.to_path_buf(),
                 message: format!(
-                    "inconsistent {} model: {} weights for {} features and {} labels, {} class values",
+                    "inconsistent {} model: {} weights for {} features{} and {} labels, {} class values",
                     self.task.kind(),
                     self.w.len(),
                     self.n_features,
+                    match n_edge {
+                        0 => String::new(),
+                        e => format!(" and {e} bigram features"),
+                    },
                     self.n_labels,
                     self.classes.len()
                 ),

@@ -343,3 +343,41 @@ fn one_vs_rest_and_kernel_machines_weigh_their_examples_as_if_repeated() {
         );
     }
 }
+
+/// A chain's class weights are tag numbers (1-based): the weighted Hamming loss trains, and a model naming a
+/// tag it lacks is refused when saved (and, by the same check, when loaded). Feature indices past the data's
+/// features given to `fit_chain` (a tagger's bigram features) are refused, not dropped.
+#[test]
+fn chain_class_weights_and_edge_indices_are_checked() {
+    use maxmargin::core::vector::SparseVec;
+    use maxmargin::io::svm_hmm::SequenceData;
+    let x = |j: u32| SparseVec::new(vec![j], vec![1.0]).unwrap();
+    let data = SequenceData {
+        sequences: vec![vec![x(0), x(1)], vec![x(1), x(0)]],
+        labels: vec![vec![0, 1], vec![1, 0]],
+        qids: vec![0, 1],
+        n_features: 2,
+        n_labels: 2,
+        source: "memory".into(),
+    };
+    let svm = StructuredSvmParams::new(Task::Chain)
+        .class_weights(vec![(2.0, 3.0)])
+        .max_passes(5.0)
+        .check()
+        .unwrap();
+    let mut model = svm.fit_chain(&data, &mut ()).unwrap().model;
+    let tmp = tempfile::tempdir().unwrap();
+    model.save(&tmp.path().join("ok.model")).unwrap();
+    model.params.class_weights = vec![(3.0, 1.0)];
+    let err = model
+        .save(&tmp.path().join("bad.model"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("class weights"), "{err}");
+    let mut wide = data.clone();
+    wide.sequences[1][0] = x(5);
+    let err = svm.fit_chain(&wide, &mut ()).unwrap_err().to_string();
+    assert!(err.contains("fit_chain_with_edges"), "{err}");
+    let fit = svm.fit_chain_with_edges(&wide, 4, &mut ()).unwrap();
+    assert_eq!(fit.model.w.len(), 3 * 2 + 4 + 4 + 4 * 4);
+}
