@@ -34,8 +34,10 @@ impl Owned {
 /// `cv` of a structured task; returns whether every fold's model (and the refit) converged.
 pub(crate) fn cv(cmd: &CvCmd, task: Task) -> Result<bool> {
     let args = &cmd.opts;
-    if args.structural.latent_subclasses.is_some() {
-        bail!("--latent-subclasses applies to train; cv of latent models is not built yet");
+    if args.structural.latent_subclasses.is_some() || args.structural.latent_states.is_some() {
+        bail!(
+            "--latent-subclasses and --latent-states apply to train; cv of latent models is not built yet"
+        );
     }
     if args.structural.min_count.is_some() {
         bail!("--min-count applies to train --format conll");

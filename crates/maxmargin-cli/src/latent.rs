@@ -1,5 +1,6 @@
-//! Multiclass models with latent subclasses: `train --task multiclass --latent-subclasses S`, and `predict`
-//! and `eval` on their files (kind `multiclass-latent`).
+//! Multiclass models with latent subclasses (`train --task multiclass --latent-subclasses S`, kind
+//! `multiclass-latent`) and chains with latent states (`train --task chain --latent-states K`, kind
+//! `chain-latent`), and `predict` and `eval` on their files.
 
 use super::*;
 use crate::load::{ModelShape, read_for_model, read_to_predict};
@@ -55,6 +56,62 @@ pub(crate) fn train(
         );
     }
     Ok(inner && m.stop == maxmargin::optim::latent::CccpStop::Converged)
+}
+
+/// Trains a chain with `states` latent states per tag on an svm_hmm file, saves and reports; returns
+/// whether both the outer rounds and the kept convex solve converged.
+pub(crate) fn train_chain(
+    data: &Path,
+    output: &Path,
+    args: &TrainArgs,
+    states: usize,
+) -> Result<bool> {
+    let (svm, mut bar) = structured::estimator(args, maxmargin::structured_svm::Task::Chain)?;
+    if args.warm_start.is_some() {
+        bail!("--warm-start does not apply to --latent-states yet");
+    }
+    let sequences = maxmargin::io::svm_hmm::read(data)?;
+    let report = svm.fit_latent_chain(&sequences, states, &mut bar)?;
+    bar.finish();
+    report.model.save(output)?;
+    let m = &report.model;
+    let inner = structured::finished(
+        args,
+        output,
+        &svm,
+        (&m.model, &report.trace, &report.warnings),
+        true,
+    )?;
+    if !args.quiet {
+        let objectives: Vec<String> = m
+            .rounds
+            .iter()
+            .map(|r| format!("{:.6}", r.objective))
+            .collect();
+        note!(
+            "latent: {} tags of {states} states; {} rounds ({}), objective by round {}",
+            m.tags,
+            m.rounds.len(),
+            format!("{:?}", m.stop).to_lowercase(),
+            objectives.join(" ")
+        );
+    }
+    Ok(inner && m.stop == maxmargin::optim::latent::CccpStop::Converged)
+}
+
+/// `predict`'s lines for a latent chain: one tag per token (1-based, as the svm_hmm file has them).
+pub(crate) fn predict_chain(model_path: &Path, data: &Path) -> Result<Vec<String>> {
+    let m = maxmargin::structured_svm::LatentChainModel::load(model_path)?;
+    let preds = m.predict(&maxmargin::io::svm_hmm::read(data)?)?;
+    Ok(preds
+        .iter()
+        .flat_map(|p| {
+            p.to_string()
+                .split(' ')
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect())
 }
 
 /// `predict`'s lines: the class, with `--scores` each class's score (its best template's) after a `#`

@@ -157,6 +157,10 @@ fn run(cli: Cli) -> Result<i32> {
                             "--latent-subclasses",
                             cmd.opts.structural.latent_subclasses.is_some(),
                         ),
+                        (
+                            "--latent-states",
+                            cmd.opts.structural.latent_states.is_some(),
+                        ),
                         ("--min-count", cmd.opts.structural.min_count.is_some()),
                     ],
                     "is not built for training over MPI ranks; run it as one process",
@@ -382,6 +386,19 @@ fn train(cmd: &TrainCmd) -> Result<i32> {
     }
     if cmd.opts.structural.min_count.is_some() && format != FormatArg::Conll {
         bail!("--min-count applies to --format conll (the tagger's feature dictionary)");
+    }
+    if cmd.opts.structural.latent_states.is_some()
+        && (cmd.stream || format != FormatArg::SvmHmm || cmd.task != TaskArg::Chain)
+    {
+        bail!(
+            "--latent-states applies to --task chain in memory on svm_hmm files, not to {} (taggers on CoNLL \
+             files with latent states are not built yet)",
+            if cmd.stream {
+                "--stream".to_string()
+            } else {
+                format!("--task {task_name} --format {}", format.name())
+            }
+        );
     }
     if cmd.opts.structural.latent_subclasses.is_some()
         && (cmd.stream || format == FormatArg::Conll || cmd.task != TaskArg::Multiclass)

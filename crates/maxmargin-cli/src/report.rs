@@ -177,3 +177,66 @@ pub(crate) fn refit_saved(
         out_path.display()
     );
 }
+
+/// What one of a structured solver's iterations is: Crammer–Singer's and one-vs-rest's are passes over the
+/// examples shrinking left active (summed over the classes for one-vs-rest), BCFW's and SSG's one example's
+/// step, the cutting planes' one round of oracle calls.
+pub(crate) fn iteration_unit(
+    solver: maxmargin::structured_svm::StructSolverKind,
+    in_memory: bool,
+) -> &'static str {
+    use maxmargin::structured_svm::StructSolverKind as K;
+    match solver {
+        K::Dcd if in_memory => "passes over the active examples",
+        K::Ovr if in_memory => "passes over the active rows, summed over the classes",
+        K::Bcfw | K::Ssg | K::Perceptron => "steps",
+        K::Nslack | K::Oneslack => "rounds",
+        _ => "iterations",
+    }
+}
+
+/// The relative duality gap a run heads for (BCFW's ε is one).
+pub(crate) fn tolerance(svm: &maxmargin::StructuredSvm) -> f64 {
+    svm.params().gap.unwrap_or(match svm.params().solver {
+        maxmargin::structured_svm::StructSolverKind::Bcfw => svm.params().epsilon,
+        _ => maxmargin::convergence::DEFAULT_GAP,
+    })
+}
+
+/// Reports a saved structured model's training; returns whether it converged.
+pub(crate) fn finished(
+    args: &TrainArgs,
+    output: &Path,
+    svm: &maxmargin::StructuredSvm,
+    (model, trace, warnings): (
+        &maxmargin::structured_svm::StructuredModel,
+        &[maxmargin::optim::TraceRecord],
+        &[String],
+    ),
+    in_memory: bool,
+) -> Result<bool> {
+    let t = &model.training;
+    crate::report::report(
+        args,
+        output,
+        &crate::report::Finished {
+            trace,
+            warnings,
+            what: format!(
+                "{} {}{} on {} examples",
+                model.task.kind(),
+                format!("{:?}", svm.params().solver).to_lowercase(),
+                crate::structured::kernel_family(model),
+                t.n_samples
+            ),
+            lambda: model.lambda,
+            stop: t.stop,
+            objective: t.objective,
+            gap: t.gap,
+            converged: t.converged,
+            iterations: (t.iterations, iteration_unit(svm.params().solver, in_memory)),
+            passes: (t.passes, "passes", "full passes"),
+            tolerance: tolerance(svm),
+        },
+    )
+}

@@ -1,6 +1,7 @@
 //! The structured tasks of the command: `train --task multiclass|multilabel|chain`, and `predict` / `eval`
 //! for the models they save. Multiclass data is LIBSVM, multilabel data LIBSVM multilabel, chains svm_hmm.
 
+pub(crate) use crate::report::{finished, tolerance};
 use crate::{SolverArg, TaskArg, TrainArgs, progress};
 use anyhow::{Result, bail};
 use maxmargin::io::{multilabel, svm_hmm};
@@ -231,12 +232,14 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
     if let Some(s) = args.structural.latent_subclasses {
         if task != Task::Multiclass {
             bail!(
-                "--latent-subclasses applies to --task multiclass, not --task {} (latent states for chains \
-                 are not built yet)",
+                "--latent-subclasses applies to --task multiclass, not --task {} (chains take --latent-states)",
                 task.kind()
             );
         }
         return crate::latent::train(data, output, args, s);
+    }
+    if let Some(k) = args.structural.latent_states {
+        return crate::latent::train_chain(data, output, args, k);
     }
     let (mut svm, mut bar) = estimator(args, task)?;
     if let Some(path) = &args.warm_start {
@@ -319,72 +322,14 @@ pub(crate) fn estimator_weighted(
     Ok((svm, bar))
 }
 
-/// The relative duality gap a run heads for (BCFW's ε is one).
-/// What one of a structured solver's iterations is: Crammer–Singer's and one-vs-rest's are passes over the
-/// examples shrinking left active (summed over the classes for one-vs-rest), BCFW's and SSG's one example's
-/// step, the cutting planes' one round of oracle calls.
-fn iteration_unit(
-    solver: maxmargin::structured_svm::StructSolverKind,
-    in_memory: bool,
-) -> &'static str {
-    use maxmargin::structured_svm::StructSolverKind as K;
-    match solver {
-        K::Dcd if in_memory => "passes over the active examples",
-        K::Ovr if in_memory => "passes over the active rows, summed over the classes",
-        K::Bcfw | K::Ssg | K::Perceptron => "steps",
-        K::Nslack | K::Oneslack => "rounds",
-        _ => "iterations",
-    }
-}
-
-fn tolerance(svm: &maxmargin::StructuredSvm) -> f64 {
-    svm.params().gap.unwrap_or(match svm.params().solver {
-        StructSolverKind::Bcfw => svm.params().epsilon,
-        _ => maxmargin::convergence::DEFAULT_GAP,
-    })
-}
-
-/// Reports a saved structured model's training; returns whether it converged.
-pub(crate) fn finished(
-    args: &TrainArgs,
-    output: &Path,
-    svm: &maxmargin::StructuredSvm,
-    (model, trace, warnings): (
-        &StructuredModel,
-        &[maxmargin::optim::TraceRecord],
-        &[String],
-    ),
-    in_memory: bool,
-) -> Result<bool> {
-    let t = &model.training;
-    crate::report::report(
-        args,
-        output,
-        &crate::report::Finished {
-            trace,
-            warnings,
-            what: format!(
-                "{} {}{} on {} examples",
-                model.task.kind(),
-                format!("{:?}", svm.params().solver).to_lowercase(),
-                kernel_family(model),
-                t.n_samples
-            ),
-            lambda: model.lambda,
-            stop: t.stop,
-            objective: t.objective,
-            gap: t.gap,
-            converged: t.converged,
-            iterations: (t.iterations, iteration_unit(svm.params().solver, in_memory)),
-            passes: (t.passes, "passes", "full passes"),
-            tolerance: tolerance(svm),
-        },
-    )
-}
-
 /// One line per prediction: a class value, a comma-separated label set, or one tag per token (as the
 /// svm_hmm file has one token per line).
 pub fn predict(model_path: &std::path::Path, data: &std::path::Path) -> Result<Vec<String>> {
+    if maxmargin::io::model_file::read_header(model_path)?.kind
+        == maxmargin::structured_svm::LATENT_CHAIN_KIND
+    {
+        return crate::latent::predict_chain(model_path, data);
+    }
     let model = StructuredModel::load(model_path)?;
     let preds = match model.task {
         Task::Multiclass => model.predict_multiclass(&crate::load::read_to_predict(
@@ -446,6 +391,19 @@ pub fn eval(
             );
         }
         let e = crate::latent::evaluate(model_path, data, lambda)?;
+        return print_evaluation(&e, false, json);
+    }
+    if maxmargin::io::model_file::read_header(model_path)?.kind
+        == maxmargin::structured_svm::LATENT_CHAIN_KIND
+    {
+        if grouping.is_some() {
+            bail!(
+                "--group-by and --groups apply to binary and multiclass models; {} is a latent chain model",
+                model_path.display()
+            );
+        }
+        let m = maxmargin::structured_svm::LatentChainModel::load(model_path)?;
+        let e = m.evaluate(&svm_hmm::read(data)?, lambda)?;
         return print_evaluation(&e, false, json);
     }
     let loaded = crate::load::Loaded::load(model_path)?;
@@ -592,7 +550,7 @@ fn eval_groups(
 }
 
 /// What the summary line adds for a kernel model: the kernel, the approximation, the support vectors.
-fn kernel_family(model: &StructuredModel) -> String {
+pub(crate) fn kernel_family(model: &StructuredModel) -> String {
     match (&model.params.approx, &model.kernel, &model.features) {
         (Some(a), Some(k), _) => format!(
             " ({} approximation of the {}, {} landmarks)",

@@ -150,8 +150,42 @@ impl ChainSpace {
         }
     }
 
+    /// The best labelling whose label at every position `t` is one `allowed(t, label)` accepts (ties to
+    /// the lowest label): constrained Viterbi, as a latent completion needs.
+    ///
+    /// # Errors
+    /// Bad weights or input, or a position where no label is allowed.
+    pub fn decode_within(
+        &self,
+        w: &[f64],
+        x: &Sequence,
+        allowed: &dyn Fn(usize, usize) -> bool,
+    ) -> Result<Vec<u32>, StructError> {
+        check_weights(w, self.dim())?;
+        self.check_input(x)?;
+        if let Some(t) = (0..x.len()).find(|&t| !(0..self.n_labels()).any(|l| allowed(t, l))) {
+            return Err(StructError::LabelOutOfRange {
+                position: t,
+                label: 0,
+                n_labels: 0,
+            });
+        }
+        Ok(self.viterbi_within(w, x, None, Some(allowed)).0)
+    }
+
     /// Viterbi: the best labelling under unary + `cost_row(t)` scores, and its total value.
     fn viterbi(&self, w: &[f64], x: &Sequence, truth: Option<&[u32]>) -> (Vec<u32>, f64) {
+        self.viterbi_within(w, x, truth, None)
+    }
+
+    /// Viterbi over the labels `allowed` accepts (all, with `None`).
+    fn viterbi_within(
+        &self,
+        w: &[f64],
+        x: &Sequence,
+        truth: Option<&[u32]>,
+        allowed: Option<&dyn Fn(usize, usize) -> bool>,
+    ) -> (Vec<u32>, f64) {
         let n_labels = self.n_labels();
         let t_len = x.len();
         let trans = &w[self.trans()..self.trans() + n_labels * n_labels];
@@ -172,6 +206,13 @@ impl ChainSpace {
                 add_unary(&w[..self.unary_len()], xt, n_labels, u);
                 if let Some(y) = truth {
                     self.cost.add_row(y[t] as usize, u);
+                }
+                if let Some(allowed) = allowed {
+                    for (l, ul) in u.iter_mut().enumerate() {
+                        if !allowed(t, l) {
+                            *ul = f64::NEG_INFINITY;
+                        }
+                    }
                 }
             }
             s.delta.copy_from_slice(&s.unary[..n_labels]);

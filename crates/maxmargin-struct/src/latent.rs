@@ -210,24 +210,30 @@ impl LatentSpace for LatentMulticlassSpace {
     fn initial(&self, x: &SparseVec, y: &u32, seed: u64) -> Result<u32, StructError> {
         self.check_label(*y)?;
         self.joint.check_input(x)?;
-        let direction = |h: usize, j: u32| {
-            let mut z = seed ^ (h as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(j) << 32;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-        };
-        let mut best = (0usize, f64::NEG_INFINITY);
-        for h in 0..self.subclasses {
-            let s: f64 = x
-                .as_row()
-                .iter()
-                .map(|(j, v)| v * direction(h, j as u32))
-                .sum();
-            if s > best.1 {
-                best = (h, s);
-            }
-        }
-        Ok(y * self.subclasses as u32 + best.0 as u32)
+        Ok(y * self.subclasses as u32 + seeded_choice(x, self.subclasses, seed) as u32)
     }
+}
+
+/// Which of `k` seeded random directions `r_h` (entries uniform in `[−1, 1]` from `seed`) is most aligned
+/// with `x` (the first on ties): a random partition of inputs by projections, the latent spaces' start.
+pub(crate) fn seeded_choice(x: &SparseVec, k: usize, seed: u64) -> usize {
+    let direction = |h: usize, j: u32| {
+        let mut z = seed ^ (h as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(j) << 32;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+    };
+    let mut best = (0usize, f64::NEG_INFINITY);
+    for h in 0..k {
+        let s: f64 = x
+            .as_row()
+            .iter()
+            .map(|(j, v)| v * direction(h, j as u32))
+            .sum();
+        if s > best.1 {
+            best = (h, s);
+        }
+    }
+    best.0
 }

@@ -26,6 +26,7 @@ mod cost;
 mod error;
 mod graph;
 mod latent;
+mod latent_chain;
 mod multiclass;
 mod multilabel;
 mod oracle;
@@ -39,6 +40,7 @@ pub use cost::CostMatrix;
 pub use error::StructError;
 pub use graph::{Graph, GraphSpace, Inference, Relaxation};
 pub use latent::{LatentMulticlassSpace, LatentSpace};
+pub use latent_chain::LatentChainSpace;
 pub use multiclass::MulticlassSpace;
 pub use multilabel::MultilabelSpace;
 pub use oracle::{

@@ -90,3 +90,36 @@ pub fn opposite_clusters(n: usize, classes: usize, spread: f64, seed: u64) -> St
     }
     out
 }
+
+/// `n` sequences of `length` tokens in svm_hmm text whose tags (1 and 2) run in a period of four, `1 1 2 2`,
+/// from a random phase, each token showing its tag as one of two indicator features (`1:1` for tag 1, `2:1`
+/// for tag 2) but the other one with probability `noise`. Every tag is followed by itself or the other
+/// equally often, so a first-order chain's transitions carry nothing and it tags by the noisy token alone;
+/// two latent states per tag (`--latent-states 2`) learn the period and read each token with its
+/// neighbours: the generator of latent-state chains' example. Seeded: the same seed, the same text.
+///
+/// # Examples
+/// ```
+/// let text = maxmargin::datasets::periodic_tags(3, 8, 0.3, 7);
+/// assert_eq!(text.lines().count(), 24);
+/// assert!(text.lines().all(|l| l.contains(" qid:")));
+/// assert_eq!(text, maxmargin::datasets::periodic_tags(3, 8, 0.3, 7));
+/// ```
+pub fn periodic_tags(n: usize, length: usize, noise: f64, seed: u64) -> String {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x7065_7269_6F64_6963);
+    let mut out = String::new();
+    for q in 0..n {
+        let phase: usize = rng.random_range(0..4);
+        for t in 0..length {
+            let tag = 1 + (t + phase) / 2 % 2;
+            let shown = if rng.random_bool(noise.clamp(0.0, 1.0)) {
+                3 - tag
+            } else {
+                tag
+            };
+            out.push_str(&format!("{tag} qid:{} {shown}:1\n", q + 1));
+        }
+    }
+    out
+}

@@ -468,6 +468,15 @@ pub(crate) struct StructFlags {
         help_heading = "Structured training (--task multiclass|multilabel|chain)"
     )]
     pub(crate) latent_subclasses: Option<usize>,
+    /// --task chain (svm_hmm files): each tag split into this many latent states (a latent structural SVM),
+    /// trained by rounds that give each sequence its best states for its tags and train the chain on them
+    /// until the objective stops falling; for tags whose transitions depend on more than the previous tag.
+    #[arg(
+        long,
+        value_name = "K",
+        help_heading = "Structured training (--task multiclass|multilabel|chain)"
+    )]
+    pub(crate) latent_states: Option<usize>,
     /// --format conll: keep only the features that fire at least N times in the training tokens (CRFsuite's
     /// feature.minfreq) [default: 1, every feature]; most of a tagger's features are seen once.
     #[arg(

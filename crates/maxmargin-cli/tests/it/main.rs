@@ -18,6 +18,7 @@ mod inputs;
 mod inspect;
 mod kernel;
 mod latent;
+mod latent_chain;
 mod outputs;
 mod p1;
 mod pictures;

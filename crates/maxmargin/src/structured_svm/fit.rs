@@ -2,6 +2,9 @@
 
 use super::*;
 
+/// Sequences as a chain space reads them, with their tags.
+pub(super) type ChainExamples = Examples<Vec<SparseVec>, Vec<u32>>;
+
 impl StructuredSvm {
     /// Class weights by class index, from the `(class value, weight)` pairs of the parameters.
     pub(super) fn class_weight_vector(&self, classes: &ClassLabels) -> Result<Vec<f64>, Error> {
@@ -236,6 +239,20 @@ impl StructuredSvm {
         n_edge: usize,
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
+        let (ex, report) = self.prepare_chain(data, n_edge)?;
+        let (d, l) = (data.n_features, data.n_labels.max(1));
+        let space = chain_space(&self.params.class_weights, self.width(d), l, n_edge)?;
+        let (fit, lambda) = self.run(&space, (&ex.x, &ex.y), observer)?;
+        self.finish(fit, lambda, (ex.x.len(), d, l), report)
+    }
+
+    /// What chain training needs from the data: checked sizes, the scaler, the positions as the chain
+    /// space reads them (bias and edge features placed), the warnings so far.
+    pub(super) fn prepare_chain(
+        &self,
+        data: &SequenceData,
+        n_edge: usize,
+    ) -> Result<(ChainExamples, ReportParts), Error> {
         self.check_sample_weights(Task::Chain)?;
         super::model::nonempty(data.sequences.len(), &data.source)?;
         let (d, l) = (data.n_features, data.n_labels.max(1));
@@ -285,16 +302,13 @@ impl StructuredSvm {
                 .flatten()
                 .flat_map(|v| v.as_row().values().iter().map(|v| v.abs()))
                 .fold(0.0, f64::max);
-        let space = chain_space(&self.params.class_weights, self.width(d), l, n_edge)?;
-        let (fit, lambda) = self.run(&space, (&ex.x, &ex.y), observer)?;
-        let shape = (ex.x.len(), d, l);
         let report = ReportParts {
             classes: Vec::new(),
             scaler,
             warnings,
             max_abs,
         };
-        self.finish(fit, lambda, shape, report)
+        Ok((ex, report))
     }
 
     /// Trains a multiclass kernel SVM: one SMO machine per pair of classes (`ovo`) or per class (`ovr`).

@@ -53,7 +53,7 @@ impl StructuredSvm {
         subclasses: usize,
         observer: &mut (dyn Observer + Send),
     ) -> Result<LatentFitReport, Error> {
-        self.check_latent(subclasses)?;
+        self.check_latent("latent subclasses", subclasses, Task::Multiclass)?;
         let (parts, y, scaled) = self.prepare_multiclass(data)?;
         let x = rows_to_vecs(
             scaled.as_ref().unwrap_or(&data.x),
@@ -62,6 +62,8 @@ impl StructuredSvm {
         );
         drop(scaled);
         let (k, d, n) = (parts.classes.len(), parts.d, x.len());
+        let nnz = x.iter().map(|v| v.as_row().nnz()).sum();
+        joint_labels("latent subclasses", k, subclasses, nnz)?;
         let space = LatentMulticlassSpace::new(self.width(d), k, subclasses)?;
         let lambda = self.params.regularization.lambda(n)?;
         let weights: Vec<f64> = if parts.weights.is_empty() {
@@ -93,20 +95,8 @@ impl StructuredSvm {
         );
         let mut r = self.finish(inner, lambda.get(), (n, d, k * subclasses), report)?;
         r.model.inputs = Some(Box::new(crate::inputs::Inputs::of(data)));
-        let rounds = fit.rounds.len();
-        match fit.stop {
-            CccpStop::Rose => r.warnings.push(format!(
-                "latent round {rounds} raised the objective (its convex solve stopped short of the optimum): \
-                 the weights of round {} are kept; a tighter --gap or more passes (--max-passes) help",
-                rounds - 1
-            )),
-            CccpStop::Rounds => r.warnings.push(format!(
-                "latent rounds stopped after {rounds} with the objective still falling by more than {:e} a \
-                 round: the completions may not have settled",
-                outer.tolerance
-            )),
-            _ => {}
-        }
+        r.warnings
+            .extend(rounds_warning(fit.stop, fit.rounds.len(), outer.tolerance));
         Ok(LatentFitReport {
             model: LatentMulticlassModel {
                 model: r.model,
@@ -121,25 +111,38 @@ impl StructuredSvm {
         })
     }
 
-    fn check_latent(&self, subclasses: usize) -> Result<(), Error> {
+    /// Refuses what the latent rounds cannot train: `what` (`latent subclasses` or `latent states`) of
+    /// `count` per class or tag, for `task`.
+    pub(super) fn check_latent(
+        &self,
+        what: &'static str,
+        count: usize,
+        task: Task,
+    ) -> Result<(), Error> {
         let p = &self.params;
-        if subclasses == 0 {
+        if count == 0 {
+            return Err(crate::error::refuse(what, 0, "must be at least 1"));
+        }
+        if p.task != task {
             return Err(crate::error::refuse(
-                "latent subclasses",
-                0,
-                "must be at least 1",
+                what,
+                p.task.kind(),
+                match task {
+                    Task::Chain => "apply to the chain task",
+                    _ => "apply to the multiclass task",
+                },
             ));
         }
-        if p.task != Task::Multiclass {
+        if task == Task::Chain && !p.class_weights.is_empty() {
             return Err(crate::error::refuse(
-                "latent subclasses",
-                p.task.kind(),
-                "apply to the multiclass task",
+                what,
+                "with class weights",
+                "tag weights are not built for latent states yet",
             ));
         }
         if p.kernel.is_some() || p.approx.is_some() {
             return Err(crate::error::refuse(
-                "latent subclasses",
+                what,
                 "with a kernel",
                 "mix linear templates; kernels and their approximations are not latent models here",
             ));
@@ -149,14 +152,14 @@ impl StructuredSvm {
             StructSolverKind::Ovr | StructSolverKind::Ovo | StructSolverKind::Softmax
         ) {
             return Err(crate::error::refuse(
-                "latent subclasses",
+                what,
                 format!("with {:?}", p.solver).to_lowercase(),
                 "train each round with dcd (Crammer-Singer), bcfw, oneslack, nslack, ssg or perceptron",
             ));
         }
         if p.rescaling != Rescaling::Margin {
             return Err(crate::error::refuse(
-                "latent subclasses",
+                what,
                 "with slack rescaling",
                 "the rounds judge the margin-rescaled latent objective; slack rescaling of latent models is not \
                  built yet",
@@ -164,7 +167,7 @@ impl StructuredSvm {
         }
         if self.sample_weights.is_some() || self.warm.is_some() || self.plan != Default::default() {
             return Err(crate::error::refuse(
-                "latent subclasses",
+                what,
                 "with sample weights, a warm start or checkpoints",
                 "are not built for the latent rounds yet",
             ));
@@ -307,5 +310,41 @@ impl LatentMulticlassModel {
             .into());
         }
         Ok(())
+    }
+}
+
+/// The joint labels `labels × per` of a latent space, refused when the `joint²` table of costs (and, for
+/// chains, transitions) it needs is far beyond the data's size (8 per nonzero plus 4,194,304).
+pub(super) fn joint_labels(
+    what: &'static str,
+    labels: usize,
+    per: usize,
+    nnz: usize,
+) -> Result<usize, Error> {
+    let joint = labels.saturating_mul(per);
+    let limit = nnz.saturating_mul(8).saturating_add(1 << 22);
+    if joint.saturating_mul(joint) > limit || joint > u32::MAX as usize {
+        return Err(crate::error::refuse(
+            what,
+            per,
+            "make a table of (labels x that)^2 costs far beyond the data's size: use fewer",
+        ));
+    }
+    Ok(joint)
+}
+
+/// The warning a latent run's stop deserves, when it does.
+pub(super) fn rounds_warning(stop: CccpStop, rounds: usize, tolerance: f64) -> Option<String> {
+    match stop {
+        CccpStop::Rose => Some(format!(
+            "latent round {rounds} raised the objective (its convex solve stopped short of the optimum): \
+             the weights of round {} are kept; a tighter --gap or more passes (--max-passes) help",
+            rounds - 1
+        )),
+        CccpStop::Rounds => Some(format!(
+            "latent rounds stopped after {rounds} with the objective still falling by more than {tolerance:e} \
+             a round: the completions may not have settled"
+        )),
+        _ => None,
     }
 }

@@ -68,7 +68,7 @@ impl StructuredModel {
         })
     }
 
-    fn sequences(&self, seqs: &[Vec<SparseVec>], n_edge: usize) -> Vec<Vec<SparseVec>> {
+    pub(super) fn sequences(&self, seqs: &[Vec<SparseVec>], n_edge: usize) -> Vec<Vec<SparseVec>> {
         sequences_with_edges(
             seqs,
             (self.n_features, n_edge),

@@ -1,0 +1,113 @@
+//! `train --task chain --latent-states K`: tags that run in a period of four, which a first-order chain's
+//! transitions cannot follow, are followed by two latent states per tag; predict and eval read the model;
+//! what cannot apply is refused by name.
+
+use super::*;
+
+fn write(dir: &Path, name: &str, n: usize, seed: u64) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, maxmargin::datasets::periodic_tags(n, 20, 0.3, seed)).unwrap();
+    path
+}
+
+fn token_accuracy(model: &Path, data: &Path) -> f64 {
+    let out = ok(&["eval", s(model), s(data), "--json"]);
+    let e: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    1.0 - e["token_error"].as_f64().unwrap_or_else(|| panic!("{out}"))
+}
+
+#[test]
+fn two_states_per_tag_follow_a_period_a_chain_cannot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (train, test) = (
+        write(tmp.path(), "train.dat", 200, 1),
+        write(tmp.path(), "test.dat", 300, 2),
+    );
+    let (plain, latent) = (
+        tmp.path().join("plain.model"),
+        tmp.path().join("latent.json"),
+    );
+    let base = [
+        "train",
+        s(&train),
+        "--task",
+        "chain",
+        "--lambda",
+        "0.01",
+        "-q",
+    ];
+    ok(&[&base[..], &["-o", s(&plain)]].concat());
+    let said = ok_stderr(
+        &[
+            &base[..3],
+            &base[3..6],
+            &["--latent-states", "2", "-o", s(&latent)],
+        ]
+        .concat(),
+    );
+    assert!(said.contains("latent: 2 tags of 2 states"), "{said}");
+    let (a, b) = (
+        token_accuracy(&plain, &test),
+        token_accuracy(&latent, &test),
+    );
+    assert!(b > a + 0.1, "plain {a}, latent {b}");
+    // One tag per token, 1-based, as the file has them; the latent objective with --lambda.
+    let lines = ok(&["predict", s(&latent), s(&test)]);
+    assert_eq!(lines.lines().count(), 300 * 20);
+    assert!(lines.lines().all(|l| l == "1" || l == "2"), "{lines}");
+    let e = ok(&["eval", s(&latent), s(&test), "--lambda", "0.01"]);
+    assert!(e.contains("objective"), "{e}");
+    // The same seed, the same model.
+    let again = tmp.path().join("again.json");
+    ok(&[&base[..], &["--latent-states", "2", "-o", s(&again)]].concat());
+    assert_eq!(
+        std::fs::read(&again).unwrap(),
+        std::fs::read(&latent).unwrap()
+    );
+}
+
+#[test]
+fn latent_states_are_refused_where_they_cannot_apply() {
+    let tmp = tempfile::tempdir().unwrap();
+    let train = write(tmp.path(), "train.dat", 20, 1);
+    let out = tmp.path().join("m.model");
+    let o = s(&out);
+    let cases: [(&[&str], &str); 5] = [
+        (&["--task", "multiclass"], "applies to --task chain"),
+        (&["--task", "chain", "--latent-states", "0"], "at least 1"),
+        (
+            &["--task", "chain", "-w", "1=2"],
+            "tag weights are not built",
+        ),
+        (&["--task", "chain", "--rescaling", "slack"], "slack"),
+        (&[], "not to --task binary"),
+    ];
+    for (flags, says) in cases {
+        let mut args = vec!["train", s(&train), "-o", o];
+        if !flags.contains(&"--latent-states") {
+            args.extend(["--latent-states", "2"]);
+        }
+        args.extend_from_slice(flags);
+        let err = fails(&args, 1);
+        assert!(err.contains(says), "{flags:?}: {err}");
+    }
+    assert!(!out.exists());
+    let err = fails(
+        &["cv", s(&train), "--task", "chain", "--latent-states", "2"],
+        1,
+    );
+    assert!(err.contains("cv of latent models"), "{err}");
+    ok(&[
+        "train",
+        s(&train),
+        "--task",
+        "chain",
+        "--latent-states",
+        "2",
+        "-o",
+        o,
+        "-q",
+    ]);
+    let err = fails(&["predict", o, s(&train), "--scores"], 1);
+    assert!(err.contains("chain-latent"), "{err}");
+}
