@@ -34,11 +34,18 @@ impl Owned {
 /// `cv` of a structured task; returns whether every fold's model (and the refit) converged.
 pub(crate) fn cv(cmd: &CvCmd, task: Task) -> Result<bool> {
     let args = &cmd.opts;
-    if args.structural.latent_subclasses.is_some() || args.structural.latent_states.is_some() {
-        bail!(
-            "--latent-subclasses and --latent-states apply to train; cv of latent models is not built yet"
-        );
-    }
+    let latent = match (
+        args.structural.latent_subclasses,
+        args.structural.latent_states,
+    ) {
+        (Some(_), _) if task != Task::Multiclass => {
+            bail!("--latent-subclasses applies to --task multiclass (chains take --latent-states)")
+        }
+        (_, Some(_)) if task != Task::Chain => {
+            bail!("--latent-states applies to --task chain (multiclass takes --latent-subclasses)")
+        }
+        (s, k) => s.or(k),
+    };
     if args.structural.min_count.is_some() {
         bail!("--min-count applies to train --format conll");
     }
@@ -69,7 +76,7 @@ pub(crate) fn cv(cmd: &CvCmd, task: Task) -> Result<bool> {
     let (svm, _) = structured::estimator(args, task)?;
     let mut all_converged = true;
     let points: Vec<(Option<f64>, StructCrossValidation)> = if cmd.c_path.is_empty() {
-        vec![(None, svm.cross_validate(view, &fold_of)?)]
+        vec![(None, svm.cross_validate_latent(view, &fold_of, latent)?)]
     } else {
         let mut cs = cmd.c_path.clone();
         cs.sort_by(f64::total_cmp);
@@ -80,7 +87,10 @@ pub(crate) fn cv(cmd: &CvCmd, task: Task) -> Result<bool> {
             .map(|&c| {
                 let mut p = svm.params().clone();
                 p.regularization = maxmargin::core::objective::Regularization::CSum(c);
-                Ok((Some(c), p.check()?.cross_validate(view, &fold_of)?))
+                Ok((
+                    Some(c),
+                    p.check()?.cross_validate_latent(view, &fold_of, latent)?,
+                ))
             })
             .collect::<Result<_>>()?
     };
@@ -147,17 +157,34 @@ pub(crate) fn cv(cmd: &CvCmd, task: Task) -> Result<bool> {
             p.regularization = maxmargin::core::objective::Regularization::CSum(c);
         }
         let svm = p.check()?;
-        let report = match view {
-            StructData::Multiclass(d) => svm.fit_multiclass(d, &mut ())?,
-            StructData::Multilabel(d) => svm.fit_multilabel(d, &mut ())?,
-            StructData::Chain(d) => svm.fit_chain(d, &mut ())?,
+        let (model, warnings, rounds_converged) = match (view, latent) {
+            (StructData::Multiclass(d), Some(s)) => {
+                let r = svm.fit_latent_multiclass(d, s, &mut ())?;
+                r.model.save(out_path)?;
+                let settled = r.model.stop == maxmargin::optim::latent::CccpStop::Converged;
+                (r.model.model, r.warnings, settled)
+            }
+            (StructData::Chain(d), Some(k)) => {
+                let r = svm.fit_latent_chain(d, k, &mut ())?;
+                r.model.save(out_path)?;
+                let settled = r.model.stop == maxmargin::optim::latent::CccpStop::Converged;
+                (r.model.model, r.warnings, settled)
+            }
+            (view, _) => {
+                let r = match view {
+                    StructData::Multiclass(d) => svm.fit_multiclass(d, &mut ())?,
+                    StructData::Multilabel(d) => svm.fit_multilabel(d, &mut ())?,
+                    StructData::Chain(d) => svm.fit_chain(d, &mut ())?,
+                };
+                r.model.save(out_path)?;
+                (r.model, r.warnings, true)
+            }
         };
-        for w in &report.warnings {
+        for w in &warnings {
             note!("warning: {w}");
         }
-        report.model.save(out_path)?;
-        let t = &report.model.training;
-        all_converged &= t.converged;
+        let t = &model.training;
+        all_converged &= t.converged && rounds_converged;
         let fit = (t.objective, t.gap, t.converged);
         crate::report::refit_saved(
             (t.n_samples, "examples"),

@@ -136,18 +136,40 @@ fn latent_subclasses_are_refused_where_they_cannot_apply() {
         assert!(err.contains(says), "{flags:?}: {err}");
     }
     assert!(!out.exists());
+    // Cross-validated and refit as latent models; the chains' flag is refused by name.
+    let refit = tmp.path().join("refit.model");
+    let cv = ok(&[
+        "cv",
+        s(&train),
+        "--task",
+        "multiclass",
+        "--latent-subclasses",
+        "2",
+        "--folds",
+        "3",
+        "--json",
+        "--refit",
+        "-o",
+        s(&refit),
+    ]);
+    let cv: serde_json::Value = serde_json::from_str(cv.trim()).unwrap();
+    assert!(cv["mean"].as_f64().unwrap() > 0.9, "{cv}");
+    assert!(ok(&["predict", s(&refit), s(&train)]).lines().count() == 60);
     let err = fails(
         &[
             "cv",
             s(&train),
             "--task",
             "multiclass",
-            "--latent-subclasses",
+            "--latent-states",
             "2",
         ],
         1,
     );
-    assert!(err.contains("cv of latent models"), "{err}");
+    assert!(
+        err.contains("--latent-states applies to --task chain"),
+        "{err}"
+    );
     ok(&[
         "train",
         s(&train),

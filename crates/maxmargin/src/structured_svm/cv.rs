@@ -133,23 +133,65 @@ impl StructuredSvm {
         data: StructData<'_>,
         fold_of: &[usize],
     ) -> Result<StructCrossValidation, Error> {
+        self.cross_validate_latent(data, fold_of, None)
+    }
+
+    /// As [`StructuredSvm::cross_validate`], with `latent` subclasses per class (multiclass,
+    /// [`StructuredSvm::fit_latent_multiclass`]) or states per tag (chains,
+    /// [`StructuredSvm::fit_latent_chain`]) when given; a fold converged when both its rounds and its
+    /// kept convex solve did.
+    ///
+    /// # Errors
+    /// As [`StructuredSvm::cross_validate`]; latent multilabel models are refused.
+    pub fn cross_validate_latent(
+        &self,
+        data: StructData<'_>,
+        fold_of: &[usize],
+        latent: Option<usize>,
+    ) -> Result<StructCrossValidation, Error> {
+        use maxmargin_optim::latent::CccpStop;
         let k = check_folds(fold_of, data.n())?;
+        if let (Some(_), StructData::Multilabel(_)) = (latent, data) {
+            return Err(crate::error::refuse(
+                "latent",
+                "multilabel",
+                "latent models are multiclass (subclasses) or chains (states)",
+            ));
+        }
         let mut folds = Vec::with_capacity(k);
         for f in 0..k {
             let train: Vec<usize> = (0..fold_of.len()).filter(|&i| fold_of[i] != f).collect();
             let test: Vec<usize> = (0..fold_of.len()).filter(|&i| fold_of[i] == f).collect();
-            let (evaluation, converged) = match data {
-                StructData::Multiclass(d) => {
+            let (evaluation, converged) = match (data, latent) {
+                (StructData::Multiclass(d), Some(s)) => {
+                    let r = self.fit_latent_multiclass(&d.select(&train), s, &mut ())?;
+                    let e = r.model.evaluate(&d.select(&test), None)?;
+                    let m = &r.model;
+                    (
+                        e,
+                        m.model.training.converged && m.stop == CccpStop::Converged,
+                    )
+                }
+                (StructData::Chain(d), Some(k)) => {
+                    let r = self.fit_latent_chain(&select_sequences(d, &train), k, &mut ())?;
+                    let e = r.model.evaluate(&select_sequences(d, &test), None)?;
+                    let m = &r.model;
+                    (
+                        e,
+                        m.model.training.converged && m.stop == CccpStop::Converged,
+                    )
+                }
+                (StructData::Multiclass(d), _) => {
                     let r = self.fit_multiclass(&d.select(&train), &mut ())?;
                     let e = r.model.evaluate_multiclass(&d.select(&test), None)?;
                     (e, r.model.training.converged)
                 }
-                StructData::Multilabel(d) => {
+                (StructData::Multilabel(d), _) => {
                     let r = self.fit_multilabel(&d.select(&train), &mut ())?;
                     let e = r.model.evaluate_multilabel(&d.select(&test), None)?;
                     (e, r.model.training.converged)
                 }
-                StructData::Chain(d) => {
+                (StructData::Chain(d), _) => {
                     let r = self.fit_chain(&select_sequences(d, &train), &mut ())?;
                     let e = r.model.evaluate_chain(&select_sequences(d, &test), None)?;
                     (e, r.model.training.converged)
