@@ -74,6 +74,50 @@ def fit_kernel(
     classes: Optional[Sequence[float]] = None,
 ) -> Tuple[Model, dict[str, Any]]: ...
 
+class LatentModel:
+    def predict(
+        self, indptr: Any, indices: Any, data: Any, n_features: int, lengths: Optional[Any] = None
+    ) -> Any: ...
+    @property
+    def task(self) -> str: ...
+    @property
+    def n_latent(self) -> int: ...
+    @property
+    def w(self) -> Any: ...
+    @property
+    def latent_objective(self) -> float: ...
+    @property
+    def rounds(self) -> list[dict[str, Any]]: ...
+    @property
+    def latent_stop(self) -> str: ...
+    def save(self, path: str) -> None: ...
+    @staticmethod
+    def load(path: str) -> "LatentModel": ...
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(data: bytes) -> "LatentModel": ...
+
+def fit_latent(
+    task: str,
+    indptr: Any,
+    indices: Any,
+    data: Any,
+    n_features: int,
+    y: Any,
+    lengths: Optional[Any] = None,
+    n_labels: int = 0,
+    *,
+    latent: int = 2,
+    solver: str = "bcfw",
+    c: float = 1.0,
+    max_iter: Optional[float] = None,
+    tol: Optional[float] = None,
+    gap: Optional[float] = None,
+    random_state: int = 0,
+    n_jobs: Optional[int] = None,
+    verbose: int = 0,
+) -> Tuple[LatentModel, dict[str, Any]]: ...
+
 class StructModel:
     @property
     def task(self) -> str: ...

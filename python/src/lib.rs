@@ -536,12 +536,14 @@ fn refused(name: &'static str, value: &str, reason: &'static str) -> maxmargin::
 mod custom;
 mod graph;
 mod kernel;
+mod latent;
 mod linear;
 mod structured;
 mod tagger;
 use custom::fit_custom;
 use graph::{PyGraphModel, fit_graph};
 use kernel::{Model, fit_kernel};
+use latent::{LatentModel, fit_latent};
 use linear::fit_linear;
 use structured::{StructModel, fit_structured};
 use tagger::{PyTagger, fit_tagger};
@@ -563,6 +565,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Model>()?;
     m.add_function(wrap_pyfunction!(fit_structured, m)?)?;
     m.add_class::<StructModel>()?;
+    m.add_function(wrap_pyfunction!(fit_latent, m)?)?;
+    m.add_class::<LatentModel>()?;
     m.add_function(wrap_pyfunction!(fit_custom, m)?)?;
     m.add_function(wrap_pyfunction!(fit_graph, m)?)?;
     m.add_class::<PyGraphModel>()?;

@@ -16,7 +16,7 @@ pub(crate) struct StructModel {
 }
 
 /// The task named `task`.
-fn task(task: &str) -> PyResult<Task> {
+pub(crate) fn task(task: &str) -> PyResult<Task> {
     match task {
         "multiclass" => Ok(Task::Multiclass),
         "multilabel" => Ok(Task::Multilabel),
@@ -67,13 +67,13 @@ pub(crate) fn labels(y: &[i64]) -> PyResult<Vec<u32>> {
 
 /// The data of a fit or a prediction for `task`: CSR rows, and `y` as class indices (multiclass), a flat
 /// `n × n_labels` 0/1 indicator (multilabel) or one label per row (chain, split by `lengths`).
-enum Data {
+pub(crate) enum Data {
     Multiclass(LabeledData),
     Multilabel(MultilabelData),
     Chain(SequenceData),
 }
 
-fn data(
+pub(crate) fn data(
     task: Task,
     x: SparseRows,
     y: &[i64],

@@ -404,3 +404,56 @@ def test_the_structured_perceptron_is_the_baseline_without_a_certificate():
     assert svm.objective_ < perceptron.objective_
     with pytest.raises(TypeError):
         StructuredPerceptron(ChainCRF(), gap=0.01)
+
+
+def opposite_clusters(n, seed):
+    """Three classes, each two clusters on opposite sides of the origin (as maxmargin.datasets has them)."""
+    rng = np.random.default_rng(seed)
+    j = np.arange(n) % 6
+    angle = j * np.pi / 3
+    X = np.column_stack([3 * np.cos(angle), 3 * np.sin(angle)]) + rng.uniform(-1, 1, (n, 2))
+    return X, j % 3
+
+
+def periodic_tags(n, length, seed):
+    """Tags 0 0 1 1 ... from a random phase, each position showing its tag with probability 0.7."""
+    rng = np.random.default_rng(seed)
+    X, Y = [], []
+    for _ in range(n):
+        phase = rng.integers(4)
+        tags = ((np.arange(length) + phase) // 2) % 2
+        shown = np.where(rng.random(length) < 0.3, 1 - tags, tags)
+        X.append(np.eye(2)[shown])
+        Y.append(tags)
+    return X, Y
+
+
+def test_latent_ssvm_learns_templates_and_states_a_plain_model_cannot(tmp_path):
+    from maxmargin.learners import FrankWolfeSSVM, LatentSSVM, load
+
+    X, y = opposite_clusters(300, 1)
+    Xt, yt = opposite_clusters(600, 2)
+    plain = FrankWolfeSSVM(MultiClassClf(), C=10.0).fit(X, y)
+    latent = LatentSSVM(FrankWolfeSSVM(MultiClassClf(), C=10.0), n_latent=2).fit(X, y)
+    assert plain.score(Xt, yt) < 0.7 < 0.9 < latent.score(Xt, yt)
+    # The rounds' objectives fall; a last round that rose (its convex solve short) is listed, not kept.
+    objectives = [r["objective"] for r in latent.rounds_]
+    assert latent.latent_stop_ in ("converged", "rose", "rounds")
+    if latent.latent_stop_ == "rose":
+        objectives = objectives[:-1]
+    assert all(b <= a + 1e-9 for a, b in zip(objectives, objectives[1:]))
+    path = tmp_path / "latent.model"
+    latent.save(path)
+    assert np.array_equal(load(path).predict(Xt), latent.predict(Xt))
+    assert np.array_equal(pickle.loads(pickle.dumps(latent)).predict(Xt), latent.predict(Xt))
+
+    S, T = periodic_tags(150, 20, 3)
+    St, Tt = periodic_tags(200, 20, 4)
+    chain = FrankWolfeSSVM(ChainCRF(), C=10.0).fit(S, T)
+    states = LatentSSVM(FrankWolfeSSVM(ChainCRF(), C=10.0), n_latent=2).fit(S, T)
+    assert states.score(St, Tt) > chain.score(St, Tt) + 0.1
+    assert [len(p) for p in states.predict(St[:3])] == [20, 20, 20]
+    with pytest.raises(ValueError, match="latent models are MultiClassClf"):
+        LatentSSVM(FrankWolfeSSVM(MultiLabelClf())).fit(X, np.eye(3)[y])
+    with pytest.raises(ValueError, match="n_latent"):
+        LatentSSVM(FrankWolfeSSVM(MultiClassClf()), n_latent=0).fit(X, y)

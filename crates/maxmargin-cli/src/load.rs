@@ -14,6 +14,8 @@ pub(crate) fn check_format(path: &Path, format: Option<FormatArg>) -> Result<()>
     let reads = match kind.as_str() {
         "multilabel" => FormatArg::Multilabel,
         "chain" => FormatArg::SvmHmm,
+        k if k == maxmargin::structured_svm::LATENT_CHAIN_KIND => FormatArg::SvmHmm,
+        k if k == maxmargin::structured_svm::LATENT_KIND => FormatArg::Libsvm,
         "graph" => FormatArg::Graph,
         k if k == maxmargin::tagger::TAGGER_KIND => FormatArg::Conll,
         _ => FormatArg::Libsvm,

@@ -163,14 +163,22 @@ impl ChainSpace {
     ) -> Result<Vec<u32>, StructError> {
         check_weights(w, self.dim())?;
         self.check_input(x)?;
-        if let Some(t) = (0..x.len()).find(|&t| !(0..self.n_labels()).any(|l| allowed(t, l))) {
-            return Err(StructError::LabelOutOfRange {
-                position: t,
-                label: 0,
-                n_labels: 0,
+        if (0..x.len()).any(|t| !(0..self.n_labels()).any(|l| allowed(t, l))) {
+            return Err(StructError::Unsupported {
+                what: "constrained decoding",
+                why: "a position allows no label",
             });
         }
-        Ok(self.viterbi_within(w, x, None, Some(allowed)).0)
+        let out = self.viterbi_within(w, x, None, Some(allowed)).0;
+        // Non-finite scores (NaN weights, overflow) can leave a forbidden label in place.
+        match out
+            .iter()
+            .enumerate()
+            .find(|(t, l)| !allowed(*t, **l as usize))
+        {
+            Some((position, &label)) => Err(StructError::LabelNotAllowed { position, label }),
+            None => Ok(out),
+        }
     }
 
     /// Viterbi: the best labelling under unary + `cost_row(t)` scores, and its total value.

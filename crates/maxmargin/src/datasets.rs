@@ -113,11 +113,12 @@ pub fn periodic_tags(n: usize, length: usize, noise: f64, seed: u64) -> String {
         let phase: usize = rng.random_range(0..4);
         for t in 0..length {
             let tag = 1 + (t + phase) / 2 % 2;
-            let shown = if rng.random_bool(noise.clamp(0.0, 1.0)) {
-                3 - tag
+            let p = if noise.is_nan() {
+                0.0
             } else {
-                tag
+                noise.clamp(0.0, 1.0)
             };
+            let shown = if rng.random_bool(p) { 3 - tag } else { tag };
             out.push_str(&format!("{tag} qid:{} {shown}:1\n", q + 1));
         }
     }

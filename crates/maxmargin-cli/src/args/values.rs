@@ -462,6 +462,7 @@ pub(crate) struct StructFlags {
     /// --task multiclass: each class a mixture of this many linear templates (a latent structural SVM, Yu
     /// & Joachims 2009), trained by rounds that give each row its class's best template and train the
     /// multiclass SVM on them until the objective stops falling; for classes made of several clusters.
+    /// --max-passes and --seconds budget each round's training (at most 64 templates).
     #[arg(
         long,
         value_name = "S",
@@ -471,6 +472,7 @@ pub(crate) struct StructFlags {
     /// --task chain (svm_hmm files): each tag split into this many latent states (a latent structural SVM),
     /// trained by rounds that give each sequence its best states for its tags and train the chain on them
     /// until the objective stops falling; for tags whose transitions depend on more than the previous tag.
+    /// --max-passes and --seconds budget each round's training (at most 64 states).
     #[arg(
         long,
         value_name = "K",

@@ -52,7 +52,7 @@ fn two_states_per_tag_follow_a_period_a_chain_cannot() {
     );
     assert!(b > a + 0.1, "plain {a}, latent {b}");
     // One tag per token, 1-based, as the file has them; the latent objective with --lambda.
-    let lines = ok(&["predict", s(&latent), s(&test)]);
+    let lines = ok(&["predict", s(&latent), s(&test), "--format", "svm-hmm"]);
     assert_eq!(lines.lines().count(), 300 * 20);
     assert!(lines.lines().all(|l| l == "1" || l == "2"), "{lines}");
     let e = ok(&["eval", s(&latent), s(&test), "--lambda", "0.01"]);
@@ -72,9 +72,10 @@ fn latent_states_are_refused_where_they_cannot_apply() {
     let train = write(tmp.path(), "train.dat", 20, 1);
     let out = tmp.path().join("m.model");
     let o = s(&out);
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (&["--task", "multiclass"], "applies to --task chain"),
         (&["--task", "chain", "--latent-states", "0"], "at least 1"),
+        (&["--task", "chain", "--latent-states", "65"], "at most 64"),
         (
             &["--task", "chain", "-w", "1=2"],
             "tag weights are not built",

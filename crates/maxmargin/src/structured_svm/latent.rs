@@ -313,6 +313,9 @@ impl LatentMulticlassModel {
     }
 }
 
+/// Latent subclasses per class, or states per tag, at most.
+pub const MAX_LATENT: usize = 64;
+
 /// The joint labels `labels × per` of a latent space, refused when the `joint²` table of costs (and, for
 /// chains, transitions) it needs is far beyond the data's size (8 per nonzero plus 4,194,304).
 pub(super) fn joint_labels(
@@ -323,6 +326,13 @@ pub(super) fn joint_labels(
 ) -> Result<usize, Error> {
     let joint = labels.saturating_mul(per);
     let limit = nnz.saturating_mul(8).saturating_add(1 << 22);
+    if per > MAX_LATENT {
+        return Err(crate::error::refuse(
+            what,
+            per,
+            "at most 64 a class or tag: each multiplies the model's weights",
+        ));
+    }
     if joint.saturating_mul(joint) > limit || joint > u32::MAX as usize {
         return Err(crate::error::refuse(
             what,

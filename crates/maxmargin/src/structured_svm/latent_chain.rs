@@ -92,7 +92,7 @@ impl StructuredSvm {
 impl LatentChainModel {
     fn space(&self) -> Result<LatentChainSpace, Error> {
         Ok(LatentChainSpace::new(
-            self.model.n_features + usize::from(self.model.params.bias),
+            (self.model.n_features + usize::from(self.model.params.bias)).max(1),
             self.tags,
             self.states,
         )?)
@@ -199,6 +199,7 @@ impl LatentChainModel {
         m.check_consistent(path)?;
         if m.task != Task::Chain
             || self.states == 0
+            || self.tags == 0
             || self.tags.checked_mul(self.states) != Some(m.n_labels)
             || !m.params.class_weights.is_empty()
         {

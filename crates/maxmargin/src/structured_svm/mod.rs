@@ -435,7 +435,7 @@ pub use custom::{CustomEvaluation, CustomFitReport, CustomModel, CustomSpace};
 pub use cv::{StructCrossValidation, StructData, StructFold};
 pub use graph::{GRAPH_KIND, GraphFitReport, GraphModel, GraphOptions};
 pub use kernel::MulticlassKernel;
-pub use latent::{LATENT_KIND, LatentFitReport, LatentMulticlassModel};
+pub use latent::{LATENT_KIND, LatentFitReport, LatentMulticlassModel, MAX_LATENT};
 pub use latent_chain::{LATENT_CHAIN_KIND, LatentChainFitReport, LatentChainModel};
 pub use model::Prediction;
 pub use params::{StructSolverKind, StructuredSvmParams, Task};

@@ -1,0 +1,253 @@
+//! Latent structural SVMs from Python: multiclass models with latent subclasses and chains with latent
+//! states, trained by the facade's CCCP rounds around any structural solver, kept whole as a
+//! [`LatentModel`] that predicts and saves the model files the `maxmargin` command reads.
+
+use super::structured::{Data, data, task};
+use super::*;
+use maxmargin::structured_svm::{
+    LATENT_CHAIN_KIND, LATENT_KIND, LatentChainModel, LatentMulticlassModel, Prediction,
+};
+use std::path::PathBuf;
+
+/// The latent model of either task.
+#[derive(serde::Serialize, serde::Deserialize)]
+enum Latent {
+    Multiclass(LatentMulticlassModel),
+    Chain(LatentChainModel),
+}
+
+/// A trained latent model: its predictions, its rounds, and its model file.
+#[pyclass(module = "maxmargin._core", frozen)]
+pub(crate) struct LatentModel {
+    model: Latent,
+}
+
+impl LatentModel {
+    fn joint(&self) -> &StructuredModel {
+        match &self.model {
+            Latent::Multiclass(m) => &m.model,
+            Latent::Chain(m) => &m.model,
+        }
+    }
+}
+
+#[pymethods]
+impl LatentModel {
+    /// Predictions for CSR rows, flat: a class index per row (multiclass) or a 0-based tag per position
+    /// (chain, rows split by `lengths`).
+    #[pyo3(signature = (indptr, indices, data, n_features, lengths=None))]
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        indptr: PyReadonlyArray1<'py, i64>,
+        indices: PyReadonlyArray1<'py, i64>,
+        data: PyReadonlyArray1<'py, f64>,
+        n_features: usize,
+        lengths: Option<PyReadonlyArray1<'py, i64>>,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let x = csr_rows(&indptr, &indices, &data, n_features)?;
+        let n = x.n_rows();
+        let lengths = match &lengths {
+            Some(l) => Some(l.as_slice()?),
+            None => None,
+        };
+        let (task, labels) = match &self.model {
+            Latent::Multiclass(m) => (Task::Multiclass, m.classes.len()),
+            Latent::Chain(m) => (Task::Chain, m.tags),
+        };
+        let data = self::data(task, x, &vec![0; n], lengths, labels)?;
+        let out = py
+            .detach(|| -> Result<Vec<i64>, maxmargin::Error> {
+                Ok(match (&self.model, &data) {
+                    (Latent::Multiclass(m), Data::Multiclass(d)) => {
+                        m.predict(d)?.into_iter().map(|c| c as i64).collect()
+                    }
+                    (Latent::Chain(m), Data::Chain(d)) => m
+                        .predict(d)?
+                        .into_iter()
+                        .flat_map(|p| match p {
+                            Prediction::Tags(t) => t,
+                            _ => Vec::new(),
+                        })
+                        .map(|t| i64::from(t) - 1)
+                        .collect(),
+                    _ => Vec::new(),
+                })
+            })
+            .map_err(value_error)?;
+        Ok(PyArray1::from_vec(py, out))
+    }
+
+    /// The task: `multiclass` or `chain`.
+    #[getter]
+    fn task(&self) -> &'static str {
+        self.joint().task.kind()
+    }
+
+    /// Latent subclasses per class, or states per tag.
+    #[getter]
+    fn n_latent(&self) -> usize {
+        match &self.model {
+            Latent::Multiclass(m) => m.subclasses,
+            Latent::Chain(m) => m.states,
+        }
+    }
+
+    /// The joint model's weight vector `w` (blocks over the joint labels `label·K + latent`).
+    #[getter]
+    fn w<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_vec(py, self.joint().w.clone())
+    }
+
+    /// The latent objective at the model's weights (λ-form).
+    #[getter]
+    fn latent_objective(&self) -> f64 {
+        match &self.model {
+            Latent::Multiclass(m) => m.objective,
+            Latent::Chain(m) => m.objective,
+        }
+    }
+
+    /// Every outer round as a dict: `objective`, `inner_objective`, `inner_gap`, `inner_passes`, `changed`.
+    #[getter]
+    fn rounds<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let rounds = match &self.model {
+            Latent::Multiclass(m) => &m.rounds,
+            Latent::Chain(m) => &m.rounds,
+        };
+        rounds
+            .iter()
+            .map(|r| {
+                let d = PyDict::new(py);
+                d.set_item("objective", r.objective)?;
+                d.set_item("inner_objective", r.inner_objective)?;
+                d.set_item("inner_gap", r.inner_gap)?;
+                d.set_item("inner_passes", r.inner_passes)?;
+                d.set_item("changed", r.changed)?;
+                Ok(d)
+            })
+            .collect()
+    }
+
+    /// Why the rounds stopped: `converged`, `rose` or `rounds`.
+    #[getter]
+    fn latent_stop(&self) -> String {
+        let stop = match &self.model {
+            Latent::Multiclass(m) => m.stop,
+            Latent::Chain(m) => m.stop,
+        };
+        format!("{stop:?}").to_lowercase()
+    }
+
+    /// Saves the model as a file `maxmargin predict` reads (JSON for a `.json` path), atomically.
+    fn save(&self, path: PathBuf) -> PyResult<()> {
+        match &self.model {
+            Latent::Multiclass(m) => m.save(&path),
+            Latent::Chain(m) => m.save(&path),
+        }
+        .map_err(value_error)
+    }
+
+    /// A latent model file written by [`LatentModel::save`] or by `maxmargin train`.
+    #[staticmethod]
+    fn load(path: PathBuf) -> PyResult<Self> {
+        let kind = maxmargin::io::model_file::read_header(&path)
+            .map_err(value_error)?
+            .kind;
+        let model = match kind.as_str() {
+            k if k == LATENT_KIND => {
+                Latent::Multiclass(LatentMulticlassModel::load(&path).map_err(value_error)?)
+            }
+            k if k == LATENT_CHAIN_KIND => {
+                Latent::Chain(LatentChainModel::load(&path).map_err(value_error)?)
+            }
+            other => {
+                return Err(value_error(format!(
+                    "{}: a {other} model, not a latent one ({LATENT_KIND} or {LATENT_CHAIN_KIND})",
+                    path.display()
+                )));
+            }
+        };
+        Ok(Self { model })
+    }
+
+    /// The model as bytes ([`LatentModel::from_bytes`] reads them back).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = serde_json::to_vec(&self.model).map_err(value_error)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// A model from [`LatentModel::to_bytes`].
+    #[staticmethod]
+    fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
+        let model: Latent = serde_json::from_slice(bytes)
+            .map_err(|e| value_error(format!("not a pickled maxmargin latent model: {e}")))?;
+        Ok(Self { model })
+    }
+}
+
+/// Trains a latent model of `task` (`multiclass`: `latent` subclasses per class; `chain`: `latent` states
+/// per tag) on CSR rows (as `fit_structured` takes them) by CCCP rounds whose convex problems `solver`
+/// solves at `c`; returns the model and the certificate of its last convex solve.
+#[pyfunction]
+#[pyo3(signature = (
+    task, indptr, indices, data, n_features, y, lengths=None, n_labels=0, *, latent=2, solver="bcfw",
+    c=1.0, max_iter=None, tol=None, gap=None, random_state=0, n_jobs=None, verbose=0
+))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fit_latent<'py>(
+    py: Python<'py>,
+    task: &str,
+    indptr: PyReadonlyArray1<'py, i64>,
+    indices: PyReadonlyArray1<'py, i64>,
+    data: PyReadonlyArray1<'py, f64>,
+    n_features: usize,
+    y: PyReadonlyArray1<'py, i64>,
+    lengths: Option<PyReadonlyArray1<'py, i64>>,
+    n_labels: usize,
+    latent: usize,
+    solver: &str,
+    c: f64,
+    max_iter: Option<f64>,
+    tol: Option<f64>,
+    gap: Option<f64>,
+    random_state: u64,
+    n_jobs: Option<usize>,
+    verbose: u8,
+) -> PyResult<(LatentModel, Bound<'py, PyDict>)> {
+    let task = self::task(task)?;
+    let x = csr_rows(&indptr, &indices, &data, n_features)?;
+    let lengths = match &lengths {
+        Some(l) => Some(l.as_slice()?),
+        None => None,
+    };
+    let data = self::data(task, x, y.as_slice()?, lengths, n_labels)?;
+    let learning = Learning {
+        solver,
+        c: Some(c),
+        max_iter,
+        tol,
+        gap,
+        seed: random_state,
+        n_jobs,
+        rescaling: "margin",
+    };
+    let svm = learning.params(task)?.check().map_err(value_error)?;
+    let (report, interrupted) = interruptible(py, verbose, |watch| match &data {
+        Data::Multiclass(d) => svm
+            .fit_latent_multiclass(d, latent, watch)
+            .map(|r| (Latent::Multiclass(r.model), r.warnings)),
+        Data::Chain(d) => svm
+            .fit_latent_chain(d, latent, watch)
+            .map(|r| (Latent::Chain(r.model), r.warnings)),
+        Data::Multilabel(_) => Err(refused(
+            "task",
+            "multilabel",
+            "latent models are multiclass (subclasses) or chains (states)",
+        )),
+    });
+    let (model, warnings) = kept(report, interrupted)?;
+    let model = LatentModel { model };
+    let fitted = Fitted::of_structured(model.joint(), warnings);
+    Ok((model, fitted.report(py)?))
+}
