@@ -77,15 +77,18 @@ impl StructuredSvm {
             seed: self.params.seed,
             ..CccpParams::default()
         };
-        let fit = cccp(&space, &x, &y, lambda, outer, |problem, _| {
-            let ex = (x.as_slice(), problem.y());
-            let (fit, _) = match self.params.solver {
-                StructSolverKind::Dcd => {
-                    self.run_cs(space.joint(), ex, weights.clone(), observer)?
-                }
-                _ => self.run(space.joint(), ex, observer)?,
-            };
-            Ok::<_, Error>(fit)
+        // The completions run on the requested pool too (the rounds' solves would reuse it).
+        let fit = crate::parallel::with_threads(self.params.threads, || {
+            cccp(&space, &x, &y, lambda, outer, |problem, _| {
+                let ex = (x.as_slice(), problem.y());
+                let (fit, _) = match self.params.solver {
+                    StructSolverKind::Dcd => {
+                        self.run_cs(space.joint(), ex, weights.clone(), observer)?
+                    }
+                    _ => self.run(space.joint(), ex, observer)?,
+                };
+                Ok::<_, Error>(fit)
+            })
         })?;
         let (_, inner) = fit.inner.replace_output(fit.w);
         let mut report = parts.into_report();

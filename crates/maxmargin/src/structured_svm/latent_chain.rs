@@ -66,9 +66,12 @@ impl StructuredSvm {
             seed: self.params.seed,
             ..CccpParams::default()
         };
-        let fit = cccp(&space, &ex.x, &ex.y, lambda, outer, |problem, _| {
-            let (fit, _) = self.run(space.joint(), (ex.x.as_slice(), problem.y()), observer)?;
-            Ok::<_, Error>(fit)
+        // The completions run on the requested pool too (the rounds' solves reuse it).
+        let fit = crate::parallel::with_threads(self.params.threads, || {
+            cccp(&space, &ex.x, &ex.y, lambda, outer, |problem, _| {
+                let (fit, _) = self.run(space.joint(), (ex.x.as_slice(), problem.y()), observer)?;
+                Ok::<_, Error>(fit)
+            })
         })?;
         let (_, inner) = fit.inner.replace_output(fit.w);
         let mut r = self.finish(inner, lambda.get(), (n, d, joint), report)?;

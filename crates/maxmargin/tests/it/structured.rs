@@ -381,3 +381,41 @@ fn chain_class_weights_and_edge_indices_are_checked() {
     let fit = svm.fit_chain_with_edges(&wide, 4, &mut ()).unwrap();
     assert_eq!(fit.model.w.len(), 3 * 2 + 4 + 4 + 4 * 4);
 }
+
+/// Latent models (chains with states, multiclass with templates) are the same bits whatever the thread count:
+/// the completions and the rounds' solves combine their parts in a fixed order.
+#[test]
+fn latent_models_do_not_depend_on_the_thread_count() {
+    let seqs = maxmargin::io::svm_hmm::read_from(
+        maxmargin::datasets::periodic_tags(60, 12, 0.3, 5).as_bytes(),
+        "periodic".as_ref(),
+    )
+    .unwrap();
+    let rows = maxmargin::io::libsvm::read_from(
+        maxmargin::datasets::opposite_clusters(90, 3, 1.0, 5).as_bytes(),
+        "clusters".as_ref(),
+        maxmargin::io::libsvm::parse_real_label,
+    )
+    .unwrap();
+    let fit = |threads: usize| {
+        let chain = StructuredSvmParams::new(Task::Chain)
+            .threads(threads)
+            .check()
+            .unwrap()
+            .fit_latent_chain(&seqs, 2, &mut ())
+            .unwrap()
+            .model;
+        let multiclass = StructuredSvmParams::new(Task::Multiclass)
+            .threads(threads)
+            .check()
+            .unwrap()
+            .fit_latent_multiclass(&rows, 2, &mut ())
+            .unwrap()
+            .model;
+        (chain.model.w, multiclass.model.w)
+    };
+    let (one, two) = (fit(1), fit(2));
+    let bits = |w: &[f64]| w.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&one.0), bits(&two.0));
+    assert_eq!(bits(&one.1), bits(&two.1));
+}
