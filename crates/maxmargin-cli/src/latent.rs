@@ -34,28 +34,42 @@ pub(crate) fn train(
     bar.finish();
     report.model.save(output)?;
     let m = &report.model;
-    let inner = structured::finished(
-        args,
-        output,
-        &svm,
-        (&m.model, &report.trace, &report.warnings),
-        true,
-    )?;
+    let what = format!("{} classes of {subclasses} templates", m.classes.len());
+    let run = (&m.model, &report.trace[..], &report.warnings[..]);
+    rounds_reported(args, output, &svm, run, (&what, &m.rounds, m.stop))
+}
+
+/// Reports a saved latent model's last convex solve and its rounds (`what` it mixes); returns whether both
+/// the rounds and that solve converged.
+fn rounds_reported(
+    args: &TrainArgs,
+    output: &Path,
+    svm: &maxmargin::StructuredSvm,
+    run: (
+        &maxmargin::StructuredModel,
+        &[maxmargin::optim::TraceRecord],
+        &[String],
+    ),
+    (what, rounds, stop): (
+        &str,
+        &[maxmargin::optim::latent::CccpRound],
+        maxmargin::optim::latent::CccpStop,
+    ),
+) -> Result<bool> {
+    let inner = structured::finished(args, output, svm, run, true)?;
     if !args.quiet {
-        let objectives: Vec<String> = m
-            .rounds
+        let objectives: Vec<String> = rounds
             .iter()
             .map(|r| format!("{:.6}", r.objective))
             .collect();
         note!(
-            "latent: {} classes of {subclasses} templates; {} rounds ({}), objective by round {}",
-            m.classes.len(),
-            m.rounds.len(),
-            format!("{:?}", m.stop).to_lowercase(),
+            "latent: {what}; {} rounds ({}), objective by round {}",
+            rounds.len(),
+            format!("{stop:?}").to_lowercase(),
             objectives.join(" ")
         );
     }
-    Ok(inner && m.stop == maxmargin::optim::latent::CccpStop::Converged)
+    Ok(inner && stop == maxmargin::optim::latent::CccpStop::Converged)
 }
 
 /// Trains a chain with `states` latent states per tag on an svm_hmm file, saves and reports; returns
@@ -75,43 +89,17 @@ pub(crate) fn train_chain(
     bar.finish();
     report.model.save(output)?;
     let m = &report.model;
-    let inner = structured::finished(
-        args,
-        output,
-        &svm,
-        (&m.model, &report.trace, &report.warnings),
-        true,
-    )?;
-    if !args.quiet {
-        let objectives: Vec<String> = m
-            .rounds
-            .iter()
-            .map(|r| format!("{:.6}", r.objective))
-            .collect();
-        note!(
-            "latent: {} tags of {states} states; {} rounds ({}), objective by round {}",
-            m.tags,
-            m.rounds.len(),
-            format!("{:?}", m.stop).to_lowercase(),
-            objectives.join(" ")
-        );
-    }
-    Ok(inner && m.stop == maxmargin::optim::latent::CccpStop::Converged)
+    let what = format!("{} tags of {states} states", m.tags);
+    let run = (&m.model, &report.trace[..], &report.warnings[..]);
+    rounds_reported(args, output, &svm, run, (&what, &m.rounds, m.stop))
 }
 
 /// `predict`'s lines for a latent chain: one tag per token (1-based, as the svm_hmm file has them).
 pub(crate) fn predict_chain(model_path: &Path, data: &Path) -> Result<Vec<String>> {
     let m = maxmargin::structured_svm::LatentChainModel::load(model_path)?;
-    let preds = m.predict(&maxmargin::io::svm_hmm::read(data)?)?;
-    Ok(preds
-        .iter()
-        .flat_map(|p| {
-            p.to_string()
-                .split(' ')
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        })
-        .collect())
+    Ok(structured::tag_lines(
+        &m.predict(&maxmargin::io::svm_hmm::read(data)?)?,
+    ))
 }
 
 /// `predict`'s lines: the class, with `--scores` each class's score (its best template's) after a `#`

@@ -350,17 +350,22 @@ pub fn predict(model_path: &std::path::Path, data: &std::path::Path) -> Result<V
         ),
     };
     Ok(match model.task {
-        Task::Chain => preds
-            .iter()
-            .flat_map(|p| {
-                p.to_string()
-                    .split(' ')
-                    .map(str::to_string)
-                    .collect::<Vec<_>>()
-            })
-            .collect(),
+        Task::Chain => tag_lines(&preds),
         _ => preds.iter().map(ToString::to_string).collect(),
     })
+}
+
+/// A chain's predictions as svm_hmm files lay them out: one tag per line, a line per token.
+pub(crate) fn tag_lines(preds: &[maxmargin::structured_svm::Prediction]) -> Vec<String> {
+    preds
+        .iter()
+        .flat_map(|p| {
+            p.to_string()
+                .split(' ')
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 pub fn eval(

@@ -142,8 +142,7 @@ fn read(tagger: &Tagger, data: &Path) -> Result<Vec<Sentence>> {
 pub fn predict(model_path: &Path, data: &Path) -> Result<Vec<String>> {
     let tagger = Tagger::load(model_path)?;
     let sentences = read(&tagger, data)?;
-    maxmargin::tagger::check_values(tagger.features.template(), &sentences, data)?;
-    let tags = tagger.tag(&sentences)?;
+    let tags = tagger.tag_from(&sentences, data)?;
     let mut lines = Vec::with_capacity(sentences.iter().map(|s| s.len() + 1).sum());
     for (s, predicted) in sentences.iter().zip(&tags) {
         for (t, tag) in predicted.iter().enumerate() {
@@ -164,7 +163,6 @@ pub fn predict(model_path: &Path, data: &Path) -> Result<Vec<String>> {
 pub fn eval(model_path: &Path, data: &Path, lambda: Option<f64>, json: bool) -> Result<()> {
     let tagger = Tagger::load(model_path)?;
     let sentences = read(&tagger, data)?;
-    maxmargin::tagger::check_values(tagger.features.template(), &sentences, data)?;
     if sentences.iter().any(|s| s.tags.is_empty()) {
         bail!(
             "{}: eval needs the tag column (the model reads {} input columns; the file has no column after them)",
@@ -173,7 +171,7 @@ pub fn eval(model_path: &Path, data: &Path, lambda: Option<f64>, json: bool) -> 
         );
     }
     let e = tagger
-        .evaluate(&sentences, lambda)
+        .evaluate_from(&sentences, lambda, data)
         .with_context(|| data.display().to_string())?;
     if lambda.is_some() && e.objective.is_none() {
         bail!(

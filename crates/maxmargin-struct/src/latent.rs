@@ -83,17 +83,9 @@ impl LatentMulticlassSpace {
                 what: "number of subclasses",
             });
         }
-        let classes = cost.n_labels();
-        let width = classes
-            .checked_mul(subclasses)
-            .ok_or(StructError::TooLarge { max: usize::MAX })?;
-        let joint = CostMatrix::from_fn(width, |a, b| {
-            let (ca, cb) = (a / subclasses, b / subclasses);
-            if ca == cb { 0.0 } else { cost.cost(ca, cb) }
-        })?;
         Ok(Self {
-            joint: MulticlassSpace::with_costs(n_features, joint)?,
-            classes,
+            joint: MulticlassSpace::with_costs(n_features, joint_costs(&cost, subclasses)?)?,
+            classes: cost.n_labels(),
             subclasses,
         })
     }
@@ -212,6 +204,19 @@ impl LatentSpace for LatentMulticlassSpace {
         self.joint.check_input(x)?;
         Ok(y * self.subclasses as u32 + seeded_choice(x, self.subclasses, seed) as u32)
     }
+}
+
+/// The costs between joint labels `label·per + latent`: those of their labels (0 between the latent parts
+/// of one label), so a latent space's loss reads the observed parts alone.
+pub(crate) fn joint_costs(cost: &CostMatrix, per: usize) -> Result<CostMatrix, StructError> {
+    let width = cost
+        .n_labels()
+        .checked_mul(per)
+        .ok_or(StructError::TooLarge { max: usize::MAX })?;
+    CostMatrix::from_fn(width, |a, b| {
+        let (la, lb) = (a / per, b / per);
+        if la == lb { 0.0 } else { cost.cost(la, lb) }
+    })
 }
 
 /// Which of `k` seeded random directions `r_h` (entries uniform in `[−1, 1]` from `seed`) is most aligned

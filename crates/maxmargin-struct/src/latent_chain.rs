@@ -4,7 +4,7 @@
 use crate::chain::ChainSpace;
 use crate::cost::CostMatrix;
 use crate::error::StructError;
-use crate::latent::LatentSpace;
+use crate::latent::{LatentSpace, joint_costs};
 use crate::oracle::{Enumerable, OutputSpace, Violation};
 use crate::sequence::Sequence;
 
@@ -43,17 +43,9 @@ impl LatentChainSpace {
                 what: "number of latent states",
             });
         }
-        let tags = cost.n_labels();
-        let width = tags
-            .checked_mul(states)
-            .ok_or(StructError::TooLarge { max: usize::MAX })?;
-        let joint = CostMatrix::from_fn(width, |a, b| {
-            let (ta, tb) = (a / states, b / states);
-            if ta == tb { 0.0 } else { cost.cost(ta, tb) }
-        })?;
         Ok(Self {
-            joint: ChainSpace::with_costs(n_features, joint, true)?,
-            tags,
+            joint: ChainSpace::with_costs(n_features, joint_costs(&cost, states)?, true)?,
+            tags: cost.n_labels(),
             states,
         })
     }

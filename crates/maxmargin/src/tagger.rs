@@ -278,10 +278,20 @@ impl Tagger {
     /// # Errors
     /// A model inconsistent with its dictionary (not one this crate saved).
     pub fn tag(&self, sentences: &[Sentence]) -> Result<Vec<Vec<String>>, Error> {
-        check_values(self.features.template(), sentences, Path::new("text"))?;
-        let data = sequences(&self.features, sentences, Path::new("text"), |s| {
-            vec![0; s.len()]
-        });
+        self.tag_from(sentences, Path::new("text"))
+    }
+
+    /// As [`Tagger::tag`], for sentences read from `source` (errors about a cell name its line there).
+    ///
+    /// # Errors
+    /// As [`Tagger::tag`], and a `%v` cell that is not a number.
+    pub fn tag_from(
+        &self,
+        sentences: &[Sentence],
+        source: &Path,
+    ) -> Result<Vec<Vec<String>>, Error> {
+        check_values(self.features.template(), sentences, source)?;
+        let data = sequences(&self.features, sentences, source, |s| vec![0; s.len()]);
         self.tag_data(&data)
     }
 
@@ -315,6 +325,19 @@ impl Tagger {
         sentences: &[Sentence],
         lambda: Option<f64>,
     ) -> Result<TaggerEvaluation, Error> {
+        self.evaluate_from(sentences, lambda, Path::new("data"))
+    }
+
+    /// As [`Tagger::evaluate`], for sentences read from `source` (errors about a cell name its line there).
+    ///
+    /// # Errors
+    /// As [`Tagger::evaluate`], and a `%v` cell that is not a number.
+    pub fn evaluate_from(
+        &self,
+        sentences: &[Sentence],
+        lambda: Option<f64>,
+        source: &Path,
+    ) -> Result<TaggerEvaluation, Error> {
         if sentences.is_empty() || sentences.iter().any(|s| s.tags.len() != s.len()) {
             return Err(OptimError::InvalidParam {
                 name: "data",
@@ -323,7 +346,7 @@ impl Tagger {
             }
             .into());
         }
-        check_values(self.features.template(), sentences, Path::new("data"))?;
+        check_values(self.features.template(), sentences, source)?;
         let unknown = sentences
             .iter()
             .flat_map(|s| &s.tags)
@@ -331,7 +354,7 @@ impl Tagger {
             .count();
         // One pass of feature building serves the predictions and the objective (an unknown tag stands as
         // tag 0 there, and the objective is only given when there is none).
-        let data = sequences(&self.features, sentences, Path::new("data"), |s| {
+        let data = sequences(&self.features, sentences, source, |s| {
             s.tags
                 .iter()
                 .map(|t| self.features.tag_id(t).unwrap_or(0))

@@ -132,7 +132,7 @@ impl LatentChainModel {
         let n = model::nonempty(data.n_sequences(), &data.source)?;
         let space = self.space()?;
         let x = self.model.sequences(&data.sequences, 0);
-        let (mut wrong, mut tokens, mut right_seqs) = (0usize, 0usize, 0usize);
+        let mut counts = model::TagCounts::default();
         for (i, (xi, y)) in x.iter().zip(&data.labels).enumerate() {
             if let Some((position, &label)) = y
                 .iter()
@@ -149,11 +149,7 @@ impl LatentChainModel {
                 }
                 .into());
             }
-            let p = space.label(&space.decode(&self.model.w, xi)?);
-            let w = p.iter().zip(y).filter(|(a, b)| a != b).count();
-            wrong += w;
-            tokens += y.len();
-            right_seqs += usize::from(w == 0);
+            counts.add(&space.label(&space.decode(&self.model.w, xi)?), y);
         }
         let objective = match lambda {
             Some(l) => {
@@ -168,13 +164,10 @@ impl LatentChainModel {
             None => None,
         };
         Ok(StructEvaluation {
-            n,
-            token_error: Some(wrong as f64 / tokens.max(1) as f64),
-            sequence_accuracy: Some(right_seqs as f64 / n as f64),
             lambda,
             objective,
             converged: self.model.training.converged,
-            ..StructEvaluation::default()
+            ..counts.evaluation(n)
         })
     }
 

@@ -311,25 +311,18 @@ impl StructuredModel {
         let space = self.chain_space(n_edge)?;
         let n = nonempty(data.n_sequences(), &data.source)?;
         let seqs = self.sequences(&data.sequences, n_edge);
-        let (mut wrong, mut tokens, mut right_seqs) = (0usize, 0usize, 0usize);
+        let mut counts = TagCounts::default();
         for (i, (x, y)) in seqs.iter().zip(&data.labels).enumerate() {
             space
                 .check_output(x, y)
                 .map_err(|source| OptimError::Example { index: i, source })?;
-            let p = space.decode(&self.w, x)?;
-            let w = p.iter().zip(y).filter(|(a, b)| a != b).count();
-            wrong += w;
-            tokens += y.len();
-            right_seqs += usize::from(w == 0);
+            counts.add(&space.decode(&self.w, x)?, y);
         }
         Ok(StructEvaluation {
-            n,
-            token_error: Some(wrong as f64 / tokens.max(1) as f64),
-            sequence_accuracy: Some(right_seqs as f64 / n as f64),
             lambda,
             objective: self.objective(&space, &seqs, &data.labels, lambda)?,
             converged: self.training.converged,
-            ..StructEvaluation::default()
+            ..counts.evaluation(n)
         })
     }
 
@@ -528,6 +521,35 @@ impl StructuredModel {
             .into());
         }
         Ok(())
+    }
+}
+
+/// Token errors and wholly right sequences of predicted tags against the truth, as chain evaluations report
+/// them.
+#[derive(Default)]
+pub(super) struct TagCounts {
+    wrong: usize,
+    tokens: usize,
+    right: usize,
+}
+
+impl TagCounts {
+    /// Counts one sequence.
+    pub(super) fn add(&mut self, predicted: &[u32], truth: &[u32]) {
+        let wrong = predicted.iter().zip(truth).filter(|(a, b)| a != b).count();
+        self.wrong += wrong;
+        self.tokens += truth.len();
+        self.right += usize::from(wrong == 0);
+    }
+
+    /// The per-token error and per-sequence accuracy over `n` sequences.
+    pub(super) fn evaluation(&self, n: usize) -> StructEvaluation {
+        StructEvaluation {
+            n,
+            token_error: Some(self.wrong as f64 / self.tokens.max(1) as f64),
+            sequence_accuracy: Some(self.right as f64 / n.max(1) as f64),
+            ..StructEvaluation::default()
+        }
     }
 }
 
