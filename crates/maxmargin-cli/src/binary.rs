@@ -60,6 +60,7 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
             ),
             ("--latent-states", args.structural.latent_states.is_some()),
             ("--min-count", args.structural.min_count.is_some()),
+            ("--order", args.structural.order.is_some()),
         ],
         "applies to structured tasks (--task multiclass|multilabel|chain), not to binary (use --epochs)",
     )?;

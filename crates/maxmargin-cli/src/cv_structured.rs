@@ -46,6 +46,18 @@ pub(crate) fn cv(cmd: &CvCmd, task: Task) -> Result<bool> {
         }
         (s, k) => s.or(k),
     };
+    if args.structural.order.is_some_and(|o| o > 1) {
+        bail!(
+            "--order 2: cross-validation trains first-order chains; compare orders with train and eval on a \
+             held-out file"
+        );
+    }
+    if args.structural.order.is_some() && task != Task::Chain {
+        bail!(
+            "--order applies to --task chain, not --task {}",
+            task.kind()
+        );
+    }
     if args.structural.min_count.is_some() {
         bail!("--min-count applies to train --format conll");
     }

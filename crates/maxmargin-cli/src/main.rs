@@ -162,6 +162,7 @@ fn run(cli: Cli) -> Result<i32> {
                             cmd.opts.structural.latent_states.is_some(),
                         ),
                         ("--min-count", cmd.opts.structural.min_count.is_some()),
+                        ("--order 2", cmd.opts.structural.second_order()),
                     ],
                     "is not built for training over MPI ranks; run it as one process",
                 )?;
@@ -383,6 +384,17 @@ fn train(cmd: &TrainCmd) -> Result<i32> {
     }
     if cmd.template.is_some() && format != FormatArg::Conll {
         bail!("--template applies to --format conll (feature templates over CoNLL columns)");
+    }
+    if cmd.opts.structural.order.is_some() && cmd.task != TaskArg::Chain {
+        bail!(
+            "--order applies to --task chain (the order of its tag transitions), not --task {task_name}"
+        );
+    }
+    if cmd.opts.structural.second_order() && cmd.opts.structural.latent_states.is_some() {
+        bail!(
+            "--order 2 with --latent-states is not built: latent states are how a first-order chain \
+             remembers more than the previous tag; choose one"
+        );
     }
     if cmd.opts.structural.min_count.is_some() && format != FormatArg::Conll {
         bail!("--min-count applies to --format conll (the tagger's feature dictionary)");

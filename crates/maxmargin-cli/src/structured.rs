@@ -7,7 +7,7 @@ use anyhow::{Result, bail};
 use maxmargin::io::{multilabel, svm_hmm};
 use maxmargin::optim::Bias;
 use maxmargin::structured_svm::{
-    StructEvaluation, StructSolverKind, StructuredModel, StructuredSvmParams, Task,
+    ChainShape, StructEvaluation, StructSolverKind, StructuredModel, StructuredSvmParams, Task,
 };
 use std::path::Path;
 
@@ -243,7 +243,24 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
     }
     let (mut svm, mut bar) = estimator(args, task)?;
     if let Some(path) = &args.warm_start {
-        svm = svm.warm_start_from(&StructuredModel::load(path)?)?;
+        let warm = StructuredModel::load(path)?;
+        if task == Task::Chain && warm.is_second_order() != args.structural.second_order() {
+            bail!(
+                "--warm-start {}: that chain model is {} order, this run trains {} order (--order)",
+                path.display(),
+                if warm.is_second_order() {
+                    "second"
+                } else {
+                    "first"
+                },
+                if args.structural.second_order() {
+                    "second"
+                } else {
+                    "first"
+                },
+            );
+        }
+        svm = svm.warm_start_from(&warm)?;
     }
     let report = match task {
         Task::Multiclass => {
@@ -259,12 +276,22 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
             svm.fit_multiclass_owned(rows, &mut bar)?
         }
         Task::Multilabel => svm.fit_multilabel(&multilabel::read(data)?, &mut bar)?,
-        Task::Chain => svm.fit_chain(&svm_hmm::read(data)?, &mut bar)?,
+        Task::Chain => {
+            let shape = ChainShape::edges(0).with_second_order(args.structural.second_order());
+            svm.fit_chain_with_edges(&svm_hmm::read(data)?, shape, &mut bar)?
+        }
         Task::Custom => bail!("custom output spaces train from Rust (StructuredSvm::fit)"),
         other => bail!("--task {} does not train from this command", other.kind()),
     };
     bar.finish();
     report.model.save(output)?;
+    if report.model.is_second_order() && !args.quiet {
+        note!(
+            "second-order transitions: {} weights for {} tags",
+            report.model.n_labels.pow(3),
+            report.model.n_labels
+        );
+    }
     finished(
         args,
         output,

@@ -31,7 +31,14 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
     if sentences.is_empty() {
         bail!("{}: no sentences", data.display());
     }
-    let template = template(name, &sentences)?;
+    let template = match (template(name, &sentences)?, args.structural.order) {
+        (t, Some(1)) if t.second_order() => bail!(
+            "--order 1: the template {} asks for second-order transitions (its T line)",
+            t.name()
+        ),
+        (t, Some(2)) => t.with_second_order(),
+        (t, _) => t,
+    };
     maxmargin::tagger::check_values(&template, &sentences, data)?;
     // The flags are checked before the dictionary is built (minutes on a large corpus).
     let weights = tag_weights(args, &sentences, data)?;
@@ -75,8 +82,12 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
                 ),
             ),
         };
+        let order = match f.template().second_order() {
+            true => format!("; second-order transitions ({} weights)", f.n_tags().pow(3)),
+            false => String::new(),
+        };
         note!(
-            "templates: {}, {} patterns{bigram_patterns}{why}; {} features{bigram_features}, {} tags",
+            "templates: {}, {} patterns{bigram_patterns}{why}; {} features{bigram_features}, {} tags{order}",
             f.template().name(),
             f.template().len(),
             f.n_features(),

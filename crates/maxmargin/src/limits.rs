@@ -131,6 +131,26 @@ pub fn check_edge_weights(
     Ok(())
 }
 
+/// Second-order transitions hold `L³` weights: refused when that is far beyond what the data's nonzeros
+/// need (the same bound as [`check_edge_weights`]).
+pub fn check_second_order(source: &Path, n_labels: usize, nnz: usize) -> Result<(), Error> {
+    let weights = n_labels.saturating_mul(n_labels.saturating_mul(n_labels));
+    let limit = nnz.saturating_mul(8).saturating_add(1 << 22);
+    if weights > limit {
+        return Err(OptimError::InvalidParam {
+            name: "second-order transitions",
+            value: format!(
+                "over {n_labels} tags ({weights} weights, from {})",
+                source.display()
+            ),
+            reason: "are far more weights than the data's nonzeros need; train first-order chains for \
+                     this many tags",
+        }
+        .into());
+    }
+    Ok(())
+}
+
 /// Checks user-given row weights: every one finite and non-negative.
 ///
 /// # Errors

@@ -19,7 +19,7 @@
 //! ```
 
 use crate::Error;
-use crate::structured_svm::{Prediction, StructuredModel, StructuredSvm, Task};
+use crate::structured_svm::{ChainShape, Prediction, StructuredModel, StructuredSvm, Task};
 use maxmargin_io::IoError;
 use maxmargin_io::conll::{self, FeatureMap, Sentence, Template};
 use maxmargin_io::model_file;
@@ -28,6 +28,13 @@ use maxmargin_optim::{Observer, OptimError, TraceRecord};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
+
+/// The shape of the chain a tagger's features make: its bigram features, and second-order transitions
+/// when the template has a `T` line.
+fn chain_shape(features: &FeatureMap) -> ChainShape {
+    ChainShape::edges(features.n_edge_features())
+        .with_second_order(features.template().second_order())
+}
 
 /// The kind of a tagger's model file.
 pub const TAGGER_KIND: &str = "chain-conll";
@@ -212,7 +219,7 @@ pub fn fit_with_map(
         // Every training tag is in the dictionary built on it.
         features.tags(tags).unwrap_or_default()
     });
-    let report = svm.fit_chain_with_edges(&data, features.n_edge_features(), observer)?;
+    let report = svm.fit_chain_with_edges(&data, chain_shape(&features), observer)?;
     Ok(TaggerFitReport {
         tagger: Tagger {
             model: report.model,
@@ -299,7 +306,7 @@ impl Tagger {
     fn tag_data(&self, data: &SequenceData) -> Result<Vec<Vec<String>>, Error> {
         let names = self.features.tag_names();
         self.model
-            .predict_chain_with_edges(data, self.features.n_edge_features())?
+            .predict_chain_with_edges(data, chain_shape(&self.features))?
             .into_iter()
             .map(|p| match p {
                 Prediction::Tags(t) => Ok(t
@@ -374,7 +381,7 @@ impl Tagger {
         let objective = match lambda {
             Some(_) if unknown == 0 => {
                 self.model
-                    .evaluate_chain_with_edges(&data, self.features.n_edge_features(), lambda)?
+                    .evaluate_chain_with_edges(&data, chain_shape(&self.features), lambda)?
                     .objective
             }
             _ => None,
@@ -436,7 +443,7 @@ impl Tagger {
         let f = &tagger.features;
         tagger
             .model
-            .check_consistent_with_edges(path, f.n_edge_features())?;
+            .check_consistent_with_edges(path, chain_shape(f))?;
         if tagger.model.n_features != f.n_features() || tagger.model.n_labels != f.n_tags().max(1) {
             return Err(bad(format!(
                 "the chain model has {} features and {} tags, its dictionary {} and {}",

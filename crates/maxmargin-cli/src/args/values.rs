@@ -487,6 +487,24 @@ pub(crate) struct StructFlags {
         help_heading = "Structured training (--task multiclass|multilabel|chain)"
     )]
     pub(crate) min_count: Option<usize>,
+    /// --task chain: the order of the tag transitions [default: 1]. 2 adds a weight for every triple of
+    /// tags (y[t-2], y[t-1], y[t]), as trigram taggers have, decoded by Viterbi over pairs of tags: L³
+    /// weights and O(T·L³) per sequence for L tags instead of O(T·L²). On CoNLL files it adds the template
+    /// line T (which a template file may also hold).
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u8).range(1..=2),
+        help_heading = "Structured training (--task multiclass|multilabel|chain)"
+    )]
+    pub(crate) order: Option<u8>,
+}
+
+impl StructFlags {
+    /// Whether `--order 2` asks for second-order transitions.
+    pub(crate) fn second_order(&self) -> bool {
+        self.order == Some(2)
+    }
 }
 
 /// What `--rescaling` accepts.

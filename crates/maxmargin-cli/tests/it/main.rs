@@ -27,6 +27,7 @@ mod ranks;
 mod rescaling;
 mod resume;
 mod scores;
+mod second_order;
 mod stream;
 mod structured;
 mod tagger;

@@ -74,7 +74,8 @@ pub(crate) fn cost(l: usize) -> impl Strategy<Value = CostMatrix> {
     })
 }
 
-/// A chain (T ≤ 6, L ≤ 4, d ≤ 3 unary and e ≤ 2 edge features, with or without start/end), weights, input,
+/// A chain (T ≤ 6, L ≤ 4, d ≤ 3 unary and e ≤ 2 edge features, with or without start/end, first or second
+/// order), weights, input,
 /// truth, and a second point.
 fn chain_case() -> impl Strategy<Value = (ChainSpace, Vec<f64>, Vec<SparseVec>, Vec<u32>, Vec<f64>)>
 {
@@ -84,9 +85,14 @@ fn chain_case() -> impl Strategy<Value = (ChainSpace, Vec<f64>, Vec<SparseVec>, 
         0..=2usize,
         1..=6usize,
         any::<bool>(),
+        any::<bool>(),
     )
-        .prop_flat_map(|(l, d, e, t, start_end)| {
-            let dim = d * l + l * l + if start_end { 2 * l } else { 0 } + e * l * l;
+        .prop_flat_map(|(l, d, e, t, start_end, second)| {
+            let dim = d * l
+                + l * l
+                + if start_end { 2 * l } else { 0 }
+                + e * l * l
+                + if second { l * l * l } else { 0 };
             (
                 cost(l),
                 prop::collection::vec(sparse(d + e), t),
@@ -98,6 +104,11 @@ fn chain_case() -> impl Strategy<Value = (ChainSpace, Vec<f64>, Vec<SparseVec>, 
                     let space = ChainSpace::with_costs(d, c, start_end)
                         .unwrap()
                         .with_edge_features(e);
+                    let space = if second {
+                        space.with_second_order()
+                    } else {
+                        space
+                    };
                     (space, w, x, y, z)
                 })
         })

@@ -226,22 +226,31 @@ impl StructuredSvm {
         self.fit_chain_with_edges(data, 0, observer)
     }
 
-    /// Trains a chain model whose positions also carry `n_edge` edge features (observation-dependent
-    /// transitions, [`ChainSpace::with_edge_features`]): feature indices `n_features..n_features + n_edge`
-    /// of a position score the transition into it; scaling applies to the others. Predict and evaluate
-    /// with the same `n_edge` ([`StructuredModel::predict_chain_with_edges`]).
+    /// Trains a chain model of the given [`ChainShape`]: with `n` edge features (observation-dependent
+    /// transitions, [`ChainSpace::with_edge_features`]; a plain `n` converts) feature indices
+    /// `n_features..n_features + n` of a position score the transition into it, and scaling applies to
+    /// the others; with second-order transitions a weight scores every triple of tags
+    /// ([`ChainSpace::with_second_order`]; the model's weights say so, [`StructuredModel::is_second_order`]).
+    /// Predict and evaluate with the same number of edge features
+    /// ([`StructuredModel::predict_chain_with_edges`]).
     ///
     /// # Errors
-    /// As [`StructuredSvm::fit_multiclass`], and edge weights far beyond the data's size.
+    /// As [`StructuredSvm::fit_multiclass`], and edge or second-order weights far beyond the data's size.
     pub fn fit_chain_with_edges(
         &self,
         data: &SequenceData,
-        n_edge: usize,
+        shape: impl Into<ChainShape>,
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
+        let shape = shape.into();
+        let n_edge = shape.edge_features;
         let (ex, report) = self.prepare_chain(data, n_edge)?;
         let (d, l) = (data.n_features, data.n_labels.max(1));
-        let space = chain_space(&self.params.class_weights, self.width(d), l, n_edge)?;
+        if shape.second_order {
+            let nnz = ex.x.iter().flatten().map(|v| v.as_row().nnz()).sum();
+            crate::limits::check_second_order(&data.source, l, nnz)?;
+        }
+        let space = chain_space(&self.params.class_weights, self.width(d), l, shape)?;
         let (fit, lambda) = self.run(&space, (&ex.x, &ex.y), observer)?;
         self.finish(fit, lambda, (ex.x.len(), d, l), report)
     }

@@ -198,6 +198,7 @@ impl LatentChainModel {
             || self.tags == 0
             || self.tags.checked_mul(self.states) != Some(m.n_labels)
             || !m.params.class_weights.is_empty()
+            || m.is_second_order()
         {
             return Err(IoError::BadModel {
                 path: path.to_path_buf(),

@@ -254,17 +254,68 @@ fn with_bias(r: maxmargin_core::vector::SparseRow<'_>, n_features: usize, bias: 
     SparseVec::new(idx, val).unwrap_or_default()
 }
 
-/// The chain space of `width` unary and `n_edge` edge features over `l` tags: the Hamming loss, or with
+/// What a chain scores beyond its unary features and first-order transitions: edge features
+/// (observation-dependent transitions, a tagger's bigram templates) and second-order transitions.
+/// A number of edge features converts into one (`5.into()`).
+///
+/// ```
+/// use maxmargin::structured_svm::ChainShape;
+/// let shape = ChainShape::edges(3).with_second_order(true);
+/// assert_eq!((shape.edge_features, shape.second_order), (3, true));
+/// assert_eq!(ChainShape::from(0), ChainShape::default());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct ChainShape {
+    /// Edge features: feature indices `n_features..n_features + edge_features` of a position score the
+    /// transition into it ([`ChainSpace::with_edge_features`]).
+    pub edge_features: usize,
+    /// A weight for every triple of tags ([`ChainSpace::with_second_order`]).
+    pub second_order: bool,
+}
+
+impl ChainShape {
+    /// `n` edge features, first order.
+    pub fn edges(n: usize) -> Self {
+        Self {
+            edge_features: n,
+            second_order: false,
+        }
+    }
+
+    /// The same shape, second order or not.
+    #[must_use]
+    pub fn with_second_order(mut self, second_order: bool) -> Self {
+        self.second_order = second_order;
+        self
+    }
+}
+
+impl From<usize> for ChainShape {
+    fn from(n: usize) -> Self {
+        Self::edges(n)
+    }
+}
+
+/// The chain space of `width` unary features over `l` tags, shaped by `shape`: the Hamming loss, or with
 /// class weights (tag numbers 1-based, as in svm_hmm files) the weighted Hamming loss, where a mistake at a
 /// token whose true tag is `k` costs `k`'s weight (1 for the tags not named).
 fn chain_space(
     class_weights: &[(f64, f64)],
     width: usize,
     l: usize,
-    n_edge: usize,
+    shape: ChainShape,
 ) -> Result<ChainSpace, Error> {
+    let shaped = |space: ChainSpace| {
+        let space = space.with_edge_features(shape.edge_features);
+        if shape.second_order {
+            space.with_second_order()
+        } else {
+            space
+        }
+    };
     if class_weights.is_empty() {
-        return Ok(ChainSpace::new(width, l)?.with_edge_features(n_edge));
+        return Ok(shaped(ChainSpace::new(width, l)?));
     }
     let mut weights = vec![1.0; l];
     for &(tag, weight) in class_weights {
@@ -281,7 +332,7 @@ fn chain_space(
     }
     let cost =
         maxmargin_struct::CostMatrix::from_fn(l, |a, b| if a == b { 0.0 } else { weights[a] })?;
-    Ok(ChainSpace::with_costs(width, cost, true)?.with_edge_features(n_edge))
+    Ok(shaped(ChainSpace::with_costs(width, cost, true)?))
 }
 
 fn sequences_with_bias(

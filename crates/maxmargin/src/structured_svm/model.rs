@@ -44,13 +44,43 @@ impl StructuredModel {
         Ok(MultilabelSpace::new(self.width(), self.n_labels)?)
     }
 
-    fn chain_space(&self, n_edge: usize) -> Result<ChainSpace, Error> {
+    fn chain_space(&self, shape: ChainShape) -> Result<ChainSpace, Error> {
         chain_space(
             &self.params.class_weights,
             self.width(),
             self.n_labels,
-            n_edge,
+            shape,
         )
+    }
+
+    /// The number of weights of a first-order chain model with `n_edge` edge features (`None` on overflow).
+    fn first_order_len(&self, n_edge: usize) -> Option<usize> {
+        let l = self.n_labels;
+        let d = self.n_features.checked_add(usize::from(self.params.bias))?;
+        d.max(1)
+            .checked_mul(l)
+            .and_then(|u| l.checked_mul(l).and_then(|t| u.checked_add(t)))
+            .and_then(|v| v.checked_add(l.checked_mul(2)?))
+            .and_then(|v| v.checked_add(n_edge.checked_mul(l.checked_mul(l)?)?))
+    }
+
+    /// Whether this is a chain model with second-order transitions and no edge features
+    /// ([`StructuredSvm::fit_chain_with_edges`] with [`ChainShape::with_second_order`]): its weights end with
+    /// `L³` more, one per triple of tags, which is how its file records it. (A tagger's template says
+    /// whether its model is second order.)
+    pub fn is_second_order(&self) -> bool {
+        let cube = self.n_labels.checked_pow(3);
+        self.task == Task::Chain
+            && self
+                .first_order_len(0)
+                .zip(cube)
+                .and_then(|(a, b)| a.checked_add(b))
+                == Some(self.w.len())
+    }
+
+    /// The shape of a chain model without edge features.
+    fn plain_shape(&self) -> ChainShape {
+        ChainShape::edges(0).with_second_order(self.is_second_order())
     }
 
     pub(super) fn inputs(
@@ -162,24 +192,25 @@ impl StructuredModel {
     /// # Errors
     /// When the model is not a chain model, or for an empty sequence.
     pub fn predict_chain(&self, data: &SequenceData) -> Result<Vec<Prediction>, Error> {
-        self.predict_chain_with_edges(data, 0)
+        self.predict_chain_with_edges(data, self.plain_shape())
     }
 
-    /// As [`predict_chain`](Self::predict_chain), for a model trained with `n_edge` edge features
-    /// ([`StructuredSvm::fit_chain_with_edges`]).
+    /// As [`predict_chain`](Self::predict_chain), for a model trained with the given [`ChainShape`] (a
+    /// number of edge features converts; [`StructuredSvm::fit_chain_with_edges`]).
     ///
     /// # Errors
-    /// As [`predict_chain`](Self::predict_chain), and weights that do not fit `n_edge`.
+    /// As [`predict_chain`](Self::predict_chain), and weights that do not fit the shape.
     pub fn predict_chain_with_edges(
         &self,
         data: &SequenceData,
-        n_edge: usize,
+        shape: impl Into<ChainShape>,
     ) -> Result<Vec<Prediction>, Error> {
         if self.task != Task::Chain {
             return Err(self.wrong_task(Task::Chain));
         }
-        let space = self.chain_space(n_edge)?;
-        self.sequences(&data.sequences, n_edge)
+        let shape = shape.into();
+        let space = self.chain_space(shape)?;
+        self.sequences(&data.sequences, shape.edge_features)
             .iter()
             .map(|x| {
                 Ok(Prediction::Tags(
@@ -292,25 +323,26 @@ impl StructuredModel {
         data: &SequenceData,
         lambda: Option<f64>,
     ) -> Result<StructEvaluation, Error> {
-        self.evaluate_chain_with_edges(data, 0, lambda)
+        self.evaluate_chain_with_edges(data, self.plain_shape(), lambda)
     }
 
-    /// As [`evaluate_chain`](Self::evaluate_chain), for a model trained with `n_edge` edge features.
+    /// As [`evaluate_chain`](Self::evaluate_chain), for a model trained with the given [`ChainShape`].
     ///
     /// # Errors
     /// As [`evaluate_chain`](Self::evaluate_chain).
     pub fn evaluate_chain_with_edges(
         &self,
         data: &SequenceData,
-        n_edge: usize,
+        shape: impl Into<ChainShape>,
         lambda: Option<f64>,
     ) -> Result<StructEvaluation, Error> {
         if self.task != Task::Chain {
             return Err(self.wrong_task(Task::Chain));
         }
-        let space = self.chain_space(n_edge)?;
+        let shape = shape.into();
+        let space = self.chain_space(shape)?;
         let n = nonempty(data.n_sequences(), &data.source)?;
-        let seqs = self.sequences(&data.sequences, n_edge);
+        let seqs = self.sequences(&data.sequences, shape.edge_features);
         let mut counts = TagCounts::default();
         for (i, (x, y)) in seqs.iter().zip(&data.labels).enumerate() {
             space
@@ -400,15 +432,16 @@ impl StructuredModel {
     /// # Errors
     /// [`IoError::BadModel`] naming the file.
     pub(crate) fn check_consistent(&self, path: &Path) -> Result<(), Error> {
-        self.check_consistent_with_edges(path, 0)
+        self.check_consistent_with_edges(path, self.plain_shape())
     }
 
-    /// As `check_consistent`, for a chain model with `n_edge` edge features (a tagger's bigram templates).
+    /// As `check_consistent`, for a chain model of the given shape (a tagger's bigram templates and order).
     pub(crate) fn check_consistent_with_edges(
         &self,
         path: &Path,
-        n_edge: usize,
+        shape: ChainShape,
     ) -> Result<(), Error> {
+        let n_edge = shape.edge_features;
         // Sizes from the file are checked with overflow-free arithmetic against the weights actually read
         // (a crafted `"n_labels": 9223372036854775808` wrapped around and later asked for every byte there is).
         let d = self.n_features.checked_add(usize::from(self.params.bias));
@@ -452,12 +485,12 @@ impl StructuredModel {
             Task::Multiclass | Task::Multilabel | Task::Custom => d.max(1).checked_mul(l),
             // A graph model's weights are checked against its space by `GraphModel`.
             Task::Graph => Some(self.w.len()),
-            Task::Chain => d
-                .max(1)
-                .checked_mul(l)
-                .and_then(|u| l.checked_mul(l).and_then(|t| u.checked_add(t)))
-                .and_then(|v| v.checked_add(l.checked_mul(2)?))
-                .and_then(|v| v.checked_add(n_edge.checked_mul(l.checked_mul(l)?)?)),
+            Task::Chain => self
+                .first_order_len(n_edge)
+                .and_then(|v| match shape.second_order {
+                    true => v.checked_add(l.checked_pow(3)?),
+                    false => Some(v),
+                }),
         });
         let classes_ok = self.task != Task::Multiclass || self.classes.len() == l;
         let scaler_ok = self.scaler.as_ref().is_none_or(|s| {
@@ -510,9 +543,11 @@ impl StructuredModel {
                     self.task.kind(),
                     self.w.len(),
                     self.n_features,
-                    match n_edge {
-                        0 => String::new(),
-                        e => format!(" and {e} bigram features"),
+                    match (n_edge, shape.second_order) {
+                        (0, false) => String::new(),
+                        (0, true) => " (second order)".into(),
+                        (e, false) => format!(" and {e} bigram features"),
+                        (e, true) => format!(" and {e} bigram features (second order)"),
                     },
                     self.n_labels,
                     self.classes.len()

@@ -120,7 +120,7 @@ impl StructuredSvm {
         crate::limits::check_features(&data.source, d, sums[1] as usize)?;
         crate::limits::check_labels(&data.source, "tag number", l, &data.labels)?;
         let x = sequences_with_bias(&data.sequences, d, p.bias, None);
-        let space = super::chain_space(&p.class_weights, self.width(d), l, 0)?;
+        let space = super::chain_space(&p.class_weights, self.width(d), l, ChainShape::default())?;
         let lambda = p.regularization.lambda(n)?;
         let problem = StructProblem::new(&space, &x, &data.labels, lambda)?;
         let rows = crate::inputs::space_digest(&space, &x, &data.labels, None);

@@ -419,3 +419,52 @@ fn latent_models_do_not_depend_on_the_thread_count() {
     assert_eq!(bits(&one.0), bits(&two.0));
     assert_eq!(bits(&one.1), bits(&two.1));
 }
+
+/// Second-order chains: the weights record the order (`L³` more), saved models load as second order and
+/// predict the same tags, and files whose weights fit neither order are refused.
+#[test]
+fn second_order_chains_save_load_and_predict() {
+    use maxmargin::structured_svm::ChainShape;
+    let read = |n, seed| {
+        maxmargin::io::svm_hmm::read_from(
+            maxmargin::datasets::periodic_tags(n, 12, 0.3, seed).as_bytes(),
+            "periodic".as_ref(),
+        )
+        .unwrap()
+    };
+    let (train, test) = (read(80, 3), read(40, 4));
+    let svm = StructuredSvmParams::new(Task::Chain).check().unwrap();
+    let first = svm.fit_chain(&train, &mut ()).unwrap().model;
+    let second = svm
+        .fit_chain_with_edges(
+            &train,
+            ChainShape::edges(0).with_second_order(true),
+            &mut (),
+        )
+        .unwrap()
+        .model;
+    assert!(!first.is_second_order() && second.is_second_order());
+    assert_eq!(second.w.len(), first.w.len() + 8);
+    let error = |m: &StructuredModel| m.evaluate_chain(&test, None).unwrap().token_error.unwrap();
+    assert!(
+        error(&second) + 0.1 < error(&first),
+        "{} vs {}",
+        error(&second),
+        error(&first)
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["second.mm", "second.json"] {
+        let path = tmp.path().join(name);
+        second.save(&path).unwrap();
+        let back = StructuredModel::load(&path).unwrap();
+        assert!(back.is_second_order());
+        assert_eq!(
+            back.predict_chain(&test).unwrap(),
+            second.predict_chain(&test).unwrap()
+        );
+    }
+    let mut odd = second.clone();
+    odd.w.pop();
+    let path = tmp.path().join("odd.json");
+    assert!(odd.save(&path).is_err() || StructuredModel::load(&path).is_err());
+}

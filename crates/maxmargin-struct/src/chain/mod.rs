@@ -11,6 +11,10 @@
 //! [`ChainSpace::with_edge_features`]`(E)`, a position's feature indices `d..d+E` score the transition into
 //! it, `A_t[k, l] = A[k, l] + Σ_e x_{t,d+e} V[e, k, l]` (ignored at the first position, which has no
 //! transition); `V` (`e·L² + from·L + to`) follows the rest of the weights.
+//!
+//! Second-order transitions ([`ChainSpace::with_second_order`]) add a score for every tag triple,
+//! `Σ_{t≥2} B[y_{t−2}, y_{t−1}, y_t]` (`B` at `from2·L² + from·L + to`, after every other weight), decoded
+//! by Viterbi over pairs of tags in `O(T·L³)`.
 //! The dynamic-programming tables live in a per-thread scratch buffer, reused across calls.
 
 use crate::cost::CostMatrix;
@@ -20,6 +24,8 @@ use crate::sequence::{Sequence, add_unary, check_labels, product, unary_score, v
 use maxmargin_core::vector::SparseVec;
 use std::cell::RefCell;
 
+mod second_order;
+
 /// A linear-chain space over `L` labels and `d` features.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChainSpace {
@@ -27,6 +33,7 @@ pub struct ChainSpace {
     cost: CostMatrix,
     start_end: bool,
     n_edge: usize,
+    second_order: bool,
 }
 
 #[derive(Default)]
@@ -36,6 +43,8 @@ struct Scratch {
     next: Vec<f64>,
     back: Vec<u32>,
     pair: Vec<f64>,
+    best: Vec<f64>,
+    arg: Vec<u32>,
 }
 
 thread_local! {
@@ -70,6 +79,7 @@ impl ChainSpace {
             cost,
             start_end,
             n_edge: 0,
+            second_order: false,
         })
     }
 
@@ -99,6 +109,37 @@ impl ChainSpace {
     pub fn with_edge_features(mut self, n_edge: usize) -> Self {
         self.n_edge = n_edge;
         self
+    }
+
+    /// The same chain with second-order transitions: a weight for every triple of tags
+    /// `(y_{t−2}, y_{t−1}, y_t)`, `L³` of them after every other weight; decoding and loss-augmented inference
+    /// are Viterbi over pairs of tags, `O(T·L³)`.
+    ///
+    /// # Examples
+    /// ```
+    /// use maxmargin_core::vector::SparseVec;
+    /// use maxmargin_struct::{ChainSpace, OutputSpace};
+    /// // One constant feature, two labels: the unary weights prefer label 0 everywhere...
+    /// let space = ChainSpace::new(1, 2)?.with_second_order();
+    /// assert_eq!(space.dim(), 2 + 4 + 4 + 8);
+    /// let x = vec![SparseVec::new(vec![0], vec![1.0])?; 3];
+    /// let mut w = vec![0.0; space.dim()];
+    /// w[0] = 1.0;
+    /// assert_eq!(space.decode(&w, &x)?, vec![0, 0, 0]);
+    /// // ...but the triple (0, 0, 1) is rewarded, which no first-order chain can say.
+    /// w[space.dim() - 8 + 1] = 2.0;
+    /// assert_eq!(space.decode(&w, &x)?, vec![0, 0, 1]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_second_order(mut self) -> Self {
+        self.second_order = true;
+        self
+    }
+
+    /// Whether the chain scores triples of tags.
+    pub fn is_second_order(&self) -> bool {
+        self.second_order
     }
 
     /// Number of edge features.
@@ -133,6 +174,12 @@ impl ChainSpace {
     fn edge(&self) -> usize {
         let l = self.n_labels();
         self.unary_len() + l * l + if self.start_end { 2 * l } else { 0 }
+    }
+
+    /// Where the second-order block begins (when there is one).
+    fn second(&self) -> usize {
+        let l = self.n_labels();
+        self.edge() + self.n_edge * l * l
     }
 
     /// Calls `visit(k, v)` for the weight index `k` of every edge feature `(e, v)` of the transition
@@ -194,94 +241,137 @@ impl ChainSpace {
         truth: Option<&[u32]>,
         allowed: Option<&dyn Fn(usize, usize) -> bool>,
     ) -> (Vec<u32>, f64) {
-        let n_labels = self.n_labels();
-        let t_len = x.len();
-        let trans = &w[self.trans()..self.trans() + n_labels * n_labels];
         SCRATCH.with(|cell| {
             let mut guard = cell.borrow_mut();
             let s = &mut *guard;
-            s.unary.clear();
-            s.unary.resize(t_len * n_labels, 0.0);
-            s.back.clear();
-            s.back.resize(t_len * n_labels, 0);
-            s.delta.clear();
-            s.delta.resize(n_labels, 0.0);
-            s.next.clear();
-            s.next.resize(n_labels, 0.0);
-            let edge = self.edge();
-            for (t, xt) in x.iter().enumerate() {
-                let u = &mut s.unary[t * n_labels..(t + 1) * n_labels];
-                add_unary(&w[..self.unary_len()], xt, n_labels, u);
-                if let Some(y) = truth {
-                    self.cost.add_row(y[t] as usize, u);
-                }
-                if let Some(allowed) = allowed {
-                    for (l, ul) in u.iter_mut().enumerate() {
-                        if !allowed(t, l) {
-                            *ul = f64::NEG_INFINITY;
-                        }
-                    }
-                }
+            self.fill_unary(w, x, truth, allowed, s);
+            if self.second_order {
+                self.viterbi2(w, x, s)
+            } else {
+                self.viterbi1(w, x, s)
             }
-            s.delta.copy_from_slice(&s.unary[..n_labels]);
-            if let Some(start) = self.start() {
-                for (d, st) in s.delta.iter_mut().zip(&w[start..start + n_labels]) {
-                    *d += st;
-                }
-            }
-            for (t, xt) in x.iter().enumerate().skip(1) {
-                // The transition scores into t: `A`, plus the edge features' blocks when t has any.
-                let mut edges = xt
-                    .as_row()
-                    .iter()
-                    .filter(|(j, _)| *j >= self.n_features)
-                    .peekable();
-                let trans: &[f64] = if self.n_edge > 0 && edges.peek().is_some() {
-                    s.pair.clear();
-                    s.pair.extend_from_slice(trans);
-                    for (j, v) in edges {
-                        let at = edge + (j - self.n_features) * n_labels * n_labels;
-                        for (p, wv) in s.pair.iter_mut().zip(&w[at..at + n_labels * n_labels]) {
-                            *p += v * wv;
-                        }
-                    }
-                    &s.pair
-                } else {
-                    trans
-                };
-                for l in 0..n_labels {
-                    let mut best = (0u32, f64::NEG_INFINITY);
-                    for (k, dk) in s.delta.iter().enumerate() {
-                        let v = dk + trans[k * n_labels + l];
-                        if v > best.1 {
-                            best = (k as u32, v);
-                        }
-                    }
-                    s.next[l] = best.1 + s.unary[t * n_labels + l];
-                    s.back[t * n_labels + l] = best.0;
-                }
-                std::mem::swap(&mut s.delta, &mut s.next);
-            }
-            if let Some(start) = self.start() {
-                let end = &w[start + n_labels..start + 2 * n_labels];
-                for (d, e) in s.delta.iter_mut().zip(end) {
-                    *d += e;
-                }
-            }
-            let mut last = (0u32, f64::NEG_INFINITY);
-            for (l, &v) in s.delta.iter().enumerate() {
-                if v > last.1 {
-                    last = (l as u32, v);
-                }
-            }
-            let mut out = vec![0u32; t_len];
-            out[t_len - 1] = last.0;
-            for t in (1..t_len).rev() {
-                out[t - 1] = s.back[t * n_labels + out[t] as usize];
-            }
-            (out, last.1)
         })
     }
+
+    /// The unary scores of every position into `s.unary` (`t·L + l`), with `C[y_t][·]` added for a truth
+    /// and `−∞` where `allowed` refuses a label.
+    fn fill_unary(
+        &self,
+        w: &[f64],
+        x: &Sequence,
+        truth: Option<&[u32]>,
+        allowed: Option<&dyn Fn(usize, usize) -> bool>,
+        s: &mut Scratch,
+    ) {
+        let n_labels = self.n_labels();
+        s.unary.clear();
+        s.unary.resize(x.len() * n_labels, 0.0);
+        for (t, xt) in x.iter().enumerate() {
+            let u = &mut s.unary[t * n_labels..(t + 1) * n_labels];
+            add_unary(&w[..self.unary_len()], xt, n_labels, u);
+            if let Some(y) = truth {
+                self.cost.add_row(y[t] as usize, u);
+            }
+            if let Some(allowed) = allowed {
+                for (l, ul) in u.iter_mut().enumerate() {
+                    if !allowed(t, l) {
+                        *ul = f64::NEG_INFINITY;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The first-order transition scores into position `xt` (`from·L + to`): `A` itself, or in `pair`
+    /// `A` plus the blocks of `xt`'s edge features when it has any (the returned flag says which).
+    fn fill_transitions(&self, w: &[f64], xt: &SparseVec, pair: &mut Vec<f64>) -> bool {
+        let n_labels = self.n_labels();
+        let mut edges = xt
+            .as_row()
+            .iter()
+            .filter(|(j, _)| *j >= self.n_features)
+            .peekable();
+        if self.n_edge == 0 || edges.peek().is_none() {
+            return false;
+        }
+        let trans = &w[self.trans()..self.trans() + n_labels * n_labels];
+        pair.clear();
+        pair.extend_from_slice(trans);
+        let edge = self.edge();
+        for (j, v) in edges {
+            let at = edge + (j - self.n_features) * n_labels * n_labels;
+            for (p, wv) in pair.iter_mut().zip(&w[at..at + n_labels * n_labels]) {
+                *p += v * wv;
+            }
+        }
+        true
+    }
+
+    /// First-order Viterbi over the unary scores in `s.unary`.
+    fn viterbi1(&self, w: &[f64], x: &Sequence, s: &mut Scratch) -> (Vec<u32>, f64) {
+        let n_labels = self.n_labels();
+        let t_len = x.len();
+        let trans = &w[self.trans()..self.trans() + n_labels * n_labels];
+        s.back.clear();
+        s.back.resize(t_len * n_labels, 0);
+        s.delta.clear();
+        s.delta.extend_from_slice(&s.unary[..n_labels]);
+        s.next.clear();
+        s.next.resize(n_labels, 0.0);
+        self.add_start(w, &mut s.delta);
+        for (t, xt) in x.iter().enumerate().skip(1) {
+            let trans: &[f64] = if self.fill_transitions(w, xt, &mut s.pair) {
+                &s.pair
+            } else {
+                trans
+            };
+            for l in 0..n_labels {
+                let mut best = (0u32, f64::NEG_INFINITY);
+                for (k, dk) in s.delta.iter().enumerate() {
+                    let v = dk + trans[k * n_labels + l];
+                    if v > best.1 {
+                        best = (k as u32, v);
+                    }
+                }
+                s.next[l] = best.1 + s.unary[t * n_labels + l];
+                s.back[t * n_labels + l] = best.0;
+            }
+            std::mem::swap(&mut s.delta, &mut s.next);
+        }
+        if let Some(start) = self.start() {
+            let end = &w[start + n_labels..start + 2 * n_labels];
+            for (d, e) in s.delta.iter_mut().zip(end) {
+                *d += e;
+            }
+        }
+        let last = argmax(&s.delta);
+        let mut out = vec![0u32; t_len];
+        out[t_len - 1] = last.0;
+        for t in (1..t_len).rev() {
+            out[t - 1] = s.back[t * n_labels + out[t] as usize];
+        }
+        (out, last.1)
+    }
+
+    /// Adds the start scores (when the chain has them) to the first position's `delta`.
+    fn add_start(&self, w: &[f64], delta: &mut [f64]) {
+        if let Some(start) = self.start() {
+            for (d, st) in delta.iter_mut().zip(&w[start..start + self.n_labels()]) {
+                *d += st;
+            }
+        }
+    }
+}
+
+/// The first index of the largest value (`NEG_INFINITY` and index 0 for none above it).
+fn argmax(values: &[f64]) -> (u32, f64) {
+    let mut best = (0u32, f64::NEG_INFINITY);
+    for (l, &v) in values.iter().enumerate() {
+        if v > best.1 {
+            best = (l as u32, v);
+        }
+    }
+    best
 }
 
 impl OutputSpace for ChainSpace {
@@ -290,7 +380,7 @@ impl OutputSpace for ChainSpace {
 
     fn dim(&self) -> usize {
         let l = self.n_labels();
-        self.edge() + self.n_edge * l * l
+        self.second() + if self.second_order { l * l * l } else { 0 }
     }
 
     fn check_input(&self, x: &Sequence) -> Result<(), StructError> {
@@ -317,6 +407,11 @@ impl OutputSpace for ChainSpace {
             );
             self.visit_edge(&x[t + 1], pair[0], pair[1], visit);
         }
+        if self.second_order {
+            for triple in y.windows(3) {
+                visit(self.triple(triple), 1.0);
+            }
+        }
         if let (Some(start), Some(first), Some(last)) = (self.start(), y.first(), y.last()) {
             visit(start + *first as usize, 1.0);
             visit(start + n_labels + *last as usize, 1.0);
@@ -329,6 +424,9 @@ impl OutputSpace for ChainSpace {
         for (t, pair) in y.windows(2).enumerate() {
             s += w[self.trans() + pair[0] as usize * n_labels + pair[1] as usize];
             self.visit_edge(&x[t + 1], pair[0], pair[1], &mut |k, v| s += v * w[k]);
+        }
+        if self.second_order {
+            s += y.windows(3).map(|t| w[self.triple(t)]).sum::<f64>();
         }
         if let (Some(start), Some(first), Some(last)) = (self.start(), y.first(), y.last()) {
             s += w[start + *first as usize] + w[start + n_labels + *last as usize];
