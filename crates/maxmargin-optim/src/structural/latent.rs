@@ -8,6 +8,10 @@
 //! inner problem solved, `F` cannot increase from round to round; the rounds stop when it decreases by at
 //! most `tolerance·|F|`, or rose (an inner solve short of its optimum: the previous round's weights are
 //! kept), or after `max_rounds`.
+//!
+//! [`cccp_from`] also starts from a [`CccpState`] (where the rounds stood after a round) and hands one to
+//! the caller after every round: checkpoints across rounds, which resume to the same bits as a run never
+//! stopped (the rounds are deterministic given the completions and the kept weights).
 
 use crate::error::OptimError;
 use crate::structural::problem::StructProblem;
@@ -84,6 +88,26 @@ pub struct LatentFit<O> {
     pub inner: Fit<()>,
 }
 
+/// Where the rounds stand after a round: the completions the next round trains on, every round so far,
+/// the best round so far, and why the rounds stopped once they have. A checkpoint across rounds keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CccpState<O> {
+    /// The completions the next round trains on.
+    pub completions: Vec<O>,
+    /// Every round so far.
+    pub rounds: Vec<CccpRound>,
+    /// Why the rounds stopped (`None` while they go on).
+    pub stop: Option<CccpStop>,
+    kept: Option<Kept<O>>,
+}
+
+impl<O> CccpState<O> {
+    /// The kept round's weights (`None` before the first round).
+    pub fn weights(&self) -> Option<&[f64]> {
+        self.kept.as_ref().map(|k| k.w.as_slice())
+    }
+}
+
 /// Trains a latent structural SVM: `inner` minimizes the convex structural SVM of each round (given the
 /// previous round's weights to start from, `None` in the first round) and returns its fit, or an error of
 /// the caller's own type.
@@ -97,6 +121,30 @@ pub fn cccp<S, F, E>(
     y: &[S::Label],
     lambda: Lambda,
     params: CccpParams,
+    inner: F,
+) -> Result<LatentFit<S::Output>, E>
+where
+    S: LatentSpace<Output: Sync>,
+    F: FnMut(&StructProblem<'_, S>, Option<&[f64]>) -> Result<Fit<Vec<f64>>, E>,
+    E: From<OptimError>,
+{
+    cccp_from(space, (x, y), lambda, params, None, |_| Ok(()), inner)
+}
+
+/// As [`cccp`], from `start` (a state `after_round` was given, for the same examples, λ and settings) or
+/// from the seeded completions with `None`; `after_round` gets the state after every round, the last one
+/// included (with its `stop`). A state whose rounds had stopped gives the fit it stopped with at once.
+///
+/// # Errors
+/// As [`cccp`]; [`OptimError::InvalidParam`] for a start that does not fit the examples or the space;
+/// what `after_round` returns.
+pub fn cccp_from<S, F, E>(
+    space: &S,
+    (x, y): (&[S::Input], &[S::Label]),
+    lambda: Lambda,
+    params: CccpParams,
+    start: Option<CccpState<S::Output>>,
+    mut after_round: impl FnMut(&CccpState<S::Output>) -> Result<(), E>,
     mut inner: F,
 ) -> Result<LatentFit<S::Output>, E>
 where
@@ -123,15 +171,26 @@ where
         .into());
     }
     let example = |index| move |source| E::from(OptimError::Example { index, source });
-    let mut h: Vec<S::Output> = x
-        .iter()
-        .zip(y)
-        .enumerate()
-        .map(|(i, (xi, yi))| space.initial(xi, yi, params.seed).map_err(example(i)))
-        .collect::<Result<_, _>>()?;
-    let mut rounds = Vec::new();
-    let mut kept: Option<Kept<S::Output>> = None;
+    let (mut h, mut rounds, mut kept, stopped) = match start {
+        Some(state) => {
+            check_start(space, x, &state)?;
+            (state.completions, state.rounds, state.kept, state.stop)
+        }
+        None => (
+            x.iter()
+                .zip(y)
+                .enumerate()
+                .map(|(i, (xi, yi))| space.initial(xi, yi, params.seed).map_err(example(i)))
+                .collect::<Result<_, _>>()?,
+            Vec::new(),
+            None,
+            None,
+        ),
+    };
     let stop = loop {
+        if let Some(stop) = stopped {
+            break stop;
+        }
         let problem = StructProblem::new(space, x, &h, lambda)?;
         let (w, fit) = inner(&problem, kept.as_ref().map(|k| k.w.as_slice()))?.replace_output(());
         let completed: Vec<S::Output> = x
@@ -154,22 +213,38 @@ where
             changed,
         });
         let before = kept.as_ref().map_or(f64::INFINITY, |k| k.objective);
-        if objective > before {
-            break CccpStop::Rose;
+        let stop = if objective > before {
+            Some(CccpStop::Rose)
+        } else {
+            kept = Some(Kept {
+                w,
+                objective,
+                completions: completed.clone(),
+                inner: fit,
+            });
+            h = completed;
+            if changed == 0 || before - objective <= params.tolerance * objective.abs() {
+                Some(CccpStop::Converged)
+            } else {
+                (rounds.len() >= params.max_rounds).then_some(CccpStop::Rounds)
+            }
+        };
+        let state = CccpState {
+            completions: h,
+            rounds,
+            stop,
+            kept,
+        };
+        after_round(&state)?;
+        CccpState {
+            completions: h,
+            rounds,
+            kept,
+            ..
+        } = state;
+        if let Some(stop) = stop {
+            break stop;
         }
-        kept = Some(Kept {
-            w,
-            objective,
-            completions: completed.clone(),
-            inner: fit,
-        });
-        if changed == 0 || before - objective <= params.tolerance * objective.abs() {
-            break CccpStop::Converged;
-        }
-        if rounds.len() == params.max_rounds {
-            break CccpStop::Rounds;
-        }
-        h = completed;
     };
     let k = kept.ok_or(OptimError::NoExamples)?;
     Ok(LatentFit {
@@ -182,7 +257,36 @@ where
     })
 }
 
+/// Refuses a start for other examples or another space: completions and weights of other sizes.
+fn check_start<S: LatentSpace>(
+    space: &S,
+    x: &[S::Input],
+    state: &CccpState<S::Output>,
+) -> Result<(), OptimError> {
+    let fits = state.completions.len() == x.len()
+        && state.kept.as_ref().is_none_or(|k| {
+            k.w.len() == space.dim()
+                && k.completions.len() == x.len()
+                && k.w.iter().all(|v| v.is_finite())
+        })
+        && (state.kept.is_some() || state.rounds.is_empty());
+    if !fits {
+        return Err(crate::error::invalid(
+            "latent rounds' start",
+            format!("{} completions", state.completions.len()),
+            "was made for other examples or another space",
+        ));
+    }
+    for (index, (xi, hi)) in x.iter().zip(&state.completions).enumerate() {
+        space
+            .check_output(xi, hi)
+            .map_err(|source| OptimError::Example { index, source })?;
+    }
+    Ok(())
+}
+
 /// The best round so far: its weights, objective, completions and convex fit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Kept<O> {
     w: Vec<f64>,
     objective: f64,

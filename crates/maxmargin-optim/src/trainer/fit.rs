@@ -103,7 +103,7 @@ impl Certificate {
 }
 
 /// The result of training.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Fit<O> {
     /// The solver's output.
@@ -111,6 +111,7 @@ pub struct Fit<O> {
     /// Its primal objective.
     pub objective: f64,
     /// Every evaluation, in order; the last one is at the end of training.
+    #[serde(with = "super::run::every_field")]
     pub trace: Vec<TraceRecord>,
     /// Why training stopped.
     pub stop: StopReason,

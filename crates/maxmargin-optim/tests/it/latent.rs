@@ -250,3 +250,68 @@ fn bad_settings_and_labels_are_refused() {
     assert!(err.contains("example 4") || err.contains("4"), "{err}");
     assert!(LatentMulticlassSpace::new(3, 3, 0).is_err());
 }
+
+/// Checkpoints across rounds: the state after any round, resumed, ends with the bits of the run that was
+/// never stopped (rounds, completions, weights); a finished state gives its fit at once; a state for other
+/// examples is refused.
+#[test]
+fn rounds_resume_from_any_round_to_the_same_bits() {
+    use maxmargin_optim::latent::{CccpState, cccp_from};
+    let (x, y) = opposite_clusters(120, 3);
+    let lambda = Lambda::new(0.01).unwrap();
+    let space = LatentMulticlassSpace::new(3, 3, 2).unwrap();
+    let params = CccpParams {
+        seed: 5,
+        ..CccpParams::default()
+    };
+    let mut states: Vec<CccpState<u32>> = Vec::new();
+    let whole = cccp_from(
+        &space,
+        (&x, &y),
+        lambda,
+        params,
+        None,
+        |s| {
+            states.push(s.clone());
+            Ok::<_, OptimError>(())
+        },
+        |p, _| Ok::<_, OptimError>(bcfw(p)),
+    )
+    .unwrap();
+    assert_eq!(states.len(), whole.rounds.len());
+    assert!(states.len() >= 2, "{:?}", whole.rounds);
+    assert_eq!(states.last().unwrap().stop, Some(whole.stop));
+    assert!(states[..states.len() - 1].iter().all(|s| s.stop.is_none()));
+    for state in &states {
+        let mut calls = 0;
+        let resumed = cccp_from(
+            &space,
+            (&x, &y),
+            lambda,
+            params,
+            Some(state.clone()),
+            |_| Ok::<_, OptimError>(()),
+            |p, _| {
+                calls += 1;
+                Ok::<_, OptimError>(bcfw(p))
+            },
+        )
+        .unwrap();
+        assert_eq!(calls, whole.rounds.len() - state.rounds.len());
+        assert_eq!(resumed.w, whole.w);
+        assert_eq!(resumed.rounds, whole.rounds);
+        assert_eq!(resumed.completions, whole.completions);
+        assert_eq!(resumed.stop, whole.stop);
+    }
+    let err = cccp_from(
+        &space,
+        (&x[..60], &y[..60]),
+        lambda,
+        params,
+        Some(states[0].clone()),
+        |_| Ok::<_, OptimError>(()),
+        |p, _| Ok::<_, OptimError>(bcfw(p)),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("other examples"), "{err}");
+}

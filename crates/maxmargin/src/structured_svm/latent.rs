@@ -2,7 +2,7 @@
 //! by CCCP rounds of completion and a convex structural SVM ([`maxmargin_optim::latent::cccp`]).
 
 use super::*;
-use maxmargin_optim::latent::{CccpParams, CccpRound, CccpStop, cccp};
+use maxmargin_optim::latent::{CccpParams, CccpRound, CccpState, CccpStop, LatentFit, cccp_from};
 use maxmargin_struct::{LatentMulticlassSpace, LatentSpace};
 
 /// The model kind of a multiclass model with latent subclasses.
@@ -44,9 +44,14 @@ impl StructuredSvm {
     /// Trains a multiclass model with `subclasses` latent templates per class (any multiclass solver but
     /// one-vs-rest, one-vs-one and softmax trains each round; the first completions come from the seed).
     ///
+    /// With a checkpoint plan, the rounds resume from its file and write one after every round
+    /// ([`StructuredSvm::checkpoints`]; a period in seconds is refused); with ssg each round's solve starts
+    /// from the previous round's weights.
+    ///
     /// # Errors
     /// What [`StructuredSvm::fit_multiclass`] returns; [`Error::Optim`] naming a setting that cannot apply
-    /// (kernels, approximations, sample weights, warm starts, checkpoints, the solvers above).
+    /// (kernels, approximations, sample weights, a warm start from a model, a checkpoint period, the solvers
+    /// above).
     pub fn fit_latent_multiclass(
         &self,
         data: &LabeledData,
@@ -73,22 +78,15 @@ impl StructuredSvm {
                 .map(|j| parts.weights[j / subclasses])
                 .collect()
         };
-        let outer = CccpParams {
-            seed: self.params.seed,
-            ..CccpParams::default()
-        };
-        // The completions run on the requested pool too (the rounds' solves would reuse it).
-        let fit = crate::parallel::with_threads(self.params.threads, || {
-            cccp(&space, &x, &y, lambda, outer, |problem, _| {
-                let ex = (x.as_slice(), problem.y());
-                let (fit, _) = match self.params.solver {
-                    StructSolverKind::Dcd => {
-                        self.run_cs(space.joint(), ex, weights.clone(), observer)?
-                    }
-                    _ => self.run(space.joint(), ex, observer)?,
-                };
-                Ok::<_, Error>(fit)
-            })
+        let fit = self.latent_rounds(&space, (&x, &y), lambda, |svm, problem| {
+            let ex = (x.as_slice(), problem.y());
+            let (fit, _) = match svm.params.solver {
+                StructSolverKind::Dcd => {
+                    svm.run_cs(space.joint(), ex, weights.clone(), observer)?
+                }
+                _ => svm.run(space.joint(), ex, observer)?,
+            };
+            Ok(fit)
         })?;
         let (_, inner) = fit.inner.replace_output(fit.w);
         let mut report = parts.into_report();
@@ -98,8 +96,11 @@ impl StructuredSvm {
         );
         let mut r = self.finish(inner, lambda.get(), (n, d, k * subclasses), report)?;
         r.model.inputs = Some(Box::new(crate::inputs::Inputs::of(data)));
-        r.warnings
-            .extend(rounds_warning(fit.stop, fit.rounds.len(), outer.tolerance));
+        r.warnings.extend(rounds_warning(
+            fit.stop,
+            fit.rounds.len(),
+            CccpParams::default().tolerance,
+        ));
         Ok(LatentFitReport {
             model: LatentMulticlassModel {
                 model: r.model,
@@ -168,15 +169,146 @@ impl StructuredSvm {
                  built yet",
             ));
         }
-        if self.sample_weights.is_some() || self.warm.is_some() || self.plan != Default::default() {
+        if self.sample_weights.is_some() || self.warm.is_some() {
             return Err(crate::error::refuse(
                 what,
-                "with sample weights, a warm start or checkpoints",
+                "with sample weights or a warm start from a model",
                 "are not built for the latent rounds yet",
+            ));
+        }
+        if self.plan.every_seconds.is_some() {
+            return Err(crate::error::refuse(
+                what,
+                "with a checkpoint period",
+                "latent rounds write their checkpoint after every round (a killed run resumes from the \
+                 last round it finished)",
             ));
         }
         Ok(())
     }
+
+    /// The CCCP rounds over `space`, as the plan asks: resumed from its checkpoint, one written after every
+    /// round (kind `checkpoint-<task>-latent-<solver>`, for the same examples, λ, seed and parameters). Each
+    /// round's convex solve (`solve`) runs without the plan, and with ssg from the previous round's
+    /// weights; the completions run on the requested thread pool too.
+    pub(super) fn latent_rounds<S, F>(
+        &self,
+        space: &S,
+        (x, y): (&[S::Input], &[S::Label]),
+        lambda: Lambda,
+        mut solve: F,
+    ) -> Result<LatentFit<S::Output>, Error>
+    where
+        S: LatentSpace<
+                Input: Sync,
+                Label: Sync,
+                Output: Sync + Serialize + serde::de::DeserializeOwned,
+            >,
+        F: FnMut(
+                &StructuredSvm,
+                &StructProblem<'_, S>,
+            ) -> Result<maxmargin_optim::Fit<Vec<f64>>, Error>
+            + Send,
+    {
+        let outer = CccpParams {
+            seed: self.params.seed,
+            ..CccpParams::default()
+        };
+        let initial = (x.iter().zip(y).enumerate())
+            .map(|(index, (xi, yi))| {
+                space
+                    .initial(xi, yi, outer.seed)
+                    .map_err(|source| OptimError::Example { index, source })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let made = crate::checkpoint::Made {
+            n_samples: x.len(),
+            dim: space.dim(),
+            lambda: lambda.get(),
+            rows: crate::inputs::space_digest(space, x, &initial, None),
+        };
+        let kind = self.checkpoint_kind().replacen(
+            self.params.task.kind(),
+            &format!("{}-latent", self.params.task.kind()),
+            1,
+        );
+        let start = match &self.plan.resume {
+            Some(path) => {
+                crate::checkpoint::refuse_older(path, &kind)?;
+                let (_, file): (_, RoundsCheckpoint<S::Output>) = model_file::load(path, &kind)?;
+                if file.params.seed != self.params.seed {
+                    return Err(IoError::BadModel {
+                        path: path.clone(),
+                        message: format!(
+                            "checkpoint made with seed {}; this run has {} (the first completions come \
+                             from the seed)",
+                            file.params.seed, self.params.seed
+                        ),
+                    }
+                    .into());
+                }
+                crate::checkpoint::check_made(
+                    path,
+                    (file.made, &file.params),
+                    (made, &self.params),
+                    None,
+                )?;
+                Some(file.state)
+            }
+            None => None,
+        };
+        let plain = StructuredSvm {
+            plan: Default::default(),
+            warm: None,
+            ..self.clone()
+        };
+        let save = |state: &CccpState<S::Output>| -> Result<(), Error> {
+            if let Some(path) = &self.plan.save_to {
+                let file = RoundsCheckpointRef {
+                    made,
+                    params: &self.params,
+                    state,
+                };
+                model_file::save(path, &kind, &file)?;
+            }
+            Ok(())
+        };
+        crate::parallel::with_threads(self.params.threads, || {
+            cccp_from(
+                space,
+                (x, y),
+                lambda,
+                outer,
+                start,
+                save,
+                |problem, previous| match previous {
+                    Some(w) if self.params.solver == StructSolverKind::Ssg => {
+                        let warm = StructuredSvm {
+                            warm: Some(w.to_vec()),
+                            ..plain.clone()
+                        };
+                        solve(&warm, problem)
+                    }
+                    _ => solve(&plain, problem),
+                },
+            )
+        })
+    }
+}
+
+/// A checkpoint across latent rounds: what the run was made for, its parameters, where the rounds stand.
+#[derive(Serialize, Deserialize)]
+struct RoundsCheckpoint<O> {
+    made: crate::checkpoint::Made,
+    params: StructuredSvmParams,
+    state: CccpState<O>,
+}
+
+#[derive(Serialize)]
+struct RoundsCheckpointRef<'a, O> {
+    made: crate::checkpoint::Made,
+    params: &'a StructuredSvmParams,
+    state: &'a CccpState<O>,
 }
 
 impl LatentMulticlassModel {

@@ -4,7 +4,7 @@
 
 use super::latent::{joint_labels, rounds_warning};
 use super::*;
-use maxmargin_optim::latent::{CccpParams, CccpRound, CccpStop, cccp};
+use maxmargin_optim::latent::{CccpParams, CccpRound, CccpStop};
 use maxmargin_struct::{LatentChainSpace, LatentSpace};
 
 /// The model kind of a chain model with latent states.
@@ -46,9 +46,11 @@ impl StructuredSvm {
     /// Trains a chain model with `states` latent states per tag (any chain solver trains each round; the
     /// first completions come from the seed).
     ///
+    /// Checkpoints and warm starts across rounds as [`StructuredSvm::fit_latent_multiclass`] has them.
+    ///
     /// # Errors
     /// What [`StructuredSvm::fit_chain`] returns; [`Error::Optim`] naming a setting that cannot apply (class
-    /// weights, slack rescaling, sample weights, warm starts, checkpoints).
+    /// weights, slack rescaling, sample weights, a warm start from a model, a checkpoint period).
     pub fn fit_latent_chain(
         &self,
         data: &SequenceData,
@@ -62,21 +64,17 @@ impl StructuredSvm {
         let joint = joint_labels("latent states", l, states, nnz)?;
         let space = LatentChainSpace::new(self.width(d), l, states)?;
         let lambda = self.params.regularization.lambda(n)?;
-        let outer = CccpParams {
-            seed: self.params.seed,
-            ..CccpParams::default()
-        };
-        // The completions run on the requested pool too (the rounds' solves reuse it).
-        let fit = crate::parallel::with_threads(self.params.threads, || {
-            cccp(&space, &ex.x, &ex.y, lambda, outer, |problem, _| {
-                let (fit, _) = self.run(space.joint(), (ex.x.as_slice(), problem.y()), observer)?;
-                Ok::<_, Error>(fit)
-            })
+        let fit = self.latent_rounds(&space, (&ex.x, &ex.y), lambda, |svm, problem| {
+            let (fit, _) = svm.run(space.joint(), (ex.x.as_slice(), problem.y()), observer)?;
+            Ok(fit)
         })?;
         let (_, inner) = fit.inner.replace_output(fit.w);
         let mut r = self.finish(inner, lambda.get(), (n, d, joint), report)?;
-        r.warnings
-            .extend(rounds_warning(fit.stop, fit.rounds.len(), outer.tolerance));
+        r.warnings.extend(rounds_warning(
+            fit.stop,
+            fit.rounds.len(),
+            CccpParams::default().tolerance,
+        ));
         Ok(LatentChainFitReport {
             model: LatentChainModel {
                 model: r.model,

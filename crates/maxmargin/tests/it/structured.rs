@@ -468,3 +468,55 @@ fn second_order_chains_save_load_and_predict() {
     let path = tmp.path().join("odd.json");
     assert!(odd.save(&path).is_err() || StructuredModel::load(&path).is_err());
 }
+
+/// Checkpoints across latent rounds: a run writes one after every round, a run resumed from it ends with the
+/// same model bits, and a checkpoint for another seed, data or setting is refused by name.
+#[test]
+fn latent_rounds_checkpoint_and_resume_to_the_same_bits() {
+    let seqs = maxmargin::io::svm_hmm::read_from(
+        maxmargin::datasets::periodic_tags(60, 12, 0.3, 5).as_bytes(),
+        "periodic".as_ref(),
+    )
+    .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("rounds.ckpt");
+    let svm = |seed: u64, plan: CheckpointPlan| {
+        StructuredSvmParams::new(Task::Chain)
+            .seed(seed)
+            .check()
+            .unwrap()
+            .checkpoints(plan)
+    };
+    let whole = svm(1, CheckpointPlan::new().save_to(&file))
+        .fit_latent_chain(&seqs, 2, &mut ())
+        .unwrap()
+        .model;
+    let resumed = svm(1, CheckpointPlan::new().resume_from(&file))
+        .fit_latent_chain(&seqs, 2, &mut ())
+        .unwrap()
+        .model;
+    assert_eq!(resumed, whole);
+    let err = svm(2, CheckpointPlan::new().resume_from(&file))
+        .fit_latent_chain(&seqs, 2, &mut ())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("seed 1; this run has 2"), "{err}");
+    let err = svm(1, CheckpointPlan::new().resume_from(&file))
+        .fit_latent_chain(&seqs, 3, &mut ())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("checkpoint made for"), "{err}");
+    let err = svm(1, CheckpointPlan::new().save_to(&file).every(5.0))
+        .fit_latent_chain(&seqs, 2, &mut ())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("after every round"), "{err}");
+    // A truncated checkpoint is refused naming the file, not a panic.
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
+    let err = svm(1, CheckpointPlan::new().resume_from(&file))
+        .fit_latent_chain(&seqs, 2, &mut ())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("rounds.ckpt"), "{err}");
+}
