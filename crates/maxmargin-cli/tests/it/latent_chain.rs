@@ -72,13 +72,25 @@ fn latent_states_are_refused_where_they_cannot_apply() {
     let train = write(tmp.path(), "train.dat", 20, 1);
     let out = tmp.path().join("m.model");
     let o = s(&out);
-    let cases: [(&[&str], &str); 6] = [
+    let ckpt = tmp.path().join("rounds.ckpt");
+    let cases: [(&[&str], &str); 7] = [
         (&["--task", "multiclass"], "applies to --task chain"),
         (&["--task", "chain", "--latent-states", "0"], "at least 1"),
         (&["--task", "chain", "--latent-states", "65"], "at most 64"),
         (
-            &["--task", "chain", "-w", "1=2"],
-            "tag weights are not built",
+            &["--task", "chain", "-w", "3=2"],
+            "names a tag the training data does not have",
+        ),
+        (
+            &[
+                "--task",
+                "chain",
+                "--checkpoint-every",
+                "5",
+                "--checkpoint",
+                s(&ckpt),
+            ],
+            "after every round",
         ),
         (&["--task", "chain", "--rescaling", "slack"], "slack"),
         (&[], "not to --task binary"),
@@ -120,4 +132,41 @@ fn latent_states_are_refused_where_they_cannot_apply() {
     ]);
     let err = fails(&["predict", o, s(&train), "--scores"], 1);
     assert!(err.contains("chain-latent"), "{err}");
+}
+
+/// `--checkpoint` writes where the latent rounds stand; `--resume` gives the same model bits; tag weights
+/// train and are reported in eval's objective.
+#[test]
+fn latent_rounds_resume_from_their_checkpoint() {
+    let tmp = tempfile::tempdir().unwrap();
+    let train = write(tmp.path(), "train.dat", 40, 3);
+    let (a, b, ckpt) = (
+        tmp.path().join("a.mm"),
+        tmp.path().join("b.mm"),
+        tmp.path().join("rounds.ckpt"),
+    );
+    let base = [
+        "train",
+        s(&train),
+        "--task",
+        "chain",
+        "--latent-states",
+        "2",
+        "-q",
+    ];
+    ok(&[&base[..], &["-o", s(&a), "--checkpoint", s(&ckpt)]].concat());
+    ok(&[&base[..], &["-o", s(&b), "--resume", s(&ckpt)]].concat());
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let err = fails(
+        &[
+            &base[..],
+            &["--seed", "9", "-o", s(&b), "--resume", s(&ckpt)],
+        ]
+        .concat(),
+        1,
+    );
+    assert!(err.contains("seed"), "{err}");
+    ok(&[&base[..], &["-w", "2=3", "-o", s(&b)]].concat());
+    let e = ok(&["eval", s(&b), s(&train), "--lambda", "0.01"]);
+    assert!(e.contains("objective"), "{e}");
 }

@@ -137,13 +137,6 @@ impl StructuredSvm {
                 },
             ));
         }
-        if task == Task::Chain && !p.class_weights.is_empty() {
-            return Err(crate::error::refuse(
-                what,
-                "with class weights",
-                "tag weights are not built for latent states yet",
-            ));
-        }
         if p.kernel.is_some() || p.approx.is_some() {
             return Err(crate::error::refuse(
                 what,

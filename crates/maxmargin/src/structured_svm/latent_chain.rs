@@ -46,11 +46,14 @@ impl StructuredSvm {
     /// Trains a chain model with `states` latent states per tag (any chain solver trains each round; the
     /// first completions come from the seed).
     ///
-    /// Checkpoints and warm starts across rounds as [`StructuredSvm::fit_latent_multiclass`] has them.
+    /// Class weights (tag numbers, 1-based) weight the tags' Hamming loss as in
+    /// [`StructuredSvm::fit_chain`]: states of a tag cost nothing against each other, a wrong tag its true
+    /// tag's weight. Checkpoints and warm starts across rounds as [`StructuredSvm::fit_latent_multiclass`]
+    /// has them.
     ///
     /// # Errors
-    /// What [`StructuredSvm::fit_chain`] returns; [`Error::Optim`] naming a setting that cannot apply (class
-    /// weights, slack rescaling, sample weights, a warm start from a model, a checkpoint period).
+    /// What [`StructuredSvm::fit_chain`] returns; [`Error::Optim`] naming a setting that cannot apply (slack
+    /// rescaling, sample weights, a warm start from a model, a checkpoint period).
     pub fn fit_latent_chain(
         &self,
         data: &SequenceData,
@@ -62,7 +65,8 @@ impl StructuredSvm {
         let (d, l, n) = (data.n_features, data.n_labels.max(1), ex.x.len());
         let nnz = ex.x.iter().flatten().map(|v| v.as_row().nnz()).sum();
         let joint = joint_labels("latent states", l, states, nnz)?;
-        let space = LatentChainSpace::new(self.width(d), l, states)?;
+        let costs = super::tag_costs(&self.params.class_weights, l)?;
+        let space = LatentChainSpace::with_costs(self.width(d), costs, states)?;
         let lambda = self.params.regularization.lambda(n)?;
         let fit = self.latent_rounds(&space, (&ex.x, &ex.y), lambda, |svm, problem| {
             let (fit, _) = svm.run(space.joint(), (ex.x.as_slice(), problem.y()), observer)?;
@@ -92,9 +96,9 @@ impl StructuredSvm {
 
 impl LatentChainModel {
     fn space(&self) -> Result<LatentChainSpace, Error> {
-        Ok(LatentChainSpace::new(
+        Ok(LatentChainSpace::with_costs(
             (self.model.n_features + usize::from(self.model.params.bias)).max(1),
-            self.tags,
+            super::tag_costs(&self.model.params.class_weights, self.tags)?,
             self.states,
         )?)
     }
@@ -195,8 +199,8 @@ impl LatentChainModel {
             || self.states == 0
             || self.tags == 0
             || self.tags.checked_mul(self.states) != Some(m.n_labels)
-            || !m.params.class_weights.is_empty()
             || m.is_second_order()
+            || !(m.params.class_weights.iter()).all(|&(tag, _)| tag <= self.tags as f64)
         {
             return Err(IoError::BadModel {
                 path: path.to_path_buf(),

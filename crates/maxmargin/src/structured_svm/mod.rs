@@ -314,8 +314,21 @@ fn chain_space(
             space
         }
     };
+    Ok(shaped(ChainSpace::with_costs(
+        width,
+        tag_costs(class_weights, l)?,
+        true,
+    )?))
+}
+
+/// The per-token cost matrix of `l` tags: 0-1, or with class weights (tag numbers 1-based) a mistake at a
+/// token whose true tag is `k` costing `k`'s weight (1 for the tags not named).
+fn tag_costs(
+    class_weights: &[(f64, f64)],
+    l: usize,
+) -> Result<maxmargin_struct::CostMatrix, Error> {
     if class_weights.is_empty() {
-        return Ok(shaped(ChainSpace::new(width, l)?));
+        return Ok(maxmargin_struct::CostMatrix::zero_one(l)?);
     }
     let mut weights = vec![1.0; l];
     for &(tag, weight) in class_weights {
@@ -330,9 +343,9 @@ fn chain_space(
         }
         weights[k as usize] = weight;
     }
-    let cost =
-        maxmargin_struct::CostMatrix::from_fn(l, |a, b| if a == b { 0.0 } else { weights[a] })?;
-    Ok(shaped(ChainSpace::with_costs(width, cost, true)?))
+    Ok(maxmargin_struct::CostMatrix::from_fn(l, |a, b| {
+        if a == b { 0.0 } else { weights[a] }
+    })?)
 }
 
 fn sequences_with_bias(

@@ -520,3 +520,42 @@ fn latent_rounds_checkpoint_and_resume_to_the_same_bits() {
         .to_string();
     assert!(err.contains("rounds.ckpt"), "{err}");
 }
+
+/// Tag weights with latent states: the rounds judge the weighted loss on tags (the model's objective is
+/// `evaluate`'s at its λ), the weights survive a save and load, and a weight naming a tag beyond the
+/// model's is refused on load.
+#[test]
+fn latent_chains_take_tag_weights() {
+    let seqs = maxmargin::io::svm_hmm::read_from(
+        maxmargin::datasets::periodic_tags(60, 12, 0.3, 6).as_bytes(),
+        "periodic".as_ref(),
+    )
+    .unwrap();
+    let fit = |weights: Vec<(f64, f64)>| {
+        StructuredSvmParams::new(Task::Chain)
+            .lambda(0.01)
+            .class_weights(weights)
+            .check()
+            .unwrap()
+            .fit_latent_chain(&seqs, 2, &mut ())
+            .unwrap()
+            .model
+    };
+    let (plain, weighted) = (fit(Vec::new()), fit(vec![(2.0, 4.0)]));
+    assert!(
+        weighted.objective > plain.objective,
+        "{} vs {}",
+        weighted.objective,
+        plain.objective
+    );
+    let e = weighted.evaluate(&seqs, Some(0.01)).unwrap();
+    assert!((e.objective.unwrap() - weighted.objective).abs() < 1e-9 * weighted.objective);
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("weighted.json");
+    weighted.save(&path).unwrap();
+    let back = maxmargin::structured_svm::LatentChainModel::load(&path).unwrap();
+    assert_eq!(back, weighted);
+    let mut bad = weighted.clone();
+    bad.model.params.class_weights = vec![(3.0, 1.0)];
+    assert!(bad.save(&tmp.path().join("bad.json")).is_err());
+}
