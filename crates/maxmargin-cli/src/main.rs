@@ -148,6 +148,15 @@ fn run(cli: Cli) -> Result<i32> {
         _ => None,
     };
     crate::load::choose_csv(csv_format == Some(FormatArg::Csv), cli.label_column.clone());
+    if let Command::Train(cmd) = &cli.command
+        && cmd.opts.structural.order.is_some()
+        && cmd.task != TaskArg::Chain
+    {
+        bail!(
+            "--order applies to --task chain (the order of its tag transitions), not --task {}",
+            format!("{:?}", cmd.task).to_lowercase()
+        );
+    }
     if ranks::launched().is_some_and(|p| p > 1) {
         return match &cli.command {
             Command::Train(cmd) => {
@@ -384,11 +393,6 @@ fn train(cmd: &TrainCmd) -> Result<i32> {
     }
     if cmd.template.is_some() && format != FormatArg::Conll {
         bail!("--template applies to --format conll (feature templates over CoNLL columns)");
-    }
-    if cmd.opts.structural.order.is_some() && cmd.task != TaskArg::Chain {
-        bail!(
-            "--order applies to --task chain (the order of its tag transitions), not --task {task_name}"
-        );
     }
     if cmd.opts.structural.second_order() && cmd.opts.structural.latent_states.is_some() {
         bail!(

@@ -244,20 +244,13 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
     let (mut svm, mut bar) = estimator(args, task)?;
     if let Some(path) = &args.warm_start {
         let warm = StructuredModel::load(path)?;
+        let order = |second: bool| ["first", "second"][usize::from(second)];
         if task == Task::Chain && warm.is_second_order() != args.structural.second_order() {
             bail!(
                 "--warm-start {}: that chain model is {} order, this run trains {} order (--order)",
                 path.display(),
-                if warm.is_second_order() {
-                    "second"
-                } else {
-                    "first"
-                },
-                if args.structural.second_order() {
-                    "second"
-                } else {
-                    "first"
-                },
+                order(warm.is_second_order()),
+                order(args.structural.second_order()),
             );
         }
         svm = svm.warm_start_from(&warm)?;

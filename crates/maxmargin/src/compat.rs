@@ -241,6 +241,7 @@ impl From<StructuredModelV1> for StructuredModel {
             kernel: None,
             features: None,
             inputs: None,
+            shape: Default::default(),
         }
     }
 }

@@ -245,6 +245,7 @@ impl From<StructuredModelV3> for StructuredModel {
             kernel: None,
             features: None,
             inputs: None,
+            shape: Default::default(),
         }
     }
 }

@@ -242,6 +242,7 @@ impl From<StructuredModelV4> for StructuredModel {
             kernel: None,
             features: None,
             inputs: None,
+            shape: Default::default(),
         }
     }
 }

@@ -194,6 +194,7 @@ impl From<StructuredModelV5> for StructuredModel {
             kernel: m.kernel,
             features: m.features,
             inputs: None,
+            shape: Default::default(),
         }
     }
 }

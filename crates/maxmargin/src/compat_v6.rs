@@ -113,6 +113,7 @@ impl From<StructuredModelV6> for StructuredModel {
             kernel: m.kernel,
             features: m.features,
             inputs: m.inputs,
+            shape: Default::default(),
         }
     }
 }

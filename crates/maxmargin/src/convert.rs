@@ -262,5 +262,6 @@ pub fn from_liblinear(lib: &LiblinearModel, source: &Path) -> Result<Imported, E
         kernel: None,
         features: None,
         inputs: None,
+        shape: Default::default(),
     }))
 }

@@ -412,7 +412,7 @@ impl Tagger {
     /// [`Error::Io`] for a missing, foreign, corrupt or inconsistent file.
     pub fn load(path: &Path) -> Result<Self, Error> {
         let version = model_file::read_header(path)?.format_version;
-        let tagger: Self = if version < 4 {
+        let mut tagger: Self = if version < 4 {
             let (_, old): (_, crate::compat_v3::TaggerV3) = model_file::load(path, TAGGER_KIND)?;
             old.into()
         } else if version < 5 {
@@ -453,6 +453,8 @@ impl Tagger {
                 f.n_tags()
             )));
         }
+        let shape = chain_shape(&tagger.features);
+        tagger.model.shape = shape;
         Ok(tagger)
     }
 }

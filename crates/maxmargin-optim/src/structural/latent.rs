@@ -106,6 +106,52 @@ impl<O> CccpState<O> {
     pub fn weights(&self) -> Option<&[f64]> {
         self.kept.as_ref().map(|k| k.w.as_slice())
     }
+
+    /// Checks that the state was made for the examples `x` of `space`: as many completions (each an output
+    /// of its example), a kept round with weights of the space's dimension whenever a round was run.
+    ///
+    /// # Errors
+    /// [`OptimError::InvalidParam`] or [`OptimError::Example`] naming what does not fit.
+    pub fn check_fits<S: LatentSpace<Output = O>>(
+        &self,
+        space: &S,
+        x: &[S::Input],
+    ) -> Result<(), OptimError> {
+        let fits = self.completions.len() == x.len()
+            && self.kept.as_ref().is_none_or(|k| {
+                k.w.len() == space.dim()
+                    && k.completions.len() == x.len()
+                    && k.w.iter().all(|v| v.is_finite())
+                    && k.objective.is_finite()
+            })
+            && (self.kept.is_some() || (self.rounds.is_empty() && self.stop.is_none()));
+        if !fits {
+            return Err(crate::error::invalid(
+                "latent rounds' state",
+                format!(
+                    "{} completions, {} rounds",
+                    self.completions.len(),
+                    self.rounds.len()
+                ),
+                "was made for other examples or another space",
+            ));
+        }
+        let kept = self.kept.iter().flat_map(|k| &k.completions);
+        for (index, (xi, hi)) in x
+            .iter()
+            .cycle()
+            .zip(self.completions.iter().chain(kept))
+            .enumerate()
+        {
+            space
+                .check_output(xi, hi)
+                .map_err(|source| OptimError::Example {
+                    index: index % x.len().max(1),
+                    source,
+                })?;
+        }
+        Ok(())
+    }
 }
 
 /// Trains a latent structural SVM: `inner` minimizes the convex structural SVM of each round (given the
@@ -173,8 +219,11 @@ where
     let example = |index| move |source| E::from(OptimError::Example { index, source });
     let (mut h, mut rounds, mut kept, stopped) = match start {
         Some(state) => {
-            check_start(space, x, &state)?;
-            (state.completions, state.rounds, state.kept, state.stop)
+            state.check_fits(space, x)?;
+            // Rounds already at the limit stop there.
+            let stop = (state.stop)
+                .or((state.rounds.len() >= params.max_rounds).then_some(CccpStop::Rounds));
+            (state.completions, state.rounds, state.kept, stop)
         }
         None => (
             x.iter()
@@ -255,34 +304,6 @@ where
         stop,
         inner: k.inner,
     })
-}
-
-/// Refuses a start for other examples or another space: completions and weights of other sizes.
-fn check_start<S: LatentSpace>(
-    space: &S,
-    x: &[S::Input],
-    state: &CccpState<S::Output>,
-) -> Result<(), OptimError> {
-    let fits = state.completions.len() == x.len()
-        && state.kept.as_ref().is_none_or(|k| {
-            k.w.len() == space.dim()
-                && k.completions.len() == x.len()
-                && k.w.iter().all(|v| v.is_finite())
-        })
-        && (state.kept.is_some() || state.rounds.is_empty());
-    if !fits {
-        return Err(crate::error::invalid(
-            "latent rounds' start",
-            format!("{} completions", state.completions.len()),
-            "was made for other examples or another space",
-        ));
-    }
-    for (index, (xi, hi)) in x.iter().zip(&state.completions).enumerate() {
-        space
-            .check_output(xi, hi)
-            .map_err(|source| OptimError::Example { index, source })?;
-    }
-    Ok(())
 }
 
 /// The best round so far: its weights, objective, completions and convex fit.

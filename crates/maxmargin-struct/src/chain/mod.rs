@@ -47,6 +47,9 @@ struct Scratch {
     arg: Vec<u32>,
 }
 
+/// Scratch entries a thread keeps between calls (about 32 MB); larger tables are freed after their call.
+const SCRATCH_KEPT: usize = 1 << 22;
+
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
@@ -245,11 +248,17 @@ impl ChainSpace {
             let mut guard = cell.borrow_mut();
             let s = &mut *guard;
             self.fill_unary(w, x, truth, allowed, s);
-            if self.second_order {
+            let out = if self.second_order {
                 self.viterbi2(w, x, s)
             } else {
                 self.viterbi1(w, x, s)
+            };
+            // A long sequence's tables (`T·L²` back-pointers with second order) are not kept for the
+            // thread's lifetime.
+            if s.back.capacity() + s.unary.capacity() > SCRATCH_KEPT {
+                *s = Scratch::default();
             }
+            out
         })
     }
 

@@ -151,6 +151,13 @@ impl StructuredSvm {
     ) -> Result<StructCrossValidation, Error> {
         use maxmargin_optim::latent::CccpStop;
         let k = check_folds(fold_of, data.n())?;
+        if !self.plan.is_empty() {
+            return Err(crate::error::refuse(
+                "checkpoints",
+                "in cross-validation",
+                "a checkpoint file holds one training run, and cross-validation trains one per fold",
+            ));
+        }
         if let (Some(_), StructData::Multilabel(_)) = (latent, data) {
             return Err(crate::error::refuse(
                 "latent",

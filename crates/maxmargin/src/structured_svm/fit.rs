@@ -252,7 +252,9 @@ impl StructuredSvm {
         }
         let space = chain_space(&self.params.class_weights, self.width(d), l, shape)?;
         let (fit, lambda) = self.run(&space, (&ex.x, &ex.y), observer)?;
-        self.finish(fit, lambda, (ex.x.len(), d, l), report)
+        let mut r = self.finish(fit, lambda, (ex.x.len(), d, l), report)?;
+        r.model.shape = shape;
+        Ok(r)
     }
 
     /// What chain training needs from the data: checked sizes, the scaler, the positions as the chain

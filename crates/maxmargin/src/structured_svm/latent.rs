@@ -246,6 +246,23 @@ impl StructuredSvm {
                     (made, &self.params),
                     None,
                 )?;
+                let bad = |message: String| -> Error {
+                    IoError::BadModel {
+                        path: path.clone(),
+                        message,
+                    }
+                    .into()
+                };
+                // Every later round depends on every setting but the thread count.
+                if let Some((name, was, is)) = differing_setting(&file.params, &self.params) {
+                    return Err(bad(format!(
+                        "checkpoint made with {name} {was}; this run has {is} (resume latent rounds with the \
+                         settings they were made with)"
+                    )));
+                }
+                file.state
+                    .check_fits(space, x)
+                    .map_err(|e| bad(format!("the rounds' state does not fit: {e}")))?;
                 Some(file.state)
             }
             None => None,
@@ -287,6 +304,26 @@ impl StructuredSvm {
             )
         })
     }
+}
+
+/// The first setting (as JSON names it) in which `stored` and `now` differ, but the thread count.
+fn differing_setting(
+    stored: &StructuredSvmParams,
+    now: &StructuredSvmParams,
+) -> Option<(String, String, String)> {
+    let (a, b) = (
+        serde_json::to_value(stored).ok()?,
+        serde_json::to_value(now).ok()?,
+    );
+    let (a, b) = (a.as_object()?, b.as_object()?);
+    let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    keys.into_iter()
+        .filter(|k| k.as_str() != "threads")
+        .find(|k| a.get(*k) != b.get(*k))
+        .map(|k| {
+            let show = |v: Option<&serde_json::Value>| v.map_or("none".into(), |v| v.to_string());
+            (k.clone(), show(a.get(k)), show(b.get(k)))
+        })
 }
 
 /// A checkpoint across latent rounds: what the run was made for, its parameters, where the rounds stand.

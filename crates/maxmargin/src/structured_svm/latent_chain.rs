@@ -134,7 +134,7 @@ impl LatentChainModel {
         let n = model::nonempty(data.n_sequences(), &data.source)?;
         let space = self.space()?;
         let x = self.model.sequences(&data.sequences, 0);
-        let mut counts = model::TagCounts::default();
+        let mut counts = super::chain::TagCounts::default();
         for (i, (xi, y)) in x.iter().zip(&data.labels).enumerate() {
             if let Some((position, &label)) = y
                 .iter()

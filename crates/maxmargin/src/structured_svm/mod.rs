@@ -90,6 +90,10 @@ pub struct StructuredModel {
     /// training rows.
     #[serde(default)]
     pub inputs: Option<Box<crate::inputs::Inputs>>,
+    /// A chain model's edge features and order as trained (not written: a chain model's file has no edge
+    /// features and its weights say its order; a tagger's template says both).
+    #[serde(skip)]
+    pub(crate) shape: ChainShape,
 }
 
 /// A structural model with its training trace.
@@ -479,6 +483,7 @@ impl StructuredSvm {
 }
 
 mod calibrated;
+mod chain;
 mod custom;
 mod cv;
 mod fit;

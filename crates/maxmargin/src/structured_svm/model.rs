@@ -32,7 +32,7 @@ impl std::fmt::Display for Prediction {
 }
 
 impl StructuredModel {
-    fn width(&self) -> usize {
+    pub(super) fn width(&self) -> usize {
         (self.n_features + usize::from(self.params.bias)).max(1)
     }
 
@@ -42,45 +42,6 @@ impl StructuredModel {
 
     pub(super) fn multilabel_space(&self) -> Result<MultilabelSpace, Error> {
         Ok(MultilabelSpace::new(self.width(), self.n_labels)?)
-    }
-
-    fn chain_space(&self, shape: ChainShape) -> Result<ChainSpace, Error> {
-        chain_space(
-            &self.params.class_weights,
-            self.width(),
-            self.n_labels,
-            shape,
-        )
-    }
-
-    /// The number of weights of a first-order chain model with `n_edge` edge features (`None` on overflow).
-    fn first_order_len(&self, n_edge: usize) -> Option<usize> {
-        let l = self.n_labels;
-        let d = self.n_features.checked_add(usize::from(self.params.bias))?;
-        d.max(1)
-            .checked_mul(l)
-            .and_then(|u| l.checked_mul(l).and_then(|t| u.checked_add(t)))
-            .and_then(|v| v.checked_add(l.checked_mul(2)?))
-            .and_then(|v| v.checked_add(n_edge.checked_mul(l.checked_mul(l)?)?))
-    }
-
-    /// Whether this is a chain model with second-order transitions and no edge features
-    /// ([`StructuredSvm::fit_chain_with_edges`] with [`ChainShape::with_second_order`]): its weights end with
-    /// `L³` more, one per triple of tags, which is how its file records it. (A tagger's template says
-    /// whether its model is second order.)
-    pub fn is_second_order(&self) -> bool {
-        let cube = self.n_labels.checked_pow(3);
-        self.task == Task::Chain
-            && self
-                .first_order_len(0)
-                .zip(cube)
-                .and_then(|(a, b)| a.checked_add(b))
-                == Some(self.w.len())
-    }
-
-    /// The shape of a chain model without edge features.
-    fn plain_shape(&self) -> ChainShape {
-        ChainShape::edges(0).with_second_order(self.is_second_order())
     }
 
     pub(super) fn inputs(
@@ -187,43 +148,6 @@ impl StructuredModel {
             .collect()
     }
 
-    /// Predicts every sequence (tags 1-based, as in svm_hmm files).
-    ///
-    /// # Errors
-    /// When the model is not a chain model, or for an empty sequence.
-    pub fn predict_chain(&self, data: &SequenceData) -> Result<Vec<Prediction>, Error> {
-        self.predict_chain_with_edges(data, self.plain_shape())
-    }
-
-    /// As [`predict_chain`](Self::predict_chain), for a model trained with the given [`ChainShape`] (a
-    /// number of edge features converts; [`StructuredSvm::fit_chain_with_edges`]).
-    ///
-    /// # Errors
-    /// As [`predict_chain`](Self::predict_chain), and weights that do not fit the shape.
-    pub fn predict_chain_with_edges(
-        &self,
-        data: &SequenceData,
-        shape: impl Into<ChainShape>,
-    ) -> Result<Vec<Prediction>, Error> {
-        if self.task != Task::Chain {
-            return Err(self.wrong_task(Task::Chain));
-        }
-        let shape = shape.into();
-        let space = self.chain_space(shape)?;
-        self.sequences(&data.sequences, shape.edge_features)
-            .iter()
-            .map(|x| {
-                Ok(Prediction::Tags(
-                    space
-                        .decode(&self.w, x)?
-                        .into_iter()
-                        .map(|t| t + 1)
-                        .collect(),
-                ))
-            })
-            .collect()
-    }
-
     pub(super) fn objective<S: OutputSpace>(
         &self,
         space: &S,
@@ -314,55 +238,22 @@ impl StructuredModel {
         })
     }
 
-    /// Per-token error and per-sequence accuracy (and the objective) on sequences.
-    ///
-    /// # Errors
-    /// The wrong task, a tag beyond the model's, or an empty dataset.
-    pub fn evaluate_chain(
-        &self,
-        data: &SequenceData,
-        lambda: Option<f64>,
-    ) -> Result<StructEvaluation, Error> {
-        self.evaluate_chain_with_edges(data, self.plain_shape(), lambda)
-    }
-
-    /// As [`evaluate_chain`](Self::evaluate_chain), for a model trained with the given [`ChainShape`].
-    ///
-    /// # Errors
-    /// As [`evaluate_chain`](Self::evaluate_chain).
-    pub fn evaluate_chain_with_edges(
-        &self,
-        data: &SequenceData,
-        shape: impl Into<ChainShape>,
-        lambda: Option<f64>,
-    ) -> Result<StructEvaluation, Error> {
-        if self.task != Task::Chain {
-            return Err(self.wrong_task(Task::Chain));
-        }
-        let shape = shape.into();
-        let space = self.chain_space(shape)?;
-        let n = nonempty(data.n_sequences(), &data.source)?;
-        let seqs = self.sequences(&data.sequences, shape.edge_features);
-        let mut counts = TagCounts::default();
-        for (i, (x, y)) in seqs.iter().zip(&data.labels).enumerate() {
-            space
-                .check_output(x, y)
-                .map_err(|source| OptimError::Example { index: i, source })?;
-            counts.add(&space.decode(&self.w, x)?, y);
-        }
-        Ok(StructEvaluation {
-            lambda,
-            objective: self.objective(&space, &seqs, &data.labels, lambda)?,
-            converged: self.training.converged,
-            ..counts.evaluation(n)
-        })
-    }
-
     /// Saves the model atomically (JSON for `.json` paths).
     ///
     /// # Errors
     /// [`Error::Io`] naming the file.
     pub fn save(&self, path: &Path) -> Result<(), Error> {
+        if self.shape.edge_features > 0 {
+            return Err(IoError::BadModel {
+                path: path.to_path_buf(),
+                message: format!(
+                    "a chain model with {} edge features is saved inside a tagger (Tagger::save), whose \
+                     dictionary says where they are",
+                    self.shape.edge_features
+                ),
+            }
+            .into());
+        }
         self.check_consistent(path)?;
         Ok(model_file::save(path, self.task.kind(), self)?)
     }
@@ -390,7 +281,7 @@ impl StructuredModel {
                 .into());
             }
         };
-        let model: Self = if header.format_version < 2 {
+        let mut model: Self = if header.format_version < 2 {
             let (_, old): (_, crate::compat::StructuredModelV1) =
                 model_file::load(path, task.kind())?;
             old.into()
@@ -421,6 +312,7 @@ impl StructuredModel {
             .into());
         }
         model.check_consistent(path)?;
+        model.shape = model.plain_shape();
         Ok(model)
     }
 }
@@ -556,35 +448,6 @@ impl StructuredModel {
             .into());
         }
         Ok(())
-    }
-}
-
-/// Token errors and wholly right sequences of predicted tags against the truth, as chain evaluations report
-/// them.
-#[derive(Default)]
-pub(super) struct TagCounts {
-    wrong: usize,
-    tokens: usize,
-    right: usize,
-}
-
-impl TagCounts {
-    /// Counts one sequence.
-    pub(super) fn add(&mut self, predicted: &[u32], truth: &[u32]) {
-        let wrong = predicted.iter().zip(truth).filter(|(a, b)| a != b).count();
-        self.wrong += wrong;
-        self.tokens += truth.len();
-        self.right += usize::from(wrong == 0);
-    }
-
-    /// The per-token error and per-sequence accuracy over `n` sequences.
-    pub(super) fn evaluation(&self, n: usize) -> StructEvaluation {
-        StructEvaluation {
-            n,
-            token_error: Some(self.wrong as f64 / self.tokens.max(1) as f64),
-            sequence_accuracy: Some(self.right as f64 / n.max(1) as f64),
-            ..StructEvaluation::default()
-        }
     }
 }
 

@@ -293,6 +293,7 @@ impl StructuredSvm {
             kernel: None,
             features: None,
             inputs: None,
+            shape: ChainShape::default(),
         };
         Ok(StructFitReport {
             model,

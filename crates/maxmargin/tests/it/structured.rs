@@ -467,6 +467,20 @@ fn second_order_chains_save_load_and_predict() {
     odd.w.pop();
     let path = tmp.path().join("odd.json");
     assert!(odd.save(&path).is_err() || StructuredModel::load(&path).is_err());
+    // A first-order chain with as many edge features as tags has a second-order chain's weight count: it
+    // knows its shape, and is saved only inside a tagger.
+    let mut wide = train.clone();
+    for s in &mut wide.sequences {
+        s[0] = maxmargin::core::vector::SparseVec::new(vec![0, 2, 3], vec![1.0, 1.0, 1.0]).unwrap();
+    }
+    let edges = svm.fit_chain_with_edges(&wide, 2, &mut ()).unwrap().model;
+    assert_eq!(edges.w.len(), second.w.len());
+    assert!(!edges.is_second_order());
+    let err = edges
+        .save(&tmp.path().join("edges.mm"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("inside a tagger"), "{err}");
 }
 
 /// Checkpoints across latent rounds: a run writes one after every round, a run resumed from it ends with the
@@ -511,6 +525,26 @@ fn latent_rounds_checkpoint_and_resume_to_the_same_bits() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("after every round"), "{err}");
+    // Every later round depends on the budgets too: a resume with another is refused by name.
+    let err = StructuredSvmParams::new(Task::Chain)
+        .seed(1)
+        .max_passes(7.0)
+        .check()
+        .unwrap()
+        .checkpoints(CheckpointPlan::new().resume_from(&file))
+        .fit_latent_chain(&seqs, 2, &mut ())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("checkpoint made with") && err.contains("passes"),
+        "{err}"
+    );
+    let data = maxmargin::structured_svm::StructData::Chain(&seqs);
+    let err = svm(1, CheckpointPlan::new().save_to(&file))
+        .cross_validate_latent(data, &[0, 1].repeat(30), Some(2))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("one per fold"), "{err}");
     // A truncated checkpoint is refused naming the file, not a panic.
     let bytes = std::fs::read(&file).unwrap();
     std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();

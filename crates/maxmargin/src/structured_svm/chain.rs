@@ -1,0 +1,159 @@
+//! Chain models (svm_hmm sequences, and a tagger's chain): their spaces by shape, prediction and evaluation.
+
+use super::model::nonempty;
+use super::*;
+
+impl StructuredModel {
+    fn chain_space(&self, shape: ChainShape) -> Result<ChainSpace, Error> {
+        chain_space(
+            &self.params.class_weights,
+            self.width(),
+            self.n_labels,
+            shape,
+        )
+    }
+
+    /// The number of weights of a first-order chain model with `n_edge` edge features (`None` on overflow).
+    pub(super) fn first_order_len(&self, n_edge: usize) -> Option<usize> {
+        let l = self.n_labels;
+        let d = self.n_features.checked_add(usize::from(self.params.bias))?;
+        d.max(1)
+            .checked_mul(l)
+            .and_then(|u| l.checked_mul(l).and_then(|t| u.checked_add(t)))
+            .and_then(|v| v.checked_add(l.checked_mul(2)?))
+            .and_then(|v| v.checked_add(n_edge.checked_mul(l.checked_mul(l)?)?))
+    }
+
+    /// Whether this is a chain model with second-order transitions ([`StructuredSvm::fit_chain_with_edges`]
+    /// with [`ChainShape::with_second_order`]). Training records the shape; a chain model's file has no
+    /// edge features (those are saved in a tagger, whose template says its shape), so there the weights say
+    /// it: `L³` more than a first-order chain's, one per triple of tags.
+    pub fn is_second_order(&self) -> bool {
+        self.task == Task::Chain
+            && (self.shape.second_order
+                || (self.shape.edge_features == 0 && self.weights_say_second_order()))
+    }
+
+    fn weights_say_second_order(&self) -> bool {
+        let cube = self.n_labels.checked_pow(3);
+        self.first_order_len(0)
+            .zip(cube)
+            .and_then(|(a, b)| a.checked_add(b))
+            == Some(self.w.len())
+    }
+
+    /// The shape the model was trained with (or, loaded from a chain model's file, its weights say).
+    pub(super) fn plain_shape(&self) -> ChainShape {
+        ChainShape::edges(self.shape.edge_features).with_second_order(self.is_second_order())
+    }
+
+    /// Predicts every sequence (tags 1-based, as in svm_hmm files).
+    ///
+    /// # Errors
+    /// When the model is not a chain model, or for an empty sequence.
+    pub fn predict_chain(&self, data: &SequenceData) -> Result<Vec<Prediction>, Error> {
+        self.predict_chain_with_edges(data, self.plain_shape())
+    }
+
+    /// As [`predict_chain`](Self::predict_chain), for a model trained with the given [`ChainShape`] (a
+    /// number of edge features converts; [`StructuredSvm::fit_chain_with_edges`]).
+    ///
+    /// # Errors
+    /// As [`predict_chain`](Self::predict_chain), and weights that do not fit the shape.
+    pub fn predict_chain_with_edges(
+        &self,
+        data: &SequenceData,
+        shape: impl Into<ChainShape>,
+    ) -> Result<Vec<Prediction>, Error> {
+        if self.task != Task::Chain {
+            return Err(self.wrong_task(Task::Chain));
+        }
+        let shape = shape.into();
+        let space = self.chain_space(shape)?;
+        self.sequences(&data.sequences, shape.edge_features)
+            .iter()
+            .map(|x| {
+                Ok(Prediction::Tags(
+                    space
+                        .decode(&self.w, x)?
+                        .into_iter()
+                        .map(|t| t + 1)
+                        .collect(),
+                ))
+            })
+            .collect()
+    }
+
+    /// Per-token error and per-sequence accuracy (and the objective) on sequences.
+    ///
+    /// # Errors
+    /// The wrong task, a tag beyond the model's, or an empty dataset.
+    pub fn evaluate_chain(
+        &self,
+        data: &SequenceData,
+        lambda: Option<f64>,
+    ) -> Result<StructEvaluation, Error> {
+        self.evaluate_chain_with_edges(data, self.plain_shape(), lambda)
+    }
+
+    /// As [`evaluate_chain`](Self::evaluate_chain), for a model trained with the given [`ChainShape`].
+    ///
+    /// # Errors
+    /// As [`evaluate_chain`](Self::evaluate_chain).
+    pub fn evaluate_chain_with_edges(
+        &self,
+        data: &SequenceData,
+        shape: impl Into<ChainShape>,
+        lambda: Option<f64>,
+    ) -> Result<StructEvaluation, Error> {
+        if self.task != Task::Chain {
+            return Err(self.wrong_task(Task::Chain));
+        }
+        let shape = shape.into();
+        let space = self.chain_space(shape)?;
+        let n = nonempty(data.n_sequences(), &data.source)?;
+        let seqs = self.sequences(&data.sequences, shape.edge_features);
+        let mut counts = TagCounts::default();
+        for (i, (x, y)) in seqs.iter().zip(&data.labels).enumerate() {
+            space
+                .check_output(x, y)
+                .map_err(|source| OptimError::Example { index: i, source })?;
+            counts.add(&space.decode(&self.w, x)?, y);
+        }
+        Ok(StructEvaluation {
+            lambda,
+            objective: self.objective(&space, &seqs, &data.labels, lambda)?,
+            converged: self.training.converged,
+            ..counts.evaluation(n)
+        })
+    }
+}
+
+/// Token errors and wholly right sequences of predicted tags against the truth, as chain evaluations report
+/// them.
+#[derive(Default)]
+pub(super) struct TagCounts {
+    wrong: usize,
+    tokens: usize,
+    right: usize,
+}
+
+impl TagCounts {
+    /// Counts one sequence.
+    pub(super) fn add(&mut self, predicted: &[u32], truth: &[u32]) {
+        let wrong = predicted.iter().zip(truth).filter(|(a, b)| a != b).count();
+        self.wrong += wrong;
+        self.tokens += truth.len();
+        self.right += usize::from(wrong == 0);
+    }
+
+    /// The per-token error and per-sequence accuracy over `n` sequences.
+    pub(super) fn evaluation(&self, n: usize) -> StructEvaluation {
+        StructEvaluation {
+            n,
+            token_error: Some(self.wrong as f64 / self.tokens.max(1) as f64),
+            sequence_accuracy: Some(self.right as f64 / n.max(1) as f64),
+            ..StructEvaluation::default()
+        }
+    }
+}
