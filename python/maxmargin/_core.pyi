@@ -158,6 +158,7 @@ def fit_structured(
     random_state: int = 0,
     n_jobs: Optional[int] = None,
     rescaling: str = "margin",
+    order: int = 1,
 ) -> Tuple[StructModel, dict[str, Any]]: ...
 
 GraphArrays = Tuple[

@@ -146,7 +146,7 @@ class _Learner:
             self.model.task, indptr, indices, data, d, y, lengths, self.model._n_labels(),
             solver=self._solver, c=float(self.C), max_iter=self.max_iter, tol=self._tol(),
             gap=getattr(self, "gap", None), random_state=_seed(self.random_state), n_jobs=_threads(self.n_jobs),
-            verbose=int(self.verbose), rescaling=rescaling,
+            verbose=int(self.verbose), rescaling=rescaling, order=self.model._order(),
         )
         self._fitted = fitted
         self._record(result)
@@ -392,6 +392,9 @@ class LatentSSVM(_Learner):
         """Trains on ``X`` and ``Y`` as the base learner's model lays them out."""
         self._check()
         base = self.base_ssvm
+        if base.model._order() != 1:
+            raise ValueError("ChainCRF(order=2) with latent states is not built: latent states are how a "
+                             "first-order chain remembers more than the previous state; choose one")
         (indptr, indices, data, d), y, lengths = base.model._inputs(X, Y)
         fitted, result = _core.fit_latent(
             base.model.task, indptr, indices, data, d, y, lengths, base.model._n_labels(),

@@ -53,6 +53,9 @@ class _Model:
     def _n_labels(self):
         return 0
 
+    def _order(self):
+        return 1
+
 
 class MultiClassClf(_Model):
     """Multiclass classification (Crammer and Singer's joint model): one weight block per class, the 0/1 loss.
@@ -152,13 +155,22 @@ class ChainCRF(_Model):
         States ``0 .. n_states - 1`` (``None``: one past the largest label in training).
     n_features : int, default=None
         Checked against the sequences' columns when given.
+    order : {1, 2}, default=1
+        The order of the transitions: 2 adds a weight for every triple of states ``(y[t-2], y[t-1], y[t])``
+        (``n_states³`` more), decoded by Viterbi over pairs of states in ``O(T·L³)`` instead of ``O(T·L²)``.
     """
 
     task = "chain"
 
-    def __init__(self, n_states=None, n_features=None):
+    def __init__(self, n_states=None, n_features=None, order=1):
         self.n_states = n_states
         self.n_features = n_features
+        self.order = order
+
+    def _order(self):
+        if self.order not in (1, 2):
+            raise ValueError(f"order={self.order!r}: give 1 or 2")
+        return int(self.order)
 
     def _n_labels(self):
         return self.n_states or 0

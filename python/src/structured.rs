@@ -252,7 +252,7 @@ impl StructModel {
 #[pyfunction]
 #[pyo3(signature = (
     task, indptr, indices, data, n_features, y, lengths=None, n_labels=0, *, solver="bcfw", c=1.0,
-    max_iter=None, tol=None, gap=None, random_state=0, n_jobs=None, verbose=0, rescaling="margin"
+    max_iter=None, tol=None, gap=None, random_state=0, n_jobs=None, verbose=0, rescaling="margin", order=1
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_structured<'py>(
@@ -274,8 +274,19 @@ pub(crate) fn fit_structured<'py>(
     n_jobs: Option<usize>,
     verbose: u8,
     rescaling: &str,
+    order: u8,
 ) -> PyResult<(StructModel, Bound<'py, PyDict>)> {
     let task = self::task(task)?;
+    match (order, task) {
+        (1, _) | (2, Task::Chain) => {}
+        (2, _) => {
+            return Err(value_error(
+                "order=2 applies to ChainCRF (second-order transitions)",
+            ));
+        }
+        (o, _) => return Err(value_error(format!("order={o}: give 1 or 2"))),
+    }
+    let shape = maxmargin::structured_svm::ChainShape::edges(0).with_second_order(order == 2);
     let x = csr_rows(&indptr, &indices, &data, n_features)?;
     let lengths = match &lengths {
         Some(l) => Some(l.as_slice()?),
@@ -296,7 +307,7 @@ pub(crate) fn fit_structured<'py>(
     let (report, interrupted) = interruptible(py, verbose, |watch| match &data {
         Data::Multiclass(d) => svm.fit_multiclass(d, watch),
         Data::Multilabel(d) => svm.fit_multilabel(d, watch),
-        Data::Chain(d) => svm.fit_chain(d, watch),
+        Data::Chain(d) => svm.fit_chain_with_edges(d, shape, watch),
     });
     let report = kept(report, interrupted)?;
     let fitted = Fitted::of_structured(&report.model, report.warnings);

@@ -457,3 +457,31 @@ def test_latent_ssvm_learns_templates_and_states_a_plain_model_cannot(tmp_path):
         LatentSSVM(FrankWolfeSSVM(MultiLabelClf())).fit(X, np.eye(3)[y])
     with pytest.raises(ValueError, match="n_latent"):
         LatentSSVM(FrankWolfeSSVM(MultiClassClf()), n_latent=0).fit(X, y)
+
+
+def periodic(n, length=20, noise=0.3, seed=1):
+    """Tags 0 0 1 1 ... from a random phase, each token showing its tag as an indicator with probability
+    1 - noise: the two previous tags fix the next one, which a first-order chain cannot use."""
+    rng = np.random.default_rng(seed)
+    X, Y = [], []
+    for _ in range(n):
+        phase = int(rng.integers(4))
+        y = np.array([((phase + t) % 4) // 2 for t in range(length)])
+        shown = np.where(rng.random(length) < noise, 1 - y, y)
+        x = np.zeros((length, 2))
+        x[np.arange(length), shown] = 1.0
+        X.append(x)
+        Y.append(y)
+    return X, Y
+
+
+def test_a_second_order_chain_follows_a_period_a_first_order_chain_cannot():
+    X, Y = periodic(200, seed=1)
+    Xt, Yt = periodic(200, seed=2)
+    first = FrankWolfeSSVM(ChainCRF(), C=1.0).fit(X, Y)
+    second = FrankWolfeSSVM(ChainCRF(order=2), C=1.0).fit(X, Y)
+    assert second.score(Xt, Yt) > first.score(Xt, Yt) + 0.1
+    again = pickle.loads(pickle.dumps(second))
+    assert all((a == b).all() for a, b in zip(again.predict(Xt), second.predict(Xt)))
+    with pytest.raises(ValueError, match="order=3"):
+        FrankWolfeSSVM(ChainCRF(order=3)).fit(X, Y)
