@@ -46,12 +46,6 @@ pub(crate) fn cv(cmd: &CvCmd, task: Task) -> Result<bool> {
         }
         (s, k) => s.or(k),
     };
-    if args.structural.order.is_some_and(|o| o > 1) {
-        bail!(
-            "--order 2: cross-validation trains first-order chains; compare orders with train and eval on a \
-             held-out file"
-        );
-    }
     if args.structural.order.is_some() && task != Task::Chain {
         bail!(
             "--order applies to --task chain, not --task {}",
@@ -101,7 +95,9 @@ pub(crate) fn cv(cmd: &CvCmd, task: Task) -> Result<bool> {
                 p.regularization = maxmargin::core::objective::Regularization::CSum(c);
                 Ok((
                     Some(c),
-                    p.check()?.cross_validate_latent(view, &fold_of, latent)?,
+                    p.check()?
+                        .chain_shape(svm.shape())
+                        .cross_validate_latent(view, &fold_of, latent)?,
                 ))
             })
             .collect::<Result<_>>()?
@@ -168,7 +164,7 @@ pub(crate) fn cv(cmd: &CvCmd, task: Task) -> Result<bool> {
         if let Some((Some(c), _)) = best {
             p.regularization = maxmargin::core::objective::Regularization::CSum(c);
         }
-        let svm = p.check()?;
+        let svm = p.check()?.chain_shape(svm.shape());
         let (model, warnings, rounds_converged) = match (view, latent) {
             (StructData::Multiclass(d), Some(s)) => {
                 let r = svm.fit_latent_multiclass(d, s, &mut ())?;

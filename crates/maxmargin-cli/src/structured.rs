@@ -243,17 +243,7 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
     }
     let (mut svm, mut bar) = estimator(args, task)?;
     if let Some(path) = &args.warm_start {
-        let warm = StructuredModel::load(path)?;
-        let order = |second: bool| ["first", "second"][usize::from(second)];
-        if task == Task::Chain && warm.is_second_order() != args.structural.second_order() {
-            bail!(
-                "--warm-start {}: that chain model is {} order, this run trains {} order (--order)",
-                path.display(),
-                order(warm.is_second_order()),
-                order(args.structural.second_order()),
-            );
-        }
-        svm = svm.warm_start_from(&warm)?;
+        svm = svm.warm_start_from(&StructuredModel::load(path)?)?;
     }
     let report = match task {
         Task::Multiclass => {
@@ -269,10 +259,7 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
             svm.fit_multiclass_owned(rows, &mut bar)?
         }
         Task::Multilabel => svm.fit_multilabel(&multilabel::read(data)?, &mut bar)?,
-        Task::Chain => {
-            let shape = ChainShape::edges(0).with_second_order(args.structural.second_order());
-            svm.fit_chain_with_edges(&svm_hmm::read(data)?, shape, &mut bar)?
-        }
+        Task::Chain => svm.fit_chain(&svm_hmm::read(data)?, &mut bar)?,
         Task::Custom => bail!("custom output spaces train from Rust (StructuredSvm::fit)"),
         other => bail!("--task {} does not train from this command", other.kind()),
     };
@@ -336,7 +323,8 @@ pub(crate) fn estimator_weighted(
 ) -> Result<(maxmargin::StructuredSvm, progress::TrainingProgress)> {
     let svm = params(args, task, class_weights)?
         .check()?
-        .checkpoints(args.checkpoints());
+        .checkpoints(args.checkpoints())
+        .chain_shape(ChainShape::edges(0).with_second_order(args.structural.second_order()));
     let bar =
         progress::TrainingProgress::new(svm.params().max_passes, None, tolerance(&svm), args.quiet);
     Ok((svm, bar))

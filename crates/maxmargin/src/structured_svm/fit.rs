@@ -223,7 +223,7 @@ impl StructuredSvm {
         data: &SequenceData,
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
-        self.fit_chain_with_edges(data, 0, observer)
+        self.fit_chain_with_edges(data, self.shape, observer)
     }
 
     /// Trains a chain model of the given [`ChainShape`]: with `n` edge features (observation-dependent

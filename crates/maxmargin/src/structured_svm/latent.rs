@@ -169,6 +169,13 @@ impl StructuredSvm {
                 "are not built for the latent rounds yet",
             ));
         }
+        if self.shape != ChainShape::default() {
+            return Err(crate::error::refuse(
+                what,
+                "with second-order transitions or edge features",
+                "latent states are how a first-order chain remembers more than the previous tag; choose one",
+            ));
+        }
         if self.plan.every_seconds.is_some() {
             return Err(crate::error::refuse(
                 what,

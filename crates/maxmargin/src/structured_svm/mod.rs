@@ -30,6 +30,7 @@ pub struct StructuredSvm {
     plan: crate::checkpoint::CheckpointPlan,
     warm: Option<Vec<f64>>,
     sample_weights: Option<Vec<f64>>,
+    shape: ChainShape,
 }
 
 /// What training did.
@@ -454,6 +455,35 @@ impl StructuredSvm {
     /// # Errors
     /// [`Error::Optim`] when the solver is not SSG or the model's task differs.
     pub fn warm_start_from(mut self, model: &StructuredModel) -> Result<Self, Error> {
+        self.check_warm(model)?;
+        self.warm = Some(model.w.clone());
+        Ok(self)
+    }
+
+    /// Chains trained by [`StructuredSvm::fit_chain`] (and so cross-validated and refitted) take this shape:
+    /// second-order transitions, or edge features placed as [`StructuredSvm::fit_chain_with_edges`] says.
+    /// The latent rounds and MPI ranks refuse a shape other than the default (first order, no edge
+    /// features).
+    ///
+    /// ```
+    /// use maxmargin::structured_svm::{ChainShape, StructuredSvmParams, Task};
+    /// let svm = StructuredSvmParams::new(Task::Chain).check()?
+    ///     .chain_shape(ChainShape::edges(0).with_second_order(true));
+    /// assert!(svm.shape().second_order);
+    /// # Ok::<(), maxmargin::Error>(())
+    /// ```
+    #[must_use]
+    pub fn chain_shape(mut self, shape: ChainShape) -> Self {
+        self.shape = shape;
+        self
+    }
+
+    /// The shape [`StructuredSvm::fit_chain`] trains.
+    pub fn shape(&self) -> ChainShape {
+        self.shape
+    }
+
+    fn check_warm(&self, model: &StructuredModel) -> Result<(), Error> {
         if model.is_nonlinear() || self.params.approx.is_some() || self.params.kernel.is_some() {
             return Err(crate::error::refuse(
                 "warm start",
@@ -477,8 +507,16 @@ impl StructuredSvm {
             }
             .into());
         }
-        self.warm = Some(model.w.clone());
-        Ok(self)
+        if model.task == Task::Chain && model.is_second_order() != self.shape.second_order {
+            let order = |second: bool| ["first", "second"][usize::from(second)];
+            return Err(OptimError::InvalidParam {
+                name: "warm start",
+                value: format!("a {} order chain model", order(model.is_second_order())),
+                reason: "is not of the order this run trains (--order)",
+            }
+            .into());
+        }
+        Ok(())
     }
 }
 

@@ -466,6 +466,7 @@ impl StructuredSvmParams {
             plan: crate::checkpoint::CheckpointPlan::default(),
             warm: None,
             sample_weights: None,
+            shape: super::ChainShape::default(),
         })
     }
 

@@ -91,6 +91,13 @@ impl StructuredSvm {
             return Err(refuse("task and solver", value, reason));
         }
         self.refuse_over_ranks()?;
+        if self.shape != ChainShape::default() {
+            return Err(refuse(
+                "chain shape",
+                format!("{:?}", self.shape),
+                "second-order transitions and edge features are not built over ranks; train as one process",
+            ));
+        }
         let data = shard.data;
         let (rank, size) = (comm.rank(), comm.size());
         if data.sequences.is_empty() {
