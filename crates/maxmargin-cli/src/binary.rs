@@ -327,13 +327,13 @@ pub(crate) fn eval(
         bail!("--lambda must be positive and finite, got {l}");
     }
     let kind = maxmargin::io::model_file::read_header(model_path)?.kind;
-    if kind == maxmargin::tagger::TAGGER_KIND && pos_label.is_some() {
+    if maxmargin::tagger::is_tagger_kind(&kind) && pos_label.is_some() {
         bail!(
             "--pos-label applies to binary models; {} is a tagger",
             model_path.display()
         );
     }
-    if kind == maxmargin::tagger::TAGGER_KIND {
+    if maxmargin::tagger::is_tagger_kind(&kind) {
         if grouping.is_some() {
             bail!(
                 "--group-by and --groups apply to binary and multiclass models; {} is a tagger",

@@ -41,7 +41,7 @@ pub(crate) fn train(
 
 /// Reports a saved latent model's last convex solve and its rounds (`what` it mixes); returns whether both
 /// the rounds and that solve converged.
-fn rounds_reported(
+pub(crate) fn rounds_reported(
     args: &TrainArgs,
     output: &Path,
     svm: &maxmargin::StructuredSvm,

@@ -17,7 +17,7 @@ pub(crate) fn check_format(path: &Path, format: Option<FormatArg>) -> Result<()>
         k if k == maxmargin::structured_svm::LATENT_CHAIN_KIND => FormatArg::SvmHmm,
         k if k == maxmargin::structured_svm::LATENT_KIND => FormatArg::Libsvm,
         "graph" => FormatArg::Graph,
-        k if k == maxmargin::tagger::TAGGER_KIND => FormatArg::Conll,
+        k if maxmargin::tagger::is_tagger_kind(k) => FormatArg::Conll,
         _ => FormatArg::Libsvm,
     };
     // Binary and multiclass models read CSV as well as LIBSVM.

@@ -404,11 +404,12 @@ fn train(cmd: &TrainCmd) -> Result<i32> {
         bail!("--min-count applies to --format conll (the tagger's feature dictionary)");
     }
     if cmd.opts.structural.latent_states.is_some()
-        && (cmd.stream || format != FormatArg::SvmHmm || cmd.task != TaskArg::Chain)
+        && (cmd.stream
+            || !matches!(format, FormatArg::SvmHmm | FormatArg::Conll)
+            || cmd.task != TaskArg::Chain)
     {
         bail!(
-            "--latent-states applies to --task chain in memory on svm_hmm files, not to {} (taggers on CoNLL \
-             files with latent states are not built yet)",
+            "--latent-states applies to --task chain in memory on svm_hmm or CoNLL files, not to {}",
             if cmd.stream {
                 "--stream".to_string()
             } else {

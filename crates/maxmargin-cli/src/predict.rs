@@ -158,7 +158,7 @@ pub(crate) fn predict(
             }
         );
     }
-    let tagger = kind == maxmargin::tagger::TAGGER_KIND;
+    let tagger = maxmargin::tagger::is_tagger_kind(&kind);
     if tagger && (scores || json) {
         bail!(
             "--scores and --json apply to binary and multiclass models; {} is a tagger: predict writes CoNLL \

@@ -5,7 +5,7 @@ use crate::TrainArgs;
 use anyhow::{Context, Result, bail};
 use maxmargin::io::conll::{self, Layout, Sentence, Template};
 use maxmargin::structured_svm::Task;
-use maxmargin::tagger::Tagger;
+use maxmargin::tagger::{LatentTagger, Tagger};
 use std::path::Path;
 
 /// The templates `--template` names: a built-in or a file.
@@ -47,6 +47,19 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
     let min_count = args.structural.min_count.unwrap_or(1);
     let features =
         maxmargin::io::conll::FeatureMap::fit_with_min_count(&sentences, template, min_count);
+    if let Some(states) = args.structural.latent_states {
+        if args.warm_start.is_some() {
+            bail!("--warm-start does not apply to --latent-states yet");
+        }
+        let fit =
+            maxmargin::tagger::fit_latent(&svm, &sentences, features, states, data, &mut bar)?;
+        bar.finish();
+        fit.tagger.save(output)?;
+        let m = &fit.tagger.model;
+        let what = format!("{} tags of {states} states", m.tags);
+        let run = (&m.model, &fit.trace[..], &fit.warnings[..]);
+        return crate::latent::rounds_reported(args, output, &svm, run, (&what, &m.rounds, m.stop));
+    }
     if let Some(path) = &args.warm_start {
         let warm = Tagger::load(path)?;
         if warm.features != features {
@@ -138,20 +151,63 @@ fn tag_weights(args: &TrainArgs, train: &[Sentence], data: &Path) -> Result<Vec<
     crate::structured::tag_order(weights)
 }
 
+/// A tagger file of either kind.
+enum AnyTagger {
+    Plain(Box<Tagger>),
+    Latent(Box<LatentTagger>),
+}
+
+impl AnyTagger {
+    fn load(path: &Path) -> Result<Self> {
+        let kind = maxmargin::io::model_file::read_header(path)?.kind;
+        Ok(if kind == maxmargin::tagger::LATENT_TAGGER_KIND {
+            Self::Latent(Box::new(LatentTagger::load(path)?))
+        } else {
+            Self::Plain(Box::new(Tagger::load(path)?))
+        })
+    }
+
+    fn features(&self) -> &conll::FeatureMap {
+        match self {
+            Self::Plain(t) => &t.features,
+            Self::Latent(t) => &t.features,
+        }
+    }
+
+    fn tag_from(&self, sentences: &[Sentence], data: &Path) -> Result<Vec<Vec<String>>> {
+        Ok(match self {
+            Self::Plain(t) => t.tag_from(sentences, data)?,
+            Self::Latent(t) => t.tag_from(sentences, data)?,
+        })
+    }
+
+    fn evaluate_from(
+        &self,
+        sentences: &[Sentence],
+        lambda: Option<f64>,
+        data: &Path,
+    ) -> Result<maxmargin::tagger::TaggerEvaluation> {
+        Ok(match self {
+            Self::Plain(t) => t.evaluate_from(sentences, lambda, data)?,
+            Self::Latent(t) => t.evaluate_from(sentences, lambda, data)?,
+        })
+    }
+}
+
 /// Reads text for a tagger: its input columns, with or without the tag column.
-fn read(tagger: &Tagger, data: &Path) -> Result<Vec<Sentence>> {
+fn read(tagger: &AnyTagger, data: &Path) -> Result<Vec<Sentence>> {
     let reader = maxmargin::io::open_maybe_gz(data)?;
     Ok(conll::read_layout(
         reader,
         data,
-        Layout::Inputs(tagger.features.inputs()),
+        Layout::Inputs(tagger.features().inputs()),
     )?)
 }
 
 /// The tagged text: each token's columns as read (the gold tag too, when there), then the predicted tag; a
 /// blank line after each sentence (conlleval reads this back).
 pub fn predict(model_path: &Path, data: &Path) -> Result<Vec<String>> {
-    let tagger = Tagger::load(model_path)?;
+    let tagger = AnyTagger::load(model_path)?;
     let sentences = read(&tagger, data)?;
     let tags = tagger.tag_from(&sentences, data)?;
     let mut lines = Vec::with_capacity(sentences.iter().map(|s| s.len() + 1).sum());
@@ -172,13 +228,13 @@ pub fn predict(model_path: &Path, data: &Path) -> Result<Vec<String>> {
 /// Token accuracy and, for chunk tags, conlleval's chunk precision, recall and F1 (overall and by type) of a
 /// tagger on labelled CoNLL text.
 pub fn eval(model_path: &Path, data: &Path, lambda: Option<f64>, json: bool) -> Result<()> {
-    let tagger = Tagger::load(model_path)?;
+    let tagger = AnyTagger::load(model_path)?;
     let sentences = read(&tagger, data)?;
     if sentences.iter().any(|s| s.tags.is_empty()) {
         bail!(
             "{}: eval needs the tag column (the model reads {} input columns; the file has no column after them)",
             data.display(),
-            tagger.features.inputs()
+            tagger.features().inputs()
         );
     }
     let e = tagger

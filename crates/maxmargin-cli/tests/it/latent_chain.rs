@@ -170,3 +170,48 @@ fn latent_rounds_resume_from_their_checkpoint() {
     let e = ok(&["eval", s(&b), s(&train), "--lambda", "0.01"]);
     assert!(e.contains("objective"), "{e}");
 }
+
+/// `train --format conll --latent-states K`: a tagger whose tags each have latent states, read back by
+/// `predict` and `eval` (kind `chain-conll-latent`); bigram template lines are refused with it.
+#[test]
+fn a_tagger_with_latent_states_tags_and_scores_chunks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let head = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conll2000-head");
+    let (train, test) = (head.join("train.txt"), head.join("test.txt"));
+    let model = tmp.path().join("latent-tagger.mm");
+    let base = ["train", s(&train), "--task", "chain", "--format", "conll"];
+    let said = ok_stderr(
+        &[
+            &base[..],
+            &["--latent-states", "2", "--max-passes", "3", "-o", s(&model)],
+        ]
+        .concat(),
+    );
+    assert!(said.contains("latent: 19 tags of 2 states"), "{said}");
+    let header = maxmargin::io::model_file::read_header(&model).unwrap();
+    assert_eq!(header.kind, "chain-conll-latent");
+    let e = ok(&["eval", s(&model), s(&test), "--json", "--lambda", "0.01"]);
+    let e: serde_json::Value = serde_json::from_str(e.trim()).unwrap();
+    assert!(e["chunk_f1"].as_f64().unwrap() > 0.8, "{e}");
+    assert!(e["objective"].as_f64().is_some(), "{e}");
+    let tagged = ok(&["predict", s(&model), s(&test)]);
+    assert!(tagged.lines().any(|l| l.ends_with(" B-NP")), "{tagged}");
+    let template = tmp.path().join("bigram.txt");
+    std::fs::write(&template, "U00:%x[0,0]\nB01:%x[0,1]\n").unwrap();
+    let err = fails(
+        &[
+            &base[..],
+            &[
+                "--template",
+                s(&template),
+                "--latent-states",
+                "2",
+                "-o",
+                s(&model),
+            ],
+        ]
+        .concat(),
+        1,
+    );
+    assert!(err.contains("not built with latent states"), "{err}");
+}

@@ -192,7 +192,7 @@ impl LatentChainModel {
         Ok(model)
     }
 
-    fn check(&self, path: &Path) -> Result<(), Error> {
+    pub(crate) fn check(&self, path: &Path) -> Result<(), Error> {
         let m = &self.model;
         m.check_consistent(path)?;
         if m.task != Task::Chain

@@ -29,6 +29,15 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+mod latent;
+
+pub use latent::{LATENT_TAGGER_KIND, LatentTagger, LatentTaggerFitReport, fit_latent};
+
+/// Whether a model file's kind is a tagger's (plain or with latent states).
+pub fn is_tagger_kind(kind: &str) -> bool {
+    kind == TAGGER_KIND || kind == LATENT_TAGGER_KIND
+}
+
 /// The shape of the chain a tagger's features make: its bigram features, and second-order transitions
 /// when the template has a `T` line.
 fn chain_shape(features: &FeatureMap) -> ChainShape {
@@ -194,6 +203,30 @@ pub fn fit_with_map(
     source: &Path,
     observer: &mut (dyn Observer + Send),
 ) -> Result<TaggerFitReport, Error> {
+    check_trainable(svm, train, &features, source)?;
+    let data = sequences(&features, train, source, |tags| {
+        // Every training tag is in the dictionary built on it.
+        features.tags(tags).unwrap_or_default()
+    });
+    let report = svm.fit_chain_with_edges(&data, chain_shape(&features), observer)?;
+    Ok(TaggerFitReport {
+        tagger: Tagger {
+            model: report.model,
+            features,
+        },
+        trace: report.trace,
+        warnings: report.warnings,
+    })
+}
+
+/// Refuses to train a tagger with other than a chain estimator, a template reading more columns than the
+/// data has, or a `%v` cell that is not a number.
+fn check_trainable(
+    svm: &StructuredSvm,
+    train: &[Sentence],
+    features: &FeatureMap,
+    source: &Path,
+) -> Result<(), Error> {
     if svm.params().task != Task::Chain {
         return Err(OptimError::InvalidParam {
             name: "task",
@@ -214,19 +247,95 @@ pub fn fit_with_map(
         }
         .into());
     }
-    check_values(features.template(), train, source)?;
-    let data = sequences(&features, train, source, |tags| {
-        // Every training tag is in the dictionary built on it.
-        features.tags(tags).unwrap_or_default()
+    check_values(features.template(), train, source)
+}
+
+/// The tags of predictions (1-based tag numbers) by their names in the dictionary.
+fn tag_names(
+    features: &FeatureMap,
+    predictions: Vec<Prediction>,
+) -> Result<Vec<Vec<String>>, Error> {
+    let names = features.tag_names();
+    predictions
+        .into_iter()
+        .map(|p| match p {
+            Prediction::Tags(t) => Ok(t
+                .iter()
+                .map(|&k| {
+                    names
+                        .get((k as usize).wrapping_sub(1))
+                        .cloned()
+                        .unwrap_or_default()
+                })
+                .collect()),
+            _ => Err(Error::Optim(OptimError::InvalidParam {
+                name: "task",
+                value: "not a chain".into(),
+                reason: "a tagger is a chain model",
+            })),
+        })
+        .collect()
+}
+
+/// Tags chain data by name.
+type TagData<'a> = dyn Fn(&SequenceData) -> Result<Vec<Vec<String>>, Error> + 'a;
+
+/// A tagger's measures on labelled `sentences` (read from `source`): `tag_data` tags chain data built by
+/// `features`, `objective` gives the objective at `lambda` (asked only when every tag is known); `converged`
+/// is the model's.
+fn evaluate_with(
+    features: &FeatureMap,
+    (sentences, source): (&[Sentence], &Path),
+    (converged, lambda): (bool, Option<f64>),
+    tag_data: &TagData<'_>,
+    objective: &dyn Fn(&SequenceData) -> Result<Option<f64>, Error>,
+) -> Result<TaggerEvaluation, Error> {
+    if sentences.is_empty() || sentences.iter().any(|s| s.tags.len() != s.len()) {
+        return Err(OptimError::InvalidParam {
+            name: "data",
+            value: format!("{} sentences", sentences.len()),
+            reason: "evaluation needs labelled sentences (the tag as the last column)",
+        }
+        .into());
+    }
+    check_values(features.template(), sentences, source)?;
+    let unknown = sentences
+        .iter()
+        .flat_map(|s| &s.tags)
+        .filter(|t| features.tag_id(t).is_none())
+        .count();
+    // One pass of feature building serves the predictions and the objective (an unknown tag stands as
+    // tag 0 there, and the objective is only given when there is none).
+    let data = sequences(features, sentences, source, |s| {
+        s.tags
+            .iter()
+            .map(|t| features.tag_id(t).unwrap_or(0))
+            .collect()
     });
-    let report = svm.fit_chain_with_edges(&data, chain_shape(&features), observer)?;
-    Ok(TaggerFitReport {
-        tagger: Tagger {
-            model: report.model,
-            features,
-        },
-        trace: report.trace,
-        warnings: report.warnings,
+    let predicted = tag_data(&data)?;
+    let gold: Vec<&[String]> = sentences.iter().map(|s| s.tags.as_slice()).collect();
+    let chunk_tags = gold
+        .iter()
+        .all(|g| g.iter().all(|t| conll::is_chunk_tag(t)));
+    let tokens: usize = sentences.iter().map(Sentence::len).sum();
+    let right: usize = gold
+        .iter()
+        .zip(&predicted)
+        .map(|(g, p)| g.iter().zip(p).filter(|(a, b)| a == b).count())
+        .sum();
+    let objective = match lambda {
+        Some(_) if unknown == 0 => objective(&data)?,
+        _ => None,
+    };
+    Ok(TaggerEvaluation {
+        sentences: sentences.len(),
+        tokens,
+        token_accuracy: right as f64 / tokens.max(1) as f64,
+        chunks: chunk_tags.then(|| ChunkEvaluation::score(&gold, &predicted)),
+        unknown_tags: unknown,
+        lambda,
+        objective,
+        converged,
     })
 }
 
@@ -304,22 +413,11 @@ impl Tagger {
 
     /// The tags, by name, of chain data built from sentences by this tagger's dictionary.
     fn tag_data(&self, data: &SequenceData) -> Result<Vec<Vec<String>>, Error> {
-        let names = self.features.tag_names();
-        self.model
-            .predict_chain_with_edges(data, chain_shape(&self.features))?
-            .into_iter()
-            .map(|p| match p {
-                Prediction::Tags(t) => Ok(t
-                    .iter()
-                    .map(|&k| names.get(k as usize - 1).cloned().unwrap_or_default())
-                    .collect()),
-                _ => Err(Error::Optim(OptimError::InvalidParam {
-                    name: "task",
-                    value: self.model.task.kind().into(),
-                    reason: "a tagger is a chain model",
-                })),
-            })
-            .collect()
+        tag_names(
+            &self.features,
+            self.model
+                .predict_chain_with_edges(data, chain_shape(&self.features))?,
+        )
     }
 
     /// Token accuracy, chunk precision, recall and F1 (conlleval's, overall and by type, when the tags are
@@ -345,57 +443,20 @@ impl Tagger {
         lambda: Option<f64>,
         source: &Path,
     ) -> Result<TaggerEvaluation, Error> {
-        if sentences.is_empty() || sentences.iter().any(|s| s.tags.len() != s.len()) {
-            return Err(OptimError::InvalidParam {
-                name: "data",
-                value: format!("{} sentences", sentences.len()),
-                reason: "evaluation needs labelled sentences (the tag as the last column)",
-            }
-            .into());
-        }
-        check_values(self.features.template(), sentences, source)?;
-        let unknown = sentences
-            .iter()
-            .flat_map(|s| &s.tags)
-            .filter(|t| self.features.tag_id(t).is_none())
-            .count();
-        // One pass of feature building serves the predictions and the objective (an unknown tag stands as
-        // tag 0 there, and the objective is only given when there is none).
-        let data = sequences(&self.features, sentences, source, |s| {
-            s.tags
-                .iter()
-                .map(|t| self.features.tag_id(t).unwrap_or(0))
-                .collect()
-        });
-        let predicted = self.tag_data(&data)?;
-        let gold: Vec<&[String]> = sentences.iter().map(|s| s.tags.as_slice()).collect();
-        let chunk_tags = gold
-            .iter()
-            .all(|g| g.iter().all(|t| conll::is_chunk_tag(t)));
-        let tokens: usize = sentences.iter().map(Sentence::len).sum();
-        let right: usize = gold
-            .iter()
-            .zip(&predicted)
-            .map(|(g, p)| g.iter().zip(p).filter(|(a, b)| a == b).count())
-            .sum();
-        let objective = match lambda {
-            Some(_) if unknown == 0 => {
-                self.model
-                    .evaluate_chain_with_edges(&data, chain_shape(&self.features), lambda)?
-                    .objective
-            }
-            _ => None,
+        let objective = |data: &SequenceData| -> Result<Option<f64>, Error> {
+            Ok(self
+                .model
+                .evaluate_chain_with_edges(data, chain_shape(&self.features), lambda)?
+                .objective)
         };
-        Ok(TaggerEvaluation {
-            sentences: sentences.len(),
-            tokens,
-            token_accuracy: right as f64 / tokens.max(1) as f64,
-            chunks: chunk_tags.then(|| ChunkEvaluation::score(&gold, &predicted)),
-            unknown_tags: unknown,
-            lambda,
-            objective,
-            converged: self.model.training.converged,
-        })
+        let run = (self.model.training.converged, lambda);
+        evaluate_with(
+            &self.features,
+            (sentences, source),
+            run,
+            &|data| self.tag_data(data),
+            &objective,
+        )
     }
 
     /// Saves the tagger atomically (JSON for `.json` paths).
