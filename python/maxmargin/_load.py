@@ -22,6 +22,11 @@ def load(path):
     kind = _core.model_kind(str(path))
     if kind == "chain-conll":
         return Tagger.load(path)
+    if kind == "chain-conll-latent":
+        raise ValueError(
+            f"{path}: a tagger with latent states (chain-conll-latent) is read by the command (maxmargin predict "
+            "and eval); maxmargin.Tagger reads chain-conll taggers"
+        )
     if kind in _STRUCTURED:
         return load_structured(path)
     model = _core.Model.load(str(path))
