@@ -439,6 +439,8 @@ def load(path, learner=FrankWolfeSSVM):
     model = _MODELS[fitted.task]()
     if fitted.task == "multilabel":
         model._width = fitted.n_labels
+    if fitted.task == "chain" and fitted.is_second_order:
+        model.order = 2
     out = learner(model)
     out._fitted = fitted
     return out

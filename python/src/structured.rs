@@ -207,6 +207,12 @@ impl StructModel {
         self.model.task.kind()
     }
 
+    /// Whether the model is a chain with second-order transitions.
+    #[getter]
+    fn is_second_order(&self) -> bool {
+        self.model.is_second_order()
+    }
+
     /// Classes, labels or states the model scores.
     #[getter]
     fn n_labels(&self) -> usize {

@@ -475,7 +475,7 @@ def periodic(n, length=20, noise=0.3, seed=1):
     return X, Y
 
 
-def test_a_second_order_chain_follows_a_period_a_first_order_chain_cannot():
+def test_a_second_order_chain_follows_a_period_a_first_order_chain_cannot(tmp_path):
     X, Y = periodic(200, seed=1)
     Xt, Yt = periodic(200, seed=2)
     first = FrankWolfeSSVM(ChainCRF(), C=1.0).fit(X, Y)
@@ -483,5 +483,8 @@ def test_a_second_order_chain_follows_a_period_a_first_order_chain_cannot():
     assert second.score(Xt, Yt) > first.score(Xt, Yt) + 0.1
     again = pickle.loads(pickle.dumps(second))
     assert all((a == b).all() for a, b in zip(again.predict(Xt), second.predict(Xt)))
+    path = tmp_path / "second.mm"
+    second.save(path)
+    assert learners.load(path).model.order == 2
     with pytest.raises(ValueError, match="order=3"):
         FrankWolfeSSVM(ChainCRF(order=3)).fit(X, Y)

@@ -469,7 +469,7 @@ pub(crate) struct StructFlags {
         help_heading = "Structured training (--task multiclass|multilabel|chain)"
     )]
     pub(crate) latent_subclasses: Option<usize>,
-    /// --task chain (svm_hmm or CoNLL files): each tag split into this many latent states (a latent structural SVM),
+    /// --task chain (svm_hmm files; train also CoNLL files): each tag split into this many latent states (a latent structural SVM),
     /// trained by rounds that give each sequence its best states for its tags and train the chain on them
     /// until the objective stops falling; for tags whose transitions depend on more than the previous tag.
     /// --max-passes and --seconds budget each round's training (at most 64 states).

@@ -59,7 +59,10 @@ fn second_order_chains_follow_a_period_a_first_order_chain_cannot() {
         .concat(),
         1,
     );
-    assert!(err.contains("a first order chain model"), "{err}");
+    assert!(
+        err.contains("for this second order chain") && err.contains("does not fit"),
+        "{err}"
+    );
     // What cannot apply, by name.
     let err = fails(
         &[
@@ -163,6 +166,26 @@ fn a_tagger_with_a_t_line_is_second_order() {
         .concat(),
     );
     assert!(said.contains("second-order transitions"), "{said}");
+    // A warm start from a tagger of the same template (its T line included) continues it.
+    let (ssg, warm) = (tmp.path().join("ssg.mm"), tmp.path().join("warm.mm"));
+    let with_t = [
+        &base[..],
+        &[
+            "--template",
+            s(&template),
+            "--solver",
+            "ssg",
+            "--max-passes",
+            "2",
+        ],
+    ]
+    .concat();
+    ok(&[&with_t[..], &["-q", "-o", s(&ssg)]].concat());
+    ok(&[
+        &with_t[..],
+        &["-q", "--warm-start", s(&ssg), "-o", s(&warm)],
+    ]
+    .concat());
     let err = fails(
         &[
             &base[..],

@@ -251,6 +251,19 @@ impl StructuredSvm {
             crate::limits::check_second_order(&data.source, l, nnz)?;
         }
         let space = chain_space(&self.params.class_weights, self.width(d), l, shape)?;
+        if let Some(w) = self.warm.as_ref().filter(|w| w.len() != space.dim()) {
+            let order = ["first", "second"][usize::from(shape.second_order)];
+            return Err(OptimError::InvalidParam {
+                name: "warm start",
+                value: format!(
+                    "a chain model of {} weights, for this {order} order chain of {}",
+                    w.len(),
+                    space.dim()
+                ),
+                reason: "does not fit: its order, tags, features or edge features differ from this run's",
+            }
+            .into());
+        }
         let (fit, lambda) = self.run(&space, (&ex.x, &ex.y), observer)?;
         let mut r = self.finish(fit, lambda, (ex.x.len(), d, l), report)?;
         r.model.shape = shape;

@@ -507,15 +507,6 @@ impl StructuredSvm {
             }
             .into());
         }
-        if model.task == Task::Chain && model.is_second_order() != self.shape.second_order {
-            let order = |second: bool| ["first", "second"][usize::from(second)];
-            return Err(OptimError::InvalidParam {
-                name: "warm start",
-                value: format!("a {} order chain model", order(model.is_second_order())),
-                reason: "is not of the order this run trains (--order)",
-            }
-            .into());
-        }
         Ok(())
     }
 }

@@ -94,8 +94,8 @@ impl LatentTagger {
             Ok(self.model.evaluate(data, lambda)?.objective)
         };
         let tag = |data: &SequenceData| tag_names(&self.features, self.model.predict(data)?);
-        let converged = self.model.model.training.converged
-            && self.model.stop == maxmargin_optim::latent::CccpStop::Converged;
+        // As the svm_hmm latent chain's evaluation says it: the kept round's convex solve.
+        let converged = self.model.model.training.converged;
         evaluate_with(
             &self.features,
             (sentences, source),
