@@ -4,13 +4,15 @@
 
 use super::*;
 
-fn write(dir: &Path, name: &str, n: usize, seed: u64) -> PathBuf {
+/// `n` generated periodic-tag sequences (`datasets::periodic_tags`) written to `dir/name`.
+pub(super) fn write(dir: &Path, name: &str, n: usize, seed: u64) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, maxmargin::datasets::periodic_tags(n, 20, 0.3, seed)).unwrap();
     path
 }
 
-fn token_accuracy(model: &Path, data: &Path) -> f64 {
+/// `eval --json`'s token accuracy of a model on a file.
+pub(super) fn token_accuracy(model: &Path, data: &Path) -> f64 {
     let out = ok(&["eval", s(model), s(data), "--json"]);
     let e: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     1.0 - e["token_error"].as_f64().unwrap_or_else(|| panic!("{out}"))

@@ -2,20 +2,9 @@
 //! first-order chain cannot), on svm_hmm files and on CoNLL files (the template's `T` line); predict and eval
 //! read the models; what cannot apply is refused by name.
 
+use super::latent_chain::{token_accuracy, write};
 use super::{fails, ok, ok_stderr, s};
-use std::path::{Path, PathBuf};
-
-fn write(dir: &Path, name: &str, n: usize, seed: u64) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, maxmargin::datasets::periodic_tags(n, 20, 0.3, seed)).unwrap();
-    path
-}
-
-fn token_accuracy(model: &Path, data: &Path) -> f64 {
-    let out = ok(&["eval", s(model), s(data), "--json"]);
-    let e: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
-    1.0 - e["token_error"].as_f64().unwrap_or_else(|| panic!("{out}"))
-}
+use std::path::Path;
 
 #[test]
 fn second_order_chains_follow_a_period_a_first_order_chain_cannot() {
