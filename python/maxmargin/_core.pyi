@@ -8,8 +8,8 @@ import numpy.typing as npt
 __version__: str
 
 def fit_linear(
-    indptr: npt.NDArray[np.int64],
-    indices: npt.NDArray[np.int64],
+    indptr: npt.NDArray[np.int32 | np.int64],
+    indices: npt.NDArray[np.int32 | np.int64],
     data: npt.NDArray[np.float64],
     n_features: int,
     y: npt.NDArray[np.float64],
@@ -42,8 +42,8 @@ class Model:
     def load(path: str) -> "Model": ...
     def decision(
         self,
-        indptr: npt.NDArray[np.int64],
-        indices: npt.NDArray[np.int64],
+        indptr: npt.NDArray[np.int32 | np.int64],
+        indices: npt.NDArray[np.int32 | np.int64],
         data: npt.NDArray[np.float64],
         n_features: int,
     ) -> npt.NDArray[np.float64]: ...
@@ -52,8 +52,8 @@ class Model:
     def from_bytes(bytes: bytes) -> "Model": ...
 
 def fit_kernel(
-    indptr: npt.NDArray[np.int64],
-    indices: npt.NDArray[np.int64],
+    indptr: npt.NDArray[np.int32 | np.int64],
+    indices: npt.NDArray[np.int32 | np.int64],
     data: npt.NDArray[np.float64],
     n_features: int,
     y: npt.NDArray[np.float64],
@@ -68,10 +68,13 @@ def fit_kernel(
     gap: Optional[float] = None,
     max_iter: Optional[float] = None,
     class_weight: Sequence[Tuple[float, float]] = ...,
-    multi_class: str = "ovo",
+    multi_class: str = "auto",
     random_state: int = 0,
     scale: str = "none",
     classes: Optional[Sequence[float]] = None,
+    verbose: int = 0,
+    approximation: Optional[str] = None,
+    n_components: int = 100,
 ) -> Tuple[Model, dict[str, Any]]: ...
 
 class LatentModel:
@@ -129,8 +132,8 @@ class StructModel:
     def w(self) -> npt.NDArray[np.float64]: ...
     def predict(
         self,
-        indptr: npt.NDArray[np.int64],
-        indices: npt.NDArray[np.int64],
+        indptr: npt.NDArray[np.int32 | np.int64],
+        indices: npt.NDArray[np.int32 | np.int64],
         data: npt.NDArray[np.float64],
         n_features: int,
         lengths: Optional[npt.NDArray[np.int64]] = None,
@@ -144,8 +147,8 @@ class StructModel:
 
 def fit_structured(
     task: str,
-    indptr: npt.NDArray[np.int64],
-    indices: npt.NDArray[np.int64],
+    indptr: npt.NDArray[np.int32 | np.int64],
+    indices: npt.NDArray[np.int32 | np.int64],
     data: npt.NDArray[np.float64],
     n_features: int,
     y: npt.NDArray[np.int64],

@@ -40,5 +40,7 @@ def load(path):
     else:
         estimator.coef_ = parts["coef"]
         estimator.intercept_ = parts["intercept"]
+    if model.threshold is not None:
+        estimator.threshold_ = model.threshold[0]
     _record_run(estimator, parts)
     return estimator

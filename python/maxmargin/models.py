@@ -22,12 +22,14 @@ __all__ = ["ChainCRF", "EdgeFeatureGraphCRF", "GraphCRF", "MultiClassClf", "Mult
 
 def _csr(rows):
     """``(indptr, indices, data, n_features)`` of a 2-D array or sparse matrix, as the extension reads."""
-    X = sp.csr_matrix(rows, dtype=np.float64, copy=True)
+    X = rows
+    if not (sp.issparse(X) and X.format == "csr" and X.dtype == np.float64 and X.has_canonical_format):
+        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        X.sum_duplicates()
     if X.data.size and not np.all(np.isfinite(X.data)):
         raise ValueError("X holds NaN or infinite values")
-    X.sum_duplicates()
-    X.sort_indices()
-    return X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, X.shape[1]
+    indptr, indices, data = (np.ascontiguousarray(a) for a in (X.indptr, X.indices, X.data))
+    return indptr, indices, data, X.shape[1]
 
 
 def _labels(y, what):

@@ -11,7 +11,6 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
@@ -23,6 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _core
+from ._decision import _csr, _Decisions
 
 __all__ = ["MaxMarginClassifier", "MaxMarginSVC"]
 
@@ -65,13 +65,20 @@ def _in_python_terms(message):
     return message
 
 
+def _is_calibrated(estimator):
+    """Whether the estimator's model was calibrated on development rows (:meth:`_KeptModel.calibrate`)."""
+    model = getattr(estimator, "_model", None)
+    return model is not None and model.calibration is not None
+
+
 def _is_logistic(estimator):
-    """Whether the model is probabilistic: ``predict_proba`` exists only then."""
-    if getattr(estimator, "loss", None) != "logistic":
+    """Whether the model is probabilistic (logistic, or calibrated): ``predict_proba`` exists only then."""
+    if getattr(estimator, "loss", None) != "logistic" and not _is_calibrated(estimator):
         raise AttributeError(
             "predict_proba needs a probabilistic model: this one is trained with "
-            f"loss={estimator.loss!r}, whose scores are margins, not probabilities; train with "
-            "loss='logistic', or calibrate it (sklearn.calibration.CalibratedClassifierCV)"
+            f"loss={getattr(estimator, 'loss', 'hinge')!r}, whose scores are margins, not probabilities; "
+            "train with loss='logistic', or calibrate it on development rows (calibrate(X_dev, y_dev), or "
+            "sklearn.calibration.CalibratedClassifierCV)"
         )
     return True
 
@@ -80,10 +87,11 @@ def _fit_inputs(estimator, X, y, sample_weight):
     """A fit's checked inputs: the parameters, ``X`` and ``y`` (``classes_`` set, at least two), the class
     index of each row, and the sample weights (``None`` for none or all ones)."""
     estimator._validate_params()
-    X, y = validate_data(
-        estimator, X, y, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True
-    )
+    X, y = validate_data(estimator, X, y, accept_sparse="csr", dtype=np.float64, accept_large_sparse=True)
     check_classification_targets(y)
+    # A new fit forgets the last model's cut-off.
+    for name in ("threshold_", "threshold_report_"):
+        estimator.__dict__.pop(name, None)
     estimator.classes_, y_index = np.unique(y, return_inverse=True)
     if len(estimator.classes_) < 2:
         raise ValueError(
@@ -99,15 +107,6 @@ def _fit_inputs(estimator, X, y, sample_weight):
     return X, y, y_index, weights
 
 
-def _csr(X):
-    """``(indptr, indices, data)`` of ``X`` as CSR with sorted, summed indices, in the dtypes the extension
-    reads."""
-    X = sp.csr_matrix(X, dtype=np.float64, copy=True)
-    X.sum_duplicates()
-    X.sort_indices()
-    return X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data
-
-
 def _numeric_classes(classes):
     """The classes as numbers when they are (so a saved model file speaks the data's labels), else ``None``
     (the file then numbers the classes 0, 1, ... in ``classes_``'s order)."""
@@ -116,7 +115,7 @@ def _numeric_classes(classes):
     return None
 
 
-class _KeptModel:
+class _KeptModel(_Decisions):
     """An estimator that keeps the trained model whole: it saves as the command's model file and pickles as
     the model file's JSON."""
 
@@ -318,10 +317,18 @@ class MaxMarginClassifier(_KeptModel, LinearClassifierMixin, BaseEstimator):
         _record_run(self, result)
         return self
 
+    def predict(self, X):
+        """The class of each row: for two classes ``classes_[1]`` where the score is above the cut-off chosen
+        by :meth:`threshold` (else 0)."""
+        if getattr(self, "coef_", np.zeros((2, 1))).shape[0] != 1:
+            return super().predict(X)
+        return self.classes_[(self.decision_function(X) > self._cut()).astype(int)]
+
     @property
     def predict_proba(self):
-        """Class probabilities of a logistic model (``loss="logistic"``); a margin model has none (an
-        ``AttributeError`` says why, so ``hasattr`` is false and calibration wrappers know to calibrate)."""
+        """Class probabilities of a logistic model (``loss="logistic"``) or of one calibrated on development
+        rows (:meth:`calibrate`); a margin model has none (an ``AttributeError`` says why, so ``hasattr`` is
+        false and calibration wrappers know to calibrate)."""
         _is_logistic(self)
         return types.MethodType(_predict_proba, self)
 
@@ -334,6 +341,10 @@ class MaxMarginClassifier(_KeptModel, LinearClassifierMixin, BaseEstimator):
 
 def _predict_proba(self, X):
     check_is_fitted(self)
+    if _is_calibrated(self):
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        p = self._model.probabilities(*_csr(X), X.shape[1])
+        return np.column_stack([1.0 - p, p])
     scores = self.decision_function(X)
     if scores.ndim == 1:
         p = expit(scores)
@@ -354,11 +365,18 @@ _predict_proba.__name__ = "predict_proba"
 _predict_log_proba.__name__ = "predict_log_proba"
 
 class MaxMarginSVC(_KeptModel, ClassifierMixin, BaseEstimator):
-    """A kernel SVM trained by SMO (LIBSVM's method) to a certified duality gap.
+    """A kernel SVM trained by SMO (LIBSVM's method) to a certified duality gap, or over an approximated kernel.
 
     Minimizes ``½‖f‖² + C Σ_i s_i max(0, 1 − y_i (f(x_i) + b))`` over functions of the kernel's space, as
     scikit-learn's ``SVC`` does (the intercept unregularized); more than two classes train one machine per
     pair of classes (``multi_class="ovo"``, as ``SVC``) or per class (``"ovr"``).
+
+    With ``approximation="nystroem"`` (landmarks drawn from the training rows) or ``"rff"`` (random Fourier
+    features, RBF only) the kernel is approximated by ``n_components`` features and a linear SVM is trained on
+    them by dual coordinate descent, its intercept a regularized feature: training and prediction cost grow
+    with the rows, not with their square, which is what makes kernels usable on large data (scikit-learn's
+    ``make_pipeline(Nystroem(), LinearSVC())``, in one estimator, certified). More than two classes then train
+    Crammer–Singer's multiclass SVM (``multi_class="auto"`` or ``"crammer_singer"``) or one-vs-rest.
 
     Parameters
     ----------
@@ -369,21 +387,30 @@ class MaxMarginSVC(_KeptModel, ClassifierMixin, BaseEstimator):
     degree : int, default=3
     coef0 : float, default=0.0
     tol : float, default=None
-        SMO's stopping tolerance (``None``: 1e-3, LIBSVM's).
+        SMO's stopping tolerance (``None``: 1e-3, LIBSVM's); with an approximation, dual coordinate
+        descent's (``None``: its default).
     gap : float, default=None
         The relative duality gap at which a run stops certified (``None``: 1%).
     max_iter : float, default=None
         The budget in passes (``None``: the solver's).
     class_weight : dict or "balanced", default=None
-    multi_class : {"ovo", "ovr"}, default="ovo"
+    multi_class : {"auto", "ovo", "ovr", "crammer_singer"}, default="auto"
+        ``"auto"`` is ``"ovo"`` for the exact kernel and ``"crammer_singer"`` for an approximated one;
+        ``"ovo"`` applies to the exact kernel only, ``"crammer_singer"`` to an approximated one only.
     random_state : int, RandomState or None, default=None
+        Also draws the approximation's landmarks or frequencies.
     scale : {"none", "maxabs", "minmax", "standard"}, default="none"
     verbose : int, default=0
         As :class:`MaxMarginClassifier`'s.
+    approximation : {"nystroem", "rff"} or None, default=None
+        Approximate the kernel by features instead of training the exact kernel SVM.
+    n_components : int, default=100
+        The approximation's features (Nyström: landmarks, at most the training rows).
 
     Attributes
     ----------
-    classes_, n_features_in_, feature_names_in_, n_support_ (support vectors over all machines),
+    classes_, n_features_in_, feature_names_in_, n_support_ (support vectors over all machines; Nyström's
+    landmarks; 0 for random Fourier features),
     converged_, duality_gap_, objective_, n_iter_, stop_ : as :class:`MaxMarginClassifier`'s.
     """
 
@@ -397,10 +424,12 @@ class MaxMarginSVC(_KeptModel, ClassifierMixin, BaseEstimator):
         "gap": [Interval(Real, 0, None, closed="left"), None],
         "max_iter": [Interval(Real, 0, None, closed="neither"), None],
         "class_weight": [dict, StrOptions({"balanced"}), None],
-        "multi_class": [StrOptions({"ovo", "ovr"})],
+        "multi_class": [StrOptions({"auto", "ovo", "ovr", "crammer_singer"})],
         "random_state": ["random_state"],
         "scale": [StrOptions({"none", "maxabs", "minmax", "standard"})],
         "verbose": ["verbose"],
+        "approximation": [StrOptions({"nystroem", "rff"}), None],
+        "n_components": [Interval(Integral, 1, 100_000, closed="both")],
     }
 
     def __init__(
@@ -414,10 +443,12 @@ class MaxMarginSVC(_KeptModel, ClassifierMixin, BaseEstimator):
         gap=None,
         max_iter=None,
         class_weight=None,
-        multi_class="ovo",
+        multi_class="auto",
         random_state=None,
         scale="none",
         verbose=0,
+        approximation=None,
+        n_components=100,
     ):
         self.C = C
         self.kernel = kernel
@@ -432,6 +463,8 @@ class MaxMarginSVC(_KeptModel, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.scale = scale
         self.verbose = verbose
+        self.approximation = approximation
+        self.n_components = n_components
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -470,6 +503,8 @@ class MaxMarginSVC(_KeptModel, ClassifierMixin, BaseEstimator):
             scale=self.scale,
             classes=_numeric_classes(self.classes_),
             verbose=int(self.verbose),
+            approximation=self.approximation,
+            n_components=int(self.n_components),
         )
         self._model = model
         self.n_support_ = model.n_support
@@ -487,14 +522,18 @@ class MaxMarginSVC(_KeptModel, ClassifierMixin, BaseEstimator):
         """The class of each row."""
         scores = self.decision_function(X)
         if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(int)]
+            return self.classes_[(scores > self._cut()).astype(int)]
         return self.classes_[scores.argmax(axis=1)]
 
     @property
     def predict_proba(self):
-        """A kernel SVM's scores are margins: calibrate it (``CalibratedClassifierCV``) for probabilities."""
-        raise AttributeError(
-            "predict_proba needs a probabilistic model: a kernel SVM's scores are margins, not "
-            "probabilities; calibrate it (sklearn.calibration.CalibratedClassifierCV)"
-        )
+        """A kernel SVM's scores are margins: a model calibrated on development rows (:meth:`calibrate`, two
+        classes) has probabilities; otherwise calibrate it with ``CalibratedClassifierCV``."""
+        if not _is_calibrated(self):
+            raise AttributeError(
+                "predict_proba needs a probabilistic model: a kernel SVM's scores are margins, not "
+                "probabilities; calibrate it on development rows (calibrate(X_dev, y_dev), or "
+                "sklearn.calibration.CalibratedClassifierCV)"
+            )
+        return types.MethodType(_predict_proba, self)
 

@@ -17,8 +17,8 @@ pub(crate) struct PyGraphModel {
 /// One graph as Python passes it: CSR node features (`indptr`, `indices`, `data`, `n_features`), edges as
 /// flat pairs, edge features as flat rows (or none), and labels (or none).
 type Arrays<'py> = (
-    PyReadonlyArray1<'py, i64>,
-    PyReadonlyArray1<'py, i64>,
+    Index<'py>,
+    Index<'py>,
     PyReadonlyArray1<'py, f64>,
     usize,
     PyReadonlyArray1<'py, i64>,

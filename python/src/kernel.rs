@@ -1,17 +1,25 @@
 //! Kernel SVMs by SMO, kept whole as a [`Model`] whose decisions Python asks for.
 
 use super::*;
+use crate::decision::Decision;
+use maxmargin::approx::Approximation;
 
 /// A trained model kept whole (a kernel machine's support vectors with it), for the estimators whose
 /// decisions are no dot product with `coef_`: decisions of new rows, and bytes to pickle it by.
 #[pyclass(module = "maxmargin._core", frozen)]
 pub(crate) struct Model {
-    trained: Trained,
+    pub(crate) trained: Trained,
+    /// A binary model's calibration and cut-off, chosen on development rows (`maxmargin calibrate` and
+    /// `maxmargin threshold`, [`crate::decision`]).
+    pub(crate) decision: Decision,
 }
 
 impl Model {
     pub(crate) fn of(trained: Trained) -> Self {
-        Self { trained }
+        Self {
+            trained,
+            decision: Decision::default(),
+        }
     }
 }
 
@@ -25,6 +33,8 @@ pub(crate) enum Trained {
 enum Stored {
     Binary(Box<LinearModel>),
     Multiclass(Box<StructuredModel>),
+    /// A binary model with its calibration or cut-off.
+    Decision(Box<maxmargin::linear::DecisionModel>),
 }
 
 #[pymethods]
@@ -33,8 +43,8 @@ impl Model {
     fn decision<'py>(
         &self,
         py: Python<'py>,
-        indptr: PyReadonlyArray1<'py, i64>,
-        indices: PyReadonlyArray1<'py, i64>,
+        indptr: Index<'py>,
+        indices: Index<'py>,
         data: PyReadonlyArray1<'py, f64>,
         n_features: usize,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
@@ -86,7 +96,11 @@ impl Model {
     fn parts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let (classes, n_features) = match &self.trained {
             Trained::Binary(m) => (m.labels.to_vec(), m.n_input_features()),
-            Trained::Multiclass(m) => (m.classes.clone(), m.n_features),
+            // An approximated kernel's weights are over its features; the rows given are its input's.
+            Trained::Multiclass(m) => {
+                let d = m.features.as_ref().map_or(m.n_features, |f| f.n_input());
+                (m.classes.clone(), d)
+            }
         };
         let out = Fitted::of_trained(&self.trained, n_features, Vec::new())
             .map_err(value_error)?
@@ -100,23 +114,104 @@ impl Model {
     /// atomically.
     fn save(&self, path: std::path::PathBuf) -> PyResult<()> {
         match &self.trained {
+            Trained::Binary(m) if self.decision.is_some() => self.decision.of(m).save(&path),
             Trained::Binary(m) => m.save(&path),
             Trained::Multiclass(m) => m.save(&path),
         }
         .map_err(value_error)
     }
 
+    /// A copy with a calibration fitted on development rows with class indices `y` (0 or 1), as
+    /// `maxmargin calibrate` fits one (`platt` or `isotonic`).
+    fn calibrated(
+        &self,
+        indptr: Index<'_>,
+        indices: Index<'_>,
+        data: PyReadonlyArray1<'_, f64>,
+        n_features: usize,
+        y: PyReadonlyArray1<'_, f64>,
+        method: &str,
+    ) -> PyResult<Self> {
+        let x = csr_rows(&indptr, &indices, &data, n_features)?;
+        crate::decision::calibrated(self, x, y.as_slice()?, method)
+    }
+
+    /// A copy with the cut-off chosen on development rows with class indices `y` by `rule` (as
+    /// `maxmargin threshold` chooses one), and what the cut-off does there (`threshold`, `precision`,
+    /// `recall`, `flag_rate`).
+    #[allow(clippy::too_many_arguments)]
+    fn thresholded<'py>(
+        &self,
+        py: Python<'py>,
+        indptr: Index<'py>,
+        indices: Index<'py>,
+        data: PyReadonlyArray1<'py, f64>,
+        n_features: usize,
+        y: PyReadonlyArray1<'py, f64>,
+        rule: &str,
+        value: f64,
+        false_positive: f64,
+    ) -> PyResult<(Self, Bound<'py, PyDict>)> {
+        let x = csr_rows(&indptr, &indices, &data, n_features)?;
+        let (model, at) =
+            crate::decision::thresholded(self, x, y.as_slice()?, (rule, value, false_positive))?;
+        let out = PyDict::new(py);
+        out.set_item("threshold", at.threshold)?;
+        out.set_item("precision", at.precision)?;
+        out.set_item("recall", at.recall)?;
+        out.set_item("flag_rate", at.flag_rate)?;
+        Ok((model, out))
+    }
+
+    /// The positive class's probability for each row: calibrated, or a logistic model's own.
+    fn probabilities<'py>(
+        &self,
+        py: Python<'py>,
+        indptr: Index<'py>,
+        indices: Index<'py>,
+        data: PyReadonlyArray1<'py, f64>,
+        n_features: usize,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let Trained::Binary(m) = &self.trained else {
+            return Err(value_error(
+                "probabilities of one score apply to two classes",
+            ));
+        };
+        let x = csr_rows(&indptr, &indices, &data, n_features)?;
+        let d = self.decision.of(m);
+        let p = py.detach(|| d.probabilities(&x)).map_err(value_error)?;
+        Ok(PyArray1::from_vec(py, p))
+    }
+
+    /// The calibration's method (`platt` or `isotonic`), if the model is calibrated.
+    #[getter]
+    fn calibration(&self) -> Option<&'static str> {
+        self.decision.calibration.as_ref().map(|c| match c.map {
+            maxmargin::linear::CalibrationMap::Platt(_) => "platt",
+            maxmargin::linear::CalibrationMap::Isotonic(_) => "isotonic",
+        })
+    }
+
+    /// The chosen cut-off on the score and its rule, if one was chosen.
+    #[getter]
+    fn threshold(&self) -> Option<(f64, String)> {
+        (self.decision.threshold.as_ref()).map(|t| (t.score, t.rule.clone()))
+    }
+
     /// A binary or multiclass model file written by [`Model::save`] or by `maxmargin train`.
     #[staticmethod]
     fn load(path: std::path::PathBuf) -> PyResult<Self> {
         let header = maxmargin::io::model_file::read_header(&path).map_err(value_error)?;
+        let mut decision = crate::decision::Decision::default();
         let trained = match header.kind.as_str() {
-            // A calibrated or thresholded file gives its model (its decision rule is the command's).
+            // A calibrated or thresholded file keeps its calibration and cut-off.
             maxmargin::linear::MODEL_KIND | maxmargin::linear::DECISION_KIND => {
-                let decision =
-                    maxmargin::linear::DecisionModel::load(&path).map_err(value_error)?;
-                Trained::Binary(Box::new(decision.model))
+                let loaded = maxmargin::linear::DecisionModel::load(&path).map_err(value_error)?;
+                let (m, parts) = crate::decision::Decision::split(loaded);
+                decision = parts;
+                Trained::Binary(Box::new(m))
             }
+            // A calibrated multiclass file gives its model (its probabilities are the command's).
             "multiclass" | maxmargin::structured_svm::MULTICLASS_DECISION_KIND => {
                 let m = StructuredModel::load(&path).map_err(value_error)?;
                 Trained::Multiclass(Box::new(m))
@@ -128,12 +223,15 @@ impl Model {
                 )));
             }
         };
-        Ok(Self { trained })
+        Ok(Self { trained, decision })
     }
 
     /// The model as bytes ([`Model::from_bytes`] reads them back).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let stored = match &self.trained {
+            Trained::Binary(m) if self.decision.is_some() => {
+                Stored::Decision(Box::new(self.decision.of(m)))
+            }
             Trained::Binary(m) => Stored::Binary(m.clone()),
             Trained::Multiclass(m) => Stored::Multiclass(m.clone()),
         };
@@ -146,29 +244,37 @@ impl Model {
     fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
         let stored: Stored = serde_json::from_slice(bytes)
             .map_err(|e| value_error(format!("not a pickled maxmargin model: {e}")))?;
-        Ok(Self {
-            trained: match stored {
-                Stored::Binary(m) => Trained::Binary(m),
-                Stored::Multiclass(m) => Trained::Multiclass(m),
-            },
+        Ok(match stored {
+            Stored::Binary(m) => Self::of(Trained::Binary(m)),
+            Stored::Multiclass(m) => Self::of(Trained::Multiclass(m)),
+            Stored::Decision(d) => {
+                let (m, decision) = crate::decision::Decision::split(*d);
+                Self {
+                    trained: Trained::Binary(Box::new(m)),
+                    decision,
+                }
+            }
         })
     }
 }
 
 /// Trains a kernel SVM by SMO (LIBSVM's method; one machine for two classes, one-vs-one or one-vs-rest
 /// machines for more) on CSR rows with class indices `y`, and returns the model and a dict of the run's
-/// certificate (`objective`, `duality_gap`, `n_iter`, `converged`, `stop`, `warnings`).
+/// certificate (`objective`, `duality_gap`, `n_iter`, `converged`, `stop`, `warnings`). With `approximation`
+/// (`nystroem` or `rff`) the kernel is approximated by `n_components` features instead and a linear SVM is
+/// trained on them by dual coordinate descent (Crammer–Singer's dual or one-vs-rest for more classes), as
+/// `maxmargin train --approx` does.
 #[pyfunction]
 #[pyo3(signature = (
     indptr, indices, data, n_features, y, sample_weight=None, *, c=1.0, kernel="rbf", gamma=None,
     degree=3, coef0=0.0, tol=None, gap=None, max_iter=None, class_weight=Vec::new(), multi_class="ovo",
-    random_state=0, scale="none", classes=None, verbose=0
+    random_state=0, scale="none", classes=None, verbose=0, approximation=None, n_components=100
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_kernel<'py>(
     py: Python<'py>,
-    indptr: PyReadonlyArray1<'py, i64>,
-    indices: PyReadonlyArray1<'py, i64>,
+    indptr: Index<'py>,
+    indices: Index<'py>,
     data: PyReadonlyArray1<'py, f64>,
     n_features: usize,
     y: PyReadonlyArray1<'py, f64>,
@@ -187,9 +293,11 @@ pub(crate) fn fit_kernel<'py>(
     scale: &str,
     classes: Option<Vec<f64>>,
     verbose: u8,
+    approximation: Option<&str>,
+    n_components: usize,
 ) -> PyResult<(Model, Bound<'py, PyDict>)> {
-    let csr = (indptr.as_slice()?, indices.as_slice()?, data.as_slice()?);
-    let (x, y, weights, k) = examples(csr, n_features, y.as_slice()?, sample_weight.as_ref())?;
+    let x = csr_rows(&indptr, &indices, &data, n_features)?;
+    let (x, y, weights, k) = examples(x, y.as_slice()?, sample_weight.as_ref())?;
     let (y, class_weight, positive) = labelled(y, k, classes.as_deref(), class_weight)?;
     let dataset = dataset(x, y);
     let choice = KernelChoice {
@@ -203,30 +311,60 @@ pub(crate) fn fit_kernel<'py>(
         coef0,
     };
     let scale = scaling(scale)?;
-    let multi = match multi_class {
-        "ovo" => StructSolverKind::Ovo,
-        "ovr" => StructSolverKind::Ovr,
-        other => {
+    let approx = match approximation {
+        None => None,
+        Some(m) => Some(Approximation {
+            method: m
+                .parse()
+                .map_err(|_| value_error(format!("approximation={m:?}: give nystroem or rff")))?,
+            components: n_components,
+            kernel: choice,
+        }),
+    };
+    let multi = match (multi_class, approx.is_some()) {
+        ("auto" | "ovo", false) => StructSolverKind::Ovo,
+        ("auto" | "crammer_singer", true) => StructSolverKind::Dcd,
+        ("ovr", _) => StructSolverKind::Ovr,
+        ("ovo", true) => {
+            let why = "trains exact kernel machines, one per pair of classes: an approximated kernel \
+                       trains auto (Crammer-Singer) or ovr";
+            return Err(value_error(refused("multi_class", "ovo", why)));
+        }
+        ("crammer_singer", false) => {
+            let why = "trains over an approximated kernel (approximation=nystroem or rff): exact \
+                       kernel machines are ovo or ovr";
+            return Err(value_error(refused("multi_class", "crammer_singer", why)));
+        }
+        (other, _) => {
             return Err(value_error(format!(
-                "multi_class={other:?}: give ovo or ovr"
+                "multi_class={other:?}: give auto, ovo, ovr or crammer_singer"
             )));
         }
     };
     let fit = |watch: &mut Watch<'_>| -> Result<(Trained, Fitted), maxmargin::Error> {
         if k <= 2 {
-            let smo = SmoParams {
-                epsilon: tol.unwrap_or(SmoParams::default().epsilon),
-                ..SmoParams::default()
-            };
-            let mut p = LinearSvmParams::new()
-                .solver(LinearSolver::Smo {
-                    smo,
-                    kernel: choice,
-                })
-                .regularization(Regularization::CSum(c))
-                .bias(Bias::Unregularized)
-                .seed(random_state)
-                .scale(scale);
+            let mut p = match approx {
+                // A linear SVM on the kernel's features, its intercept a regularized feature (LIBLINEAR's).
+                Some(a) => LinearSvmParams::new()
+                    .solver(LinearSolver::Dcd(match tol {
+                        Some(tol) => DcdParams::new().epsilon(tol),
+                        None => DcdParams::new(),
+                    }))
+                    .bias(Bias::Feature)
+                    .approx(a),
+                None => LinearSvmParams::new()
+                    .solver(LinearSolver::Smo {
+                        smo: SmoParams {
+                            epsilon: tol.unwrap_or(SmoParams::default().epsilon),
+                            ..SmoParams::default()
+                        },
+                        kernel: choice,
+                    })
+                    .bias(Bias::Unregularized),
+            }
+            .regularization(Regularization::CSum(c))
+            .seed(random_state)
+            .scale(scale);
             if let Some(g) = gap {
                 p = p.gap(g);
             }
@@ -243,12 +381,12 @@ pub(crate) fn fit_kernel<'py>(
             let fitted = Fitted::of_binary(&report.model, report.warnings);
             Ok((Trained::Binary(Box::new(report.model)), fitted))
         } else {
-            let mut p = StructuredSvmParams::new(Task::Multiclass)
-                .solver(multi)
-                .kernel(choice)
-                .c(c)
-                .scale(scale)
-                .class_weights(class_weight);
+            let mut p = StructuredSvmParams::new(Task::Multiclass).solver(multi);
+            p = match approx {
+                Some(a) => p.approx(a),
+                None => p.kernel(choice),
+            };
+            let mut p = p.c(c).scale(scale).class_weights(class_weight);
             if let Some(e) = tol {
                 p = p.epsilon(e);
             }
@@ -271,5 +409,5 @@ pub(crate) fn fit_kernel<'py>(
         return Err(e);
     }
     let (trained, fitted) = fitted.map_err(value_error)?;
-    Ok((Model { trained }, fitted.report(py)?))
+    Ok((Model::of(trained), fitted.report(py)?))
 }

@@ -39,8 +39,8 @@ impl LatentModel {
     fn predict<'py>(
         &self,
         py: Python<'py>,
-        indptr: PyReadonlyArray1<'py, i64>,
-        indices: PyReadonlyArray1<'py, i64>,
+        indptr: Index<'py>,
+        indices: Index<'py>,
         data: PyReadonlyArray1<'py, f64>,
         n_features: usize,
         lengths: Option<PyReadonlyArray1<'py, i64>>,
@@ -198,8 +198,8 @@ impl LatentModel {
 pub(crate) fn fit_latent<'py>(
     py: Python<'py>,
     task: &str,
-    indptr: PyReadonlyArray1<'py, i64>,
-    indices: PyReadonlyArray1<'py, i64>,
+    indptr: Index<'py>,
+    indices: Index<'py>,
     data: PyReadonlyArray1<'py, f64>,
     n_features: usize,
     y: PyReadonlyArray1<'py, i64>,

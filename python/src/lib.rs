@@ -5,7 +5,7 @@
 
 use maxmargin::core::objective::Regularization;
 use maxmargin::core::scale::{Scaler, Scaling};
-use maxmargin::core::vector::SparseRows;
+use maxmargin::core::vector::{SharedSlice, SparseRows};
 use maxmargin::io::libsvm::LabeledData;
 use maxmargin::linear::KernelChoice;
 use maxmargin::optim::SmoParams;
@@ -16,6 +16,7 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Any error of the library, as Python's `ValueError` with the library's message.
@@ -23,53 +24,101 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-/// The rows of a CSR matrix (`indptr`, `indices`, `data`) with `n_features` columns, column indices
-/// increasing within each row (scipy's `sort_indices`).
-fn rows(indptr: &[i64], indices: &[i64], data: &[f64], n_features: usize) -> PyResult<SparseRows> {
-    let mut x = SparseRows::new();
-    let mut idx = Vec::new();
-    for (i, w) in indptr.windows(2).enumerate() {
-        let (a, b) = (usize::try_from(w[0]), usize::try_from(w[1]));
-        let (Ok(a), Ok(b)) = (a, b) else {
-            return Err(value_error(format!("row {i}: a negative offset in indptr")));
-        };
-        if a > b || b > indices.len() || b > data.len() {
-            return Err(value_error(format!(
-                "row {i}: indptr [{a}, {b}) outside the {} stored values",
-                indices.len().min(data.len())
-            )));
-        }
-        idx.clear();
-        for &j in &indices[a..b] {
-            match u32::try_from(j) {
-                Ok(j) if (j as usize) < n_features => idx.push(j),
-                _ => {
-                    return Err(value_error(format!(
-                        "row {i}: column {j} outside 0..{n_features}"
-                    )));
-                }
-            }
-        }
-        x.push_row(&idx, &data[a..b])
-            .map_err(|e| value_error(format!("row {i}: {e}")))?;
-    }
-    x.set_n_features_at_least(n_features);
-    Ok(x)
+/// Integer arrays as numpy gives them: scipy's CSR offsets and column indices are int32 for most matrices and
+/// int64 for very large ones.
+#[derive(FromPyObject)]
+pub(crate) enum Index<'py> {
+    I32(PyReadonlyArray1<'py, i32>),
+    I64(PyReadonlyArray1<'py, i64>),
 }
 
-/// The rows of a CSR matrix given as numpy arrays (see [`rows`]).
+/// A numpy array's elements read in place.
+///
+/// Safety: built only from a contiguous array ([`PyReadonlyArray1::as_slice`] succeeded) whose object `owner`
+/// keeps alive, of the element type `T` or one of the same size and alignment that every bit pattern
+/// inhabits (`i32` read as `u32`). The extension never writes these arrays; Python code must not write them
+/// while a fit reads them, as with any array an extension reads with the GIL released.
+struct InPlace<T> {
+    ptr: *const T,
+    len: usize,
+    _owner: Py<PyAny>,
+}
+
+// SAFETY: the elements are only read, and the owner (a `Py`, itself `Send + Sync`) keeps them alive.
+unsafe impl<T> Send for InPlace<T> {}
+// SAFETY: as for `Send`: shared reads of memory nobody writes.
+unsafe impl<T> Sync for InPlace<T> {}
+
+impl<T> SharedSlice<T> for InPlace<T> {
+    fn as_slice(&self) -> &[T] {
+        // SAFETY: see the type's docs: `ptr..ptr + len` is a live, contiguous, unwritten array of `T`s.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// Column indices read in place (int32, whose non-negative values are the same bits as `u32`: a negative one
+/// reads as a column past any matrix and is refused by the rows' check) or converted once (int64).
+fn column_indices(indices: &Index<'_>) -> PyResult<Arc<dyn SharedSlice<u32>>> {
+    match indices {
+        Index::I32(a) => {
+            let s = a.as_slice()?;
+            Ok(Arc::new(InPlace {
+                ptr: s.as_ptr().cast::<u32>(),
+                len: s.len(),
+                _owner: a.as_any().clone().unbind(),
+            }))
+        }
+        Index::I64(a) => {
+            let s = a.as_slice()?;
+            let mut out = Vec::with_capacity(s.len());
+            for (k, &j) in s.iter().enumerate() {
+                out.push(u32::try_from(j).map_err(|_| {
+                    value_error(format!("indices[{k}]: column {j} is not a column index"))
+                })?);
+            }
+            Ok(Arc::new(out))
+        }
+    }
+}
+
+/// Row offsets as `usize` (`n + 1` numbers: converted, they are small beside the matrix).
+fn offsets(indptr: &Index<'_>) -> PyResult<Vec<usize>> {
+    let one = |i: usize, v: i64| {
+        usize::try_from(v).map_err(|_| value_error(format!("row {i}: a negative offset in indptr")))
+    };
+    match indptr {
+        Index::I32(a) => (a.as_slice()?.iter().enumerate())
+            .map(|(i, &v)| one(i, v.into()))
+            .collect(),
+        Index::I64(a) => (a.as_slice()?.iter().enumerate())
+            .map(|(i, &v)| one(i, v))
+            .collect(),
+    }
+}
+
+/// The rows of a CSR matrix (`indptr`, `indices`, `data`) with `n_features` columns, column indices
+/// increasing within each row (scipy's canonical format). Float64 values and int32 indices are read in place,
+/// not copied (int64 indices are converted once to 32 bits); the rows are checked as the library checks a
+/// file's, and an error names the first bad row.
 fn csr_rows(
-    indptr: &PyReadonlyArray1<'_, i64>,
-    indices: &PyReadonlyArray1<'_, i64>,
+    indptr: &Index<'_>,
+    indices: &Index<'_>,
     data: &PyReadonlyArray1<'_, f64>,
     n_features: usize,
 ) -> PyResult<SparseRows> {
-    rows(
-        indptr.as_slice()?,
-        indices.as_slice()?,
-        data.as_slice()?,
+    let values = data.as_slice()?;
+    let values: Arc<dyn SharedSlice<f64>> = Arc::new(InPlace {
+        ptr: values.as_ptr(),
+        len: values.len(),
+        _owner: data.as_any().clone().unbind(),
+    });
+    let x = SparseRows::from_shared(
+        offsets(indptr)?,
+        column_indices(indices)?,
+        values,
         n_features,
-    )
+    );
+    x.map_err(value_error)
 }
 
 /// Rows as wide as the matrix, or, when that width is far beyond what their nonzeros need (the facade
@@ -121,12 +170,10 @@ fn scattered(w: Vec<f64>, columns: Option<&[u32]>, n_features: usize) -> Vec<f64
 type Examples = (SparseRows, Vec<f64>, Option<Vec<f64>>, usize);
 
 fn examples(
-    (indptr, indices, data): (&[i64], &[i64], &[f64]),
-    n_features: usize,
+    x: SparseRows,
     y: &[f64],
     sample_weight: Option<&PyReadonlyArray1<'_, f64>>,
 ) -> PyResult<Examples> {
-    let x = rows(indptr, indices, data, n_features)?;
     let n = x.n_rows();
     if y.len() != n {
         return Err(value_error(format!("{} labels for {n} rows", y.len())));
@@ -534,6 +581,7 @@ fn refused(name: &'static str, value: &str, reason: &'static str) -> maxmargin::
 }
 
 mod custom;
+mod decision;
 mod graph;
 mod kernel;
 mod latent;

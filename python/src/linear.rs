@@ -17,8 +17,8 @@ use crate::kernel::Trained;
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_linear<'py>(
     py: Python<'py>,
-    indptr: PyReadonlyArray1<'py, i64>,
-    indices: PyReadonlyArray1<'py, i64>,
+    indptr: Index<'py>,
+    indices: Index<'py>,
     data: PyReadonlyArray1<'py, f64>,
     n_features: usize,
     y: PyReadonlyArray1<'py, f64>,
@@ -37,8 +37,8 @@ pub(crate) fn fit_linear<'py>(
     classes: Option<Vec<f64>>,
     verbose: u8,
 ) -> PyResult<(Option<Model>, Bound<'py, PyDict>)> {
-    let csr = (indptr.as_slice()?, indices.as_slice()?, data.as_slice()?);
-    let (x, y, weights, k) = examples(csr, n_features, y.as_slice()?, sample_weight.as_ref())?;
+    let x = csr_rows(&indptr, &indices, &data, n_features)?;
+    let (x, y, weights, k) = examples(x, y.as_slice()?, sample_weight.as_ref())?;
     let (y, class_weight, positive) = labelled(y, k, classes.as_deref(), class_weight)?;
     let (x, columns) = compacted(x, n_features)?;
     let width = columns.as_ref().map_or(n_features, Vec::len);

@@ -159,8 +159,8 @@ impl StructModel {
     fn predict<'py>(
         &self,
         py: Python<'py>,
-        indptr: PyReadonlyArray1<'py, i64>,
-        indices: PyReadonlyArray1<'py, i64>,
+        indptr: Index<'py>,
+        indices: Index<'py>,
         data: PyReadonlyArray1<'py, f64>,
         n_features: usize,
         lengths: Option<PyReadonlyArray1<'py, i64>>,
@@ -264,8 +264,8 @@ impl StructModel {
 pub(crate) fn fit_structured<'py>(
     py: Python<'py>,
     task: &str,
-    indptr: PyReadonlyArray1<'py, i64>,
-    indices: PyReadonlyArray1<'py, i64>,
+    indptr: Index<'py>,
+    indices: Index<'py>,
     data: PyReadonlyArray1<'py, f64>,
     n_features: usize,
     y: PyReadonlyArray1<'py, i64>,

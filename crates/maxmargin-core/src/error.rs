@@ -49,6 +49,14 @@ pub enum CoreError {
     /// A tolerance was negative or not finite.
     #[error("tolerance must be finite and >= 0, got {0}")]
     InvalidTolerance(f64),
+    /// A row of a matrix read in place is not a valid sparse row.
+    #[error("row {row}: {reason}")]
+    InvalidRow {
+        /// The row, from 0.
+        row: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// Sparse indices must increase strictly.
     #[error("sparse indices must increase strictly: index {index} follows {previous}")]
     UnsortedIndex {

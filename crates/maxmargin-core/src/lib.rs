@@ -28,6 +28,7 @@
 //! ```
 
 pub mod affine;
+mod buffer;
 pub mod calibration;
 mod error;
 pub mod hinge;

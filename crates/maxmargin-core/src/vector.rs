@@ -5,6 +5,8 @@
 //! increasing and `u32`; a feature index beyond the length of a dense weight vector has weight zero, so a
 //! model can score rows with features it never saw. This module does no file I/O.
 
+use crate::buffer::Buffer;
+pub use crate::buffer::SharedSlice;
 use crate::error::{CoreError, check_finite};
 use nalgebra::DVectorView;
 use serde::{Deserialize, Serialize};
@@ -325,11 +327,13 @@ impl SparseVec {
 }
 
 /// A dataset of sparse rows in compressed sparse row form: one `indptr`, one `idx` and one `val` buffer.
+/// The index and value buffers are the matrix's own, or another owner's read in place
+/// ([`SparseRows::from_shared`]; cloned by reference, copied only when rows are added).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SparseRows {
     indptr: Vec<usize>,
-    idx: Vec<u32>,
-    val: Vec<f64>,
+    idx: Buffer<u32>,
+    val: Buffer<f64>,
     n_features: usize,
 }
 
@@ -344,8 +348,8 @@ impl SparseRows {
     pub fn new() -> Self {
         Self {
             indptr: vec![0],
-            idx: Vec::new(),
-            val: Vec::new(),
+            idx: Buffer::Owned(Vec::new()),
+            val: Buffer::Owned(Vec::new()),
             n_features: 0,
         }
     }
@@ -365,8 +369,8 @@ impl SparseRows {
     /// ```
     pub fn push_row(&mut self, idx: &[u32], val: &[f64]) -> Result<(), CoreError> {
         check_sparse(idx, val)?;
-        self.idx.extend_from_slice(idx);
-        self.val.extend_from_slice(val);
+        self.idx.to_mut().extend_from_slice(idx);
+        self.val.to_mut().extend_from_slice(val);
         self.indptr.push(self.idx.len());
         if let Some(&last) = idx.last() {
             self.n_features = self.n_features.max(last as usize + 1);
@@ -377,8 +381,8 @@ impl SparseRows {
     /// Removes every row, keeping the buffers' memory and the feature count (a reused batch).
     pub fn clear(&mut self) {
         self.indptr.truncate(1);
-        self.idx.clear();
-        self.val.clear();
+        self.idx.to_mut().clear();
+        self.val.to_mut().clear();
     }
 
     /// Builds a matrix from dense rows (zeros dropped).
@@ -393,6 +397,62 @@ impl SparseRows {
             out.n_features = out.n_features.max(row.len());
         }
         Ok(out)
+    }
+
+    /// A matrix over buffers another owner keeps (an array read in place): row `i` is
+    /// `idx[indptr[i]..indptr[i + 1]]` with its values, `n_features` at least one past every index. The rows
+    /// are checked as [`SparseRows::push_row`] checks them, and nothing of `idx` or `val` is copied.
+    ///
+    /// # Errors
+    /// [`CoreError::InvalidRow`] naming the first row (from 0) whose offsets, indices or values are wrong.
+    ///
+    /// # Examples
+    /// ```
+    /// use maxmargin_core::vector::{SharedSlice, SparseRows};
+    /// use std::sync::Arc;
+    /// let idx: Arc<dyn SharedSlice<u32>> = Arc::new(vec![0, 2, 1]);
+    /// let val: Arc<dyn SharedSlice<f64>> = Arc::new(vec![1.0, 2.0, 3.0]);
+    /// let x = SparseRows::from_shared(vec![0, 2, 3], idx, val, 3).unwrap();
+    /// assert_eq!((x.n_rows(), x.row(1).indices()), (2, &[1][..]));
+    /// ```
+    pub fn from_shared(
+        indptr: Vec<usize>,
+        idx: std::sync::Arc<dyn SharedSlice<u32>>,
+        val: std::sync::Arc<dyn SharedSlice<f64>>,
+        n_features: usize,
+    ) -> Result<Self, CoreError> {
+        let (i, v) = (idx.as_slice(), val.as_slice());
+        let invalid = |row: usize, reason: String| CoreError::InvalidRow { row, reason };
+        if indptr.first() != Some(&0) {
+            return Err(invalid(0, "the offsets must start at 0".into()));
+        }
+        if i.len() != v.len() {
+            let reason = format!("{} indices but {} values", i.len(), v.len());
+            return Err(invalid(0, reason));
+        }
+        for (row, w) in indptr.windows(2).enumerate() {
+            let (a, b) = (w[0], w[1]);
+            if a > b || b > i.len() {
+                let reason = format!("offsets [{a}, {b}) outside the {} stored values", i.len());
+                return Err(invalid(row, reason));
+            }
+            check_sparse(&i[a..b], &v[a..b]).map_err(|e| invalid(row, e.to_string()))?;
+            if let Some(&j) = i[a..b].last()
+                && j as usize >= n_features
+            {
+                return Err(invalid(row, format!("column {j} outside 0..{n_features}")));
+            }
+        }
+        if indptr.last() != Some(&i.len()) {
+            let reason = format!("the offsets end before the {} stored values", i.len());
+            return Err(invalid(indptr.len().saturating_sub(2), reason));
+        }
+        Ok(Self {
+            indptr,
+            idx: Buffer::Shared(idx),
+            val: Buffer::Shared(val),
+            n_features,
+        })
     }
 
     /// Row `i`.
@@ -460,22 +520,26 @@ impl SparseRows {
     /// Reserves room for `nnz` more stored entries (pages never written are never resident, so an upper
     /// bound costs address space, not memory, and saves the copies and the slack of growing).
     pub fn reserve(&mut self, nnz: usize) {
-        self.idx.reserve(nnz);
-        self.val.reserve(nnz);
+        self.idx.to_mut().reserve(nnz);
+        self.val.to_mut().reserve(nnz);
     }
 
     /// Releases unused capacity.
     pub fn shrink_to_fit(&mut self) {
         self.indptr.shrink_to_fit();
-        self.idx.shrink_to_fit();
-        self.val.shrink_to_fit();
+        if let Buffer::Owned(v) = &mut self.idx {
+            v.shrink_to_fit();
+        }
+        if let Buffer::Owned(v) = &mut self.val {
+            v.shrink_to_fit();
+        }
     }
 
     /// Appends all rows of `other` (already checked when they were pushed there).
     pub fn append(&mut self, other: &SparseRows) {
         let base = self.idx.len();
-        self.idx.extend_from_slice(&other.idx);
-        self.val.extend_from_slice(&other.val);
+        self.idx.to_mut().extend_from_slice(&other.idx);
+        self.val.to_mut().extend_from_slice(&other.val);
         self.indptr
             .extend(other.indptr[1..].iter().map(|&p| base + p));
         self.n_features = self.n_features.max(other.n_features);
@@ -486,8 +550,8 @@ impl SparseRows {
         let mut out = Self::new();
         for &i in rows {
             let r = self.row(i);
-            out.idx.extend_from_slice(r.idx);
-            out.val.extend_from_slice(r.val);
+            out.idx.to_mut().extend_from_slice(r.idx);
+            out.val.to_mut().extend_from_slice(r.val);
             out.indptr.push(out.idx.len());
         }
         out.n_features = self.n_features;
