@@ -3,6 +3,8 @@ that predicts with it."""
 
 import numpy as np
 
+import json
+
 from . import _core
 
 _STRUCTURED = ("multilabel", "chain", "graph")
@@ -13,7 +15,8 @@ def load(path):
     multiclass model, :class:`~maxmargin.MaxMarginSVC` for a kernel (or approximated-kernel) one, a
     :mod:`maxmargin.learners` learner for a multilabel, chain or graph model, :class:`~maxmargin.Tagger` for a
     CoNLL tagger. It predicts as the command does; ``converged_``, ``duality_gap_`` and ``objective_`` come
-    from the file, its hyperparameters are the estimator's defaults. Files from older versions of the
+    from the file, and so do the hyperparameters the file records (``C``, the loss, the kernel, the scaling,
+    the seed, ...: ``clone(load(path)).fit(X, y)`` trains as the file's run did). Files from older versions of the
     command are read as the command reads them."""
     from .learners import load as load_structured
     from .sklearn import MaxMarginClassifier, MaxMarginSVC, _record_run
@@ -32,6 +35,7 @@ def load(path):
     model = _core.Model.load(str(path))
     parts = model.parts()
     estimator = MaxMarginSVC() if model.is_kernel else MaxMarginClassifier()
+    estimator.set_params(**_hyperparameters(model, estimator.get_params()))
     estimator.classes_ = np.asarray(parts["classes"])
     estimator.n_features_in_ = int(parts["n_features"])
     estimator._model = model
@@ -44,3 +48,42 @@ def load(path):
         estimator.threshold_ = model.threshold[0]
     _record_run(estimator, parts)
     return estimator
+
+
+def _hyperparameters(model, defaults):
+    """The estimator's parameters a model file records (its run's C, loss, kernel, scaling, seed, ...), so that
+    a loaded estimator refitted (or cloned) trains as the file's run did; what the file does not say keeps the
+    estimator's default."""
+    ((kind, m),) = json.loads(bytes(model.to_bytes())).items()
+    if kind == "Decision":
+        m = m["model"]
+    p = m["params"]
+    n = m["training"]["n_samples"]
+    out = {"random_state": p["seed"], "scale": str(p["scale"]).replace("_", ""), "gap": p["gap"]}
+    regularization = p["regularization"]
+    if isinstance(regularization, dict) and "c_sum" in regularization:
+        out["C"] = regularization["c_sum"]
+    elif m["lambda"] > 0 and n > 0:
+        out["C"] = 1.0 / (m["lambda"] * n)
+    kernel = p.get("kernel") or (p.get("approx") or {}).get("kernel")
+    if kernel is not None and "kernel" in defaults:
+        gamma = kernel["gamma"]
+        out.update(kernel=kernel["kind"], gamma="scale" if gamma is None else gamma,
+                   degree=kernel["degree"], coef0=kernel["coef0"])
+    if p.get("approx") is not None:
+        out.update(approximation=p["approx"]["method"], n_components=p["approx"]["components"])
+    solver = p["solver"]
+    if kind == "Multiclass":
+        out["fit_intercept"] = bool(p["bias"])
+        multi = {"dcd": "crammer_singer", "ssg": "crammer_singer", "ovr": "ovr", "ovo": "ovo",
+                 "softmax": "multinomial"}.get(solver)
+        if multi is not None:
+            out["multi_class"] = multi
+        out["loss"] = "logistic" if solver == "softmax" else p["loss"]
+    else:
+        out["fit_intercept"] = p["bias"] != "none"
+        out["loss"] = p["loss"]
+        if solver in ("dcd", "pegasos", "subgradient"):
+            out["solver"] = solver
+    return {key: value for key, value in out.items() if key in defaults}
+

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.datasets import load_svmlight_file
 
 import maxmargin
@@ -41,8 +42,12 @@ def command_predictions(model, data):
         (MaxMarginClassifier(C=1.0, scale="standard"), heart),
         (MaxMarginClassifier(multi_class="crammer_singer"), iris),
         (MaxMarginSVC(C=1.0, gamma=0.1), heart),
+        (MaxMarginClassifier(C=0.3, loss="squared_hinge", fit_intercept=False, random_state=4), heart),
+        (MaxMarginClassifier(C=2.0, multi_class="ovr", loss="logistic", scale="maxabs"), iris),
+        (MaxMarginSVC(C=3.0, kernel="poly", degree=2, coef0=1.0, multi_class="ovr"), iris),
+        (MaxMarginSVC(approximation="nystroem", n_components=30, gap=0.001, multi_class="crammer_singer"), iris),
     ],
-    ids=["linear", "scaled", "multiclass", "kernel"],
+    ids=["linear", "scaled", "multiclass", "kernel", "squared", "ovr-logistic", "kernel-ovr", "nystroem"],
 )
 def test_a_saved_model_is_read_back_and_predicts_the_same(tmp_path, estimator, data):
     X, y = data()
@@ -56,6 +61,11 @@ def test_a_saved_model_is_read_back_and_predicts_the_same(tmp_path, estimator, d
     assert np.allclose(loaded.decision_function(X), fitted.decision_function(X), rtol=1e-12, atol=1e-12)
     assert loaded.converged_ == fitted.converged_
     assert loaded.objective_ == pytest.approx(fitted.objective_, rel=1e-12)
+    # The file's hyperparameters come back (random_state None trains with seed 0).
+    expected = {**fitted.get_params(), "random_state": fitted.random_state or 0}
+    assert loaded.get_params() == expected
+    refit = clone(loaded).fit(X, y)
+    assert np.array_equal(refit.decision_function(X), fitted.decision_function(X))
     again = pickle.loads(pickle.dumps(fitted))
     assert np.array_equal(again.predict(X), fitted.predict(X))
     if COMMAND is not None:
