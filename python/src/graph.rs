@@ -113,7 +113,7 @@ fn inference(name: Option<&str>) -> PyResult<Option<Inference>> {
     name.map(|n| {
         Inference::from_name(n).ok_or_else(|| {
             value_error(format!(
-                "inference_method={n:?}: give exact-tree, brute-force, max-product or ad3"
+                "inference_method={n:?}: give exact-tree, brute-force, max-product, ad3 or qpbo"
             ))
         })
     })

@@ -128,8 +128,9 @@ pub(crate) struct GraphArgs {
     /// binary nodes), max-product (loopy belief propagation and local search: approximate on graphs with
     /// cycles, so the training gap is then not a certificate), ad3 (the LP relaxation by dual
     /// decomposition, with branch and bound: each answer certified by its dual bound where the search ends
-    /// within budget, and the run says whether every one was). Default: exact-tree when every training
-    /// graph is a forest, else max-product.
+    /// within budget, and the run says whether every one was), qpbo (graph cuts: exact with two labels
+    /// and attractive pairwise tables, α-expansion moves otherwise). Default: exact-tree when every
+    /// training graph is a forest, else max-product.
     #[arg(long, value_enum)]
     pub(crate) inference: Option<InferenceArg>,
     /// --task graph: one pairwise table read from each edge's first node to its second, instead of one
@@ -149,6 +150,9 @@ pub(crate) enum InferenceArg {
     MaxProduct,
     /// AD3: the LP relaxation, its dual bound, rounding and branch and bound.
     Ad3,
+    /// Graph cuts: one minimum cut (two labels), α-expansion moves (more).
+    #[value(alias = "graph-cut")]
+    Qpbo,
 }
 
 impl InferenceArg {
@@ -159,6 +163,7 @@ impl InferenceArg {
             Self::BruteForce => Inference::BruteForce,
             Self::MaxProduct => Inference::MAX_PRODUCT,
             Self::Ad3 => Inference::AD3,
+            Self::Qpbo => Inference::Qpbo,
         }
     }
 }

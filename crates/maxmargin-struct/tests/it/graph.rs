@@ -112,6 +112,46 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn graph_cuts_are_never_above_the_optimum((space, w, x, y, _z) in graph_case(false, Inference::Qpbo)) {
+        let exact = BruteForce(space.with_inference(Inference::BruteForce));
+        let found = space.loss_augmented(&w, &x, &y).unwrap();
+        let best = exact.loss_augmented(&w, &x, &y).unwrap();
+        prop_assert!(found.hinge <= best.hinge + 1e-9, "{} above {}", found.hinge, best.hinge);
+        let again = space.violation(&w, &x, &y, found.output.clone());
+        prop_assert!((again.hinge - found.hinge).abs() < 1e-9);
+    }
+
+    /// Two labels and an attractive shared table (`P(0,0) + P(1,1) ≥ 2 P(0,1)`): one cut is the exact
+    /// maximizer, decoded and loss-augmented, and no call is counted uncertified.
+    #[test]
+    fn one_cut_is_exact_on_two_labels_with_an_attractive_table(
+        (_, w, x, y, _z) in graph_case(false, Inference::Qpbo),
+        table in ints(3, -3, 3),
+    ) {
+        let d = 2;
+        let space = GraphSpace::with_costs(d, 0, CostMatrix::zero_one(2).unwrap(), false, Inference::Qpbo)
+            .unwrap();
+        prop_assume!(table[0] + table[2] >= 2.0 * table[1]);
+        let mut weights: Vec<f64> = w.iter().copied().cycle().take(d * 2).collect();
+        weights.extend(&table);
+        let nodes = x.nodes().iter().map(|v| SparseVec::from_dense(&v.as_row().to_dense(d)).unwrap()).collect();
+        let g = Graph::new(nodes, x.edges().to_vec()).unwrap();
+        let y: Vec<u32> = y.iter().map(|&v| v % 2).collect();
+        let exact = BruteForce(space.with_inference(Inference::BruteForce));
+        let found = space.loss_augmented(&weights, &g, &y).unwrap();
+        let best = exact.loss_augmented(&weights, &g, &y).unwrap();
+        prop_assert!((found.hinge - best.hinge).abs() <= 1e-9, "{} against {}", found.hinge, best.hinge);
+        let d1 = space.decode(&weights, &g).unwrap();
+        let d2 = exact.decode(&weights, &g).unwrap();
+        prop_assert!((space.score(&weights, &g, &d1) - space.score(&weights, &g, &d2)).abs() <= 1e-9);
+        prop_assert_eq!(space.uncertified_calls(), 0);
+    }
+}
+
 /// A seeded stream of numbers in [-1, 1) without ties (a linear congruential generator is enough here).
 fn uniform(seed: u64) -> impl FnMut() -> f64 {
     let mut s = seed;
@@ -289,4 +329,56 @@ fn ad3_reports_its_relaxation_bound_and_whether_it_is_tight() {
             }
         }
     }
+}
+
+/// Two labels on a 3 × 4 grid (bipartite) with any shared table, attractive or repulsive, directed or not:
+/// one cut after swapping one colour class's labels where the table is repulsive is the exact maximizer.
+/// Three labels: α-expansion is approximate and counted so.
+#[test]
+fn graph_cuts_are_exact_on_a_binary_grid_whatever_its_table() {
+    let mut r = uniform(5);
+    let (h, wd, d) = (3, 4, 2);
+    let pixels = |r: &mut dyn FnMut() -> f64| -> Vec<SparseVec> {
+        (0..h * wd)
+            .map(|_| SparseVec::from_dense(&[r(), r()]).unwrap())
+            .collect()
+    };
+    for directed in [false, true] {
+        let space = GraphSpace::with_costs(
+            d,
+            0,
+            CostMatrix::zero_one(2).unwrap(),
+            directed,
+            Inference::Qpbo,
+        )
+        .unwrap();
+        let exact = BruteForce(space.with_inference(Inference::BruteForce));
+        for _ in 0..50 {
+            let g = Graph::grid(h, wd, pixels(&mut r), false, false).unwrap();
+            let w: Vec<f64> = (0..space.dim()).map(|_| 3.0 * r()).collect();
+            let y: Vec<u32> = (0..h * wd).map(|_| u32::from(r() > 0.0)).collect();
+            let (found, best) = (
+                space.loss_augmented(&w, &g, &y).unwrap(),
+                exact.loss_augmented(&w, &g, &y).unwrap(),
+            );
+            assert!(
+                (found.hinge - best.hinge).abs() <= 1e-9,
+                "{} against {}",
+                found.hinge,
+                best.hinge
+            );
+        }
+        assert_eq!(space.uncertified_calls(), 0);
+    }
+    let three = GraphSpace::new(d, 3, Inference::Qpbo).unwrap();
+    let exact = BruteForce(three.with_inference(Inference::BruteForce));
+    let g = Graph::grid(2, 3, pixels(&mut r)[..6].to_vec(), false, false).unwrap();
+    let w: Vec<f64> = (0..three.dim()).map(|_| 3.0 * r()).collect();
+    let y = vec![0u32, 1, 2, 0, 1, 2];
+    let (found, best) = (
+        three.loss_augmented(&w, &g, &y).unwrap(),
+        exact.loss_augmented(&w, &g, &y).unwrap(),
+    );
+    assert!(found.hinge <= best.hinge + 1e-9);
+    assert_eq!(three.uncertified_calls(), 1);
 }
