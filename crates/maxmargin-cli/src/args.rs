@@ -56,6 +56,10 @@ pub(crate) enum Command {
         /// model reads, which is also what is read when it is not given.
         #[arg(long, value_enum)]
         format: Option<FormatArg>,
+        /// Graph models: infer with this method instead of the one the model was trained with (ad3 or
+        /// brute-force to predict exactly with a model trained by max-product, say).
+        #[arg(long, value_enum)]
+        inference: Option<InferenceArg>,
     },
     /// Accuracy, counts, and with --lambda the primal objective, of a model on labelled data.
     #[command(
@@ -89,6 +93,9 @@ pub(crate) enum Command {
         /// larger unless train --pos-label chose another].
         #[arg(long, value_name = "L", allow_negative_numbers = true)]
         pos_label: Option<f64>,
+        /// Graph models: infer with this method instead of the one the model was trained with.
+        #[arg(long, value_enum)]
+        inference: Option<InferenceArg>,
     },
     /// Stratified, seeded k-fold cross-validation of a binary linear SVM (any of train's flags): accuracy per
     /// fold and their mean, or with --c-path, per C along a warm-started regularization path.

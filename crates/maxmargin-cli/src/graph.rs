@@ -1,9 +1,11 @@
 //! `train --task graph`, and `predict` / `eval` for graph models: graphs as JSON lines, one per line, a
 //! label per node.
 
+use crate::args::InferenceArg;
 use crate::{TrainCmd, structured};
 use anyhow::{Result, bail};
 use maxmargin::io::graphs;
+use maxmargin::structured::Inference;
 use maxmargin::structured_svm::{GraphModel, GraphOptions, StructEvaluation, Task};
 use std::path::Path;
 
@@ -33,10 +35,40 @@ pub(crate) fn train(cmd: &TrainCmd) -> Result<bool> {
     )
 }
 
+thread_local! {
+    /// The inference method `predict` and `eval` were told to use instead of the model's (`--inference`).
+    pub(crate) static INFERENCE: std::cell::Cell<Option<Inference>> = const { std::cell::Cell::new(None) };
+}
+
+/// Refuses `--inference` for a model that is not a graph model, naming its kind.
+pub(crate) fn overriding(model: &Path, inference: Option<InferenceArg>) -> Result<()> {
+    if inference.is_none() {
+        return Ok(());
+    }
+    let kind = maxmargin::io::model_file::read_header(model)?.kind;
+    if kind != maxmargin::structured_svm::GRAPH_KIND {
+        bail!(
+            "--inference applies to graph models (train --task graph); {} is a {kind} model, which infers \
+             exactly",
+            model.display()
+        );
+    }
+    Ok(())
+}
+
+/// The graph model in `path`, inferring with `--inference`'s method when one was given.
+fn load(path: &Path) -> Result<GraphModel> {
+    let model = GraphModel::load(path)?;
+    Ok(match INFERENCE.with(std::cell::Cell::get) {
+        Some(i) => model.with_inference(i),
+        None => model,
+    })
+}
+
 /// One line per graph: its nodes' labels (0-based, as in the file) separated by spaces, or with `json` an
 /// object `{"labels": [...]}`.
 pub(crate) fn predict(model_path: &Path, data: &Path, json: bool) -> Result<Vec<String>> {
-    let model = GraphModel::load(model_path)?;
+    let model = load(model_path)?;
     let labels = model.predict(&graphs::read(data)?)?;
     Ok(labels
         .iter()
@@ -55,7 +87,7 @@ pub(crate) fn predict(model_path: &Path, data: &Path, json: bool) -> Result<Vec<
 
 /// Node accuracy, Hamming loss, mean and per-class IoU (and the objective with `lambda`).
 pub(crate) fn eval(model_path: &Path, data: &Path, lambda: Option<f64>, json: bool) -> Result<()> {
-    let model = GraphModel::load(model_path)?;
+    let model = load(model_path)?;
     let e: StructEvaluation = model.evaluate(&graphs::read(data)?, lambda)?;
     if json {
         out!("{}", serde_json::to_string(&e)?);

@@ -196,8 +196,11 @@ fn run(cli: Cli) -> Result<i32> {
             json,
             probability,
             format,
+            inference,
         } => crate::load::check_format(&model, format)
+            .and_then(|()| crate::graph::overriding(&model, inference))
             .and_then(|()| {
+                crate::graph::INFERENCE.with(|i| i.set(inference.map(|i| i.method())));
                 predict(
                     &model,
                     &data,
@@ -215,8 +218,11 @@ fn run(cli: Cli) -> Result<i32> {
             groups,
             format,
             pos_label,
+            inference,
         } => {
             crate::load::check_format(&model, format)?;
+            crate::graph::overriding(&model, inference)?;
+            crate::graph::INFERENCE.with(|i| i.set(inference.map(|i| i.method())));
             let grouping = groups::from_flags(group_by, groups.as_deref());
             eval(&model, &data, lambda, json, grouping.as_ref(), pos_label).map(|()| 0)
         }

@@ -223,3 +223,43 @@ fn graph_cuts_train_a_certified_binary_segmentation() {
         "{lines}"
     );
 }
+
+/// `predict --inference` and `eval --inference` infer with another method than the model's: a model trained
+/// by max-product predicts with graph cuts or AD3 (exact on these pictures' two labels); refused by name
+/// for a model that is not a graph model.
+#[test]
+fn predict_and_eval_infer_with_the_method_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let shapes = Shapes::default().size(6, 6).labels(2);
+    let (train, test) = (dir.path().join("b.jsonl"), dir.path().join("t.jsonl"));
+    maxmargin::io::graphs::write(&train, &shapes.generate(10, 5)).unwrap();
+    maxmargin::io::graphs::write(&test, &shapes.generate(4, 6)).unwrap();
+    let model = dir.path().join("m.model");
+    ok_stderr(&["train", s(&train), "--task", "graph", "-o", s(&model)]);
+    let exact = ok(&["predict", s(&model), s(&test), "--inference", "ad3"]);
+    let cut = ok(&["predict", s(&model), s(&test), "--inference", "qpbo"]);
+    assert_eq!(exact, cut, "two exact methods, one answer");
+    assert_eq!(exact.lines().count(), 4);
+    let e: serde_json::Value = serde_json::from_str(&ok(&[
+        "eval",
+        s(&model),
+        s(&test),
+        "--json",
+        "--inference",
+        "qpbo",
+    ]))
+    .unwrap();
+    assert!(e["accuracy"].as_f64().unwrap() > 0.5, "{e}");
+    let rows = dir.path().join("rows.svm");
+    std::fs::write(&rows, "1 1:1\n-1 1:-1\n").unwrap();
+    let linear = dir.path().join("l.model");
+    ok(&["train", s(&rows), "-o", s(&linear), "-q"]);
+    for command in ["predict", "eval"] {
+        let err = fails(&[command, s(&linear), s(&rows), "--inference", "ad3"], 1);
+        assert!(
+            err.contains("--inference applies to graph models")
+                && err.contains("is a binary model"),
+            "{err}"
+        );
+    }
+}
