@@ -47,6 +47,37 @@ class Model:
         data: npt.NDArray[np.float64],
         n_features: int,
     ) -> npt.NDArray[np.float64]: ...
+    def calibrated(
+        self,
+        indptr: npt.NDArray[np.int32 | np.int64],
+        indices: npt.NDArray[np.int32 | np.int64],
+        data: npt.NDArray[np.float64],
+        n_features: int,
+        y: npt.NDArray[np.float64],
+        method: str,
+    ) -> "Model": ...
+    def thresholded(
+        self,
+        indptr: npt.NDArray[np.int32 | np.int64],
+        indices: npt.NDArray[np.int32 | np.int64],
+        data: npt.NDArray[np.float64],
+        n_features: int,
+        y: npt.NDArray[np.float64],
+        rule: str,
+        value: float,
+        false_positive: float,
+    ) -> Tuple["Model", dict[str, Any]]: ...
+    def probabilities(
+        self,
+        indptr: npt.NDArray[np.int32 | np.int64],
+        indices: npt.NDArray[np.int32 | np.int64],
+        data: npt.NDArray[np.float64],
+        n_features: int,
+    ) -> npt.NDArray[np.float64]: ...
+    @property
+    def calibration(self) -> Optional[str]: ...
+    @property
+    def threshold(self) -> Optional[Tuple[float, str]]: ...
     def to_bytes(self) -> bytes: ...
     @staticmethod
     def from_bytes(bytes: bytes) -> "Model": ...

@@ -1,6 +1,8 @@
 """A binary model's decisions from Python, as ``maxmargin calibrate`` and ``maxmargin threshold`` make them: a
 calibration fitted on development rows and a cut-off chosen on them, kept with the model and saved in its file."""
 
+import contextlib
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -12,11 +14,30 @@ def _csr(X):
     A float64 CSR matrix already in that form is passed as it is: the extension reads its ``data`` and, when
     they are int32, its ``indices`` in place, without a copy (int64 indices are converted once to 32 bits).
     Anything else (a dense array, another sparse format, unsorted or repeated indices) is converted once here,
-    leaving the caller's matrix untouched."""
+    leaving the caller's matrix untouched; so are arrays the extension cannot read where they are (not
+    contiguous, not aligned, not in this machine's byte order)."""
     if not (sp.issparse(X) and X.format == "csr" and X.dtype == np.float64 and X.has_canonical_format):
         X = sp.csr_matrix(X, dtype=np.float64, copy=True)
         X.sum_duplicates()
-    return tuple(np.ascontiguousarray(a) for a in (X.indptr, X.indices, X.data))
+    return tuple(
+        np.require(a, a.dtype.newbyteorder("="), ("C_CONTIGUOUS", "ALIGNED")) for a in (X.indptr, X.indices, X.data)
+    )
+
+
+@contextlib.contextmanager
+def _reading(arrays):
+    """Marks ``arrays`` read-only while the extension reads them in place with the GIL released, so that Python
+    code writing them meanwhile (another thread, a signal handler) raises instead of racing with the reads;
+    their flags are restored after."""
+    writeable = [a.flags.writeable for a in arrays]
+    try:
+        for a in arrays:
+            a.flags.writeable = False
+        yield arrays
+    finally:
+        for a, w in zip(arrays, writeable):
+            if w:
+                a.flags.writeable = True
 
 
 
@@ -42,7 +63,8 @@ class _Decisions:
             into the model file (``maxmargin predict`` reports them).
         """
         model, X, y_index = self._development(X, y)
-        self._model = model.calibrated(*_csr(X), X.shape[1], y_index, method)
+        with _reading(_csr(X)) as csr:
+            self._model = model.calibrated(*csr, X.shape[1], y_index, method)
         return self
 
     def threshold(self, X, y, *, cost=None, max_flag_rate=None, min_recall=None, score=None, probability=None):
@@ -93,9 +115,8 @@ class _Decisions:
         else:
             value, false_positive = float(value), 0.0
         model, X, y_index = self._development(X, y)
-        self._model, report = model.thresholded(
-            *_csr(X), X.shape[1], y_index, rule, value, false_positive
-        )
+        with _reading(_csr(X)) as csr:
+            self._model, report = model.thresholded(*csr, X.shape[1], y_index, rule, value, false_positive)
         self.threshold_ = report["threshold"]
         self.threshold_report_ = {key: report[key] for key in ("precision", "recall", "flag_rate")}
         return self
@@ -118,8 +139,11 @@ class _Decisions:
         y = np.asarray(y)
         if y.shape != (X.shape[0],):
             raise ValueError(f"y must have one class per row of X ({X.shape[0]}), got shape {y.shape}")
-        y_index = np.searchsorted(self.classes_, y)
-        known = (y_index < 2) & (self.classes_[np.minimum(y_index, 1)] == y)
+        try:
+            y_index = np.searchsorted(self.classes_, y)
+            known = (y_index < 2) & (self.classes_[np.minimum(y_index, 1)] == y)
+        except TypeError as e:
+            raise ValueError(f"y: classes of another type than the model's {self.classes_.tolist()}: {e}") from None
         if not np.all(known):
             first = int(np.argmin(known))
             raise ValueError(
@@ -128,7 +152,19 @@ class _Decisions:
         return model, X, y_index.astype(np.float64)
 
     def _cut(self):
-        """The chosen cut-off on the score, else 0."""
+        """The chosen cut-off on the score, else ``None``."""
         model = getattr(self, "_model", None)
         threshold = None if model is None else model.threshold
-        return 0.0 if threshold is None else threshold[0]
+        return None if threshold is None else threshold[0]
+
+    def _forget_decisions(self):
+        """After a new fit: no cut-off and no report of one."""
+        for name in ("threshold_", "threshold_report_"):
+            self.__dict__.pop(name, None)
+
+    def _scores(self, X):
+        """The kept model's decision values of ``X`` (the numbers a cut-off was chosen on: the command's)."""
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        with _reading(_csr(X)) as csr:
+            scores = self._model.decision(*csr, X.shape[1])
+        return scores[:, 0] if scores.shape[1] == 1 else scores

@@ -22,7 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _core
-from ._decision import _csr, _Decisions
+from ._decision import _csr, _Decisions, _reading
 
 __all__ = ["MaxMarginClassifier", "MaxMarginSVC"]
 
@@ -89,9 +89,6 @@ def _fit_inputs(estimator, X, y, sample_weight):
     estimator._validate_params()
     X, y = validate_data(estimator, X, y, accept_sparse="csr", dtype=np.float64, accept_large_sparse=True)
     check_classification_targets(y)
-    # A new fit forgets the last model's cut-off.
-    for name in ("threshold_", "threshold_report_"):
-        estimator.__dict__.pop(name, None)
     estimator.classes_, y_index = np.unique(y, return_inverse=True)
     if len(estimator.classes_) < 2:
         raise ValueError(
@@ -288,30 +285,31 @@ class MaxMarginClassifier(_KeptModel, LinearClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Trains on ``X`` (dense or sparse) with labels ``y`` and optional per-sample weights."""
         X, y, y_index, weights = _fit_inputs(self, X, y, sample_weight)
-        indptr, indices, data = _csr(X)
         class_weight = _class_weights(self.class_weight, self.classes_, y)
-        model, result = _core.fit_linear(
-            indptr,
-            indices,
-            data,
-            X.shape[1],
-            y_index.astype(np.float64),
-            weights,
-            c=float(self.C),
-            loss=self.loss,
-            multi_class=self.multi_class,
-            solver=self.solver,
-            tol=None if self.tol is None else float(self.tol),
-            gap=None if self.gap is None else float(self.gap),
-            max_iter=None if self.max_iter is None else float(self.max_iter),
-            class_weight=class_weight,
-            fit_intercept=bool(self.fit_intercept),
-            random_state=_seed(self.random_state),
-            scale=self.scale,
-            classes=_numeric_classes(self.classes_),
-            verbose=int(self.verbose),
-        )
+        with _reading(_csr(X)) as (indptr, indices, data):
+            model, result = _core.fit_linear(
+                indptr,
+                indices,
+                data,
+                X.shape[1],
+                y_index.astype(np.float64),
+                weights,
+                c=float(self.C),
+                loss=self.loss,
+                multi_class=self.multi_class,
+                solver=self.solver,
+                tol=None if self.tol is None else float(self.tol),
+                gap=None if self.gap is None else float(self.gap),
+                max_iter=None if self.max_iter is None else float(self.max_iter),
+                class_weight=class_weight,
+                fit_intercept=bool(self.fit_intercept),
+                random_state=_seed(self.random_state),
+                scale=self.scale,
+                classes=_numeric_classes(self.classes_),
+                verbose=int(self.verbose),
+            )
         self._model = model
+        self._forget_decisions()
         self.coef_ = result["coef"]
         self.intercept_ = result["intercept"]
         _record_run(self, result)
@@ -320,9 +318,10 @@ class MaxMarginClassifier(_KeptModel, LinearClassifierMixin, BaseEstimator):
     def predict(self, X):
         """The class of each row: for two classes ``classes_[1]`` where the score is above the cut-off chosen
         by :meth:`threshold` (else 0)."""
-        if getattr(self, "coef_", np.zeros((2, 1))).shape[0] != 1:
+        if self._cut() is None:
             return super().predict(X)
-        return self.classes_[(self.decision_function(X) > self._cut()).astype(int)]
+        # The kept model's scores, on which the cut-off was chosen (coef_'s sums may differ in the last bits).
+        return self.classes_[(self._scores(X) > self._cut()).astype(int)]
 
     @property
     def predict_proba(self):
@@ -343,7 +342,8 @@ def _predict_proba(self, X):
     check_is_fitted(self)
     if _is_calibrated(self):
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        p = self._model.probabilities(*_csr(X), X.shape[1])
+        with _reading(_csr(X)) as csr:
+            p = self._model.probabilities(*csr, X.shape[1])
         return np.column_stack([1.0 - p, p])
     scores = self.decision_function(X)
     if scores.ndim == 1:
@@ -480,33 +480,34 @@ class MaxMarginSVC(_KeptModel, ClassifierMixin, BaseEstimator):
             gamma = None
         else:
             gamma = float(self.gamma)
-        indptr, indices, data = _csr(X)
         class_weight = _class_weights(self.class_weight, self.classes_, y)
-        model, result = _core.fit_kernel(
-            indptr,
-            indices,
-            data,
-            X.shape[1],
-            y_index.astype(np.float64),
-            weights,
-            c=float(self.C),
-            kernel=self.kernel,
-            gamma=gamma,
-            degree=int(self.degree),
-            coef0=float(self.coef0),
-            tol=None if self.tol is None else float(self.tol),
-            gap=None if self.gap is None else float(self.gap),
-            max_iter=None if self.max_iter is None else float(self.max_iter),
-            class_weight=class_weight,
-            multi_class=self.multi_class,
-            random_state=_seed(self.random_state),
-            scale=self.scale,
-            classes=_numeric_classes(self.classes_),
-            verbose=int(self.verbose),
-            approximation=self.approximation,
-            n_components=int(self.n_components),
-        )
+        with _reading(_csr(X)) as (indptr, indices, data):
+            model, result = _core.fit_kernel(
+                indptr,
+                indices,
+                data,
+                X.shape[1],
+                y_index.astype(np.float64),
+                weights,
+                c=float(self.C),
+                kernel=self.kernel,
+                gamma=gamma,
+                degree=int(self.degree),
+                coef0=float(self.coef0),
+                tol=None if self.tol is None else float(self.tol),
+                gap=None if self.gap is None else float(self.gap),
+                max_iter=None if self.max_iter is None else float(self.max_iter),
+                class_weight=class_weight,
+                multi_class=self.multi_class,
+                random_state=_seed(self.random_state),
+                scale=self.scale,
+                classes=_numeric_classes(self.classes_),
+                verbose=int(self.verbose),
+                approximation=self.approximation,
+                n_components=int(self.n_components),
+            )
         self._model = model
+        self._forget_decisions()
         self.n_support_ = model.n_support
         _record_run(self, result)
         return self
@@ -514,15 +515,13 @@ class MaxMarginSVC(_KeptModel, ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Decision values: one per row for two classes (positive for ``classes_[1]``), else one per class."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        scores = self._model.decision(*_csr(X), X.shape[1])
-        return scores[:, 0] if scores.shape[1] == 1 else scores
+        return self._scores(X)
 
     def predict(self, X):
         """The class of each row."""
         scores = self.decision_function(X)
         if scores.ndim == 1:
-            return self.classes_[(scores > self._cut()).astype(int)]
+            return self.classes_[(scores > (self._cut() or 0.0)).astype(int)]
         return self.classes_[scores.argmax(axis=1)]
 
     @property

@@ -267,7 +267,7 @@ impl Model {
 #[pyfunction]
 #[pyo3(signature = (
     indptr, indices, data, n_features, y, sample_weight=None, *, c=1.0, kernel="rbf", gamma=None,
-    degree=3, coef0=0.0, tol=None, gap=None, max_iter=None, class_weight=Vec::new(), multi_class="ovo",
+    degree=3, coef0=0.0, tol=None, gap=None, max_iter=None, class_weight=Vec::new(), multi_class="auto",
     random_state=0, scale="none", classes=None, verbose=0, approximation=None, n_components=100
 ))]
 #[allow(clippy::too_many_arguments)]

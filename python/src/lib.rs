@@ -41,40 +41,46 @@ pub(crate) enum Index<'py> {
 struct InPlace<T> {
     ptr: *const T,
     len: usize,
-    _owner: Py<PyAny>,
+    /// Only kept, never used: nothing of it is observed across an unwind.
+    _owner: std::panic::AssertUnwindSafe<Py<PyAny>>,
 }
 
 // SAFETY: the elements are only read, and the owner (a `Py`, itself `Send + Sync`) keeps them alive.
-unsafe impl<T> Send for InPlace<T> {}
+unsafe impl<T: Sync> Send for InPlace<T> {}
 // SAFETY: as for `Send`: shared reads of memory nobody writes.
-unsafe impl<T> Sync for InPlace<T> {}
+unsafe impl<T: Sync> Sync for InPlace<T> {}
 
-impl<T> SharedSlice<T> for InPlace<T> {
+impl<T: Sync + std::panic::RefUnwindSafe> SharedSlice<T> for InPlace<T> {
     fn as_slice(&self) -> &[T] {
         // SAFETY: see the type's docs: `ptr..ptr + len` is a live, contiguous, unwritten array of `T`s.
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 }
 
-/// Column indices read in place (int32, whose non-negative values are the same bits as `u32`: a negative one
-/// reads as a column past any matrix and is refused by the rows' check) or converted once (int64).
-fn column_indices(indices: &Index<'_>) -> PyResult<Arc<dyn SharedSlice<u32>>> {
+/// Column indices read in place (int32, whose non-negative values are the same bits as `u32`) or converted
+/// once (int64); a negative or too large one is refused naming its row (`offsets` are the rows').
+fn column_indices(indices: &Index<'_>, offsets: &[usize]) -> PyResult<Arc<dyn SharedSlice<u32>>> {
+    let refused = |k: usize, j: i64| {
+        let row = offsets.partition_point(|&o| o <= k).saturating_sub(1);
+        value_error(format!("row {row}: column {j} is not a column index"))
+    };
     match indices {
         Index::I32(a) => {
             let s = a.as_slice()?;
+            if let Some(k) = s.iter().position(|&j| j < 0) {
+                return Err(refused(k, s[k].into()));
+            }
             Ok(Arc::new(InPlace {
                 ptr: s.as_ptr().cast::<u32>(),
                 len: s.len(),
-                _owner: a.as_any().clone().unbind(),
+                _owner: std::panic::AssertUnwindSafe(a.as_any().clone().unbind()),
             }))
         }
         Index::I64(a) => {
             let s = a.as_slice()?;
             let mut out = Vec::with_capacity(s.len());
             for (k, &j) in s.iter().enumerate() {
-                out.push(u32::try_from(j).map_err(|_| {
-                    value_error(format!("indices[{k}]: column {j} is not a column index"))
-                })?);
+                out.push(u32::try_from(j).map_err(|_| refused(k, j))?);
             }
             Ok(Arc::new(out))
         }
@@ -110,14 +116,11 @@ fn csr_rows(
     let values: Arc<dyn SharedSlice<f64>> = Arc::new(InPlace {
         ptr: values.as_ptr(),
         len: values.len(),
-        _owner: data.as_any().clone().unbind(),
+        _owner: std::panic::AssertUnwindSafe(data.as_any().clone().unbind()),
     });
-    let x = SparseRows::from_shared(
-        offsets(indptr)?,
-        column_indices(indices)?,
-        values,
-        n_features,
-    );
+    let offsets = offsets(indptr)?;
+    let indices = column_indices(indices, &offsets)?;
+    let x = SparseRows::from_shared(offsets, indices, values, n_features);
     x.map_err(value_error)
 }
 

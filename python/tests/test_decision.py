@@ -122,3 +122,30 @@ def test_an_approximated_kernel_passes_scikit_learns_checks():
             "check_sample_weight_equivalence_on_sparse_data": "as on dense data",
         },
     )
+
+
+def test_a_binary_approximated_kernel_calibrates_and_cuts_too():
+    (X, y), (Xd, yd) = heart_split()
+    svc = MaxMarginSVC(approximation="nystroem", n_components=40, random_state=1).fit(X, y)
+    assert not hasattr(svc, "predict_proba")
+    svc.calibrate(Xd, yd, method="isotonic").threshold(Xd, yd, probability=0.5)
+    p = svc.predict_proba(Xd)[:, 1]
+    # A cut-off at probability 0.5 flags exactly the rows whose calibrated probability reaches it.
+    assert np.array_equal(svc.predict(Xd) == svc.classes_[1], p >= 0.5)
+    assert svc.threshold_report_["flag_rate"] == pytest.approx(np.mean(p >= 0.5))
+
+
+def test_a_fit_keeps_no_reference_to_the_rows_it_read_in_place():
+    import sys
+
+    import scipy.sparse as sp
+
+    (X, y), (Xd, yd) = heart_split()
+    X = sp.csr_matrix(X)
+    arrays = (X.data, X.indices, X.indptr)
+    before = [sys.getrefcount(a) for a in arrays]
+    clf = MaxMarginClassifier().fit(X, y).calibrate(X, y).threshold(X, y, min_recall=0.5)
+    clf.predict(X)
+    assert [sys.getrefcount(a) for a in arrays] == before
+    # And the arrays are writeable again after the fit marked them read-only while it read them.
+    assert all(a.flags.writeable for a in arrays)

@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 /// Elements kept alive by another owner and read in place. An implementation promises that
 /// [`SharedSlice::as_slice`] returns the same elements for as long as it lives: nobody writes them meanwhile.
-pub trait SharedSlice<T>: Send + Sync {
+pub trait SharedSlice<T>: Send + Sync + std::panic::RefUnwindSafe {
     /// The elements.
     fn as_slice(&self) -> &[T];
 }
 
-impl<T: Send + Sync> SharedSlice<T> for Vec<T> {
+impl<T: Send + Sync + std::panic::RefUnwindSafe> SharedSlice<T> for Vec<T> {
     fn as_slice(&self) -> &[T] {
         self
     }

@@ -381,8 +381,17 @@ impl SparseRows {
     /// Removes every row, keeping the buffers' memory and the feature count (a reused batch).
     pub fn clear(&mut self) {
         self.indptr.truncate(1);
-        self.idx.to_mut().clear();
-        self.val.to_mut().clear();
+        match (&mut self.idx, &mut self.val) {
+            (Buffer::Owned(i), Buffer::Owned(v)) => {
+                i.clear();
+                v.clear();
+            }
+            // Another owner's rows are let go, not copied to be cleared.
+            _ => {
+                self.idx = Buffer::Owned(Vec::new());
+                self.val = Buffer::Owned(Vec::new());
+            }
+        }
     }
 
     /// Builds a matrix from dense rows (zeros dropped).

@@ -181,6 +181,10 @@ fn a_matrix_read_in_place_is_the_pushed_one_and_names_its_first_bad_row() {
         row(0, "the offsets end before the 2 stored values"),
     );
     check(
+        bad(vec![0, 2, 1, 2], vec![0, 1], vec![1.0; 2], 5),
+        row(1, "offsets [2, 1) outside the 2 stored values"),
+    );
+    check(
         bad(vec![1, 2], vec![0, 1], vec![1.0; 2], 5),
         row(0, "the offsets must start at 0"),
     );
