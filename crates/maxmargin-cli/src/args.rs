@@ -35,7 +35,7 @@ pub(crate) enum Command {
         /// LIBSVM data (plain or .gz); rows to predict need no label (a row may start with its features, or
         /// with `?`).
         data: PathBuf,
-        /// Write predictions here (atomically) instead of standard output.
+        /// Write predictions here (atomically) instead of standard output (`-`: standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
         /// Also the decision values: binary, one column (the positive label's); multiclass, one per class in

@@ -246,7 +246,8 @@ pub(crate) fn predict(
         }
         Ok(())
     };
-    match output {
+    // `-o -` is standard output, as for most commands that take an output file.
+    match output.filter(|p| *p != Path::new("-")) {
         Some(path) => write_atomic(path, write)?,
         None => {
             let stdout = std::io::stdout();

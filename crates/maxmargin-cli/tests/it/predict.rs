@@ -21,6 +21,9 @@ fn predict_to_file_and_eval_text() {
     let out = tmp.path().join("preds.txt");
     assert_eq!(ok(&["predict", s(&model), s(&data), "-o", s(&out)]), "");
     assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 270);
+    // `-o -` is standard output, not a file named "-".
+    let to_stdout = ok(&["predict", s(&model), s(&data), "-o", "-"]);
+    assert_eq!(to_stdout, std::fs::read_to_string(&out).unwrap());
     let text = ok(&["eval", s(&model), s(&data), "--lambda", "0.01"]);
     assert!(text.contains("\n  accuracy   0."), "{text}");
     assert!(text.contains("objective  "), "{text}");
