@@ -179,12 +179,14 @@ class _Learner:
         self.objective_ = result["objective"] / lam
         gap = result["duality_gap"]
         self.duality_gap_ = None if gap is None else gap / lam
-        self.n_iter_ = int(result["n_iter"])
+        # Passes over the data, as max_iter counts them (a sampled step is a fraction of one).
+        passes = result.get("passes")
+        self.n_iter_ = int(result["n_iter"]) if passes is None else max(int(np.ceil(passes - 1e-9)), 1)
         self.converged_ = bool(result["converged"])
         self.stop_ = result["stop"]
         if self.verbose:
             print(
-                f"{type(self).__name__}: {self.n_iter_} iterations, objective {self.objective_:.6g}, "
+                f"{type(self).__name__}: {self.n_iter_} passes, objective {self.objective_:.6g}, "
                 f"duality gap {self.duality_gap_}, stop {self.stop_}, converged {self.converged_}",
                 file=sys.stderr,
             )

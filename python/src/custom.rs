@@ -334,6 +334,8 @@ pub(crate) fn fit_custom<'py>(
     let m = &report.model;
     let t = &m.training;
     let run = (m.lambda, t.objective, t.gap, t.iterations);
-    let fitted = Fitted::of_run(run, t.converged, t.stop).with(report.warnings.clone());
+    let fitted = (Fitted::of_run(run, t.converged, t.stop))
+        .with(report.warnings.clone())
+        .passes(t.passes);
     Ok((PyArray1::from_vec(py, m.w.clone()), fitted.report(py)?))
 }

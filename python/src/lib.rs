@@ -268,6 +268,8 @@ struct Fitted {
     objective: f64,
     gap: Option<f64>,
     n_iter: u64,
+    /// Passes over the data (fractional for sampled steps).
+    passes: f64,
     converged: bool,
     stop: String,
     warnings: Vec<String>,
@@ -288,6 +290,7 @@ impl Fitted {
             objective,
             gap,
             n_iter,
+            passes: 0.0,
             converged,
             stop: stop.to_string(),
             warnings: Vec::new(),
@@ -299,18 +302,27 @@ impl Fitted {
         self
     }
 
+    fn passes(mut self, passes: f64) -> Self {
+        self.passes = passes;
+        self
+    }
+
     /// The certificate of a binary model's run, with its warnings.
     fn of_binary(m: &LinearModel, warnings: Vec<String>) -> Self {
         let t = &m.training;
         let run = (m.lambda, t.objective, t.gap, t.iterations);
-        Self::of_run(run, t.converged, t.stop).with(warnings)
+        Self::of_run(run, t.converged, t.stop)
+            .with(warnings)
+            .passes(t.epochs)
     }
 
     /// The certificate of a structured (multiclass, multilabel, chain) model's run, with its warnings.
     fn of_structured(m: &StructuredModel, warnings: Vec<String>) -> Self {
         let t = &m.training;
         let run = (m.lambda, t.objective, t.gap, t.iterations);
-        Self::of_run(run, t.converged, t.stop).with(warnings)
+        Self::of_run(run, t.converged, t.stop)
+            .with(warnings)
+            .passes(t.passes)
     }
 
     /// The certificate of a trained model's run with, for a linear model, `coef` (one row for two classes,
@@ -381,6 +393,7 @@ impl Fitted {
         out.set_item("objective", self.objective)?;
         out.set_item("duality_gap", self.gap)?;
         out.set_item("n_iter", self.n_iter)?;
+        out.set_item("passes", self.passes)?;
         out.set_item("converged", self.converged)?;
         out.set_item("stop", self.stop)?;
         out.set_item("warnings", self.warnings)?;
