@@ -43,7 +43,7 @@ impl<T: Clone> Buffer<T> {
 impl<T> Deref for Buffer<T> {
     type Target = [T];
 
-    #[inline]
+    #[inline(always)]
     fn deref(&self) -> &[T] {
         match self {
             Buffer::Owned(v) => v,

@@ -468,7 +468,7 @@ impl SparseRows {
     ///
     /// # Panics
     /// When `i >= n_rows()`, like slice indexing.
-    #[inline]
+    #[inline(always)]
     pub fn row(&self, i: usize) -> SparseRow<'_> {
         let (a, b) = (self.indptr[i], self.indptr[i + 1]);
         SparseRow {
