@@ -25,6 +25,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from . import _core
+from ._decision import _reading
 from .models import ChainCRF, EdgeFeatureGraphCRF, GraphCRF, MultiClassClf, MultiLabelClf, StructuredModel, _Model
 
 __all__ = [
@@ -142,12 +143,14 @@ class _Learner:
             self._record(result)
             return self
         (indptr, indices, data, d), y, lengths = self.model._inputs(X, Y)
-        fitted, result = _core.fit_structured(
-            self.model.task, indptr, indices, data, d, y, lengths, self.model._n_labels(),
-            solver=self._solver, c=float(self.C), max_iter=self.max_iter, tol=self._tol(),
-            gap=getattr(self, "gap", None), random_state=_seed(self.random_state), n_jobs=_threads(self.n_jobs),
-            verbose=int(self.verbose), rescaling=rescaling, order=self.model._order(),
-        )
+        with _reading((indptr, indices, data)):
+            fitted, result = _core.fit_structured(
+                self.model.task, indptr, indices, data, d, y, lengths, self.model._n_labels(),
+                solver=self._solver, c=float(self.C), max_iter=self.max_iter, tol=self._tol(),
+                gap=getattr(self, "gap", None), random_state=_seed(self.random_state),
+                n_jobs=_threads(self.n_jobs), verbose=int(self.verbose), rescaling=rescaling,
+                order=self.model._order(),
+            )
         self._fitted = fitted
         self._record(result)
         return self
@@ -222,7 +225,8 @@ class _Learner:
         if isinstance(self.model, GraphCRF):
             return fitted.predict(self.model._graphs(X))
         (indptr, indices, data, d), _, lengths = self.model._inputs(X)
-        flat = fitted.predict(indptr, indices, data, d, lengths)
+        with _reading((indptr, indices, data)):
+            flat = fitted.predict(indptr, indices, data, d, lengths)
         return self.model._outputs(flat, indptr.shape[0] - 1, lengths)
 
     def score(self, X, Y):
@@ -398,12 +402,13 @@ class LatentSSVM(_Learner):
             raise ValueError("ChainCRF(order=2) with latent states is not built: latent states are how a "
                              "first-order chain remembers more than the previous state; choose one")
         (indptr, indices, data, d), y, lengths = base.model._inputs(X, Y)
-        fitted, result = _core.fit_latent(
-            base.model.task, indptr, indices, data, d, y, lengths, base.model._n_labels(),
-            latent=int(self.n_latent), solver=base._solver, c=float(base.C), max_iter=base.max_iter,
-            tol=base._tol(), gap=getattr(base, "gap", None), random_state=_seed(base.random_state),
-            n_jobs=_threads(base.n_jobs), verbose=int(base.verbose),
-        )
+        with _reading((indptr, indices, data)):
+            fitted, result = _core.fit_latent(
+                base.model.task, indptr, indices, data, d, y, lengths, base.model._n_labels(),
+                latent=int(self.n_latent), solver=base._solver, c=float(base.C), max_iter=base.max_iter,
+                tol=base._tol(), gap=getattr(base, "gap", None), random_state=_seed(base.random_state),
+                n_jobs=_threads(base.n_jobs), verbose=int(base.verbose),
+            )
         self._fitted = fitted
         self._record(result)
         self.rounds_ = [dict(r) for r in fitted.rounds]
