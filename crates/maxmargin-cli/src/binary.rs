@@ -313,13 +313,17 @@ fn iteration_unit(solver: &maxmargin::linear::LinearSolver, in_memory: bool) -> 
 /// The widest problem `--trace-weights` follows step by step.
 const MAX_TRACED_FEATURES: usize = 20;
 
+/// `eval`: `--lambda`, `--json`, `--pos-label` and `--inference` (graph models) in `flags`.
 pub(crate) fn eval(
     model_path: &Path,
     data_path: &Path,
-    lambda: Option<f64>,
-    json: bool,
     grouping: Option<&crate::groups::Grouping>,
-    pos_label: Option<f64>,
+    (lambda, json, pos_label, inference): (
+        Option<f64>,
+        bool,
+        Option<f64>,
+        Option<maxmargin::structured::Inference>,
+    ),
 ) -> Result<()> {
     if let Some(l) = lambda
         && !(l.is_finite() && l > 0.0)
@@ -349,7 +353,7 @@ pub(crate) fn eval(
                 model_path.display()
             );
         }
-        return structured::eval(model_path, data_path, lambda, json, grouping);
+        return structured::eval(model_path, data_path, (lambda, json), grouping, inference);
     }
     let decision = crate::decision::load_binary(model_path, pos_label)?;
     let model = &decision.model;

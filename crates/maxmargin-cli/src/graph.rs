@@ -35,16 +35,15 @@ pub(crate) fn train(cmd: &TrainCmd) -> Result<bool> {
     )
 }
 
-thread_local! {
-    /// The inference method `predict` and `eval` were told to use instead of the model's (`--inference`).
-    pub(crate) static INFERENCE: std::cell::Cell<Option<Inference>> = const { std::cell::Cell::new(None) };
-}
-
-/// Refuses `--inference` for a model that is not a graph model, naming its kind.
-pub(crate) fn overriding(model: &Path, inference: Option<InferenceArg>) -> Result<()> {
-    if inference.is_none() {
-        return Ok(());
-    }
+/// The method `--inference` asks `predict` and `eval` to infer with instead of the model's; refused for a
+/// model that is not a graph model, naming its kind.
+pub(crate) fn overriding(
+    model: &Path,
+    inference: Option<InferenceArg>,
+) -> Result<Option<Inference>> {
+    let Some(inference) = inference else {
+        return Ok(None);
+    };
     let kind = maxmargin::io::model_file::read_header(model)?.kind;
     if kind != maxmargin::structured_svm::GRAPH_KIND {
         bail!(
@@ -53,13 +52,13 @@ pub(crate) fn overriding(model: &Path, inference: Option<InferenceArg>) -> Resul
             model.display()
         );
     }
-    Ok(())
+    Ok(Some(inference.method()))
 }
 
-/// The graph model in `path`, inferring with `--inference`'s method when one was given.
-fn load(path: &Path) -> Result<GraphModel> {
+/// The graph model in `path`, inferring with `inference` when given (`--inference`), else its own method.
+fn load(path: &Path, inference: Option<Inference>) -> Result<GraphModel> {
     let model = GraphModel::load(path)?;
-    Ok(match INFERENCE.with(std::cell::Cell::get) {
+    Ok(match inference {
         Some(i) => model.with_inference(i),
         None => model,
     })
@@ -67,8 +66,13 @@ fn load(path: &Path) -> Result<GraphModel> {
 
 /// One line per graph: its nodes' labels (0-based, as in the file) separated by spaces, or with `json` an
 /// object `{"labels": [...]}`.
-pub(crate) fn predict(model_path: &Path, data: &Path, json: bool) -> Result<Vec<String>> {
-    let model = load(model_path)?;
+pub(crate) fn predict(
+    model_path: &Path,
+    data: &Path,
+    json: bool,
+    inference: Option<Inference>,
+) -> Result<Vec<String>> {
+    let model = load(model_path, inference)?;
     let labels = model.predict(&graphs::read(data)?)?;
     Ok(labels
         .iter()
@@ -86,8 +90,13 @@ pub(crate) fn predict(model_path: &Path, data: &Path, json: bool) -> Result<Vec<
 }
 
 /// Node accuracy, Hamming loss, mean and per-class IoU (and the objective with `lambda`).
-pub(crate) fn eval(model_path: &Path, data: &Path, lambda: Option<f64>, json: bool) -> Result<()> {
-    let model = load(model_path)?;
+pub(crate) fn eval(
+    model_path: &Path,
+    data: &Path,
+    (lambda, json): (Option<f64>, bool),
+    inference: Option<Inference>,
+) -> Result<()> {
+    let model = load(model_path, inference)?;
     let e: StructEvaluation = model.evaluate(&graphs::read(data)?, lambda)?;
     if json {
         out!("{}", serde_json::to_string(&e)?);

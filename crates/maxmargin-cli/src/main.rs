@@ -199,13 +199,12 @@ fn run(cli: Cli) -> Result<i32> {
             inference,
         } => crate::load::check_format(&model, format)
             .and_then(|()| crate::graph::overriding(&model, inference))
-            .and_then(|()| {
-                crate::graph::INFERENCE.with(|i| i.set(inference.map(|i| i.method())));
+            .and_then(|inference| {
                 predict(
                     &model,
                     &data,
                     output.as_deref(),
-                    (scores, json, probability),
+                    (scores, json, probability, inference),
                 )
             })
             .map(|()| 0),
@@ -221,10 +220,10 @@ fn run(cli: Cli) -> Result<i32> {
             inference,
         } => {
             crate::load::check_format(&model, format)?;
-            crate::graph::overriding(&model, inference)?;
-            crate::graph::INFERENCE.with(|i| i.set(inference.map(|i| i.method())));
+            let inference = crate::graph::overriding(&model, inference)?;
             let grouping = groups::from_flags(group_by, groups.as_deref());
-            eval(&model, &data, lambda, json, grouping.as_ref(), pos_label).map(|()| 0)
+            let flags = (lambda, json, pos_label, inference);
+            eval(&model, &data, grouping.as_ref(), flags).map(|()| 0)
         }
         Command::Cv(cmd) => cv(&cmd).map(|converged| {
             if cmd.require_convergence && !converged {

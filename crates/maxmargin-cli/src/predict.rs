@@ -137,7 +137,12 @@ pub(crate) fn predict(
     model_path: &Path,
     data: &Path,
     output: Option<&Path>,
-    (scores, json, probability): (bool, bool, bool),
+    (scores, json, probability, inference): (
+        bool,
+        bool,
+        bool,
+        Option<maxmargin::structured::Inference>,
+    ),
 ) -> Result<()> {
     let kind = maxmargin::io::model_file::read_header(model_path)?.kind;
     let binary = kind == maxmargin::linear::MODEL_KIND || kind == maxmargin::linear::DECISION_KIND;
@@ -180,7 +185,7 @@ pub(crate) fn predict(
     } else if tagger {
         crate::tagger::predict(model_path, data)?
     } else if graph {
-        crate::graph::predict(model_path, data, json)?
+        crate::graph::predict(model_path, data, json, inference)?
     } else if binary {
         let model = maxmargin::linear::DecisionModel::load(model_path)?;
         let data = read_to_predict(

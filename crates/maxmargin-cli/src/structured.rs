@@ -379,9 +379,9 @@ pub(crate) fn tag_lines(preds: &[maxmargin::structured_svm::Prediction]) -> Vec<
 pub fn eval(
     model_path: &std::path::Path,
     data: &std::path::Path,
-    lambda: Option<f64>,
-    json: bool,
+    (lambda, json): (Option<f64>, bool),
     grouping: Option<&crate::groups::Grouping>,
+    inference: Option<maxmargin::structured::Inference>,
 ) -> Result<()> {
     if maxmargin::io::model_file::read_header(model_path)?.kind
         == maxmargin::structured_svm::GRAPH_KIND
@@ -392,7 +392,7 @@ pub fn eval(
                 model_path.display()
             );
         }
-        return crate::graph::eval(model_path, data, lambda, json);
+        return crate::graph::eval(model_path, data, (lambda, json), inference);
     }
     if maxmargin::io::model_file::read_header(model_path)?.kind
         == maxmargin::structured_svm::LATENT_KIND
