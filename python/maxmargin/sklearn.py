@@ -116,6 +116,36 @@ class _KeptModel(_Decisions):
     """An estimator that keeps the trained model whole: it saves as the command's model file and pickles as
     the model file's JSON."""
 
+    def _train(self, fit, X, y, sample_weight, **own):
+        """Trains by the extension's ``fit`` (``fit_linear`` or ``fit_kernel``) with the parameters both
+        estimators share and the estimator's ``own``, keeps the model (forgetting any cut-off) and records the
+        run; returns the extension's report."""
+        X, y, y_index, weights = _fit_inputs(self, X, y, sample_weight)
+        with _reading(_csr(X)) as (indptr, indices, data):
+            model, result = fit(
+                indptr,
+                indices,
+                data,
+                X.shape[1],
+                y_index.astype(np.float64),
+                weights,
+                c=float(self.C),
+                tol=None if self.tol is None else float(self.tol),
+                gap=None if self.gap is None else float(self.gap),
+                max_iter=None if self.max_iter is None else float(self.max_iter),
+                class_weight=_class_weights(self.class_weight, self.classes_, y),
+                multi_class=self.multi_class,
+                random_state=_seed(self.random_state),
+                scale=self.scale,
+                classes=_numeric_classes(self.classes_),
+                verbose=int(self.verbose),
+                **own,
+            )
+        self._model = model
+        self._forget_decisions()
+        _record_run(self, result)
+        return result
+
     def save(self, path):
         """Writes the model as the file ``maxmargin predict`` reads (JSON for a ``.json`` path); numeric
         classes are its labels, other classes are numbered 0, 1, ... in ``classes_``'s order."""
@@ -284,35 +314,17 @@ class MaxMarginClassifier(_KeptModel, LinearClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Trains on ``X`` (dense or sparse) with labels ``y`` and optional per-sample weights."""
-        X, y, y_index, weights = _fit_inputs(self, X, y, sample_weight)
-        class_weight = _class_weights(self.class_weight, self.classes_, y)
-        with _reading(_csr(X)) as (indptr, indices, data):
-            model, result = _core.fit_linear(
-                indptr,
-                indices,
-                data,
-                X.shape[1],
-                y_index.astype(np.float64),
-                weights,
-                c=float(self.C),
-                loss=self.loss,
-                multi_class=self.multi_class,
-                solver=self.solver,
-                tol=None if self.tol is None else float(self.tol),
-                gap=None if self.gap is None else float(self.gap),
-                max_iter=None if self.max_iter is None else float(self.max_iter),
-                class_weight=class_weight,
-                fit_intercept=bool(self.fit_intercept),
-                random_state=_seed(self.random_state),
-                scale=self.scale,
-                classes=_numeric_classes(self.classes_),
-                verbose=int(self.verbose),
-            )
-        self._model = model
-        self._forget_decisions()
+        result = self._train(
+            _core.fit_linear,
+            X,
+            y,
+            sample_weight,
+            loss=self.loss,
+            solver=self.solver,
+            fit_intercept=bool(self.fit_intercept),
+        )
         self.coef_ = result["coef"]
         self.intercept_ = result["intercept"]
-        _record_run(self, result)
         return self
 
     def predict(self, X):
@@ -473,43 +485,26 @@ class MaxMarginSVC(_KeptModel, ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Trains on ``X`` (dense or sparse) with labels ``y`` and optional per-sample weights."""
-        X, y, y_index, weights = _fit_inputs(self, X, y, sample_weight)
+        self._validate_params()  # before reading gamma (fit's own check runs again, cheaply)
         if isinstance(self.gamma, str):
             if self.gamma != "scale":
                 raise ValueError(f"gamma={self.gamma!r}: give 'scale' or a positive number")
             gamma = None
         else:
             gamma = float(self.gamma)
-        class_weight = _class_weights(self.class_weight, self.classes_, y)
-        with _reading(_csr(X)) as (indptr, indices, data):
-            model, result = _core.fit_kernel(
-                indptr,
-                indices,
-                data,
-                X.shape[1],
-                y_index.astype(np.float64),
-                weights,
-                c=float(self.C),
-                kernel=self.kernel,
-                gamma=gamma,
-                degree=int(self.degree),
-                coef0=float(self.coef0),
-                tol=None if self.tol is None else float(self.tol),
-                gap=None if self.gap is None else float(self.gap),
-                max_iter=None if self.max_iter is None else float(self.max_iter),
-                class_weight=class_weight,
-                multi_class=self.multi_class,
-                random_state=_seed(self.random_state),
-                scale=self.scale,
-                classes=_numeric_classes(self.classes_),
-                verbose=int(self.verbose),
-                approximation=self.approximation,
-                n_components=int(self.n_components),
-            )
-        self._model = model
-        self._forget_decisions()
-        self.n_support_ = model.n_support
-        _record_run(self, result)
+        self._train(
+            _core.fit_kernel,
+            X,
+            y,
+            sample_weight,
+            kernel=self.kernel,
+            gamma=gamma,
+            degree=int(self.degree),
+            coef0=float(self.coef0),
+            approximation=self.approximation,
+            n_components=int(self.n_components),
+        )
+        self.n_support_ = self._model.n_support
         return self
 
     def decision_function(self, X):

@@ -4,46 +4,12 @@
 
 use super::*;
 use crate::kernel::{Model, Trained};
-use maxmargin::linear::{
-    AtThreshold, Calibration, CalibrationMethod, DecisionModel, Threshold, ThresholdRule,
-};
-
-/// What turns a binary model's scores into decisions, beside the model.
-#[derive(Clone, Default)]
-pub(crate) struct Decision {
-    pub(crate) calibration: Option<Calibration>,
-    pub(crate) threshold: Option<Threshold>,
-}
-
-impl Decision {
-    /// The model and its decision parts.
-    pub(crate) fn split(m: DecisionModel) -> (LinearModel, Self) {
-        let parts = Self {
-            calibration: m.calibration,
-            threshold: m.threshold,
-        };
-        (m.model, parts)
-    }
-
-    /// Whether anything was fitted or chosen.
-    pub(crate) fn is_some(&self) -> bool {
-        self.calibration.is_some() || self.threshold.is_some()
-    }
-
-    /// The decision model of `model` with these parts.
-    pub(crate) fn of(&self, model: &LinearModel) -> DecisionModel {
-        DecisionModel {
-            model: model.clone(),
-            calibration: self.calibration.clone(),
-            threshold: self.threshold.clone(),
-        }
-    }
-}
+use maxmargin::linear::{AtThreshold, CalibrationMethod, DecisionModel, ThresholdRule};
 
 /// The binary model of `model` (linear, kernel or approximated kernel), or why there is none to decide with.
-fn binary(model: &Model) -> PyResult<&LinearModel> {
+fn binary(model: &Model) -> PyResult<&DecisionModel> {
     match &model.trained {
-        Trained::Binary(m) => Ok(m),
+        Trained::Binary(d) => Ok(d),
         Trained::Multiclass(_) => Err(value_error(
             "calibrate and threshold apply to two classes (a cut-off on one score): for more classes \
              calibrate with sklearn.calibration.CalibratedClassifierCV",
@@ -81,17 +47,9 @@ pub(crate) fn calibrated(model: &Model, x: SparseRows, y: &[f64], method: &str) 
             )));
         }
     };
-    let dev = development(m, x, y)?;
-    let d = model
-        .decision
-        .of(m)
-        .calibrate(&dev, method)
-        .map_err(value_error)?;
-    let (m, decision) = Decision::split(d);
-    Ok(Model {
-        trained: Trained::Binary(Box::new(m)),
-        decision,
-    })
+    let dev = development(&m.model, x, y)?;
+    let d = m.clone().calibrate(&dev, method).map_err(value_error)?;
+    Ok(Model::of(Trained::Binary(Box::new(d))))
 }
 
 /// `model` with the cut-off chosen on the development rows `x`, `y` by `rule` (`cost` with `value` the cost
@@ -119,14 +77,10 @@ pub(crate) fn thresholded(
             )));
         }
     };
-    let dev = development(m, x, y)?;
-    let (d, at) = (model.decision.of(m))
+    let dev = development(&m.model, x, y)?;
+    let (d, at) = m
+        .clone()
         .choose_threshold(&dev, rule)
         .map_err(value_error)?;
-    let (m, decision) = Decision::split(d);
-    let model = Model {
-        trained: Trained::Binary(Box::new(m)),
-        decision,
-    };
-    Ok((model, at))
+    Ok((Model::of(Trained::Binary(Box::new(d))), at))
 }

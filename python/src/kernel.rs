@@ -1,31 +1,39 @@
 //! Kernel SVMs by SMO, kept whole as a [`Model`] whose decisions Python asks for.
 
 use super::*;
-use crate::decision::Decision;
 use maxmargin::approx::Approximation;
+use maxmargin::linear::DecisionModel;
 
 /// A trained model kept whole (a kernel machine's support vectors with it), for the estimators whose
 /// decisions are no dot product with `coef_`: decisions of new rows, and bytes to pickle it by.
 #[pyclass(module = "maxmargin._core", frozen)]
 pub(crate) struct Model {
     pub(crate) trained: Trained,
-    /// A binary model's calibration and cut-off, chosen on development rows (`maxmargin calibrate` and
-    /// `maxmargin threshold`, [`crate::decision`]).
-    pub(crate) decision: Decision,
 }
 
 impl Model {
     pub(crate) fn of(trained: Trained) -> Self {
-        Self {
-            trained,
-            decision: Decision::default(),
-        }
+        Self { trained }
     }
 }
 
 pub(crate) enum Trained {
-    Binary(Box<LinearModel>),
+    /// A binary model with the calibration and cut-off chosen on development rows, if any (`maxmargin
+    /// calibrate` and `maxmargin threshold`, [`crate::decision`]).
+    Binary(Box<DecisionModel>),
     Multiclass(Box<StructuredModel>),
+}
+
+impl Trained {
+    /// A freshly trained binary model: no calibration, the cut-off at 0.
+    pub(crate) fn binary(m: LinearModel) -> Self {
+        Self::Binary(Box::new(DecisionModel::new(m)))
+    }
+}
+
+/// Whether a decision model has anything beside its model (a calibration or a cut-off).
+fn decides(d: &DecisionModel) -> bool {
+    d.calibration.is_some() || d.threshold.is_some()
 }
 
 /// What a pickled [`Model`] holds: the model as its model file's JSON would.
@@ -51,7 +59,7 @@ impl Model {
         let x = csr_rows(&indptr, &indices, &data, n_features)?;
         let n = x.n_rows();
         let (values, width) = match &self.trained {
-            Trained::Binary(m) => (py.detach(|| m.decision_rows(&x)), 1),
+            Trained::Binary(d) => (py.detach(|| d.model.decision_rows(&x)), 1),
             Trained::Multiclass(m) => {
                 let k = m.n_labels;
                 let data = dataset(x, vec![0.0; n]);
@@ -68,7 +76,7 @@ impl Model {
     #[getter]
     fn n_support(&self) -> usize {
         match &self.trained {
-            Trained::Binary(m) => m.kernel.as_ref().map_or(0, |k| k.n_support()),
+            Trained::Binary(d) => d.model.kernel.as_ref().map_or(0, |k| k.n_support()),
             Trained::Multiclass(m) => m.kernel.as_ref().map_or(0, |k| k.n_support()),
         }
     }
@@ -86,7 +94,7 @@ impl Model {
     #[getter]
     fn is_kernel(&self) -> bool {
         match &self.trained {
-            Trained::Binary(m) => m.kernel.is_some() || m.features.is_some(),
+            Trained::Binary(d) => d.model.kernel.is_some() || d.model.features.is_some(),
             Trained::Multiclass(m) => m.kernel.is_some() || m.features.is_some(),
         }
     }
@@ -95,7 +103,7 @@ impl Model {
     /// for a linear model, `coef` and `intercept`.
     fn parts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let (classes, n_features) = match &self.trained {
-            Trained::Binary(m) => (m.labels.to_vec(), m.n_input_features()),
+            Trained::Binary(d) => (d.model.labels.to_vec(), d.model.n_input_features()),
             // An approximated kernel's weights are over its features; the rows given are its input's.
             Trained::Multiclass(m) => {
                 let d = m.features.as_ref().map_or(m.n_features, |f| f.n_input());
@@ -114,8 +122,9 @@ impl Model {
     /// atomically.
     fn save(&self, path: std::path::PathBuf) -> PyResult<()> {
         match &self.trained {
-            Trained::Binary(m) if self.decision.is_some() => self.decision.of(m).save(&path),
-            Trained::Binary(m) => m.save(&path),
+            // A model without a calibration or cut-off is the command's plain model file.
+            Trained::Binary(d) if decides(d) => d.save(&path),
+            Trained::Binary(d) => d.model.save(&path),
             Trained::Multiclass(m) => m.save(&path),
         }
         .map_err(value_error)
@@ -178,15 +187,17 @@ impl Model {
             ));
         };
         let x = csr_rows(&indptr, &indices, &data, n_features)?;
-        let d = self.decision.of(m);
-        let p = py.detach(|| d.probabilities(&x)).map_err(value_error)?;
+        let p = py.detach(|| m.probabilities(&x)).map_err(value_error)?;
         Ok(PyArray1::from_vec(py, p))
     }
 
     /// The calibration's method (`platt` or `isotonic`), if the model is calibrated.
     #[getter]
     fn calibration(&self) -> Option<&'static str> {
-        self.decision.calibration.as_ref().map(|c| match c.map {
+        let Trained::Binary(d) = &self.trained else {
+            return None;
+        };
+        d.calibration.as_ref().map(|c| match c.map {
             maxmargin::linear::CalibrationMap::Platt(_) => "platt",
             maxmargin::linear::CalibrationMap::Isotonic(_) => "isotonic",
         })
@@ -195,21 +206,20 @@ impl Model {
     /// The chosen cut-off on the score and its rule, if one was chosen.
     #[getter]
     fn threshold(&self) -> Option<(f64, String)> {
-        (self.decision.threshold.as_ref()).map(|t| (t.score, t.rule.clone()))
+        let Trained::Binary(d) = &self.trained else {
+            return None;
+        };
+        (d.threshold.as_ref()).map(|t| (t.score, t.rule.clone()))
     }
 
     /// A binary or multiclass model file written by [`Model::save`] or by `maxmargin train`.
     #[staticmethod]
     fn load(path: std::path::PathBuf) -> PyResult<Self> {
         let header = maxmargin::io::model_file::read_header(&path).map_err(value_error)?;
-        let mut decision = crate::decision::Decision::default();
         let trained = match header.kind.as_str() {
             // A calibrated or thresholded file keeps its calibration and cut-off.
             maxmargin::linear::MODEL_KIND | maxmargin::linear::DECISION_KIND => {
-                let loaded = maxmargin::linear::DecisionModel::load(&path).map_err(value_error)?;
-                let (m, parts) = crate::decision::Decision::split(loaded);
-                decision = parts;
-                Trained::Binary(Box::new(m))
+                Trained::Binary(Box::new(DecisionModel::load(&path).map_err(value_error)?))
             }
             // A calibrated multiclass file gives its model (its probabilities are the command's).
             "multiclass" | maxmargin::structured_svm::MULTICLASS_DECISION_KIND => {
@@ -223,16 +233,14 @@ impl Model {
                 )));
             }
         };
-        Ok(Self { trained, decision })
+        Ok(Self { trained })
     }
 
     /// The model as bytes ([`Model::from_bytes`] reads them back).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let stored = match &self.trained {
-            Trained::Binary(m) if self.decision.is_some() => {
-                Stored::Decision(Box::new(self.decision.of(m)))
-            }
-            Trained::Binary(m) => Stored::Binary(m.clone()),
+            Trained::Binary(d) if decides(d) => Stored::Decision(d.clone()),
+            Trained::Binary(d) => Stored::Binary(Box::new(d.model.clone())),
             Trained::Multiclass(m) => Stored::Multiclass(m.clone()),
         };
         let bytes = serde_json::to_vec(&stored).map_err(value_error)?;
@@ -244,17 +252,11 @@ impl Model {
     fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
         let stored: Stored = serde_json::from_slice(bytes)
             .map_err(|e| value_error(format!("not a pickled maxmargin model: {e}")))?;
-        Ok(match stored {
-            Stored::Binary(m) => Self::of(Trained::Binary(m)),
-            Stored::Multiclass(m) => Self::of(Trained::Multiclass(m)),
-            Stored::Decision(d) => {
-                let (m, decision) = crate::decision::Decision::split(*d);
-                Self {
-                    trained: Trained::Binary(Box::new(m)),
-                    decision,
-                }
-            }
-        })
+        Ok(Self::of(match stored {
+            Stored::Binary(m) => Trained::binary(*m),
+            Stored::Multiclass(m) => Trained::Multiclass(m),
+            Stored::Decision(d) => Trained::Binary(d),
+        }))
     }
 }
 
@@ -379,7 +381,7 @@ pub(crate) fn fit_kernel<'py>(
             }
             let report = svm.fit_observed(&dataset, watch)?;
             let fitted = Fitted::of_binary(&report.model, report.warnings);
-            Ok((Trained::Binary(Box::new(report.model)), fitted))
+            Ok((Trained::binary(report.model), fitted))
         } else {
             let mut p = StructuredSvmParams::new(Task::Multiclass).solver(multi);
             p = match approx {

@@ -334,7 +334,8 @@ impl Fitted {
         warnings: Vec<String>,
     ) -> Result<Self, maxmargin::Error> {
         match trained {
-            kernel::Trained::Binary(m) => {
+            kernel::Trained::Binary(d) => {
+                let m = &d.model;
                 let run = Self::of_binary(m, warnings);
                 if m.kernel.is_some() || m.features.is_some() {
                     return Ok(run);

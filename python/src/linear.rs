@@ -160,7 +160,7 @@ fn fit_binary(
         svm = svm.sample_weights(w)?;
     }
     let report = svm.fit_observed(data, watch)?;
-    let trained = Trained::Binary(Box::new(report.model));
+    let trained = Trained::binary(report.model);
     let fitted = Fitted::of_trained(&trained, n_features, report.warnings)?;
     Ok((trained, fitted))
 }
