@@ -70,15 +70,21 @@ def test_exact_inference_on_trees_is_certified_and_ad3_certifies_its_answers():
         assert ssvm._fitted.inference == method
 
 
-def test_edge_features_models_files_and_pickling(tmp_path):
-    X, Y = pictures(n=8, side=5)
-    _, n_right = grid_edges(5, 5)
+def with_directions(X, n_right):
+    """The graphs with one-hot direction edge features: the first ``n_right`` edges go right, the rest down."""
     featured = []
     for x, e in X:
         direction = np.zeros((len(e), 2))
         direction[:n_right, 0] = 1.0
         direction[n_right:, 1] = 1.0
         featured.append((x, e, direction))
+    return featured
+
+
+def test_edge_features_models_files_and_pickling(tmp_path):
+    X, Y = pictures(n=8, side=5)
+    _, n_right = grid_edges(5, 5)
+    featured = with_directions(X, n_right)
     ssvm = FrankWolfeSSVM(EdgeFeatureGraphCRF(inference_method="max-product"), C=0.1, max_iter=30)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -124,12 +130,7 @@ def test_bad_graphs_are_refused_by_name():
 def test_pystructs_spellings_mean_the_same_models():
     X, Y = pictures(n=4, side=4)
     _, n_right = grid_edges(4, 4)
-    featured = []
-    for x, e in X:
-        direction = np.zeros((len(e), 2))
-        direction[:n_right, 0] = 1.0
-        direction[n_right:, 1] = 1.0
-        featured.append((x, e, direction))
+    featured = with_directions(X, n_right)
 
     def fit(model, data=featured):
         ssvm = OneSlackSSVM(model, C=0.1, max_iter=5)

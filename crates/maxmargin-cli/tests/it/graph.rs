@@ -191,15 +191,26 @@ fn graph_flags_and_files_are_checked() {
     assert!(!m.exists());
 }
 
+/// Two-label noisy shapes of `side × side` in `dir`: `n` training pictures from `seed`, 4 test pictures from
+/// `seed + 1`; returns the two files.
+fn binary_shapes(
+    dir: &std::path::Path,
+    side: usize,
+    (n, seed): (usize, u64),
+) -> (std::path::PathBuf, std::path::PathBuf) {
+    let shapes = Shapes::default().size(side, side).labels(2);
+    let (train, test) = (dir.join("b.jsonl"), dir.join("t.jsonl"));
+    maxmargin::io::graphs::write(&train, &shapes.generate(n, seed)).unwrap();
+    maxmargin::io::graphs::write(&test, &shapes.generate(4, seed + 1)).unwrap();
+    (train, test)
+}
+
 /// `--inference qpbo` (alias `graph-cut`): two labels train with an exact oracle, so the run is certified
 /// (no warning), and the model predicts with the cut it was trained with.
 #[test]
 fn graph_cuts_train_a_certified_binary_segmentation() {
     let dir = tempfile::tempdir().unwrap();
-    let shapes = Shapes::default().size(8, 8).labels(2);
-    let (train, test) = (dir.path().join("b.jsonl"), dir.path().join("t.jsonl"));
-    maxmargin::io::graphs::write(&train, &shapes.generate(12, 3)).unwrap();
-    maxmargin::io::graphs::write(&test, &shapes.generate(4, 4)).unwrap();
+    let (train, test) = binary_shapes(dir.path(), 8, (12, 3));
     let model = dir.path().join("b.model");
     for name in ["qpbo", "graph-cut"] {
         let err = ok_stderr(&[
@@ -230,10 +241,7 @@ fn graph_cuts_train_a_certified_binary_segmentation() {
 #[test]
 fn predict_and_eval_infer_with_the_method_asked_for() {
     let dir = tempfile::tempdir().unwrap();
-    let shapes = Shapes::default().size(6, 6).labels(2);
-    let (train, test) = (dir.path().join("b.jsonl"), dir.path().join("t.jsonl"));
-    maxmargin::io::graphs::write(&train, &shapes.generate(10, 5)).unwrap();
-    maxmargin::io::graphs::write(&test, &shapes.generate(4, 6)).unwrap();
+    let (train, test) = binary_shapes(dir.path(), 6, (10, 5));
     let model = dir.path().join("m.model");
     ok_stderr(&["train", s(&train), "--task", "graph", "-o", s(&model)]);
     let exact = ok(&["predict", s(&model), s(&test), "--inference", "ad3"]);
