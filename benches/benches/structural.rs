@@ -7,6 +7,8 @@
 //! labels, seeded), OCR chains (fold 0 to train, folds 1-9 to test, λ = 0.01, no bias) and yeast (multilabel).
 //! Solvers: multiclass dcd (Crammer–Singer), bcfw, oneslack, nslack; the others bcfw, oneslack, nslack, ssg.
 //!
+//! `STRUCTURAL_SOLVERS=dcd,bcfw` runs only those solvers.
+//!
 //! Output: `target/bench-report/structural.{md,json}`. Needs the release command (`cargo xtask bench` builds
 //! it) and `/usr/bin/time` for peak memory; reads `MAXMARGIN_DATA` for OCR and yeast.
 
@@ -36,31 +38,13 @@ fn stream(seed: u64) -> impl FnMut() -> f64 {
     move || lcg.unit()
 }
 
-/// 100 classes over 20,000 features: each class has 60 typical features, a row takes 20 of its class's and
-/// 10 at random.
-fn many_classes(path: &Path, rows: usize, seed: u64) {
-    // The classes come from one fixed seed, shared by the training and test files; the rows from `seed`.
-    let mut model = stream(1);
-    let (k, d) = (100usize, 20_000usize);
-    let centers: Vec<Vec<usize>> = (0..k)
-        .map(|_| (0..60).map(|_| 1 + (model() * d as f64) as usize).collect())
-        .collect();
-    let mut next = stream(seed);
+/// The 100-class set ([`maxmargin_benches::many_classes`]) as a LIBSVM file.
+fn write_many_classes(path: &Path, rows: usize, seed: u64) {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
-    for _ in 0..rows {
-        let c = (next() * k as f64) as usize;
-        let mut idx: Vec<usize> = Vec::with_capacity(30);
-        for _ in 0..20 {
-            idx.push(centers[c][(next() * 60.0) as usize]);
-        }
-        for _ in 0..10 {
-            idx.push(1 + (next() * d as f64) as usize);
-        }
-        idx.sort_unstable();
-        idx.dedup();
+    for (c, row) in maxmargin_benches::many_classes(rows, seed) {
         write!(f, "{c}").unwrap();
-        for j in idx {
-            write!(f, " {j}:{:.3}", next()).unwrap();
+        for (j, v) in row {
+            write!(f, " {j}:{v:.3}").unwrap();
         }
         writeln!(f).unwrap();
     }
@@ -161,14 +145,22 @@ fn run(problem: &str, task: &str, solver: &str, train: &Path, test: &Path, extra
     }
 }
 
+/// Whether `STRUCTURAL_SOLVERS` (a comma-separated list; all when unset) asks for `solver`.
+fn wanted(solver: &&str) -> bool {
+    std::env::var("STRUCTURAL_SOLVERS").map_or(true, |list| list.split(',').any(|s| s == *solver))
+}
+
 fn main() {
     let dir = out_dir().join("structural");
     let _ = std::fs::create_dir_all(&dir);
     let mut rows = Vec::new();
     let (k_train, k_test) = (dir.join("k100.train.svm"), dir.join("k100.test.svm"));
-    many_classes(&k_train, 3000, 7);
-    many_classes(&k_test, 1000, 8);
-    for solver in ["dcd", "bcfw", "oneslack", "nslack"] {
+    write_many_classes(&k_train, 3000, 7);
+    write_many_classes(&k_test, 1000, 8);
+    for solver in ["dcd", "bcfw", "oneslack", "nslack"]
+        .into_iter()
+        .filter(wanted)
+    {
         rows.push(run(
             "100-class sparse",
             "multiclass",
@@ -181,7 +173,10 @@ fn main() {
     let (m_train, m_test) = (dir.join("ill.train.svm"), dir.join("ill.test.svm"));
     ill_conditioned(&m_train, 400, 3);
     ill_conditioned(&m_test, 200, 4);
-    for solver in ["bcfw", "oneslack", "nslack", "ssg"] {
+    for solver in ["bcfw", "oneslack", "nslack", "ssg"]
+        .into_iter()
+        .filter(wanted)
+    {
         rows.push(run(
             "ill-conditioned multilabel",
             "multilabel",
@@ -200,7 +195,10 @@ fn main() {
             data.join("yeast/yeast.train.libsvm.gz"),
             data.join("yeast/yeast.test.libsvm.gz"),
         );
-        for solver in ["bcfw", "oneslack", "nslack", "ssg"] {
+        for solver in ["bcfw", "oneslack", "nslack", "ssg"]
+            .into_iter()
+            .filter(wanted)
+        {
             if ocr.0.exists() {
                 rows.push(run(
                     "OCR",

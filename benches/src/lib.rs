@@ -111,3 +111,36 @@ pub fn command() -> PathBuf {
 pub fn s(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
+
+/// A synthetic multiclass set of 100 classes over 20,000 features (1-based indices): each class has 60
+/// typical features, a row takes 20 of its class's and 10 at random, values in [0, 1) (the structural bench
+/// writes them with three decimals). The classes come from one fixed seed, shared
+/// by training and test rows; the rows from `seed`. Each row: its class and its sorted `(index, value)`s.
+pub fn many_classes(rows: usize, seed: u64) -> Vec<(usize, Vec<(usize, f64)>)> {
+    let mut model = maxmargin::testing::Lcg::new(1);
+    let (k, d) = (100usize, 20_000usize);
+    let centers: Vec<Vec<usize>> = (0..k)
+        .map(|_| {
+            (0..60)
+                .map(|_| 1 + (model.unit() * d as f64) as usize)
+                .collect()
+        })
+        .collect();
+    let mut next = maxmargin::testing::Lcg::new(seed);
+    (0..rows)
+        .map(|_| {
+            let c = (next.unit() * k as f64) as usize;
+            let mut idx: Vec<usize> = Vec::with_capacity(30);
+            for _ in 0..20 {
+                idx.push(centers[c][(next.unit() * 60.0) as usize]);
+            }
+            for _ in 0..10 {
+                idx.push(1 + (next.unit() * d as f64) as usize);
+            }
+            idx.sort_unstable();
+            idx.dedup();
+            let row = idx.into_iter().map(|j| (j, next.unit())).collect();
+            (c, row)
+        })
+        .collect()
+}

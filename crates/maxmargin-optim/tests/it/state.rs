@@ -106,8 +106,17 @@ fn edited_structural_states_are_refused() {
             ("sq of other data", &set("sq", 0, json!(-1.0))),
         ],
     );
-    let mut bcfw: Bcfw = BcfwParams::default().check().unwrap();
+    let mut bcfw: Bcfw = BcfwParams {
+        gap_sampling: true,
+        ..BcfwParams::pairwise()
+    }
+    .check()
+    .unwrap();
     let st = bcfw.init(&problem).unwrap();
+    let gap_edit = |to: Value| move |v: &mut Value| v["gaps"]["tree"][1] = to.clone();
+    let (negative, other_n) = (gap_edit(json!(-1.0)), |v: &mut Value| {
+        v["gaps"]["n"] = json!(59)
+    });
     refuses(
         &bcfw,
         &problem,
@@ -116,6 +125,8 @@ fn edited_structural_states_are_refused() {
             ("w cut", &cut("w")),
             ("losses cut", &cut("ell_i")),
             ("truth of other data", &cut("psi_truth")),
+            ("a negative gap estimate", &negative),
+            ("gap estimates of other data", &other_n),
         ],
     );
     let mut ssg = SsgParams::default().check().unwrap();

@@ -42,6 +42,8 @@ impl Bcfw {
         let mut bcfw = self;
         bcfw.n_total = Some(n_total);
         bcfw.params.average = false;
+        bcfw.params.gap_sampling = false;
+        bcfw.params.cache = false;
         // Pairwise steps as one process takes them (`Steps::Auto`) while rounds are small shares of a pass,
         // whose line search stays near t = 1 (see `PAIRWISE_MAX_SHARE`, and `init`).
         bcfw.params.seed ^= (comm.rank() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);

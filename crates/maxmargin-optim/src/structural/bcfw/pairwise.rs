@@ -56,6 +56,22 @@ impl Default for Block {
     }
 }
 
+/// A block's active corners at some `w` ([`Block::scan`]).
+pub(super) struct Scan {
+    away: Option<usize>,
+    g_away: f64,
+    best: Option<usize>,
+    g_best: f64,
+    value: f64,
+}
+
+impl Scan {
+    /// The gap the active corners alone can close: `Σ weight·g − min g`, a lower bound on the block's gap.
+    pub(super) fn cache_gap(&self) -> f64 {
+        self.value - self.g_best
+    }
+}
+
 /// What a pairwise step changed: `w += scale·d` (with `d` sparse) and `ℓ_i`'s new value times `n`.
 pub(super) struct Move {
     /// The direction `u_s − u_a` in `ψ` units.
@@ -77,8 +93,45 @@ impl Block {
         self.atoms.len()
     }
 
-    /// One pairwise step toward the oracle's corner `(u_s, Δ_s)` at `w`, for `n` examples and λ.
-    /// `None` when no step improves the dual (the block is optimal for this `w`).
+    /// `λ⟨w_i, w⟩ − ℓ_i = Σ weight·(⟨w, u⟩ − Δ)/n`: the block's part of the gap besides `H_i(w)/n`.
+    pub(super) fn value(&self, w: &[f64], n: f64) -> f64 {
+        self.atoms
+            .iter()
+            .map(|a| a.weight * (a.u.as_row().dot(w) - a.loss) / n)
+            .sum()
+    }
+
+    /// The active corners at `w`, for `n` examples: each atom's `g = (⟨w, u⟩ − Δ)/n` (the true output's is
+    /// 0), the away corner (largest `g` among those with weight), the best (smallest `g`, the true output
+    /// included whatever its weight) and the block's `Σ weight·g`.
+    pub(super) fn scan(&self, w: &[f64], n: f64) -> Scan {
+        let mut scan = Scan {
+            away: None,
+            g_away: if self.truth > 0.0 {
+                0.0
+            } else {
+                f64::NEG_INFINITY
+            },
+            best: None,
+            g_best: 0.0,
+            value: 0.0,
+        };
+        for (k, a) in self.atoms.iter().enumerate() {
+            let g = (a.u.as_row().dot(w) - a.loss) / n;
+            scan.value += a.weight * g;
+            if g > scan.g_away {
+                (scan.away, scan.g_away) = (Some(k), g);
+            }
+            if g < scan.g_best {
+                (scan.best, scan.g_best) = (Some(k), g);
+            }
+        }
+        scan
+    }
+
+    /// One pairwise step toward the oracle's corner `(u_s, Δ_s)` at `w`, for `n` examples and λ, with the
+    /// block's gap at `w` before it. The move is `None` when no step improves the dual (the block is optimal
+    /// for this `w`).
     pub(super) fn step(
         &mut self,
         w: &[f64],
@@ -86,21 +139,46 @@ impl Block {
         loss_s: f64,
         n: f64,
         lambda: f64,
-    ) -> Option<Move> {
+    ) -> (f64, Option<Move>) {
+        let scan = self.scan(w, n);
+        self.step_scanned(&scan, w, (u_s, loss_s), n, lambda)
+    }
+
+    /// [`Block::step`] with the block's corners already scanned at `w`.
+    pub(super) fn step_scanned(
+        &mut self,
+        scan: &Scan,
+        w: &[f64],
+        (u_s, loss_s): (SparseVec, f64),
+        n: f64,
+        lambda: f64,
+    ) -> (f64, Option<Move>) {
         let g_s = (u_s.as_row().dot(w) - loss_s) / n;
-        // The away atom: the largest g among the active corners (`None` is the true output, g = 0).
-        let mut away: Option<usize> = None;
-        let mut g_a = if self.truth > 0.0 {
-            0.0
-        } else {
-            f64::NEG_INFINITY
+        let block_gap = scan.value - g_s;
+        (
+            block_gap,
+            self.pairwise_move((u_s, loss_s, g_s), (scan.away, scan.g_away), n, lambda),
+        )
+    }
+
+    /// A pairwise step from the away corner to the best active one (or the true output) without an oracle
+    /// call: the cache of past corners (Osokin et al. 2016; Shah, Kolmogorov & Lampert 2015).
+    pub(super) fn cached_step(&mut self, scan: &Scan, n: f64, lambda: f64) -> Option<Move> {
+        let (u, loss) = match scan.best {
+            None => (SparseVec::default(), 0.0),
+            Some(k) => (self.atoms[k].u.clone(), self.atoms[k].loss),
         };
-        for (k, a) in self.atoms.iter().enumerate() {
-            let g = (a.u.as_row().dot(w) - a.loss) / n;
-            if g > g_a {
-                (away, g_a) = (Some(k), g);
-            }
-        }
+        self.pairwise_move((u, loss, scan.g_best), (scan.away, scan.g_away), n, lambda)
+    }
+
+    /// The pairwise step from the away atom (`away`, its `g_a`) to the oracle's corner.
+    fn pairwise_move(
+        &mut self,
+        (u_s, loss_s, g_s): (SparseVec, f64, f64),
+        (away, g_a): (Option<usize>, f64),
+        n: f64,
+        lambda: f64,
+    ) -> Option<Move> {
         let gain = g_a - g_s;
         if gain.is_nan() || gain <= 0.0 {
             return None;
@@ -227,7 +305,10 @@ mod tests {
     fn a_step_moves_weight_and_keeps_the_sum_one() {
         let mut b = Block::default();
         let w = [0.0, 0.0];
-        let m = b.step(&w, sv(&[(0, 1.0)]), 1.0, 1.0, 1.0).unwrap();
+        let (gap, m) = b.step(&w, sv(&[(0, 1.0)]), 1.0, 1.0, 1.0);
+        let m = m.unwrap();
+        // At w = 0: H = Δ = 1 and the block is all truth, so its gap is 1.
+        assert_eq!(gap, 1.0);
         // From the truth (g = 0) to g_s = −1: curvature 1, gain 1, γ = 1 (all of the truth's weight).
         assert_eq!(m.scale, 1.0);
         assert_eq!(b.truth, 0.0);
@@ -236,10 +317,9 @@ mod tests {
         let total: f64 = b.truth + b.atoms.iter().map(|a| a.weight).sum::<f64>();
         assert_eq!(total, 1.0);
         // At w = u_s the corner is optimal: no step.
-        assert!(
-            b.step(&[1.0, 0.0], sv(&[(0, 1.0)]), 1.0, 1.0, 1.0)
-                .is_none()
-        );
+        let (gap, m) = b.step(&[1.0, 0.0], sv(&[(0, 1.0)]), 1.0, 1.0, 1.0);
+        assert!(m.is_none());
+        assert_eq!(gap, 0.0);
     }
 
     /// `Σ weight·u` and `Σ weight·Δ` of a block, and its total weight.
@@ -260,6 +340,7 @@ mod tests {
         let mut after = before.clone();
         after
             .step(&[0.0; 4], sv(&[(1, 2.0), (3, -1.0)]), 2.0, 1.0, 1.0)
+            .1
             .unwrap();
         let t = 0.3;
         let mixed = Block::mix(&before, after.clone(), t);

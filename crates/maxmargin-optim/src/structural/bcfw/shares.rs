@@ -88,6 +88,23 @@ impl Shares {
             _ => {}
         }
     }
+
+    /// Every block's `λ⟨w_i, w⟩ − ℓ_i` at `w` (the block gap less `H_i(w)/n`), for `n` examples.
+    pub(super) fn values(&self, w: &[f64], ell_i: &[f64], lambda: f64, n: f64) -> Vec<f64> {
+        match self {
+            Self::Dense { shares, .. } => shares
+                .chunks_exact(w.len().max(1))
+                .zip(ell_i)
+                .map(|(s, l)| lambda * s.iter().zip(w).map(|(a, b)| a * b).sum::<f64>() - l)
+                .collect(),
+            Self::Sparse(v) => v
+                .iter()
+                .zip(ell_i)
+                .map(|(s, l)| lambda * s.as_row().dot(w) - l)
+                .collect(),
+            Self::Atoms(blocks) => blocks.iter().map(|b| b.value(w, n)).collect(),
+        }
+    }
 }
 
 /// One block's share before a round's steps ([`Shares::before`]).

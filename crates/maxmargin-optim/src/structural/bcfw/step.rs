@@ -1,0 +1,220 @@
+//! A BCFW block step: Frank–Wolfe on dense or sparse shares, or pairwise on atoms (first trying the block's
+//! active corners when the cache is on), with the exact line search; what one process and each rank's share
+//! of a round both take.
+
+use super::shares::{SCATTER_MAX_DIM, Shares};
+use super::{Bcfw, BcfwState, CACHE_FRACTION, CACHE_GLOBAL, pairwise};
+use crate::error::OptimError;
+use crate::structural::problem::StructProblem;
+use maxmargin_core::vector::SparseVec;
+use maxmargin_struct::OutputSpace;
+
+/// The exact line search `γ = numerator / denominator` clipped to `[0, 1]` (a zero denominator moves all
+/// the way when the numerator is positive).
+fn line_search(numerator: f64, denominator: f64) -> f64 {
+    if denominator > 0.0 {
+        (numerator / denominator).clamp(0.0, 1.0)
+    } else if numerator > 0.0 {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+impl BcfwState {
+    /// Block `i`'s loss share becomes `ell_new`.
+    fn set_loss(&mut self, i: usize, ell_new: f64) {
+        self.ell += ell_new - self.ell_i[i];
+        self.ell_i[i] = ell_new;
+    }
+
+    /// The step just taken (the `k`-th) counted in the weighted average's sums.
+    fn count_step(&mut self) {
+        let (k, ell) = (self.k as f64, self.ell);
+        if let Some(a) = &mut self.avg {
+            a.c_sum += k;
+            a.ell_sum += k * ell;
+        }
+    }
+}
+
+impl Bcfw {
+    /// A pairwise step's move on block `i` applied to `w`, `ℓ` and the average, and the step counted in the
+    /// average's weights.
+    fn apply_pairwise(st: &mut BcfwState, i: usize, moved: Option<pairwise::Move>, n: f64) {
+        let c_prev = st.avg.as_ref().map_or(0.0, |a| a.c_sum);
+        if let Some(m) = moved {
+            // δ = (γ/(λn))·d, applied to w and, as C_{k−1}·δ, to the average's sum.
+            for (j, dj) in m.d.as_row().iter() {
+                st.w[j] += m.scale * dj;
+                if let Some(a) = &mut st.avg {
+                    a.u[j] += c_prev * m.scale * dj;
+                }
+            }
+            st.set_loss(i, m.loss_sum / n);
+        }
+        st.count_step();
+    }
+
+    /// One block step on block `i` (the one the sampler drew), Frank–Wolfe or pairwise, without the gap
+    /// check that follows it in a pass: what one process and each rank's share of a round both take.
+    /// Returns the block's gap at `w` before the step.
+    pub(super) fn block_step<S>(
+        &self,
+        problem: &StructProblem<'_, S>,
+        st: &mut BcfwState,
+        i: usize,
+    ) -> Result<f64, OptimError>
+    where
+        S: OutputSpace,
+        S::Output: Sync,
+    {
+        let n = self.n_total.unwrap_or(problem.n_samples()) as f64;
+        let lambda = problem.lambda();
+        // With the cache, the block's active corners come first: a step between them when they close enough
+        // of the gap, else the oracle's step with the same scan.
+        let mut scanned = None;
+        if let Shares::Atoms(blocks) = &mut st.w_i
+            && let Some(&last_gap) = st.oracle_gaps.get(i)
+        {
+            let scan = blocks[i].scan(&st.w, n);
+            let g = scan.cache_gap();
+            let mean_gap = st.last.map_or(0.0, |l| l.3.max(0.0)) / n;
+            if g > 0.0 && g >= CACHE_FRACTION * last_gap && g >= CACHE_GLOBAL * mean_gap {
+                st.k += 1;
+                st.cached += 1;
+                let moved = blocks[i].cached_step(&scan, n, lambda);
+                Self::apply_pairwise(st, i, moved, n);
+                return Ok(g);
+            }
+            scanned = Some(scan);
+        }
+        let v = problem.oracle(&st.w, i)?;
+        // The corner: w_s = (ψ(y_i) − ψ(ŷ))/(λn), ℓ_s = Δ/n.
+        let scale = 1.0 / (lambda * n);
+        let ell_s = v.loss / n;
+        let dim = st.w.len();
+        st.k += 1;
+        if let Shares::Atoms(blocks) = &mut st.w_i {
+            // u_s = ψ(y_i) − ψ(ŷ). On small spaces (chains) it is scattered in O(nnz) and only the entries
+            // that do not cancel are sorted; on large ones (many classes) a dense scratch would be the
+            // largest thing held, so ψ(ŷ) is sorted and merged.
+            let (x_i, truth) = (&problem.x()[i], &st.psi_truth[i]);
+            let u_s = if dim <= SCATTER_MAX_DIM {
+                let ws = &mut st.scatter;
+                ws.ensure(dim);
+                for (j, v) in truth.as_row().iter() {
+                    ws.add(j, v);
+                }
+                problem
+                    .space()
+                    .for_each_feature(x_i, &v.output, &mut |j, v| ws.add(j, -v));
+                ws.take_sorted()
+            } else {
+                let psi_hat = problem.space().joint_feature(x_i, &v.output);
+                SparseVec::lincomb(1.0, truth, -1.0, &psi_hat)
+            };
+            let (gap, moved) = match &scanned {
+                Some(scan) => blocks[i].step_scanned(scan, &st.w, (u_s, v.loss), n, lambda),
+                None => blocks[i].step(&st.w, u_s, v.loss, n, lambda),
+            };
+            if let Some(g) = st.oracle_gaps.get_mut(i) {
+                *g = gap;
+            }
+            Self::apply_pairwise(st, i, moved, n);
+            return Ok(gap);
+        }
+        let c_prev = st.avg.as_ref().map_or(0.0, |a| a.c_sum);
+        let (gamma, gap) = match &mut st.w_i {
+            Shares::Sparse(shares) => {
+                let psi_hat = problem.space().joint_feature(&problem.x()[i], &v.output);
+                let w_s = SparseVec::lincomb(scale, &st.psi_truth[i], -scale, &psi_hat);
+                let d = SparseVec::lincomb(1.0, &shares[i], -1.0, &w_s);
+                let numerator = lambda * d.as_row().dot(&st.w) - st.ell_i[i] + ell_s;
+                let gamma = line_search(numerator, lambda * d.as_row().norm_sq());
+                if gamma > 0.0 {
+                    // w_i ← w_i − γ d, w ← w − γ d, and u += C_{k−1}·δ with δ = −γ d.
+                    for (j, dj) in d.as_row().iter() {
+                        st.w[j] -= gamma * dj;
+                        if let Some(a) = &mut st.avg {
+                            a.u[j] -= c_prev * gamma * dj;
+                        }
+                    }
+                    shares[i] = SparseVec::lincomb(1.0, &shares[i], -gamma, &d);
+                }
+                (gamma, numerator)
+            }
+            Shares::Dense { shares, sq } => {
+                let share = &mut shares[i * dim..(i + 1) * dim];
+                let ws = &mut st.scatter;
+                ws.ensure(dim);
+                for (j, v) in st.psi_truth[i].as_row().iter() {
+                    ws.add(j, scale * v);
+                }
+                problem
+                    .space()
+                    .for_each_feature(&problem.x()[i], &v.output, &mut |j, v| {
+                        ws.add(j, -scale * v)
+                    });
+                // d = w_i − w_s, with w_s sparse: d·w = w_i·w − w_s·w, ‖d‖² = ‖w_i‖² − 2 w_i·w_s + ‖w_s‖².
+                let (mut ws_w, mut ws_share, mut ws_sq) = (0.0, 0.0, 0.0);
+                for &j in &ws.touched {
+                    let a = ws.acc[j];
+                    ws_w += a * st.w[j];
+                    ws_share += a * share[j];
+                    ws_sq += a * a;
+                }
+                let wi_w: f64 = share.iter().zip(&st.w).map(|(a, b)| a * b).sum();
+                let numerator = lambda * (wi_w - ws_w) - st.ell_i[i] + ell_s;
+                let d_sq = (sq[i] - 2.0 * ws_share + ws_sq).max(0.0);
+                let gamma = line_search(numerator, lambda * d_sq);
+                if gamma > 0.0 {
+                    // δ = −γ w_i + γ w_s, applied to w, u and w_i.
+                    match &mut st.avg {
+                        Some(a) => {
+                            for ((w, u), s) in
+                                st.w.iter_mut().zip(a.u.iter_mut()).zip(share.iter_mut())
+                            {
+                                let delta = -gamma * *s;
+                                *w += delta;
+                                *u += c_prev * delta;
+                                *s *= 1.0 - gamma;
+                            }
+                            for &j in &ws.touched {
+                                let v = ws.acc[j];
+                                st.w[j] += gamma * v;
+                                a.u[j] += c_prev * gamma * v;
+                                share[j] += gamma * v;
+                            }
+                        }
+                        None => {
+                            for (w, s) in st.w.iter_mut().zip(share.iter_mut()) {
+                                *w -= gamma * *s;
+                                *s *= 1.0 - gamma;
+                            }
+                            for &j in &ws.touched {
+                                let v = ws.acc[j];
+                                st.w[j] += gamma * v;
+                                share[j] += gamma * v;
+                            }
+                        }
+                    }
+                    // ‖(1−γ)w_i + γ w_s‖², from the products already at hand.
+                    sq[i] = ((1.0 - gamma) * (1.0 - gamma) * sq[i]
+                        + 2.0 * gamma * (1.0 - gamma) * ws_share
+                        + gamma * gamma * ws_sq)
+                        .max(0.0);
+                }
+                ws.clear();
+                (gamma, numerator)
+            }
+            // Taken above.
+            Shares::Atoms(_) => (0.0, 0.0),
+        };
+        if gamma > 0.0 {
+            st.set_loss(i, (1.0 - gamma) * st.ell_i[i] + gamma * ell_s);
+        }
+        st.count_step();
+        Ok(gap)
+    }
+}
