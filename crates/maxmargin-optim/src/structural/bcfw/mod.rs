@@ -179,6 +179,9 @@ pub struct BcfwState {
     /// Steps the cache took (without an oracle call): passes count the others.
     #[serde(default)]
     cached: u64,
+    /// The cache's steps since the last oracle call.
+    #[serde(default)]
+    cached_run: u64,
     #[serde(skip)]
     scatter: Scatter,
 }
@@ -376,6 +379,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for Bcfw {
                 Vec::new()
             },
             cached: 0,
+            cached_run: 0,
             scatter: Scatter::default(),
         })
     }
@@ -413,7 +417,8 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for Bcfw {
         fits(
             (st.oracle_gaps.is_empty() || st.oracle_gaps.len() == n)
                 && all_finite(&st.oracle_gaps)
-                && st.cached <= st.k,
+                && st.cached <= st.k
+                && st.cached_run <= st.cached,
             "the cache's gaps",
         )
     }

@@ -72,17 +72,26 @@ impl Bcfw {
         let n = self.n_total.unwrap_or(problem.n_samples()) as f64;
         let lambda = problem.lambda();
         // With the cache, the block's active corners come first: a step between them when they close enough
-        // of the gap, else the oracle's step with the same scan.
+        // of the gap, else the oracle's step with the same scan. Passes count oracle steps only, so at most a
+        // pass's worth of cached steps come in a row: a run whose gaps are all but closed (cached steps of
+        // vanishing gain, the thresholds at 0) still reaches its budget.
         let mut scanned = None;
+        let run_left = st.cached_run < st.ell_i.len() as u64;
         if let Shares::Atoms(blocks) = &mut st.w_i
             && let Some(&last_gap) = st.oracle_gaps.get(i)
+            && run_left
         {
             let scan = blocks[i].scan(&st.w, n);
             let g = scan.cache_gap();
             let mean_gap = st.last.map_or(0.0, |l| l.3.max(0.0)) / n;
-            if g > 0.0 && g >= CACHE_FRACTION * last_gap && g >= CACHE_GLOBAL * mean_gap {
+            if g.is_finite()
+                && g > 0.0
+                && g >= CACHE_FRACTION * last_gap
+                && g >= CACHE_GLOBAL * mean_gap
+            {
                 st.k += 1;
                 st.cached += 1;
+                st.cached_run += 1;
                 let moved = blocks[i].cached_step(&scan, n, lambda);
                 Self::apply_pairwise(st, i, moved, n);
                 return Ok(g);
@@ -90,6 +99,7 @@ impl Bcfw {
             scanned = Some(scan);
         }
         let v = problem.oracle(&st.w, i)?;
+        st.cached_run = 0;
         // The corner: w_s = (ψ(y_i) − ψ(ŷ))/(λn), ℓ_s = Δ/n.
         let scale = 1.0 / (lambda * n);
         let ell_s = v.loss / n;
@@ -216,5 +226,42 @@ impl Bcfw {
         }
         st.count_step();
         Ok(gap)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::BcfwParams;
+    use crate::trainer::Solver;
+    use maxmargin_core::objective::Lambda;
+    use maxmargin_struct::MulticlassSpace;
+
+    /// Cached steps never come more than a pass in a row, so passes advance even when the cache's
+    /// thresholds are 0 (every block's last oracle gap 0, no certificate yet).
+    #[test]
+    fn cached_steps_never_hold_the_passes_back() {
+        let space = MulticlassSpace::new(3, 3).unwrap();
+        let x: Vec<SparseVec> = (0..12u32)
+            .map(|i| SparseVec::new(vec![i % 3], vec![1.0 + f64::from(i) / 7.0]).unwrap())
+            .collect();
+        let y: Vec<u32> = (0..12u32).map(|i| (i * 7 + 1) % 3).collect();
+        let problem = StructProblem::new(&space, &x, &y, Lambda::new(1e-3).unwrap()).unwrap();
+        let mut bcfw = BcfwParams {
+            gap_tolerance: None,
+            ..BcfwParams::pairwise()
+        }
+        .check()
+        .unwrap();
+        let mut st = bcfw.init(&problem).unwrap();
+        let n = y.len() as u64;
+        for _ in 0..40 * n {
+            st.oracle_gaps.iter_mut().for_each(|g| *g = 0.0);
+            st.last = None;
+            bcfw.step(&problem, &mut st).unwrap();
+            assert!(st.cached_run <= n);
+        }
+        assert!(st.cached > 0, "the cache was used");
+        assert!(Bcfw::epochs(&st) >= 40.0 * n as f64 / (n + 1) as f64 / n as f64 * 0.99);
     }
 }
