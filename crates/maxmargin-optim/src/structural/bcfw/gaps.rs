@@ -108,6 +108,8 @@ impl GapSampler {
             && all_finite(&self.tree)
             && self.tree.iter().all(|&g| g >= 0.0)
             && self.tree[m + n..].iter().all(|&g| g == 0.0)
+            // Each sum as `set` and `refresh` make it, to the bit.
+            && (1..m).all(|k| self.tree[k] == self.tree[2 * k] + self.tree[2 * k + 1])
     }
 }
 

@@ -40,9 +40,14 @@ impl Block {
     pub(super) fn fits(&self, dim: usize) -> bool {
         let total = self.truth + self.atoms.iter().map(|a| a.weight).sum::<f64>();
         self.truth.is_finite()
+            && self.truth >= 0.0
             && (total - 1.0).abs() <= 1e-6
             && self.atoms.iter().all(|a| {
-                a.u.fits(dim) && a.sq.is_finite() && a.loss.is_finite() && a.weight.is_finite()
+                a.u.fits(dim)
+                    && a.sq.is_finite()
+                    && a.loss.is_finite()
+                    && a.weight.is_finite()
+                    && a.weight >= 0.0
             })
     }
 }
@@ -119,7 +124,7 @@ impl Block {
         for (k, a) in self.atoms.iter().enumerate() {
             let g = (a.u.as_row().dot(w) - a.loss) / n;
             scan.value += a.weight * g;
-            if g > scan.g_away {
+            if g > scan.g_away && a.weight > 0.0 {
                 (scan.away, scan.g_away) = (Some(k), g);
             }
             if g < scan.g_best {

@@ -83,17 +83,19 @@ impl Bcfw {
         {
             let scan = blocks[i].scan(&st.w, n);
             let g = scan.cache_gap();
-            let mean_gap = st.last.map_or(0.0, |l| l.3.max(0.0)) / n;
+            let mean_gap = st.cache_ref / n;
             if g.is_finite()
                 && g > 0.0
                 && g >= CACHE_FRACTION * last_gap
                 && g >= CACHE_GLOBAL * mean_gap
+                && let Some(moved) = blocks[i].cached_step(&scan, n, lambda)
             {
+                // (A step that would not move, a gap of rounding, falls through to the oracle.)
                 st.k += 1;
                 st.cached += 1;
                 st.cached_run += 1;
-                let moved = blocks[i].cached_step(&scan, n, lambda);
-                Self::apply_pairwise(st, i, moved, n);
+                Self::apply_pairwise(st, i, Some(moved), n);
+                // A lower bound on the block's gap before the step (the oracle's corner may close more).
                 return Ok(g);
             }
             scanned = Some(scan);
@@ -129,7 +131,8 @@ impl Bcfw {
                 None => blocks[i].step(&st.w, u_s, v.loss, n, lambda),
             };
             if let Some(g) = st.oracle_gaps.get_mut(i) {
-                *g = gap;
+                // A non-finite gap (a non-finite loss) would make the run's own checkpoint unreadable.
+                *g = if gap.is_finite() { gap } else { 0.0 };
             }
             Self::apply_pairwise(st, i, moved, n);
             return Ok(gap);
