@@ -36,8 +36,7 @@ fn main() {
     let Ok(problem) = StructProblem::new(&space, &train.sequences, &train.labels, lambda) else {
         return;
     };
-    let only = std::env::var("SSVM_OCR_SOLVERS").unwrap_or_default();
-    let wanted = |name: &str| only.is_empty() || only.split(',').any(|s| s == name);
+    let wanted = |name: &str| maxmargin_benches::chosen("SSVM_OCR_SOLVERS", name);
     let test_error = |w: &[f64]| {
         let (mut wrong, mut total) = (0usize, 0usize);
         for (x, y) in test.sequences.iter().zip(&test.labels) {

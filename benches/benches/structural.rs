@@ -145,9 +145,9 @@ fn run(problem: &str, task: &str, solver: &str, train: &Path, test: &Path, extra
     }
 }
 
-/// Whether `STRUCTURAL_SOLVERS` (a comma-separated list; all when unset) asks for `solver`.
+/// Whether `STRUCTURAL_SOLVERS` asks for `solver`.
 fn wanted(solver: &&str) -> bool {
-    std::env::var("STRUCTURAL_SOLVERS").map_or(true, |list| list.split(',').any(|s| s == *solver))
+    maxmargin_benches::chosen("STRUCTURAL_SOLVERS", solver)
 }
 
 fn main() {

@@ -45,6 +45,14 @@ pub fn binary_sets() -> Vec<(String, LabeledData)> {
     }
 }
 
+/// Whether the comma-separated list in the environment variable `var` names `name` (everything is chosen
+/// when the variable is unset or empty): how a bench is told to run only some of its datasets or solvers.
+pub fn chosen(var: &str, name: &str) -> bool {
+    std::env::var(var).map_or(true, |list| {
+        list.is_empty() || list.split(',').any(|s| s.trim() == name)
+    })
+}
+
 /// Seconds taken by `f`.
 pub fn time<T>(f: impl FnOnce() -> T) -> (f64, T) {
     let start = Instant::now();

@@ -204,16 +204,12 @@ fn main() {
         return;
     }
     let have_liblinear = Command::new("liblinear-train").output().is_ok();
-    let only = std::env::var("MAXMARGIN_BENCH_ONLY").ok();
     let tmp = std::env::temp_dir().join("maxmargin-end-to-end");
     let _ = std::fs::create_dir_all(&tmp);
     let _ = std::fs::create_dir_all(out_dir());
     let reports: Vec<Report> = DATASETS
         .iter()
-        .filter(|ds| {
-            only.as_deref()
-                .is_none_or(|o| o.split(',').any(|n| n == ds.name))
-        })
+        .filter(|ds| maxmargin_benches::chosen("MAXMARGIN_BENCH_ONLY", ds.name))
         .filter_map(|ds| run_dataset(ds, &dir, &tmp, &ours_bin, have_liblinear))
         .collect();
     let md = markdown(&reports, have_liblinear);

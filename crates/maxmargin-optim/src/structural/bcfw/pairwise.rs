@@ -100,10 +100,7 @@ impl Block {
 
     /// `λ⟨w_i, w⟩ − ℓ_i = Σ weight·(⟨w, u⟩ − Δ)/n`: the block's part of the gap besides `H_i(w)/n`.
     pub(super) fn value(&self, w: &[f64], n: f64) -> f64 {
-        self.atoms
-            .iter()
-            .map(|a| a.weight * (a.u.as_row().dot(w) - a.loss) / n)
-            .sum()
+        self.scan(w, n).value
     }
 
     /// The active corners at `w`, for `n` examples: each atom's `g = (⟨w, u⟩ − Δ)/n` (the true output's is
