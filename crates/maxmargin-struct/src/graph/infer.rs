@@ -273,6 +273,7 @@ pub(crate) fn max_product(
     let mut msgs = vec![0.0; 2 * edges.len() * l];
     let mut incoming = p.unary.clone();
     let mut fresh = vec![0.0; l];
+    let mut held = vec![0.0; l];
     let mut converged = edges.is_empty();
     for _ in 0..s.max_iter {
         if converged {
@@ -290,11 +291,13 @@ pub(crate) fn max_product(
                 let slot = (2 * e + d) * l;
                 let back = (2 * e + 1 - d) * l;
                 // The sender's belief without what the receiver sent it.
+                for yf in 0..l {
+                    held[yf] = incoming[from * l + yf] - msgs[back + yf];
+                }
                 for (yt, slot_value) in fresh.iter_mut().enumerate() {
                     let mut best = f64::NEG_INFINITY;
-                    for yf in 0..l {
-                        let v = incoming[from * l + yf] - msgs[back + yf]
-                            + oriented(table, l, from_first, yf, yt);
+                    for (yf, &h) in held.iter().enumerate() {
+                        let v = h + oriented(table, l, from_first, yf, yt);
                         if v > best {
                             best = v;
                         }
