@@ -29,7 +29,9 @@ pub struct Relaxation {
     pub bound: f64,
     /// Whether `bound − value` is within 1e-6 of the bound's magnitude: then `labels` is an optimum.
     pub certified: bool,
-    /// The relaxed node marginals of the first relaxation (`n × L`, node-major; each row sums to 1).
+    /// The relaxed node marginals of the first relaxation (`n × L`, node-major; each row sums to 1). With
+    /// branch and bound (`branches > 1`) that relaxation hands over to its branches once its bound stalls
+    /// above its labelling, so its marginals can be less converged than with `branches = 1`.
     pub marginals: Vec<f64>,
 }
 

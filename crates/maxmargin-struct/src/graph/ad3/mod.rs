@@ -132,9 +132,11 @@ struct Problem<'a> {
 
 /// AD3, then, while the relaxation does not meet the labelling, depth-first branch and bound on the most
 /// fractional node (that node fixed to its likeliest label, then that label forbidden), pruning branches
-/// whose dual bound is below the best labelling, over at most `branches` relaxations in all. The bound
-/// returned is the largest bound of the branches left open (still a bound on the optimum), so `certified`
-/// holds when the search ended within its budget. The marginals returned are the first relaxation's.
+/// whose dual bound is within the tolerance of the best labelling, over at most `branches` relaxations in
+/// all. The bound returned is the largest bound of every branch, open or closed (still a bound on the
+/// optimum: a pruned branch may hold a labelling up to the tolerance above the best one), so `certified`
+/// holds when the search ended within its budget. The marginals returned are the first relaxation's; when
+/// `branches > 1` that relaxation may have stopped early, its bound stalled, to hand over to its branches.
 pub(crate) fn ad3_branch(
     p: &Potentials,
     edges: &[[u32; 2]],
@@ -155,6 +157,8 @@ pub(crate) fn ad3_branch(
     let mut solved = 1;
     let mut pending = Some((allowed.clone(), root.bound, state));
     let mut unresolved = f64::NEG_INFINITY;
+    // The largest bound of the branches closed (certified or pruned).
+    let mut closed = f64::NEG_INFINITY;
     while let Some((mask, parent_bound, parent)) = pending.take().or_else(|| open.pop()) {
         // The most fractional node still free to take more than one label.
         let pick = (0..n)
@@ -184,16 +188,23 @@ pub(crate) fn ad3_branch(
             }
             let tol = s.tol * r.bound.abs().max(1.0);
             if r.certified || r.bound <= best.1 + tol {
+                closed = closed.max(r.bound);
                 continue;
             }
             open.push((allowed.clone(), r.bound, child));
         }
-        open.retain(|o| o.1 > best.1 + s.tol * o.1.abs().max(1.0));
+        open.retain(|o| {
+            let keep = o.1 > best.1 + s.tol * o.1.abs().max(1.0);
+            if !keep {
+                closed = closed.max(o.1);
+            }
+            keep
+        });
     }
     let bound = open
         .iter()
         .map(|o| o.1)
-        .fold(unresolved, f64::max)
+        .fold(unresolved.max(closed), f64::max)
         .max(best.1);
     Ad3Result {
         certified: bound - best.1 <= s.tol * bound.abs().max(1.0),
