@@ -87,7 +87,7 @@ impl Adjacency {
 
 /// `P_e(y_self, y_other)` read from the table of edge `e`, oriented by whether `self` is the first end.
 #[inline]
-fn oriented(table: &[f64], l: usize, first: bool, mine: usize, other: usize) -> f64 {
+pub(crate) fn oriented(table: &[f64], l: usize, first: bool, mine: usize, other: usize) -> f64 {
     if first {
         table[mine * l + other]
     } else {

@@ -5,6 +5,8 @@
 //! `Σ_f φ_f(y_i, y_j)` is the value of any labelling `y`. A node's label is chosen with its labelled
 //! neighbours' edges read at their labels and the other edges maximized over their far end.
 
+use crate::graph::infer::oriented;
+
 impl super::Problem<'_> {
     /// `max_b [P_e(a, b) + θ_j(b)/deg_j + λ_{e,j}(b)]` over node `j`'s allowed labels `b`, for every `a`, where
     /// node `i` is the first end of `e` when `first` (written into `out`).
@@ -24,12 +26,7 @@ impl super::Problem<'_> {
         for b in (0..l).filter(|&b| ok[b]) {
             let tail = shares[b] + other[b];
             for (a, o) in out.iter_mut().enumerate() {
-                let t = if first {
-                    table[a * l + b]
-                } else {
-                    table[b * l + a]
-                };
-                *o = o.max(t + tail);
+                *o = o.max(oriented(table, l, first, a, b) + tail);
             }
         }
     }
@@ -54,11 +51,7 @@ impl super::Problem<'_> {
                 } else {
                     let b = yj as usize;
                     for (a, s) in score.iter_mut().enumerate() {
-                        *s += if first {
-                            table[a * l + b]
-                        } else {
-                            table[b * l + a]
-                        };
+                        *s += oriented(table, l, first, a, b);
                     }
                 }
             }

@@ -16,8 +16,11 @@
 //! bound falls to the best labelling found anywhere, and a relaxation whose bound stalls above its labelling
 //! hands over to its branches rather than running out its iterations.
 
+mod branch;
 mod decode;
 mod qp;
+
+pub(crate) use branch::ad3_branch;
 
 use super::infer::{Adjacency, Potentials, argmax, improve_locally};
 use qp::FactorQp;
@@ -128,91 +131,6 @@ struct Problem<'a> {
     /// nodes are solved alone).
     shares: Vec<f64>,
     s: Ad3Settings,
-}
-
-/// AD3, then, while the relaxation does not meet the labelling, depth-first branch and bound on the most
-/// fractional node (that node fixed to its likeliest label, then that label forbidden), pruning branches
-/// whose dual bound is within the tolerance of the best labelling, over at most `branches` relaxations in
-/// all. The bound returned is the largest bound of every branch, open or closed (still a bound on the
-/// optimum: a pruned branch may hold a labelling up to the tolerance above the best one), so `certified`
-/// holds when the search ended within its budget. The marginals returned are the first relaxation's; when
-/// `branches > 1` that relaxation may have stopped early, its bound stalled, to hand over to its branches.
-pub(crate) fn ad3_branch(
-    p: &Potentials,
-    edges: &[[u32; 2]],
-    s: Ad3Settings,
-    branches: usize,
-) -> Ad3Result {
-    let (n, l) = (p.n_nodes(), p.n_labels);
-    let problem = Problem::new(p, edges, s);
-    let mut allowed = vec![true; n * l];
-    let mut state = Admm::new(&problem, &allowed);
-    let root = problem.relax(&allowed, &mut state, f64::NEG_INFINITY, branches > 1);
-    if root.certified || branches <= 1 {
-        return root;
-    }
-    let mut best = (root.labels.clone(), root.value);
-    // Open branches: their constraints, their bound (an upper bound on what they hold) and their state.
-    let mut open: Vec<(Vec<bool>, f64, Admm)> = Vec::new();
-    let mut solved = 1;
-    let mut pending = Some((allowed.clone(), root.bound, state));
-    let mut unresolved = f64::NEG_INFINITY;
-    // The largest bound of the branches closed (certified or pruned).
-    let mut closed = f64::NEG_INFINITY;
-    while let Some((mask, parent_bound, parent)) = pending.take().or_else(|| open.pop()) {
-        // The most fractional node still free to take more than one label.
-        let pick = (0..n)
-            .filter(|&i| mask[i * l..(i + 1) * l].iter().filter(|&&a| a).count() > 1)
-            .map(|i| (i, argmax(&parent.marg[i * l..(i + 1) * l])))
-            .min_by(|x, y| x.1.1.total_cmp(&y.1.1).then(x.0.cmp(&y.0)));
-        let Some((i, (label, _))) = pick else {
-            continue;
-        };
-        for fix in [true, false] {
-            allowed.copy_from_slice(&mask);
-            for a in 0..l {
-                let keep = if fix { a == label } else { a != label };
-                allowed[i * l + a] &= keep;
-            }
-            if solved >= branches {
-                // Out of budget: this branch stays open, bounded by its parent's bound.
-                unresolved = unresolved.max(parent_bound);
-                continue;
-            }
-            solved += 1;
-            let mut child = parent.clone();
-            child.restrict(&problem, &allowed);
-            let r = problem.relax(&allowed, &mut child, best.1, true);
-            if r.value > best.1 {
-                best = (r.labels.clone(), r.value);
-            }
-            let tol = s.tol * r.bound.abs().max(1.0);
-            if r.certified || r.bound <= best.1 + tol {
-                closed = closed.max(r.bound);
-                continue;
-            }
-            open.push((allowed.clone(), r.bound, child));
-        }
-        open.retain(|o| {
-            let keep = o.1 > best.1 + s.tol * o.1.abs().max(1.0);
-            if !keep {
-                closed = closed.max(o.1);
-            }
-            keep
-        });
-    }
-    let bound = open
-        .iter()
-        .map(|o| o.1)
-        .fold(unresolved.max(closed), f64::max)
-        .max(best.1);
-    Ad3Result {
-        certified: bound - best.1 <= s.tol * bound.abs().max(1.0),
-        labels: best.0,
-        value: best.1,
-        bound: bound.min(root.bound),
-        marginals: root.marginals,
-    }
 }
 
 /// Runs AD3 from a cold start on the potentials, each node restricted to the labels `allowed` marks
