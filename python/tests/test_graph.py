@@ -56,11 +56,21 @@ def test_a_grid_crf_beats_the_nodes_alone_and_says_its_gap_is_no_certificate():
     assert [p.shape for p in predicted] == [y.shape for y in Y_test]
 
 
+def test_two_states_on_a_grid_train_certified_with_trws():
+    """Two states on a grid (bipartite): the relaxation is tight, so TRW-S certifies every answer."""
+    X, Y = pictures(n=10, side=6)
+    ssvm = FrankWolfeSSVM(GraphCRF(inference_method="trws"), C=0.1, max_iter=200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ssvm.fit(X, Y)
+    assert ssvm.converged_ and ssvm._fitted.inference == "trws"
+
+
 def test_exact_inference_on_trees_is_certified_and_ad3_certifies_its_answers():
     X, Y = pictures(n=10, side=6)
     # Rows only: each picture a forest of chains.
     rows = [(x, e[: 6 * 5]) for x, e in X]
-    for method in ("exact-tree", "ad3"):
+    for method in ("exact-tree", "ad3", "trws"):
         ssvm = OneSlackSSVM(GraphCRF(inference_method=method, directed=True), C=0.1, max_iter=200)
         with warnings.catch_warnings():
             warnings.simplefilter("error", ConvergenceWarning)
@@ -122,7 +132,7 @@ def test_bad_graphs_are_refused_by_name():
     with pytest.raises(ValueError, match=r"\(node_features, edges\)"):
         ssvm.fit([X[0][0]], Y[:1])
     with pytest.raises(ValueError, match="inference_method"):
-        FrankWolfeSSVM(GraphCRF(inference_method="trws"), max_iter=2).fit(X, Y)
+        FrankWolfeSSVM(GraphCRF(inference_method="ogm"), max_iter=2).fit(X, Y)
     with pytest.raises(ValueError, match="closes a cycle"):
         FrankWolfeSSVM(GraphCRF(inference_method="exact-tree"), max_iter=2).fit(X, Y)
 

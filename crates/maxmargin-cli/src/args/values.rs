@@ -126,7 +126,9 @@ pub(crate) struct GraphArgs {
     /// --task graph: how labellings are inferred in training and saved for predict and eval: exact-tree
     /// (exact on forests; a graph with a cycle is refused), brute-force (exact, graphs of up to about 20
     /// binary nodes), max-product (loopy belief propagation and local search: approximate on graphs with
-    /// cycles, so the training gap is then not a certificate), ad3 (the LP relaxation by dual
+    /// cycles, so the training gap is then not a certificate), trws (tree-reweighted max-product: fast,
+    /// each answer certified by its bound where the LP relaxation is tight, no branch and bound), ad3 (the
+    /// LP relaxation by dual
     /// decomposition, with branch and bound: each answer certified by its dual bound where the search ends
     /// within budget, and the run says whether every one was), qpbo (graph cuts: exact with two labels
     /// and attractive pairwise tables, α-expansion moves otherwise). Default: exact-tree when every
@@ -148,6 +150,8 @@ pub(crate) enum InferenceArg {
     BruteForce,
     /// Loopy max-product with local search.
     MaxProduct,
+    /// TRW-S: tree-reweighted max-product, its bound, and a labelling decoded from the messages.
+    Trws,
     /// AD3: the LP relaxation, its dual bound, rounding and branch and bound.
     Ad3,
     /// Graph cuts: one minimum cut (two labels), α-expansion moves (more).
@@ -162,6 +166,7 @@ impl InferenceArg {
             Self::ExactTree => Inference::ExactTree,
             Self::BruteForce => Inference::BruteForce,
             Self::MaxProduct => Inference::MAX_PRODUCT,
+            Self::Trws => Inference::TRWS,
             Self::Ad3 => Inference::AD3,
             Self::Qpbo => Inference::Qpbo,
         }

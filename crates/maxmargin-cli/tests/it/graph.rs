@@ -206,13 +206,14 @@ fn binary_shapes(
 }
 
 /// `--inference qpbo` (alias `graph-cut`): two labels train with an exact oracle, so the run is certified
-/// (no warning), and the model predicts with the cut it was trained with.
+/// (no warning), and the model predicts with the cut it was trained with. So does `--inference trws`, whose
+/// bound certifies every answer where the relaxation is tight (two labels, attractive tables).
 #[test]
 fn graph_cuts_train_a_certified_binary_segmentation() {
     let dir = tempfile::tempdir().unwrap();
     let (train, test) = binary_shapes(dir.path(), 8, (12, 3));
     let model = dir.path().join("b.model");
-    for name in ["qpbo", "graph-cut"] {
+    for name in ["qpbo", "graph-cut", "trws"] {
         let err = ok_stderr(&[
             "train",
             s(&train),
@@ -247,6 +248,9 @@ fn predict_and_eval_infer_with_the_method_asked_for() {
     let exact = ok(&["predict", s(&model), s(&test), "--inference", "ad3"]);
     let cut = ok(&["predict", s(&model), s(&test), "--inference", "qpbo"]);
     assert_eq!(exact, cut, "two exact methods, one answer");
+    // Two labels with an attractive table: the relaxation is tight, and TRW-S reaches it.
+    let trws = ok(&["predict", s(&model), s(&test), "--inference", "trws"]);
+    assert_eq!(exact, trws);
     assert_eq!(exact.lines().count(), 4);
     let e: serde_json::Value = serde_json::from_str(&ok(&[
         "eval",

@@ -326,13 +326,19 @@ pub(crate) fn max_product(
 
 /// Iterated conditional modes: each node in turn takes its best label given its neighbours', until a sweep
 /// changes nothing (each change strictly raises the value, so this ends; 1,000 sweeps at most, so that
-/// rounding cannot make it cycle).
+/// rounding cannot make it cycle). A sweep passes over the nodes none of whose neighbours changed since
+/// they were last looked at: their best label is the one they hold, so the result is that of full sweeps.
 pub(crate) fn improve_locally(p: &Potentials, adj: &Adjacency, y: &mut [u32]) {
     let l = p.n_labels;
     let mut local = vec![0.0; l];
+    let mut stale = vec![true; y.len()];
     for _ in 0..1000 {
         let mut changed = false;
         for i in 0..y.len() {
+            if !stale[i] {
+                continue;
+            }
+            stale[i] = false;
             local.copy_from_slice(p.node(i));
             for &(j, e, first) in adj.of(i) {
                 let table = p.table(e as usize);
@@ -344,6 +350,9 @@ pub(crate) fn improve_locally(p: &Potentials, adj: &Adjacency, y: &mut [u32]) {
             if best as u32 != y[i] && v > local[y[i] as usize] {
                 y[i] = best as u32;
                 changed = true;
+                for &(j, _, _) in adj.of(i) {
+                    stale[j as usize] = true;
+                }
             }
         }
         if !changed {

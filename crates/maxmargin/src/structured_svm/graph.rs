@@ -195,7 +195,10 @@ impl StructuredSvm {
         };
         let mut report = self.finish(fit, lambda, (ex.x.len(), d, l), report)?;
         let uncertified = space.uncertified_calls();
-        let certifies = matches!(inference, Inference::Ad3 { .. } | Inference::Qpbo) || forests;
+        let certifies = matches!(
+            inference,
+            Inference::Ad3 { .. } | Inference::Trws { .. } | Inference::Qpbo
+        ) || forests;
         let exact = inference.is_exact() || (certifies && uncertified == 0);
         if !exact {
             let training = &mut report.model.training;
@@ -208,7 +211,7 @@ impl StructuredSvm {
             report.warnings.push(format!(
                 "inference is {}, and {why}: the duality gap ({gap}) was measured with an approximate oracle \
                  and is not a certificate; the model is not marked converged (exact-tree is exact on forests, \
-                 ad3 where it certifies each answer, qpbo on two labels with attractive tables, brute-force \
+                 ad3 and trws where they certify each answer, qpbo on two labels with attractive tables, brute-force \
                  on small graphs)",
                 inference.name()
             ));

