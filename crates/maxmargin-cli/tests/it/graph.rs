@@ -24,6 +24,8 @@ fn graphs_train_predict_and_evaluate_from_the_command_line() {
         s(&model),
         "--max-passes",
         "20",
+        "--inference",
+        "max-product",
     ]);
     assert!(err.contains("not a certificate"), "{err}");
     let lines = ok(&["predict", s(&model), s(&test)]);
@@ -237,7 +239,7 @@ fn graph_cuts_train_a_certified_binary_segmentation() {
 }
 
 /// `predict --inference` and `eval --inference` infer with another method than the model's: a model trained
-/// by max-product predicts with graph cuts or AD3 (exact on these pictures' two labels); refused by name
+/// by the default (trws) predicts with graph cuts or AD3 (exact on these pictures' two labels); refused by name
 /// for a model that is not a graph model.
 #[test]
 fn predict_and_eval_infer_with_the_method_asked_for() {

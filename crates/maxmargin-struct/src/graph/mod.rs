@@ -109,8 +109,8 @@ impl GraphSpace {
     /// directed or symmetric pairwise tables, and `inference`.
     ///
     /// # Errors
-    /// [`StructError::Empty`] for no features; [`StructError::Custom`] for a damping outside `[0, 1)` or no
-    /// sweeps.
+    /// [`StructError::Empty`] for no features; [`StructError::Custom`] for max-product with a damping outside
+    /// `[0, 1)` or no sweeps, and for trws or ad3 with no iterations.
     pub fn with_costs(
         n_features: usize,
         n_edge_features: usize,

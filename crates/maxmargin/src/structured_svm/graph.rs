@@ -14,8 +14,8 @@ pub const GRAPH_KIND: &str = "graph";
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[non_exhaustive]
 pub struct GraphOptions {
-    /// The inference method; `None` chooses `exact-tree` when every training graph is a forest and
-    /// `max-product` otherwise.
+    /// The inference method; `None` chooses `exact-tree` when every training graph is a forest and `trws`
+    /// otherwise (certified wherever the relaxation is tight, at a cost near max-product's).
     pub inference: Option<Inference>,
     /// Directed pairwise tables (read from an edge's first end to its second) instead of symmetric ones.
     pub directed: bool,
@@ -163,7 +163,7 @@ impl StructuredSvm {
         let inference = options.inference.unwrap_or(if forests {
             Inference::ExactTree
         } else {
-            Inference::MAX_PRODUCT
+            Inference::TRWS
         });
         let space = GraphSpace::with_costs(
             self.width(d),

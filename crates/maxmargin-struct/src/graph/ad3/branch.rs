@@ -20,9 +20,9 @@ pub(crate) fn ad3_branch(
     ad3_branch_from(p, edges, s, branches, None)
 }
 
-/// [`ad3_branch`], starting from TRW-S's messages and labelling when given: the multipliers from the
-/// messages (the marginals uniform: starting them at TRW-S's labelling took ADMM twice as long on the
-/// graph bench's grid), the labelling as the incumbent.
+/// [`ad3_branch`], starting from TRW-S's answer when given: the multipliers from its messages (the marginals
+/// uniform: starting them at TRW-S's labelling took ADMM twice as long on the graph bench's grid), its
+/// labelling as the incumbent, and its bound where it is below the first relaxation's.
 pub(crate) fn ad3_branch_from(
     p: &Potentials,
     edges: &[[u32; 2]],
@@ -41,10 +41,15 @@ pub(crate) fn ad3_branch_from(
         None => (Admm::new(&problem, &allowed), f64::NEG_INFINITY),
     };
     let mut root = problem.relax(&allowed, &mut state, incumbent, branches > 1);
-    if let Some(t) = start.filter(|t| t.value > root.value) {
-        root.labels.clone_from(&t.labels);
-        root.value = t.value;
-        root.certified = root.bound - t.value <= s.tol * root.bound.abs().max(1.0);
+    if let Some(t) = start {
+        // TRW-S's labelling when it is the better one, and its bound when it is the lower one: both bound
+        // the same optimum.
+        if t.value > root.value {
+            root.labels.clone_from(&t.labels);
+            root.value = t.value;
+        }
+        root.bound = root.bound.min(t.bound);
+        root.certified = root.bound - root.value <= s.tol * root.bound.abs().max(1.0);
     }
     if root.certified || branches <= 1 {
         return root;

@@ -80,8 +80,10 @@ impl Admm {
 
     /// A start from message passing's messages (as [`crate::graph::trws`] leaves them): each factor's
     /// multipliers give it the node's reparametrized scores `θ̂_i/deg_i` less the message the factor's
-    /// other end sent, so they sum to zero at each node and the first dual is the messages' bound split
-    /// over the edges. Marginals uniform over the allowed labels, as in the cold start.
+    /// other end sent, so they sum to zero at each node and the first dual is an upper bound of the
+    /// messages' reparametrization split over the edges (a looser split than TRW-S's chains unless every
+    /// node has as many neighbours before it as after). Marginals uniform over the allowed labels, as in
+    /// the cold start.
     fn from_messages(problem: &Problem<'_>, messages: &[f64], allowed: &[bool]) -> Self {
         let (n, l, m) = (problem.p.n_nodes(), problem.p.n_labels, problem.edges.len());
         let mut incoming = vec![0.0; n * l];
