@@ -79,7 +79,7 @@ pub enum StructError {
     },
     /// Exact tree inference on a graph with a cycle.
     #[error(
-        "edge {edge} closes a cycle: exact-tree inference needs a forest (use max-product, or brute-force on small graphs)"
+        "edge {edge} closes a cycle: exact-tree inference needs a forest (use trws or ad3, or brute-force on small graphs; predict and eval take --inference)"
     )]
     NotAForest {
         /// The edge that closes the cycle (0-based).
