@@ -42,6 +42,16 @@ pub(crate) fn case() -> impl Strategy<Value = (Potentials, Vec<[u32; 2]>)> {
     })
 }
 
+/// The first `count` graphs of [`case`], seeded (the same graphs on every run).
+pub(crate) fn cases(count: usize) -> Vec<(Potentials, Vec<[u32; 2]>)> {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = case();
+    (0..count)
+        .map(|_| strategy.new_tree(&mut runner).unwrap().current())
+        .collect()
+}
+
 /// What a method that bounds its answer returns: the labelling, its value, the bound, whether they meet.
 pub(crate) struct Answer<'a> {
     pub labels: &'a [u32],
@@ -82,13 +92,9 @@ pub(crate) fn count_optima(
     name: &str,
     mut solve: impl FnMut(&Potentials, &[[u32; 2]]) -> (Vec<u32>, f64, f64, bool),
 ) -> (usize, usize, usize) {
-    use proptest::strategy::ValueTree;
-    let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let strategy = case();
     let total = if cfg!(debug_assertions) { 150 } else { 1000 };
     let (mut found, mut certified) = (0, 0);
-    for _ in 0..total {
-        let (p, edges) = strategy.new_tree(&mut runner).unwrap().current();
+    for (p, edges) in cases(total) {
         let (_, best) = super::infer::brute_force(&p, &edges).unwrap();
         let (labels, value, bound, sure) = solve(&p, &edges);
         let answer = Answer {

@@ -322,9 +322,8 @@ pub(crate) fn trws(p: &Potentials, edges: &[[u32; 2]], s: TrwsSettings) -> TrwsR
 mod tests {
     use super::*;
     use crate::graph::infer::{brute_force, exact_tree};
-    use crate::graph::testing::{Answer, case, check_answer, count_optima, forest_of};
+    use crate::graph::testing::{Answer, case, cases, check_answer, count_optima, forest_of};
     use proptest::prelude::*;
-    use proptest::strategy::ValueTree;
 
     const SETTINGS: TrwsSettings = TrwsSettings {
         max_iter: 200,
@@ -366,10 +365,7 @@ mod tests {
     /// On forests (whatever the node order) the messages settle on the optimum and certify it.
     #[test]
     fn trws_is_certified_on_forests() {
-        let mut runner = proptest::test_runner::TestRunner::deterministic();
-        let strategy = case();
-        for _ in 0..if cfg!(debug_assertions) { 40 } else { 200 } {
-            let (p, edges) = strategy.new_tree(&mut runner).unwrap().current();
+        for (p, edges) in cases(if cfg!(debug_assertions) { 40 } else { 200 }) {
             let (q, forest) = forest_of(&p, &edges);
             let (_, best) = exact_tree(&q, &forest).unwrap();
             let r = trws(&q, &forest, SETTINGS);
@@ -387,10 +383,7 @@ mod tests {
     /// second end, the messages go the other way round in their slots).
     #[test]
     fn the_orientation_of_the_edges_changes_nothing() {
-        let mut runner = proptest::test_runner::TestRunner::deterministic();
-        let strategy = case();
-        for _ in 0..if cfg!(debug_assertions) { 60 } else { 300 } {
-            let (p, edges) = strategy.new_tree(&mut runner).unwrap().current();
+        for (p, edges) in cases(if cfg!(debug_assertions) { 60 } else { 300 }) {
             let l = p.n_labels;
             let flipped: Vec<[u32; 2]> = edges.iter().map(|&[i, j]| [j, i]).collect();
             let mut pair = Vec::with_capacity(p.pair.len());

@@ -374,9 +374,8 @@ impl<'a> Problem<'a> {
 mod tests {
     use super::*;
     use crate::graph::infer::{brute_force, exact_tree};
-    use crate::graph::testing::{Answer, case, check_answer, count_optima, forest_of};
+    use crate::graph::testing::{Answer, case, cases, check_answer, count_optima, forest_of};
     use proptest::prelude::*;
-    use proptest::strategy::ValueTree;
 
     const SETTINGS: Ad3Settings = Ad3Settings {
         max_iter: 1000,
@@ -467,8 +466,7 @@ mod tests {
     /// one, active sets of allowed configurations with weights summing to one, multipliers untouched.
     #[test]
     fn restricting_a_state_leaves_only_allowed_labels() {
-        let mut runner = proptest::test_runner::TestRunner::deterministic();
-        let (p, edges) = case().new_tree(&mut runner).unwrap().current();
+        let (p, edges) = cases(1).remove(0);
         let problem = Problem::new(&p, &edges, SETTINGS);
         let l = p.n_labels;
         let mut allowed = vec![true; p.unary.len()];
@@ -496,10 +494,7 @@ mod tests {
 
     #[test]
     fn ad3_is_certified_on_trees() {
-        let mut runner = proptest::test_runner::TestRunner::deterministic();
-        let strategy = case();
-        for _ in 0..if cfg!(debug_assertions) { 40 } else { 200 } {
-            let (p, edges) = strategy.new_tree(&mut runner).unwrap().current();
+        for (p, edges) in cases(if cfg!(debug_assertions) { 40 } else { 200 }) {
             let (q, forest) = forest_of(&p, &edges);
             let (_, best) = exact_tree(&q, &forest).unwrap();
             let r = ad3(&q, &forest, SETTINGS, &vec![true; q.unary.len()]);
