@@ -14,7 +14,9 @@ its model (:mod:`maxmargin.models`):
   minimizes no objective and has no certificate.
 
 Every run ends with ``duality_gap_`` (in the objective's units) and ``converged_`` (within ``gap``, 1% of the
-objective by default); a run stopped short of it warns with a ``ConvergenceWarning``. ``save`` writes a model
+objective by default); a run stopped short of it warns with a ``ConvergenceWarning``. Graph models add
+``certified_`` (whether every inference call was exact or certified, so that the gap is a certificate) and
+``n_uncertified_`` (the calls that were not). ``save`` writes a model
 file the ``maxmargin`` command reads (``maxmargin predict``), and :func:`load` reads one back.
 """
 
@@ -141,6 +143,9 @@ class _Learner:
             )
             self._fitted = fitted
             self._record(result)
+            # Whether the gap is a certificate: every inference call exact or certified.
+            self.certified_ = bool(result["certified"])
+            self.n_uncertified_ = int(result["uncertified_calls"])
             return self
         (indptr, indices, data, d), y, lengths = self.model._inputs(X, Y)
         with _reading((indptr, indices, data)):

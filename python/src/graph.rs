@@ -203,7 +203,7 @@ impl PyGraphModel {
 }
 
 /// Trains a graph model on `graphs` (see [`Arrays`]) with `inference` (`None`: exact-tree on forests, else
-/// max-product) and directed or symmetric pairwise tables, by `solver` at `c` in `½‖w‖² + C Σ ξ_i`; returns
+/// trws) and directed or symmetric pairwise tables, by `solver` at `c` in `½‖w‖² + C Σ ξ_i`; returns
 /// the model and a dict of the run's certificate.
 #[pyfunction]
 #[pyo3(signature = (
@@ -246,10 +246,14 @@ pub(crate) fn fit_graph<'py>(
         interruptible(py, verbose, |watch| svm.fit_graph(&data, options, watch));
     let report = kept(report, interrupted)?;
     let fitted = Fitted::of_structured(&report.model.model, report.warnings);
+    let out = fitted.report(py)?;
+    out.set_item("certified", report.certified)?;
+    out.set_item("inference_calls", report.inference_calls.0)?;
+    out.set_item("uncertified_calls", report.inference_calls.1)?;
     Ok((
         PyGraphModel {
             model: report.model,
         },
-        fitted.report(py)?,
+        out,
     ))
 }

@@ -44,11 +44,11 @@ def test_a_grid_crf_beats_the_nodes_alone_and_says_its_gap_is_no_certificate():
     ssvm = FrankWolfeSSVM(GraphCRF(inference_method="max-product"), C=0.1, max_iter=100)
     with pytest.warns(ConvergenceWarning, match="not a certificate"):
         ssvm.fit(X, Y)
-    assert not ssvm.converged_
+    assert not ssvm.converged_ and not ssvm.certified_
     alone = FrankWolfeSSVM(GraphCRF(), C=0.1, max_iter=200)
     no_edges = [(x, np.zeros((0, 2), dtype=np.int64)) for x, _ in X]
     alone.fit(no_edges, Y)
-    assert alone.converged_
+    assert alone.converged_ and alone.certified_ and alone.n_uncertified_ == 0
     grid_score = ssvm.score(X_test, Y_test)
     alone_score = alone.score([(x, np.zeros((0, 2), dtype=np.int64)) for x, _ in X_test], Y_test)
     assert grid_score > alone_score + 0.03, (grid_score, alone_score)
@@ -64,6 +64,7 @@ def test_two_states_on_a_grid_train_certified_with_trws():
         warnings.simplefilter("error", ConvergenceWarning)
         ssvm.fit(X, Y)
     assert ssvm.converged_ and ssvm._fitted.inference == "trws"
+    assert ssvm.certified_ and ssvm.n_uncertified_ == 0
 
 
 def test_exact_inference_on_trees_is_certified_and_ad3_certifies_its_answers():

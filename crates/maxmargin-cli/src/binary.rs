@@ -291,6 +291,7 @@ pub(crate) fn finished(
             objective: t.objective,
             gap: t.gap,
             converged: t.converged,
+            certified: true,
             iterations: (t.iterations, iteration_unit(&params.solver, in_memory)),
             passes: (t.epochs, "epoch", "epochs"),
             tolerance: (params.budget.gap_tolerance).unwrap_or(maxmargin::convergence::DEFAULT_GAP),

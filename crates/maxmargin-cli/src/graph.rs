@@ -23,16 +23,51 @@ pub(crate) fn train(cmd: &TrainCmd) -> Result<bool> {
     if let Some(i) = cmd.graph.inference {
         options = options.inference(i.method());
     }
+    if let Some(k) = cmd.graph.labels {
+        options = options.n_labels(k);
+    }
     let report = svm.fit_graph(&data, options, &mut bar)?;
     bar.finish();
     report.model.save(&cmd.output)?;
-    structured::finished(
+    crate::report::finished_with(
         args,
         &cmd.output,
         &svm,
         (&report.model.model, &report.trace, &report.warnings),
-        true,
+        (true, report.certified),
     )
+}
+
+/// Warns (once, on stderr) when the graphs of `data` have more node or edge features than `model` was
+/// trained on: the extra node features are ignored, as for every other task. Fewer edge features than the
+/// model's are refused when the graphs are checked.
+fn check_width(model: &GraphModel, data: &graphs::GraphData) {
+    let known = model.model.n_features;
+    if data.n_features > known {
+        let (mut values, mut nodes) = (0usize, 0usize);
+        for v in data.graphs.iter().flat_map(|g| &g.nodes) {
+            let beyond = v
+                .as_row()
+                .indices()
+                .iter()
+                .filter(|&&j| j as usize >= known)
+                .count();
+            values += beyond;
+            nodes += usize::from(beyond > 0);
+        }
+        note!(
+            "warning: {}: {values} feature values in {nodes} nodes are beyond the model's {known} node features \
+             (the graphs have {}) and are ignored",
+            data.source.display(),
+            data.n_features
+        );
+    } else if data.n_features < known && data.graphs.iter().any(|g| !g.nodes.is_empty()) {
+        note!(
+            "warning: {}: the graphs have {} node features, the model {known}: the missing ones count as 0",
+            data.source.display(),
+            data.n_features
+        );
+    }
 }
 
 /// The method `--inference` asks `predict` and `eval` to infer with instead of the model's; refused for a
@@ -73,7 +108,9 @@ pub(crate) fn predict(
     inference: Option<Inference>,
 ) -> Result<Vec<String>> {
     let model = load(model_path, inference)?;
-    let labels = model.predict(&graphs::read(data)?)?;
+    let data = graphs::read(data)?;
+    check_width(&model, &data);
+    let labels = model.predict(&data)?;
     Ok(labels
         .iter()
         .map(|y| {
@@ -97,12 +134,22 @@ pub(crate) fn eval(
     inference: Option<Inference>,
 ) -> Result<()> {
     let model = load(model_path, inference)?;
-    let e: StructEvaluation = model.evaluate(&graphs::read(data)?, lambda)?;
+    let data = graphs::read(data)?;
+    check_width(&model, &data);
+    let e: StructEvaluation = model.evaluate(&data, lambda)?;
     if json {
         out!("{}", serde_json::to_string(&e)?);
         return Ok(());
     }
     out!("graphs            {}", e.n);
+    if let Some(method) = &e.inference {
+        match e.uncertified {
+            Some(k) if k > 0 => {
+                out!("inference         {method} ({k} predictions not certified exact)")
+            }
+            _ => out!("inference         {method}"),
+        }
+    }
     let rows = [
         ("node accuracy", e.accuracy),
         ("hamming loss", e.hamming_loss),

@@ -442,6 +442,7 @@ fn train(cmd: &TrainCmd) -> Result<i32> {
             &[
                 ("--inference", cmd.graph.inference.is_some()),
                 ("--directed", cmd.graph.directed),
+                ("--labels", cmd.graph.labels.is_some()),
             ],
             &format!("applies to --task graph, not --task {task_name}"),
         )?;

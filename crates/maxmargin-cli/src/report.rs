@@ -42,6 +42,8 @@ pub struct Finished<'a> {
     pub gap: Option<f64>,
     /// Whether it converged.
     pub converged: bool,
+    /// Whether the gap is a certificate (false when it was measured with an approximate inference oracle).
+    pub certified: bool,
     /// Solver iterations, and what one is (`passes over the active rows`, `steps`, `rounds`, `iterations`):
     /// a count of 1730 beside 1000.08 epochs reads as a contradiction unless it says what it counts.
     pub iterations: (u64, &'static str),
@@ -63,6 +65,7 @@ pub fn report(args: &TrainArgs, output: &Path, f: &Finished<'_>) -> Result<bool>
             "objective": f.objective,
             "gap": f.gap,
             "converged": f.converged,
+            "certified": f.certified && f.gap.is_some(),
             "iterations": f.iterations.0,
             "run": f.what,
             "lambda": f.lambda,
@@ -94,13 +97,21 @@ pub fn report(args: &TrainArgs, output: &Path, f: &Finished<'_>) -> Result<bool>
             f.iterations.0,
             f.iterations.1,
             f.stop,
-            match (f.converged, f.stop) {
-                (true, _) => "",
+            match (f.converged, f.certified, f.stop) {
+                (true, _, _) => "",
+                // An approximate oracle measured the gap: within the target or not, it certifies nothing.
+                (false, false, maxmargin::optim::StopReason::Converged) => {
+                    " by the solver's rule, but its gap was measured with approximate inference and is not a \
+                     certificate (not converged)"
+                }
+                (false, false, _) => {
+                    " (not converged; its gap was measured with approximate inference and is not a certificate)"
+                }
                 // The solver's own rule stopped it, but the certificate does not reach the target.
-                (false, maxmargin::optim::StopReason::Converged) => {
+                (false, true, maxmargin::optim::StopReason::Converged) => {
                     " by the solver's rule, but the certified gap is above the target (not converged)"
                 }
-                (false, _) => " (not converged)",
+                (false, true, _) => " (not converged)",
             },
         );
         note!("saved {}", output.display());
@@ -203,17 +214,38 @@ pub(crate) fn tolerance(svm: &maxmargin::StructuredSvm) -> f64 {
     })
 }
 
+/// A structured model as trained, with its trace and warnings.
+pub(crate) type TrainedRun<'a> = (
+    &'a maxmargin::structured_svm::StructuredModel,
+    &'a [maxmargin::optim::TraceRecord],
+    &'a [String],
+);
+
 /// Reports a saved structured model's training; returns whether it converged.
 pub(crate) fn finished(
     args: &TrainArgs,
     output: &Path,
     svm: &maxmargin::StructuredSvm,
-    (model, trace, warnings): (
-        &maxmargin::structured_svm::StructuredModel,
-        &[maxmargin::optim::TraceRecord],
-        &[String],
-    ),
+    (model, trace, warnings): TrainedRun<'_>,
     in_memory: bool,
+) -> Result<bool> {
+    finished_with(
+        args,
+        output,
+        svm,
+        (model, trace, warnings),
+        (in_memory, true),
+    )
+}
+
+/// As [`finished`], saying with `certified` whether the gap is a certificate (false for graph models
+/// trained with inference that could not certify every answer).
+pub(crate) fn finished_with(
+    args: &TrainArgs,
+    output: &Path,
+    svm: &maxmargin::StructuredSvm,
+    (model, trace, warnings): TrainedRun<'_>,
+    (in_memory, certified): (bool, bool),
 ) -> Result<bool> {
     let t = &model.training;
     crate::report::report(
@@ -234,6 +266,7 @@ pub(crate) fn finished(
             objective: t.objective,
             gap: t.gap,
             converged: t.converged,
+            certified,
             iterations: (t.iterations, iteration_unit(svm.params().solver, in_memory)),
             passes: (t.passes, "passes", "full passes"),
             tolerance: tolerance(svm),

@@ -92,12 +92,14 @@ impl OutputSpace for BinarySpace {
                 output: -*y,
                 loss: 1.0,
                 hinge: h,
+                bound: None,
             }
         } else {
             Violation {
                 output: *y,
                 loss: 0.0,
                 hinge: 0.0,
+                bound: None,
             }
         })
     }

@@ -164,6 +164,7 @@ impl OutputSpace for MultilabelSpace {
             output: out,
             loss,
             hinge: hinge.max(0.0),
+            bound: None,
         })
     }
 

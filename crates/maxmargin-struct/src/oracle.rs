@@ -15,6 +15,10 @@ pub struct Violation<O> {
     /// The structured hinge `max(0, Δ(y, ŷ) + s(ŷ) − s(y))` (the max with 0 only matters for approximate
     /// oracles: an exact one never returns less than `y` itself, whose value is 0).
     pub hinge: f64,
+    /// Where the oracle may not have found the maximum but bounds it (TRW-S's and AD3's relaxations): an
+    /// upper bound on the true hinge, at least `hinge`. `None` where `hinge` is the maximum (exact oracles)
+    /// or nothing bounds it.
+    pub bound: Option<f64>,
 }
 
 impl<O> Violation<O> {
@@ -25,7 +29,22 @@ impl<O> Violation<O> {
             output,
             loss,
             hinge: (value - truth).max(0.0),
+            bound: None,
         }
+    }
+
+    /// The same violation with `bound`, an upper bound on the loss-augmented value `max_y′ Δ + s(y′)`, as an
+    /// upper bound on the hinge against the truth's score `truth`.
+    pub(crate) fn bounded_by(mut self, bound: f64, truth: f64) -> Self {
+        self.bound = Some((bound - truth).max(self.hinge));
+        self
+    }
+
+    /// The most the true hinge can be: `bound` where the oracle gives one, else `hinge`. A primal objective
+    /// summed from these is an upper bound on the objective at `w` whether or not the oracle found each
+    /// maximum, so a gap to a dual-feasible point stays a certificate.
+    pub fn upper(&self) -> f64 {
+        self.bound.unwrap_or(self.hinge)
     }
 }
 
@@ -118,7 +137,9 @@ pub trait OutputSpace: Sync {
     /// Bad `w` length or input.
     fn decode(&self, w: &[f64], x: &Self::Input) -> Result<Self::Output, StructError>;
 
-    /// Loss-augmented inference: `argmax_y′ ⟨w, ψ(x, y′)⟩ + Δ(y, y′)`, with its loss and hinge.
+    /// Loss-augmented inference: `argmax_y′ ⟨w, ψ(x, y′)⟩ + Δ(y, y′)`, with its loss and hinge. An
+    /// approximate method that bounds the maximum it may have missed gives that bound in
+    /// [`Violation::bound`]: the solvers' primal objectives add it up, so their gaps stay certificates.
     ///
     /// # Errors
     /// Bad `w` length, input or output.
@@ -169,6 +190,7 @@ pub trait OutputSpace: Sync {
             output: y_hat,
             loss,
             hinge,
+            bound: None,
         }
     }
 }
@@ -304,6 +326,7 @@ impl<S: Enumerable> OutputSpace for BruteForce<S> {
             loss: self.0.loss(y, &output),
             output,
             hinge: h.value,
+            bound: None,
         })
     }
     fn has_slack_rescaling(&self) -> bool {

@@ -61,6 +61,7 @@ pub(crate) fn slack_violation<O>(output: O, loss: f64, score: f64, truth: f64) -
         output,
         loss,
         hinge: slack_value(loss, score, truth).max(0.0),
+        bound: None,
     }
 }
 
@@ -108,5 +109,6 @@ pub fn slack_brute_force<S: Enumerable>(
         output,
         loss,
         hinge: value.max(0.0),
+        bound: None,
     })
 }

@@ -133,12 +133,16 @@ pub(crate) struct GraphArgs {
     /// within budget, and the run says whether every one was), qpbo (graph cuts: exact with two labels
     /// and attractive pairwise tables, α-expansion moves otherwise). Default: exact-tree when every
     /// training graph is a forest, else trws.
-    #[arg(long, value_enum)]
+    #[arg(long, help_heading = "Graphs (--task graph)", value_enum)]
     pub(crate) inference: Option<InferenceArg>,
     /// --task graph: one pairwise table read from each edge's first node to its second, instead of one
     /// symmetric table.
-    #[arg(long)]
+    #[arg(long, help_heading = "Graphs (--task graph)")]
     pub(crate) directed: bool,
+    /// --task graph: the number of node labels (labels 0..N) [default: one past the largest label in the
+    /// training file]; give it when the training graphs lack some label.
+    #[arg(long, help_heading = "Graphs (--task graph)", value_name = "N")]
+    pub(crate) labels: Option<usize>,
 }
 
 /// What `--inference` accepts.
@@ -466,7 +470,7 @@ pub(crate) struct StructFlags {
     #[arg(
         long,
         value_enum,
-        help_heading = "Structured training (--task multiclass|multilabel|chain)"
+        help_heading = "Structured training (--task multiclass|multilabel|chain|graph)"
     )]
     pub(crate) rescaling: Option<RescalingArg>,
     /// --task multiclass: each class a mixture of this many linear templates (a latent structural SVM, Yu
@@ -476,7 +480,7 @@ pub(crate) struct StructFlags {
     #[arg(
         long,
         value_name = "S",
-        help_heading = "Structured training (--task multiclass|multilabel|chain)"
+        help_heading = "Structured training (--task multiclass|multilabel|chain|graph)"
     )]
     pub(crate) latent_subclasses: Option<usize>,
     /// --task chain (svm_hmm files; train also CoNLL files): each tag split into this many latent states (a latent structural SVM),
@@ -486,7 +490,7 @@ pub(crate) struct StructFlags {
     #[arg(
         long,
         value_name = "K",
-        help_heading = "Structured training (--task multiclass|multilabel|chain)"
+        help_heading = "Structured training (--task multiclass|multilabel|chain|graph)"
     )]
     pub(crate) latent_states: Option<usize>,
     /// --format conll: keep only the features that fire at least N times in the training tokens (CRFsuite's
@@ -494,7 +498,7 @@ pub(crate) struct StructFlags {
     #[arg(
         long,
         value_name = "N",
-        help_heading = "Structured training (--task multiclass|multilabel|chain)"
+        help_heading = "Structured training (--task multiclass|multilabel|chain|graph)"
     )]
     pub(crate) min_count: Option<usize>,
     /// --task chain: the order of the tag transitions [default: 1]. 2 adds a weight for every triple of
@@ -505,7 +509,7 @@ pub(crate) struct StructFlags {
         long,
         value_name = "N",
         value_parser = clap::value_parser!(u8).range(1..=2),
-        help_heading = "Structured training (--task multiclass|multilabel|chain)"
+        help_heading = "Structured training (--task multiclass|multilabel|chain|graph)"
     )]
     pub(crate) order: Option<u8>,
 }

@@ -15,6 +15,7 @@ fn graphs_train_predict_and_evaluate_from_the_command_line() {
     maxmargin::io::graphs::write(&train, &shapes.generate(16, 1)).unwrap();
     maxmargin::io::graphs::write(&test, &shapes.generate(5, 2)).unwrap();
     let model = dir.path().join("g.model");
+    let trace = dir.path().join("t.jsonl");
     let err = ok_stderr(&[
         "train",
         s(&train),
@@ -26,8 +27,23 @@ fn graphs_train_predict_and_evaluate_from_the_command_line() {
         "20",
         "--inference",
         "max-product",
+        "--trace",
+        s(&trace),
     ]);
     assert!(err.contains("not a certificate"), "{err}");
+    // Whatever the gap, the summary never calls an approximate oracle's gap certified.
+    let summary = err.lines().find(|l| l.starts_with("trained")).unwrap();
+    assert!(
+        summary.contains("approximate inference") && !summary.contains("certified gap"),
+        "{summary}"
+    );
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        (&last["certified"], &last["converged"]),
+        (&serde_json::json!(false), &serde_json::json!(false)),
+        "{last}"
+    );
     let lines = ok(&["predict", s(&model), s(&test)]);
     assert_eq!(lines.lines().count(), 5);
     assert!(lines.lines().all(|l| l.split(' ').count() == 64), "{lines}");
@@ -53,6 +69,7 @@ fn graphs_train_predict_and_evaluate_from_the_command_line() {
         assert!(e.get(key).is_some(), "{key} missing: {e}");
     }
     assert!(e["accuracy"].as_f64().unwrap() > 0.8, "{e}");
+    assert_eq!(e["inference"], "max-product", "{e}");
     let text = ok(&["eval", s(&model), s(&test)]);
     assert!(
         text.contains("node accuracy") && text.contains("mean IoU"),
@@ -264,6 +281,10 @@ fn predict_and_eval_infer_with_the_method_asked_for() {
     ]))
     .unwrap();
     assert!(e["accuracy"].as_f64().unwrap() > 0.5, "{e}");
+    assert_eq!(
+        (&e["inference"], &e["uncertified"]),
+        (&serde_json::json!("qpbo"), &serde_json::json!(0))
+    );
     let rows = dir.path().join("rows.svm");
     std::fs::write(&rows, "1 1:1\n-1 1:-1\n").unwrap();
     let linear = dir.path().join("l.model");
@@ -276,4 +297,94 @@ fn predict_and_eval_infer_with_the_method_asked_for() {
             "{err}"
         );
     }
+}
+
+/// `--labels N` declares labels the training graphs lack (a model trained on pictures of one label can then
+/// evaluate pictures with more), a label beyond it is refused by line, and a model that can only predict one
+/// label is named in a warning. Graphs wider than the model are predicted with a warning counting the
+/// values ignored.
+#[test]
+fn graph_labels_and_widths_are_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let (train, test) = binary_shapes(dir.path(), 5, (6, 7));
+    let data = maxmargin::io::graphs::read(&train).unwrap();
+    let zeros = maxmargin::io::graphs::GraphData {
+        graphs: data
+            .graphs
+            .iter()
+            .map(|g| maxmargin::io::graphs::GraphRecord {
+                labels: g.labels.as_ref().map(|y| vec![0; y.len()]),
+                ..g.clone()
+            })
+            .collect(),
+        ..data.clone()
+    };
+    let blank = dir.path().join("zeros.jsonl");
+    maxmargin::io::graphs::write(&blank, &zeros).unwrap();
+    let model = dir.path().join("z.model");
+    let err = ok_stderr(&["train", s(&blank), "--task", "graph", "-o", s(&model)]);
+    assert!(
+        err.contains("every node label") && err.contains("--labels"),
+        "{err}"
+    );
+    let err = fails(&["eval", s(&model), s(&test)], 1);
+    assert!(err.contains("t.jsonl:1:1: labels:"), "{err}");
+    let err = ok_stderr(&[
+        "train",
+        s(&blank),
+        "--task",
+        "graph",
+        "-o",
+        s(&model),
+        "--labels",
+        "2",
+    ]);
+    assert!(!err.contains("every node label"), "{err}");
+    assert!(ok(&["eval", s(&model), s(&test)]).contains("node accuracy"));
+    let err = fails(
+        &[
+            "train",
+            s(&train),
+            "--task",
+            "graph",
+            "-o",
+            s(&model),
+            "--labels",
+            "1",
+        ],
+        1,
+    );
+    assert!(
+        err.contains("b.jsonl:") && err.contains("outside the 1 labels"),
+        "{err}"
+    );
+    let wide = maxmargin::io::graphs::GraphData {
+        graphs: data
+            .graphs
+            .iter()
+            .map(|g| maxmargin::io::graphs::GraphRecord {
+                nodes: g
+                    .nodes
+                    .iter()
+                    .map(|v| {
+                        let (mut idx, mut val) =
+                            (v.as_row().indices().to_vec(), v.as_row().values().to_vec());
+                        idx.push(data.n_features as u32 + 2);
+                        val.push(1.0);
+                        maxmargin::core::vector::SparseVec::new(idx, val).unwrap()
+                    })
+                    .collect(),
+                ..g.clone()
+            })
+            .collect(),
+        n_features: data.n_features + 3,
+        ..data.clone()
+    };
+    let wider = dir.path().join("wide.jsonl");
+    maxmargin::io::graphs::write(&wider, &wide).unwrap();
+    let err = ok_stderr(&["predict", s(&model), s(&wider)]);
+    assert!(
+        err.contains("wide.jsonl:") && err.contains(&format!("{} feature values", data.n_nodes())),
+        "{err}"
+    );
 }

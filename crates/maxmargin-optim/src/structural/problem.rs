@@ -175,7 +175,9 @@ impl<'a, S: OutputSpace> StructProblem<'a, S> {
             .collect()
     }
 
-    /// `(1/n)Σ H_i(w)`, summed in example order.
+    /// `(1/n)Σ H_i(w)`, summed in example order; where the oracle only bounds a maximum (its
+    /// [`Violation::bound`](maxmargin_struct::Violation::bound)), that bound, so that the mean is never below
+    /// the true one and a gap from it stays a certificate.
     ///
     /// # Errors
     /// As [`StructProblem::oracle`].
@@ -184,7 +186,7 @@ impl<'a, S: OutputSpace> StructProblem<'a, S> {
         S::Output: Sync,
     {
         let v = self.oracle_all(w)?;
-        Ok(v.iter().map(|v| v.hinge).sum::<f64>() / self.n_samples() as f64)
+        Ok(v.iter().map(|v| v.upper()).sum::<f64>() / self.n_samples() as f64)
     }
 
     /// The primal objective `λ/2‖w‖² + (1/n)Σ H_i(w)`.

@@ -77,7 +77,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Averaging<StructProblem<'a, S>> for Ssg {
         let dim = problem.dim();
         let mut buf = vec![0.0; dim + 2];
         for ((x, y), v) in problem.x().iter().zip(problem.y()).zip(&violations) {
-            buf[dim + 1] += v.hinge;
+            buf[dim + 1] += v.upper();
             let (ws, tail) = buf.split_at_mut(dim);
             bound_point(
                 problem.space(),

@@ -98,7 +98,7 @@ impl<'a, S: OutputSpace> ExampleStream<'a, S> {
         let (mut hinge, mut ell) = (0.0, 0.0);
         self.pass(&mut |x, y| {
             let v = space.loss_augmented(w, x, y)?;
-            hinge += v.hinge;
+            hinge += v.upper();
             bound_point(space, (x, y, &v), (lambda, n), &mut ws, &mut ell);
             Ok(())
         })?;

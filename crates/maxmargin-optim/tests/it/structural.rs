@@ -6,7 +6,7 @@ use maxmargin_optim::{
     BcfwParams, Budget, NSlackParams, OneSlackParams, Solver, SsgParams, StopReason, StructProblem,
     Trainer,
 };
-use maxmargin_struct::{ChainSpace, CostMatrix};
+use maxmargin_struct::{ChainSpace, CostMatrix, OutputSpace};
 
 /// Twenty short sequences over 3 labels and 4 features, generated deterministically, with labels that
 /// depend on the features (so the problem is not trivial) and some noise.
@@ -39,9 +39,10 @@ pub fn small_chain() -> (ChainSpace, Vec<Vec<SparseVec>>, Vec<Vec<u32>>) {
     )
 }
 
-fn run<S: Solver<StructProblem<'static, ChainSpace>, Output = Vec<f64>>>(
+/// `solver` run on `problem` within `budget`, without an observer.
+pub fn run<'a, Sp: OutputSpace, S: Solver<StructProblem<'a, Sp>, Output = Vec<f64>>>(
     solver: &mut S,
-    problem: &StructProblem<'static, ChainSpace>,
+    problem: &StructProblem<'a, Sp>,
     budget: Budget,
 ) -> maxmargin_optim::Fit<Vec<f64>> {
     Trainer::new(budget)

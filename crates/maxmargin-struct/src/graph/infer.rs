@@ -95,6 +95,63 @@ pub(crate) fn oriented(table: &[f64], l: usize, first: bool, mine: usize, other:
     }
 }
 
+/// `out(b) = max_a [held(a) + P(a, b)]` for the edge table `P` read from the sending end (`first`: the
+/// sender is the edge's first end, so `P(a, b)` is `table[a·L + b]`): the message max-product and TRW-S
+/// send, specialised for up to 5 labels.
+#[inline(always)]
+pub(crate) fn send(held: &[f64], table: &[f64], first: bool, out: &mut [f64]) {
+    match held.len() {
+        2 => send_n::<2>(held, table, first, out),
+        3 => send_n::<3>(held, table, first, out),
+        4 => send_n::<4>(held, table, first, out),
+        5 => send_n::<5>(held, table, first, out),
+        _ => send_any(held, table, first, out),
+    }
+}
+
+#[inline]
+fn send_n<const L: usize>(held: &[f64], table: &[f64], first: bool, out: &mut [f64]) {
+    let held: &[f64; L] = held.try_into().expect("L values");
+    let table: &[f64] = &table[..L * L];
+    let out: &mut [f64; L] = out.try_into().expect("L values");
+    for b in 0..L {
+        let mut best = f64::NEG_INFINITY;
+        for a in 0..L {
+            let t = if first {
+                table[a * L + b]
+            } else {
+                table[b * L + a]
+            };
+            let v = held[a] + t;
+            if v > best {
+                best = v;
+            }
+        }
+        out[b] = best;
+    }
+}
+
+#[inline]
+fn send_any(held: &[f64], table: &[f64], first: bool, out: &mut [f64]) {
+    let l = held.len();
+    let (table, out) = (&table[..l * l], &mut out[..l]);
+    for (b, o) in out.iter_mut().enumerate() {
+        let mut best = f64::NEG_INFINITY;
+        for (a, &h) in held.iter().enumerate() {
+            let t = if first {
+                table[a * l + b]
+            } else {
+                table[b * l + a]
+            };
+            let v = h + t;
+            if v > best {
+                best = v;
+            }
+        }
+        *o = best;
+    }
+}
+
 /// The first index of the largest value (the lowest label on ties).
 #[inline]
 pub(crate) fn argmax(v: &[f64]) -> (usize, f64) {
@@ -272,48 +329,19 @@ pub(crate) fn max_product(
     // msgs[(2e + d)·L ..]: d = 0 carries edge e's first end to its second, d = 1 the reverse.
     let mut msgs = vec![0.0; 2 * edges.len() * l];
     let mut incoming = p.unary.clone();
-    let mut fresh = vec![0.0; l];
-    let mut held = vec![0.0; l];
     let mut converged = edges.is_empty();
     for _ in 0..s.max_iter {
         if converged {
             break;
         }
-        let mut change: f64 = 0.0;
-        for (e, &[a, b]) in edges.iter().enumerate() {
-            let table = p.table(e);
-            for d in 0..2 {
-                let (from, to, from_first) = if d == 0 {
-                    (a as usize, b as usize, true)
-                } else {
-                    (b as usize, a as usize, false)
-                };
-                let slot = (2 * e + d) * l;
-                let back = (2 * e + 1 - d) * l;
-                // The sender's belief without what the receiver sent it.
-                for yf in 0..l {
-                    held[yf] = incoming[from * l + yf] - msgs[back + yf];
-                }
-                for (yt, slot_value) in fresh.iter_mut().enumerate() {
-                    let mut best = f64::NEG_INFINITY;
-                    for (yf, &h) in held.iter().enumerate() {
-                        let v = h + oriented(table, l, from_first, yf, yt);
-                        if v > best {
-                            best = v;
-                        }
-                    }
-                    *slot_value = best;
-                }
-                let top = fresh.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                for yt in 0..l {
-                    let old = msgs[slot + yt];
-                    let new = (1.0 - s.damping) * (fresh[yt] - top) + s.damping * old;
-                    change = change.max((new - old).abs());
-                    msgs[slot + yt] = new;
-                    incoming[to * l + yt] += new - old;
-                }
-            }
-        }
+        let state = (&mut msgs[..], &mut incoming[..]);
+        let change = match l {
+            2 => sweep::<2>(p, edges, s.damping, state),
+            3 => sweep::<3>(p, edges, s.damping, state),
+            4 => sweep::<4>(p, edges, s.damping, state),
+            5 => sweep::<5>(p, edges, s.damping, state),
+            _ => sweep::<0>(p, edges, s.damping, state),
+        };
         converged = change <= s.tol;
     }
     let mut y: Vec<u32> = (0..n)
@@ -322,6 +350,65 @@ pub(crate) fn max_product(
     improve_locally(p, &adj, &mut y);
     let v = p.value(edges, &y);
     (y, v, converged)
+}
+
+/// One sweep of max-product's damped messages over the edges in order, both directions each; returns the
+/// largest change of a message value. `N` is the number of labels where it is small (the loops then have
+/// constant bounds), 0 for any number.
+fn sweep<const N: usize>(
+    p: &Potentials,
+    edges: &[[u32; 2]],
+    damping: f64,
+    (msgs, incoming): (&mut [f64], &mut [f64]),
+) -> f64 {
+    let l = if N > 0 { N } else { p.n_labels };
+    let mut fresh = [0.0; 8];
+    let mut held = [0.0; 8];
+    let (mut fresh_any, mut held_any) = (vec![0.0; l], vec![0.0; l]);
+    let (fresh, held) = if l <= 8 {
+        (&mut fresh[..l], &mut held[..l])
+    } else {
+        (&mut fresh_any[..], &mut held_any[..])
+    };
+    let mut change: f64 = 0.0;
+    for (e, &[a, b]) in edges.iter().enumerate() {
+        let table = p.table(e);
+        for d in 0..2 {
+            let (from, to, from_first) = if d == 0 {
+                (a as usize, b as usize, true)
+            } else {
+                (b as usize, a as usize, false)
+            };
+            let slot = (2 * e + d) * l;
+            let back = (2 * e + 1 - d) * l;
+            // The sender's belief without what the receiver sent it.
+            let (sender, returned) = (&incoming[from * l..][..l], &msgs[back..][..l]);
+            for yf in 0..l {
+                held[yf] = sender[yf] - returned[yf];
+            }
+            send(held, table, from_first, fresh);
+            // Plain comparisons: the values are finite, and f64::max's NaN handling cost a fifth of the
+            // sweep.
+            let mut top = f64::NEG_INFINITY;
+            for &v in fresh.iter() {
+                if v > top {
+                    top = v;
+                }
+            }
+            let (out, into) = (&mut msgs[slot..][..l], &mut incoming[to * l..][..l]);
+            for yt in 0..l {
+                let old = out[yt];
+                let new = (1.0 - damping) * (fresh[yt] - top) + damping * old;
+                let moved = (new - old).abs();
+                if moved > change {
+                    change = moved;
+                }
+                out[yt] = new;
+                into[yt] += new - old;
+            }
+        }
+    }
+    change
 }
 
 /// Iterated conditional modes: each node in turn takes its best label given its neighbours', until a sweep

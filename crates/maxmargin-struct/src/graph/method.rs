@@ -14,8 +14,9 @@ pub enum Inference {
     /// Enumeration of every labelling (up to [`crate::MAX_ENUMERATED`]): exact, the reference.
     BruteForce,
     /// Loopy max-product (damped, sequential updates) followed by iterated conditional modes: approximate
-    /// on graphs with cycles (an undergenerating oracle: the training gap is then not a certificate), exact
-    /// on forests once it converges.
+    /// on graphs with cycles (an undergenerating oracle: the training gap is then not a certificate). On a
+    /// forest the messages are sent leaves to root and back, which is exact (the dynamic programming of
+    /// `ExactTree`), whatever the sweeps and damping.
     MaxProduct {
         /// Most sweeps over the edges.
         max_iter: usize,
@@ -41,7 +42,9 @@ pub enum Inference {
     /// upper bound from the monotonic chains it reparametrizes, and a labelling decoded from the messages
     /// and improved by local search. A call whose labelling meets the bound is a certified exact maximizer
     /// (on forests, and wherever the LP relaxation is tight and the messages reach it); the others are
-    /// counted ([`GraphSpace::uncertified_calls`]). No branch and bound: the fast option beside AD3.
+    /// counted ([`GraphSpace::uncertified_calls`]). No branch and bound: the fast option beside AD3. On a
+    /// forest (as AD3 and max-product) it runs `ExactTree`'s schedule, exact and far faster than iterating
+    /// over the nodes in index order.
     /// (Last among the variants: model files number them in order.)
     Trws {
         /// Most iterations (a forward and a backward pass over the nodes each).

@@ -13,7 +13,7 @@
 //! is a certified optimum (always on chains and forests once the messages have settled, and wherever the
 //! LP relaxation is tight and the messages reach it).
 
-use super::infer::{Adjacency, Potentials, argmax, improve_locally, oriented};
+use super::infer::{Adjacency, Potentials, argmax, improve_locally, oriented, send};
 
 /// TRW-S's settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -54,62 +54,6 @@ struct Trws<'a> {
     /// Scratch of `L` values each.
     belief: Vec<f64>,
     held: Vec<f64>,
-}
-
-/// `out(b) = max_a [held(a) + P(a, b)]` for the edge table `P` read from the sending end (`first`: the
-/// sender is the edge's first end, so `P(a, b)` is `table[a·L + b]`), each table row read contiguously.
-#[inline]
-fn send(held: &[f64], table: &[f64], first: bool, out: &mut [f64]) {
-    match held.len() {
-        2 => send_n::<2>(held, table, first, out),
-        3 => send_n::<3>(held, table, first, out),
-        4 => send_n::<4>(held, table, first, out),
-        5 => send_n::<5>(held, table, first, out),
-        _ => send_any(held, table, first, out),
-    }
-}
-
-#[inline]
-fn send_n<const L: usize>(held: &[f64], table: &[f64], first: bool, out: &mut [f64]) {
-    let held: &[f64; L] = held.try_into().expect("L values");
-    let table: &[f64] = &table[..L * L];
-    let out: &mut [f64; L] = out.try_into().expect("L values");
-    for b in 0..L {
-        let mut best = f64::NEG_INFINITY;
-        for a in 0..L {
-            let t = if first {
-                table[a * L + b]
-            } else {
-                table[b * L + a]
-            };
-            let v = held[a] + t;
-            if v > best {
-                best = v;
-            }
-        }
-        out[b] = best;
-    }
-}
-
-#[inline]
-fn send_any(held: &[f64], table: &[f64], first: bool, out: &mut [f64]) {
-    let l = held.len();
-    let (table, out) = (&table[..l * l], &mut out[..l]);
-    for (b, o) in out.iter_mut().enumerate() {
-        let mut best = f64::NEG_INFINITY;
-        for (a, &h) in held.iter().enumerate() {
-            let t = if first {
-                table[a * l + b]
-            } else {
-                table[b * l + a]
-            };
-            let v = h + t;
-            if v > best {
-                best = v;
-            }
-        }
-        *o = best;
-    }
 }
 
 /// The slot of the message into a node along edge `e`, the node being the edge's first end or not.
@@ -182,7 +126,13 @@ impl<'a> Trws<'a> {
                 let slot = into(e, !first) * l;
                 let out = &mut self.msgs[slot..slot + l];
                 send(&self.held, self.p.table(e as usize), first, out);
-                let top = out.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                // Plain comparisons (the values are finite): f64::max's NaN handling is slower.
+                let mut top = f64::NEG_INFINITY;
+                for &m in out.iter() {
+                    if m > top {
+                        top = m;
+                    }
+                }
                 for m in out {
                     *m -= top;
                 }

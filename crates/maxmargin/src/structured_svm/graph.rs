@@ -19,6 +19,9 @@ pub struct GraphOptions {
     pub inference: Option<Inference>,
     /// Directed pairwise tables (read from an edge's first end to its second) instead of symmetric ones.
     pub directed: bool,
+    /// The number of node labels; `None` takes one past the largest label in the training graphs (give it
+    /// when some label does not occur there, so that the model can predict it and evaluate data with it).
+    pub n_labels: Option<usize>,
 }
 
 impl GraphOptions {
@@ -36,6 +39,12 @@ impl GraphOptions {
     /// Directed pairwise tables.
     pub fn directed(mut self, directed: bool) -> Self {
         self.directed = directed;
+        self
+    }
+
+    /// The number of node labels (labels `0..n_labels`), instead of those the training graphs show.
+    pub fn n_labels(mut self, n_labels: usize) -> Self {
+        self.n_labels = Some(n_labels);
         self
     }
 }
@@ -58,6 +67,12 @@ pub struct GraphFitReport {
     pub trace: Vec<TraceRecord>,
     /// What a user should know about the run, one line each without the `warning:` prefix.
     pub warnings: Vec<String>,
+    /// Whether the final duality gap is a certificate: every inference call was exact or certified its
+    /// answer. When not, the gap was measured with an approximate oracle and the model is not marked
+    /// converged, even where the gap is within the target.
+    pub certified: bool,
+    /// Inference calls made in training, and how many of them could not certify their answer.
+    pub inference_calls: (usize, usize),
 }
 
 /// The parse error for graph `rec` of `source` in `field`.
@@ -125,7 +140,33 @@ impl StructuredSvm {
         self.check_sample_weights(Task::Graph)?;
         let src = &data.source;
         super::model::nonempty(data.n_graphs(), src)?;
-        let (d, l) = (data.n_features, data.n_labels.max(1));
+        let d = data.n_features;
+        let l = match options.n_labels {
+            None => data.n_labels.max(1),
+            Some(0) => {
+                return Err(crate::error::refuse(
+                    "n_labels",
+                    "0",
+                    "a graph model needs at least one label",
+                ));
+            }
+            Some(k) => {
+                if let Some(rec) = data.graphs.iter().find(|g| {
+                    g.labels
+                        .as_ref()
+                        .is_some_and(|y| y.iter().any(|&v| v as usize >= k))
+                }) {
+                    let top = rec.labels.iter().flatten().max().copied().unwrap_or(0);
+                    return Err(at_line(
+                        src,
+                        rec,
+                        "labels",
+                        format!("label {top} is outside the {k} labels asked for (0..{k})"),
+                    ));
+                }
+                k
+            }
+        };
         let nnz = data
             .graphs
             .iter()
@@ -140,6 +181,13 @@ impl StructuredSvm {
             .collect::<Result<Vec<_>, _>>()?;
         crate::limits::check_labels(src, "node label", l, &labels)?;
         let mut warnings = Vec::new();
+        if l == 1 {
+            warnings.push(format!(
+                "every node label in {} is 0: the model has one label and predicts it everywhere (give the \
+                 number of labels, --labels or GraphOptions::n_labels, when the training data lacks some)",
+                src.display()
+            ));
+        }
         let nodes = || {
             data.graphs
                 .iter()
@@ -195,31 +243,49 @@ impl StructuredSvm {
         };
         let mut report = self.finish(fit, lambda, (ex.x.len(), d, l), report)?;
         let uncertified = space.uncertified_calls();
-        let certifies = matches!(
-            inference,
-            Inference::Ad3 { .. } | Inference::Trws { .. } | Inference::Qpbo
-        ) || forests;
-        let exact = inference.is_exact() || (certifies && uncertified == 0);
+        let calls = space.inference_calls();
+        // TRW-S's and AD3's answers come with bounds on the maxima, which the solvers' primal objectives
+        // add up where the answer was not certified: their gaps are certificates whatever they certified.
+        let exact = match inference {
+            Inference::ExactTree
+            | Inference::BruteForce
+            | Inference::Trws { .. }
+            | Inference::Ad3 { .. } => true,
+            Inference::MaxProduct { .. } => forests,
+            _ => uncertified == 0,
+        };
+        let training = &mut report.model.training;
         if !exact {
-            let training = &mut report.model.training;
             let gap = training.gap.map_or("none".into(), |g| format!("{g:.3e}"));
-            let why = if certifies {
-                format!("{uncertified} of its answers were not certified exact")
+            let why = if matches!(inference, Inference::Qpbo) {
+                format!("{uncertified} of its {calls} answers were not certified exact")
             } else {
                 "it is approximate on graphs with cycles".to_string()
             };
             report.warnings.push(format!(
                 "inference is {}, and {why}: the duality gap ({gap}) was measured with an approximate oracle \
                  and is not a certificate; the model is not marked converged (exact-tree is exact on forests, \
-                 ad3 and trws where they certify each answer, qpbo on two labels with attractive tables, brute-force \
-                 on small graphs)",
-                inference.name()
+                 trws and ad3 bound every answer, qpbo is exact on two labels with attractive tables, \
+                 brute-force on small graphs); --inference trws certifies the gap at about max-product's cost",
+                inference.name(),
             ));
             training.converged = false;
+        } else if uncertified > 0 && !training.converged {
+            report.warnings.push(format!(
+                "inference is {}, and {uncertified} of its {calls} answers were not certified exact: the gap \
+                 counts how far their bounds lie above them (the LP relaxation is not tight there), which more \
+                 passes do not close{}",
+                inference.name(),
+                if matches!(inference, Inference::Trws { .. }) {
+                    "; --inference ad3 closes more of it by branch and bound, at a higher cost"
+                } else {
+                    ""
+                }
+            ));
         }
         if uncertified > 0 && matches!(inference, Inference::MaxProduct { .. }) {
             report.warnings.push(format!(
-                "max-product's messages had not settled in {uncertified} of its calls (the labelling \
+                "max-product's messages had not settled in {uncertified} of its {calls} calls (the labelling \
                  returned is still the best one found)"
             ));
         }
@@ -230,6 +296,8 @@ impl StructuredSvm {
             },
             trace: report.trace,
             warnings: report.warnings,
+            certified: exact,
+            inference_calls: (calls, uncertified),
         })
     }
 }
@@ -299,7 +367,9 @@ impl GraphModel {
                 .map_err(|e| at_line(&data.source, rec, "labels", e.to_string()))?;
             labels.push(y.clone());
         }
+        let before = self.space.uncertified_calls();
         let predicted = self.decode_all(&graphs)?;
+        let uncertified = self.space.uncertified_calls().saturating_sub(before);
         let l = self.space.n_labels();
         // Per class: (truth ∧ prediction, truth ∨ prediction).
         let mut counts = vec![(0usize, 0usize); l];
@@ -349,6 +419,8 @@ impl GraphModel {
             lambda,
             objective,
             converged: self.model.training.converged,
+            inference: Some(self.space.inference().name().to_string()),
+            uncertified: Some(uncertified),
             ..StructEvaluation::default()
         })
     }

@@ -181,6 +181,13 @@ pub struct StructEvaluation {
     /// Graphs: the mean of the per-class IoU over the classes in truth or prediction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_iou: Option<f64>,
+    /// Graphs: the inference method the predictions were made with (the model's, or the one asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inference: Option<String>,
+    /// Graphs: how many of the graphs' predictions the inference method could not certify exact (0 for
+    /// exact methods).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncertified: Option<usize>,
 }
 
 /// One class's decisions on labelled data.

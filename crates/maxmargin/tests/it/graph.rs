@@ -39,6 +39,8 @@ fn a_grid_model_beats_the_per_pixel_model_on_noisy_shapes() {
         .unwrap();
     // An approximate oracle's gap certifies nothing: said, and the model is not marked converged.
     assert!(!grid.model.model.training.converged);
+    assert!(!grid.certified);
+    assert!(grid.inference_calls.0 >= 30 * grid.model.model.training.passes as usize);
     assert!(
         grid.warnings
             .iter()
@@ -50,6 +52,8 @@ fn a_grid_model_beats_the_per_pixel_model_on_noisy_shapes() {
         .fit_graph(&without_edges(&train), GraphOptions::new(), &mut ())
         .unwrap();
     assert_eq!(pixels.model.space.inference(), Inference::ExactTree);
+    assert!(pixels.certified);
+    assert_eq!(pixels.inference_calls.1, 0);
     assert!(
         pixels.model.model.training.converged,
         "{:?}",
@@ -63,7 +67,7 @@ fn a_grid_model_beats_the_per_pixel_model_on_noisy_shapes() {
     assert_eq!(a_grid.per_class_iou.as_ref().map(Vec::len), Some(3));
     assert!((a_grid.hamming_loss.unwrap() + g - 1.0).abs() < 1e-12);
     // The default on graphs with cycles is TRW-S, whose answers beat max-product's: a model at least as
-    // good, and the uncertified answers counted (when there are any, the run says so).
+    // good, certified by a gap that counts the bounds of the answers it could not certify.
     let default = svm.fit_graph(&train, GraphOptions::new(), &mut ()).unwrap();
     assert_eq!(default.model.space.inference(), Inference::TRWS);
     let t = default
@@ -81,6 +85,63 @@ fn a_grid_model_beats_the_per_pixel_model_on_noisy_shapes() {
             .any(|w| w.contains("not a certificate")),
         "{:?}",
         default.warnings
+    );
+    // TRW-S bounds every answer, and the solvers' primal adds the bounds up: a certificate whatever it
+    // left uncertified.
+    assert!(default.certified);
+    let e = default.model.evaluate(&test, None).unwrap();
+    assert_eq!(e.inference.as_deref(), Some("trws"));
+    assert!(e.uncertified.unwrap() <= test.n_graphs());
+}
+
+/// `GraphOptions::n_labels` gives labels the training graphs lack, refuses labels beyond it by line, and a
+/// model of one label is named in a warning.
+#[test]
+fn the_number_of_labels_can_be_given() {
+    let shapes = Shapes::default().size(5, 5).labels(2);
+    let train = shapes.generate(6, 9);
+    let zeros = GraphData {
+        graphs: train
+            .graphs
+            .iter()
+            .map(|g| maxmargin::io::graphs::GraphRecord {
+                labels: g.labels.as_ref().map(|y| vec![0; y.len()]),
+                ..g.clone()
+            })
+            .collect(),
+        n_labels: 1,
+        ..train.clone()
+    };
+    let svm = StructuredSvmParams::new(Task::Graph).check().unwrap();
+    let one = svm.fit_graph(&zeros, GraphOptions::new(), &mut ()).unwrap();
+    assert_eq!(one.model.space.n_labels(), 1);
+    assert!(
+        one.warnings.iter().any(|w| w.contains("one label")),
+        "{:?}",
+        one.warnings
+    );
+    let three = svm
+        .fit_graph(&zeros, GraphOptions::new().n_labels(3), &mut ())
+        .unwrap();
+    assert_eq!(three.model.space.n_labels(), 3);
+    assert!(!three.warnings.iter().any(|w| w.contains("one label")));
+    assert!(three.model.evaluate(&train, None).is_ok());
+    assert!(one.model.evaluate(&train, None).is_err());
+    let err = svm
+        .fit_graph(&train, GraphOptions::new().n_labels(1), &mut ())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(":1:1: labels:") && err.contains("outside the 1 labels"),
+        "{err}"
+    );
+    assert!(
+        svm.fit_graph(&train, GraphOptions::new().n_labels(0), &mut ())
+            .is_err()
+    );
+    assert!(
+        svm.fit_graph(&train, GraphOptions::new().n_labels(1 << 40), &mut ())
+            .is_err()
     );
 }
 

@@ -133,7 +133,11 @@ impl BcfwRanks<'_> {
         S::Output: Sync,
     {
         let (lambda, w) = (problem.lambda(), &st.local.w);
-        let mut hinge = [problem.oracle_all(w)?.iter().map(|v| v.hinge).sum::<f64>()];
+        let mut hinge = [problem
+            .oracle_all(w)?
+            .iter()
+            .map(|v| v.upper())
+            .sum::<f64>()];
         self.comm.allreduce_sum(&mut hinge)?;
         let sq = norm_sq(w);
         let primal = 0.5 * lambda * sq + hinge[0] / self.n_total as f64;

@@ -308,7 +308,8 @@ impl Bcfw {
         let violations = problem.oracle_all(&st.w)?;
         let n = problem.n_samples() as f64;
         let lambda = problem.lambda();
-        let hinge: f64 = violations.iter().map(|v| v.hinge).sum();
+        // The bounds where the oracle gives them: the primal stays an upper bound, the gap a certificate.
+        let hinge: f64 = violations.iter().map(|v| v.upper()).sum();
         let values = st.w_i.values(&st.w, &st.ell_i, lambda, n);
         gaps.refresh(violations.iter().zip(values).map(|(v, s)| v.hinge / n + s));
         Ok(0.5 * lambda * norm_sq(&st.w) + hinge / n)

@@ -103,7 +103,8 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for NSlack {
         let v = problem.oracle_all(&st.w)?;
         st.iteration += 1;
         let eps = crate::gap_target::tightened(self.params.epsilon, st.tightened);
-        let mean_hinge = v.iter().map(|v| v.hinge).sum::<f64>() / problem.n_samples() as f64;
+        // The bounds where the oracle gives them: the primal stays an upper bound, the gap a certificate.
+        let mean_hinge = v.iter().map(|v| v.upper()).sum::<f64>() / problem.n_samples() as f64;
         // The pass of oracle calls gives the exact primal at w, and w = (1/λ)Σα a holds for the working
         // set's duals: the gap is known at every pass, so a run stops as soon as it is certified, whether
         // or not the working-set QP was solved to its own tolerance. A gap within ε is what the ε test

@@ -183,9 +183,13 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for OneSlack
                 }
                 let violation = b - a.as_row().dot(&st.w);
                 if violation <= xi + eps {
-                    // The joint constraint of the oracle's outputs is the mean hinge exactly.
+                    // The joint constraint of the oracle's outputs is the mean hinge exactly, plus, where
+                    // the oracle only bounds a maximum, how far its bound lies above what it found (0 for
+                    // exact oracles): the primal stays an upper bound, the gap a certificate.
                     let lambda = problem.lambda();
-                    let primal = 0.5 * lambda * norm_sq(&st.w) + violation.max(0.0);
+                    let beyond: f64 = v.iter().map(|v| v.upper() - v.hinge).sum::<f64>()
+                        / problem.n_samples() as f64;
+                    let primal = 0.5 * lambda * norm_sq(&st.w) + violation.max(0.0) + beyond;
                     if gap_accepts(
                         self.gap_target.get(),
                         eps,
