@@ -19,6 +19,14 @@ pub(crate) fn train(cmd: &TrainCmd) -> Result<bool> {
     }
     let (svm, mut bar) = structured::estimator(args, Task::Graph)?;
     let data = graphs::read(&cmd.data)?;
+    let report = svm.fit_graph(&data, options(cmd), &mut bar)?;
+    bar.finish();
+    report.model.save(&cmd.output)?;
+    finished(cmd, &svm, &report, true)
+}
+
+/// The graph options the flags ask for (`--inference`, `--directed`, `--labels`).
+pub(crate) fn options(cmd: &TrainCmd) -> GraphOptions {
     let mut options = GraphOptions::new().directed(cmd.graph.directed);
     if let Some(i) = cmd.graph.inference {
         options = options.inference(i.method());
@@ -26,15 +34,23 @@ pub(crate) fn train(cmd: &TrainCmd) -> Result<bool> {
     if let Some(k) = cmd.graph.labels {
         options = options.n_labels(k);
     }
-    let report = svm.fit_graph(&data, options, &mut bar)?;
-    bar.finish();
-    report.model.save(&cmd.output)?;
+    options
+}
+
+/// Reports a trained graph model saved to `--output` (trained in this process's memory, or over ranks);
+/// returns whether it converged.
+pub(crate) fn finished(
+    cmd: &TrainCmd,
+    svm: &maxmargin::structured_svm::StructuredSvm,
+    report: &maxmargin::structured_svm::GraphFitReport,
+    in_memory: bool,
+) -> Result<bool> {
     crate::report::finished_with(
-        args,
+        &cmd.opts,
         &cmd.output,
-        &svm,
+        svm,
         (&report.model.model, &report.trace, &report.warnings),
-        (true, report.certified),
+        (in_memory, report.certified),
     )
 }
 

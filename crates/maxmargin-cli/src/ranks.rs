@@ -54,7 +54,8 @@ fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i
         || crate::load::is_csv(data_path)
     {
         bail!(
-            "over several ranks, train takes --task binary, multiclass (LIBSVM) or chain (svm_hmm) only, so far"
+            "over several ranks, train takes --task binary, multiclass (LIBSVM), chain (svm_hmm) or graph (JSON \
+             lines) only, so far"
         );
     }
     if cmd.stream {
@@ -72,6 +73,21 @@ fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i
         ],
         "does not apply over several ranks (yet): each rank runs one thread over its share",
     )?;
+    if cmd.task == TaskArg::Graph {
+        let shard = maxmargin::io::shard::read_graph_shard(data_path, comm.rank(), comm.size())?;
+        let (svm, _) = structured::estimator(args, maxmargin::structured_svm::Task::Graph)?;
+        let report = svm.fit_graph_shard(comm, shard, crate::graph::options(cmd))?;
+        if comm.rank() != 0 {
+            return Ok(0);
+        }
+        report.model.save(output)?;
+        let converged = crate::graph::finished(cmd, &svm, &report, false)?;
+        return Ok(if cmd.require_convergence && !converged {
+            NOT_CONVERGED
+        } else {
+            0
+        });
+    }
     if cmd.task == TaskArg::Chain {
         let (rank, size) = (comm.rank(), comm.size());
         let shard = maxmargin::io::shard::read_sequence_shard(data_path, rank, size)?;

@@ -39,6 +39,9 @@ pub struct GraphData {
     pub n_edge_features: usize,
     /// One past the largest label.
     pub n_labels: usize,
+    /// The length of the dense `"features"` rows, and the line that fixed it (`None` where every line gives
+    /// `"features_sparse"`): shares of one file read apart (over ranks) must agree on it.
+    pub dense_width: Option<(usize, usize)>,
     /// The file.
     pub source: PathBuf,
 }
@@ -93,7 +96,20 @@ pub fn read(path: &Path) -> Result<GraphData, IoError> {
 /// # Errors
 /// As [`read`].
 pub fn read_from(reader: impl std::io::BufRead, path: &Path) -> Result<GraphData, IoError> {
-    let mut lines = Lines::new(reader, path);
+    read_from_after(reader, path, 0)
+}
+
+/// As [`read_from`], for a reader that starts after the first `before` lines of the file `path` (a rank's
+/// share): every line number, in errors and records, is the file's.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_from_after(
+    reader: impl std::io::BufRead,
+    path: &Path,
+    before: usize,
+) -> Result<GraphData, IoError> {
+    let mut lines = Lines::new(reader, path).after(before);
     let mut out = GraphData {
         source: path.to_path_buf(),
         ..GraphData::default()
@@ -264,6 +280,7 @@ pub fn read_from(reader: impl std::io::BufRead, path: &Path) -> Result<GraphData
         });
     }
     out.n_edge_features = edge_width.map_or(0, |w| w.1);
+    out.dense_width = dense_width;
     Ok(out)
 }
 

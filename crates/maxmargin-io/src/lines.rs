@@ -56,6 +56,13 @@ impl<'p, R: BufRead> Lines<'p, R> {
         }
     }
 
+    /// The same reader numbering its lines after the first `lines` of a file (a share of a file that starts
+    /// past them), so that errors name the file's own line numbers.
+    pub fn after(mut self, lines: usize) -> Self {
+        self.line = lines;
+        self
+    }
+
     /// The next line's 1-based number and text with its line end, or `None` at the end of the input. The work is linear in the
     /// bytes read; memory is at most [`MAX_LINE_BYTES`] plus one read buffer.
     ///

@@ -129,6 +129,69 @@ pub fn read_sequence_shard(
     Ok(SequenceShard { data, start: begin })
 }
 
+/// A rank's graphs of a JSON-lines graph file (see [`crate::graphs`]), with the file's own line numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GraphShard {
+    /// The graphs; each record's `line` is its line in the whole file.
+    pub data: crate::graphs::GraphData,
+    /// The byte offset of the shard's first line.
+    pub start: u64,
+}
+
+/// Reads rank `rank`'s share of the graph file `path` split among `size` ranks: the byte ranges of
+/// [`read_shard`], one graph per line, so every graph belongs to the rank whose range holds its first byte.
+/// The records' lines are the file's, so that errors found later (a label beyond the model's, a cycle for
+/// `exact-tree`) name the line a user can open.
+///
+/// # Errors
+/// As [`read_shard`], the graph reader's errors with the file's line numbers, and
+/// [`IoError::Unsplittable`] for a share without a graph (more ranks than graphs).
+///
+/// # Examples
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let p = dir.path().join("g.jsonl");
+/// let line = r#"{"features": [[1, 0], [0, 1]], "edges": [[0, 1]], "labels": [0, 1]}"#;
+/// std::fs::write(&p, format!("{line}\n{line}\n{line}\n"))?;
+/// let parts: Vec<_> = (0..2).map(|r| maxmargin_io::shard::read_graph_shard(&p, r, 2)).collect::<Result<_, _>>()?;
+/// assert_eq!((parts[0].data.n_graphs(), parts[1].data.n_graphs()), (2, 1));
+/// assert_eq!(parts[1].data.graphs[0].line, 3);
+/// # Ok(()) }
+/// ```
+pub fn read_graph_shard(path: &Path, rank: usize, size: usize) -> Result<GraphShard, IoError> {
+    let (mut file, begin, to) = open_range(path, rank, size)?;
+    let mut text = Vec::new();
+    let mut at = begin;
+    while at < to {
+        let n = file
+            .read_until(b'\n', &mut text)
+            .map_err(|e| IoError::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        at += n as u64;
+    }
+    let before = if begin > 0 {
+        lines_before(path, begin)?
+    } else {
+        0
+    };
+    let data = match crate::graphs::read_from_after(&text[..], path, before) {
+        Ok(data) => data,
+        Err(IoError::Empty { .. }) => {
+            return Err(IoError::Unsplittable {
+                path: path.to_path_buf(),
+                message: format!(
+                    "rank {rank} of {size} has no graphs (its share starts at byte {begin}): use fewer ranks"
+                ),
+            });
+        }
+        Err(e) => return Err(e),
+    };
+    Ok(GraphShard { data, start: begin })
+}
+
 /// Opens `path` for a rank's share: refuses what cannot be split, and returns the reader at the first line
 /// start at or after the share's first byte, that line start, and the share's end.
 fn open_range(

@@ -117,6 +117,7 @@ impl Shapes {
             n_features: l,
             n_edge_features: 0,
             n_labels: l,
+            dense_width: Some((1, l)),
             source: "generated".into(),
         }
     }

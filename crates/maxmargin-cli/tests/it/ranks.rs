@@ -60,7 +60,12 @@ mod with_mpi {
     fn objective(model: &Path) -> f64 {
         let json: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(model).unwrap()).unwrap();
-        json["training"]["objective"].as_f64().unwrap()
+        // Graph models keep theirs beside the space, under "model".
+        let training = match &json["model"]["training"] {
+            serde_json::Value::Null => &json["training"],
+            graph => graph,
+        };
+        training["objective"].as_f64().unwrap()
     }
 
     /// a9a, decompressed (gzip cannot be split between ranks).
@@ -158,6 +163,27 @@ mod with_mpi {
             flags.extend(["--solver", solver]);
             agree_with_one_process(&data, &flags, "1e-5", ranks_gap);
         }
+    }
+
+    /// Graphs (JSON lines) over ranks: two-label pictures on grids, TRW-S by default, certified; BCFW and
+    /// 1-slack reach one process's optimum, and the model predicts like one process's.
+    #[test]
+    fn graphs_over_ranks_reach_the_one_process_optimum() {
+        let tmp = tempfile::tempdir().unwrap();
+        let shapes = maxmargin::datasets::Shapes::default().size(8, 8).labels(2);
+        let data = tmp.path().join("pictures.jsonl");
+        maxmargin::io::graphs::write(&data, &shapes.generate(12, 4)).unwrap();
+        for solver in ["bcfw", "oneslack"] {
+            let flags = ["--task", "graph", "--solver", solver];
+            agree_with_one_process(&data, &flags, "1e-6", "2e-5");
+        }
+        let model = tmp.path().join("p2.json");
+        let out = mpirun(2, &["train", s(&data), "--task", "graph", "-o", s(&model)]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && !err.contains("warning"), "{err}");
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+        assert_eq!(json["model"]["training"]["converged"], true, "{json}");
     }
 
     #[test]

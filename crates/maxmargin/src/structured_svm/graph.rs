@@ -76,7 +76,12 @@ pub struct GraphFitReport {
 }
 
 /// The parse error for graph `rec` of `source` in `field`.
-fn at_line(source: &Path, rec: &GraphRecord, field: &'static str, message: String) -> Error {
+pub(super) fn at_line(
+    source: &Path,
+    rec: &GraphRecord,
+    field: &'static str,
+    message: String,
+) -> Error {
     IoError::Parse {
         path: source.to_path_buf(),
         line: rec.line,
@@ -141,32 +146,7 @@ impl StructuredSvm {
         let src = &data.source;
         super::model::nonempty(data.n_graphs(), src)?;
         let d = data.n_features;
-        let l = match options.n_labels {
-            None => data.n_labels.max(1),
-            Some(0) => {
-                return Err(crate::error::refuse(
-                    "n_labels",
-                    "0",
-                    "a graph model needs at least one label",
-                ));
-            }
-            Some(k) => {
-                if let Some(rec) = data.graphs.iter().find(|g| {
-                    g.labels
-                        .as_ref()
-                        .is_some_and(|y| y.iter().any(|&v| v as usize >= k))
-                }) {
-                    let top = rec.labels.iter().flatten().max().copied().unwrap_or(0);
-                    return Err(at_line(
-                        src,
-                        rec,
-                        "labels",
-                        format!("label {top} is outside the {k} labels asked for (0..{k})"),
-                    ));
-                }
-                k
-            }
-        };
+        let l = label_count(data, &options, data.n_labels)?;
         let nnz = data
             .graphs
             .iter()
@@ -174,20 +154,10 @@ impl StructuredSvm {
             .map(|v| v.as_row().nnz())
             .sum();
         crate::limits::check_features(src, d, nnz)?;
-        let labels = data
-            .graphs
-            .iter()
-            .map(|g| labels_of(src, g).cloned())
-            .collect::<Result<Vec<_>, _>>()?;
+        let labels = all_labels(data)?;
         crate::limits::check_labels(src, "node label", l, &labels)?;
         let mut warnings = Vec::new();
-        if l == 1 {
-            warnings.push(format!(
-                "every node label in {} is 0: the model has one label and predicts it everywhere (give the \
-                 number of labels, --labels or GraphOptions::n_labels, when the training data lacks some)",
-                src.display()
-            ));
-        }
+        warnings.extend(one_label(l, src));
         let nodes = || {
             data.graphs
                 .iter()
@@ -201,35 +171,16 @@ impl StructuredSvm {
             d,
             &mut warnings,
         )?;
-        let shape = (d, self.params.bias, scaler.as_ref());
-        let graphs = data
-            .graphs
-            .iter()
-            .map(|g| graph_of(src, g, shape))
-            .collect::<Result<Vec<_>, _>>()?;
+        let graphs = built(data, (d, self.params.bias, scaler.as_ref()))?;
         let forests = graphs.iter().all(Graph::is_forest);
         let inference = options.inference.unwrap_or(if forests {
             Inference::ExactTree
         } else {
             Inference::TRWS
         });
-        let space = GraphSpace::with_costs(
-            self.width(d),
-            data.n_edge_features,
-            CostMatrix::zero_one(l)?,
-            options.directed,
-            inference,
-        )?;
-        for (g, rec) in graphs.iter().zip(&data.graphs) {
-            space
-                .check_input(g)
-                .map_err(|e| at_line(src, rec, "edges", e.to_string()))?;
-        }
-        let max_abs = graphs
-            .iter()
-            .flat_map(Graph::nodes)
-            .flat_map(|v| v.as_row().values().iter().map(|v| v.abs()))
-            .fold(0.0, f64::max);
+        let space = self.graph_space(&options, (d, data.n_edge_features, l), inference)?;
+        checked(&space, &graphs, data)?;
+        let max_abs = max_abs(&graphs);
         let ex = Examples {
             x: graphs,
             y: labels,
@@ -242,53 +193,8 @@ impl StructuredSvm {
             max_abs,
         };
         let mut report = self.finish(fit, lambda, (ex.x.len(), d, l), report)?;
-        let uncertified = space.uncertified_calls();
-        let calls = space.inference_calls();
-        // TRW-S's and AD3's answers come with bounds on the maxima, which the solvers' primal objectives
-        // add up where the answer was not certified: their gaps are certificates whatever they certified.
-        let exact = match inference {
-            Inference::ExactTree
-            | Inference::BruteForce
-            | Inference::Trws { .. }
-            | Inference::Ad3 { .. } => true,
-            Inference::MaxProduct { .. } => forests,
-            _ => uncertified == 0,
-        };
-        let training = &mut report.model.training;
-        if !exact {
-            let gap = training.gap.map_or("none".into(), |g| format!("{g:.3e}"));
-            let why = if matches!(inference, Inference::Qpbo) {
-                format!("{uncertified} of its {calls} answers were not certified exact")
-            } else {
-                "it is approximate on graphs with cycles".to_string()
-            };
-            report.warnings.push(format!(
-                "inference is {}, and {why}: the duality gap ({gap}) was measured with an approximate oracle \
-                 and is not a certificate; the model is not marked converged (exact-tree is exact on forests, \
-                 trws and ad3 bound every answer, qpbo is exact on two labels with attractive tables, \
-                 brute-force on small graphs); --inference trws certifies the gap at about max-product's cost",
-                inference.name(),
-            ));
-            training.converged = false;
-        } else if uncertified > 0 && !training.converged {
-            report.warnings.push(format!(
-                "inference is {}, and {uncertified} of its {calls} answers were not certified exact: the gap \
-                 counts how far their bounds lie above them (the LP relaxation is not tight there), which more \
-                 passes do not close{}",
-                inference.name(),
-                if matches!(inference, Inference::Trws { .. }) {
-                    "; --inference ad3 closes more of it by branch and bound, at a higher cost"
-                } else {
-                    ""
-                }
-            ));
-        }
-        if uncertified > 0 && matches!(inference, Inference::MaxProduct { .. }) {
-            report.warnings.push(format!(
-                "max-product's messages had not settled in {uncertified} of its {calls} calls (the labelling \
-                 returned is still the best one found)"
-            ));
-        }
+        let calls = (space.inference_calls(), space.uncertified_calls());
+        let exact = qualify(&mut report, inference, forests, calls);
         Ok(GraphFitReport {
             model: GraphModel {
                 model: report.model,
@@ -297,9 +203,167 @@ impl StructuredSvm {
             trace: report.trace,
             warnings: report.warnings,
             certified: exact,
-            inference_calls: (calls, uncertified),
+            inference_calls: calls,
         })
     }
+}
+
+impl StructuredSvm {
+    /// The space graphs of `d` node features and `n_edge` edge features with `l` labels are trained in.
+    pub(super) fn graph_space(
+        &self,
+        options: &GraphOptions,
+        (d, n_edge, l): (usize, usize, usize),
+        inference: Inference,
+    ) -> Result<GraphSpace, Error> {
+        Ok(GraphSpace::with_costs(
+            self.width(d),
+            n_edge,
+            CostMatrix::zero_one(l)?,
+            options.directed,
+            inference,
+        )?)
+    }
+}
+
+/// The graphs of `data` with their node features scaled and widened by the constant feature.
+pub(super) fn built(
+    data: &GraphData,
+    shape: (usize, bool, Option<&Scaler>),
+) -> Result<Vec<Graph>, Error> {
+    data.graphs
+        .iter()
+        .map(|g| graph_of(&data.source, g, shape))
+        .collect()
+}
+
+/// Checks that `space` takes every graph of `data` (`graphs`, built from it), naming the line of one it
+/// does not (a cycle for `exact-tree`, too few edge features).
+pub(super) fn checked(space: &GraphSpace, graphs: &[Graph], data: &GraphData) -> Result<(), Error> {
+    for (g, rec) in graphs.iter().zip(&data.graphs) {
+        space
+            .check_input(g)
+            .map_err(|e| at_line(&data.source, rec, "edges", e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// The largest absolute node feature value.
+pub(super) fn max_abs(graphs: &[Graph]) -> f64 {
+    graphs
+        .iter()
+        .flat_map(Graph::nodes)
+        .flat_map(|v| v.as_row().values().iter().map(|v| v.abs()))
+        .fold(0.0, f64::max)
+}
+
+/// The labels of every graph of `data`, which training needs.
+pub(super) fn all_labels(data: &GraphData) -> Result<Vec<Vec<u32>>, Error> {
+    data.graphs
+        .iter()
+        .map(|g| labels_of(&data.source, g).cloned())
+        .collect()
+}
+
+/// The number of node labels: `options.n_labels` (every label of `data` below it, else refused by line), or
+/// `seen`, one past the largest label of the training graphs (of every rank's share over ranks).
+pub(super) fn label_count(
+    data: &GraphData,
+    options: &GraphOptions,
+    seen: usize,
+) -> Result<usize, Error> {
+    match options.n_labels {
+        None => Ok(seen.max(1)),
+        Some(0) => Err(crate::error::refuse(
+            "n_labels",
+            "0",
+            "a graph model needs at least one label",
+        )),
+        Some(k) => {
+            if let Some(rec) = data.graphs.iter().find(|g| {
+                g.labels
+                    .as_ref()
+                    .is_some_and(|y| y.iter().any(|&v| v as usize >= k))
+            }) {
+                let top = rec.labels.iter().flatten().max().copied().unwrap_or(0);
+                return Err(at_line(
+                    &data.source,
+                    rec,
+                    "labels",
+                    format!("label {top} is outside the {k} labels asked for (0..{k})"),
+                ));
+            }
+            Ok(k)
+        }
+    }
+}
+
+/// The warning for a model of one label, which predicts it everywhere.
+pub(super) fn one_label(l: usize, source: &Path) -> Option<String> {
+    (l == 1).then(|| {
+        format!(
+            "every node label in {} is 0: the model has one label and predicts it everywhere (give the \
+             number of labels, --labels or GraphOptions::n_labels, when the training data lacks some)",
+            source.display()
+        )
+    })
+}
+
+/// Qualifies `report`'s certificate by the inference it was trained with, given whether every training
+/// graph is a forest and its inference `(calls, uncertified)` answers; returns whether the gap is a
+/// certificate. TRW-S's and AD3's answers come with bounds on the maxima, which the solvers' primal
+/// objectives add up where the answer was not certified: their gaps are certificates whatever they
+/// certified. Where the gap is not one, the model is not marked converged and a warning says why.
+pub(super) fn qualify(
+    report: &mut StructFitReport,
+    inference: Inference,
+    forests: bool,
+    (calls, uncertified): (usize, usize),
+) -> bool {
+    let exact = match inference {
+        Inference::ExactTree
+        | Inference::BruteForce
+        | Inference::Trws { .. }
+        | Inference::Ad3 { .. } => true,
+        Inference::MaxProduct { .. } => forests,
+        _ => uncertified == 0,
+    };
+    let training = &mut report.model.training;
+    if !exact {
+        let gap = training.gap.map_or("none".into(), |g| format!("{g:.3e}"));
+        let why = if matches!(inference, Inference::Qpbo) {
+            format!("{uncertified} of its {calls} answers were not certified exact")
+        } else {
+            "it is approximate on graphs with cycles".to_string()
+        };
+        report.warnings.push(format!(
+            "inference is {}, and {why}: the duality gap ({gap}) was measured with an approximate oracle \
+             and is not a certificate; the model is not marked converged (exact-tree is exact on forests, \
+             trws and ad3 bound every answer, qpbo is exact on two labels with attractive tables, \
+             brute-force on small graphs); --inference trws certifies the gap at about max-product's cost",
+            inference.name(),
+        ));
+        training.converged = false;
+    } else if uncertified > 0 && !training.converged {
+        report.warnings.push(format!(
+            "inference is {}, and {uncertified} of its {calls} answers were not certified exact: the gap \
+             counts how far their bounds lie above them (the LP relaxation is not tight there), which more \
+             passes do not close{}",
+            inference.name(),
+            if matches!(inference, Inference::Trws { .. }) {
+                "; --inference ad3 closes more of it by branch and bound, at a higher cost"
+            } else {
+                ""
+            }
+        ));
+    }
+    if uncertified > 0 && matches!(inference, Inference::MaxProduct { .. }) {
+        report.warnings.push(format!(
+            "max-product's messages had not settled in {uncertified} of its {calls} calls (the labelling \
+             returned is still the best one found)"
+        ));
+    }
+    exact
 }
 
 impl GraphModel {

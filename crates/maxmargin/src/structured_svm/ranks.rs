@@ -4,8 +4,10 @@
 
 use super::*;
 use crate::distributed::{Whole, file_line, refuse};
+use maxmargin_io::graphs::GraphData;
 use maxmargin_io::shard::Shard;
 use maxmargin_optim::Collective;
+use maxmargin_struct::{Graph, Inference};
 
 impl StructuredSvm {
     /// The settings no solver over ranks takes yet.
@@ -28,6 +30,55 @@ impl StructuredSvm {
             ));
         }
         self.plan.check()
+    }
+
+    /// Refuses a task other than `task`, or a solver that does not train structures over ranks.
+    fn refuse_solver_over_ranks(&self, task: Task) -> Result<(), Error> {
+        let p = &self.params;
+        let over_ranks = [
+            StructSolverKind::Bcfw,
+            StructSolverKind::Oneslack,
+            StructSolverKind::Ssg,
+        ];
+        if p.task != task || !over_ranks.contains(&p.solver) {
+            let value = format!("{} with {:?}", p.task.kind(), p.solver).to_lowercase();
+            let reason = "cannot train over several ranks yet; chains and graphs with bcfw (the default), \
+                          oneslack or ssg can";
+            return Err(refuse("task and solver", value, reason));
+        }
+        self.refuse_over_ranks()
+    }
+
+    /// Trains `problem`, this rank's share, by the structural solver over ranks the parameters name (BCFW,
+    /// 1-slack or SSG; see [`StructuredSvm::refuse_solver_over_ranks`]).
+    fn solve_over<S>(
+        &self,
+        comm: &dyn Collective,
+        problem: &StructProblem<'_, S>,
+        meta: (usize, usize, f64, u64),
+    ) -> Result<maxmargin_optim::Fit<Vec<f64>>, Error>
+    where
+        S: OutputSpace,
+        S::Output: Sync + Serialize + serde::de::DeserializeOwned,
+    {
+        let (p, n, here) = (&self.params, meta.0, problem.n_samples());
+        match p.solver {
+            StructSolverKind::Ssg => {
+                let ssg = p.ssg().check()?.over_ranks(comm, n);
+                self.with_over(comm, ssg, problem, meta, here)
+            }
+            StructSolverKind::Bcfw => {
+                let bcfw = p.bcfw().check()?.over_ranks(comm, n);
+                self.with_over(comm, bcfw, problem, meta, here)
+            }
+            _ => {
+                let one_slack = p
+                    .one_slack()
+                    .check()?
+                    .with_gap_target(Some(self.gap_target()));
+                self.with_over(comm, one_slack.over_ranks(comm, n), problem, meta, here)
+            }
+        }
     }
 
     /// Runs solver `s` over the ranks of `comm` from scratch or from this rank's checkpoint, writing this
@@ -79,18 +130,7 @@ impl StructuredSvm {
         shard: maxmargin_io::shard::SequenceShard,
     ) -> Result<StructFitReport, Error> {
         let p = &self.params;
-        let bcfw = p.solver == StructSolverKind::Bcfw;
-        let over_ranks = [
-            StructSolverKind::Bcfw,
-            StructSolverKind::Oneslack,
-            StructSolverKind::Ssg,
-        ];
-        if p.task != Task::Chain || !over_ranks.contains(&p.solver) {
-            let value = format!("{} with {:?}", p.task.kind(), p.solver).to_lowercase();
-            let reason = "cannot train over several ranks yet; chains with bcfw (the default), oneslack or ssg can";
-            return Err(refuse("task and solver", value, reason));
-        }
-        self.refuse_over_ranks()?;
+        self.refuse_solver_over_ranks(Task::Chain)?;
         if self.shape != ChainShape::default() {
             return Err(refuse(
                 "chain shape",
@@ -132,30 +172,7 @@ impl StructuredSvm {
         let problem = StructProblem::new(&space, &x, &data.labels, lambda)?;
         let rows = crate::inputs::space_digest(&space, &x, &data.labels, None);
         let meta = (n, space.dim(), lambda.get(), rows);
-        let here = problem.n_samples();
-        let fit = if p.solver == StructSolverKind::Ssg {
-            self.with_over(
-                comm,
-                p.ssg().check()?.over_ranks(comm, n),
-                &problem,
-                meta,
-                here,
-            )?
-        } else if bcfw {
-            self.with_over(
-                comm,
-                p.bcfw().check()?.over_ranks(comm, n),
-                &problem,
-                meta,
-                here,
-            )?
-        } else {
-            let one_slack = p
-                .one_slack()
-                .check()?
-                .with_gap_target(Some(self.gap_target()));
-            self.with_over(comm, one_slack.over_ranks(comm, n), &problem, meta, here)?
-        };
+        let fit = self.solve_over(comm, &problem, meta)?;
         let parts = ReportParts {
             classes: Vec::new(),
             scaler: None,
@@ -236,4 +253,130 @@ impl StructuredSvm {
         }));
         Ok(report)
     }
+
+    /// Trains a graph model on this rank's `shard` of a graph file split among `comm.size()` ranks (BCFW by
+    /// default, 1-slack or SSG), as [`StructuredSvm::fit_graph`] does in one process: the ranks agree on the
+    /// node and edge feature counts, the labels and the inference method (`exact-tree` only when every
+    /// rank's graphs are forests), and every rank gets the same model, its certificate qualified by the
+    /// inference calls of all of them.
+    ///
+    /// # Errors
+    /// As [`StructuredSvm::fit_graph`]; another solver, scaling, sample weights or a warm start (not built
+    /// over ranks); shares that disagree on the dense row length or the edge feature count (naming this
+    /// share's line); [`OptimError::Collective`] when another rank failed.
+    pub fn fit_graph_shard(
+        &self,
+        comm: &dyn Collective,
+        shard: maxmargin_io::shard::GraphShard,
+        options: GraphOptions,
+    ) -> Result<GraphFitReport, Error> {
+        self.refuse_solver_over_ranks(Task::Graph)?;
+        let data = shard.data;
+        let src = &data.source;
+        let nnz: usize = (data.graphs.iter().flat_map(|g| &g.nodes))
+            .map(|v| v.as_row().nnz())
+            .sum();
+        let mut sums = [data.n_graphs() as f64, nnz as f64];
+        comm.allreduce_sum(&mut sums)?;
+        let dense = data.dense_width.map_or(0, |w| w.1);
+        let mut widths = [
+            data.n_features as f64,
+            data.n_labels as f64,
+            data.n_edge_features as f64,
+            dense as f64,
+        ];
+        comm.allreduce_max(&mut widths)?;
+        let (n, d, seen, n_edge) = (
+            sums[0] as usize,
+            widths[0] as usize,
+            widths[1] as usize,
+            widths[2] as usize,
+        );
+        agree_on_widths(&data, widths[3] as usize, n_edge)?;
+        let l = super::graph::label_count(&data, &options, seen)?;
+        crate::limits::check_features(src, d, sums[1] as usize)?;
+        let labels = super::graph::all_labels(&data)?;
+        crate::limits::check_labels(src, "node label", l, &labels)?;
+        let warnings = super::graph::one_label(l, src).into_iter().collect();
+        let graphs = super::graph::built(&data, (d, self.params.bias, None))?;
+        let mut cycles = [f64::from(u8::from(!graphs.iter().all(Graph::is_forest)))];
+        comm.allreduce_max(&mut cycles)?;
+        let forests = cycles[0] == 0.0;
+        let inference = options.inference.unwrap_or(if forests {
+            Inference::ExactTree
+        } else {
+            Inference::TRWS
+        });
+        let space = self.graph_space(&options, (d, n_edge, l), inference)?;
+        super::graph::checked(&space, &graphs, &data)?;
+        let mut max_abs = [super::graph::max_abs(&graphs)];
+        comm.allreduce_max(&mut max_abs)?;
+        let lambda = self.params.regularization.lambda(n)?;
+        let problem = StructProblem::new(&space, &graphs, &labels, lambda)?
+            .with_rescaling(self.params.rescaling)?;
+        let rows = crate::inputs::space_digest(&space, &graphs, &labels, None);
+        let fit = self.solve_over(comm, &problem, (n, space.dim(), lambda.get(), rows))?;
+        let mut calls = [
+            space.inference_calls() as f64,
+            space.uncertified_calls() as f64,
+        ];
+        comm.allreduce_sum(&mut calls)?;
+        let calls = (calls[0] as usize, calls[1] as usize);
+        let parts = ReportParts {
+            classes: Vec::new(),
+            scaler: None,
+            warnings,
+            max_abs: max_abs[0],
+        };
+        let mut report = self.finish(fit, lambda.get(), (n, d, l), parts)?;
+        let certified = super::graph::qualify(&mut report, inference, forests, calls);
+        Ok(GraphFitReport {
+            model: GraphModel {
+                model: report.model,
+                space: space.with_inference(inference),
+            },
+            trace: report.trace,
+            warnings: report.warnings,
+            certified,
+            inference_calls: calls,
+        })
+    }
+}
+
+/// Refuses a share whose dense rows are shorter than another share's (`widest`), or whose graphs with edges lack the edge features another share gives (`n_edge` per edge),
+/// naming this share's line: one process reading the whole file refuses both.
+fn agree_on_widths(data: &GraphData, widest: usize, n_edge: usize) -> Result<(), Error> {
+    let at = |line: usize, field: &'static str, message: String| -> Error {
+        IoError::Parse {
+            path: data.source.clone(),
+            line,
+            column: 1,
+            field,
+            message,
+        }
+        .into()
+    };
+    if let Some((line, width)) = data.dense_width
+        && width < widest
+    {
+        return Err(at(
+            line,
+            "features",
+            format!("{width} features a node, where another rank's share of the file has {widest}"),
+        ));
+    }
+    if n_edge > data.n_edge_features
+        && let Some(g) = data.graphs.iter().find(|g| !g.edges.is_empty())
+    {
+        let message = if data.n_edge_features == 0 {
+            format!("missing, where another rank's share of the file gives {n_edge} per edge")
+        } else {
+            format!(
+                "{} features an edge, where another rank's share of the file has {n_edge}",
+                data.n_edge_features
+            )
+        };
+        return Err(at(g.line, "edge_features", message));
+    }
+    Ok(())
 }

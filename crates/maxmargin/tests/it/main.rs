@@ -3,6 +3,7 @@
 mod convergence;
 mod fuzz;
 mod graph;
+mod graph_ranks;
 mod guide;
 mod kernel;
 mod linear;
