@@ -140,3 +140,33 @@ fn forests_over_ranks_infer_exactly_and_bad_shares_name_their_line() {
         .to_string();
     assert!(e.contains("graphs with bcfw"), "{e}");
 }
+
+/// A graph run over ranks stopped at a pass budget and resumed from its rank checkpoints ends with the bits
+/// of a run never stopped.
+#[test]
+fn graphs_over_ranks_resume_from_their_checkpoints_to_the_same_bits() {
+    use maxmargin::checkpoint::CheckpointPlan;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pictures.jsonl");
+    let ckpt = dir.path().join("run.ckpt");
+    graphs::write(&path, &Shapes::default().size(6, 6).generate(10, 9)).unwrap();
+    let run = |passes: f64, plan: CheckpointPlan| {
+        let mut params = StructuredSvmParams::new(Task::Graph);
+        params.gap = Some(1e-4);
+        params.max_passes = Some(passes);
+        let svm = params.check().unwrap().checkpoints(plan);
+        over_ranks(2, &svm, &path, GraphOptions::new())
+            .into_iter()
+            .map(|r| r.unwrap().model.model)
+            .collect::<Vec<_>>()
+    };
+    let whole = run(1000.0, CheckpointPlan::new());
+    assert!(whole[0].training.passes > 4.0, "{:?}", whole[0].training);
+    let stopped = run(4.0, CheckpointPlan::new().save_to(&ckpt));
+    assert_eq!(stopped[0].training.passes, 4.0);
+    let resumed = run(1000.0, CheckpointPlan::new().resume_from(&ckpt));
+    for model in &resumed {
+        assert_eq!(model.w, whole[0].w);
+        assert_eq!(model.training.iterations, whole[0].training.iterations);
+    }
+}
