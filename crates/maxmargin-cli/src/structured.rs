@@ -174,11 +174,12 @@ fn params(
                 | maxmargin::StructSolverKind::Ovo
                 | maxmargin::StructSolverKind::Softmax
         ))
-        || (task == Task::Chain && p.solver != StructSolverKind::Perceptron);
+        || (matches!(task, Task::Chain | Task::Graph) && p.solver != StructSolverKind::Perceptron);
     if !args.class_weights.is_empty() && !weighted {
         bail!(
             "-w applies to binary training, to --task multiclass with --solver dcd or ovr, and to --task chain \
-             (not with the perceptron, which has no loss to weight), not to --task {name} with --solver {}",
+             and graph (not with the perceptron, which has no loss to weight), not to --task {name} with \
+             --solver {}",
             format!("{:?}", p.solver).to_lowercase()
         );
     }

@@ -135,7 +135,8 @@ pub(crate) struct TrainArgs {
     #[arg(long, help_heading = "Runs: checkpoints, traces, output")]
     pub(crate) eval_every: Option<f64>,
     /// Class weight LABEL=WEIGHT (repeatable): that class's losses count WEIGHT times, as LIBLINEAR's -wi;
-    /// for chains a tag (its number, or its name with --format conll) whose mistakes cost WEIGHT.
+    /// for chains a tag (its number, or its name with --format conll) whose mistakes cost WEIGHT; for graphs a
+    /// node label (0-based, as in the file).
     #[arg(short = 'w', long = "weight", value_parser = values::parse_class_weight, allow_hyphen_values = true, help_heading = "Common (every task)")]
     pub(crate) class_weights: Vec<ClassWeight>,
     /// hinge (default), squared-hinge, or logistic (logistic regression: its scores are log-odds and

@@ -5,7 +5,7 @@
 
 use super::*;
 use maxmargin_io::graphs::{GraphData, GraphRecord};
-use maxmargin_struct::{CostMatrix, Graph, GraphSpace, Inference};
+use maxmargin_struct::{Graph, GraphSpace, Inference};
 
 /// The model kind of graph model files.
 pub const GRAPH_KIND: &str = "graph";
@@ -219,7 +219,7 @@ impl StructuredSvm {
         Ok(GraphSpace::with_costs(
             self.width(d),
             n_edge,
-            CostMatrix::zero_one(l)?,
+            super::weighted_costs(&self.params.class_weights, l, 0)?,
             options.directed,
             inference,
         )?)

@@ -339,17 +339,31 @@ fn tag_costs(
     class_weights: &[(f64, f64)],
     l: usize,
 ) -> Result<maxmargin_struct::CostMatrix, Error> {
+    weighted_costs(class_weights, l, 1)
+}
+
+/// The per-node cost matrix of `l` labels numbered from `first` (1 for svm_hmm tags, 0 for graph labels):
+/// 0-1, or with class weights a mistake where the truth is `k` costing `k`'s weight (1 for those not named).
+fn weighted_costs(
+    class_weights: &[(f64, f64)],
+    l: usize,
+    first: usize,
+) -> Result<maxmargin_struct::CostMatrix, Error> {
     if class_weights.is_empty() {
         return Ok(maxmargin_struct::CostMatrix::zero_one(l)?);
     }
     let mut weights = vec![1.0; l];
     for &(tag, weight) in class_weights {
-        let k = tag - 1.0;
+        let k = tag - first as f64;
         if !(k.fract() == 0.0 && k >= 0.0 && k < l as f64) {
+            let what = if first == 0 { "labels" } else { "tags" };
             return Err(OptimError::InvalidParam {
                 name: "class weight",
-                value: format!("{tag} (the tags are numbered 1 to {l})"),
-                reason: "names a tag the training data does not have",
+                value: format!(
+                    "{tag} (the {what} are numbered {first} to {})",
+                    l - 1 + first
+                ),
+                reason: "names a label the training data does not have",
             }
             .into());
         }

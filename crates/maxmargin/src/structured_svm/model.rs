@@ -408,17 +408,26 @@ impl StructuredModel {
             }
             .into());
         }
-        // A chain's class weights are tag numbers (1-based) with finite weights >= 0.
-        let tag_weights_ok = self.task != Task::Chain
+        // A chain's class weights are tag numbers (1-based), a graph's labels (0-based), with finite weights
+        // >= 0.
+        let first = f64::from(u8::from(self.task == Task::Chain));
+        let tag_weights_ok = !matches!(self.task, Task::Chain | Task::Graph)
             || self.params.class_weights.iter().all(|&(tag, w)| {
-                tag.fract() == 0.0 && tag >= 1.0 && tag <= l as f64 && w.is_finite() && w >= 0.0
+                tag.fract() == 0.0
+                    && tag >= first
+                    && tag < l as f64 + first
+                    && w.is_finite()
+                    && w >= 0.0
             });
         if !tag_weights_ok {
             return Err(IoError::BadModel {
                 path: path.to_path_buf(),
                 message: format!(
-                    "the chain model's class weights {:?} name tags outside 1..={l} or are not finite and >= 0",
-                    self.params.class_weights
+                    "the {} model's class weights {:?} name labels outside {first}..{} or are not finite and \
+                     >= 0",
+                    self.task.kind(),
+                    self.params.class_weights,
+                    l as f64 + first
                 ),
             }
             .into());

@@ -433,13 +433,15 @@ impl StructuredSvmParams {
                     | StructSolverKind::Ovo
                     | StructSolverKind::Softmax
             ))
-            || (self.task == Task::Chain && self.solver != StructSolverKind::Perceptron);
+            || (matches!(self.task, Task::Chain | Task::Graph)
+                && self.solver != StructSolverKind::Perceptron);
         if !self.class_weights.is_empty() && !weighted {
             return Err(OptimError::InvalidParam {
                 name: "class weights",
                 value: format!("{:?}", self.class_weights),
-                reason: "apply to binary training, to multiclass with --solver dcd or ovr, and to chains \
-                         (weighting each tag's mistakes in the loss; not with the perceptron, which has none)",
+                reason: "apply to binary training, to multiclass with --solver dcd or ovr, and to chains and \
+                         graphs (weighting each tag's or label's mistakes in the loss; not with the perceptron, \
+                         which has none)",
             }
             .into());
         }

