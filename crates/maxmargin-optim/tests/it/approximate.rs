@@ -131,3 +131,62 @@ fn gaps_with_trws_certify_the_integral_problem() {
         )
     });
 }
+
+/// Over ranks too: each of two thread ranks holds half the graphs, and BCFW, 1-slack and SSG over them end
+/// with a gap that brackets the exact primal of all the graphs at the weights returned.
+#[test]
+fn gaps_with_trws_over_ranks_certify_the_integral_problem() {
+    use maxmargin_optim::{Collective, SsgParams, ThreadRanks, Trainer};
+    let (x, y) = frustrated();
+    let lambda = Lambda::new(0.002).unwrap();
+    let s = space(Inference::TRWS);
+    let exact = space(Inference::BruteForce);
+    let reference = StructProblem::new(&exact, &x, &y, lambda).unwrap();
+    let n = x.len();
+    let trainer = Trainer::new(Budget::epochs(30.0).evaluating_every(5.0)).unwrap();
+    let mut beyond = 0.0;
+    for solver in ["bcfw", "oneslack", "ssg"] {
+        let fits = ThreadRanks::run(2, |comm| {
+            let mine: Vec<usize> = (0..n).filter(|i| i % 2 == comm.rank()).collect();
+            let xs: Vec<Graph> = mine.iter().map(|&i| x[i].clone()).collect();
+            let ys: Vec<Vec<u32>> = mine.iter().map(|&i| y[i].clone()).collect();
+            let p = StructProblem::new(&s, &xs, &ys, lambda)?;
+            match solver {
+                "bcfw" => {
+                    let mut r = BcfwParams::default().check()?.over_ranks(comm, n);
+                    trainer.run_over(comm, &mut r, &p, &mut ())
+                }
+                "oneslack" => {
+                    let mut r = OneSlackParams::default().check()?.over_ranks(comm, n);
+                    trainer.run_over(comm, &mut r, &p, &mut ())
+                }
+                _ => {
+                    let mut r = SsgParams::default().check()?.over_ranks(comm, n);
+                    trainer.run_over(comm, &mut r, &p, &mut ())
+                }
+            }
+        });
+        let fit = fits[0].as_ref().unwrap();
+        let last = fit.trace.last().unwrap();
+        let (dual, gap) = (last.dual.unwrap(), last.gap.unwrap());
+        let truth = reference.primal(&fit.output).unwrap();
+        let tol = 1e-9 * truth.abs().max(1.0);
+        assert!(
+            dual <= truth + tol && truth <= dual + gap + tol,
+            "{solver}: {dual} {truth} {gap}"
+        );
+        // The objective reported is the bounded primal of all the graphs, as one process sums it.
+        let whole = StructProblem::new(&s, &x, &y, lambda).unwrap();
+        let bounded = whole.primal(&fit.output).unwrap();
+        beyond += (whole.oracle_all(&fit.output).unwrap().iter())
+            .map(|v| v.upper() - v.hinge)
+            .sum::<f64>();
+        assert!(
+            (last.objective - bounded).abs() <= 1e-9 * bounded,
+            "{solver}: {} against {bounded}",
+            last.objective
+        );
+    }
+    // At λ = 0.002 TRW-S leaves answers uncertified at the weights returned, so the bounds were needed.
+    assert!(beyond > 1.0, "{beyond}");
+}

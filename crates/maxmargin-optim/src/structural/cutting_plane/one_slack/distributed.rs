@@ -75,7 +75,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for OneSlack
         st.round += 1;
         // The joint constraint's violation at w: the mean hinge (the sparse plane only rank 0 keeps).
         let violation = buf[dim] - dot(&buf[..dim], &st.w)?;
-        let primal = 0.5 * lambda * norm_sq(&st.w) + violation.max(0.0);
+        let primal = 0.5 * lambda * norm_sq(&st.w) + violation.max(0.0) + buf[dim + 2];
         // Rank 0 decides and solves; the others receive w and the decision.
         let mut out = vec![0.0; dim + 1];
         if self.comm.rank() == 0 {
@@ -131,7 +131,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for OneSlack
         let mut buf = joint_part(problem, &st.psi_truth, &st.w, self.n_total as f64)?;
         self.comm.allreduce_sum(&mut buf)?;
         let violation = buf[dim] - dot(&buf[..dim], &st.w)?;
-        Ok(0.5 * problem.lambda() * norm_sq(&st.w) + violation.max(0.0))
+        Ok(0.5 * problem.lambda() * norm_sq(&st.w) + violation.max(0.0) + buf[dim + 2])
     }
 
     /// Rank 0's working-set dual, broadcast.
@@ -156,7 +156,9 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for OneSlack
 }
 
 /// This rank's part of the joint constraint of the oracle's outputs at `w`: `Σ (ψ(y_i) − ψ(ŷ_i))/n` over
-/// its examples, then `Σ Δ(y_i, ŷ_i)/n`, then its example count.
+/// its examples, then `Σ Δ(y_i, ŷ_i)/n`, then its example count, then how far the oracle's bounds lie above
+/// the hinges it found, `Σ (upper_i − hinge_i)/n` (0 for exact oracles): the primal adds it, so that it stays
+/// an upper bound and the gap a certificate where inference only bounds the maxima.
 fn joint_part<S>(
     problem: &StructProblem<'_, S>,
     truth: &[SparseVec],
@@ -169,7 +171,7 @@ where
 {
     let dim = problem.dim();
     let found = problem.oracle_all(w)?;
-    let mut buf = vec![0.0; dim + 2];
+    let mut buf = vec![0.0; dim + 3];
     for (i, v) in found.iter().enumerate() {
         let loss = problem.space().loss(&problem.y()[i], &v.output);
         let c = problem.plane_scale(loss);
@@ -178,6 +180,7 @@ where
             .space()
             .add_joint_feature(&problem.x()[i], &v.output, -c / n, &mut buf[..dim]);
         buf[dim] += loss / n;
+        buf[dim + 2] += (v.upper() - v.hinge) / n;
     }
     buf[dim + 1] = found.len() as f64;
     Ok(buf)
