@@ -15,7 +15,8 @@ its model (:mod:`maxmargin.models`):
 
 Every run ends with ``duality_gap_`` (in the objective's units) and ``converged_`` (within ``gap``, 1% of the
 objective by default); a run stopped short of it warns with a ``ConvergenceWarning``. Graph models add
-``certified_`` (whether every inference call was exact or certified, so that the gap is a certificate) and
+``certified_`` (whether the gap is a certificate: every inference call was exact, certified its answer, or
+bounded the maximum it may have missed, as trws and ad3 do) and
 ``n_uncertified_`` (the calls that were not). ``save`` writes a model
 file the ``maxmargin`` command reads (``maxmargin predict``), and :func:`load` reads one back.
 """
@@ -143,7 +144,7 @@ class _Learner:
             )
             self._fitted = fitted
             self._record(result)
-            # Whether the gap is a certificate: every inference call exact or certified.
+            # Whether the gap is a certificate: every inference call exact, certified, or bounded.
             self.certified_ = bool(result["certified"])
             self.n_uncertified_ = int(result["uncertified_calls"])
             return self

@@ -91,6 +91,30 @@ pub fn check_labels(
     largest: usize,
     sets: &[Vec<u32>],
 ) -> Result<(), Error> {
+    let value = format!("{largest} (the largest in {})", source.display());
+    let reason =
+        "is far beyond the number of distinct ones the data uses; renumber them consecutively";
+    labels_within(what, (largest, value), reason, sets)
+}
+
+/// As [`check_labels`], for a number of labels the caller asked for (`--labels`, `GraphOptions::n_labels`)
+/// rather than one the file shows.
+pub fn check_labels_asked(
+    what: &'static str,
+    asked: usize,
+    sets: &[Vec<u32>],
+) -> Result<(), Error> {
+    let reason = "is far beyond the labels the data uses (a model holds weights for every one): give at most \
+                  64 per distinct label the data has, plus 1024";
+    labels_within(what, (asked, format!("{asked} (asked for)")), reason, sets)
+}
+
+fn labels_within(
+    what: &'static str,
+    (largest, value): (usize, String),
+    reason: &'static str,
+    sets: &[Vec<u32>],
+) -> Result<(), Error> {
     let mut distinct: Vec<u32> = sets.iter().flatten().copied().collect();
     distinct.sort_unstable();
     distinct.dedup();
@@ -98,8 +122,8 @@ pub fn check_labels(
     if largest > limit {
         return Err(OptimError::InvalidParam {
             name: what,
-            value: format!("{largest} (the largest in {})", source.display()),
-            reason: "is far beyond the number of distinct ones the data uses; renumber them consecutively",
+            value,
+            reason,
         }
         .into());
     }

@@ -168,8 +168,9 @@ impl<S: CustomSpace> CustomModel<S> {
             loss += l;
             exact += usize::from(l == 0.0);
             hinge += match self.params.rescaling {
-                Rescaling::Slack => self.space.slack_rescaled(&self.w, xi, yi)?.hinge,
-                _ => self.space.loss_augmented(&self.w, xi, yi)?.hinge,
+                Rescaling::Slack => self.space.slack_rescaled(&self.w, xi, yi)?.upper(),
+                // A space's bound where it gives one, as training summed it.
+                _ => self.space.loss_augmented(&self.w, xi, yi)?.upper(),
             };
         }
         let n = x.len() as f64;

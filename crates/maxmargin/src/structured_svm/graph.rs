@@ -67,9 +67,10 @@ pub struct GraphFitReport {
     pub trace: Vec<TraceRecord>,
     /// What a user should know about the run, one line each without the `warning:` prefix.
     pub warnings: Vec<String>,
-    /// Whether the final duality gap is a certificate: every inference call was exact or certified its
-    /// answer. When not, the gap was measured with an approximate oracle and the model is not marked
-    /// converged, even where the gap is within the target.
+    /// Whether the final duality gap is a certificate: every inference call was exact, certified its answer,
+    /// or bounded the maximum it may have missed (trws, ad3), which the primal then adds up. When not, the
+    /// gap was measured with an approximate oracle and the model is not marked converged, even where the gap
+    /// is within the target; a run without a gap (the perceptron) is not certified either.
     pub certified: bool,
     /// Inference calls made in training, and how many of them could not certify their answer.
     pub inference_calls: (usize, usize),
@@ -155,7 +156,10 @@ impl StructuredSvm {
             .sum();
         crate::limits::check_features(src, d, nnz)?;
         let labels = all_labels(data)?;
-        crate::limits::check_labels(src, "node label", l, &labels)?;
+        match options.n_labels {
+            Some(asked) => crate::limits::check_labels_asked("number of labels", asked, &labels)?,
+            None => crate::limits::check_labels(src, "node label", l, &labels)?,
+        }
         let mut warnings = Vec::new();
         warnings.extend(one_label(l, src));
         let nodes = || {
@@ -185,7 +189,8 @@ impl StructuredSvm {
             x: graphs,
             y: labels,
         };
-        let (fit, lambda) = self.run(&space, (&ex.x, &ex.y), observer)?;
+        let svm = self.inferring_with(inference.name());
+        let (fit, lambda) = svm.run(&space, (&ex.x, &ex.y), observer)?;
         let report = ReportParts {
             classes: Vec::new(),
             scaler,
@@ -326,9 +331,12 @@ pub(super) fn qualify(
         | Inference::Trws { .. }
         | Inference::Ad3 { .. } => true,
         Inference::MaxProduct { .. } => forests,
-        _ => uncertified == 0,
+        // Every answer exact, counted in this process: a run resumed with no call left to make would count
+        // none and carry the primal its earlier answers gave.
+        _ => calls > 0 && uncertified == 0,
     };
     let training = &mut report.model.training;
+    let has_gap = training.gap.is_some();
     if !exact {
         let gap = training.gap.map_or("none".into(), |g| format!("{g:.3e}"));
         let why = if matches!(inference, Inference::Qpbo) {
@@ -344,7 +352,7 @@ pub(super) fn qualify(
             inference.name(),
         ));
         training.converged = false;
-    } else if uncertified > 0 && !training.converged {
+    } else if uncertified > 0 && has_gap && !training.converged {
         report.warnings.push(format!(
             "inference is {}, and {uncertified} of its {calls} answers were not certified exact: the gap \
              counts how far their bounds lie above them (the LP relaxation is not tight there), which more \
@@ -363,7 +371,7 @@ pub(super) fn qualify(
              returned is still the best one found)"
         ));
     }
-    exact
+    exact && has_gap
 }
 
 impl GraphModel {

@@ -31,6 +31,9 @@ pub struct StructuredSvm {
     warm: Option<Vec<f64>>,
     sample_weights: Option<Vec<f64>>,
     shape: ChainShape,
+    /// The inference method of a graph run, which its checkpoints' kind names: a run resumed with another
+    /// method would carry primals the new one did not bound.
+    method: Option<&'static str>,
 }
 
 /// What training did.

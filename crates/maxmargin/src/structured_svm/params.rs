@@ -469,6 +469,7 @@ impl StructuredSvmParams {
             warm: None,
             sample_weights: None,
             shape: super::ChainShape::default(),
+            method: None,
         })
     }
 

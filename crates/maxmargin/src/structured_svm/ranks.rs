@@ -296,7 +296,10 @@ impl StructuredSvm {
         let l = super::graph::label_count(&data, &options, seen)?;
         crate::limits::check_features(src, d, sums[1] as usize)?;
         let labels = super::graph::all_labels(&data)?;
-        crate::limits::check_labels(src, "node label", l, &labels)?;
+        match options.n_labels {
+            Some(asked) => crate::limits::check_labels_asked("number of labels", asked, &labels)?,
+            None => crate::limits::check_labels(src, "node label", l, &labels)?,
+        }
         let warnings = super::graph::one_label(l, src).into_iter().collect();
         let graphs = super::graph::built(&data, (d, self.params.bias, None))?;
         let mut cycles = [f64::from(u8::from(!graphs.iter().all(Graph::is_forest)))];
@@ -315,7 +318,8 @@ impl StructuredSvm {
         let problem = StructProblem::new(&space, &graphs, &labels, lambda)?
             .with_rescaling(self.params.rescaling)?;
         let rows = crate::inputs::space_digest(&space, &graphs, &labels, None);
-        let fit = self.solve_over(comm, &problem, (n, space.dim(), lambda.get(), rows))?;
+        let svm = self.inferring_with(inference.name());
+        let fit = svm.solve_over(comm, &problem, (n, space.dim(), lambda.get(), rows))?;
         let mut calls = [
             space.inference_calls() as f64,
             space.uncertified_calls() as f64,

@@ -15,7 +15,18 @@ impl StructuredSvm {
             StructSolverKind::Softmax => "softmax",
             StructSolverKind::Perceptron => "perceptron",
         };
-        format!("checkpoint-{}-{solver}", self.params.task.kind())
+        match self.method {
+            Some(method) => format!("checkpoint-{}-{solver}-{method}", self.params.task.kind()),
+            None => format!("checkpoint-{}-{solver}", self.params.task.kind()),
+        }
+    }
+
+    /// The same estimator for a graph run inferring with `method` (named in its checkpoints' kind).
+    pub(super) fn inferring_with(&self, method: &'static str) -> Self {
+        Self {
+            method: Some(method),
+            ..self.clone()
+        }
     }
 
     /// Runs solver `s` from scratch or from the checkpoint, and writes checkpoints when asked.

@@ -376,3 +376,36 @@ fn class_weights_weigh_a_label_s_mistakes_in_the_graph_loss() {
         .to_string();
     assert!(e.contains("numbered 0 to 2"), "{e}");
 }
+
+/// A graph run's checkpoint names its inference method: resumed with another, whose answers would not match
+/// the primal it carries, it is refused by name; a qpbo run resumed with no call left to make does not count
+/// as certified (this process saw none of its answers).
+#[test]
+fn graph_checkpoints_keep_their_inference_method() {
+    use maxmargin::checkpoint::CheckpointPlan;
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("run.ckpt");
+    let data = Shapes::default().size(6, 6).generate(8, 21);
+    let fit = |inference: Inference, plan: CheckpointPlan| {
+        let svm = StructuredSvmParams::new(Task::Graph)
+            .max_passes(3.0)
+            .check()
+            .unwrap()
+            .checkpoints(plan);
+        svm.fit_graph(&data, GraphOptions::new().inference(inference), &mut ())
+    };
+    fit(Inference::TRWS, CheckpointPlan::new().save_to(&ckpt)).unwrap();
+    let e = fit(
+        Inference::MAX_PRODUCT,
+        CheckpointPlan::new().resume_from(&ckpt),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("trws") && e.contains("max-product"), "{e}");
+    assert!(fit(Inference::TRWS, CheckpointPlan::new().resume_from(&ckpt)).is_ok());
+    let first = fit(Inference::Qpbo, CheckpointPlan::new().save_to(&ckpt)).unwrap();
+    assert!(first.inference_calls.0 > 0);
+    let resumed = fit(Inference::Qpbo, CheckpointPlan::new().resume_from(&ckpt)).unwrap();
+    assert_eq!(resumed.inference_calls.0, 0);
+    assert!(!resumed.certified && !resumed.model.model.training.converged);
+}
