@@ -5,8 +5,10 @@ use maxmargin_core::structured::{self, StructuredHinge};
 use maxmargin_core::vector::SparseVec;
 use std::fmt::Debug;
 
-/// The result of loss-augmented inference for one example.
+/// The result of loss-augmented inference for one example. Spaces written outside this crate make one with
+/// [`Violation::new`] (and [`Violation::with_bound`] where their method only bounds the maximum).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Violation<O> {
     /// `ŷ = argmax_y′ ⟨w, ψ(x, y′)⟩ + Δ(y, y′)`.
     pub output: O,
@@ -22,6 +24,33 @@ pub struct Violation<O> {
 }
 
 impl<O> Violation<O> {
+    /// The violation of `output`, whose loss is `loss` and structured hinge `hinge`
+    /// (`max(0, Δ(y, ŷ) + s(ŷ) − s(y))`), found by an oracle that returns the maximum.
+    pub fn new(output: O, loss: f64, hinge: f64) -> Self {
+        Self {
+            output,
+            loss,
+            hinge,
+            bound: None,
+        }
+    }
+
+    /// The same violation found by a method that may have missed the maximum but bounds the true hinge by
+    /// `bound` (kept at least `hinge`): the solvers sum it into their primal objectives, so that their gaps
+    /// stay certificates.
+    ///
+    /// ```
+    /// use maxmargin_struct::Violation;
+    /// let found = Violation::new(vec![1u32, 0], 1.0, 0.5);
+    /// assert_eq!(found.upper(), 0.5);
+    /// assert_eq!(found.clone().with_bound(2.0).upper(), 2.0);
+    /// assert_eq!(found.with_bound(0.25).upper(), 0.5); // never below the hinge found
+    /// ```
+    pub fn with_bound(mut self, bound: f64) -> Self {
+        self.bound = Some(bound.max(self.hinge));
+        self
+    }
+
     /// The violation of `output` (loss `loss`) that an oracle found with the loss-augmented value
     /// `value = Δ + s(ŷ)`, against the truth's score `truth`.
     pub(crate) fn of_value(output: O, loss: f64, value: f64, truth: f64) -> Self {
