@@ -57,17 +57,7 @@ pub fn file_line(path: &Path, start: u64, line: usize) -> Result<usize, IoError>
 /// ```
 pub fn read_shard(path: &Path, rank: usize, size: usize) -> Result<Shard, IoError> {
     let (mut file, begin, to) = open_range(path, rank, size)?;
-    let mut text = Vec::new();
-    let mut at = begin;
-    while at < to {
-        let n = file
-            .read_until(b'\n', &mut text)
-            .map_err(|e| IoError::io(path, e))?;
-        if n == 0 {
-            break;
-        }
-        at += n as u64;
-    }
+    let text = lines_of_range(&mut file, path, (begin, to))?;
     let data = read_from(&text[..], path, parse_real_label).map_err(|e| in_file(e, begin))?;
     Ok(Shard { data, start: begin })
 }
@@ -161,17 +151,7 @@ pub struct GraphShard {
 /// ```
 pub fn read_graph_shard(path: &Path, rank: usize, size: usize) -> Result<GraphShard, IoError> {
     let (mut file, begin, to) = open_range(path, rank, size)?;
-    let mut text = Vec::new();
-    let mut at = begin;
-    while at < to {
-        let n = file
-            .read_until(b'\n', &mut text)
-            .map_err(|e| IoError::io(path, e))?;
-        if n == 0 {
-            break;
-        }
-        at += n as u64;
-    }
+    let text = lines_of_range(&mut file, path, (begin, to))?;
     let before = if begin > 0 {
         lines_before(path, begin)?
     } else {
@@ -190,6 +170,26 @@ pub fn read_graph_shard(path: &Path, rank: usize, size: usize) -> Result<GraphSh
         Err(e) => return Err(e),
     };
     Ok(GraphShard { data, start: begin })
+}
+
+/// The whole lines of `file` (at byte `begin`, a line start) that start before byte `to`.
+fn lines_of_range(
+    file: &mut BufReader<File>,
+    path: &Path,
+    (begin, to): (u64, u64),
+) -> Result<Vec<u8>, IoError> {
+    let mut text = Vec::new();
+    let mut at = begin;
+    while at < to {
+        let n = file
+            .read_until(b'\n', &mut text)
+            .map_err(|e| IoError::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        at += n as u64;
+    }
+    Ok(text)
 }
 
 /// Opens `path` for a rank's share: refuses what cannot be split, and returns the reader at the first line

@@ -197,19 +197,30 @@ impl StructuredSvm {
             warnings,
             max_abs,
         };
-        let mut report = self.finish(fit, lambda, (ex.x.len(), d, l), report)?;
+        let report = self.finish(fit, lambda, (ex.x.len(), d, l), report)?;
         let calls = (space.inference_calls(), space.uncertified_calls());
-        let exact = qualify(&mut report, inference, forests, calls);
-        Ok(GraphFitReport {
-            model: GraphModel {
-                model: report.model,
-                space: space.with_inference(inference),
-            },
-            trace: report.trace,
-            warnings: report.warnings,
-            certified: exact,
-            inference_calls: calls,
-        })
+        Ok(graph_report(report, &space, (inference, forests), calls))
+    }
+}
+
+/// The graph model and report of a finished run in `space`, its certificate qualified by the inference it
+/// trained with (see [`qualify`]).
+pub(super) fn graph_report(
+    mut report: StructFitReport,
+    space: &GraphSpace,
+    (inference, forests): (Inference, bool),
+    calls: (usize, usize),
+) -> GraphFitReport {
+    let certified = qualify(&mut report, inference, forests, calls);
+    GraphFitReport {
+        model: GraphModel {
+            model: report.model,
+            space: space.with_inference(inference),
+        },
+        trace: report.trace,
+        warnings: report.warnings,
+        certified,
+        inference_calls: calls,
     }
 }
 
@@ -319,7 +330,7 @@ pub(super) fn one_label(l: usize, source: &Path) -> Option<String> {
 /// certificate. TRW-S's and AD3's answers come with bounds on the maxima, which the solvers' primal
 /// objectives add up where the answer was not certified: their gaps are certificates whatever they
 /// certified. Where the gap is not one, the model is not marked converged and a warning says why.
-pub(super) fn qualify(
+fn qualify(
     report: &mut StructFitReport,
     inference: Inference,
     forests: bool,

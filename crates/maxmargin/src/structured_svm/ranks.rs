@@ -332,18 +332,13 @@ impl StructuredSvm {
             warnings,
             max_abs: max_abs[0],
         };
-        let mut report = self.finish(fit, lambda.get(), (n, d, l), parts)?;
-        let certified = super::graph::qualify(&mut report, inference, forests, calls);
-        Ok(GraphFitReport {
-            model: GraphModel {
-                model: report.model,
-                space: space.with_inference(inference),
-            },
-            trace: report.trace,
-            warnings: report.warnings,
-            certified,
-            inference_calls: calls,
-        })
+        let report = self.finish(fit, lambda.get(), (n, d, l), parts)?;
+        Ok(super::graph::graph_report(
+            report,
+            &space,
+            (inference, forests),
+            calls,
+        ))
     }
 }
 
