@@ -359,14 +359,18 @@ fn weighted_costs(
     for &(tag, weight) in class_weights {
         let k = tag - first as f64;
         if !(k.fract() == 0.0 && k >= 0.0 && k < l as f64) {
-            let what = if first == 0 { "labels" } else { "tags" };
+            let (what, reason) = if first == 0 {
+                ("labels", "names a label the training data does not have")
+            } else {
+                ("tags", "names a tag the training data does not have")
+            };
             return Err(OptimError::InvalidParam {
                 name: "class weight",
                 value: format!(
                     "{tag} (the {what} are numbered {first} to {})",
                     l - 1 + first
                 ),
-                reason: "names a label the training data does not have",
+                reason,
             }
             .into());
         }
