@@ -22,6 +22,34 @@ pub fn check_features(source: &Path, n_features: usize, nnz: usize) -> Result<()
     Ok(())
 }
 
+/// A model of `n_labels` classes, labels or tags over `n_features` features holds `n_features × n_labels`
+/// dense weights (and its solvers a few such vectors): refused beyond `64 × nnz + 2²⁴` (16.8 million weights,
+/// 134 MB a vector), so a small file with many labels and one large index is a clear error, not an
+/// allocation of gigabytes (300 labels over feature 1,000,000 asked for 2.4 GB from 5 KB of text).
+pub fn check_weights(
+    source: &Path,
+    n_features: usize,
+    n_labels: usize,
+    nnz: usize,
+) -> Result<(), Error> {
+    let weights = n_features.saturating_mul(n_labels);
+    let limit = nnz.saturating_mul(64).saturating_add(1 << 24);
+    if weights > limit {
+        return Err(OptimError::InvalidParam {
+            name: "features × labels",
+            value: format!(
+                "{n_features} × {n_labels} = {weights} weights in {} (about {:.1} GB a weight vector)",
+                source.display(),
+                weights as f64 * 8.0 / 1e9
+            ),
+            reason: "is far beyond what the data's nonzeros need (dense weights are allocated for at most 64 \
+                     per nonzero plus 16,777,216); renumber the features and labels consecutively",
+        }
+        .into());
+    }
+    Ok(())
+}
+
 /// The Crammer–Singer dual keeps one number per example and class (`n × k`, dense, plus as many for its
 /// bounds): refused when that is far beyond what the data's nonzeros need (20,000 classes of 3 rows each
 /// asked for 9.6 GB from 1 MB of text), naming the numbers and the solvers that keep no such table.

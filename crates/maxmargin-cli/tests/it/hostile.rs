@@ -462,3 +462,33 @@ fn issue_23_messages_name_what_the_user_gave() {
         "{err}"
     );
 }
+
+/// A few kilobytes with hundreds of labels and one far feature index asked for gigabytes of dense weights
+/// (an abort on a failed allocation, or the kernel's OOM killer): refused by name before any is allocated,
+/// for every task whose model holds a weight vector per label.
+#[test]
+fn many_labels_over_a_far_feature_are_refused_before_allocating() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.model");
+    let rows: String = (0..300).map(|i| format!("{i} 1:1 1000000:1\n")).collect();
+    let twice: String = (0..300)
+        .map(|i| format!("{i} 1:1 1000000:1\n{i} 1:1 1000000:1\n"))
+        .collect();
+    let tags: String = (1..=300)
+        .map(|i| format!("{i} qid:{i} 1:1 1000000:1\n"))
+        .collect();
+    for (name, text, task) in [
+        ("ml.txt", &rows, "multilabel"),
+        ("mc.svm", &twice, "multiclass"),
+        ("hmm.dat", &tags, "chain"),
+    ] {
+        let data = dir.path().join(name);
+        std::fs::write(&data, text).unwrap();
+        let err = fails(&["train", s(&data), "--task", task, "-o", s(&model)], 1);
+        assert!(
+            err.contains("features × labels") && err.contains(name),
+            "{task}: {err}"
+        );
+        assert!(!model.exists());
+    }
+}

@@ -46,6 +46,8 @@ impl StructuredSvm {
         crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
         let classes = ClassLabels::from_labels(&data.source, &data.labels)?;
         crate::limits::check_classes(&data.source, classes.len(), data.n_samples())?;
+        let (d, nnz) = (data.x.n_features(), data.x.nnz());
+        crate::limits::check_weights(&data.source, d, classes.len(), nnz)?;
         if self.params.solver == StructSolverKind::Dcd {
             let (n, k, nnz) = (data.n_samples(), classes.len(), data.x.nnz());
             crate::limits::check_dual_table(&data.source, n, k, nnz)?;
@@ -193,6 +195,7 @@ impl StructuredSvm {
         // Multilabel labels count from 0: the largest is one below their number.
         crate::limits::check_labels(&data.source, "label number", l - 1, &data.labels)?;
         let d = data.x.n_features();
+        crate::limits::check_weights(&data.source, d, l, data.x.nnz())?;
         let mut warnings = Vec::new();
         let (scaler, scaled) = self.scaled(&data.x, &mut warnings)?;
         let x = scaled.as_ref().unwrap_or(&data.x);
@@ -302,6 +305,8 @@ impl StructuredSvm {
         }
         crate::limits::check_edge_weights(&data.source, n_edge, l, nnz)?;
         crate::limits::check_labels(&data.source, "tag number", l, &data.labels)?;
+        // Unary weights per tag, and the L × L transitions.
+        crate::limits::check_weights(&data.source, d.saturating_add(l), l, nnz)?;
         let mut warnings = Vec::new();
         let tokens = || data.sequences.iter().flatten().map(SparseVec::as_row);
         let n_tokens = data.sequences.iter().map(Vec::len).sum();

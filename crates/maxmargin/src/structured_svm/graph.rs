@@ -160,6 +160,8 @@ impl StructuredSvm {
             Some(asked) => crate::limits::check_labels_asked("number of labels", asked, &labels)?,
             None => crate::limits::check_labels(src, "node label", l, &labels)?,
         }
+        // Unary weights per label, and the L × L pairwise table.
+        crate::limits::check_weights(src, d.saturating_add(l), l, nnz)?;
         let mut warnings = Vec::new();
         warnings.extend(one_label(l, src));
         let nodes = || {

@@ -166,6 +166,7 @@ impl StructuredSvm {
         let (n, d, l) = (sums[0] as usize, widths[0] as usize, widths[1] as usize);
         crate::limits::check_features(&data.source, d, sums[1] as usize)?;
         crate::limits::check_labels(&data.source, "tag number", l, &data.labels)?;
+        crate::limits::check_weights(&data.source, d.saturating_add(l), l, sums[1] as usize)?;
         let x = sequences_with_bias(&data.sequences, d, p.bias, None);
         let space = super::chain_space(&p.class_weights, self.width(d), l, ChainShape::default())?;
         let lambda = p.regularization.lambda(n)?;
@@ -212,6 +213,9 @@ impl StructuredSvm {
         let classes = ClassLabels {
             classes: Whole::classes(comm, &data, whole.n)?,
         };
+        let mut nnz = [data.x.nnz() as f64];
+        comm.allreduce_sum(&mut nnz)?;
+        crate::limits::check_weights(&data.source, whole.d, classes.len(), nnz[0] as usize)?;
         let y = classes.indices(&data).map_err(|e| file_line(e, start))?;
         // What one process records of its rows: the ranks' sketches, merged.
         let sketch = crate::inputs::RowSketch::of(&data).over_ranks(comm)?;
@@ -300,6 +304,7 @@ impl StructuredSvm {
             Some(asked) => crate::limits::check_labels_asked("number of labels", asked, &labels)?,
             None => crate::limits::check_labels(src, "node label", l, &labels)?,
         }
+        crate::limits::check_weights(src, d.saturating_add(l), l, sums[1] as usize)?;
         let warnings = super::graph::one_label(l, src).into_iter().collect();
         let graphs = super::graph::built(&data, (d, self.params.bias, None))?;
         let mut cycles = [f64::from(u8::from(!graphs.iter().all(Graph::is_forest)))];

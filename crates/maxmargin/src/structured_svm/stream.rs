@@ -78,6 +78,7 @@ impl StructuredSvm {
         let classes = ClassLabels::from_labels(path, &distinct)?;
         crate::limits::check_classes(path, classes.len(), n)?;
         let k = classes.len();
+        crate::limits::check_weights(path, d, k, summary.nnz as usize)?;
         let space = MulticlassSpace::new(self.width(d), k)?;
         let lambda = p.regularization.lambda(n)?;
         let budget = p.budget().with_gap(self.gap_target()).evaluating_every(
