@@ -439,9 +439,8 @@ impl StructuredSvmParams {
             return Err(OptimError::InvalidParam {
                 name: "class weights",
                 value: format!("{:?}", self.class_weights),
-                reason: "apply to binary training, to multiclass with --solver dcd or ovr, and to chains and \
-                         graphs (weighting each tag's or label's mistakes in the loss; not with the perceptron, \
-                         which has none)",
+                reason: "apply to binary, multiclass with --solver dcd or ovr, chains and graphs (weighting a \
+                         tag's or label's mistakes in the loss; not the perceptron, which has no loss)",
             }
             .into());
         }
