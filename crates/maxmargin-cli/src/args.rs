@@ -103,7 +103,16 @@ pub(crate) enum Command {
     /// Stratified, seeded k-fold cross-validation of a binary linear SVM (any of train's flags): accuracy per
     /// fold and their mean, or with --c-path, per C along a warm-started regularization path.
     #[command(
-        after_help = "Examples:\n  $ maxmargin cv heart.svm -k 5 --c-path 0.01,0.1,1,10 --metric roc_auc\n  $ maxmargin cv iris.svm --task multiclass -k 3"
+        after_help = "Examples:\n  $ maxmargin cv heart.svm -k 5 --c-path 0.01,0.1,1,10 --metric roc_auc\n  $ maxmargin cv iris.svm --task multiclass -k 3",
+        // train's flags that cv refuses (cv_binary::cv) are not offered in its help.
+        mut_arg("trace", |a| a.hide(true)),
+        mut_arg("trace_weights", |a| a.hide(true)),
+        mut_arg("sample_weights", |a| a.hide(true)),
+        mut_arg("max_passes", |a| a.hide(true)),
+        mut_arg("checkpoint", |a| a.hide(true)),
+        mut_arg("checkpoint_every", |a| a.hide(true)),
+        mut_arg("resume", |a| a.hide(true)),
+        mut_arg("warm_start", |a| a.hide(true))
     )]
     Cv(Box<CvCmd>),
     /// Run the worked examples and train, save, load and evaluate models on embedded data; write the

@@ -114,6 +114,22 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
         )?;
         args.kernel.refuse_unused()?;
     }
+    if args.last && args.average_from.is_some() {
+        bail!("--average-from applies to the average of the iterates; --last returns the last one");
+    }
+    // Averaging asked to start at or after the last pass would return the last iterate, unasked.
+    if let (Some(from), SolverKind::Pegasos) = (args.average_from, solver) {
+        let epochs = match (args.epochs, args.iterations, args.seconds) {
+            (Some(e), _, _) => Some(e),
+            (None, None, None) => Some(LinearSvmParams::DEFAULT_PEGASOS_EPOCHS),
+            _ => None,
+        };
+        if let Some(epochs) = epochs.filter(|&e| from >= e && !args.last) {
+            bail!(
+                "--average-from {from} starts averaging at or after the last of the {epochs} passes run                  (--epochs): the model would be the last iterate; ask for it with --last, or average from fewer                  passes"
+            );
+        }
+    }
     let step = args.step.unwrap_or(StepRule::Pegasos);
     let solver = match solver {
         SolverKind::Dcd => LinearSolver::Dcd(
@@ -429,9 +445,15 @@ pub(crate) fn eval(
             out!("  brier      {b:.4}");
             out!("  log loss   {l:.4}");
         }
-        out!("mean hinge {:.6}", e.mean_hinge);
+        out!(
+            "mean hinge {}",
+            crate::report::short(e.mean_hinge, 6, false)
+        );
         if let (Some(l), Some(o)) = (e.lambda, e.objective) {
-            out!("objective  {o:.6}  (lambda {l:e})");
+            out!(
+                "objective  {}  (lambda {l:e})",
+                crate::report::short(o, 6, false)
+            );
         }
         if grouping.is_some() {
             out!("by group (decisions at the model's threshold; ranking without one)");

@@ -21,6 +21,15 @@ fn split(data: &LabeledData, n_train: usize, seed: u64) -> (LabeledData, Labeled
 }
 
 pub fn run(pictures: &Path) -> Result<()> {
+    // The folder is made and tried before the minute of work whose pictures it receives, not after.
+    std::fs::create_dir_all(pictures)
+        .and_then(|()| tempfile::NamedTempFile::new_in(pictures).map(drop))
+        .with_context(|| {
+            format!(
+                "--out {}: the pictures' folder cannot be created or written",
+                pictures.display()
+            )
+        })?;
     let mut binary_curves = Vec::new();
     let mut struct_curves = Vec::new();
     out!(

@@ -106,7 +106,7 @@ pub(crate) fn run(
         Some(s) => s.fold_linear(&model.w, model.b),
         None => (model.w.clone(), model.b),
     };
-    let scores = model.decision_rows(&data.x);
+    let scores = model.scores(&data)?;
     let cut = decision.cut();
     // A model trained on CSV data names its features (1-based here, as in the table).
     let name_of = |feature: usize| model.feature_names().get(feature - 1).cloned();
@@ -210,16 +210,20 @@ fn print(r: &Inspection, pos: f64) -> Result<()> {
                 .features
                 .iter()
                 .map(|c| match &c.name {
-                    Some(n) => format!("{n}:{:+.4}", c.contribution),
-                    None => format!("{}:{:+.4}", c.feature, c.contribution),
+                    Some(n) => format!("{n}:{}", crate::report::short(c.contribution, 4, true)),
+                    None => format!(
+                        "{}:{}",
+                        c.feature,
+                        crate::report::short(c.contribution, 4, true)
+                    ),
                 })
                 .collect();
             out!(
-                "  {:<9} {:<7} {:<11.4} {:<11.4} {}",
+                "  {:<9} {:<7} {:<11} {:<11} {}",
                 row.line,
                 row.label,
-                row.score,
-                row.margin,
+                crate::report::short(row.score, 4, false),
+                crate::report::short(row.margin, 4, false),
                 parts.join(" ")
             );
         }
@@ -268,8 +272,12 @@ fn print(r: &Inspection, pos: f64) -> Result<()> {
         .fold(9, usize::max);
     for h in &r.heaviest {
         match &h.name {
-            Some(n) => out!("  {n:<width$} {:+.6}", h.weight),
-            None => out!("  {:<9} {:+.6}", h.feature, h.weight),
+            Some(n) => out!("  {n:<width$} {}", crate::report::short(h.weight, 6, true)),
+            None => out!(
+                "  {:<9} {}",
+                h.feature,
+                crate::report::short(h.weight, 6, true)
+            ),
         }
     }
     Ok(())

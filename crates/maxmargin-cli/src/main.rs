@@ -114,11 +114,26 @@ fn main() {
     match run(cli) {
         Ok(code) => std::process::exit(code),
         Err(e) => {
-            // One clear line; the chain of causes joined.
-            note!("error: {e:#}");
+            note!("error: {}", one_line(&e));
             std::process::exit(1);
         }
     }
+}
+
+/// An error as one clear line: its chain of causes joined by `: `, leaving out a cause whose text the line
+/// already holds (errors that print their source themselves would otherwise say it twice).
+fn one_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.is_empty() {
+            line = text;
+        } else if !line.contains(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+    }
+    line
 }
 
 /// The exit status of a run that trained a model short of its optimum under `--require-convergence`.
@@ -142,6 +157,17 @@ fn size_thread_pool(threads: Option<usize>) -> Result<()> {
 
 fn run(cli: Cli) -> Result<i32> {
     outputs::check(&cli.command)?;
+    // The global --label-column means something only where CSV data is read.
+    let reads_no_csv = match &cli.command {
+        Command::Demo { .. } => Some("demo (it trains on embedded data)"),
+        Command::Plot { .. } => Some("plot (it reads trace files)"),
+        Command::Cache { .. } => Some("cache (it caches LIBSVM data)"),
+        Command::Convert { .. } => Some("convert (it reads a model)"),
+        _ => None,
+    };
+    if let (Some(command), Some(_)) = (reads_no_csv, &cli.label_column) {
+        bail!("--label-column applies to commands that read CSV data, not to {command}");
+    }
     let csv_format = match &cli.command {
         Command::Train(cmd) => cmd.format,
         Command::Predict { format, .. } | Command::Eval { format, .. } => *format,

@@ -113,12 +113,30 @@ fn place(path: &Path) -> Option<PathBuf> {
 }
 
 /// Refuses, before any work, an output that is a directory or in a directory that does not exist, two
-/// outputs that name one file, and an output that names one of the command's inputs.
+/// outputs that name one file, an output that names one of the command's inputs, and a figure whose name
+/// asks for a format other than SVG or PNG.
 ///
 /// # Errors
 /// Naming the flags and the file.
 pub(crate) fn check(command: &Command) -> Result<()> {
     let (inputs, outputs) = files(command);
+    let pictures: Option<&Path> = match command {
+        Command::Plot { output, .. } | Command::PlotBoundary { output, .. } => Some(output),
+        Command::Compare(cmd) => cmd.plot.as_deref(),
+        _ => None,
+    };
+    // A figure is SVG, or PNG for a .png name: a .jpg or .pdf name would get SVG bytes under it.
+    if let Some(path) = pictures {
+        let ext = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        if let Some(ext) = ext.filter(|e| e != "svg" && e != "png") {
+            bail!(
+                "{}: figures are written as SVG (.svg) or PNG (.png), not .{ext}",
+                path.display()
+            );
+        }
+    }
     for (flag, path) in &outputs {
         if path.is_dir() {
             bail!(

@@ -193,8 +193,8 @@ pub(crate) fn predict(
             model_path,
             crate::load::ModelShape::binary(&model.model),
         )?;
-        let values = model.model.decision_rows(&data.x);
-        let labels = model.predict_rows(&data.x);
+        let values = model.model.scores(&data)?;
+        let labels: Vec<f64> = values.iter().map(|&f| model.label_at(f)).collect();
         let probs = if probability {
             model
                 .probabilities(&data.x)

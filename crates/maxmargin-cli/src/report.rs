@@ -89,10 +89,10 @@ pub fn report(args: &TrainArgs, output: &Path, f: &Finished<'_>) -> Result<bool>
     if !args.quiet {
         let seconds = f.trace.last().map_or(0.0, |r| r.seconds);
         note!(
-            "trained {}: lambda {:.3e}, objective {:.6}, gap {}, {} {} ({passes:.2} {unit}) in {seconds:.2}s, stop: {}{}",
+            "trained {}: lambda {:.3e}, objective {}, gap {}, {} {} ({passes:.2} {unit}) in {seconds:.2}s, stop: {}{}",
             f.what,
             f.lambda,
-            f.objective,
+            short(f.objective, 6, false),
             f.gap.map_or("-".into(), |g| format!("{g:.3e}")),
             f.iterations.0,
             f.iterations.1,
@@ -272,4 +272,15 @@ pub(crate) fn finished_with(
             tolerance: tolerance(svm),
         },
     )
+}
+
+/// `v` with `decimals` places (and its sign when `sign`), or in exponent form from 1e9 on, so a weight near
+/// 1e308 is a few characters, not three hundred digits.
+pub(crate) fn short(v: f64, decimals: usize, sign: bool) -> String {
+    match (v.abs() >= 1e9, sign) {
+        (true, true) => format!("{v:+.3e}"),
+        (true, false) => format!("{v:.3e}"),
+        (false, true) => format!("{v:+.decimals$}"),
+        (false, false) => format!("{v:.decimals$}"),
+    }
 }

@@ -42,10 +42,17 @@ pub struct CsvRead {
     pub skipped: Vec<String>,
 }
 
-/// Whether `path` names a CSV file by its extension (`.csv`, or `.csv.gz`).
+/// Whether `path` names a CSV file by its extension (`.csv`, `.csv.gz`, or tab-separated `.tsv`, `.tsv.gz`).
 pub fn is_csv_name(path: &Path) -> bool {
     let name = path.to_string_lossy().to_ascii_lowercase();
-    name.ends_with(".csv") || name.ends_with(".csv.gz")
+    name.ends_with(".csv") || name.ends_with(".csv.gz") || is_tsv_name(path)
+}
+
+/// Whether `path`'s name says tab-separated values (`.tsv`, `.tsv.gz`): such files are split on tabs, others
+/// on commas.
+pub fn is_tsv_name(path: &Path) -> bool {
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    name.ends_with(".tsv") || name.ends_with(".tsv.gz")
 }
 
 /// Counts the bytes of the current record, failing when one grows past the line limit.
@@ -174,6 +181,7 @@ pub fn read(path: &Path, options: CsvOptions<'_>) -> Result<CsvRead, IoError> {
         line: 0,
     };
     let mut reader = csv::ReaderBuilder::new()
+        .delimiter(if is_tsv_name(path) { b'\t' } else { b',' })
         .has_headers(true)
         .flexible(false)
         .trim(csv::Trim::All)

@@ -28,6 +28,18 @@ pub struct LiblinearModel {
     pub w: Vec<f64>,
 }
 
+/// LIBLINEAR's classifiers (`linear.cpp`'s `solver_type_table`), whose weights this module reads.
+const CLASSIFIERS: [&str; 8] = [
+    "L2R_LR",
+    "L2R_L2LOSS_SVC_DUAL",
+    "L2R_L2LOSS_SVC",
+    "L2R_L1LOSS_SVC_DUAL",
+    "MCSVM_CS",
+    "L1R_L2LOSS_SVC",
+    "L1R_LR",
+    "L2R_LR_DUAL",
+];
+
 /// Solvers whose models are not classifiers (regression, one-class): refused.
 const NOT_CLASSIFIERS: [&str; 4] = [
     "L2R_L2LOSS_SVR",
@@ -77,6 +89,8 @@ impl LiblinearModel {
         let (mut solver, mut labels, mut bias, mut n_features, mut n_class) =
             (None, None, None, None, None::<usize>);
         let mut at_w = 0;
+        // The line each header field came from, for errors found once the header is complete.
+        let (mut solver_at, mut label_at, mut features_at) = (1, 1, 1);
         while let Some((no, line)) = lines.next_line()? {
             let mut parts = line.split_whitespace();
             let Some(key) = parts.next() else { continue };
@@ -85,7 +99,10 @@ impl LiblinearModel {
             }
             let none = || bad(no, "header", format!("{key} has no value"));
             match key {
-                "solver_type" => solver = Some(value(parts.next(), none)?.to_string()),
+                "solver_type" => {
+                    solver = Some(value(parts.next(), none)?.to_string());
+                    solver_at = no;
+                }
                 "nr_class" => {
                     n_class = Some(
                         value(parts.next(), none)?
@@ -94,6 +111,7 @@ impl LiblinearModel {
                     );
                 }
                 "label" => {
+                    label_at = no;
                     labels = Some(
                         parts
                             .map(|v| {
@@ -112,6 +130,7 @@ impl LiblinearModel {
                     }
                 }
                 "nr_feature" => {
+                    features_at = no;
                     n_features = Some(
                         value(parts.next(), none)?
                             .parse()
@@ -161,16 +180,27 @@ impl LiblinearModel {
         if at_w == 0 {
             return Err(missing("w"));
         }
+        if !CLASSIFIERS.contains(&solver.as_str()) && !NOT_CLASSIFIERS.contains(&solver.as_str()) {
+            return Err(bad(
+                solver_at,
+                "solver_type",
+                format!(
+                    "{} is not a LIBLINEAR solver (its classifiers: {})",
+                    crate::libsvm::quote(&solver),
+                    CLASSIFIERS.join(", ")
+                ),
+            ));
+        }
         if NOT_CLASSIFIERS.contains(&solver.as_str()) {
             return Err(bad(
-                1,
+                solver_at,
                 "solver_type",
                 format!("{solver} is a regression or one-class model, not a classifier"),
             ));
         }
         if labels.len() != n_class || n_class < 2 {
             return Err(bad(
-                1,
+                label_at,
                 "label",
                 format!(
                     "{} labels for nr_class {n_class} (a classifier has at least 2)",
@@ -180,7 +210,7 @@ impl LiblinearModel {
         }
         if n_features == usize::MAX {
             return Err(bad(
-                1,
+                features_at,
                 "nr_feature",
                 format!("{n_features} is more features than a model can hold"),
             ));

@@ -93,6 +93,16 @@ pub enum StructError {
         /// Why it is not available.
         why: &'static str,
     },
+    /// A score decoding compares is NaN or infinite: weights times features beyond `f64::MAX` (a model with
+    /// weights near 1e308, or huge feature values). No labelling can be read from such scores.
+    #[error(
+        "the scores at position {position} are not finite numbers (the weights times its features overflow a \
+         64-bit float); no labelling can be read from them"
+    )]
+    NonFiniteScore {
+        /// The first position (0-based) whose scores overflow, or the last when only the total does.
+        position: usize,
+    },
     /// An error from the math core.
     #[error(transparent)]
     Core(#[from] maxmargin_core::CoreError),

@@ -111,6 +111,21 @@ pub fn check_classes(source: &Path, n_classes: usize, n_samples: usize) -> Resul
     Ok(())
 }
 
+/// A multiclass model needs rows of two classes at least: one class alone trains a model that predicts it
+/// everywhere and says "converged" at an objective of 0, as binary training refuses.
+pub fn check_two_classes(source: &Path, classes: &[f64]) -> Result<(), Error> {
+    match classes {
+        [only] => Err(maxmargin_io::IoError::Mismatch {
+            path: source.to_path_buf(),
+            message: format!(
+                "every row is of class {only}: a multiclass model needs rows of at least two classes"
+            ),
+        }
+        .into()),
+        _ => Ok(()),
+    }
+}
+
 /// Labels (multilabel) or tags (chains) numbered beyond `64 × (the distinct ones in `sets`) + 1024` are
 /// refused: the model holds weights for every number up to the largest (and chains a `L × L` transition table).
 pub fn check_labels(
@@ -203,10 +218,10 @@ pub fn check_second_order(source: &Path, n_labels: usize, nnz: usize) -> Result<
     Ok(())
 }
 
-/// Checks user-given row weights: every one finite and non-negative.
+/// Checks user-given row weights: every one finite and non-negative, and not all zero.
 ///
 /// # Errors
-/// [`Error::Optim`] naming the first bad weight.
+/// [`Error::Optim`] naming the first bad weight, or saying that all are zero.
 pub(crate) fn check_sample_weights(weights: &[f64]) -> Result<(), Error> {
     match weights.iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
         Some(bad) => Err(maxmargin_optim::OptimError::InvalidParam {
@@ -215,6 +230,43 @@ pub(crate) fn check_sample_weights(weights: &[f64]) -> Result<(), Error> {
             reason: "must be finite and >= 0",
         }
         .into()),
+        // All-zero weights leave no loss to minimize: the model is w = 0, which would say "converged".
+        None if !weights.is_empty() && weights.iter().all(|v| *v == 0.0) => {
+            Err(maxmargin_optim::OptimError::InvalidParam {
+                name: "sample weights",
+                value: format!("all {} zero", weights.len()),
+                reason: "leave no row to learn from (the model would be w = 0); give some row a weight above 0",
+            }
+            .into())
+        }
         None => Ok(()),
     }
+}
+
+/// Refuses the first row of `data` whose scores (one per class, or one for a binary model) are not all
+/// finite, naming its file and line: a product of weights and features beyond `f64::MAX` (a model with
+/// weights near 1e308, or rows of huge values) makes NaN or ±∞, from which no label, margin or probability
+/// can be read, so it is an error rather than a label chosen by how NaN compares. `needs` ends the message
+/// with what the scores were for. A binary model's scores are rows of one (`scores.chunks(1)`).
+pub fn check_scores<L>(
+    data: &maxmargin_io::libsvm::Dataset<L>,
+    scores: impl IntoIterator<Item = impl AsRef<[f64]>>,
+    needs: &str,
+) -> Result<(), Error> {
+    for (i, row) in scores.into_iter().enumerate() {
+        if let Some(s) = row.as_ref().iter().find(|s| !s.is_finite()) {
+            return Err(maxmargin_io::IoError::Parse {
+                path: data.source.clone(),
+                line: data.lines.get(i).copied().unwrap_or(i + 1),
+                column: 1,
+                field: "features",
+                message: format!(
+                    "the model scores this row {s}, not a finite number (its weights times these features \
+                     overflow a 64-bit float); {needs}"
+                ),
+            }
+            .into());
+        }
+    }
+    Ok(())
 }

@@ -172,10 +172,24 @@ pub(crate) struct TrainArgs {
 impl TrainArgs {
     /// The `-w` weights with numeric labels (class values, or svm_hmm tag numbers).
     pub(crate) fn numeric_class_weights(&self) -> anyhow::Result<Vec<(f64, f64)>> {
-        self.class_weights
+        let weights: Vec<(f64, f64)> = self
+            .class_weights
             .iter()
             .map(ClassWeight::numeric)
-            .collect()
+            .collect::<anyhow::Result<_>>()?;
+        // `-w 1=2 -w 1.0=3` names one label twice: which weight was meant is not for us to guess.
+        if let Some((i, &(label, weight))) =
+            (weights.iter().enumerate()).find(|(i, w)| weights[..*i].iter().any(|v| v.0 == w.0))
+        {
+            let first = weights[..i]
+                .iter()
+                .find(|v| v.0 == label)
+                .map_or(0.0, |v| v.1);
+            anyhow::bail!(
+                "-w names the label {label} twice ({first} and {weight}): give each label one weight"
+            );
+        }
+        Ok(weights)
     }
 
     /// The regularization the flags ask for (`--lambda` or `-c`, which clap keeps exclusive), converted by

@@ -32,6 +32,7 @@ mod stream;
 mod structured;
 mod tagger;
 mod train;
+mod trial;
 mod weights;
 mod worked;
 mod workflow;

@@ -132,6 +132,19 @@ impl PegasosParams {
         }
         Ok(Pegasos { params: self })
     }
+
+    /// Refuses a batch larger than the `n` training rows: one step would take every row, some many times,
+    /// and a budget of passes would buy one or a few giant steps.
+    pub(crate) fn check_batch(&self, n: usize) -> Result<(), OptimError> {
+        if self.batch_size > n.max(1) {
+            return Err(OptimError::InvalidParam {
+                name: "batch size",
+                value: format!("{} over {n} training rows", self.batch_size),
+                reason: "must be at most the number of training rows",
+            });
+        }
+        Ok(())
+    }
 }
 
 /// Checked Pegasos.
@@ -447,6 +460,7 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
     fn init(&mut self, problem: &BinaryProblem<'a>) -> Result<PegasosState, OptimError> {
         problem.require_hinge("pegasos")?;
         let (n, d) = (problem.n_samples(), problem.n_features());
+        self.params.check_batch(n)?;
         Ok(self.fresh(n, d, problem.bias(), self.params.sampling))
     }
 

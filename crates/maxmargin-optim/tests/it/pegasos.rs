@@ -127,6 +127,8 @@ proptest! {
     ) {
         let dense: Vec<(&[f64], f64)> = rows.iter().map(|(r, p)| (r.as_slice(), if *p { 1.0 } else { -1.0 })).collect();
         let (x, y) = data(&dense);
+        // A batch is at most the rows (PegasosParams refuses more).
+        let k = k.min(rows.len());
         let problem = BinaryProblem::new(&x, &y, lambda(lam), bias).unwrap();
         let mut solver = PegasosParams::new()
             .batch_size(k).projection(projection).average(average.is_some())

@@ -219,7 +219,8 @@ impl ChainSpace {
                 why: "a position allows no label",
             });
         }
-        let out = self.viterbi_within(w, x, None, Some(allowed)).0;
+        let (out, total) = self.viterbi_within(w, x, None, Some(allowed))?;
+        finite_decoding(x.len(), total)?;
         // Non-finite scores (NaN weights, overflow) can leave a forbidden label in place.
         match out
             .iter()
@@ -232,7 +233,12 @@ impl ChainSpace {
     }
 
     /// Viterbi: the best labelling under unary + `cost_row(t)` scores, and its total value.
-    fn viterbi(&self, w: &[f64], x: &Sequence, truth: Option<&[u32]>) -> (Vec<u32>, f64) {
+    fn viterbi(
+        &self,
+        w: &[f64],
+        x: &Sequence,
+        truth: Option<&[u32]>,
+    ) -> Result<(Vec<u32>, f64), StructError> {
         self.viterbi_within(w, x, truth, None)
     }
 
@@ -243,11 +249,22 @@ impl ChainSpace {
         x: &Sequence,
         truth: Option<&[u32]>,
         allowed: Option<&dyn Fn(usize, usize) -> bool>,
-    ) -> (Vec<u32>, f64) {
+    ) -> Result<(Vec<u32>, f64), StructError> {
         SCRATCH.with(|cell| {
             let mut guard = cell.borrow_mut();
             let s = &mut *guard;
             self.fill_unary(w, x, truth, allowed, s);
+            // Viterbi's comparisons pass over NaN, so a position whose scores overflow would quietly lose its
+            // NaN labels and decode among the rest: it is refused instead.
+            if let Some(at) = s
+                .unary
+                .iter()
+                .position(|v| v.is_nan() || *v == f64::INFINITY)
+            {
+                return Err(StructError::NonFiniteScore {
+                    position: at / self.n_labels().max(1),
+                });
+            }
             let out = if self.second_order {
                 self.viterbi2(w, x, s)
             } else {
@@ -258,7 +275,7 @@ impl ChainSpace {
             if s.back.capacity() + s.unary.capacity() > SCRATCH_KEPT {
                 *s = Scratch::default();
             }
-            out
+            Ok(out)
         })
     }
 
@@ -372,6 +389,18 @@ impl ChainSpace {
     }
 }
 
+/// Refuses a decoding whose best total is not finite (overflow along the way, or every label of a position
+/// at −∞).
+fn finite_decoding(len: usize, total: f64) -> Result<(), StructError> {
+    if total.is_finite() {
+        Ok(())
+    } else {
+        Err(StructError::NonFiniteScore {
+            position: len.saturating_sub(1),
+        })
+    }
+}
+
 /// The first index of the largest value (`NEG_INFINITY` and index 0 for none above it).
 fn argmax(values: &[f64]) -> (u32, f64) {
     let mut best = (0u32, f64::NEG_INFINITY);
@@ -454,7 +483,9 @@ impl OutputSpace for ChainSpace {
         if x.is_empty() {
             return Err(StructError::EmptySequence);
         }
-        Ok(self.viterbi(w, x, None).0)
+        let (out, total) = self.viterbi(w, x, None)?;
+        finite_decoding(x.len(), total)?;
+        Ok(out)
     }
 
     /// Loss-augmented Viterbi (`C[y_t][·]` added to the unary scores); the lowest label on ties.
@@ -470,7 +501,7 @@ impl OutputSpace for ChainSpace {
             return Err(StructError::EmptySequence);
         }
         self.check_output(x, y)?;
-        let (out, value) = self.viterbi(w, x, Some(y));
+        let (out, value) = self.viterbi(w, x, Some(y))?;
         let loss = self.loss(y, &out);
         Ok(Violation::of_value(out, loss, value, self.score(w, x, y)))
     }

@@ -265,6 +265,7 @@ impl Whole {
         all.sort_by(f64::total_cmp);
         all.dedup();
         crate::limits::check_classes(&data.source, all.len(), n)?;
+        crate::limits::check_two_classes(&data.source, &all)?;
         Ok(all)
     }
 }

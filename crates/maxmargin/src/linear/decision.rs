@@ -401,14 +401,18 @@ impl DecisionModel {
         self.threshold.as_ref().map_or(0.0, |t| t.score)
     }
 
+    /// The label of score `f` at the model's cut-off: the positive one above it.
+    pub fn label_at(&self, f: f64) -> f64 {
+        let [neg, pos] = self.model.labels;
+        if f > self.cut() { pos } else { neg }
+    }
+
     /// The predicted labels, at the model's cut-off.
     pub fn predict_rows(&self, x: &SparseRows) -> Vec<f64> {
-        let [neg, pos] = self.model.labels;
-        let cut = self.cut();
         self.model
             .decision_rows(x)
             .into_iter()
-            .map(|f| if f > cut { pos } else { neg })
+            .map(|f| self.label_at(f))
             .collect()
     }
 
@@ -478,9 +482,9 @@ impl DecisionModel {
         }
         let y = self.model.label_map().targets(dev)?;
         let scores = self.model.decision_rows(&dev.x);
-        for (i, s) in scores.iter().enumerate() {
-            finite_row(dev, i, std::slice::from_ref(s))?;
-        }
+        // A cut-off among scores or a calibration map needs every score finite (one NaN row stalled the
+        // cut-offs and turned Platt's map into 0.5 everywhere).
+        crate::limits::check_scores(dev, scores.chunks(1), DEV_NEEDS)?;
         let positive: Vec<bool> = y.iter().map(|&v| v > 0.0).collect();
         for (class, label) in [(false, self.model.labels[0]), (true, self.model.labels[1])] {
             if !positive.contains(&class) {
@@ -491,25 +495,8 @@ impl DecisionModel {
     }
 }
 
-/// Refuses row `i` of `dev` when a score the model gives it is not finite, naming its line: a cut-off among
-/// scores or a calibration map needs every score finite (one NaN row stalled the cut-offs and turned Platt's
-/// map into 0.5 everywhere).
-pub(crate) fn finite_row(dev: &LabeledData, i: usize, scores: &[f64]) -> Result<(), Error> {
-    match scores.iter().find(|s| !s.is_finite()) {
-        None => Ok(()),
-        Some(s) => Err(IoError::Parse {
-            path: dev.source.clone(),
-            line: dev.lines.get(i).copied().unwrap_or(i + 1),
-            column: 1,
-            field: "features",
-            message: format!(
-                "the model scores this row {s}, not a finite number (its features are too large for the \
-                 weights); development rows need finite scores"
-            ),
-        }
-        .into()),
-    }
-}
+/// How a non-finite score on development rows is refused.
+const DEV_NEEDS: &str = "development rows need finite scores";
 
 /// The error for development rows that have no row of class `label` (a map or a cut-off fitted without one
 /// class says nothing about it).

@@ -472,11 +472,11 @@ pub use cv::{
     group_folds, regularization_path, regularization_path_folds,
 };
 pub(crate) use cv::{check_fold_count, check_folds, split, stratified_classes, stratified_folds};
+pub(crate) use decision::missing_class;
 pub use decision::{
     AtThreshold, Calibration, CalibrationMap, CalibrationMethod, DECISION_KIND, DecisionModel,
     Threshold, ThresholdRule,
 };
-pub(crate) use decision::{finite_row, missing_class};
 pub use dual_file::{DUAL_KIND, DualFile, warm_duals};
 pub use kernel::{KernelChoice, KernelExpansion, KernelKind};
 pub use model::{Evaluation, LinearModel};

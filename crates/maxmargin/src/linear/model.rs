@@ -198,6 +198,18 @@ impl LinearModel {
         x.rows().map(|r| r.dot(&w) + b).collect()
     }
 
+    /// `f(x_i)` for every row of `data` ([`LinearModel::decision_rows`]), refusing the first row whose score
+    /// is not finite by its file and line ([`crate::limits::check_scores`]): weights near `f64::MAX` (a
+    /// converted or edited model) times large features overflow, and no label can be read from NaN.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the first row whose score is NaN or infinite.
+    pub fn scores(&self, data: &LabeledData) -> Result<Vec<f64>, Error> {
+        let scores = self.decision_rows(&data.x);
+        crate::limits::check_scores(data, scores.chunks(1), "no label can be read from it")?;
+        Ok(scores)
+    }
+
     /// A dual starting point for DCD on `data` with `lambda` from this model: `α_i = C` for the examples it
     /// puts inside the margin (`y_i f(x_i) < 1`), `0` for the others, `C = 1/(λn)` (class weights not
     /// applied; DCD clips into each example's own box). For a model trained at a smaller C this is the duals'
@@ -297,7 +309,7 @@ impl LinearModel {
         let y = self.label_map().targets(data)?;
         let (mut tp, mut fp, mut tn, mut fn_) = (0, 0, 0, 0);
         let (mut hinge_sum, mut loss_sum) = (0.0, 0.0);
-        let scores = self.decision_rows(&data.x);
+        let scores = self.scores(data)?;
         for ((&f, &yi), label) in scores.iter().zip(&y).zip(&data.labels) {
             hinge_sum += hinge(yi * f);
             let weight = self

@@ -72,16 +72,40 @@ impl StructuredModel {
         let space = self.chain_space(shape)?;
         self.sequences(&data.sequences, shape.edge_features)
             .iter()
-            .map(|x| {
+            .enumerate()
+            .map(|(i, x)| {
                 Ok(Prediction::Tags(
-                    space
-                        .decode(&self.w, x)?
+                    self.decoded(&space, x, data, i)?
                         .into_iter()
                         .map(|t| t + 1)
                         .collect(),
                 ))
             })
             .collect()
+    }
+
+    /// Sequence `i`'s decoding; scores that overflow name the file and the sequence.
+    fn decoded(
+        &self,
+        space: &ChainSpace,
+        x: &maxmargin_struct::Sequence,
+        data: &SequenceData,
+        i: usize,
+    ) -> Result<Vec<u32>, Error> {
+        space.decode(&self.w, x).map_err(|e| match e {
+            maxmargin_struct::StructError::NonFiniteScore { position } => IoError::Mismatch {
+                path: data.source.clone(),
+                message: format!(
+                    "sequence {} (qid {}), token {}: the model's scores there are not finite numbers (the \
+                     weights times its features overflow a 64-bit float); no tags can be read from them",
+                    i + 1,
+                    data.qids.get(i).copied().unwrap_or(0),
+                    position + 1
+                ),
+            }
+            .into(),
+            e => e.into(),
+        })
     }
 
     /// Per-token error and per-sequence accuracy (and the objective) on sequences.
@@ -115,10 +139,25 @@ impl StructuredModel {
         let seqs = self.sequences(&data.sequences, shape.edge_features);
         let mut counts = TagCounts::default();
         for (i, (x, y)) in seqs.iter().zip(&data.labels).enumerate() {
-            space
-                .check_output(x, y)
-                .map_err(|source| OptimError::Example { index: i, source })?;
-            counts.add(&space.decode(&self.w, x)?, y);
+            space.check_output(x, y).map_err(|e| match e {
+                maxmargin_struct::StructError::LabelOutOfRange {
+                    position,
+                    label,
+                    n_labels,
+                } => IoError::Mismatch {
+                    path: data.source.clone(),
+                    message: format!(
+                        "sequence {} (qid {}), token {}: tag {} is not one of the model's tags 1..{n_labels}",
+                        i + 1,
+                        data.qids.get(i).copied().unwrap_or(0),
+                        position + 1,
+                        u64::from(label) + 1
+                    ),
+                }
+                .into(),
+                source => Error::from(OptimError::Example { index: i, source }),
+            })?;
+            counts.add(&self.decoded(&space, x, data, i)?, y);
         }
         Ok(StructEvaluation {
             lambda,

@@ -46,6 +46,7 @@ impl StructuredSvm {
         crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
         let classes = ClassLabels::from_labels(&data.source, &data.labels)?;
         crate::limits::check_classes(&data.source, classes.len(), data.n_samples())?;
+        crate::limits::check_two_classes(&data.source, &classes.classes)?;
         let (d, nnz) = (data.x.n_features(), data.x.nnz());
         crate::limits::check_weights(&data.source, d, classes.len(), nnz)?;
         if self.params.solver == StructSolverKind::Dcd {

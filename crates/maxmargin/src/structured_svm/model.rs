@@ -82,70 +82,65 @@ impl StructuredModel {
         })
     }
 
-    /// Predicts every row of multiclass data.
+    /// Predicts every row of multiclass data: the class of the highest score, the lowest on ties (the
+    /// space's decoding).
     ///
     /// # Errors
-    /// When the model is not a multiclass model.
+    /// When the model is not a multiclass model, or a row's scores are not finite
+    /// ([`crate::limits::check_scores`]).
     pub fn predict_multiclass(&self, data: &LabeledData) -> Result<Vec<Prediction>, Error> {
-        if self.task != Task::Multiclass {
-            return Err(self.wrong_task(Task::Multiclass));
-        }
         let class = |k: usize| Prediction::Class(self.classes.get(k).copied().unwrap_or(k as f64));
-        if let Some(scores) = self.kernel_scores(&data.x) {
-            return Ok(scores
-                .iter()
-                .map(|s| class(super::kernel::argmax(s)))
-                .collect());
-        }
-        let space = self.multiclass_space()?;
-        self.inputs(&data.x)?
+        Ok(self
+            .multiclass_scores(data)?
             .iter()
-            .map(|x| Ok(class(space.decode(&self.w, x)? as usize)))
-            .collect()
+            .map(|s| class(super::kernel::argmax(s)))
+            .collect())
     }
 
     /// The decision value of every class for every row of multiclass data, classes in the model's order
     /// ([`StructuredModel::classes`]): `⟨w_c, x⟩` (with the bias weight), the values the prediction maximizes.
     ///
     /// # Errors
-    /// When the model is not a multiclass model.
+    /// When the model is not a multiclass model, or a row's scores are not finite (weights times features
+    /// beyond `f64::MAX`), naming its line.
     pub fn multiclass_scores(&self, data: &LabeledData) -> Result<Vec<Vec<f64>>, Error> {
         if self.task != Task::Multiclass {
             return Err(self.wrong_task(Task::Multiclass));
         }
-        if let Some(scores) = self.kernel_scores(&data.x) {
-            return Ok(scores);
-        }
-        let space = self.multiclass_space()?;
-        Ok(self
-            .inputs(&data.x)?
-            .iter()
-            .map(|x| {
-                (0..self.n_labels as u32)
-                    .map(|c| space.score(&self.w, x, &c))
+        let scores = match self.kernel_scores(&data.x) {
+            Some(scores) => scores,
+            None => {
+                let space = self.multiclass_space()?;
+                self.inputs(&data.x)?
+                    .iter()
+                    .map(|x| {
+                        (0..self.n_labels as u32)
+                            .map(|c| space.score(&self.w, x, &c))
+                            .collect()
+                    })
                     .collect()
-            })
-            .collect())
+            }
+        };
+        crate::limits::check_scores(data, &scores, "no class can be read from it")?;
+        Ok(scores)
     }
 
-    /// Predicts every row of multilabel data.
+    /// Predicts every row of multilabel data: the labels whose scores are positive.
     ///
     /// # Errors
-    /// When the model is not a multilabel model.
+    /// When the model is not a multilabel model, or a row's scores are not finite.
     pub fn predict_multilabel(&self, data: &MultilabelData) -> Result<Vec<Prediction>, Error> {
-        if self.task != Task::Multilabel {
-            return Err(self.wrong_task(Task::Multilabel));
-        }
-        let space = self.multilabel_space()?;
-        self.inputs(&data.x)?
+        Ok(self
+            .multilabel_scores(data)?
             .iter()
-            .map(|x| {
-                let on = space.decode(&self.w, x)?;
-                Ok(Prediction::Labels(
-                    (0..on.len() as u32).filter(|&l| on[l as usize]).collect(),
-                ))
+            .map(|s| {
+                Prediction::Labels(
+                    (0..s.len() as u32)
+                        .filter(|&l| s[l as usize] > 0.0)
+                        .collect(),
+                )
             })
-            .collect()
+            .collect())
     }
 
     pub(super) fn objective<S: OutputSpace>(
@@ -193,8 +188,13 @@ impl StructuredModel {
                  softmax loss) is in the model",
             ));
         }
-        let (x, predicted): (Vec<SparseVec>, Vec<u32>) = match self.kernel_scores(&data.x) {
-            Some(scores) => {
+        let predicted: Vec<u32> = self
+            .multiclass_scores(data)?
+            .iter()
+            .map(|s| super::kernel::argmax(s) as u32)
+            .collect();
+        let x: Vec<SparseVec> = match &self.kernel {
+            Some(_) => {
                 if lambda.is_some() {
                     return Err(crate::error::refuse(
                         "lambda",
@@ -203,22 +203,9 @@ impl StructuredModel {
                          have their own (the model's training objective is their sum)",
                     ));
                 }
-                (
-                    Vec::new(),
-                    scores
-                        .iter()
-                        .map(|s| super::kernel::argmax(s) as u32)
-                        .collect(),
-                )
+                Vec::new()
             }
-            None => {
-                let x = self.inputs(&data.x)?;
-                let predicted = x
-                    .iter()
-                    .map(|xi| space.decode(&self.w, xi))
-                    .collect::<Result<_, _>>()?;
-                (x, predicted)
-            }
+            None => self.inputs(&data.x)?,
         };
         // A probabilistic model (softmax, one-vs-rest logistic) is judged on its own probabilities too.
         let (brier, log_loss) = if self.is_probabilistic() {

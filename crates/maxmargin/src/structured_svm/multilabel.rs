@@ -88,13 +88,13 @@ impl StructuredModel {
     /// (with the bias weight); a label is predicted on when its value is positive.
     ///
     /// # Errors
-    /// When the model is not a multilabel model, or a row does not fit it.
+    /// When the model is not a multilabel model, a row does not fit it, or its scores are not finite.
     pub fn multilabel_scores(&self, data: &MultilabelData) -> Result<Vec<Vec<f64>>, Error> {
         if self.task != Task::Multilabel {
             return Err(self.wrong_task(Task::Multilabel));
         }
         let space = self.multilabel_space()?;
-        Ok(self
+        let scores: Vec<Vec<f64>> = self
             .inputs(&data.x)?
             .iter()
             .map(|x| {
@@ -102,7 +102,9 @@ impl StructuredModel {
                     .map(|l| space.label_score(&self.w, x, l))
                     .collect()
             })
-            .collect())
+            .collect();
+        crate::limits::check_scores(data, &scores, "no label set can be read from it")?;
+        Ok(scores)
     }
 
     /// Hamming loss, subset accuracy (exact match), micro-averaged F1, precision, recall and F1 per label
@@ -126,8 +128,9 @@ impl StructuredModel {
         // Per label: [true positives, false positives, false negatives].
         let mut counts = vec![[0usize; 3]; self.n_labels];
         let (mut wrong, mut exact) = (0usize, 0usize);
-        for (xi, yi) in x.iter().zip(&y) {
-            let p = space.decode(&self.w, xi)?;
+        let scores = self.multilabel_scores(data)?;
+        for (s, yi) in scores.iter().zip(&y) {
+            let p: Vec<bool> = s.iter().map(|&v| v > 0.0).collect();
             let mut all = true;
             for (l, (a, b)) in p.iter().zip(yi).enumerate() {
                 match (*a, *b) {

@@ -77,6 +77,7 @@ impl StructuredSvm {
         let distinct: Vec<f64> = summary.labels.iter().map(|l| l.0).collect();
         let classes = ClassLabels::from_labels(path, &distinct)?;
         crate::limits::check_classes(path, classes.len(), n)?;
+        crate::limits::check_two_classes(path, &classes.classes)?;
         let k = classes.len();
         crate::limits::check_weights(path, d, k, summary.nnz as usize)?;
         let space = MulticlassSpace::new(self.width(d), k)?;

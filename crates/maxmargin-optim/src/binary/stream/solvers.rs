@@ -33,6 +33,7 @@ impl<'a> Solver<RowStream<'a>> for Streamed<Pegasos> {
 
     fn init(&mut self, problem: &RowStream<'a>) -> Result<StreamedPegasos, OptimError> {
         problem.require_hinge("pegasos")?;
+        self.solver.params().check_batch(problem.n)?;
         let k = self.solver.params().batch_size;
         Ok(StreamedPegasos {
             state: self
