@@ -95,6 +95,24 @@ fn large_values_and_common_features_of_other_magnitudes_get_a_note() {
         }
     }
     assert_eq!(scaling_advice(rare.rows(), 2), None);
+    // Values to 100 over 16 features (pendigits' shape): no single value is large, but the rows' squared
+    // norms are (≈ 1e5), and so is what the dual steps must cover at C = 1; unit values over as many
+    // features are not.
+    let mut wide = SparseRows::new();
+    let mut unit = SparseRows::new();
+    let cols: Vec<u32> = (0..16).collect();
+    for i in 0..100 {
+        let v: Vec<f64> = (0..16).map(|j| f64::from((i * 7 + j * 13) % 101)).collect();
+        wide.push_row(&cols, &v).unwrap();
+        let u: Vec<f64> = v.iter().map(|x| x / 100.0).collect();
+        unit.push_row(&cols, &u).unwrap();
+    }
+    let note = scaling_advice(wide.rows(), 16).unwrap();
+    assert!(note.contains("rows' squared norms reach"), "{note}");
+    let mut fit = ScalerFit::new(Scaling::None, 16);
+    wide.rows().for_each(|r| fit.add(r));
+    assert_eq!(fit.advice(), Some(note));
+    assert_eq!(scaling_advice(unit.rows(), 16), None);
 }
 
 /// Extreme values never give a non-finite or a zero factor where the feature varies: a subnormal largest
