@@ -268,3 +268,46 @@ fn one_class_figures_and_chain_tags_are_refused_in_the_users_terms() {
     );
     assert_eq!(err.matches("tag 9").count(), 1, "{err}");
 }
+
+#[test]
+fn graph_scores_that_overflow_name_the_graph_line_and_node() {
+    let tmp = tempfile::tempdir().unwrap();
+    let train = tmp.path().join("train.jsonl");
+    std::fs::write(
+        &train,
+        "{\"features\": [[0.01, 0], [0, 0.01], [0.01, 0]], \"edges\": [[0, 1], [1, 2]], \"labels\": [0, 1, 0]}\n\
+         {\"features\": [[0, 0.01], [0.01, 0]], \"edges\": [[0, 1]], \"labels\": [1, 0]}\n",
+    )
+    .unwrap();
+    let model = tmp.path().join("g.model");
+    let small = ["--lambda", "1e-5"];
+    ok(&[
+        "train",
+        s(&train),
+        "--task",
+        "graph",
+        "-o",
+        s(&model),
+        "-q",
+        small[0],
+        small[1],
+    ]);
+    // Node 1 of the graph on line 2 holds a value whose product with its (large: the training values are
+    // 0.01) weights (at a small lambda) overflows.
+    let test = tmp.path().join("test.jsonl");
+    std::fs::write(
+        &test,
+        "{\"features\": [[1, 0], [0, 1]], \"edges\": [[0, 1]], \"labels\": [0, 1]}\n\
+         {\"features\": [[1, 0], [1.7e308, 0]], \"edges\": [[0, 1]], \"labels\": [0, 1]}\n",
+    )
+    .unwrap();
+    for command in ["predict", "eval"] {
+        let err = fails(&[command, s(&model), s(&test)], 1);
+        assert!(
+            err.contains(
+                "test.jsonl:2:1: features: node 1: the model's scores there are not finite"
+            ),
+            "{command}: {err}"
+        );
+    }
+}

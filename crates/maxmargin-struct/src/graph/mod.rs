@@ -306,6 +306,23 @@ impl GraphSpace {
         }
     }
 
+    /// Refuses potentials that are NaN or +∞ (weights times features beyond `f64::MAX`): no inference
+    /// method can read a labelling from them (comparisons pass over NaN), so the first node whose scores, or
+    /// whose edge's table, overflow is named.
+    fn finite(p: &Potentials, x: &Graph) -> Result<(), StructError> {
+        let bad = |v: &f64| v.is_nan() || *v == f64::INFINITY;
+        let l = p.n_labels.max(1);
+        if let Some(at) = p.unary.iter().position(bad) {
+            return Err(StructError::NonFiniteScore { position: at / l });
+        }
+        match p.pair.iter().position(bad) {
+            None => Ok(()),
+            Some(at) => Err(StructError::NonFiniteScore {
+                position: x.edges().get(at / (l * l)).map_or(0, |e| e[0] as usize),
+            }),
+        }
+    }
+
     /// AD3 on `x` under `w` (loss-augmented against `truth` when given), whatever the space's method:
     /// the relaxed marginals, the dual bound, the best labelling and whether the two meet, with `branches`
     /// relaxations at most for branch and bound (1: none).
@@ -325,6 +342,7 @@ impl GraphSpace {
             self.check_output(x, y)?;
         }
         let p = self.potentials(w, x, truth.map(Vec::as_slice));
+        Self::finite(&p, x)?;
         let settings = ad3::Ad3Settings {
             max_iter: max_iter.max(1),
             tol: 1e-6,
@@ -505,6 +523,7 @@ impl OutputSpace for GraphSpace {
         check_weights(w, self.dim())?;
         self.check_input(x)?;
         let p = self.potentials(w, x, None);
+        Self::finite(&p, x)?;
         Ok(self.solve(&p, x)?.0)
     }
 
@@ -520,6 +539,7 @@ impl OutputSpace for GraphSpace {
         self.check_input(x)?;
         self.check_output(x, y)?;
         let p = self.potentials(w, x, Some(y));
+        Self::finite(&p, x)?;
         let (out, value, bound) = self.solve(&p, x)?;
         let truth = self.score(w, x, y);
         let bounded = |v: Violation<Vec<u32>>| match bound {

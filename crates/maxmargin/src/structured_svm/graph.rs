@@ -416,18 +416,33 @@ impl GraphModel {
     /// # Errors
     /// A bad graph (naming its line) or one the inference method cannot take.
     pub fn predict(&self, data: &GraphData) -> Result<Vec<Vec<u32>>, Error> {
-        self.decode_all(&self.graphs(data)?)
+        self.decode_all(&self.graphs(data)?, data)
     }
 
-    /// The labelling of each checked graph, in parallel (the result does not depend on the threads).
-    fn decode_all(&self, graphs: &[Graph]) -> Result<Vec<Vec<u32>>, Error> {
+    /// The labelling of each checked graph of `data`, in parallel (the result does not depend on the
+    /// threads); scores that overflow name the graph's line and node.
+    fn decode_all(&self, graphs: &[Graph], data: &GraphData) -> Result<Vec<Vec<u32>>, Error> {
         let out = crate::parallel::with_threads(self.model.params.threads, || {
             use rayon::prelude::*;
             graphs
                 .par_iter()
-                .map(|g| self.space.decode(&self.model.w, g))
+                .zip(&data.graphs)
+                .map(|(g, rec)| {
+                    self.space.decode(&self.model.w, g).map_err(|e| match e {
+                        maxmargin_struct::StructError::NonFiniteScore { position } => at_line(
+                            &data.source,
+                            rec,
+                            "features",
+                            format!(
+                                "node {position}: the model's scores there are not finite numbers (the \
+                                 weights times its features overflow a 64-bit float); no labels can be read \
+                                 from them"
+                            ),
+                        ),
+                        e => e.into(),
+                    })
+                })
                 .collect::<Result<Vec<_>, _>>()
-                .map_err(Error::from)
         })?;
         Ok(out)
     }
@@ -453,7 +468,7 @@ impl GraphModel {
             labels.push(y.clone());
         }
         let before = self.space.uncertified_calls();
-        let predicted = self.decode_all(&graphs)?;
+        let predicted = self.decode_all(&graphs, data)?;
         let uncertified = self.space.uncertified_calls().saturating_sub(before);
         let l = self.space.n_labels();
         // Per class: (truth ∧ prediction, truth ∨ prediction).
