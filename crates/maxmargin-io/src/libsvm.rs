@@ -119,7 +119,12 @@ fn parse_line<L>(
             )
         })?;
         if j == 0 {
-            return Err(fail("feature index", "index 0: indices start at 1".into()));
+            return Err(fail(
+                "feature index",
+                "index 0: indices start at 1, as in LIBSVM and LIBLINEAR (a file written zero-based, as \
+                 scikit-learn's dump_svmlight_file does by default, needs zero_based=False)"
+                    .into(),
+            ));
         }
         if j > u64::from(u32::MAX) {
             return Err(fail(
