@@ -59,7 +59,12 @@ impl Model {
         let x = csr_rows(&indptr, &indices, &data, n_features)?;
         let n = x.n_rows();
         let (values, width) = match &self.trained {
-            Trained::Binary(d) => (py.detach(|| d.model.decision_rows(&x)), 1),
+            Trained::Binary(d) => {
+                // Scores that overflow are an error naming the row, as for multiclass models.
+                let data = dataset(x, vec![0.0; n]);
+                let scores = py.detach(|| d.model.scores(&data)).map_err(value_error)?;
+                (scores, 1)
+            }
             Trained::Multiclass(m) => {
                 let k = m.n_labels;
                 let data = dataset(x, vec![0.0; n]);

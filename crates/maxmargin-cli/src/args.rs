@@ -15,7 +15,7 @@ pub(crate) use values::*;
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
-    /// CSV data (--format csv, or a .csv / .csv.gz file): the name of the label column [default: label].
+    /// CSV data (--format csv, or a .csv / .csv.gz file, or tab-separated .tsv / .tsv.gz): the name of the label column [default: label].
     #[arg(long, global = true, value_name = "NAME")]
     pub(crate) label_column: Option<String>,
 }

@@ -126,7 +126,9 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
         };
         if let Some(epochs) = epochs.filter(|&e| from >= e && !args.last) {
             bail!(
-                "--average-from {from} starts averaging at or after the last of the {epochs} passes run                  (--epochs): the model would be the last iterate; ask for it with --last, or average from fewer                  passes"
+                "--average-from {from} starts averaging at or after the last of the {epochs} passes run \
+                 (--epochs): the model would be the last iterate; ask for it with --last, or average from \
+                 fewer passes"
             );
         }
     }
@@ -194,6 +196,16 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
     let mut svm = params(args)?.check()?;
     svm = svm.checkpoints(args.checkpoints());
     let data = crate::load::read_labelled(data_path)?;
+    // A batch beyond the rows would make each step take every row, some many times (cv's folds and a rank's
+    // share hold fewer rows than the file, so this is the whole file's count, checked here).
+    if let Some(k) = args.batch_size.filter(|&k| k > data.n_samples()) {
+        bail!(
+            "--batch-size {k} is more than the {} training rows of {}: one step would take every row, some \
+             several times",
+            data.n_samples(),
+            data_path.display()
+        );
+    }
     crate::report::advise_before_training(&data.x, args.scale.is_some_and(|s| s != ScaleArg::None));
     if let Some(path) = &args.sample_weights {
         let weights = crate::groups::read_sample_weights(path, data.n_samples(), data_path)?;

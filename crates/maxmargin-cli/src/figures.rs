@@ -184,6 +184,8 @@ pub(crate) fn plot_boundary(model_path: &Path, data_path: &Path, output: &Path) 
             }
         );
     }
+    // A row the model scores NaN or ±∞ cannot be placed against the margins (it was silently not ringed).
+    model.scores(&data)?;
     let [neg, pos] = model.labels;
     let mut points: Vec<(f64, f64, bool)> = coordinates(&data.x)
         .into_iter()

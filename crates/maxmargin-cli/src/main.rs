@@ -121,14 +121,14 @@ fn main() {
 }
 
 /// An error as one clear line: its chain of causes joined by `: `, leaving out a cause whose text the line
-/// already holds (errors that print their source themselves would otherwise say it twice).
+/// already ends with (errors that print their source themselves would otherwise say it twice).
 fn one_line(e: &anyhow::Error) -> String {
     let mut line = String::new();
     for cause in e.chain() {
         let text = cause.to_string();
         if line.is_empty() {
             line = text;
-        } else if !line.contains(&text) {
+        } else if !line.ends_with(&text) {
             line.push_str(": ");
             line.push_str(&text);
         }
@@ -161,7 +161,6 @@ fn run(cli: Cli) -> Result<i32> {
     let reads_no_csv = match &cli.command {
         Command::Demo { .. } => Some("demo (it trains on embedded data)"),
         Command::Plot { .. } => Some("plot (it reads trace files)"),
-        Command::Cache { .. } => Some("cache (it caches LIBSVM data)"),
         Command::Convert { .. } => Some("convert (it reads a model)"),
         _ => None,
     };

@@ -235,7 +235,7 @@ pub(crate) fn check_sample_weights(weights: &[f64]) -> Result<(), Error> {
             Err(maxmargin_optim::OptimError::InvalidParam {
                 name: "sample weights",
                 value: format!("all {} zero", weights.len()),
-                reason: "leave no row to learn from (the model would be w = 0); give some row a weight above 0",
+                reason: "must give some row a weight above 0 (with none, the model would be w = 0)",
             }
             .into())
         }

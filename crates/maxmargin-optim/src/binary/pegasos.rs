@@ -139,8 +139,8 @@ impl PegasosParams {
         if self.batch_size > n.max(1) {
             return Err(OptimError::InvalidParam {
                 name: "batch size",
-                value: format!("{} over {n} training rows", self.batch_size),
-                reason: "must be at most the number of training rows",
+                value: format!("{} for {n} rows", self.batch_size),
+                reason: "must not exceed the training rows",
             });
         }
         Ok(())
@@ -460,7 +460,6 @@ impl<'a> Solver<BinaryProblem<'a>> for Pegasos {
     fn init(&mut self, problem: &BinaryProblem<'a>) -> Result<PegasosState, OptimError> {
         problem.require_hinge("pegasos")?;
         let (n, d) = (problem.n_samples(), problem.n_features());
-        self.params.check_batch(n)?;
         Ok(self.fresh(n, d, problem.bias(), self.params.sampling))
     }
 

@@ -407,10 +407,16 @@ impl LatentMulticlassModel {
         let n = model::nonempty(data.n_samples(), &data.source)?;
         let space = self.space()?;
         let x = self.model.inputs(&data.x)?;
-        let predicted: Vec<u32> = x
+        // The best template's class, read off the checked scores (a row that overflows names its line).
+        let predicted: Vec<u32> = self
+            .model
+            .predict_multiclass(data)?
             .iter()
-            .map(|xi| Ok(space.label(&space.decode(&self.model.w, xi)?)))
-            .collect::<Result<_, Error>>()?;
+            .map(|p| match p {
+                Prediction::Class(t) => (*t as usize / self.subclasses) as u32,
+                _ => 0,
+            })
+            .collect();
         let objective = match lambda {
             Some(l) => {
                 let completions = x
