@@ -209,7 +209,10 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
     crate::report::advise_before_training(&data.x, args.scale.is_some_and(|s| s != ScaleArg::None));
     if let Some(path) = &args.sample_weights {
         let weights = crate::groups::read_sample_weights(path, data.n_samples(), data_path)?;
-        svm = svm.sample_weights(weights)?;
+        // The facade's checks of the weights as a whole (not all zero) name the file here.
+        svm = svm
+            .sample_weights(weights)
+            .with_context(|| path.display().to_string())?;
     }
     if args.trace_weights {
         let d = data.x.n_features();

@@ -3,7 +3,7 @@
 
 pub(crate) use crate::report::{finished, tolerance};
 use crate::{SolverArg, TaskArg, TrainArgs, progress};
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use maxmargin::io::{multilabel, svm_hmm};
 use maxmargin::optim::Bias;
 use maxmargin::structured_svm::{
@@ -255,7 +255,9 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
             );
             if let Some(path) = &args.sample_weights {
                 let weights = crate::groups::read_sample_weights(path, rows.n_samples(), data)?;
-                svm = svm.sample_weights(weights)?;
+                svm = svm
+                    .sample_weights(weights)
+                    .with_context(|| path.display().to_string())?;
             }
             svm.fit_multiclass_owned(rows, &mut bar)?
         }

@@ -120,10 +120,8 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
 fn tag_weights(args: &TrainArgs, train: &[Sentence], data: &Path) -> Result<Vec<(f64, f64)>> {
     let tags = maxmargin::io::conll::FeatureMap::tag_order(train);
     let given = &args.class_weights;
-    if let Some(w) =
-        (given.iter().enumerate()).find(|(i, w)| given[..*i].iter().any(|v| v.label == w.label))
-    {
-        bail!("-w names the tag {:?} twice", w.1.label);
+    if let Some((_, w)) = crate::args::repeated(given, |a, b| a.label == b.label) {
+        bail!("-w names the tag {:?} twice", w.label);
     }
     let weights = args
         .class_weights

@@ -192,22 +192,10 @@ pub fn scaling_advice<'a>(
     rows: impl Iterator<Item = SparseRow<'a>>,
     n_features: usize,
 ) -> Option<String> {
-    let mut maxabs = vec![0.0f64; n_features];
-    let mut count = vec![0usize; n_features];
-    let (mut n_rows, mut norm) = (0, 0.0f64);
-    for row in rows {
-        n_rows += 1;
-        let mut sq = 0.0;
-        for (j, v) in row.iter() {
-            if let (Some(m), Some(c)) = (maxabs.get_mut(j), count.get_mut(j)) {
-                *m = m.max(v.abs());
-                *c += 1;
-                sq += v * v;
-            }
-        }
-        norm = norm.max(sq);
-    }
-    advice_from(&maxabs, &count, n_rows, norm)
+    // One count of the statistics for rows in memory and rows streamed from disk.
+    let mut fit = ScalerFit::new(Scaling::None, n_features);
+    rows.for_each(|r| fit.add(r));
+    fit.advice()
 }
 
 /// Rows whose squared norm reaches this, with values above 1, get a note: at `C = 1` (the default) the dual

@@ -52,7 +52,7 @@ fn per_row<T>(
     Ok(out)
 }
 
-/// Reads `--sample-weights FILE`: one finite non-negative number per line, one per row of `data`, not all 0.
+/// Reads `--sample-weights FILE`: one finite non-negative number per line, one per row of `data`.
 ///
 /// # Errors
 /// [`IoError::Parse`] naming the line of a value that is not such a number; [`IoError::Mismatch`] for
@@ -84,17 +84,6 @@ pub fn read_weights(path: &Path, rows: usize, data: &Path) -> Result<Vec<f64>, I
             ));
         }
         Ok(w)
-    })
-    .and_then(|weights| {
-        if !weights.is_empty() && weights.iter().all(|w| *w == 0.0) {
-            return Err(IoError::Mismatch {
-                path: path.to_path_buf(),
-                message: "every weight is 0: no row would count, and the model would be w = 0; give some \
-                          row a weight above 0"
-                    .into(),
-            });
-        }
-        Ok(weights)
     })
 }
 

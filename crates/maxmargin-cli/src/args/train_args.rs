@@ -177,14 +177,8 @@ impl TrainArgs {
             .iter()
             .map(ClassWeight::numeric)
             .collect::<anyhow::Result<_>>()?;
-        // `-w 1=2 -w 1.0=3` names one label twice: which weight was meant is not for us to guess.
-        if let Some((i, &(label, weight))) =
-            (weights.iter().enumerate()).find(|(i, w)| weights[..*i].iter().any(|v| v.0 == w.0))
-        {
-            let first = weights[..i]
-                .iter()
-                .find(|v| v.0 == label)
-                .map_or(0.0, |v| v.1);
+        // `-w 1=2 -w 1.0=3` names one label twice.
+        if let Some(((label, first), (_, weight))) = repeated(&weights, |a, b| a.0 == b.0) {
             anyhow::bail!(
                 "-w names the label {label} twice ({first} and {weight}): give each label one weight"
             );

@@ -24,6 +24,15 @@ impl ClassWeight {
     }
 }
 
+/// The first item of `items` that repeats an earlier one by `same`, with that earlier one (`-w` naming one
+/// label twice: which weight was meant is not for us to guess).
+pub(crate) fn repeated<T>(items: &[T], same: impl Fn(&T, &T) -> bool) -> Option<(&T, &T)> {
+    items
+        .iter()
+        .enumerate()
+        .find_map(|(i, b)| items[..i].iter().find(|a| same(a, b)).map(|a| (a, b)))
+}
+
 /// Parses `LABEL=WEIGHT`.
 pub(super) fn parse_class_weight(s: &str) -> Result<ClassWeight, String> {
     let (label, weight) = s

@@ -93,17 +93,13 @@ impl StructuredModel {
         i: usize,
     ) -> Result<Vec<u32>, Error> {
         space.decode(&self.w, x).map_err(|e| match e {
-            maxmargin_struct::StructError::NonFiniteScore { position } => IoError::Mismatch {
-                path: data.source.clone(),
-                message: format!(
-                    "sequence {} (qid {}), token {}: the model's scores there are not finite numbers (the \
-                     weights times its features overflow a 64-bit float); no tags can be read from them",
-                    i + 1,
-                    data.qids.get(i).copied().unwrap_or(0),
-                    position + 1
-                ),
-            }
-            .into(),
+            maxmargin_struct::StructError::NonFiniteScore { position } => at_token(
+                data,
+                (i, position),
+                "the model's scores there are not finite numbers (the weights times its features overflow a \
+                 64-bit float); no tags can be read from them"
+                    .into(),
+            ),
             e => e.into(),
         })
     }
@@ -144,17 +140,14 @@ impl StructuredModel {
                     position,
                     label,
                     n_labels,
-                } => IoError::Mismatch {
-                    path: data.source.clone(),
-                    message: format!(
-                        "sequence {} (qid {}), token {}: tag {} is not one of the model's tags 1..{n_labels}",
-                        i + 1,
-                        data.qids.get(i).copied().unwrap_or(0),
-                        position + 1,
+                } => at_token(
+                    data,
+                    (i, position),
+                    format!(
+                        "tag {} is not one of the model's tags 1..{n_labels}",
                         u64::from(label) + 1
                     ),
-                }
-                .into(),
+                ),
                 source => Error::from(OptimError::Example { index: i, source }),
             })?;
             counts.add(&self.decoded(&space, x, data, i)?, y);
@@ -195,4 +188,19 @@ impl TagCounts {
             ..StructEvaluation::default()
         }
     }
+}
+
+/// An error about token `position` (0-based) of sequence `i` of `data`, named as a user reads the file
+/// (1-based, with the sequence's qid).
+fn at_token(data: &SequenceData, (i, position): (usize, usize), message: String) -> Error {
+    IoError::Mismatch {
+        path: data.source.clone(),
+        message: format!(
+            "sequence {} (qid {}), token {}: {message}",
+            i + 1,
+            data.qids.get(i).copied().unwrap_or(0),
+            position + 1
+        ),
+    }
+    .into()
 }
