@@ -38,7 +38,9 @@ pub use averaged::{Averaged, AveragedState, Averaging};
 pub use bcfw::{Bcfw, BcfwParams, BcfwRanks, Steps as BcfwSteps};
 pub use collective::{Collective, OverRanks, Single, ThreadRanks};
 pub use crammer_singer::{CrammerSinger, CrammerSingerParams, CrammerSingerRanks};
-pub use cutting_plane::{NSlack, NSlackParams, OneSlack, OneSlackParams, OneSlackRanks, QpSolver};
+pub use cutting_plane::{
+    NSlack, NSlackParams, NSlackRanks, OneSlack, OneSlackParams, OneSlackRanks, QpSolver,
+};
 pub use dcd::{Dcd, DcdParams, DcdRanks};
 pub use error::OptimError;
 pub use pegasos::{Pegasos, PegasosParams};

@@ -10,7 +10,8 @@ pub(crate) struct TrainArgs {
     /// multiclass: dcd (default;
     /// Crammer–Singer, as LIBLINEAR's -s 4), ovr (one-vs-rest DCD), bcfw, oneslack, nslack, ssg or perceptron;
     /// multilabel and chain: bcfw (default), oneslack, nslack, ssg or perceptron (the averaged structured
-    /// perceptron: the fast baseline, without a certificate).
+    /// perceptron: the fast baseline, without a certificate); graph: nslack (default), bcfw, oneslack, ssg or
+    /// perceptron.
     #[arg(long, value_enum, help_heading = "Common (every task)")]
     pub(crate) solver: Option<SolverArg>,
     /// Scale the features: statistics fitted on the training rows only, stored in the model and applied by

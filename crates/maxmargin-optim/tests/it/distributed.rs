@@ -577,3 +577,87 @@ fn one_slack_over_ranks_resumed_from_its_run_ends_with_the_same_bits() {
     assert_eq!(resumed[0].0, whole[0].0);
     assert_eq!(resumed[0].1, whole[0].1);
 }
+
+#[test]
+fn n_slack_over_any_number_of_ranks_trains_one_process_weights() {
+    use maxmargin_core::objective::Lambda;
+    use maxmargin_optim::{Collective, NSlackParams, StructProblem};
+    let (space, x, y) = crate::structural::small_chain();
+    let lambda = Lambda::new(0.05).unwrap();
+    let n = x.len();
+    let params = NSlackParams {
+        epsilon: 1e-4,
+        ..NSlackParams::default()
+    };
+    let budget = Budget::epochs(10_000.0).with_gap(1e-6);
+    let whole = StructProblem::new(&space, &x, &y, lambda).unwrap();
+    let one = Trainer::new(budget)
+        .unwrap()
+        .run(&mut params.check().unwrap(), &whole, &mut ())
+        .unwrap();
+    assert!(matches!(one.stop, StopReason::Converged | StopReason::Gap));
+    assert!(
+        one.progress.iteration > 3,
+        "{} passes",
+        one.progress.iteration
+    );
+    for p in [1, 2, 3] {
+        let fits = ThreadRanks::run(p, |comm| {
+            let (a, b) = (n * comm.rank() / p, n * (comm.rank() + 1) / p);
+            let shard = StructProblem::new(&space, &x[a..b], &y[a..b], lambda)?;
+            let mut ranked = params.check()?.over_ranks(comm, n);
+            Trainer::new(budget)?.run_over(comm, &mut ranked, &shard, &mut ())
+        });
+        for f in fits {
+            let f = f.unwrap();
+            assert_eq!(f.output, one.output, "{p} ranks");
+            assert_eq!(f.progress.iteration, one.progress.iteration, "{p} ranks");
+            assert_eq!(f.stop, one.stop, "{p} ranks");
+        }
+    }
+}
+
+#[test]
+fn n_slack_over_ranks_resumed_from_its_run_ends_with_the_same_bits() {
+    use maxmargin_core::objective::Lambda;
+    use maxmargin_optim::cutting_plane::NSlackRankState;
+    use maxmargin_optim::{Collective, NSlackParams, Run, Solver, StructProblem};
+    let (space, x, y) = crate::structural::small_chain();
+    let lambda = Lambda::new(0.05).unwrap();
+    let n = x.len();
+    let p = 2;
+    type Kept = Run<NSlackRankState<Vec<u32>>, Vec<f64>>;
+    let run = |max_epochs: f64, from: Vec<Option<Kept>>| {
+        ThreadRanks::run(p, |comm| {
+            let (a, b) = (n * comm.rank() / p, n * (comm.rank() + 1) / p);
+            let shard = StructProblem::new(&space, &x[a..b], &y[a..b], lambda)?;
+            let params = NSlackParams {
+                epsilon: 1e-5,
+                ..NSlackParams::default()
+            };
+            let mut ranked = params.check()?.over_ranks(comm, n);
+            let trainer = Trainer::new(Budget::epochs(max_epochs))?;
+            let start = match from[comm.rank()].clone() {
+                Some(run) => run,
+                None => {
+                    let state = ranked.init(&shard)?;
+                    trainer.start(&ranked, &shard, state)
+                }
+            };
+            let (fit, end) =
+                trainer.resume_over(comm, &mut ranked, &shard, start, &mut (), None)?;
+            Ok((fit.output, fit.progress.iteration, end))
+        })
+        .into_iter()
+        .map(Result::unwrap)
+        .collect::<Vec<_>>()
+    };
+    let whole = run(10_000.0, vec![None; p]);
+    assert!(whole[0].1 > 4, "{} rounds", whole[0].1);
+    let stopped = run(3.0, vec![None; p]);
+    assert_eq!(stopped[0].1, 3);
+    let states: Vec<_> = stopped.into_iter().map(|r| Some(r.2)).collect();
+    let resumed = run(10_000.0, states);
+    assert_eq!(resumed[0].0, whole[0].0);
+    assert_eq!(resumed[0].1, whole[0].1);
+}

@@ -37,12 +37,13 @@ impl StructuredSvm {
         let p = &self.params;
         let over_ranks = [
             StructSolverKind::Bcfw,
+            StructSolverKind::Nslack,
             StructSolverKind::Oneslack,
             StructSolverKind::Ssg,
         ];
         if p.task != task || !over_ranks.contains(&p.solver) {
             let value = format!("{} with {:?}", p.task.kind(), p.solver).to_lowercase();
-            let reason = "cannot train over several ranks yet; chains and graphs with bcfw (the default), \
+            let reason = "cannot train over several ranks yet; chains and graphs with bcfw, nslack, \
                           oneslack or ssg can";
             return Err(refuse("task and solver", value, reason));
         }
@@ -50,7 +51,7 @@ impl StructuredSvm {
     }
 
     /// Trains `problem`, this rank's share, by the structural solver over ranks the parameters name (BCFW,
-    /// 1-slack or SSG; see [`StructuredSvm::refuse_solver_over_ranks`]).
+    /// n-slack, 1-slack or SSG; see [`StructuredSvm::refuse_solver_over_ranks`]).
     fn solve_over<S>(
         &self,
         comm: &dyn Collective,
@@ -70,6 +71,10 @@ impl StructuredSvm {
             StructSolverKind::Bcfw => {
                 let bcfw = p.bcfw().check()?.over_ranks(comm, n);
                 self.with_over(comm, bcfw, problem, meta, here)
+            }
+            StructSolverKind::Nslack => {
+                let n_slack = p.n_slack().check()?.with_gap_target(p.stop_gap());
+                self.with_over(comm, n_slack.over_ranks(comm, n), problem, meta, here)
             }
             _ => {
                 let one_slack = p
@@ -116,8 +121,9 @@ impl StructuredSvm {
         Ok(fit)
     }
 
-    /// Trains a chain model by BCFW (the default; synchronous mini-batch steps with one line search) or 1-slack
-    /// cutting planes (`--solver oneslack`; rank 0 solves the QP and broadcasts `w`) on this rank's `shard` of a
+    /// Trains a chain model by BCFW (the default; synchronous mini-batch steps with one line search), n-slack
+    /// or 1-slack cutting planes (`--solver nslack|oneslack`; rank 0 solves the QP and broadcasts `w`), or SSG
+    /// on this rank's `shard` of a
     /// sequence file split among `comm.size()` ranks at sequence starts; every rank calls it with the same
     /// parameters and gets the same model.
     ///
@@ -258,8 +264,8 @@ impl StructuredSvm {
         Ok(report)
     }
 
-    /// Trains a graph model on this rank's `shard` of a graph file split among `comm.size()` ranks (BCFW by
-    /// default, 1-slack or SSG), as [`StructuredSvm::fit_graph`] does in one process: the ranks agree on the
+    /// Trains a graph model on this rank's `shard` of a graph file split among `comm.size()` ranks (n-slack by
+    /// default, BCFW, 1-slack or SSG), as [`StructuredSvm::fit_graph`] does in one process: the ranks agree on the
     /// node and edge feature counts, the labels and the inference method (`exact-tree` only when every
     /// rank's graphs are forests), and every rank gets the same model, its certificate qualified by the
     /// inference calls of all of them.

@@ -90,7 +90,7 @@ impl StructuredSvm {
             match self.params.solver {
                 StructSolverKind::Bcfw => self.with(&trainer, self.params.bcfw().check()?, &problem, meta, observer),
                 StructSolverKind::Oneslack => self.with(&trainer, self.params.one_slack().check()?.with_gap_target(Some(self.gap_target())), &problem, meta, observer),
-                StructSolverKind::Nslack => self.with(&trainer, self.params.n_slack().check()?.with_gap_target(Some(self.gap_target())), &problem, meta, observer),
+                StructSolverKind::Nslack => self.with(&trainer, self.params.n_slack().check()?.with_gap_target(self.params.stop_gap()), &problem, meta, observer),
                 StructSolverKind::Dcd | StructSolverKind::Ovr | StructSolverKind::Ovo | StructSolverKind::Softmax => Err(OptimError::InvalidParam {
                     name: "solver",
                     value: format!("{:?}", self.params.solver).to_lowercase(),
@@ -277,7 +277,7 @@ impl StructuredSvm {
                 &crate::convergence::structured_advice(
                     self.params.scale,
                     max_abs,
-                    self.params.task == Task::Multiclass,
+                    self.params.task,
                     self.params.solver,
                 ),
             ));

@@ -379,7 +379,8 @@ fn class_weights_weigh_a_label_s_mistakes_in_the_graph_loss() {
 
 /// A graph run's checkpoint names its inference method: resumed with another, whose answers would not match
 /// the primal it carries, it is refused by name; a qpbo run resumed with no call left to make does not count
-/// as certified (this process saw none of its answers).
+/// as certified (this process saw none of its answers). BCFW, whose checkpoint carries its certificate (the
+/// cutting planes' final evaluation calls the oracle again).
 #[test]
 fn graph_checkpoints_keep_their_inference_method() {
     use maxmargin::checkpoint::CheckpointPlan;
@@ -388,6 +389,7 @@ fn graph_checkpoints_keep_their_inference_method() {
     let data = Shapes::default().size(6, 6).generate(8, 21);
     let fit = |inference: Inference, plan: CheckpointPlan| {
         let svm = StructuredSvmParams::new(Task::Graph)
+            .solver(StructSolverKind::Bcfw)
             .max_passes(3.0)
             .check()
             .unwrap()

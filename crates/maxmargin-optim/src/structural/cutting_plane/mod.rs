@@ -363,6 +363,15 @@ impl WorkingSet {
         }
     }
 
+    /// The slacks of groups `0..n` (each `max(0, max_{j∈g} b_j − ⟨w, a_j⟩)`), in one pass over the planes.
+    fn slacks(&self, n: usize, w: &[f64]) -> Vec<f64> {
+        let mut slacks = vec![0.0f64; n];
+        for p in &self.planes {
+            slacks[p.group] = slacks[p.group].max(p.b - p.a.as_row().dot(w));
+        }
+        slacks
+    }
+
     /// The slack of group `g`: `max(0, max_{j∈g} b_j − ⟨w, a_j⟩)`.
     fn slack(&self, g: usize, w: &[f64]) -> f64 {
         self.planes
@@ -435,5 +444,5 @@ macro_rules! planes_report {
 mod n_slack;
 mod one_slack;
 
-pub use n_slack::{NSlack, NSlackParams, NSlackState};
+pub use n_slack::{NSlack, NSlackParams, NSlackRankState, NSlackRanks, NSlackState};
 pub use one_slack::{OneSlack, OneSlackParams, OneSlackRankState, OneSlackRanks, OneSlackState};
