@@ -1,6 +1,8 @@
 //! Graph inference and training: exact tree inference on a 10,000-node random tree with 10 labels, loopy
 //! max-product, AD3 and graph cuts (α-expansion) on a 64 × 64 grid with 5 labels (milliseconds per loss-augmented call, medians of 9), and
-//! BCFW training on generated noisy shapes against the per-pixel model (test pixel accuracy, seconds).
+//! training (the default solver, n-slack) on generated noisy shapes against the per-pixel model (test pixel
+//! accuracy, seconds), and the structural solvers side by side on pictures from 4 × 4 to 32 × 32 (with
+//! `GRAPH_LARGE=1`, also issue #27's 200 pictures of 64 × 64: about 6 minutes more).
 //! Writes `target/bench-report/graph_inference.md`.
 //!
 //! Rerun: `cargo bench -p maxmargin-benches --bench graph_inference`.
@@ -140,7 +142,7 @@ fn without_edges(d: &GraphData) -> GraphData {
 
 fn training(report: &mut String) {
     report.push_str(
-        "\n## Training on noisy shapes (BCFW, default λ = 1, 1,000-pass budget, 3 labels, noise 1)\n\n\
+        "\n## Training on noisy shapes (the default solver, λ = 1, 1,000-pass budget, 3 labels, noise 1)\n\n\
          | pictures | size | grid accuracy | per-pixel accuracy | grid seconds | grid passes | per-pixel seconds |\n\
          |---|---|---|---|---|---|---|\n",
     );
@@ -172,6 +174,60 @@ fn training(report: &mut String) {
     }
 }
 
+/// The default solver (n-slack, on one thread and on two) against BCFW (one thread; its block steps are
+/// sequential) to the default certified 1% gap on noisy shapes, trained and tested on seeded pictures.
+fn solvers(report: &mut String) {
+    use maxmargin::StructSolverKind as K;
+    report.push_str(
+        "\n## Solvers on noisy shapes (λ = 1, to a certified 1% gap, default inference)\n\n\
+         | pictures | size | solver | threads | seconds | × bcfw | passes | relative gap | test accuracy |\n\
+         |---|---|---|---|---|---|---|---|---|\n",
+    );
+    let mut sizes = vec![
+        (1000usize, 4usize),
+        (1000, 6),
+        (500, 8),
+        (200, 12),
+        (100, 16),
+        (100, 32),
+    ];
+    if std::env::var_os("GRAPH_LARGE").is_some() {
+        sizes.push((200, 64));
+    }
+    for (n, side) in sizes {
+        let shapes = Shapes::default().size(side, side);
+        let (train, test) = (shapes.generate(n, 1), shapes.generate(n, 2));
+        let mut bcfw_seconds = f64::NAN;
+        for (solver, threads) in [(K::Bcfw, 1), (K::Nslack, 1), (K::Nslack, 2)] {
+            let svm = StructuredSvmParams::new(Task::Graph)
+                .solver(solver)
+                .threads(threads)
+                .check()
+                .expect("params");
+            let (seconds, fit) = time(|| svm.fit_graph(&train, GraphOptions::new(), &mut ()));
+            let Ok(fit) = fit else { continue };
+            if solver == K::Bcfw {
+                bcfw_seconds = seconds;
+            }
+            let t = &fit.model.model.training;
+            let accuracy = fit
+                .model
+                .evaluate(&test, None)
+                .ok()
+                .and_then(|e| e.accuracy)
+                .unwrap_or(f64::NAN);
+            let _ = writeln!(
+                report,
+                "| {n} | {side}×{side} | {} | {threads} | {seconds:.2} | {:.2} | {:.0} | {:.4} | {accuracy:.4} |",
+                format!("{solver:?}").to_lowercase(),
+                seconds / bcfw_seconds,
+                t.passes,
+                t.gap.unwrap_or(f64::NAN) / t.objective.abs(),
+            );
+        }
+    }
+}
+
 fn main() {
     let mut report = String::from(
         "# Graph inference\n\nMilliseconds per loss-augmented call, medians of 9 rounds (AD3: 3), one thread.\n\n\
@@ -180,6 +236,7 @@ fn main() {
     tree(&mut report);
     grid(&mut report);
     training(&mut report);
+    solvers(&mut report);
     println!("{report}");
     let dir = maxmargin_benches::out_dir();
     if std::fs::create_dir_all(&dir).is_ok() {

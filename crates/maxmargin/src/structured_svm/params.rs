@@ -262,9 +262,9 @@ impl StructuredSvmParams {
     /// 12 × 12 grid was at a 60% gap after 200 passes, at λ = 1 converged in 55, with test accuracy within
     /// half a point). n-slack for graphs: each of its passes calls the oracle (dear on graphs with cycles)
     /// once per graph and solves the working set of every answer so far, so it needs a fraction of BCFW's
-    /// passes; to a certified 1% gap on generated noisy shapes it took 0.15–0.27× BCFW's time from 32 × 32
-    /// pictures up (200 of 64 × 64: 63 s against 236 s on one thread, 33 s on two, where BCFW's steps do
-    /// not share out), and 1.1–1.5× on a thousand pictures of 4 × 4 to 8 × 8, each under half a second
+    /// passes; to a certified 1% gap on generated noisy shapes it took 0.13–0.54× BCFW's time from 12 × 12
+    /// pictures up (200 of 64 × 64: 67 s against 295 s on one thread, 45 s on two, where BCFW's steps do
+    /// not share out), and 1.0–1.8× on 500 to 1,000 pictures of 4 × 4 to 8 × 8, each under half a second
     /// (docs/BENCHMARKS.md). Stop at ε = 0.01 (BCFW: a 1% duality gap; the others, their own test and a 1%
     /// gap) or 1000 passes.
     pub fn new(task: Task) -> Self {
