@@ -534,51 +534,6 @@ fn bcfw_over_ranks_resumed_from_its_run_ends_with_the_same_bits() {
 }
 
 #[test]
-fn one_slack_over_ranks_resumed_from_its_run_ends_with_the_same_bits() {
-    use maxmargin_core::objective::Lambda;
-    use maxmargin_optim::cutting_plane::OneSlackRankState;
-    use maxmargin_optim::{Collective, OneSlackParams, Run, Solver, StructProblem};
-    let (space, x, y) = crate::structural::small_chain();
-    let lambda = Lambda::new(0.05).unwrap();
-    let n = x.len();
-    let p = 2;
-    type Kept = Run<OneSlackRankState, Vec<f64>>;
-    let run = |max_epochs: f64, from: Vec<Option<Kept>>| {
-        ThreadRanks::run(p, |comm| {
-            let (a, b) = (n * comm.rank() / p, n * (comm.rank() + 1) / p);
-            let shard = StructProblem::new(&space, &x[a..b], &y[a..b], lambda)?;
-            let params = OneSlackParams {
-                epsilon: 1e-5,
-                ..OneSlackParams::default()
-            };
-            let mut ranked = params.check()?.over_ranks(comm, n);
-            let trainer = Trainer::new(Budget::epochs(max_epochs))?;
-            let start = match from[comm.rank()].clone() {
-                Some(run) => run,
-                None => {
-                    let state = ranked.init(&shard)?;
-                    trainer.start(&ranked, &shard, state)
-                }
-            };
-            let (fit, end) =
-                trainer.resume_over(comm, &mut ranked, &shard, start, &mut (), None)?;
-            Ok((fit.output, fit.progress.iteration, end))
-        })
-        .into_iter()
-        .map(Result::unwrap)
-        .collect::<Vec<_>>()
-    };
-    let whole = run(10_000.0, vec![None; p]);
-    assert!(whole[0].1 > 6, "{} rounds", whole[0].1);
-    let stopped = run(5.0, vec![None; p]);
-    assert_eq!(stopped[0].1, 5);
-    let states: Vec<_> = stopped.into_iter().map(|r| Some(r.2)).collect();
-    let resumed = run(10_000.0, states);
-    assert_eq!(resumed[0].0, whole[0].0);
-    assert_eq!(resumed[0].1, whole[0].1);
-}
-
-#[test]
 fn n_slack_over_any_number_of_ranks_trains_one_process_weights() {
     use maxmargin_core::objective::Lambda;
     use maxmargin_optim::{Collective, NSlackParams, StructProblem};
@@ -617,47 +572,64 @@ fn n_slack_over_any_number_of_ranks_trains_one_process_weights() {
     }
 }
 
+/// A cutting-plane solver over two thread ranks on the small chain (`$solver`: its parameters at ε = 1e-5,
+/// whose `over_ranks` gives rank states `$state`), stopped after three rounds and resumed from its states, ends
+/// with the bits and rounds of a run never stopped.
+macro_rules! resumes_over_two_ranks {
+    ($params:ty, $state:ty) => {{
+        use maxmargin_core::objective::Lambda;
+        use maxmargin_optim::{Collective, Run, Solver, StructProblem};
+        let (space, x, y) = crate::structural::small_chain();
+        let lambda = Lambda::new(0.05).unwrap();
+        let n = x.len();
+        let p = 2;
+        type Kept = Run<$state, Vec<f64>>;
+        let run = |max_epochs: f64, from: Vec<Option<Kept>>| {
+            ThreadRanks::run(p, |comm| {
+                let (a, b) = (n * comm.rank() / p, n * (comm.rank() + 1) / p);
+                let shard = StructProblem::new(&space, &x[a..b], &y[a..b], lambda)?;
+                let mut params = <$params>::default();
+                params.epsilon = 1e-5;
+                let mut ranked = params.check()?.over_ranks(comm, n);
+                let trainer = Trainer::new(Budget::epochs(max_epochs))?;
+                let start = match from[comm.rank()].clone() {
+                    Some(run) => run,
+                    None => {
+                        let state = ranked.init(&shard)?;
+                        trainer.start(&ranked, &shard, state)
+                    }
+                };
+                let (fit, end) =
+                    trainer.resume_over(comm, &mut ranked, &shard, start, &mut (), None)?;
+                Ok((fit.output, fit.progress.iteration, end))
+            })
+            .into_iter()
+            .map(Result::unwrap)
+            .collect::<Vec<_>>()
+        };
+        let whole = run(10_000.0, vec![None; p]);
+        assert!(whole[0].1 > 4, "{} rounds", whole[0].1);
+        let stopped = run(3.0, vec![None; p]);
+        assert_eq!(stopped[0].1, 3);
+        let states: Vec<_> = stopped.into_iter().map(|r| Some(r.2)).collect();
+        let resumed = run(10_000.0, states);
+        assert_eq!(resumed[0].0, whole[0].0);
+        assert_eq!(resumed[0].1, whole[0].1);
+    }};
+}
+
+#[test]
+fn one_slack_over_ranks_resumed_from_its_run_ends_with_the_same_bits() {
+    resumes_over_two_ranks!(
+        maxmargin_optim::OneSlackParams,
+        maxmargin_optim::cutting_plane::OneSlackRankState
+    );
+}
+
 #[test]
 fn n_slack_over_ranks_resumed_from_its_run_ends_with_the_same_bits() {
-    use maxmargin_core::objective::Lambda;
-    use maxmargin_optim::cutting_plane::NSlackRankState;
-    use maxmargin_optim::{Collective, NSlackParams, Run, Solver, StructProblem};
-    let (space, x, y) = crate::structural::small_chain();
-    let lambda = Lambda::new(0.05).unwrap();
-    let n = x.len();
-    let p = 2;
-    type Kept = Run<NSlackRankState<Vec<u32>>, Vec<f64>>;
-    let run = |max_epochs: f64, from: Vec<Option<Kept>>| {
-        ThreadRanks::run(p, |comm| {
-            let (a, b) = (n * comm.rank() / p, n * (comm.rank() + 1) / p);
-            let shard = StructProblem::new(&space, &x[a..b], &y[a..b], lambda)?;
-            let params = NSlackParams {
-                epsilon: 1e-5,
-                ..NSlackParams::default()
-            };
-            let mut ranked = params.check()?.over_ranks(comm, n);
-            let trainer = Trainer::new(Budget::epochs(max_epochs))?;
-            let start = match from[comm.rank()].clone() {
-                Some(run) => run,
-                None => {
-                    let state = ranked.init(&shard)?;
-                    trainer.start(&ranked, &shard, state)
-                }
-            };
-            let (fit, end) =
-                trainer.resume_over(comm, &mut ranked, &shard, start, &mut (), None)?;
-            Ok((fit.output, fit.progress.iteration, end))
-        })
-        .into_iter()
-        .map(Result::unwrap)
-        .collect::<Vec<_>>()
-    };
-    let whole = run(10_000.0, vec![None; p]);
-    assert!(whole[0].1 > 4, "{} rounds", whole[0].1);
-    let stopped = run(3.0, vec![None; p]);
-    assert_eq!(stopped[0].1, 3);
-    let states: Vec<_> = stopped.into_iter().map(|r| Some(r.2)).collect();
-    let resumed = run(10_000.0, states);
-    assert_eq!(resumed[0].0, whole[0].0);
-    assert_eq!(resumed[0].1, whole[0].1);
+    resumes_over_two_ranks!(
+        maxmargin_optim::NSlackParams,
+        maxmargin_optim::cutting_plane::NSlackRankState<Vec<u32>>
+    );
 }

@@ -382,6 +382,51 @@ impl WorkingSet {
     }
 }
 
+/// What the holder of the working set decided after a pass or round (one process, or rank 0 over ranks,
+/// which broadcasts it after `w` as [`Decision::code`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Decision {
+    Go,
+    Converged,
+    /// The ε test passed short of the gap target: ε is divided by 10.
+    Tighten,
+}
+
+impl Decision {
+    /// The decision as the number sent after `w`.
+    fn code(self) -> f64 {
+        match self {
+            Self::Go => 0.0,
+            Self::Converged => 1.0,
+            Self::Tighten => 2.0,
+        }
+    }
+
+    /// Applies it to a state's `converged` and its count of ε's divisions.
+    fn apply(self, converged: &mut bool, tightened: &mut u32) {
+        match self {
+            Self::Converged => *converged = true,
+            Self::Tighten => *tightened += 1,
+            Self::Go => {}
+        }
+    }
+
+    /// On every rank: rank 0's broadcast `[w, code]` taken into the state's `w`, `converged` and
+    /// `tightened`.
+    fn receive(out: &[f64], w: &mut [f64], converged: &mut bool, tightened: &mut u32) {
+        let dim = w.len();
+        w.copy_from_slice(&out[..dim]);
+        let decision = if out[dim] == Self::Converged.code() {
+            Self::Converged
+        } else if out[dim] == Self::Tighten.code() {
+            Self::Tighten
+        } else {
+            Self::Go
+        };
+        decision.apply(converged, tightened);
+    }
+}
+
 /// Whether a stopping test that passed at `epsilon` may end the run ([`crate::gap_target::accepts`] with
 /// the working set's dual, which both cutting-plane methods know at every round).
 fn gap_accepts(target: Option<f64>, epsilon: f64, primal: f64, dual: f64) -> bool {

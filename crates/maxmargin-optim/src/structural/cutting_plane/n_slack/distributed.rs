@@ -11,11 +11,6 @@
 use super::*;
 use crate::collective::Collective;
 
-/// Rank 0's decision, sent with `w`.
-const GO: f64 = 0.0;
-const CONVERGED: f64 = 1.0;
-const TIGHTEN: f64 = 2.0;
-
 /// n-slack on one rank's shard of a problem spread over the ranks of a [`Collective`].
 pub type NSlackRanks<'c> = crate::collective::OverRanks<'c, NSlack>;
 
@@ -164,19 +159,10 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for NSlackRa
                 self.solver
                     .decide_and_solve((problem.lambda(), n), pass, planes, held)?;
             out[..dim].copy_from_slice(&st.w);
-            out[dim] = match decision {
-                Decision::Go => GO,
-                Decision::Converged => CONVERGED,
-                Decision::Tighten => TIGHTEN,
-            };
+            out[dim] = decision.code();
         }
         self.comm.broadcast(&mut out, 0)?;
-        st.w.copy_from_slice(&out[..dim]);
-        match out[dim] {
-            CONVERGED => st.converged = true,
-            TIGHTEN => st.tightened += 1,
-            _ => {}
-        }
+        Decision::receive(&out, &mut st.w, &mut st.converged, &mut st.tightened);
         Ok(())
     }
 

@@ -124,11 +124,8 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for NSlack {
             qp_solved: &mut st.qp_solved,
             tightened: st.tightened,
         };
-        match self.decide_and_solve((problem.lambda(), n), pass, found.planes, held)? {
-            Decision::Converged => st.converged = true,
-            Decision::Tighten => st.tightened += 1,
-            Decision::Go => {}
-        }
+        self.decide_and_solve((problem.lambda(), n), pass, found.planes, held)?
+            .apply(&mut st.converged, &mut st.tightened);
         Ok(())
     }
 
@@ -154,14 +151,6 @@ struct Pass {
     violated: usize,
     /// The run's first pass (whose working set is empty: no gap to stop on).
     first: bool,
-}
-
-/// What the holder of the working set decided, for every rank to follow.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Decision {
-    Go,
-    Converged,
-    Tighten,
 }
 
 /// The state the working set's holder changes: `w`, the working set, whether its QP was solved, and ε's

@@ -10,11 +10,6 @@ use super::*;
 use crate::collective::Collective;
 use maxmargin_core::vector::dot;
 
-/// Rank 0's decision, sent with `w`.
-const GO: f64 = 0.0;
-const CONVERGED: f64 = 1.0;
-const TIGHTEN: f64 = 2.0;
-
 /// 1-slack on one rank's shard of a problem spread over the ranks of a [`Collective`].
 pub type OneSlackRanks<'c> = crate::collective::OverRanks<'c, OneSlack>;
 
@@ -80,16 +75,16 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for OneSlack
         let mut out = vec![0.0; dim + 1];
         if self.comm.rank() == 0 {
             let xi = st.set.slack(0, &st.w);
-            let mut decision = GO;
+            let mut decision = Decision::Go;
             if violation <= xi + epsilon {
                 let dual = st.set.dual(lambda, &st.w);
                 decision = if gap_accepts(self.solver.gap_target.get(), epsilon, primal, dual) {
-                    CONVERGED
+                    Decision::Converged
                 } else {
-                    TIGHTEN
+                    Decision::Tighten
                 };
             }
-            if decision != CONVERGED {
+            if decision != Decision::Converged {
                 if violation > xi {
                     let a = SparseVec::from_dense(&buf[..dim]).unwrap_or_default();
                     st.set.add(a, buf[dim], 0);
@@ -98,15 +93,10 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for OneSlack
                 st.set.drop_idle(params.inactive_limit);
             }
             out[..dim].copy_from_slice(&st.w);
-            out[dim] = decision;
+            out[dim] = decision.code();
         }
         self.comm.broadcast(&mut out, 0)?;
-        st.w.copy_from_slice(&out[..dim]);
-        match out[dim] {
-            CONVERGED => st.converged = true,
-            TIGHTEN => st.tightened += 1,
-            _ => {}
-        }
+        Decision::receive(&out, &mut st.w, &mut st.converged, &mut st.tightened);
         Ok(())
     }
 
