@@ -35,8 +35,8 @@ pub trait Collective {
 }
 
 /// Solver `S` on one rank's shard of a problem of `n_total` examples spread over the ranks of a
-/// [`Collective`]: what `Dcd::over_ranks`, `CrammerSinger::over_ranks`, `Bcfw::over_ranks` and
-/// `OneSlack::over_ranks` return, a [`Solver`](crate::Solver) whose steps are rounds, run by
+/// [`Collective`]: what `Dcd::over_ranks`, `CrammerSinger::over_ranks`, `Bcfw::over_ranks`,
+/// `NSlack::over_ranks` and `OneSlack::over_ranks` return, a [`Solver`](crate::Solver) whose steps are rounds, run by
 /// `Trainer::resume_over`.
 #[derive(Clone, Copy)]
 pub struct OverRanks<'c, S> {

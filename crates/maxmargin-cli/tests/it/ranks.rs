@@ -158,7 +158,7 @@ mod with_mpi {
         // λ = 1: a run certifies a small gap in seconds (at λ = 0.01 these 120 words are nearly separable and
         // 1-slack needs minutes); BCFW over ranks takes plain Frank-Wolfe steps, so it gets the looser gap.
         let common = ["--task", "chain", "--lambda", "1", "--bias", "none"];
-        for (solver, ranks_gap) in [("oneslack", "1e-5"), ("bcfw", "5e-5")] {
+        for (solver, ranks_gap) in [("oneslack", "1e-5"), ("nslack", "1e-5"), ("bcfw", "5e-5")] {
             let mut flags = common.to_vec();
             flags.extend(["--solver", solver]);
             agree_with_one_process(&data, &flags, "1e-5", ranks_gap);
@@ -166,7 +166,7 @@ mod with_mpi {
     }
 
     /// Graphs (JSON lines) over ranks: two-label pictures on grids, TRW-S by default, certified; BCFW and
-    /// 1-slack reach one process's optimum, and the model predicts like one process's.
+    /// 1-slack reach one process's optimum, and n-slack (the default) trains one process's weights.
     #[test]
     fn graphs_over_ranks_reach_the_one_process_optimum() {
         let tmp = tempfile::tempdir().unwrap();
@@ -181,9 +181,14 @@ mod with_mpi {
         let out = mpirun(2, &["train", s(&data), "--task", "graph", "-o", s(&model)]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success() && !err.contains("warning"), "{err}");
-        let json: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+        let read = |path: &Path| -> serde_json::Value {
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+        };
+        let json = read(&model);
         assert_eq!(json["model"]["training"]["converged"], true, "{json}");
+        let one = tmp.path().join("one-default.json");
+        ok(&["train", s(&data), "--task", "graph", "-o", s(&one), "-q"]);
+        assert_eq!(json["model"]["w"], read(&one)["model"]["w"]);
     }
 
     #[test]

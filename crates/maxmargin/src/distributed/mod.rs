@@ -6,8 +6,8 @@
 //! (`Trainer::resume_over`) with one process's budget, evaluations and checkpoints: binary DCD (CoCoA with an
 //! exact line search, [`maxmargin_optim::Dcd::over_ranks`]) and Pegasos (a local epoch, then the average:
 //! [`maxmargin_optim::Pegasos::over_ranks`]), the
-//! multiclass Crammer–Singer dual or SSG (`StructuredSvm::fit_multiclass_shard`) and chains by BCFW, 1-slack
-//! cutting planes or SSG (`StructuredSvm::fit_chain_shard`). Averaging (Pegasos, SSG) works like mini-batches of
+//! multiclass Crammer–Singer dual or SSG (`StructuredSvm::fit_multiclass_shard`) and chains and graphs by BCFW,
+//! n-slack or 1-slack cutting planes or SSG (`StructuredSvm::fit_chain_shard`, `fit_graph_shard`). Averaging (Pegasos, SSG) works like mini-batches of
 //! P examples, so it needs more passes than one process, and it drifts when shards hold different classes (a
 //! file sorted by class): shuffle such a file first. The other solvers refuse to run over several ranks, naming
 //! why.

@@ -1,5 +1,5 @@
-//! Structured training over ranks: multiclass by the Crammer–Singer dual or SSG, chains by BCFW, 1-slack or
-//! SSG on every rank's shard (see [`crate::distributed`]), each a solver the trainer runs over the ranks with
+//! Structured training over ranks: multiclass by the Crammer–Singer dual or SSG, chains and graphs by BCFW,
+//! n-slack, 1-slack or SSG on every rank's shard (see [`crate::distributed`]), each a solver the trainer runs over the ranks with
 //! one process's budget and checkpoints.
 
 use super::*;
@@ -73,7 +73,7 @@ impl StructuredSvm {
                 self.with_over(comm, bcfw, problem, meta, here)
             }
             StructSolverKind::Nslack => {
-                let n_slack = p.n_slack().check()?.with_gap_target(p.stop_gap());
+                let n_slack = self.n_slack()?;
                 self.with_over(comm, n_slack.over_ranks(comm, n), problem, meta, here)
             }
             _ => {

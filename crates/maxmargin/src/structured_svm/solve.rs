@@ -3,6 +3,18 @@
 use super::*;
 
 impl StructuredSvm {
+    /// n-slack as the parameters ask: its ε test accepted by the gap target (else ε divided by 10), and a
+    /// pass certified within the target ending the run at once, unless ε was asked tighter than the default
+    /// without a gap (then ε rules, as the trainer's stop does).
+    pub(super) fn n_slack(&self) -> Result<maxmargin_optim::NSlack, Error> {
+        Ok(self
+            .params
+            .n_slack()
+            .check()?
+            .with_gap_target(Some(self.gap_target()))
+            .stop_when_certified(self.params.stop_gap().is_some()))
+    }
+
     pub(super) fn checkpoint_kind(&self) -> String {
         let solver = match self.params.solver {
             StructSolverKind::Ssg => "ssg",
@@ -90,7 +102,7 @@ impl StructuredSvm {
             match self.params.solver {
                 StructSolverKind::Bcfw => self.with(&trainer, self.params.bcfw().check()?, &problem, meta, observer),
                 StructSolverKind::Oneslack => self.with(&trainer, self.params.one_slack().check()?.with_gap_target(Some(self.gap_target())), &problem, meta, observer),
-                StructSolverKind::Nslack => self.with(&trainer, self.params.n_slack().check()?.with_gap_target(self.params.stop_gap()), &problem, meta, observer),
+                StructSolverKind::Nslack => self.with(&trainer, self.n_slack()?, &problem, meta, observer),
                 StructSolverKind::Dcd | StructSolverKind::Ovr | StructSolverKind::Ovo | StructSolverKind::Softmax => Err(OptimError::InvalidParam {
                     name: "solver",
                     value: format!("{:?}", self.params.solver).to_lowercase(),

@@ -412,8 +412,8 @@ impl Decision {
     }
 
     /// On every rank: rank 0's broadcast `[w, code]` taken into the state's `w`, `converged` and
-    /// `tightened`.
-    fn receive(out: &[f64], w: &mut [f64], converged: &mut bool, tightened: &mut u32) {
+    /// `tightened`; whether it said converged.
+    fn receive(out: &[f64], w: &mut [f64], converged: &mut bool, tightened: &mut u32) -> bool {
         let dim = w.len();
         w.copy_from_slice(&out[..dim]);
         let decision = if out[dim] == Self::Converged.code() {
@@ -424,6 +424,7 @@ impl Decision {
             Self::Go
         };
         decision.apply(converged, tightened);
+        decision == Self::Converged
     }
 }
 

@@ -102,67 +102,79 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for NSlackRa
         st: &mut Self::State,
     ) -> Result<(), OptimError> {
         let (rank, size, n) = (self.comm.rank(), self.comm.size(), self.n_total);
-        let (dim, here) = (problem.dim(), problem.n_samples());
+        let (dim, here, lambda) = (problem.dim(), problem.n_samples(), problem.lambda());
         let eps = crate::gap_target::tightened(self.solver.params.epsilon, st.tightened);
         let v = problem.oracle_all(&st.w)?;
-        let upper = v.iter().map(|v| v.upper()).sum::<f64>();
         let slacks = st.mine.slacks(here, &st.w);
-        let found = violations(problem, v, (&slacks, eps), &mut st.outputs, &st.psi_truth);
-        // The sums, then each rank's planes gathered by a sum in which every other rank's slots are zero.
-        let mut encoded = Vec::new();
+        // Each rank's segment: its examples' upper bounds on the hinges (summed in example order, as one
+        // process sums them), then its new planes; gathered by a sum in which every other rank's slots are 0.
+        let mut segment: Vec<f64> = v.iter().map(|v| v.upper()).collect();
+        let found = violations(problem, v, (&slacks, eps), &st.outputs, &st.psi_truth);
         for plane in &found.planes {
-            encode(&mut encoded, plane);
+            encode(&mut segment, plane);
         }
-        let mut head = vec![0.0; 2 + 2 * size];
-        head[0] = upper;
-        head[1] = found.violated as f64;
-        head[2 + rank] = encoded.len() as f64;
-        head[2 + size + rank] = here as f64;
+        let mut head = vec![0.0; 1 + 2 * size];
+        head[0] = found.violated as f64;
+        head[1 + rank] = here as f64;
+        head[1 + size + rank] = segment.len() as f64;
         self.comm.allreduce_sum(&mut head)?;
-        let lengths: Vec<usize> = head[2..2 + size].iter().map(|&l| l as usize).collect();
+        let counts = shares(&head[1..=size], n)?;
+        let lengths: Vec<usize> = head[1 + size..].iter().map(|&l| l as usize).collect();
         let start: usize = lengths[..rank].iter().sum();
         let mut gathered = vec![0.0; lengths.iter().sum()];
-        gathered[start..start + encoded.len()].copy_from_slice(&encoded);
-        if size > 1 && !gathered.is_empty() {
+        gathered[start..start + segment.len()].copy_from_slice(&segment);
+        if size > 1 {
             self.comm.allreduce_sum(&mut gathered)?;
-        }
-        for (i, a, b) in found.planes {
-            st.mine.add(a, b, i);
         }
         st.round += 1;
         let mut out = vec![0.0; dim + 1];
         if rank == 0 {
-            let mut planes = Vec::new();
+            let (mut uppers, mut planes) = (Vec::with_capacity(n), Vec::new());
             let (mut at, mut offset) = (0, 0);
             for r in 0..size {
-                decode(&gathered[at..at + lengths[r]], offset, &mut planes).ok_or_else(|| {
+                let seg = &gathered[at..at + lengths[r]];
+                uppers.extend_from_slice(&seg[..counts[r]]);
+                decode(&seg[counts[r]..], offset, &mut planes).ok_or_else(|| {
                     OptimError::Collective {
                         rank,
                         message: format!("the planes gathered from rank {r} are not whole planes"),
                     }
                 })?;
                 at += lengths[r];
-                offset += head[2 + size + r] as usize;
+                offset += counts[r];
             }
-            let pass = Pass {
-                primal: 0.5 * problem.lambda() * norm_sq(&st.w) + upper_mean(head[0], n),
-                violated: head[1] as usize,
-                first: st.round == 1,
-            };
-            let held = Held {
-                w: &mut st.w,
-                set: &mut st.set,
-                qp_solved: &mut st.qp_solved,
-                tightened: st.tightened,
-            };
-            let decision =
+            let primal = 0.5 * lambda * norm_sq(&st.w) + uppers.iter().sum::<f64>() / n as f64;
+            let decision = if self
+                .solver
+                .certified(primal, st.round == 1, &st.set, lambda, &st.w)
+            {
+                Decision::Converged
+            } else {
+                let pass = Pass {
+                    primal,
+                    violated: head[0] as usize,
+                };
+                let held = Held {
+                    w: &mut st.w,
+                    set: &mut st.set,
+                    qp_solved: &mut st.qp_solved,
+                    tightened: st.tightened,
+                };
                 self.solver
-                    .decide_and_solve((problem.lambda(), n), pass, planes, held)?;
+                    .decide_and_solve((lambda, n), pass, planes, held)?
+            };
             out[..dim].copy_from_slice(&st.w);
             out[dim] = decision.code();
         }
         self.comm.broadcast(&mut out, 0)?;
-        Decision::receive(&out, &mut st.w, &mut st.converged, &mut st.tightened);
+        let converged = Decision::receive(&out, &mut st.w, &mut st.converged, &mut st.tightened);
+        // The planes joined rank 0's working set unless the pass was certified first (as in one process).
+        if !converged {
+            for ((i, a, b), output) in found.planes.into_iter().zip(found.outputs) {
+                st.mine.add(a, b, i);
+                st.outputs[i].push(output);
+            }
+        }
         Ok(())
     }
 
@@ -177,16 +189,28 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for NSlackRa
         st.w.clone()
     }
 
-    /// The global primal from one oracle pass per rank and one allreduce of the hinges' upper bounds.
+    /// The global primal from one oracle pass per rank, its hinges' upper bounds gathered and summed in
+    /// example order (one process's sum, bit for bit).
     fn objective(
         &self,
         problem: &StructProblem<'a, S>,
         st: &Self::State,
     ) -> Result<f64, OptimError> {
+        let (rank, size, n) = (self.comm.rank(), self.comm.size(), self.n_total);
         let found = problem.oracle_all(&st.w)?;
-        let mut sum = [found.iter().map(|v| v.upper()).sum::<f64>()];
-        self.comm.allreduce_sum(&mut sum)?;
-        Ok(0.5 * problem.lambda() * norm_sq(&st.w) + upper_mean(sum[0], self.n_total))
+        let mut counts = vec![0.0; size];
+        counts[rank] = found.len() as f64;
+        self.comm.allreduce_sum(&mut counts)?;
+        let counts = shares(&counts, n)?;
+        let start: usize = counts[..rank].iter().sum();
+        let mut uppers = vec![0.0; n];
+        for (u, v) in uppers[start..].iter_mut().zip(&found) {
+            *u = v.upper();
+        }
+        if size > 1 {
+            self.comm.allreduce_sum(&mut uppers)?;
+        }
+        Ok(0.5 * problem.lambda() * norm_sq(&st.w) + uppers.iter().sum::<f64>() / n as f64)
     }
 
     /// Rank 0's working-set dual and size, broadcast.
@@ -232,7 +256,18 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for NSlackRa
     }
 }
 
-/// The mean of the hinges' upper bounds from their sum over `n` examples (one process's arithmetic).
-fn upper_mean(sum: f64, n: usize) -> f64 {
-    sum / n as f64
+/// The ranks' example counts from their allreduced slots, which must add up to the whole problem's `n` (a
+/// caller's `n_total` that is not the shards' sum would number planes beyond the working set's groups); every
+/// rank sees the same counts, so every rank returns the same error.
+fn shares(slots: &[f64], n: usize) -> Result<Vec<usize>, OptimError> {
+    let counts: Vec<usize> = slots.iter().map(|&c| c as usize).collect();
+    let total: usize = counts.iter().sum();
+    if total != n {
+        return Err(crate::error::invalid(
+            "n_total",
+            format!("{n} (the ranks' shares hold {total} examples in all)"),
+            "must be the sum of the ranks' example counts",
+        ));
+    }
+    Ok(counts)
 }

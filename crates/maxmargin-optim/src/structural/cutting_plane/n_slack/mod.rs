@@ -37,6 +37,7 @@ impl NSlackParams {
             params: self,
             gap_target: crate::gap_target::GapTarget::default(),
             deadline: None,
+            early: true,
         })
     }
 }
@@ -47,6 +48,7 @@ pub struct NSlack {
     params: NSlackParams,
     gap_target: crate::gap_target::GapTarget,
     deadline: Option<std::time::Instant>,
+    early: bool,
 }
 
 impl NSlack {
@@ -55,6 +57,32 @@ impl NSlack {
     pub fn with_gap_target(mut self, target: Option<f64>) -> Self {
         self.gap_target.set = target;
         self
+    }
+
+    /// Whether a pass whose certified gap is within the gap target ends the run at once, before the ε test
+    /// passes (on by default: every pass knows its gap). Off, only the ε test ends the run, accepted by the
+    /// gap target as [`NSlack::with_gap_target`] says: for an ε asked tighter than the gap target implies.
+    pub fn stop_when_certified(mut self, on: bool) -> Self {
+        self.early = on;
+        self
+    }
+
+    /// Whether a pass with primal `primal` at `w` is certified within the gap target (never the first pass,
+    /// whose working set is empty).
+    fn certified(
+        &self,
+        primal: f64,
+        first: bool,
+        set: &WorkingSet,
+        lambda: f64,
+        w: &[f64],
+    ) -> bool {
+        self.early
+            && !first
+            && self
+                .gap_target
+                .get()
+                .is_some_and(|t| primal - set.dual(lambda, w) <= t * primal.abs())
     }
 }
 
@@ -108,15 +136,22 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for NSlack {
         let v = problem.oracle_all(&st.w)?;
         st.iteration += 1;
         let eps = crate::gap_target::tightened(self.params.epsilon, st.tightened);
-        let n = problem.n_samples();
+        let (n, lambda) = (problem.n_samples(), problem.lambda());
         // The bounds where the oracle gives them: the primal stays an upper bound, the gap a certificate.
         let mean_hinge = v.iter().map(|v| v.upper()).sum::<f64>() / n as f64;
+        let primal = 0.5 * lambda * norm_sq(&st.w) + mean_hinge;
+        if self.certified(primal, st.iteration == 1, &st.set, lambda, &st.w) {
+            st.converged = true;
+            return Ok(());
+        }
         let slacks = st.set.slacks(n, &st.w);
-        let found = violations(problem, v, (&slacks, eps), &mut st.outputs, &st.psi_truth);
+        let found = violations(problem, v, (&slacks, eps), &st.outputs, &st.psi_truth);
+        for (&(i, ..), output) in found.planes.iter().zip(found.outputs) {
+            st.outputs[i].push(output);
+        }
         let pass = Pass {
-            primal: 0.5 * problem.lambda() * norm_sq(&st.w) + mean_hinge,
+            primal,
             violated: found.violated,
-            first: st.iteration == 1,
         };
         let held = Held {
             w: &mut st.w,
@@ -124,7 +159,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for NSlack {
             qp_solved: &mut st.qp_solved,
             tightened: st.tightened,
         };
-        self.decide_and_solve((problem.lambda(), n), pass, found.planes, held)?
+        self.decide_and_solve((lambda, n), pass, found.planes, held)?
             .apply(&mut st.converged, &mut st.tightened);
         Ok(())
     }
@@ -149,8 +184,6 @@ struct Pass {
     primal: f64,
     /// How many examples are violated by more than ε beyond their slack.
     violated: usize,
-    /// The run's first pass (whose working set is empty: no gap to stop on).
-    first: bool,
 }
 
 /// The state the working set's holder changes: `w`, the working set, whether its QP was solved, and ε's
@@ -163,23 +196,25 @@ struct Held<'s> {
 }
 
 /// The outputs of a pass that violate their example's constraints by more than ε: how many examples are
-/// violated, and the planes `(example, a, b)` of the violating outputs not yet in the working set, in example
-/// order (each output is kept in `outputs`, so that it is added once).
-struct Found {
+/// violated, and the planes `(example, a, b)` of the violating outputs not yet among the example's `outputs`
+/// (the working set's), in example order, with those outputs (for the caller to keep once it adds the planes).
+struct Found<O> {
     violated: usize,
     planes: Vec<(usize, SparseVec, f64)>,
+    outputs: Vec<O>,
 }
 
 fn violations<S: OutputSpace>(
     problem: &StructProblem<'_, S>,
     found: Vec<Violation<S::Output>>,
     (slacks, eps): (&[f64], f64),
-    outputs: &mut [Vec<S::Output>],
+    outputs: &[Vec<S::Output>],
     psi_truth: &[SparseVec],
-) -> Found {
+) -> Found<S::Output> {
     let mut out = Found {
         violated: 0,
         planes: Vec::new(),
+        outputs: Vec::new(),
     };
     // A violated output that is already in the working set adds nothing, but means the working-set QP
     // needs more solving.
@@ -191,7 +226,7 @@ fn violations<S: OutputSpace>(
                 let c = problem.plane_scale(v.loss);
                 let a = SparseVec::lincomb(c, &psi_truth[i], -c, &psi_hat);
                 out.planes.push((i, a, v.loss));
-                outputs[i].push(v.output);
+                out.outputs.push(v.output);
             }
         }
     }
@@ -199,12 +234,12 @@ fn violations<S: OutputSpace>(
 }
 
 impl NSlack {
-    /// The working set's holder's part of a pass (one process's, or rank 0's over ranks), for a problem of
-    /// `n` examples: the pass gives the exact primal at `w`, and `w = (1/λ)Σα a` holds for the working set's
-    /// duals, so the gap is known at every pass and a run stops as soon as it is certified within the target,
-    /// whether or not the working-set QP was solved to its own tolerance. Otherwise the new planes (global
-    /// example numbers) join the working set; with no example violated by more than ε and the QP solved, the
-    /// ε test has passed and the gap target accepts it or divides ε by 10; and the QP is solved again.
+    /// The working set's holder's part of a pass not already certified (one process's, or rank 0's over
+    /// ranks; see [`NSlack::certified`]: the pass gives the exact primal at `w`, and `w = (1/λ)Σα a` holds
+    /// for the working set's duals, so the gap is known at every pass), for a problem of `n` examples: the
+    /// new planes (global example numbers) join the working set; with no example violated by more than ε and
+    /// the QP solved, the ε test has passed and the gap target accepts it or divides ε by 10; and the QP is
+    /// solved again.
     fn decide_and_solve(
         &self,
         (lambda, n): (f64, usize),
@@ -212,13 +247,6 @@ impl NSlack {
         planes: Vec<(usize, SparseVec, f64)>,
         held: Held<'_>,
     ) -> Result<Decision, OptimError> {
-        let gap = pass.primal - held.set.dual(lambda, held.w);
-        if let Some(target) = self.gap_target.get()
-            && !pass.first
-            && gap <= target * pass.primal.abs()
-        {
-            return Ok(Decision::Converged);
-        }
         for (i, a, b) in planes {
             held.set.add(a, b, i);
         }
