@@ -137,7 +137,7 @@ mod with_mpi {
     }
 
     #[test]
-    fn ocr_chains_by_one_slack_and_bcfw_over_ranks_reach_the_one_process_optimum() {
+    fn ocr_chains_by_cutting_planes_and_bcfw_over_ranks_reach_the_one_process_optimum() {
         let tmp = tempfile::tempdir().unwrap();
         let Some(shared) = shared_data() else { return };
         // The first 120 words of OCR fold 0 (plain text: sequences are cut between ranks by bytes).
