@@ -113,7 +113,7 @@ pub(crate) fn structured_advice(
         tips.push("--scale maxabs".to_string());
     }
     tips.push("more passes (--max-passes) or a smaller --epsilon".to_string());
-    let best = crate::StructuredSvmParams::new(task).solver;
+    let best = task.default_solver();
     if solver != best {
         tips.push(format!("--solver {}", format!("{best:?}").to_lowercase()));
     }

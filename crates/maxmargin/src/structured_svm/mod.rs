@@ -554,6 +554,7 @@ mod params;
 mod ranks;
 mod rescaling;
 mod solve;
+mod solver_params;
 mod stream;
 
 pub use calibrated::{CalibratedMulticlass, MULTICLASS_DECISION_KIND, MulticlassCalibration};

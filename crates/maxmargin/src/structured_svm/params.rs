@@ -32,6 +32,15 @@ impl Task {
             Self::Graph => "graph",
         }
     }
+
+    /// The solver [`StructuredSvmParams::new`] gives the task (see there for why).
+    pub(crate) fn default_solver(self) -> StructSolverKind {
+        match self {
+            Self::Multiclass => StructSolverKind::Dcd,
+            Self::Multilabel | Self::Chain | Self::Custom => StructSolverKind::Bcfw,
+            Self::Graph => StructSolverKind::Nslack,
+        }
+    }
 }
 
 impl std::str::FromStr for Task {
@@ -234,27 +243,6 @@ impl StructuredSvmParams {
     /// The default ε (BCFW's gap tolerance; the others' own stopping test).
     pub const DEFAULT_EPSILON: f64 = 0.01;
 
-    /// The relative gap a run is judged by, and aims at: `gap`, else BCFW's ε (its own gap tolerance), else
-    /// the default 1%.
-    pub(crate) fn gap_target(&self) -> f64 {
-        self.gap.unwrap_or(match self.solver {
-            StructSolverKind::Bcfw => self.epsilon,
-            _ => crate::convergence::DEFAULT_GAP,
-        })
-    }
-
-    /// The trainer's gap stop: the gap target, except where ε is the solver's own test (Crammer–Singer,
-    /// one-vs-rest, the cutting planes) and was set tighter than its default with no `gap`: that asks for
-    /// more than the default gap, and ε rules as before.
-    pub(crate) fn stop_gap(&self) -> Option<f64> {
-        let own_test = !matches!(self.solver, StructSolverKind::Bcfw | StructSolverKind::Ssg);
-        if self.gap.is_none() && own_test && self.epsilon < Self::DEFAULT_EPSILON {
-            None
-        } else {
-            Some(self.gap_target())
-        }
-    }
-
     /// Defaults for `task`: the Crammer–Singer dual (`dcd`) for multiclass at C = 1 in LIBLINEAR's convention
     /// (λ = 1/n, as `-s 4`, scikit-learn's `LinearSVC` and LIBSVM default to), BCFW at λ = 0.01 for
     /// multilabel, chains and custom spaces, and n-slack cutting planes at λ = 1 for graphs (whose Hamming
@@ -270,11 +258,7 @@ impl StructuredSvmParams {
     pub fn new(task: Task) -> Self {
         Self {
             task,
-            solver: match task {
-                Task::Multiclass => StructSolverKind::Dcd,
-                Task::Multilabel | Task::Chain | Task::Custom => StructSolverKind::Bcfw,
-                Task::Graph => StructSolverKind::Nslack,
-            },
+            solver: task.default_solver(),
             regularization: match task {
                 Task::Multiclass => Regularization::CSum(1.0),
                 Task::Multilabel | Task::Chain | Task::Custom => Regularization::Lambda(0.01),
@@ -541,65 +525,5 @@ impl StructuredSvmParams {
             }
         }
         Ok(())
-    }
-
-    pub(super) fn budget(&self) -> Budget {
-        let needed = self.tolerance.is_some() || self.gap.is_some() || self.keep_best || self.trace;
-        let mut budget = Budget::default();
-        budget.max_epochs = self.max_passes;
-        budget.max_seconds = self.max_seconds;
-        budget.tolerance = self.tolerance;
-        budget.eval_every_epochs = self.eval_every.unwrap_or(if needed {
-            Self::DEFAULT_EVAL_EVERY
-        } else {
-            Self::CHEAP_EVAL_EVERY
-        });
-        budget.keep_best = self.keep_best;
-        // The run stops at the first evaluation that certifies the target, as at the solver's own test.
-        budget.gap_tolerance = self.stop_gap();
-        budget
-    }
-
-    pub(super) fn bcfw(&self) -> BcfwParams {
-        BcfwParams {
-            seed: self.seed,
-            gap_every: self.eval_every.unwrap_or(Self::DEFAULT_EVAL_EVERY),
-            // One tolerance: `gap` when given (it stopped at ε = 1% while asked for 0.1%), else ε.
-            gap_tolerance: Some(self.gap.unwrap_or(self.epsilon)),
-            ..BcfwParams::default()
-        }
-    }
-
-    pub(super) fn one_slack(&self) -> OneSlackParams {
-        OneSlackParams {
-            epsilon: self.epsilon,
-            ..OneSlackParams::default()
-        }
-    }
-
-    pub(super) fn n_slack(&self) -> NSlackParams {
-        NSlackParams {
-            epsilon: self.epsilon,
-            ..NSlackParams::default()
-        }
-    }
-
-    pub(super) fn cs(&self) -> CrammerSingerParams {
-        CrammerSingerParams {
-            epsilon: self.epsilon,
-            shrinking: true,
-            seed: self.seed,
-        }
-    }
-
-    pub(super) fn perceptron(&self) -> maxmargin_optim::PerceptronParams {
-        maxmargin_optim::PerceptronParams::new().seed(self.seed)
-    }
-
-    pub(super) fn ssg(&self) -> SsgParams {
-        SsgParams {
-            seed: self.seed,
-            ..SsgParams::default()
-        }
     }
 }
