@@ -30,6 +30,19 @@ pub(crate) fn run(cmd: &CompareCmd) -> Result<()> {
     params.check()?;
     let train = crate::load::read_labelled(&cmd.train)?;
     let dev = crate::load::read_labelled(&cmd.dev)?;
+    let shared = rows_also_in(&dev, &train);
+    // A few repeats happen in data of discrete features; a tenth or more is a file given twice or a split
+    // that leaked.
+    if shared > 0 && shared * 10 >= dev.labels.len() {
+        note!(
+            "warning: {shared} of the {} development rows of {} are also training rows of {} (same label and \
+             features): their scores are optimistic and the comparison flatters the families that fit the \
+             training rows closest; use development rows that training never saw",
+            dev.labels.len(),
+            cmd.dev.display(),
+            cmd.train.display()
+        );
+    }
     let result = maxmargin::compare::compare(&train, &dev, &params)?;
     for r in result.families.iter().filter(|r| !r.converged) {
         note!(
@@ -173,4 +186,42 @@ fn plot(c: &Comparison, path: &std::path::Path) -> Result<()> {
     }
     .write(path)
     .with_context(|| format!("drawing {}", path.display()))
+}
+
+/// How many rows of `dev` (label and features, to the bit) are rows of `train` too. Rows are indexed by a
+/// hash, and a hash that matches is compared in full, so the memory is a word a training row.
+fn rows_also_in(
+    dev: &maxmargin::io::libsvm::LabeledData,
+    train: &maxmargin::io::libsvm::LabeledData,
+) -> usize {
+    use std::hash::{Hash, Hasher};
+    type Data = maxmargin::io::libsvm::LabeledData;
+    let hash = |d: &Data, i: usize| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        d.labels[i].to_bits().hash(&mut h);
+        let row = d.x.row(i);
+        row.indices().hash(&mut h);
+        row.values().iter().for_each(|v| v.to_bits().hash(&mut h));
+        h.finish()
+    };
+    let same = |a: &Data, i: usize, b: &Data, j: usize| {
+        let (r, s) = (a.x.row(i), b.x.row(j));
+        a.labels[i].to_bits() == b.labels[j].to_bits()
+            && r.indices() == s.indices()
+            && r.values()
+                .iter()
+                .map(|v| v.to_bits())
+                .eq(s.values().iter().map(|v| v.to_bits()))
+    };
+    let mut by_hash = std::collections::HashMap::<u64, Vec<usize>>::new();
+    for j in 0..train.labels.len() {
+        by_hash.entry(hash(train, j)).or_default().push(j);
+    }
+    (0..dev.labels.len())
+        .filter(|&i| {
+            by_hash
+                .get(&hash(dev, i))
+                .is_some_and(|js| js.iter().any(|&j| same(dev, i, train, j)))
+        })
+        .count()
 }

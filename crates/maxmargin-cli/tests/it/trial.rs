@@ -75,6 +75,27 @@ fn scores_that_overflow_are_refused_by_predict_eval_and_inspect_naming_the_row()
             "{command}: {err}"
         );
     }
+    // So does a latent chain, whose evaluation decodes hidden states.
+    let latent = tmp.path().join("latent.model");
+    ok(&[
+        "train",
+        "--task",
+        "chain",
+        "--latent-states",
+        "2",
+        s(&fixtures.join("iris-chain.svmhmm")),
+        "-o",
+        s(&latent),
+    ]);
+    for command in ["predict", "eval"] {
+        let err = fails(&[command, s(&latent), s(&seqs)], 1);
+        assert!(
+            err.contains(
+                "big.svmhmm: sequence 1 (qid 7), token 2: the model's scores there are not finite"
+            ),
+            "{command}: {err}"
+        );
+    }
 }
 
 #[test]

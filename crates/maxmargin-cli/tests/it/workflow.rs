@@ -234,6 +234,12 @@ fn the_guides_model_family_comparison_prints_what_the_guide_shows() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // Disjoint halves: no warning that the development rows were trained on.
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("also training rows"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut text = format!(
         "$ maxmargin {}   (the measures below; fit seconds and latency vary by machine)\n",
@@ -287,5 +293,34 @@ fn the_guides_model_family_comparison_prints_what_the_guide_shows() {
         "compare_breast_cancer.txt",
         &text,
         "the guide's comparison differs from what compare prints now",
+    );
+}
+
+/// `compare TRAIN TRAIN` (or a split that leaked) measures the families on rows they were fitted to: it says so.
+#[test]
+fn compare_warns_when_the_development_rows_are_training_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rows: String = (0..40)
+        .map(|i| {
+            let y = if i % 2 == 0 { 1 } else { -1 };
+            format!(
+                "{y} 1:{} 2:{}\n",
+                f64::from(y) * (1.0 + f64::from(i) / 40.0),
+                f64::from(i % 7)
+            )
+        })
+        .collect();
+    std::fs::write(dir.join("train.svm"), &rows).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_maxmargin"))
+        .args(["compare", "train.svm", "train.svm", "--families", "linear"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("warning: 40 of the 40 development rows of train.svm are also training rows of train.svm"),
+        "{err}"
     );
 }

@@ -85,13 +85,16 @@ impl StructuredModel {
     }
 
     /// Sequence `i`'s decoding; scores that overflow name the file and the sequence.
-    fn decoded(
+    pub(super) fn decoded<S>(
         &self,
-        space: &ChainSpace,
+        space: &S,
         x: &maxmargin_struct::Sequence,
         data: &SequenceData,
         i: usize,
-    ) -> Result<Vec<u32>, Error> {
+    ) -> Result<S::Output, Error>
+    where
+        S: OutputSpace<Input = maxmargin_struct::Sequence>,
+    {
         space.decode(&self.w, x).map_err(|e| match e {
             maxmargin_struct::StructError::NonFiniteScore { position } => at_token(
                 data,

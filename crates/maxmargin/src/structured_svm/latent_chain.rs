@@ -151,7 +151,7 @@ impl LatentChainModel {
                 }
                 .into());
             }
-            counts.add(&space.label(&space.decode(&self.model.w, xi)?), y);
+            counts.add(&space.label(&self.model.decoded(&space, xi, data, i)?), y);
         }
         let objective = match lambda {
             Some(l) => {
