@@ -2,7 +2,8 @@
 //! max-product, AD3 and graph cuts (α-expansion) on a 64 × 64 grid with 5 labels (milliseconds per loss-augmented call, medians of 9), and
 //! training (the default solver, n-slack) on generated noisy shapes against the per-pixel model (test pixel
 //! accuracy, seconds), and the structural solvers side by side on pictures from 4 × 4 to 32 × 32 (with
-//! `GRAPH_LARGE=1`, also issue #27's 200 pictures of 64 × 64: about 6 minutes more).
+//! `GRAPH_LARGE=1`, also issue #27's 200 pictures of 64 × 64: about 6 minutes more; with
+//! `GRAPH_INFERENCE_ONLY=1`, the inference tables alone).
 //! Writes `target/bench-report/graph_inference.md`.
 //!
 //! Rerun: `cargo bench -p maxmargin-benches --bench graph_inference`.
@@ -235,8 +236,10 @@ fn main() {
     );
     tree(&mut report);
     grid(&mut report);
-    training(&mut report);
-    solvers(&mut report);
+    if std::env::var_os("GRAPH_INFERENCE_ONLY").is_none() {
+        training(&mut report);
+        solvers(&mut report);
+    }
     println!("{report}");
     let dir = maxmargin_benches::out_dir();
     if std::fs::create_dir_all(&dir).is_ok() {
