@@ -188,22 +188,15 @@ fn plot(c: &Comparison, path: &std::path::Path) -> Result<()> {
     .with_context(|| format!("drawing {}", path.display()))
 }
 
-/// How many rows of `dev` (label and features, to the bit) are rows of `train` too. Rows are indexed by a
-/// hash, and a hash that matches is compared in full, so the memory is a word a training row.
+/// How many rows of `dev` (label and features, to the bit) are rows of `train` too. Rows are indexed by
+/// their hash ([`maxmargin::inputs::row_hash`]), and a hash that matches is compared in full, so the memory
+/// is a word a training row.
 fn rows_also_in(
     dev: &maxmargin::io::libsvm::LabeledData,
     train: &maxmargin::io::libsvm::LabeledData,
 ) -> usize {
-    use std::hash::{Hash, Hasher};
     type Data = maxmargin::io::libsvm::LabeledData;
-    let hash = |d: &Data, i: usize| {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        d.labels[i].to_bits().hash(&mut h);
-        let row = d.x.row(i);
-        row.indices().hash(&mut h);
-        row.values().iter().for_each(|v| v.to_bits().hash(&mut h));
-        h.finish()
-    };
+    let hash = |d: &Data, i: usize| maxmargin::inputs::row_hash(d.labels[i], d.x.row(i));
     let same = |a: &Data, i: usize, b: &Data, j: usize| {
         let (r, s) = (a.x.row(i), b.x.row(j));
         a.labels[i].to_bits() == b.labels[j].to_bits()
