@@ -189,15 +189,13 @@ impl PyGraphModel {
 
     /// The model as bytes ([`PyGraphModel::from_bytes`] reads them back).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = serde_json::to_vec(&self.model).map_err(value_error)?;
-        Ok(PyBytes::new(py, &bytes))
+        crate::pickled(py, &self.model)
     }
 
     /// A model from [`PyGraphModel::to_bytes`].
     #[staticmethod]
     fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
-        let model: GraphModel = serde_json::from_slice(bytes)
-            .map_err(|e| value_error(format!("not a pickled maxmargin graph model: {e}")))?;
+        let model: GraphModel = crate::unpickled(bytes, "graph model")?;
         Ok(Self { model })
     }
 }

@@ -248,15 +248,13 @@ impl Model {
             Trained::Binary(d) => Stored::Binary(Box::new(d.model.clone())),
             Trained::Multiclass(m) => Stored::Multiclass(m.clone()),
         };
-        let bytes = serde_json::to_vec(&stored).map_err(value_error)?;
-        Ok(PyBytes::new(py, &bytes))
+        crate::pickled(py, &stored)
     }
 
     /// A model from [`Model::to_bytes`].
     #[staticmethod]
     fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
-        let stored: Stored = serde_json::from_slice(bytes)
-            .map_err(|e| value_error(format!("not a pickled maxmargin model: {e}")))?;
+        let stored: Stored = crate::unpickled(bytes, "model")?;
         Ok(Self::of(match stored {
             Stored::Binary(m) => Trained::binary(*m),
             Stored::Multiclass(m) => Trained::Multiclass(m),

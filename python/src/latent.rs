@@ -173,15 +173,13 @@ impl LatentModel {
 
     /// The model as bytes ([`LatentModel::from_bytes`] reads them back).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = serde_json::to_vec(&self.model).map_err(value_error)?;
-        Ok(PyBytes::new(py, &bytes))
+        crate::pickled(py, &self.model)
     }
 
     /// A model from [`LatentModel::to_bytes`].
     #[staticmethod]
     fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
-        let model: Latent = serde_json::from_slice(bytes)
-            .map_err(|e| value_error(format!("not a pickled maxmargin latent model: {e}")))?;
+        let model: Latent = crate::unpickled(bytes, "latent model")?;
         Ok(Self { model })
     }
 }

@@ -24,6 +24,18 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+/// A model as the bytes a pickle keeps (its JSON).
+fn pickled<'py, T: serde::Serialize>(py: Python<'py>, model: &T) -> PyResult<Bound<'py, PyBytes>> {
+    let bytes = serde_json::to_vec(model).map_err(value_error)?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// A model from the bytes [`pickled`] wrote; `what` names the model in the error (`graph model`).
+fn unpickled<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str) -> PyResult<T> {
+    serde_json::from_slice(bytes)
+        .map_err(|e| value_error(format!("not a pickled maxmargin {what}: {e}")))
+}
+
 /// Integer arrays as numpy gives them: scipy's CSR offsets and column indices are int32 for most matrices and
 /// int64 for very large ones.
 #[derive(FromPyObject)]

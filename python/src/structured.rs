@@ -239,15 +239,13 @@ impl StructModel {
 
     /// The model as bytes ([`StructModel::from_bytes`] reads them back).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = serde_json::to_vec(&self.model).map_err(value_error)?;
-        Ok(PyBytes::new(py, &bytes))
+        crate::pickled(py, &self.model)
     }
 
     /// A model from [`StructModel::to_bytes`].
     #[staticmethod]
     fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
-        let model: StructuredModel = serde_json::from_slice(bytes)
-            .map_err(|e| value_error(format!("not a pickled maxmargin structured model: {e}")))?;
+        let model: StructuredModel = crate::unpickled(bytes, "structured model")?;
         Ok(Self { model })
     }
 }

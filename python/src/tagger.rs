@@ -161,15 +161,13 @@ impl PyTagger {
 
     /// The tagger as bytes ([`PyTagger::from_bytes`] reads them back).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = serde_json::to_vec(&self.tagger).map_err(value_error)?;
-        Ok(PyBytes::new(py, &bytes))
+        crate::pickled(py, &self.tagger)
     }
 
     /// A tagger from [`PyTagger::to_bytes`].
     #[staticmethod]
     fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
-        let tagger: Tagger = serde_json::from_slice(bytes)
-            .map_err(|e| value_error(format!("not a pickled maxmargin tagger: {e}")))?;
+        let tagger: Tagger = crate::unpickled(bytes, "tagger")?;
         Ok(Self { tagger })
     }
 }
