@@ -346,4 +346,29 @@ fn graph_scores_that_overflow_name_the_graph_line_and_node() {
             "{command}: {err}"
         );
     }
+    // Scores each finite but whose sum overflows (or −∞): every method used to print a labelling, the exact
+    // ones disagreeing. Each method refuses it, naming the node with the largest scores.
+    let sums = tmp.path().join("sums.jsonl");
+    std::fs::write(
+        &sums,
+        "{\"features\": [[1.7e308, 1.7e308], [1.7e308, 1.7e308], [-1.7e308, -1.7e308]], \"edges\": [[0, 1], [1, 2]]}\n",
+    )
+    .unwrap();
+    for inference in [
+        "exact-tree",
+        "brute-force",
+        "qpbo",
+        "max-product",
+        "trws",
+        "ad3",
+    ] {
+        let err = fails(
+            &["predict", s(&model), s(&sums), "--inference", inference],
+            1,
+        );
+        assert!(
+            err.contains("sums.jsonl:1:1: features: node ") && err.contains("are not finite"),
+            "{inference}: {err}"
+        );
+    }
 }
