@@ -168,6 +168,11 @@ impl Trainer {
         }
     }
 
+    /// Whether an evaluation's certified gap is within the budget's gap tolerance.
+    fn gap_stop(&self, objective: f64, gap: Option<f64>) -> bool {
+        matches!((self.budget.gap_tolerance, gap), (Some(tol), Some(gap)) if gap <= tol * objective.abs())
+    }
+
     fn tolerance_stop(&self, trace: &[TraceRecord]) -> bool {
         let Some(tol) = self.budget.tolerance else {
             return false;
@@ -306,10 +311,16 @@ impl Trainer {
         }
         // A run that had already stopped (a finished run's checkpoint, resumed with the same budget) takes
         // no step: the same model again. Periodic checkpoints are written only where no stop applied.
+        // So does one that stopped on its certified gap: its last evaluation is of the state it resumes.
         let spent = agreed(before)?;
+        let at = solver.progress(problem, &run.state);
+        let certified = run.trace.last().is_some_and(|r| {
+            r.iteration == at.iteration && r.epoch == at.epoch && self.gap_stop(r.objective, r.gap)
+        });
         let already = solver
             .stop(&run.state)
-            .or_else(|| self.budget_stop(solver.progress(problem, &run.state), spent));
+            .or_else(|| certified.then_some(StopReason::Gap))
+            .or_else(|| self.budget_stop(at, spent));
         let stop = if let Some(s) = already {
             s
         } else {
@@ -356,9 +367,7 @@ impl Trainer {
                     if self.tolerance_stop(&run.trace) {
                         break StopReason::Tolerance;
                     }
-                    if let (Some(tol), Some(gap)) = (self.budget.gap_tolerance, certificate.gap)
-                        && gap <= tol * objective.abs()
-                    {
+                    if self.gap_stop(objective, certificate.gap) {
                         break StopReason::Gap;
                     }
                 }

@@ -200,10 +200,16 @@ impl<'a> Solver<RowStream<'a>> for Streamed<Dcd> {
         })
     }
 
-    /// `w`'s length and values, and the held rows as the in-memory method checks its state over them.
+    /// `w`'s length and values (empty while rows are held: the held state has the run's `w`, which the
+    /// in-memory method's check covers), and the held rows as the in-memory method checks its state over
+    /// them.
     fn check_state(&self, problem: &RowStream<'a>, st: &StreamedDcd) -> Result<(), OptimError> {
         let at = Geometry::of(problem);
-        let len = at.d + usize::from(at.feature);
+        let len = if st.held.is_some() {
+            0
+        } else {
+            at.d + usize::from(at.feature)
+        };
         fits(st.w.len() == len && all_finite(&st.w), "w")?;
         fits(!st.bounds.0.is_nan() && !st.bounds.1.is_nan(), "the bounds")?;
         if let Some(h) = &st.held {
