@@ -68,8 +68,11 @@ pub(crate) fn cv(cmd: &CvCmd, task: Task) -> Result<bool> {
     }
     let data = match task {
         Task::Multiclass => Owned::Multiclass(crate::load::read_labelled(&cmd.data)?),
-        Task::Multilabel => Owned::Multilabel(multilabel::read(&cmd.data)?),
-        _ => Owned::Chain(svm_hmm::read(&cmd.data)?),
+        Task::Multilabel => Owned::Multilabel(multilabel::read(crate::load::not_csv(
+            &cmd.data,
+            "multilabel",
+        )?)?),
+        _ => Owned::Chain(svm_hmm::read(crate::load::not_csv(&cmd.data, "svm_hmm")?)?),
     };
     let view = data.view();
     let fold_of = match &cmd.groups {

@@ -18,7 +18,7 @@ pub(crate) fn train(cmd: &TrainCmd) -> Result<bool> {
         );
     }
     let (svm, mut bar) = structured::estimator(args, Task::Graph)?;
-    let data = graphs::read(&cmd.data)?;
+    let data = graphs::read(crate::load::not_csv(&cmd.data, "graph")?)?;
     let report = svm.fit_graph(&data, options(cmd), &mut bar)?;
     bar.finish();
     report.model.save(&cmd.output)?;
@@ -124,7 +124,7 @@ pub(crate) fn predict(
     inference: Option<Inference>,
 ) -> Result<Vec<String>> {
     let model = load(model_path, inference)?;
-    let data = graphs::read(data)?;
+    let data = graphs::read(crate::load::not_csv(data, "graph")?)?;
     check_width(&model, &data);
     let labels = model.predict(&data)?;
     Ok(labels
@@ -150,7 +150,7 @@ pub(crate) fn eval(
     inference: Option<Inference>,
 ) -> Result<()> {
     let model = load(model_path, inference)?;
-    let data = graphs::read(data)?;
+    let data = graphs::read(crate::load::not_csv(data, "graph")?)?;
     check_width(&model, &data);
     let e: StructEvaluation = model.evaluate(&data, lambda)?;
     if json {

@@ -84,7 +84,7 @@ pub(crate) fn train_chain(
     if args.warm_start.is_some() {
         bail!("--warm-start does not apply to --latent-states yet");
     }
-    let sequences = maxmargin::io::svm_hmm::read(data)?;
+    let sequences = maxmargin::io::svm_hmm::read(crate::load::not_csv(data, "svm_hmm")?)?;
     let report = svm.fit_latent_chain(&sequences, states, &mut bar)?;
     bar.finish();
     report.model.save(output)?;
@@ -97,9 +97,9 @@ pub(crate) fn train_chain(
 /// `predict`'s lines for a latent chain: one tag per token (1-based, as the svm_hmm file has them).
 pub(crate) fn predict_chain(model_path: &Path, data: &Path) -> Result<Vec<String>> {
     let m = maxmargin::structured_svm::LatentChainModel::load(model_path)?;
-    Ok(structured::tag_lines(
-        &m.predict(&maxmargin::io::svm_hmm::read(data)?)?,
-    ))
+    Ok(structured::tag_lines(&m.predict(
+        &maxmargin::io::svm_hmm::read(crate::load::not_csv(data, "svm_hmm")?)?,
+    )?))
 }
 
 /// `predict`'s lines: the class, with `--scores` each class's score (its best template's) after a `#`

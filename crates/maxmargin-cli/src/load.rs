@@ -91,6 +91,18 @@ pub(crate) fn is_csv(path: &Path) -> bool {
     CSV.get().is_some_and(|c| c.forced) || maxmargin::io::csv_file::is_csv_name(path)
 }
 
+/// `path`, after refusing `--label-column` for it: data of a kind that is never CSV (`what`: multilabel
+/// LIBSVM, svm_hmm, CoNLL, graph JSON lines), where the flag would be silently ignored.
+pub(crate) fn not_csv<'p>(path: &'p Path, what: &str) -> Result<&'p Path> {
+    if CSV.get().is_some_and(|c| c.label_column.is_some()) {
+        bail!(
+            "{}: --label-column applies to CSV data (binary and multiclass), not to {what} data",
+            path.display()
+        );
+    }
+    Ok(path)
+}
+
 /// Reads a data file, CSV or LIBSVM (see [`is_csv`]); `unlabelled` rows may lack labels, `names` are a
 /// model's feature names to match CSV columns to.
 fn read_data(

@@ -261,8 +261,14 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
             }
             svm.fit_multiclass_owned(rows, &mut bar)?
         }
-        Task::Multilabel => svm.fit_multilabel(&multilabel::read(data)?, &mut bar)?,
-        Task::Chain => svm.fit_chain(&svm_hmm::read(data)?, &mut bar)?,
+        Task::Multilabel => svm.fit_multilabel(
+            &multilabel::read(crate::load::not_csv(data, "multilabel")?)?,
+            &mut bar,
+        )?,
+        Task::Chain => svm.fit_chain(
+            &svm_hmm::read(crate::load::not_csv(data, "svm_hmm")?)?,
+            &mut bar,
+        )?,
         Task::Custom => bail!("custom output spaces train from Rust (StructuredSvm::fit)"),
         other => bail!("--task {} does not train from this command", other.kind()),
     };
@@ -348,8 +354,13 @@ pub fn predict(model_path: &std::path::Path, data: &std::path::Path) -> Result<V
             model_path,
             crate::load::ModelShape::structured(&model),
         )?)?,
-        Task::Multilabel => model.predict_multilabel(&multilabel::read(data)?)?,
-        Task::Chain => model.predict_chain(&svm_hmm::read(data)?)?,
+        Task::Multilabel => model.predict_multilabel(&multilabel::read(crate::load::not_csv(
+            data,
+            "multilabel",
+        )?)?)?,
+        Task::Chain => {
+            model.predict_chain(&svm_hmm::read(crate::load::not_csv(data, "svm_hmm")?)?)?
+        }
         Task::Custom => bail!(
             "{}: a custom-space model predicts from Rust",
             model_path.display()
@@ -419,7 +430,10 @@ pub fn eval(
             );
         }
         let m = maxmargin::structured_svm::LatentChainModel::load(model_path)?;
-        let e = m.evaluate(&svm_hmm::read(data)?, lambda)?;
+        let e = m.evaluate(
+            &svm_hmm::read(crate::load::not_csv(data, "svm_hmm")?)?,
+            lambda,
+        )?;
         return print_evaluation(&e, false, json);
     }
     let loaded = crate::load::Loaded::load(model_path)?;
@@ -443,8 +457,14 @@ pub fn eval(
                 None => model.evaluate_multiclass(&rows, lambda)?,
             }
         }
-        (Task::Multilabel, _) => model.evaluate_multilabel(&multilabel::read(data)?, lambda)?,
-        (Task::Chain, _) => model.evaluate_chain(&svm_hmm::read(data)?, lambda)?,
+        (Task::Multilabel, _) => model.evaluate_multilabel(
+            &multilabel::read(crate::load::not_csv(data, "multilabel")?)?,
+            lambda,
+        )?,
+        (Task::Chain, _) => model.evaluate_chain(
+            &svm_hmm::read(crate::load::not_csv(data, "svm_hmm")?)?,
+            lambda,
+        )?,
         (Task::Custom, _) => bail!(
             "{}: a custom-space model evaluates from Rust",
             model_path.display()

@@ -27,7 +27,7 @@ fn template(name: Option<&str>, train: &[Sentence]) -> Result<Template> {
 
 /// Trains a tagger on a CoNLL file and saves it; returns whether training converged.
 pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -> Result<bool> {
-    let sentences = conll::read(data)?;
+    let sentences = conll::read(crate::load::not_csv(data, "CoNLL")?)?;
     if sentences.is_empty() {
         bail!("{}: no sentences", data.display());
     }
@@ -194,7 +194,7 @@ impl AnyTagger {
 
 /// Reads text for a tagger: its input columns, with or without the tag column.
 fn read(tagger: &AnyTagger, data: &Path) -> Result<Vec<Sentence>> {
-    let reader = maxmargin::io::open_maybe_gz(data)?;
+    let reader = maxmargin::io::open_maybe_gz(crate::load::not_csv(data, "CoNLL")?)?;
     Ok(conll::read_layout(
         reader,
         data,

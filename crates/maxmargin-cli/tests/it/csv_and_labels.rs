@@ -361,3 +361,45 @@ fn issue_23_data_and_models_through_a_pipe_are_read_whole() {
         );
     }
 }
+
+/// `--label-column` names a CSV column: data that is never CSV (svm_hmm, multilabel, graph JSON lines) is
+/// refused with it, naming the file and its kind, where the flag was silently ignored.
+#[test]
+fn label_column_is_refused_for_data_that_is_never_csv() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/p1");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("m.model");
+    for (task, file, kind) in [
+        ("chain", "iris-chain.svmhmm", "svm_hmm"),
+        ("multilabel", "iris-multilabel.svm", "multilabel"),
+    ] {
+        let data = fixtures.join(file);
+        let err = fails(
+            &[
+                "train",
+                "--task",
+                task,
+                s(&data),
+                "--label-column",
+                "y",
+                "-o",
+                s(&out),
+            ],
+            1,
+        );
+        assert!(
+            err.contains(file) && err.contains(&format!("not to {kind} data")),
+            "{task}: {err}"
+        );
+        assert!(!out.exists());
+        ok(&["train", "--task", task, s(&data), "-o", s(&out), "-q"]);
+        for command in ["predict", "eval"] {
+            let err = fails(&[command, s(&out), s(&data), "--label-column", "y"], 1);
+            assert!(
+                err.contains(&format!("not to {kind} data")),
+                "{command}: {err}"
+            );
+        }
+        std::fs::remove_file(&out).unwrap();
+    }
+}
