@@ -345,15 +345,16 @@ pub(crate) struct CompareCmd {
     #[arg(long, value_delimiter = ',', default_value = "0.1,1,10")]
     pub(crate) c_grid: Vec<f64>,
     /// The kernel widths it chooses from, as multiples of gamma = scale (1/(d·Var X) on the scaled training
-    /// rows), comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "0.1,1,10")]
-    pub(crate) gamma_grid: Vec<f64>,
+    /// rows), comma-separated [default: 0.1,1,10]. For the rbf, nystroem and rff families only.
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) gamma_grid: Option<Vec<f64>>,
     /// Folds of the cross-validation on TRAIN.
     #[arg(short = 'k', long, default_value_t = 3)]
     pub(crate) folds: usize,
-    /// Components of the approximated kernels (nystroem: landmarks; rff: frequencies).
-    #[arg(long, default_value_t = 300)]
-    pub(crate) components: usize,
+    /// Components of the approximated kernels (nystroem: landmarks; rff: frequencies) [default: 300]. For
+    /// the nystroem and rff families only.
+    #[arg(long)]
+    pub(crate) components: Option<usize>,
     /// Feature scaling fitted on TRAIN: none, maxabs, minmax, standard.
     #[arg(long, value_enum, default_value_t = ScaleArg::Maxabs)]
     pub(crate) scale: ScaleArg,

@@ -16,16 +16,32 @@ pub(crate) fn run(cmd: &CompareCmd) -> Result<()> {
     {
         anyhow::bail!("--out-dir {}: not a directory", dir.display());
     }
+    // A kernel flag with no family to apply it to would be silently ignored.
+    let uses = |wanted: &[Family]| families.iter().any(|f| wanted.contains(f));
+    if cmd.gamma_grid.is_some() && !uses(&[Family::Rbf, Family::Nystroem, Family::Rff]) {
+        anyhow::bail!(
+            "--gamma-grid applies to the rbf, nystroem and rff families, and --families has none of them"
+        );
+    }
+    if cmd.components.is_some() && !uses(&[Family::Nystroem, Family::Rff]) {
+        anyhow::bail!(
+            "--components applies to the nystroem and rff families, and --families has neither"
+        );
+    }
+    let defaults = CompareParams::default();
     let params = CompareParams {
-        families,
         cs: cmd.c_grid.clone(),
-        gamma_factors: cmd.gamma_grid.clone(),
+        gamma_factors: cmd
+            .gamma_grid
+            .clone()
+            .unwrap_or(defaults.gamma_factors.clone()),
         folds: cmd.folds,
-        components: cmd.components,
+        components: cmd.components.unwrap_or(defaults.components),
         scale: cmd.scale.into(),
         seed: cmd.seed,
         threads: cmd.threads,
-        ..CompareParams::default()
+        families,
+        ..defaults
     };
     params.check()?;
     let train = crate::load::read_labelled(&cmd.train)?;

@@ -323,4 +323,26 @@ fn compare_warns_when_the_development_rows_are_training_rows() {
         err.contains("warning: 40 of the 40 development rows of train.svm are also training rows of train.svm"),
         "{err}"
     );
+    // A kernel flag with no kernel family to apply it to is refused, not ignored.
+    for (flag, value) in [("--components", "5"), ("--gamma-grid", "0.5")] {
+        let out = Command::new(env!("CARGO_BIN_EXE_maxmargin"))
+            .args([
+                "compare",
+                "train.svm",
+                "train.svm",
+                "--families",
+                "linear",
+                flag,
+                value,
+            ])
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{flag}: {err}");
+        assert!(
+            err.contains(&format!("{flag} applies to the")),
+            "{flag}: {err}"
+        );
+    }
 }
