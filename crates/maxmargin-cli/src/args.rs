@@ -269,17 +269,17 @@ pub(crate) enum Command {
         #[arg(long, requires = "cost_fn")]
         cost_fp: Option<f64>,
         /// Flag at most this fraction of the rows (review capacity).
-        #[arg(long, conflicts_with_all = ["min_recall", "at", "at_score"])]
+        #[arg(long, conflicts_with_all = ["min_recall", "at", "at_score"], value_parser = parse_fraction)]
         max_flag_rate: Option<f64>,
         /// Catch at least this fraction of the positives, with as few flags as that allows.
-        #[arg(long, conflicts_with_all = ["at", "at_score"])]
+        #[arg(long, conflicts_with_all = ["at", "at_score"], value_parser = parse_fraction)]
         min_recall: Option<f64>,
         /// Set the cut-off by hand on the calibrated probability: flag rows whose probability is at least P
         /// (a calibrated model).
-        #[arg(long, value_name = "P", conflicts_with = "at_score")]
+        #[arg(long, value_name = "P", conflicts_with = "at_score", value_parser = parse_fraction)]
         at: Option<f64>,
         /// Set the cut-off by hand on the score: flag rows scoring above S.
-        #[arg(long, value_name = "S")]
+        #[arg(long, value_name = "S", value_parser = parse_finite, allow_negative_numbers = true)]
         at_score: Option<f64>,
         /// The label to treat as the positive class (binary models): precision, recall, the ranking measures
         /// and probabilities are this label's [default: the label the model was trained as positive, the

@@ -362,14 +362,20 @@ fn refuse(flags: &[(&'static str, bool)], why: &str) -> Result<()> {
 /// ssg); returns whether the run converged.
 fn streamed(cmd: &TrainCmd, format: FormatArg) -> Result<bool> {
     let multiclass = cmd.task == TaskArg::Multiclass;
-    if format != FormatArg::Libsvm
-        || crate::load::is_csv(&cmd.data)
-        || !(multiclass || cmd.task == TaskArg::Binary)
-    {
+    let what = if !(multiclass || cmd.task == TaskArg::Binary) {
+        Some(format!(
+            "--task {}",
+            format!("{:?}", cmd.task).to_lowercase()
+        ))
+    } else if format != FormatArg::Libsvm || crate::load::is_csv(&cmd.data) {
+        Some(format!("{}, which is not LIBSVM data", cmd.data.display()))
+    } else {
+        None
+    };
+    if let Some(what) = what {
         bail!(
             "--stream applies to --task binary (dcd, pegasos, subgradient) or multiclass (ssg) on LIBSVM data, \
-             not --task {}",
-            format!("{:?}", cmd.task).to_lowercase()
+             not to {what}"
         );
     }
     let args = &cmd.opts;

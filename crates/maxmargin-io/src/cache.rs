@@ -254,6 +254,15 @@ pub fn read(path: &Path) -> Result<LabeledData, IoError> {
             "checksum mismatch: the cache is corrupt or was edited".into()
         ));
     }
+    // The text parser refuses labels that are not finite numbers; so does its cache, naming the row.
+    if let Some(i) = labels.iter().position(|l| !l.is_finite()) {
+        return Err(bad(format!(
+            "row {} (line {} of the source): the label {} is not a finite number",
+            i + 1,
+            lines[i],
+            labels[i]
+        )));
+    }
     let source = String::from_utf8_lossy(&source).into_owned();
     if starts.last().copied() != Some(nnz as u64) || x.n_features() as u64 > d {
         return Err(bad("the rows do not match the header's sizes".into()));

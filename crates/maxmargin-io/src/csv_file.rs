@@ -249,6 +249,18 @@ pub fn read(path: &Path, options: CsvOptions<'_>) -> Result<CsvRead, IoError> {
                 .enumerate()
                 .map(|(j, n)| (n.as_str(), j as u32))
                 .collect();
+            // The label column read as a label would leave one of the model's features at 0 unsaid.
+            if let Some(at) = label_at
+                && index.contains_key(header[at].as_str())
+            {
+                return Err(IoError::Mismatch {
+                    path: path.to_path_buf(),
+                    message: format!(
+                        "the label column {label_name:?} is a feature of the model; name the column that \
+                         holds the labels with --label-column"
+                    ),
+                });
+            }
             if let Some(missing) = model.iter().find(|n| !seen.contains_key(n.as_str())) {
                 return Err(IoError::Mismatch {
                     path: path.to_path_buf(),

@@ -35,7 +35,7 @@ pub(crate) fn quote(tok: &str) -> String {
 
 fn parse_f64(tok: &str) -> Result<f64, String> {
     if tok.is_empty() {
-        return Err("missing label".into());
+        return Err("missing: the value after the colon is empty".into());
     }
     match tok.parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
@@ -51,6 +51,9 @@ fn parse_f64(tok: &str) -> Result<f64, String> {
 pub fn parse_real_label(tok: &str) -> Result<f64, String> {
     // `-0` and `0` are one label (adding 0.0 turns −0.0 into +0.0): otherwise sorting and equality disagree
     // and a file with both was refused by its own class map.
+    if tok.is_empty() {
+        return Err("missing label".into());
+    }
     parse_f64(tok).map(|v| v + 0.0)
 }
 

@@ -13,7 +13,10 @@ pub fn check_features(source: &Path, n_features: usize, nnz: usize) -> Result<()
     if n_features > limit {
         return Err(OptimError::InvalidParam {
             name: "feature index",
-            value: format!("{} (the largest in {})", n_features, source.display()),
+            value: format!(
+                "{n_features} features (as the largest index in {} asks)",
+                source.display()
+            ),
             reason: "is far beyond what the data's nonzeros need (dense weights are allocated for at most 64 \
                      features per nonzero plus 1,048,576); renumber the features consecutively from 1",
         }

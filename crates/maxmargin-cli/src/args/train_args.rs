@@ -133,7 +133,7 @@ pub(crate) struct TrainArgs {
     pub(crate) seed: u64,
     /// Evaluate the objective and its certificate every this many passes (for the trace) [with --trace:
     /// 1 for binary, 5 for structured; otherwise only when a stop needs it, and at the end].
-    #[arg(long, help_heading = "Runs: checkpoints, traces, output")]
+    #[arg(long, help_heading = "Runs: checkpoints, traces, output", value_parser = values::parse_positive)]
     pub(crate) eval_every: Option<f64>,
     /// Class weight LABEL=WEIGHT (repeatable): that class's losses count WEIGHT times, as LIBLINEAR's -wi;
     /// for chains a tag (its number, or its name with --format conll) whose mistakes cost WEIGHT; for graphs a

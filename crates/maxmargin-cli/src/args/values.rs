@@ -33,6 +33,38 @@ pub(crate) fn repeated<T>(items: &[T], same: impl Fn(&T, &T) -> bool) -> Option<
         .find_map(|(i, b)| items[..i].iter().find(|a| same(a, b)).map(|a| (a, b)))
 }
 
+/// A number of passes: above 0 (`inf`: never before the end).
+pub(super) fn parse_positive(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 => Ok(v),
+        _ => Err("a number above 0 (inf: only at the end)".into()),
+    }
+}
+
+/// A fraction of rows or a probability: a number in [0, 1].
+pub(super) fn parse_fraction(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err("a number from 0 to 1".into()),
+    }
+}
+
+/// A finite number (a score).
+pub(super) fn parse_finite(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err("a finite number".into()),
+    }
+}
+
+/// A count of at least 1.
+pub(super) fn parse_count(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(v) if v >= 1 => Ok(v),
+        _ => Err("a whole number of at least 1".into()),
+    }
+}
+
 /// Parses `LABEL=WEIGHT`.
 pub(super) fn parse_class_weight(s: &str) -> Result<ClassWeight, String> {
     let (label, weight) = s
@@ -150,7 +182,7 @@ pub(crate) struct GraphArgs {
     pub(crate) directed: bool,
     /// --task graph: the number of node labels (labels 0..N) [default: one past the largest label in the
     /// training file]; give it when the training graphs lack some label.
-    #[arg(long, help_heading = "Graphs (--task graph)", value_name = "N")]
+    #[arg(long, help_heading = "Graphs (--task graph)", value_name = "N", value_parser = parse_count)]
     pub(crate) labels: Option<usize>,
 }
 

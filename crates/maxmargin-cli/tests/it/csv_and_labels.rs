@@ -403,3 +403,32 @@ fn label_column_is_refused_for_data_that_is_never_csv() {
         std::fs::remove_file(&out).unwrap();
     }
 }
+
+/// A `--label-column` that names one of the model's features would read that feature as the label and
+/// leave it at 0 unsaid: refused, naming the column. An empty value after a colon is called missing, not a
+/// missing label.
+#[test]
+fn a_label_column_that_is_a_model_feature_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, model) = (tmp.path().join("a.csv"), tmp.path().join("m.model"));
+    std::fs::write(
+        &data,
+        "label,x,y\n1,0.5,100\n-1,0.2,-100\n1,0.4,90\n-1,0.1,-80\n",
+    )
+    .unwrap();
+    ok(&["train", s(&data), "-o", s(&model), "-q"]);
+    for command in ["predict", "eval"] {
+        let err = fails(&[command, s(&model), s(&data), "--label-column", "y"], 1);
+        assert!(
+            err.contains("a.csv: the label column \"y\" is a feature of the model"),
+            "{command}: {err}"
+        );
+    }
+    let svm = tmp.path().join("m.svm");
+    std::fs::write(&svm, "1 1:\n-1 1:2\n").unwrap();
+    let err = fails(&["train", s(&svm), "-o", s(&model)], 1);
+    assert!(
+        err.contains("m.svm:1:3: feature value: missing: the value after the colon is empty"),
+        "{err}"
+    );
+}

@@ -294,7 +294,8 @@ fn issue_23_a_huge_feature_index_is_refused_before_allocating() {
         args.extend_from_slice(extra);
         let err = fails(&args, 1);
         assert!(
-            err.contains("feature index") && err.contains("4000000000 (the largest in"),
+            err.contains("feature index")
+                && err.contains("4000000000 features (as the largest index in"),
             "{extra:?}: {err}"
         );
         assert!(!model.exists());

@@ -291,6 +291,17 @@ fn caches_read_back_exactly_and_refuse_damage() {
     let mut newer = bytes.clone();
     newer[8] = 9;
     assert!(damaged("newer.mmc", &newer).contains("cache format 9"));
+    // A label that is not a finite number (the text parser refuses one; a cache written by hand, with a
+    // right checksum, could hold one): named by row and source line.
+    let mut nan = data.clone();
+    nan.labels[1] = f64::NAN;
+    let nan_path = dir.path().join("nan.mmc");
+    cache::write(&nan_path, &nan).unwrap();
+    let err = libsvm::read(&nan_path).unwrap_err().to_string();
+    assert!(
+        err.contains("nan.mmc") && err.contains("row 2 (line 2 of the source): the label NaN"),
+        "{err}"
+    );
     // Multilabel reads text only.
     let err = maxmargin_io::multilabel::read(&path)
         .unwrap_err()

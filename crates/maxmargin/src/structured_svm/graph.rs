@@ -158,7 +158,7 @@ impl StructuredSvm {
         let labels = all_labels(data)?;
         match options.n_labels {
             Some(asked) => crate::limits::check_labels_asked("number of labels", asked, &labels)?,
-            None => crate::limits::check_labels(src, "node label", l, &labels)?,
+            None => crate::limits::check_labels(src, "node label", l.saturating_sub(1), &labels)?,
         }
         // Unary weights per label, and the L × L pairwise table.
         crate::limits::check_weights(src, d.saturating_add(l), l, nnz)?;

@@ -308,7 +308,7 @@ impl StructuredSvm {
         let labels = super::graph::all_labels(&data)?;
         match options.n_labels {
             Some(asked) => crate::limits::check_labels_asked("number of labels", asked, &labels)?,
-            None => crate::limits::check_labels(src, "node label", l, &labels)?,
+            None => crate::limits::check_labels(src, "node label", l.saturating_sub(1), &labels)?,
         }
         crate::limits::check_weights(src, d.saturating_add(l), l, sums[1] as usize)?;
         let warnings = super::graph::one_label(l, src).into_iter().collect();
