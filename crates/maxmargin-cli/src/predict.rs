@@ -217,9 +217,10 @@ pub(crate) fn predict(
                     }
                     o.to_string()
                 } else {
-                    let mut line = l.to_string();
+                    let mut line = maxmargin::io::libsvm::format_number(*l);
                     if scores {
-                        line.push_str(&format!(" {v}"));
+                        line.push(' ');
+                        line.push_str(&maxmargin::io::libsvm::format_number(*v));
                     }
                     if probability {
                         line.push_str(&format!(" {}", probs[i]));

@@ -23,7 +23,7 @@ impl std::fmt::Display for Prediction {
                 .join(sep)
         };
         match self {
-            Self::Class(c) => write!(f, "{c}"),
+            Self::Class(c) => f.write_str(&maxmargin_io::libsvm::format_number(*c)),
             Self::Labels(l) if l.is_empty() => f.write_str(maxmargin_io::multilabel::EMPTY_SET),
             Self::Labels(l) => f.write_str(&join(l, ",")),
             Self::Tags(t) => f.write_str(&join(t, " ")),
