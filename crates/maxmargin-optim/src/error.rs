@@ -34,7 +34,10 @@ pub enum OptimError {
     #[error("the training set has no examples")]
     NoExamples,
     /// Weights of the wrong length for a warm start.
-    #[error("initial weights have length {got}, the problem has {expected} features")]
+    #[error(
+        "the warm start's weights number {got}, where this problem has {expected} (a model of other features \
+         or labels?)"
+    )]
     WarmStartLength {
         /// Number of features.
         expected: usize,

@@ -95,5 +95,16 @@ pub fn warm_duals(path: &Path, data: &LabeledData, lambda: f64) -> Result<Vec<f6
         }
         .alpha_for(path, data, lambda);
     }
+    if kind != DUAL_KIND {
+        return Err(IoError::WrongKind {
+            path: path.to_path_buf(),
+            expected: format!(
+                "a binary model ({MODEL_KIND}), a binary dcd checkpoint (checkpoint-binary-dcd) or a dual \
+                 file ({DUAL_KIND})"
+            ),
+            found: kind,
+        }
+        .into());
+    }
     DualFile::load(path)?.alpha_for(path, data, lambda)
 }

@@ -530,8 +530,15 @@ impl StructuredSvm {
         if model.task != self.params.task || model.params.bias != self.params.bias {
             return Err(OptimError::InvalidParam {
                 name: "warm start",
-                value: model.task.kind().into(),
-                reason: "the model's task or bias differs from this run's",
+                value: format!(
+                    "a {} model with bias {:?}, for a {} run with bias {:?}",
+                    model.task.kind(),
+                    model.params.bias,
+                    self.params.task.kind(),
+                    self.params.bias
+                )
+                .to_lowercase(),
+                reason: "needs a model of this run's task and bias (the same --task and --bias)",
             }
             .into());
         }
