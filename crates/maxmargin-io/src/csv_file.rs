@@ -197,6 +197,18 @@ pub fn read(path: &Path, options: CsvOptions<'_>) -> Result<CsvRead, IoError> {
             path: path.to_path_buf(),
         });
     }
+    // A quote opened in the header and never closed takes the lines after it into one column name.
+    if let Some(c) = header.iter().position(|h| h.contains(['\n', '\r'])) {
+        return Err(parse_error(
+            path,
+            1,
+            c + 1,
+            "header",
+            "a quote opened in column name and not closed before the line ends: the lines after it were \
+             read into the name"
+                .to_string(),
+        ));
+    }
     let mut seen = HashMap::new();
     for (c, name) in header.iter().enumerate() {
         if let Some(first) = seen.insert(name.as_str(), c) {

@@ -431,4 +431,8 @@ fn a_label_column_that_is_a_model_feature_is_refused() {
         err.contains("m.svm:1:3: feature value: missing: the value after the colon is empty"),
         "{err}"
     );
+    // A quote never closed in the header (it said "no examples").
+    std::fs::write(&data, "label,x,\"y\n1,0.5,1\n-1,0.2,0\n").unwrap();
+    let err = fails(&["train", s(&data), "-o", s(&model)], 1);
+    assert!(err.contains("a.csv:1:3: header: a quote opened"), "{err}");
 }
