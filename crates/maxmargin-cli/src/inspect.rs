@@ -90,6 +90,13 @@ pub(crate) fn run(
         model_path,
         crate::load::ModelShape::binary(model),
     )?;
+    // Nothing to look at the boundary through: refused, as eval refuses it.
+    if data.labels.is_empty() {
+        return Err(maxmargin::io::IoError::Empty {
+            path: data_path.to_path_buf(),
+        }
+        .into());
+    }
     let [neg, pos] = model.labels;
     if let Some(i) = data.labels.iter().position(|&l| l != neg && l != pos) {
         bail!(

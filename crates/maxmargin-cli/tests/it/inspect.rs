@@ -81,3 +81,16 @@ fn inspect_counts_the_geometry_and_lists_the_rows_that_matter() {
     let err = fails(&["inspect", s(&multi), s(&iris)], 1);
     assert!(err.contains("inspect reads binary models"), "{err}");
 }
+
+/// Empty data gives nothing to look at the boundary through: refused as eval refuses it (it printed a
+/// report of zero rows).
+#[test]
+fn inspect_refuses_empty_data() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, model) = (heart(tmp.path()), tmp.path().join("h.model"));
+    ok(&["train", s(&data), "-o", s(&model), "-q"]);
+    let empty = tmp.path().join("empty.svm");
+    std::fs::write(&empty, "").unwrap();
+    let err = fails(&["inspect", s(&model), s(&empty)], 1);
+    assert!(err.contains("empty.svm: no examples"), "{err}");
+}
