@@ -137,6 +137,24 @@ pub(crate) fn check(command: &Command) -> Result<()> {
             );
         }
     }
+    // `-` is standard input once (two inputs cannot both read it: the first would leave the second empty),
+    // and standard output only for predict's labels; elsewhere it would be a file named `-`.
+    let stdin: Vec<&str> = inputs
+        .iter()
+        .filter(|(_, p)| p.as_os_str() == "-")
+        .map(|(f, _)| *f)
+        .collect();
+    if stdin.len() > 1 {
+        bail!(
+            "{} name standard input (-) together: one input at most can read it",
+            stdin.join(" and ")
+        );
+    }
+    if !matches!(command, Command::Predict { .. })
+        && let Some((flag, _)) = outputs.iter().find(|(_, p)| p.as_os_str() == "-")
+    {
+        bail!("{flag} -: standard output takes predict's labels only; name a file to write");
+    }
     for (flag, path) in &outputs {
         if path.is_dir() {
             bail!(

@@ -251,3 +251,28 @@ fn crafted_model_sizes_are_refused() {
         assert!(err.contains("inconsistent multiclass model"), "{err}");
     }
 }
+
+/// `-` is standard input for one input at most (`predict - -` read the model from it and then found no
+/// data), and standard output only for predict's labels (`train -o -` wrote a file named `-`).
+#[test]
+fn standard_input_and_output_are_refused_where_they_cannot_apply() {
+    let err = fails(&["predict", "-", "-"], 1);
+    assert!(
+        err.contains("MODEL and DATA name standard input (-) together"),
+        "{err}"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let data = super::heart(tmp.path());
+    for args in [
+        &["train", s(&data), "-o", "-"][..],
+        &["cache", s(&data), "-o", "-"],
+        &["train", s(&data), "-o", "m.model", "--trace", "-"],
+    ] {
+        let err = fails(args, 1);
+        assert!(
+            err.contains(" -: standard output takes predict's labels only"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!Path::new("-").exists());
+}
