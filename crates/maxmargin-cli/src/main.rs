@@ -43,6 +43,7 @@ mod predict;
 mod progress;
 mod ranks;
 mod report;
+mod struct_report;
 mod structured;
 mod tagger;
 

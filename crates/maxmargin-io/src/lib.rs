@@ -34,6 +34,7 @@ mod lines;
 pub use lines::{Lines, MAX_LINE_BYTES};
 pub mod model_file;
 pub mod multilabel;
+mod number;
 mod open;
 pub mod shard;
 pub mod stream;
