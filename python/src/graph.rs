@@ -101,6 +101,7 @@ fn graph_data(graphs: &[Arrays<'_>], n_labels: usize) -> PyResult<GraphData> {
             edges,
             edge_features,
             labels,
+            node_weights: None,
             line: g + 1,
         });
     }

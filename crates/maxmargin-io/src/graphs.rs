@@ -4,7 +4,9 @@
 //! Node features are dense (`"features"`, one row per node, every row of every graph of one length) or
 //! sparse (`"features_sparse"`: per node a list of `[index, value]` pairs, 0-based indices); `"edges"` joins
 //! 0-based node positions; `"edge_features"` (optional) gives one dense row per edge; `"labels"` (0-based,
-//! one per node) is optional where a file is only predicted. Blank lines and lines starting with `#` are
+//! one per node) is optional where a file is only predicted; `"node_weights"` (optional, one finite number
+//! ≥ 0 per node) weighs each node's term of the training and evaluation loss (0 leaves an unlabelled node
+//! out of it). Blank lines and lines starting with `#` are
 //! skipped; `.gz` is read transparently. Every error names the file, line and field. Nothing is allocated
 //! from a number in the file: sizes come from the lists actually read.
 
@@ -24,6 +26,8 @@ pub struct GraphRecord {
     pub edge_features: Option<Vec<Vec<f64>>>,
     /// One 0-based label per node, when the line has `"labels"`.
     pub labels: Option<Vec<u32>>,
+    /// One weight of the loss per node, when the line has `"node_weights"`.
+    pub node_weights: Option<Vec<f64>>,
     /// The 1-based line it was read from.
     pub line: usize,
 }
@@ -66,6 +70,7 @@ struct Line {
     edges: Vec<[u32; 2]>,
     edge_features: Option<Vec<Vec<f64>>>,
     labels: Option<Vec<u32>>,
+    node_weights: Option<Vec<f64>>,
 }
 
 /// Reads a graph file (`-` for standard input is not special here: use a path).
@@ -73,7 +78,7 @@ struct Line {
 /// # Errors
 /// [`IoError::Parse`] naming the line and field for JSON that does not parse, an unknown key, both or
 /// neither of `features` and `features_sparse`, rows of another length, unsorted or repeated sparse
-/// indices, non-finite values, labels not one per node, edge features not one row per edge or of another
+/// indices, non-finite values, labels or node weights not one per node, a negative node weight, edge features not one row per edge or of another
 /// length; [`IoError::Empty`] for a file without graphs; [`IoError::Io`].
 ///
 /// # Examples
@@ -136,7 +141,7 @@ pub fn read_from_after(
             field: "json",
             message: format!(
                 "{e} (a graph line is an object with \"features\" or \"features_sparse\", \"edges\", and \
-                 optionally \"edge_features\" and \"labels\")"
+                 optionally \"edge_features\", \"labels\" and \"node_weights\")"
             ),
         })?;
         let nodes = match (raw.features, raw.features_sparse) {
@@ -225,6 +230,20 @@ pub fn read_from_after(
                 out.n_labels = out.n_labels.max(m as usize + 1);
             }
         }
+        if let Some(v) = &raw.node_weights {
+            if v.len() != nodes.len() {
+                return Err(bad(
+                    "node_weights",
+                    format!("{} weights for {} nodes", v.len(), nodes.len()),
+                ));
+            }
+            if let Some(i) = v.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
+                return Err(bad(
+                    "node_weights",
+                    format!("node {i}: {} is not a finite number ≥ 0", v[i]),
+                ));
+            }
+        }
         if let Some(rows) = &raw.edge_features {
             if rows.len() != raw.edges.len() {
                 return Err(bad(
@@ -256,6 +275,7 @@ pub fn read_from_after(
             edges: raw.edges,
             edge_features: raw.edge_features,
             labels: raw.labels,
+            node_weights: raw.node_weights,
             line: n,
         });
     }
@@ -285,7 +305,7 @@ pub fn read_from_after(
 }
 
 /// Writes graphs as JSON lines, atomically: dense `"features"` when there are at most 64 node features,
-/// else `"features_sparse"`; `"edge_features"` and `"labels"` where the graph has them. [`read`] gives the
+/// else `"features_sparse"`; `"edge_features"`, `"labels"` and `"node_weights"` where the graph has them. [`read`] gives the
 /// same graphs back.
 ///
 /// # Errors
@@ -316,6 +336,9 @@ pub fn write(path: &Path, data: &GraphData) -> Result<(), IoError> {
             }
             if let Some(y) = &g.labels {
                 line.insert("labels".into(), serde_json::json!(y));
+            }
+            if let Some(v) = &g.node_weights {
+                line.insert("node_weights".into(), serde_json::json!(v));
             }
             serde_json::to_writer(&mut *w, &line)?;
             w.write_all(b"\n")?;
@@ -350,7 +373,7 @@ mod tests {
     fn what_is_written_reads_back() -> Result<(), IoError> {
         let d = parse(
             "{\"features_sparse\": [[[0, 1.5]], [[3, -1]]], \"edges\": [[1, 0]], \
-             \"edge_features\": [[1, 2]], \"labels\": [2, 0]}\n",
+             \"edge_features\": [[1, 2]], \"labels\": [2, 0], \"node_weights\": [0.5, 0]}\n",
         )?;
         let dir = tempfile::tempdir().map_err(|e| IoError::io(Path::new("tmp"), e))?;
         let p = dir.path().join("g.jsonl");
@@ -364,6 +387,7 @@ mod tests {
             (back.graphs[0].edges.clone(), back.graphs[0].labels.clone()),
             (vec![[1, 0]], Some(vec![2, 0]))
         );
+        assert_eq!(back.graphs[0].node_weights, Some(vec![0.5, 0.0]));
         Ok(())
     }
 
@@ -395,6 +419,16 @@ mod tests {
                 "{\"features\": [], \"edges\": []}",
                 "features",
                 "at least one node",
+            ),
+            (
+                "{\"features\": [[1]], \"edges\": [], \"node_weights\": [1, 2]}",
+                "node_weights",
+                "2 weights for 1 nodes",
+            ),
+            (
+                "{\"features\": [[1], [1]], \"edges\": [], \"node_weights\": [1, -0.5]}",
+                "node_weights",
+                "node 1: -0.5 is not a finite number ≥ 0",
             ),
             (
                 "{\"features_sparse\": [[[3, 1], [1, 1]]], \"edges\": []}",

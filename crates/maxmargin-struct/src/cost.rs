@@ -134,15 +134,21 @@ impl CostMatrix {
     /// Adds row `y`, `[Δ(y, y′)]_y′`, to `scores` (one per label).
     #[inline]
     pub fn add_row(&self, y: usize, scores: &mut [f64]) {
+        self.add_scaled_row(y, 1.0, scores);
+    }
+
+    /// Adds row `y` times `scale` to `scores` (one per label).
+    #[inline]
+    pub fn add_scaled_row(&self, y: usize, scale: f64, scores: &mut [f64]) {
         if self.c.is_empty() {
             for (l, s) in scores.iter_mut().enumerate() {
                 if l != y {
-                    *s += 1.0;
+                    *s += scale;
                 }
             }
         } else {
             for (s, c) in scores.iter_mut().zip(&self.c[y * self.n..(y + 1) * self.n]) {
-                *s += c;
+                *s += scale * c;
             }
         }
     }

@@ -77,6 +77,14 @@ pub enum StructError {
         /// What is wrong with it.
         why: String,
     },
+    /// A node weight of the loss that is negative or not finite.
+    #[error("node {node}: weight {value} is not a finite number ≥ 0")]
+    InvalidNodeWeight {
+        /// The node (0-based).
+        node: usize,
+        /// The weight given.
+        value: f64,
+    },
     /// Exact tree inference on a graph with a cycle.
     #[error(
         "edge {edge} closes a cycle: exact-tree inference needs a forest (use trws or ad3, or brute-force on small graphs; predict and eval take --inference)"

@@ -160,6 +160,13 @@ pub trait OutputSpace: Sync {
     /// The task loss `Δ(y, y′) ≥ 0`, with `Δ(y, y) = 0`.
     fn loss(&self, y: &Self::Output, y_hat: &Self::Output) -> f64;
 
+    /// The task loss of `ŷ` against the truth `y` of input `x`: [`OutputSpace::loss`], unless the input
+    /// weighs the loss (a graph's node weights). Solvers and evaluations that hold the input call this one.
+    fn loss_for(&self, x: &Self::Input, y: &Self::Output, y_hat: &Self::Output) -> f64 {
+        let _ = x;
+        self.loss(y, y_hat)
+    }
+
     /// Plain decoding (prediction): `argmax_y′ ⟨w, ψ(x, y′)⟩`. No loss is involved.
     ///
     /// # Errors
@@ -213,7 +220,7 @@ pub trait OutputSpace: Sync {
         y: &Self::Output,
         y_hat: Self::Output,
     ) -> Violation<Self::Output> {
-        let loss = self.loss(y, &y_hat);
+        let loss = self.loss_for(x, y, &y_hat);
         let hinge = (loss + self.score(w, x, &y_hat) - self.score(w, x, y)).max(0.0);
         Violation {
             output: y_hat,
@@ -262,7 +269,7 @@ pub fn brute_force<S: Enumerable>(
             got: 0,
         })?;
     let scores: Vec<f64> = outputs.iter().map(|o| space.score(w, x, o)).collect();
-    let losses: Vec<f64> = outputs.iter().map(|o| space.loss(y, o)).collect();
+    let losses: Vec<f64> = outputs.iter().map(|o| space.loss_for(x, y, o)).collect();
     let h = structured::structured_hinge(&scores, &losses, truth, tol)?;
     let augmented = h.maximizers.iter().map(|&k| outputs[k].clone()).collect();
     let decoded = structured::decode(&scores, tol)?
@@ -335,6 +342,9 @@ impl<S: Enumerable> OutputSpace for BruteForce<S> {
     fn loss(&self, y: &Self::Output, y_hat: &Self::Output) -> f64 {
         self.0.loss(y, y_hat)
     }
+    fn loss_for(&self, x: &Self::Input, y: &Self::Output, y_hat: &Self::Output) -> f64 {
+        self.0.loss_for(x, y, y_hat)
+    }
     fn decode(&self, w: &[f64], x: &Self::Input) -> Result<Self::Output, StructError> {
         check_weights(w, self.dim())?;
         self.0.check_input(x)?;
@@ -352,7 +362,7 @@ impl<S: Enumerable> OutputSpace for BruteForce<S> {
         let (h, augmented, _) = brute_force(&self.0, w, x, y, 0.0)?;
         let output = augmented[0].clone();
         Ok(Violation {
-            loss: self.0.loss(y, &output),
+            loss: self.0.loss_for(x, y, &output),
             output,
             hinge: h.value,
             bound: None,

@@ -98,7 +98,7 @@ pub fn slack_brute_force<S: Enumerable>(
     let truth = space.score(w, x, y);
     let mut best: Option<(S::Output, f64, f64)> = None;
     for o in space.enumerate(x)? {
-        let loss = space.loss(y, &o);
+        let loss = space.loss_for(x, y, &o);
         let value = slack_value(loss, space.score(w, x, &o), truth);
         if best.as_ref().is_none_or(|b| value > b.2) {
             best = Some((o, loss, value));

@@ -108,6 +108,7 @@ impl Shapes {
                     edges: edges.clone(),
                     edge_features: None,
                     labels: Some(labels),
+                    node_weights: None,
                     line: i + 1,
                 }
             })

@@ -314,6 +314,7 @@ fn graph_labels_and_widths_are_said() {
             .iter()
             .map(|g| maxmargin::io::graphs::GraphRecord {
                 labels: g.labels.as_ref().map(|y| vec![0; y.len()]),
+                node_weights: None,
                 ..g.clone()
             })
             .collect(),

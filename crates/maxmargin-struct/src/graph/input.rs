@@ -5,13 +5,16 @@ use crate::error::StructError;
 use maxmargin_core::vector::SparseVec;
 
 /// A graph input: sparse features per node, an undirected (or, for directed spaces, ordered) edge list
-/// without self-loops or repeated pairs, and optional dense features per edge.
+/// without self-loops or repeated pairs, optional dense features per edge, and optional weights of each
+/// node's term in the loss.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Graph {
     nodes: Vec<SparseVec>,
     edges: Vec<[u32; 2]>,
     n_edge_features: usize,
     edge_features: Vec<f64>,
+    /// One per node, or empty for every node 1.
+    node_weights: Vec<f64>,
 }
 
 impl Graph {
@@ -64,7 +67,45 @@ impl Graph {
             edges,
             n_edge_features: 0,
             edge_features: Vec::new(),
+            node_weights: Vec::new(),
         })
+    }
+
+    /// The same graph with node `i`'s term of the loss weighted by `weights[i]` (finite, ≥ 0): the loss of a
+    /// labelling `ŷ` against the truth `y` is `Σ_i weights[i]·C[y_i][ŷ_i]`. A weight of 0 leaves the node out
+    /// of the loss (an unlabelled "void" pixel), while its features and edges still score; larger weights
+    /// ask for a larger margin where a node is wrong. Without weights every node weighs 1.
+    ///
+    /// # Errors
+    /// [`StructError::LengthMismatch`] for a count other than the node count;
+    /// [`StructError::InvalidNodeWeight`] for a weight that is negative or not finite.
+    pub fn with_node_weights(mut self, weights: Vec<f64>) -> Result<Self, StructError> {
+        if weights.len() != self.nodes.len() {
+            return Err(StructError::LengthMismatch {
+                what: "node weights",
+                expected: self.nodes.len(),
+                got: weights.len(),
+            });
+        }
+        if let Some(i) = weights.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
+            return Err(StructError::InvalidNodeWeight {
+                node: i,
+                value: weights[i],
+            });
+        }
+        self.node_weights = weights;
+        Ok(self)
+    }
+
+    /// The weight of node `i`'s term in the loss (1 without node weights).
+    #[inline]
+    pub fn node_weight(&self, i: usize) -> f64 {
+        self.node_weights.get(i).copied().unwrap_or(1.0)
+    }
+
+    /// The node weights, when the graph has them.
+    pub fn node_weights(&self) -> Option<&[f64]> {
+        (!self.node_weights.is_empty()).then_some(self.node_weights.as_slice())
     }
 
     /// The same graph with dense features per edge (one row per edge, every row of one length ≥ 1, finite).

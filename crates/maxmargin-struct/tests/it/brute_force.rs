@@ -37,7 +37,7 @@ pub(crate) fn check<S: Enumerable>(
         v.output,
         augmented
     );
-    prop_assert!((v.loss - space.loss(y, &v.output)).abs() < 1e-12);
+    prop_assert!((v.loss - space.loss_for(x, y, &v.output)).abs() < 1e-12);
     let d = space.decode(w, x).unwrap();
     prop_assert!(
         decoded.contains(&d),
@@ -46,7 +46,7 @@ pub(crate) fn check<S: Enumerable>(
         decoded
     );
     // Δ(y, decode(x)) ≤ hinge.
-    prop_assert!(space.loss(y, &d) <= v.hinge + 1e-9);
+    prop_assert!(space.loss_for(x, y, &d) <= v.hinge + 1e-9);
     // ψ(ŷ) − ψ(y) is a subgradient of the hinge: H(z) ≥ H(w) + ⟨g, z − w⟩.
     let mut g = vec![0.0; space.dim()];
     add_subgradient(space, x, y, &v.output, 1.0, &mut g);

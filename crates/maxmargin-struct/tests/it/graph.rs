@@ -47,8 +47,9 @@ fn edges(n: usize, forest: bool) -> impl Strategy<Value = Vec<[u32; 2]>> {
 
 type Case = (GraphSpace, Vec<f64>, Graph, Vec<u32>, Vec<f64>);
 
-/// A graph space (L ≤ 3, d ≤ 2, 0–2 edge features, directed or not), weights, a graph, a truth and a
-/// second point, with integer weights so that ties happen.
+/// A graph space (L ≤ 3, d ≤ 2, 0–2 edge features, directed or not), weights, a graph (with node weights
+/// of the loss in {0, ½, 1, 2} or without), a truth and a second point, with integer weights so that ties
+/// happen.
 fn graph_case(forest: bool, inference: Inference) -> impl Strategy<Value = Case> {
     (
         1..=3usize,
@@ -68,8 +69,9 @@ fn graph_case(forest: bool, inference: Inference) -> impl Strategy<Value = Case>
                 prop::collection::vec(0..l as u32, n),
                 ints(dim, -2, 2),
                 ints(dim, -3, 3),
+                prop::option::of(prop::collection::vec(0..4u8, n)),
             )
-                .prop_map(move |(c, x, e, f, y, w, z)| {
+                .prop_map(move |(c, x, e, f, y, w, z, v)| {
                     let space = GraphSpace::with_costs(d, k, c, directed, inference).unwrap();
                     let mut g = Graph::new(x, e).unwrap();
                     if k > 0 {
@@ -78,6 +80,13 @@ fn graph_case(forest: bool, inference: Inference) -> impl Strategy<Value = Case>
                             .map(|r| r[..k].to_vec())
                             .collect();
                         g = g.with_edge_features(rows).unwrap();
+                    }
+                    if let Some(v) = v {
+                        let v = v
+                            .iter()
+                            .map(|&k| [0.0, 0.5, 1.0, 2.0][k as usize])
+                            .collect();
+                        g = g.with_node_weights(v).unwrap();
                     }
                     (space, w, g, y, z)
                 })
@@ -323,6 +332,31 @@ fn grids_have_the_edges_and_directions_asked_for() {
     assert!(v.hinge >= 0.0 && v.loss <= 12.0);
 }
 
+/// A node of weight 0 is out of the loss: loss-augmented inference labels it as plain decoding would, and
+/// a weight of 2 counts its mistakes twice.
+#[test]
+fn node_weights_scale_each_node_term_of_the_loss() {
+    let one = SparseVec::from_dense(&[1.0]).unwrap();
+    let x = Graph::new(vec![one; 3], vec![[0, 1], [1, 2]]).unwrap();
+    let space = GraphSpace::new(1, 2, Inference::ExactTree).unwrap();
+    // Unary scores favour label 0 by 0.5; no pairwise preference.
+    let w = vec![0.5, 0.0, 0.0, 0.0, 0.0];
+    let y = vec![1, 1, 1];
+    let plain = space.loss_augmented(&w, &x, &y).unwrap();
+    assert_eq!((plain.output.clone(), plain.loss), (vec![0, 0, 0], 3.0));
+    let weighted = x.clone().with_node_weights(vec![0.0, 2.0, 0.25]).unwrap();
+    let v = space.loss_augmented(&w, &weighted, &y).unwrap();
+    // Node 2: 0.5 of score against 0.25 of loss still flips it; node 0 flips for its score alone.
+    assert_eq!((v.output.clone(), v.loss), (vec![0, 0, 0], 2.25));
+    assert_eq!(space.loss_for(&weighted, &y, &vec![1, 0, 1]), 2.0);
+    assert_eq!(space.loss(&y, &vec![1, 0, 1]), 1.0);
+    let w2 = vec![-0.5, 0.0, 0.0, 0.0, 0.0];
+    let v = space.loss_augmented(&w2, &weighted, &y).unwrap();
+    // Against a score 0.5 below the truth's, only node 1's loss of 2 pays for a mistake.
+    assert_eq!((v.output, v.loss), (vec![1, 0, 1], 2.0));
+    assert!((v.hinge - 1.5).abs() < 1e-12);
+}
+
 #[test]
 fn bad_graphs_are_refused_by_name() {
     let nodes = |n: usize| vec![SparseVec::from_dense(&[1.0]).unwrap(); n];
@@ -345,6 +379,9 @@ fn bad_graphs_are_refused_by_name() {
             .with_edge_features(vec![vec![1.0], vec![1.0, 2.0]]))
         .contains("edge 0 has 1")
     );
+    assert!(err(g.clone().with_node_weights(vec![1.0; 2])).contains("node weights"));
+    assert!(err(g.clone().with_node_weights(vec![1.0, -1.0, 0.0])).contains("node 1: weight -1"));
+    assert!(err(g.clone().with_node_weights(vec![1.0, 0.0, f64::INFINITY])).contains("node 2"));
     let tree = GraphSpace::new(1, 2, Inference::ExactTree).unwrap();
     let cycle = Graph::new(nodes(3), vec![[0, 1], [1, 2], [2, 0]]).unwrap();
     let w = vec![0.0; tree.dim()];

@@ -164,7 +164,7 @@ impl<S: CustomSpace> CustomModel<S> {
         let (mut loss, mut exact, mut hinge) = (0.0, 0usize, 0.0);
         for (xi, yi) in x.iter().zip(y) {
             self.space.check_output(xi, yi)?;
-            let l = self.space.loss(yi, &self.predict(xi)?);
+            let l = self.space.loss_for(xi, yi, &self.predict(xi)?);
             loss += l;
             exact += usize::from(l == 0.0);
             hinge += match self.params.rescaling {

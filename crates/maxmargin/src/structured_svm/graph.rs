@@ -102,8 +102,13 @@ fn graph_of(
     let nodes = sequences_with_bias(std::slice::from_ref(&rec.nodes), n_features, bias, scaler)
         .pop()
         .unwrap_or_default();
-    let g = Graph::new(nodes, rec.edges.clone())
+    let mut g = Graph::new(nodes, rec.edges.clone())
         .map_err(|e| at_line(source, rec, "edges", e.to_string()))?;
+    if let Some(v) = &rec.node_weights {
+        g = g
+            .with_node_weights(v.clone())
+            .map_err(|e| at_line(source, rec, "node_weights", e.to_string()))?;
+    }
     match &rec.edge_features {
         Some(rows) => g
             .with_edge_features(rows.clone())
@@ -113,7 +118,7 @@ fn graph_of(
 }
 
 /// The labels of `rec`, which training and evaluation need.
-fn labels_of<'a>(source: &Path, rec: &'a GraphRecord) -> Result<&'a Vec<u32>, Error> {
+pub(super) fn labels_of<'a>(source: &Path, rec: &'a GraphRecord) -> Result<&'a Vec<u32>, Error> {
     rec.labels.as_ref().ok_or_else(|| {
         at_line(
             source,
@@ -396,7 +401,7 @@ impl GraphModel {
     }
 
     /// The graphs of `data` as the model scores them (checked, naming lines).
-    fn graphs(&self, data: &GraphData) -> Result<Vec<Graph>, Error> {
+    pub(super) fn graphs(&self, data: &GraphData) -> Result<Vec<Graph>, Error> {
         let m = &self.model;
         let shape = (m.n_features, m.params.bias, m.scaler.as_ref());
         data.graphs
@@ -421,7 +426,11 @@ impl GraphModel {
 
     /// The labelling of each checked graph of `data`, in parallel (the result does not depend on the
     /// threads); scores that overflow name the graph's line and node.
-    fn decode_all(&self, graphs: &[Graph], data: &GraphData) -> Result<Vec<Vec<u32>>, Error> {
+    pub(super) fn decode_all(
+        &self,
+        graphs: &[Graph],
+        data: &GraphData,
+    ) -> Result<Vec<Vec<u32>>, Error> {
         let out = crate::parallel::with_threads(self.model.params.threads, || {
             use rayon::prelude::*;
             graphs
@@ -445,84 +454,6 @@ impl GraphModel {
                 .collect::<Result<Vec<_>, _>>()
         })?;
         Ok(out)
-    }
-
-    /// Node accuracy, Hamming loss (the fraction of wrong nodes), per-class intersection over union and its
-    /// mean over the classes present in truth or prediction, and the objective with `lambda`.
-    ///
-    /// # Errors
-    /// As [`GraphModel::predict`]; a graph without labels or with a label beyond the model's.
-    pub fn evaluate(
-        &self,
-        data: &GraphData,
-        lambda: Option<f64>,
-    ) -> Result<StructEvaluation, Error> {
-        let n = super::model::nonempty(data.n_graphs(), &data.source)?;
-        let graphs = self.graphs(data)?;
-        let mut labels = Vec::with_capacity(n);
-        for (g, rec) in graphs.iter().zip(&data.graphs) {
-            let y = labels_of(&data.source, rec)?;
-            self.space
-                .check_output(g, y)
-                .map_err(|e| at_line(&data.source, rec, "labels", e.to_string()))?;
-            labels.push(y.clone());
-        }
-        let before = self.space.uncertified_calls();
-        let predicted = self.decode_all(&graphs, data)?;
-        let uncertified = self.space.uncertified_calls().saturating_sub(before);
-        let l = self.space.n_labels();
-        // Per class: (truth ∧ prediction, truth ∨ prediction).
-        let mut counts = vec![(0usize, 0usize); l];
-        let (mut right, mut nodes) = (0usize, 0usize);
-        for (p, y) in predicted.iter().zip(&labels) {
-            for (&a, &b) in p.iter().zip(y) {
-                nodes += 1;
-                if a == b {
-                    right += 1;
-                    counts[a as usize].0 += 1;
-                    counts[a as usize].1 += 1;
-                } else {
-                    counts[a as usize].1 += 1;
-                    counts[b as usize].1 += 1;
-                }
-            }
-        }
-        let iou: Vec<f64> = counts
-            .iter()
-            .map(|&(i, u)| {
-                if u == 0 {
-                    f64::NAN
-                } else {
-                    i as f64 / u as f64
-                }
-            })
-            .collect();
-        let present: Vec<f64> = iou.iter().copied().filter(|v| !v.is_nan()).collect();
-        let accuracy = right as f64 / nodes.max(1) as f64;
-        let objective = match lambda {
-            Some(lv) => {
-                let problem = StructProblem::new(&self.space, &graphs, &labels, Lambda::new(lv)?)?;
-                Some(0.5 * lv * norm_sq(&self.model.w) + problem.mean_hinge(&self.model.w)?)
-            }
-            None => None,
-        };
-        Ok(StructEvaluation {
-            n,
-            accuracy: Some(accuracy),
-            hamming_loss: Some(1.0 - accuracy),
-            per_class_iou: Some(
-                iou.into_iter()
-                    .map(|v| (!v.is_nan()).then_some(v))
-                    .collect(),
-            ),
-            mean_iou: Some(present.iter().sum::<f64>() / present.len().max(1) as f64),
-            lambda,
-            objective,
-            converged: self.model.training.converged,
-            inference: Some(self.space.inference().name().to_string()),
-            uncertified: Some(uncertified),
-            ..StructEvaluation::default()
-        })
     }
 
     /// Saves the model atomically (JSON for `.json` paths).

@@ -552,6 +552,7 @@ mod custom;
 mod cv;
 mod fit;
 mod graph;
+mod graph_eval;
 mod kernel;
 mod latent;
 mod latent_chain;

@@ -106,6 +106,7 @@ fn the_number_of_labels_can_be_given() {
             .iter()
             .map(|g| maxmargin::io::graphs::GraphRecord {
                 labels: g.labels.as_ref().map(|y| vec![0; y.len()]),
+                node_weights: None,
                 ..g.clone()
             })
             .collect(),
@@ -410,4 +411,73 @@ fn graph_checkpoints_keep_their_inference_method() {
     let resumed = fit(Inference::Qpbo, CheckpointPlan::new().resume_from(&ckpt)).unwrap();
     assert_eq!(resumed.inference_calls.0, 0);
     assert!(!resumed.certified && !resumed.model.model.training.converged);
+}
+
+/// Node weights of the loss that follow the truth's label are class weights written per node: weighing
+/// every node of label 1 by 10 trains, with every solver that certifies, the model a class weight of 10 on
+/// label 1 trains, to the bit. Evaluation counts each node by its weight, and a file whose nodes all weigh 0
+/// has nothing to evaluate.
+#[test]
+fn node_weights_following_the_label_are_class_weights() {
+    let train = rows_only(&Shapes::default().size(6, 6).generate(10, 5));
+    let mut weighted = train.clone();
+    for g in &mut weighted.graphs {
+        let y = g.labels.as_ref().unwrap();
+        g.node_weights = Some(y.iter().map(|&l| if l == 1 { 10.0 } else { 1.0 }).collect());
+    }
+    for solver in [
+        StructSolverKind::Bcfw,
+        StructSolverKind::Ssg,
+        StructSolverKind::Oneslack,
+        StructSolverKind::Nslack,
+    ] {
+        let fit = |data: &GraphData, class_weights: Vec<(f64, f64)>| {
+            let svm = StructuredSvmParams::new(Task::Graph)
+                .solver(solver)
+                .class_weights(class_weights)
+                .max_passes(20.0)
+                .check()
+                .unwrap();
+            svm.fit_graph(data, GraphOptions::new(), &mut ()).unwrap()
+        };
+        let (by_node, by_class) = (fit(&weighted, Vec::new()), fit(&train, vec![(1.0, 10.0)]));
+        assert_eq!(by_node.model.model.w, by_class.model.model.w, "{solver:?}");
+        let end =
+            |t: &[maxmargin::optim::TraceRecord]| t.last().map(|r| (r.objective, r.dual, r.gap));
+        assert_eq!(end(&by_node.trace), end(&by_class.trace), "{solver:?}");
+        let plain = fit(&train, Vec::new());
+        assert_ne!(plain.model.model.w, by_node.model.model.w, "{solver:?}");
+    }
+    let model = StructuredSvmParams::new(Task::Graph)
+        .max_passes(5.0)
+        .check()
+        .unwrap()
+        .fit_graph(&train, GraphOptions::new(), &mut ())
+        .unwrap()
+        .model;
+    let predicted = model.predict(&train).unwrap();
+    // Weigh the nodes the model gets wrong 0: every node that counts is right.
+    let mut right_only = train.clone();
+    for (g, p) in right_only.graphs.iter_mut().zip(&predicted) {
+        let y = g.labels.as_ref().unwrap();
+        g.node_weights = Some(
+            y.iter()
+                .zip(p)
+                .map(|(a, b)| f64::from(u8::from(a == b)))
+                .collect(),
+        );
+    }
+    let plain = model.evaluate(&train, None).unwrap();
+    let e = model.evaluate(&right_only, None).unwrap();
+    assert!(plain.accuracy.unwrap() < 1.0, "{plain:?}");
+    assert_eq!((e.accuracy, e.hamming_loss), (Some(1.0), Some(0.0)));
+    assert!(e.per_class_iou.unwrap().iter().flatten().all(|&v| v == 1.0));
+    for g in &mut right_only.graphs {
+        g.node_weights = Some(vec![0.0; g.nodes.len()]);
+    }
+    let err = model.evaluate(&right_only, None).unwrap_err().to_string();
+    assert!(
+        err.contains("node_weights") && err.contains("weighs 0"),
+        "{err}"
+    );
 }

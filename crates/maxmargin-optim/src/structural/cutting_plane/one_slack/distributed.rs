@@ -163,7 +163,9 @@ where
     let found = problem.oracle_all(w)?;
     let mut buf = vec![0.0; dim + 3];
     for (i, v) in found.iter().enumerate() {
-        let loss = problem.space().loss(&problem.y()[i], &v.output);
+        let loss = problem
+            .space()
+            .loss_for(&problem.x()[i], &problem.y()[i], &v.output);
         let c = problem.plane_scale(loss);
         truth[i].as_row().axpy(c / n, &mut buf[..dim]);
         problem

@@ -92,7 +92,9 @@ impl OneSlack {
         let mut dense = vec![0.0; problem.dim()];
         let mut b = 0.0;
         for (i, yh) in y_hat.iter().enumerate() {
-            let loss = problem.space().loss(&problem.y()[i], yh);
+            let loss = problem
+                .space()
+                .loss_for(&problem.x()[i], &problem.y()[i], yh);
             let c = problem.plane_scale(loss);
             psi_truth[i].as_row().axpy(c / n, &mut dense);
             problem
@@ -147,7 +149,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for OneSlack
                     let slack = problem.rescaling() == maxmargin_struct::Rescaling::Slack;
                     let truth = if slack { space.score(&st.w, x, y) } else { 0.0 };
                     let value = |o: &S::Output| {
-                        let (loss, score) = (space.loss(y, o), space.score(&st.w, x, o));
+                        let (loss, score) = (space.loss_for(x, y, o), space.score(&st.w, x, o));
                         if slack {
                             maxmargin_struct::slack_value(loss, score, truth)
                         } else {
