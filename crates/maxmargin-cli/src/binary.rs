@@ -2,6 +2,7 @@
 //! structured models to [`crate::structured`]).
 
 use super::*;
+use maxmargin::io::libsvm::format_number;
 
 /// The library's parameters for the command's flags (binary task). Every flag is honoured or refused.
 pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
@@ -125,6 +126,7 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
             _ => None,
         };
         if let Some(epochs) = epochs.filter(|&e| from >= e && !args.last) {
+            let (from, epochs) = (format_number(from), format_number(epochs));
             bail!(
                 "--average-from {from} starts averaging at or after the last of the {epochs} passes run \
                  (--epochs): the model would be the last iterate; ask for it with --last, or average from \

@@ -174,10 +174,11 @@ fn curve(trace: &[maxmargin::optim::TraceRecord], name: &str) -> crate::plot::Se
         records: trace.to_vec(),
         tolerance: None,
         run: None,
+        lines: Vec::new(),
     };
     use crate::figures::{XArg, YArg, curve};
-    curve(&trace, name, XArg::Passes, YArg::Gap)
-        .or_else(|_| curve(&trace, name, XArg::Passes, YArg::Primal))
+    curve(&trace, (name, name), XArg::Passes, YArg::Gap)
+        .or_else(|_| curve(&trace, (name, name), XArg::Passes, YArg::Primal))
         .unwrap_or(crate::plot::Series {
             name: name.into(),
             points: Vec::new(),

@@ -46,8 +46,9 @@ fn plottable(v: f64) -> bool {
     v.is_finite() && v.abs() <= PLOT_LIMIT
 }
 
-/// The curve of one trace on the chosen axes; an error names the trace when it lacks what an axis needs.
-pub(crate) fn curve(trace: &Trace, name: &str, x: XArg, y: YArg) -> Result<Series> {
+/// The curve of one trace, named `name` in the legend, on the chosen axes; an error names `file` (and the
+/// record's line, where the trace was read from one) when it lacks what an axis needs.
+pub(crate) fn curve(trace: &Trace, (name, file): (&str, &str), x: XArg, y: YArg) -> Result<Series> {
     let mut points = Vec::with_capacity(trace.records.len());
     for (k, r) in trace.records.iter().enumerate() {
         let xv = match x {
@@ -56,7 +57,7 @@ pub(crate) fn curve(trace: &Trace, name: &str, x: XArg, y: YArg) -> Result<Serie
             XArg::OracleCalls => match r.oracle_calls {
                 Some(c) => c as f64,
                 None => bail!(
-                    "{name}: the trace has no oracle calls (a binary solver's); use --x passes or seconds"
+                    "{file}: the trace has no oracle calls (a binary solver's); use --x passes or seconds"
                 ),
             },
         };
@@ -68,15 +69,18 @@ pub(crate) fn curve(trace: &Trace, name: &str, x: XArg, y: YArg) -> Result<Serie
             },
         };
         if !(plottable(xv) && plottable(yv)) {
+            let at = trace.lines.get(k).map_or_else(
+                || format!(": record {}", k + 1),
+                |l| format!(":{l}:1: record"),
+            );
             bail!(
-                "{name}: record {}: ({xv:e}, {yv:e}) cannot be drawn (values within ±{PLOT_LIMIT:e} can)",
-                k + 1
+                "{file}{at}: ({xv:e}, {yv:e}) cannot be drawn (values within ±{PLOT_LIMIT:e} can)"
             );
         }
         points.push((xv, yv));
     }
     if points.is_empty() {
-        bail!("{name}: the trace has no duality gaps; use --y primal");
+        bail!("{file}: the trace has no duality gaps; use --y primal");
     }
     Ok(Series {
         name: name.to_string(),
@@ -100,7 +104,7 @@ pub(crate) fn plot(
             || path.display().to_string(),
             |s| s.to_string_lossy().into_owned(),
         );
-        series.push(curve(&trace, &name, x, y)?);
+        series.push(curve(&trace, (&name, &path.display().to_string()), x, y)?);
         if let (YArg::Gap, Some(t)) = (y, trace.tolerance)
             && !guides.iter().any(|g| g.0 == t)
         {

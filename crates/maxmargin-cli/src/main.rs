@@ -403,6 +403,27 @@ fn streamed(cmd: &TrainCmd, format: FormatArg) -> Result<bool> {
     }
 }
 
+/// A training error that arose from the values of `data` rather than a place in it (the objective
+/// overflowing) names the file, as errors at a line do.
+fn on_data(e: anyhow::Error, data: &Path) -> anyhow::Error {
+    let overflowed = e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<maxmargin::Error>(),
+            Some(maxmargin::Error::Optim(
+                maxmargin::optim::OptimError::NonFinite { .. }
+            ))
+        ) || matches!(
+            c.downcast_ref::<maxmargin::optim::OptimError>(),
+            Some(maxmargin::optim::OptimError::NonFinite { .. })
+        )
+    });
+    if overflowed {
+        anyhow::anyhow!("{}: {e}", data.display())
+    } else {
+        e
+    }
+}
+
 fn train(cmd: &TrainCmd) -> Result<i32> {
     let (data_path, output, args) = (&cmd.data, &cmd.output, &cmd.opts);
     let format = cmd.format.unwrap_or(FormatArg::of(cmd.task));
@@ -484,16 +505,17 @@ fn train(cmd: &TrainCmd) -> Result<i32> {
         );
     }
     let converged = if cmd.stream {
-        streamed(cmd, format)?
+        streamed(cmd, format)
     } else if format == FormatArg::Conll {
-        tagger::train(data_path, output, cmd.template.as_deref(), args)?
+        tagger::train(data_path, output, cmd.template.as_deref(), args)
     } else if cmd.task == TaskArg::Binary {
-        train_binary(data_path, output, args)?
+        train_binary(data_path, output, args)
     } else if cmd.task == TaskArg::Graph {
-        graph::train(cmd)?
+        graph::train(cmd)
     } else {
-        structured::train(data_path, output, cmd.task, args)?
-    };
+        structured::train(data_path, output, cmd.task, args)
+    }
+    .map_err(|e| on_data(e, data_path))?;
     Ok(if cmd.require_convergence && !converged {
         NOT_CONVERGED
     } else {

@@ -128,6 +128,21 @@ impl LiblinearModel {
                     if let Some(l) = labels.iter().flatten().find(|l| !l.is_finite()) {
                         return Err(bad(no, "label", format!("{l} is not a finite label")));
                     }
+                    let all = labels.iter().flatten();
+                    if let Some((k, l)) = all
+                        .clone()
+                        .enumerate()
+                        .find(|&(k, l)| all.clone().take(k).any(|m| m == l))
+                    {
+                        return Err(bad(
+                            no,
+                            "label",
+                            format!(
+                                "label {l} is given twice (item {} of the list repeats one before it)",
+                                k + 1
+                            ),
+                        ));
+                    }
                 }
                 "nr_feature" => {
                     features_at = no;
@@ -227,13 +242,17 @@ impl LiblinearModel {
         while let Some((no, line)) = lines.next_line()? {
             let before = w.len();
             for v in line.split_whitespace() {
-                w.push(v.parse::<f64>().map_err(|_| {
+                let x = v.parse::<f64>().map_err(|_| {
                     bad(
                         no,
                         "weight",
                         format!("{} is not a number", crate::libsvm::quote(v)),
                     )
-                })?);
+                })?;
+                if !x.is_finite() {
+                    return Err(bad(no, "weight", format!("{x} is not a finite number")));
+                }
+                w.push(x);
             }
             match w.len() - before {
                 0 => continue,

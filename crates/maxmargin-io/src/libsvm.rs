@@ -56,7 +56,20 @@ pub fn parse_real_label(tok: &str) -> Result<f64, String> {
     if tok.is_empty() {
         return Err("missing label".into());
     }
-    parse_f64(tok).map(|v| v + 0.0)
+    let v = parse_f64(tok)? + 0.0;
+    // Integers past 2^53 that a float cannot hold read as a neighbour: two classes would become one.
+    let digits = tok.strip_prefix(['+', '-']).unwrap_or(tok);
+    if v.abs() >= 9_007_199_254_740_992.0 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        let held = format!("{:.0}", v.abs());
+        if digits.trim_start_matches('0') != held {
+            return Err(format!(
+                "{} is an integer past 2^53 that a 64-bit float cannot hold (it reads as {held}), so \
+                 labels that differ there would be one class: renumber the classes",
+                quote(tok)
+            ));
+        }
+    }
+    Ok(v)
 }
 
 /// Byte offset of `tok` inside `line` (both from the same buffer), 1-based.
@@ -404,7 +417,7 @@ fn text_size(path: &Path) -> Option<u64> {
 /// As [`read_parallel_from`].
 #[doc(hidden)]
 pub fn read_in_pieces<L: Send>(
-    mut reader: impl std::io::Read,
+    reader: impl std::io::Read,
     path: &Path,
     parse_label: impl Fn(&str) -> Result<L, String> + Sync,
     piece_bytes: usize,
@@ -425,6 +438,7 @@ pub fn read_in_pieces<L: Send>(
     if let Some(bytes) = text_bytes {
         out.x.reserve(usize::try_from(bytes / 4).unwrap_or(0));
     }
+    let mut reader = crate::lines::without_bom(reader, path)?;
     let mut carry: Vec<u8> = Vec::new();
     let mut line_base = 0;
     loop {

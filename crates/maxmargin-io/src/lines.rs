@@ -3,7 +3,7 @@
 //! error naming the line and column (never an I/O error without a place).
 
 use crate::IoError;
-use std::io::{BufRead, ErrorKind};
+use std::io::{BufRead, ErrorKind, Read};
 use std::path::Path;
 
 /// The longest line the readers accept (64 MiB): longer is an error naming the file and line, never a
@@ -24,6 +24,29 @@ pub(crate) fn check_line_length(path: &Path, line_base: usize, len: usize) -> Re
     Ok(())
 }
 
+/// The UTF-8 byte order mark, skipped where it opens a file.
+pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `reader` without the byte order mark that may open it (the bytes read to look for one are given back
+/// otherwise).
+///
+/// # Errors
+/// [`IoError::Io`] naming `path` when the first bytes cannot be read.
+pub(crate) fn without_bom<R: std::io::Read>(
+    mut reader: R,
+    path: &Path,
+) -> Result<std::io::Chain<std::io::Cursor<Vec<u8>>, R>, IoError> {
+    let mut head = Vec::with_capacity(BOM.len());
+    (&mut reader)
+        .take(BOM.len() as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| IoError::io(path, e))?;
+    if head == BOM {
+        head.clear();
+    }
+    Ok(std::io::Read::chain(std::io::Cursor::new(head), reader))
+}
+
 /// The parse error for bytes that are not UTF-8 at 1-based `line`, `valid` bytes into it.
 pub(crate) fn utf8_error(path: &Path, line: usize, valid: usize) -> IoError {
     IoError::Parse {
@@ -36,7 +59,8 @@ pub(crate) fn utf8_error(path: &Path, line: usize, valid: usize) -> IoError {
 }
 
 /// Reads lines of text from a buffered reader, one at a time, into one reused buffer: every reader of
-/// text here goes through it, side files (weights, groups, traces) included.
+/// text here goes through it, side files (weights, groups, traces) included. A UTF-8 byte order mark at
+/// the start of the file is skipped.
 pub struct Lines<'p, R> {
     reader: R,
     path: &'p Path,
@@ -96,6 +120,10 @@ impl<'p, R: BufRead> Lines<'p, R> {
         if self.buf.is_empty() {
             return Ok(None);
         }
+        // A byte order mark opening the file (as Windows editors and Excel write UTF-8) is not text.
+        if self.line == 0 && self.buf.starts_with(BOM) {
+            self.buf.drain(..BOM.len());
+        }
         self.line += 1;
         match std::str::from_utf8(&self.buf) {
             Ok(s) => Ok(Some((self.line, s))),
@@ -121,6 +149,17 @@ mod tests {
     fn splits_after_each_line_end_and_keeps_a_last_line_without_one() -> Result<(), IoError> {
         assert_eq!(all(b"a\nb\r\n\nc")?, ["a\n", "b\r\n", "\n", "c"]);
         assert!(all(b"")?.is_empty());
+        Ok(())
+    }
+
+    #[test]
+    fn a_byte_order_mark_opening_the_file_is_skipped_and_nowhere_else() -> Result<(), IoError> {
+        assert_eq!(
+            all(b"\xEF\xBB\xBF1 1:2\n\xEF\xBB\xBFx")?,
+            ["1 1:2\n", "\u{feff}x"]
+        );
+        let mut share = Lines::new(&b"\xEF\xBB\xBFy\n"[..], Path::new("t")).after(3);
+        assert_eq!(share.next_line()?, Some((4, "\u{feff}y\n")));
         Ok(())
     }
 

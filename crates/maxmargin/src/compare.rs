@@ -12,6 +12,7 @@ use crate::linear::{
     Metric, SolverKind, best_c, regularization_path,
 };
 use maxmargin_core::scale::Scaling;
+use maxmargin_io::IoError;
 use maxmargin_io::libsvm::LabeledData;
 use maxmargin_optim::{Bias, BinaryLoss, OptimError};
 use serde::{Deserialize, Serialize};
@@ -307,6 +308,7 @@ pub fn compare(
     params: &CompareParams,
 ) -> Result<Comparison, Error> {
     params.check()?;
+    check_dev(train, dev)?;
     let halves = crate::linear::stratified_folds(dev, 2, params.seed)?;
     let (evaluation, calibration) = crate::linear::split(dev, &halves, 1);
     let mut warnings = Vec::new();
@@ -344,6 +346,52 @@ pub fn compare(
         families,
         wins,
     })
+}
+
+/// Checks that `dev` can be cut in the two halves compare calibrates and evaluates on: rows of `train`'s
+/// two classes only, at least two of each (one for each half).
+fn check_dev(train: &LabeledData, dev: &LabeledData) -> Result<(), Error> {
+    use maxmargin_io::libsvm::format_number;
+    let classes = maxmargin_io::labels::BinaryLabels::from_labels(&train.source, &train.labels)?;
+    if dev.n_samples() == 0 {
+        return Err(IoError::Empty {
+            path: dev.source.clone(),
+        }
+        .into());
+    }
+    let both = [classes.negative, classes.positive];
+    let names = format!("{} and {}", format_number(both[0]), format_number(both[1]));
+    if let Some(i) = dev.labels.iter().position(|y| !both.contains(y)) {
+        return Err(IoError::Parse {
+            path: dev.source.clone(),
+            line: dev.lines.get(i).copied().unwrap_or(i + 1),
+            column: 1,
+            field: "label",
+            message: format!(
+                "{} is not one of the classes of {} ({names})",
+                format_number(dev.labels[i]),
+                train.source.display()
+            ),
+        }
+        .into());
+    }
+    for class in both {
+        let rows = dev.labels.iter().filter(|&&y| y == class).count();
+        if rows < 2 {
+            return Err(IoError::Mismatch {
+                path: dev.source.clone(),
+                message: format!(
+                    "class {} has {rows} development row{}: compare cuts the development rows in two \
+                     halves, one to calibrate the scores and one to evaluate them, and each half needs \
+                     both classes ({names}); give at least 2 rows of each",
+                    format_number(class),
+                    if rows == 1 { "" } else { "s" }
+                ),
+            }
+            .into());
+        }
+    }
+    Ok(())
 }
 
 fn one_family(

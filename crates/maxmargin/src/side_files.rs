@@ -115,6 +115,8 @@ pub struct TraceFile {
     pub tolerance: Option<f64>,
     /// What ran (`dcd on 270 examples x 13 features`), when the summary has it.
     pub run: Option<String>,
+    /// The 1-based line of each record (empty for records that were not read from a file).
+    pub lines: Vec<usize>,
 }
 
 /// Reads a `train --trace` file: one JSON record per evaluation, then a summary line (the one with `stop`).
@@ -126,6 +128,7 @@ pub fn read_trace(path: &Path) -> Result<TraceFile, IoError> {
         records: Vec::new(),
         tolerance: None,
         run: None,
+        lines: Vec::new(),
     };
     let mut lines = Lines::new(open_maybe_gz(path)?, path);
     while let Some((no, line)) = lines.next_line()? {
@@ -143,6 +146,7 @@ pub fn read_trace(path: &Path) -> Result<TraceFile, IoError> {
             let record = serde_json::from_value(value)
                 .map_err(|e| parse_error(path, no, "trace", format!("not a trace record ({e})")))?;
             trace.records.push(record);
+            trace.lines.push(no);
         }
     }
     if trace.records.is_empty() {

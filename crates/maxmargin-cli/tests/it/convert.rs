@@ -162,6 +162,16 @@ fn what_liblinear_cannot_hold_or_is_not_a_model_is_refused() {
         err.contains("wide.txt:7:1: weight: 2 weights on the line, expected 3"),
         "{err}"
     );
+    // A weight that is not finite is named at its line.
+    let nan = tmp.path().join("nan.txt");
+    let head =
+        "solver_type L2R_L2LOSS_SVC_DUAL\nnr_class 2\nlabel 1 -1\nnr_feature 2\nbias -1\nw\n";
+    std::fs::write(&nan, format!("{head}0.5\nnan\n")).unwrap();
+    let err = fails(&["convert", s(&nan), "-o", s(&out)], 1);
+    assert!(
+        err.contains("nan.txt:8:1: weight: NaN is not a finite number"),
+        "{err}"
+    );
     let data = heart(tmp.path());
     let err = fails(&["convert", s(&data), "-o", s(&out)], 1);
     assert!(

@@ -56,7 +56,7 @@ fn issue_23_crafted_liblinear_headers_are_refused_naming_the_field() {
             "twice",
             "nr_class 3\nlabel 1 1 2\nnr_feature 1\nbias -1".into(),
             "1 2 3 \n",
-            "a label repeats",
+            "twice.txt:3:1: label: label 1 is given twice",
         ),
     ] {
         let path = tmp.path().join(format!("{name}.txt"));
@@ -214,7 +214,7 @@ fn issue_23_figures_of_values_too_large_to_draw_are_refused() {
     let (trace, svg) = (p("t.jsonl"), p("t.svg"));
     let err = fails(&["plot", s(&trace), "-o", s(&svg), "--y", "primal"], 1);
     assert!(
-        err.contains("record 1: (1e0, 1.7e308) cannot be drawn"),
+        err.contains("t.jsonl:1:1: record: (1e0, 1.7e308) cannot be drawn"),
         "{err}"
     );
     std::fs::write(p("b.svm"), "1 1:1.7e308 2:0\n-1 1:0 2:0\n").unwrap();

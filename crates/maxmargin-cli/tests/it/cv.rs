@@ -335,7 +335,7 @@ fn issue_23_group_folds_keep_each_group_whole() {
     );
     // Fewer groups than folds, or another count of names, are refused by name.
     let e = fails(&["cv", s(&data), "-k", "10", "--groups", s(&groups)], 1);
-    assert!(e.contains("10 folds of 9 groups"), "{e}");
+    assert!(e.contains("got 10 over 9 groups"), "{e}");
     let short = tmp.path().join("short.txt");
     std::fs::write(&short, "a\nb\n").unwrap();
     let e = fails(&["cv", s(&data), "--groups", s(&short)], 1);

@@ -93,6 +93,11 @@ fn non_finite_training_is_an_error_and_writes_nothing() {
             err.contains("non-finite objective") && err.contains("by step"),
             "{args:?}: {err}"
         );
+        // The data file is named, as errors at one of its lines are.
+        assert!(
+            err.contains(&format!("error: {}: training produced", args[1])),
+            "{args:?}: {err}"
+        );
         assert!(!model.exists(), "{args:?}");
     }
     // Where the solver keeps a finite iterate, the model is finite and says it did not converge.
@@ -491,4 +496,79 @@ fn many_labels_over_a_far_feature_are_refused_before_allocating() {
         );
         assert!(!model.exists());
     }
+}
+
+/// A UTF-8 byte order mark opening a file (Windows editors and Excel write one) is skipped by every
+/// reader: LIBSVM data, sample weights, CoNLL text (where it stuck to the first word) and graph lines give
+/// the plain file's model, to the byte.
+#[test]
+fn a_byte_order_mark_opening_a_file_is_skipped_by_every_reader() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bom = |name: &str, text: &[u8]| {
+        let (plain, marked) = (
+            tmp.path().join(name),
+            tmp.path().join(format!("bom-{name}")),
+        );
+        std::fs::write(&plain, text).unwrap();
+        std::fs::write(&marked, [b"\xEF\xBB\xBF".as_slice(), text].concat()).unwrap();
+        (plain, marked)
+    };
+    let same = |args: &[&str], a: &std::path::Path, b: &std::path::Path, label: &str| {
+        let (ma, mb) = (tmp.path().join("a.model"), tmp.path().join("b.model"));
+        let run = |data: &std::path::Path, out: &std::path::Path| {
+            let mut all = vec!["train", s(data)];
+            all.extend_from_slice(args);
+            all.extend_from_slice(&["-o", s(out), "-q"]);
+            ok(&all);
+        };
+        run(a, &ma);
+        run(b, &mb);
+        assert_eq!(
+            std::fs::read(&ma).unwrap(),
+            std::fs::read(&mb).unwrap(),
+            "{label}"
+        );
+    };
+    let (svm, svm_bom) = bom("d.svm", b"+1 1:1 2:0.5\n-1 1:-1\n+1 2:1\n-1 1:-0.5 2:-1\n");
+    same(&[], &svm, &svm_bom, "libsvm");
+    let (w, w_bom) = bom("w.txt", b"1\n2\n1\n3\n");
+    let (ma, mb) = (tmp.path().join("wa.model"), tmp.path().join("wb.model"));
+    ok(&[
+        "train",
+        s(&svm),
+        "--sample-weights",
+        s(&w),
+        "-o",
+        s(&ma),
+        "-q",
+    ]);
+    ok(&[
+        "train",
+        s(&svm),
+        "--sample-weights",
+        s(&w_bom),
+        "-o",
+        s(&mb),
+        "-q",
+    ]);
+    assert_eq!(
+        std::fs::read(&ma).unwrap(),
+        std::fs::read(&mb).unwrap(),
+        "weights"
+    );
+    let (conll, conll_bom) = bom(
+        "c.txt",
+        b"He PRP B-NP\nran VBD B-VP\n\nShe PRP B-NP\nsat VBD B-VP\n",
+    );
+    same(
+        &["--task", "chain", "--format", "conll"],
+        &conll,
+        &conll_bom,
+        "conll",
+    );
+    let (graph, graph_bom) = bom(
+        "g.jsonl",
+        b"{\"features\": [[1, 0], [0, 1]], \"edges\": [[0, 1]], \"labels\": [0, 1]}\n",
+    );
+    same(&["--task", "graph"], &graph, &graph_bom, "graph");
 }

@@ -215,5 +215,8 @@ fn a_tagger_with_latent_states_tags_and_scores_chunks() {
         .concat(),
         1,
     );
-    assert!(err.contains("not built with latent states"), "{err}");
+    assert!(
+        err.contains("apply to templates of U lines and a plain B line only"),
+        "{err}"
+    );
 }

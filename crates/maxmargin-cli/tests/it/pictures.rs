@@ -68,7 +68,10 @@ fn plot_draws_several_traces_with_their_tolerance() {
     );
     // What a trace cannot give is named.
     let err = fails(&["plot", s(&dcd), "-o", s(&svg), "--x", "oracle-calls"], 1);
-    assert!(err.contains("dcd: the trace has no oracle calls"), "{err}");
+    assert!(
+        err.contains(&format!("{}: the trace has no oracle calls", s(&dcd))),
+        "{err}"
+    );
     let bad = tmp.path().join("bad.jsonl");
     std::fs::write(
         &bad,

@@ -141,6 +141,10 @@ impl Template {
                 ),
             });
         }
+        let bytes = match bytes.strip_prefix(crate::lines::BOM) {
+            Some(rest) => rest.to_vec(),
+            None => bytes,
+        };
         let text = String::from_utf8(bytes).map_err(|e| IoError::Parse {
             path: path.to_path_buf(),
             line: 1,

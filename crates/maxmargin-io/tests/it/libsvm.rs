@@ -56,6 +56,18 @@ fn parses_comments_blank_lines_crlf_qid() {
 }
 
 #[test]
+fn integer_labels_a_float_holds_exactly_are_read_past_2_pow_53() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_file(
+        &dir,
+        "big.svm",
+        b"9007199254740994 1:1\n-9007199254740992 1:1\n+0010 1:1\n",
+    );
+    let d = read(&p).unwrap();
+    assert_eq!(d.labels, [9007199254740994.0, -9007199254740992.0, 10.0]);
+}
+
+#[test]
 fn reads_gzip_by_content() {
     let dir = tempfile::tempdir().unwrap();
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -75,6 +87,14 @@ fn bad_lines_name_line_column_field() {
         "\"abc\" is not a number",
     );
     check_parse_error("+1 1:1\nnan 1:1\n", 2, 1, "label", "not a finite number");
+    // 2^53 + 1 reads as 2^53: two classes would merge.
+    check_parse_error(
+        "9007199254740992 1:1\n9007199254740993 1:1\n",
+        2,
+        1,
+        "label",
+        "cannot hold (it reads as 9007199254740992)",
+    );
     check_parse_error("+1 0:1\n", 1, 4, "feature index", "index 0");
     check_parse_error("+1 3:1 2:1\n", 1, 8, "feature index", "does not increase");
     check_parse_error("+1 3:1 3:1\n", 1, 8, "feature index", "does not increase");

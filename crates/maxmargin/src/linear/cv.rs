@@ -219,8 +219,12 @@ pub fn group_folds(names: &[String], k: usize) -> Result<Vec<usize>, Error> {
     if k < 2 || members.len() < k {
         return Err(OptimError::InvalidParam {
             name: "folds",
-            value: format!("{k} folds of {} groups", members.len()),
-            reason: "group folds need at least 2 folds and at least as many groups as folds",
+            value: format!(
+                "{k} over {} group{}",
+                members.len(),
+                if members.len() == 1 { "" } else { "s" }
+            ),
+            reason: "must be at least 2 and at most the number of groups (each fold holds whole groups)",
         }
         .into());
     }

@@ -45,9 +45,9 @@ pub fn fit_latent(
     if chain_shape(&features) != ChainShape::default() {
         return Err(crate::error::refuse(
             "latent states",
-            format!("with the {} template", features.template().name()),
-            "bigram templates with macros and T lines (second-order transitions) are not built with latent \
-             states",
+            format!("the template {}", features.template().name()),
+            "apply to templates of U lines and a plain B line only (not to bigram lines with macros, nor \
+             to T lines: second-order transitions)",
         ));
     }
     let data = sequences(&features, train, source, |tags| {
