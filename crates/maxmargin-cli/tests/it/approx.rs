@@ -226,3 +226,35 @@ fn issue_24_compare_puts_the_families_side_by_side_on_development_rows() {
     let err = fails(&["compare", s(&iris), s(&dev), "--families", "linear"], 1);
     assert!(err.contains("iris.svm"), "{err}");
 }
+
+/// `compare TRAIN DEV` checks DEV as development rows: labels of TRAIN's classes only, named at their line;
+/// at least two rows of each class (compare halves them to calibrate and to evaluate); not empty.
+#[test]
+fn compare_checks_its_development_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = |n: &str, text: &str| {
+        let path = tmp.path().join(n);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let train = p(
+        "tr.svm",
+        "+1 1:1\n-1 1:-1\n+1 1:2\n-1 1:-2\n+1 1:1.5\n-1 1:-1.5\n",
+    );
+    let other = p("other.svm", "+1 1:0.5\n-1 1:-0.5\n3 1:2\n");
+    let err = fails(&["compare", s(&train), s(&other)], 1);
+    assert!(
+        err.contains("other.svm:3:1: label: 3 is not one of the classes of"),
+        "{err}"
+    );
+    let one = p("one.svm", "+1 1:0.5\n-1 1:-0.5\n+1 1:0.7\n");
+    let err = fails(&["compare", s(&train), s(&one)], 1);
+    assert!(
+        err.contains("one.svm: class -1 has 1 development row: compare cuts"),
+        "{err}"
+    );
+    assert!(!err.contains("cross-validation"), "{err}");
+    let empty = p("empty.svm", "");
+    let err = fails(&["compare", s(&train), s(&empty)], 1);
+    assert!(err.contains("empty.svm: no examples"), "{err}");
+}
