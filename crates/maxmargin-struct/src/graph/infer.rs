@@ -17,6 +17,46 @@ pub(crate) struct Potentials {
 }
 
 impl Potentials {
+    /// Refuses potentials that are not finite, or whose magnitudes add up beyond `f64::MAX` (weights times
+    /// features near it, either sign): no inference method can read a labelling from them (comparisons pass
+    /// over NaN, and sums that overflow tie every labelling through them, so the exact methods disagreed).
+    /// When every potential's magnitude summed is finite, so is every partial sum the methods form. The
+    /// first node whose scores, or whose edge's table, are not finite is named, else the node whose scores
+    /// are largest.
+    pub fn check_finite(&self, edges: &[[u32; 2]]) -> Result<(), StructError> {
+        let p = self;
+        let bad = |v: &f64| !v.is_finite();
+        let l = p.n_labels.max(1);
+        if let Some(at) = p.unary.iter().position(bad) {
+            return Err(StructError::NonFiniteScore { position: at / l });
+        }
+        let table_node = |t: usize| edges.get(t).map_or(0, |e| e[0] as usize);
+        if let Some(at) = p.pair.iter().position(bad) {
+            return Err(StructError::NonFiniteScore {
+                position: table_node(at / (l * l)),
+            });
+        }
+        let largest = |v: &[f64]| v.iter().fold(0.0f64, |m, &t| m.max(t.abs()));
+        let tables: f64 = if p.shared {
+            largest(&p.pair) * edges.len() as f64
+        } else {
+            p.pair.chunks_exact(l * l).map(largest).sum()
+        };
+        let nodes: f64 = p.unary.chunks_exact(l).map(largest).sum();
+        if (nodes + tables).is_finite() {
+            return Ok(());
+        }
+        let heaviest = p
+            .unary
+            .chunks_exact(l)
+            .map(largest)
+            .enumerate()
+            .fold((0, -1.0), |m, (i, v)| if v > m.1 { (i, v) } else { m });
+        Err(StructError::NonFiniteScore {
+            position: heaviest.0,
+        })
+    }
+
     pub fn n_nodes(&self) -> usize {
         self.unary.len() / self.n_labels.max(1)
     }

@@ -29,9 +29,19 @@ use qp::FactorQp;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Ad3Settings {
     pub max_iter: usize,
-    /// The bound and the labelling's value may differ by this much, relative to the bound's magnitude (at
-    /// least 1), for the labelling to count as certified.
+    /// The bound and the labelling's value may differ by this much, relative to the bound's distance from
+    /// `offset` (at least 1), for the labelling to count as certified.
     pub tol: f64,
+    /// As TRW-S's ([`crate::graph::trws::TrwsSettings::offset`]): 0 when decoding, the truth's score in
+    /// loss-augmented inference.
+    pub offset: f64,
+}
+
+impl Ad3Settings {
+    /// The difference allowed at the value `at`.
+    pub(crate) fn slack(&self, at: f64) -> f64 {
+        self.tol * (at - self.offset).abs().max(1.0)
+    }
 }
 
 /// What AD3 found: the best labelling, its value, the smallest dual bound, whether they meet.
@@ -254,7 +264,7 @@ impl<'a> Problem<'a> {
         // `u`, with forbidden labels at −∞.
         let mut masked = vec![0.0; 2 * l];
         let mut sums = vec![0.0; n * l];
-        let within = |bound: f64, value: f64| bound - value <= s.tol * bound.abs().max(1.0);
+        let within = |bound: f64, value: f64| bound - value <= s.slack(bound);
         for iter in 0..s.max_iter {
             // The dual at the current multipliers, and the factors' steps.
             let mut dual = isolated;
@@ -380,6 +390,7 @@ mod tests {
     const SETTINGS: Ad3Settings = Ad3Settings {
         max_iter: 1000,
         tol: 1e-6,
+        offset: 0.0,
     };
 
     proptest! {
@@ -425,6 +436,7 @@ mod tests {
         let settings = TrwsSettings {
             max_iter: 100,
             tol: 1e-6,
+            offset: 0.0,
         };
         let (found, _, total) = count_optima("ad3 from trws", |p, edges| {
             let start = trws(p, edges, settings);
