@@ -6,6 +6,27 @@
 use crate::error::StructError;
 use crate::oracle::MAX_ENUMERATED;
 
+/// How far below its bound a labelling may be and count as certified (TRW-S's and AD3's): `tol` times the
+/// bound's distance from `offset` (at least 1). The offset is 0 when decoding (the tolerance is relative to
+/// the value) and the truth's score in loss-augmented inference (relative to the hinge).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Tolerance {
+    pub tol: f64,
+    pub offset: f64,
+}
+
+impl Tolerance {
+    /// `tol` relative to the value.
+    pub const fn of_value(tol: f64) -> Self {
+        Self { tol, offset: 0.0 }
+    }
+
+    /// The difference allowed at the value `at`.
+    pub fn slack(&self, at: f64) -> f64 {
+        self.tol * (at - self.offset).abs().max(1.0)
+    }
+}
+
 /// The potentials of one graph: `θ` (`n × L`, node-major), per-edge `L × L` tables (`P_e(a, b)` at
 /// `a·L + b` for edge `[i, j]` with `y_i = a`, `y_j = b`), one table shared by every edge or one per edge.
 #[derive(Debug, Clone, Default)]

@@ -45,7 +45,7 @@ use crate::cost::CostMatrix;
 use crate::error::{StructError, check_features, check_weights};
 use crate::oracle::{Enumerable, OutputSpace, Violation};
 use crate::sequence::{add_unary, check_labels, product, unary_score, visit_unary};
-use infer::{LoopySettings, Potentials};
+use infer::{LoopySettings, Potentials, Tolerance};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -337,8 +337,7 @@ impl GraphSpace {
         p.check_finite(x.edges())?;
         let settings = ad3::Ad3Settings {
             max_iter: max_iter.max(1),
-            tol: DECODE_TOL,
-            offset: 0.0,
+            certify: Tolerance::of_value(DECODE_TOL),
         };
         let r = ad3::ad3_branch(&p, x.edges(), settings, branches);
         Ok(Relaxation {
@@ -353,13 +352,12 @@ impl GraphSpace {
     /// The best labelling under the potentials by the space's method, its value, and for the methods that
     /// bound the maximum without always reaching it (trws, ad3) their upper bound on it (which
     /// [`Violation`]'s bound keeps at least the hinge found).
-    /// `(tol, offset)`: trws and ad3 certify a labelling whose value is within `tol·|bound − offset|` (at
-    /// least `tol`) of their bound.
+    /// trws and ad3 certify a labelling within `certify` of their bound.
     fn solve(
         &self,
         p: &Potentials,
         x: &Graph,
-        (tol, offset): (f64, f64),
+        certify: Tolerance,
     ) -> Result<(Vec<u32>, f64, Option<f64>), StructError> {
         let exact = |(y, v): (Vec<u32>, f64)| (y, v, None);
         self.calls.fetch_add(1, Ordering::Relaxed);
@@ -392,18 +390,13 @@ impl GraphSpace {
                 // labelling is certified at a fraction of AD3's cost, to the same tolerance.
                 let presolve = trws::TrwsSettings {
                     max_iter: AD3_PRESOLVE,
-                    tol,
-                    offset,
+                    certify,
                 };
                 let quick = trws::trws(p, x.edges(), presolve);
                 if quick.certified {
                     return Ok((quick.labels, quick.value, Some(quick.bound)));
                 }
-                let settings = ad3::Ad3Settings {
-                    max_iter,
-                    tol,
-                    offset,
-                };
+                let settings = ad3::Ad3Settings { max_iter, certify };
                 let r = ad3::ad3_branch_from(p, x.edges(), settings, branches, Some(&quick));
                 if !r.certified {
                     self.unconverged.fetch_add(1, Ordering::Relaxed);
@@ -411,11 +404,7 @@ impl GraphSpace {
                 Ok((r.labels, r.value, Some(r.bound)))
             }
             Inference::Trws { max_iter } => {
-                let settings = trws::TrwsSettings {
-                    max_iter,
-                    tol,
-                    offset,
-                };
+                let settings = trws::TrwsSettings { max_iter, certify };
                 let r = trws::trws(p, x.edges(), settings);
                 if !r.certified {
                     self.unconverged.fetch_add(1, Ordering::Relaxed);
@@ -541,7 +530,7 @@ impl OutputSpace for GraphSpace {
         self.check_input(x)?;
         let p = self.potentials(w, x, None);
         p.check_finite(x.edges())?;
-        Ok(self.solve(&p, x, (DECODE_TOL, 0.0))?.0)
+        Ok(self.solve(&p, x, Tolerance::of_value(DECODE_TOL))?.0)
     }
 
     /// MAP inference with `v_i·C[y_i][·]` added to the unary scores. An approximate method that finds nothing
@@ -558,7 +547,14 @@ impl OutputSpace for GraphSpace {
         let p = self.potentials(w, x, Some(y));
         p.check_finite(x.edges())?;
         let truth = self.score(w, x, y);
-        let (out, value, bound) = self.solve(&p, x, (HINGE_TOL, truth))?;
+        let (out, value, bound) = self.solve(
+            &p,
+            x,
+            Tolerance {
+                tol: HINGE_TOL,
+                offset: truth,
+            },
+        )?;
         let bounded = |v: Violation<Vec<u32>>| match bound {
             Some(b) => v.bounded_by(b, truth),
             None => v,

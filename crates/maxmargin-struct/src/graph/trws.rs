@@ -13,7 +13,7 @@
 //! is a certified optimum (always on chains and forests once the messages have settled, and wherever the
 //! LP relaxation is tight and the messages reach it).
 
-use super::infer::{Adjacency, Potentials, argmax, improve_locally, oriented, send};
+use super::infer::{Adjacency, Potentials, Tolerance, argmax, improve_locally, oriented, send};
 
 /// How little the bound may fall between checks, relative to its magnitude, for TRW-S to stop.
 const SETTLED: f64 = 1e-6;
@@ -23,19 +23,8 @@ const SETTLED: f64 = 1e-6;
 pub(crate) struct TrwsSettings {
     /// Most iterations (a forward and a backward pass each).
     pub max_iter: usize,
-    /// The bound and the labelling's value may differ by this much, relative to the bound's distance from
-    /// `offset` (at least 1), for the labelling to count as certified.
-    pub tol: f64,
-    /// What the tolerance is relative to the distance from: 0 (the value itself) when decoding, the
-    /// truth's score in loss-augmented inference (the tolerance is then relative to the hinge).
-    pub offset: f64,
-}
-
-impl TrwsSettings {
-    /// The difference allowed at the value `at`.
-    pub(crate) fn slack(&self, at: f64) -> f64 {
-        self.tol * (at - self.offset).abs().max(1.0)
-    }
+    /// How far below its bound a labelling may be and count as certified.
+    pub certify: Tolerance,
 }
 
 /// What TRW-S found: the best labelling decoded, its value, the smallest bound, whether they meet.
@@ -267,7 +256,7 @@ pub(crate) fn trws(p: &Potentials, edges: &[[u32; 2]], s: TrwsSettings) -> TrwsR
         let settled = bound - fresh <= SETTLED * fresh.abs().max(1.0);
         bound = bound.min(fresh);
         let value = best.as_ref().map_or(f64::NEG_INFINITY, |b| b.1);
-        certified = bound - value <= s.slack(bound);
+        certified = bound - value <= s.certify.slack(bound);
         if certified || settled {
             break;
         }
@@ -292,8 +281,7 @@ mod tests {
 
     const SETTINGS: TrwsSettings = TrwsSettings {
         max_iter: 200,
-        tol: 1e-6,
-        offset: 0.0,
+        certify: Tolerance::of_value(1e-6),
     };
 
     proptest! {

@@ -49,7 +49,7 @@ pub(crate) fn ad3_branch_from(
             root.value = t.value;
         }
         root.bound = root.bound.min(t.bound);
-        root.certified = root.bound - root.value <= s.slack(root.bound);
+        root.certified = root.bound - root.value <= s.certify.slack(root.bound);
     }
     if root.certified || branches <= 1 {
         return root;
@@ -89,7 +89,7 @@ pub(crate) fn ad3_branch_from(
             if r.value > best.1 {
                 best = (r.labels.clone(), r.value);
             }
-            let tol = s.slack(r.bound);
+            let tol = s.certify.slack(r.bound);
             if r.certified || r.bound <= best.1 + tol {
                 closed = closed.max(r.bound);
                 continue;
@@ -97,7 +97,7 @@ pub(crate) fn ad3_branch_from(
             open.push((allowed.clone(), r.bound, child));
         }
         open.retain(|o| {
-            let keep = o.1 > best.1 + s.slack(o.1);
+            let keep = o.1 > best.1 + s.certify.slack(o.1);
             if !keep {
                 closed = closed.max(o.1);
             }
@@ -110,7 +110,7 @@ pub(crate) fn ad3_branch_from(
         .fold(unresolved.max(closed), f64::max)
         .max(best.1);
     Ad3Result {
-        certified: bound - best.1 <= s.slack(bound),
+        certified: bound - best.1 <= s.certify.slack(bound),
         labels: best.0,
         value: best.1,
         bound: bound.min(root.bound),

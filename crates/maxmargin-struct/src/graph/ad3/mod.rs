@@ -22,26 +22,15 @@ mod qp;
 
 pub(crate) use branch::{ad3_branch, ad3_branch_from};
 
-use super::infer::{Adjacency, Potentials, argmax, improve_locally};
+use super::infer::{Adjacency, Potentials, Tolerance, argmax, improve_locally};
 use qp::FactorQp;
 
 /// AD3's settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Ad3Settings {
     pub max_iter: usize,
-    /// The bound and the labelling's value may differ by this much, relative to the bound's distance from
-    /// `offset` (at least 1), for the labelling to count as certified.
-    pub tol: f64,
-    /// As TRW-S's ([`crate::graph::trws::TrwsSettings::offset`]): 0 when decoding, the truth's score in
-    /// loss-augmented inference.
-    pub offset: f64,
-}
-
-impl Ad3Settings {
-    /// The difference allowed at the value `at`.
-    pub(crate) fn slack(&self, at: f64) -> f64 {
-        self.tol * (at - self.offset).abs().max(1.0)
-    }
+    /// How far below its bound a labelling may be and count as certified.
+    pub certify: Tolerance,
 }
 
 /// What AD3 found: the best labelling, its value, the smallest dual bound, whether they meet.
@@ -264,7 +253,7 @@ impl<'a> Problem<'a> {
         // `u`, with forbidden labels at −∞.
         let mut masked = vec![0.0; 2 * l];
         let mut sums = vec![0.0; n * l];
-        let within = |bound: f64, value: f64| bound - value <= s.slack(bound);
+        let within = |bound: f64, value: f64| bound - value <= s.certify.slack(bound);
         for iter in 0..s.max_iter {
             // The dual at the current multipliers, and the factors' steps.
             let mut dual = isolated;
@@ -389,8 +378,7 @@ mod tests {
 
     const SETTINGS: Ad3Settings = Ad3Settings {
         max_iter: 1000,
-        tol: 1e-6,
-        offset: 0.0,
+        certify: Tolerance::of_value(1e-6),
     };
 
     proptest! {
@@ -435,8 +423,7 @@ mod tests {
         use crate::graph::trws::{TrwsSettings, trws};
         let settings = TrwsSettings {
             max_iter: 100,
-            tol: 1e-6,
-            offset: 0.0,
+            certify: Tolerance::of_value(1e-6),
         };
         let (found, _, total) = count_optima("ad3 from trws", |p, edges| {
             let start = trws(p, edges, settings);
