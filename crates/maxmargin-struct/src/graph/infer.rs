@@ -7,8 +7,10 @@ use crate::error::StructError;
 use crate::oracle::MAX_ENUMERATED;
 
 /// How far below its bound a labelling may be and count as certified (TRW-S's and AD3's): `tol` times the
-/// bound's distance from `offset` (at least 1). The offset is 0 when decoding (the tolerance is relative to
-/// the value) and the truth's score in loss-augmented inference (relative to the hinge).
+/// bound's distance from `offset` (at least 1), and never less than 1e-6 of the bound's magnitude. The
+/// offset is 0 when decoding (the tolerance is relative to the value) and the truth's score in
+/// loss-augmented inference (relative to the hinge, which for small hinges would otherwise be tighter than
+/// the value's 1e-6).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Tolerance {
     pub tol: f64,
@@ -23,7 +25,7 @@ impl Tolerance {
 
     /// The difference allowed at the value `at`.
     pub fn slack(&self, at: f64) -> f64 {
-        self.tol * (at - self.offset).abs().max(1.0)
+        (self.tol * (at - self.offset).abs().max(1.0)).max(1e-6 * at.abs())
     }
 }
 
