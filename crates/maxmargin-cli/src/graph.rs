@@ -172,11 +172,7 @@ pub(crate) fn eval(
         ("mean IoU", e.mean_iou),
         ("objective", e.objective),
     ];
-    for (name, v) in rows {
-        if let Some(v) = v {
-            out!("{name:<17} {v:.6}");
-        }
-    }
+    crate::struct_report::print_measures(&rows)?;
     if let Some(iou) = &e.per_class_iou {
         out!("label  IoU");
         for (k, v) in iou.iter().enumerate() {

@@ -5,6 +5,16 @@ use anyhow::Result;
 use maxmargin::structured_svm::{StructEvaluation, StructuredModel};
 use std::path::Path;
 
+/// A line per measure that is there: its name and value (the layout of every structured `eval`).
+pub(crate) fn print_measures(rows: &[(&str, Option<f64>)]) -> Result<()> {
+    for (name, v) in rows {
+        if let Some(v) = v {
+            out!("{name:<17} {v:.6}");
+        }
+    }
+    Ok(())
+}
+
 /// `eval`'s report of a structured model: JSON, or a line per measure and the tables.
 pub(crate) fn print_evaluation(e: &StructEvaluation, multilabel: bool, json: bool) -> Result<()> {
     if json {
@@ -28,11 +38,7 @@ pub(crate) fn print_evaluation(e: &StructEvaluation, multilabel: bool, json: boo
         ("log loss", e.log_loss),
         ("objective", e.objective),
     ];
-    for (name, v) in rows {
-        if let Some(v) = v {
-            out!("{name:<17} {v:.6}");
-        }
-    }
+    print_measures(&rows)?;
     if let Some(classes) = &e.per_class {
         let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
         let name = if multilabel { "label" } else { "class" };

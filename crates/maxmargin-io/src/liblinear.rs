@@ -125,14 +125,12 @@ impl LiblinearModel {
                             })
                             .collect::<Result<Vec<f64>, _>>()?,
                     );
-                    if let Some(l) = labels.iter().flatten().find(|l| !l.is_finite()) {
+                    let all = labels.as_deref().unwrap_or_default();
+                    if let Some(l) = all.iter().find(|l| !l.is_finite()) {
                         return Err(bad(no, "label", format!("{l} is not a finite label")));
                     }
-                    let all = labels.iter().flatten();
-                    if let Some((k, l)) = all
-                        .clone()
-                        .enumerate()
-                        .find(|&(k, l)| all.clone().take(k).any(|m| m == l))
+                    if let Some((k, l)) =
+                        all.iter().enumerate().find(|&(k, l)| all[..k].contains(l))
                     {
                         return Err(bad(
                             no,

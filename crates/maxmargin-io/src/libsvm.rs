@@ -58,8 +58,11 @@ pub fn parse_real_label(tok: &str) -> Result<f64, String> {
     }
     let v = parse_f64(tok)? + 0.0;
     // Integers past 2^53 that a float cannot hold read as a neighbour: two classes would become one.
+    if v.abs() < 9_007_199_254_740_992.0 {
+        return Ok(v);
+    }
     let digits = tok.strip_prefix(['+', '-']).unwrap_or(tok);
-    if v.abs() >= 9_007_199_254_740_992.0 && digits.bytes().all(|b| b.is_ascii_digit()) {
+    if digits.bytes().all(|b| b.is_ascii_digit()) {
         let held = format!("{:.0}", v.abs());
         if digits.trim_start_matches('0') != held {
             return Err(format!(

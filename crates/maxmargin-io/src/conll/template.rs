@@ -141,18 +141,15 @@ impl Template {
                 ),
             });
         }
-        let bytes = match bytes.strip_prefix(crate::lines::BOM) {
-            Some(rest) => rest.to_vec(),
-            None => bytes,
-        };
-        let text = String::from_utf8(bytes).map_err(|e| IoError::Parse {
+        let body = bytes.strip_prefix(crate::lines::BOM).unwrap_or(&bytes);
+        let text = std::str::from_utf8(body).map_err(|e| IoError::Parse {
             path: path.to_path_buf(),
             line: 1,
             column: 1,
             field: "template",
             message: format!("not UTF-8 text ({e})"),
         })?;
-        Self::parse(&path.display().to_string(), &text).map_err(|(line, column, message)| {
+        Self::parse(&path.display().to_string(), text).map_err(|(line, column, message)| {
             IoError::Parse {
                 path: path.to_path_buf(),
                 line,

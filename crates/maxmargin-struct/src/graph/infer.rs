@@ -25,9 +25,13 @@ impl Tolerance {
 
     /// The difference allowed at the value `at`.
     pub fn slack(&self, at: f64) -> f64 {
-        (self.tol * (at - self.offset).abs().max(1.0)).max(1e-6 * at.abs())
+        (self.tol * (at - self.offset).abs().max(1.0)).max(DECODE_TOL * at.abs())
     }
 }
+
+/// How far below its bound a labelling of trws and ad3 may be and count as certified when decoding:
+/// relative to the value (and the floor of every [`Tolerance`]).
+pub(crate) const DECODE_TOL: f64 = 1e-6;
 
 /// The potentials of one graph: `θ` (`n × L`, node-major), per-edge `L × L` tables (`P_e(a, b)` at
 /// `a·L + b` for edge `[i, j]` with `y_i = a`, `y_j = b`), one table shared by every edge or one per edge.

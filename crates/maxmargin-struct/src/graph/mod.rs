@@ -45,17 +45,13 @@ use crate::cost::CostMatrix;
 use crate::error::{StructError, check_features, check_weights};
 use crate::oracle::{Enumerable, OutputSpace, Violation};
 use crate::sequence::{add_unary, check_labels, product, unary_score, visit_unary};
-use infer::{LoopySettings, Potentials, Tolerance};
+use infer::{DECODE_TOL, LoopySettings, Potentials, Tolerance};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// How many TRW-S iterations `ad3` starts with: an answer they certify is returned without AD3.
 const AD3_PRESOLVE: usize = 100;
-
-/// How far below its bound a labelling of trws and ad3 may be and count as certified when decoding:
-/// relative to the value.
-const DECODE_TOL: f64 = 1e-6;
 
 /// The same in loss-augmented inference, relative to the hinge (the value less the truth's score), which is
 /// what a solver's primal adds up: the bounds the uncertified answers leave then raise a primal by at most
