@@ -7,11 +7,13 @@ import numpy.typing as npt
 
 __version__: str
 
+# A CSR matrix as the extension reads it: ``(indptr, indices, data, n_features)``.
+Csr = Tuple[
+    npt.NDArray[np.int32 | np.int64], npt.NDArray[np.int32 | np.int64], npt.NDArray[np.float64], int
+]
+
 def fit_linear(
-    indptr: npt.NDArray[np.int32 | np.int64],
-    indices: npt.NDArray[np.int32 | np.int64],
-    data: npt.NDArray[np.float64],
-    n_features: int,
+    x: Csr,
     y: npt.NDArray[np.float64],
     sample_weight: Optional[npt.NDArray[np.float64]] = None,
     *,
@@ -42,26 +44,17 @@ class Model:
     def load(path: str) -> "Model": ...
     def decision(
         self,
-        indptr: npt.NDArray[np.int32 | np.int64],
-        indices: npt.NDArray[np.int32 | np.int64],
-        data: npt.NDArray[np.float64],
-        n_features: int,
+        x: Csr,
     ) -> npt.NDArray[np.float64]: ...
     def calibrated(
         self,
-        indptr: npt.NDArray[np.int32 | np.int64],
-        indices: npt.NDArray[np.int32 | np.int64],
-        data: npt.NDArray[np.float64],
-        n_features: int,
+        x: Csr,
         y: npt.NDArray[np.float64],
         method: str,
     ) -> "Model": ...
     def thresholded(
         self,
-        indptr: npt.NDArray[np.int32 | np.int64],
-        indices: npt.NDArray[np.int32 | np.int64],
-        data: npt.NDArray[np.float64],
-        n_features: int,
+        x: Csr,
         y: npt.NDArray[np.float64],
         rule: str,
         value: float,
@@ -69,10 +62,7 @@ class Model:
     ) -> Tuple["Model", dict[str, Any]]: ...
     def probabilities(
         self,
-        indptr: npt.NDArray[np.int32 | np.int64],
-        indices: npt.NDArray[np.int32 | np.int64],
-        data: npt.NDArray[np.float64],
-        n_features: int,
+        x: Csr,
     ) -> npt.NDArray[np.float64]: ...
     @property
     def calibration(self) -> Optional[str]: ...
@@ -83,10 +73,7 @@ class Model:
     def from_bytes(bytes: bytes) -> "Model": ...
 
 def fit_kernel(
-    indptr: npt.NDArray[np.int32 | np.int64],
-    indices: npt.NDArray[np.int32 | np.int64],
-    data: npt.NDArray[np.float64],
-    n_features: int,
+    x: Csr,
     y: npt.NDArray[np.float64],
     sample_weight: Optional[npt.NDArray[np.float64]] = None,
     *,
@@ -110,7 +97,7 @@ def fit_kernel(
 
 class LatentModel:
     def predict(
-        self, indptr: Any, indices: Any, data: Any, n_features: int, lengths: Optional[Any] = None
+        self, x: Csr, lengths: Optional[Any] = None
     ) -> Any: ...
     @property
     def task(self) -> str: ...
@@ -133,10 +120,7 @@ class LatentModel:
 
 def fit_latent(
     task: str,
-    indptr: Any,
-    indices: Any,
-    data: Any,
-    n_features: int,
+    x: Csr,
     y: Any,
     lengths: Optional[Any] = None,
     n_labels: int = 0,
@@ -163,10 +147,7 @@ class StructModel:
     def w(self) -> npt.NDArray[np.float64]: ...
     def predict(
         self,
-        indptr: npt.NDArray[np.int32 | np.int64],
-        indices: npt.NDArray[np.int32 | np.int64],
-        data: npt.NDArray[np.float64],
-        n_features: int,
+        x: Csr,
         lengths: Optional[npt.NDArray[np.int64]] = None,
     ) -> npt.NDArray[np.int64]: ...
     def save(self, path: str) -> None: ...
@@ -178,10 +159,7 @@ class StructModel:
 
 def fit_structured(
     task: str,
-    indptr: npt.NDArray[np.int32 | np.int64],
-    indices: npt.NDArray[np.int32 | np.int64],
-    data: npt.NDArray[np.float64],
-    n_features: int,
+    x: Csr,
     y: npt.NDArray[np.int64],
     lengths: Optional[npt.NDArray[np.int64]] = None,
     n_labels: int = 0,

@@ -64,7 +64,7 @@ class _Decisions:
         """
         model, X, y_index = self._development(X, y)
         with _reading(_csr(X)) as csr:
-            self._model = model.calibrated(*csr, X.shape[1], y_index, method)
+            self._model = model.calibrated((*csr, X.shape[1]), y_index, method)
         return self
 
     def threshold(self, X, y, *, cost=None, max_flag_rate=None, min_recall=None, score=None, probability=None):
@@ -116,7 +116,7 @@ class _Decisions:
             value, false_positive = float(value), 0.0
         model, X, y_index = self._development(X, y)
         with _reading(_csr(X)) as csr:
-            self._model, report = model.thresholded(*csr, X.shape[1], y_index, rule, value, false_positive)
+            self._model, report = model.thresholded((*csr, X.shape[1]), y_index, rule, value, false_positive)
         self.threshold_ = report["threshold"]
         self.threshold_report_ = {key: report[key] for key in ("precision", "recall", "flag_rate")}
         return self
@@ -166,5 +166,5 @@ class _Decisions:
         """The kept model's decision values of ``X`` (the numbers a cut-off was chosen on: the command's)."""
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         with _reading(_csr(X)) as csr:
-            scores = self._model.decision(*csr, X.shape[1])
+            scores = self._model.decision((*csr, X.shape[1]))
         return scores[:, 0] if scores.shape[1] == 1 else scores

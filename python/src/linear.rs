@@ -10,17 +10,14 @@ use crate::kernel::Trained;
 /// `converged`, `stop`, `warnings`.
 #[pyfunction]
 #[pyo3(signature = (
-    indptr, indices, data, n_features, y, sample_weight=None, *, c=1.0, loss="hinge",
+    x, y, sample_weight=None, *, c=1.0, loss="hinge",
     multi_class="auto", solver="dcd", tol=None, gap=None, max_iter=None, class_weight=Vec::new(),
     fit_intercept=true, random_state=0, scale="none", classes=None, verbose=0
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_linear<'py>(
     py: Python<'py>,
-    indptr: Index<'py>,
-    indices: Index<'py>,
-    data: PyReadonlyArray1<'py, f64>,
-    n_features: usize,
+    x: Csr<'py>,
     y: PyReadonlyArray1<'py, f64>,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     c: f64,
@@ -37,7 +34,8 @@ pub(crate) fn fit_linear<'py>(
     classes: Option<Vec<f64>>,
     verbose: u8,
 ) -> PyResult<(Option<Model>, Bound<'py, PyDict>)> {
-    let x = csr_rows(&indptr, &indices, &data, n_features)?;
+    let x = x.rows()?;
+    let n_features = x.n_features();
     let (x, y, weights, k) = examples(x, y.as_slice()?, sample_weight.as_ref())?;
     let (y, class_weight, positive) = labelled(y, k, classes.as_deref(), class_weight)?;
     let (x, columns) = compacted(x, n_features)?;

@@ -155,22 +155,16 @@ pub(crate) fn data(
 impl StructModel {
     /// Predictions for CSR rows, flat: a class index per row (multiclass), `n × n_labels` 0/1 indicators
     /// (multilabel), or a 0-based label per position (chain, rows split by `lengths`).
-    #[pyo3(signature = (indptr, indices, data, n_features, lengths=None))]
+    #[pyo3(signature = (x, lengths=None))]
     fn predict<'py>(
         &self,
         py: Python<'py>,
-        indptr: Index<'py>,
-        indices: Index<'py>,
-        data: PyReadonlyArray1<'py, f64>,
-        n_features: usize,
+        x: Csr<'py>,
         lengths: Option<PyReadonlyArray1<'py, i64>>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let x = csr_rows(&indptr, &indices, &data, n_features)?;
+        let x = x.rows()?;
         let n = x.n_rows();
-        let lengths = match &lengths {
-            Some(l) => Some(l.as_slice()?),
-            None => None,
-        };
+        let lengths = lengths.as_ref().map(|l| l.as_slice()).transpose()?;
         let m = &self.model;
         let y = match m.task {
             Task::Multilabel => vec![0; n * m.n_labels],
@@ -224,48 +218,28 @@ impl StructModel {
     fn w<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
         PyArray1::from_vec(py, self.model.w.clone())
     }
-
-    /// Saves the model as a file `maxmargin predict` reads (JSON for a `.json` path), atomically.
-    fn save(&self, path: PathBuf) -> PyResult<()> {
-        self.model.save(&path).map_err(value_error)
-    }
-
-    /// A model file written by [`StructModel::save`] or by `maxmargin train`.
-    #[staticmethod]
-    fn load(path: PathBuf) -> PyResult<Self> {
-        let model = StructuredModel::load(&path).map_err(value_error)?;
-        Ok(Self { model })
-    }
-
-    /// The model as bytes ([`StructModel::from_bytes`] reads them back).
-    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        crate::pickled(py, &self.model)
-    }
-
-    /// A model from [`StructModel::to_bytes`].
-    #[staticmethod]
-    fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
-        let model: StructuredModel = crate::unpickled(bytes, "structured model")?;
-        Ok(Self { model })
-    }
 }
+
+persisted!(
+    StructModel {
+        model: StructuredModel
+    },
+    "structured model"
+);
 
 /// Trains a structured model of `task` on CSR rows (see [`StructModel::predict`] for `y` and `lengths`) by
 /// `solver` (`bcfw`, `oneslack`, `nslack`, `ssg`) at `c` in `½‖w‖² + C Σ ξ_i`, and returns the model and a
 /// dict of the run's certificate (`objective`, `duality_gap`, `n_iter`, `converged`, `stop`, `warnings`).
 #[pyfunction]
 #[pyo3(signature = (
-    task, indptr, indices, data, n_features, y, lengths=None, n_labels=0, *, solver="bcfw", c=1.0,
+    task, x, y, lengths=None, n_labels=0, *, solver="bcfw", c=1.0,
     max_iter=None, tol=None, gap=None, random_state=0, n_jobs=None, verbose=0, rescaling="margin", order=1
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_structured<'py>(
     py: Python<'py>,
     task: &str,
-    indptr: Index<'py>,
-    indices: Index<'py>,
-    data: PyReadonlyArray1<'py, f64>,
-    n_features: usize,
+    x: Csr<'py>,
     y: PyReadonlyArray1<'py, i64>,
     lengths: Option<PyReadonlyArray1<'py, i64>>,
     n_labels: usize,
@@ -291,11 +265,8 @@ pub(crate) fn fit_structured<'py>(
         (o, _) => return Err(value_error(format!("order={o}: give 1 or 2"))),
     }
     let shape = maxmargin::structured_svm::ChainShape::edges(0).with_second_order(order == 2);
-    let x = csr_rows(&indptr, &indices, &data, n_features)?;
-    let lengths = match &lengths {
-        Some(l) => Some(l.as_slice()?),
-        None => None,
-    };
+    let x = x.rows()?;
+    let lengths = lengths.as_ref().map(|l| l.as_slice()).transpose()?;
     let data = self::data(task, x, y.as_slice()?, lengths, n_labels)?;
     let learning = Learning {
         solver,

@@ -4,7 +4,7 @@
 use super::*;
 use maxmargin::io::conll::{FeatureMap, Sentence, Template};
 use maxmargin::tagger::{self, Tagger};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A trained tagger: tags sentences, evaluates them as conlleval does, saves the command's tagger file.
 #[pyclass(module = "maxmargin._core", name = "TaggerModel", frozen)]
@@ -146,31 +146,9 @@ impl PyTagger {
     fn tags(&self) -> Vec<String> {
         self.tagger.features.tag_names().to_vec()
     }
-
-    /// Saves the tagger as the file `maxmargin predict` reads (JSON for a `.json` path), atomically.
-    fn save(&self, path: PathBuf) -> PyResult<()> {
-        self.tagger.save(&path).map_err(value_error)
-    }
-
-    /// A tagger file written by [`PyTagger::save`] or by `maxmargin train --task chain --format conll`.
-    #[staticmethod]
-    fn load(path: PathBuf) -> PyResult<Self> {
-        let tagger = Tagger::load(&path).map_err(value_error)?;
-        Ok(Self { tagger })
-    }
-
-    /// The tagger as bytes ([`PyTagger::from_bytes`] reads them back).
-    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        crate::pickled(py, &self.tagger)
-    }
-
-    /// A tagger from [`PyTagger::to_bytes`].
-    #[staticmethod]
-    fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
-        let tagger: Tagger = crate::unpickled(bytes, "tagger")?;
-        Ok(Self { tagger })
-    }
 }
+
+persisted!(PyTagger { tagger: Tagger }, "tagger");
 
 /// Trains a tagger on sentences (tokens as lists of columns, the word first) and their tags, with the
 /// templates `template`, by `solver`; `c` in `½‖w‖² + C Σ ξ_i` (`None`: the command's default λ); features
@@ -233,10 +211,10 @@ pub(crate) fn fit_tagger<'py>(
         tagger::fit_with_map(&svm, &train, features, Path::new("<sentences>"), watch)
     });
     let report = kept(report, interrupted)?;
-    let fitted = Fitted::of_structured(&report.tagger.model, report.warnings);
+    let fitted = Fitted::of_structured(&report.model.model, report.warnings);
     Ok((
         PyTagger {
-            tagger: report.tagger,
+            tagger: report.model,
         },
         fitted.report(py)?,
     ))

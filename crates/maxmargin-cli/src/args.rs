@@ -9,6 +9,14 @@ mod values;
 pub(crate) use train_args::*;
 pub(crate) use values::*;
 
+// The help's sections of train's flags.
+const COMMON: &str = "Common (every task)";
+const BINARY: &str = "Binary training (--task binary)";
+const STRUCTURED: &str = "Structured training (--task multiclass|multilabel|chain|graph)";
+const KERNEL: &str = "Kernel SVMs (--kernel, binary)";
+const RUNS: &str = "Runs: checkpoints, traces, output";
+const GRAPHS: &str = "Graphs (--task graph)";
+
 /// Max-margin learning: train, evaluate and apply linear SVMs on LIBSVM / SVMlight files.
 #[derive(Debug, Parser)]
 #[command(name = "maxmargin", version, about)]

@@ -54,8 +54,8 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
         let fit =
             maxmargin::tagger::fit_latent(&svm, &sentences, features, states, data, &mut bar)?;
         bar.finish();
-        fit.tagger.save(output)?;
-        let m = &fit.tagger.model;
+        fit.model.save(output)?;
+        let m = &fit.model.model;
         let what = format!("{} tags of {states} states", m.tags);
         let run = (&m.model, &fit.trace[..], &fit.warnings[..]);
         return crate::latent::rounds_reported(args, output, &svm, run, (&what, &m.rounds, m.stop));
@@ -72,10 +72,10 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
     }
     let fit = maxmargin::tagger::fit_with_map(&svm, &sentences, features, data, &mut bar)?;
     bar.finish();
-    fit.tagger.save(output)?;
+    fit.model.save(output)?;
     if !args.quiet {
         // The templates are stored in the model; say which were used, and why when they were not named.
-        let f = &fit.tagger.features;
+        let f = &fit.model.features;
         let inputs = f.inputs();
         let why = match name {
             None => format!(
@@ -111,7 +111,7 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
         args,
         output,
         &svm,
-        (&fit.tagger.model, &fit.trace, &fit.warnings),
+        (&fit.model.model, &fit.trace, &fit.warnings),
         true,
     )
 }

@@ -96,14 +96,19 @@ impl AffineMax {
     }
 
     fn check_point(&self, w: &[f64]) -> Result<(), CoreError> {
-        if w.len() != self.dim {
+        self.check_vector("point", w)
+    }
+
+    /// `v` (a point or a subgradient, named `what`) has the dimension and finite entries.
+    fn check_vector(&self, what: &'static str, v: &[f64]) -> Result<(), CoreError> {
+        if v.len() != self.dim {
             return Err(CoreError::LengthMismatch {
-                what: "point",
+                what,
                 expected: self.dim,
-                got: w.len(),
+                got: v.len(),
             });
         }
-        check_finite("point", w)
+        check_finite(what, v)
     }
 
     fn piece(&self, k: usize, w: &[f64]) -> f64 {
@@ -185,14 +190,7 @@ impl AffineMax {
     /// ```
     pub fn is_subgradient(&self, w: &[f64], g: &[f64], tol: f64) -> Result<bool, CoreError> {
         let e = self.evaluate(w, tol)?;
-        if g.len() != self.dim {
-            return Err(CoreError::LengthMismatch {
-                what: "subgradient",
-                expected: self.dim,
-                got: g.len(),
-            });
-        }
-        check_finite("subgradient", g)?;
+        self.check_vector("subgradient", g)?;
         let slopes: Vec<&[f64]> = e.active.iter().map(|&k| self.slope(k)).collect();
         in_convex_hull(&slopes, g, tol)
     }
@@ -221,14 +219,7 @@ impl AffineMax {
         check_tol(tol)?;
         let fw = self.value(w)?;
         let fz = self.value(z)?;
-        if g.len() != self.dim {
-            return Err(CoreError::LengthMismatch {
-                what: "subgradient",
-                expected: self.dim,
-                got: g.len(),
-            });
-        }
-        check_finite("subgradient", g)?;
+        self.check_vector("subgradient", g)?;
         let lin: f64 = g
             .iter()
             .zip(z.iter().zip(w))

@@ -110,6 +110,15 @@ pub(crate) fn invalid(
     }
 }
 
+/// [`OptimError::LengthMismatch`] unless there are as many targets (labels, weights, ...) as rows.
+pub(crate) fn same_length(rows: usize, targets: usize) -> Result<(), OptimError> {
+    if rows == targets {
+        Ok(())
+    } else {
+        Err(OptimError::LengthMismatch { rows, targets })
+    }
+}
+
 /// A stopping tolerance ε must be positive and finite (every solver that takes one checks it here).
 pub(crate) fn check_epsilon(e: f64) -> Result<(), OptimError> {
     if e.is_finite() && e > 0.0 {

@@ -3,7 +3,7 @@
 //! With this `ψ`, `max_y′ [Δ(y, y′) + ⟨w, ψ(x, y′)⟩ − ⟨w, ψ(x, y)⟩] = max(0, 1 − y⟨w, x⟩)`: the binary hinge
 //! exactly.
 
-use crate::error::{StructError, check_features, check_weights};
+use crate::error::{StructError, check_call, check_features, check_labelled_call};
 use crate::oracle::{Enumerable, OutputSpace, Violation};
 use maxmargin_core::vector::SparseVec;
 
@@ -71,8 +71,7 @@ impl OutputSpace for BinarySpace {
 
     /// `+1` when `⟨w, x⟩ > 0`, else `−1` (a tie is `−1`).
     fn decode(&self, w: &[f64], x: &SparseVec) -> Result<i8, StructError> {
-        check_weights(w, self.dim())?;
-        self.check_input(x)?;
+        check_call(self, w, x)?;
         Ok(if x.as_row().dot(w) > 0.0 { 1 } else { -1 })
     }
 
@@ -83,9 +82,7 @@ impl OutputSpace for BinarySpace {
         x: &SparseVec,
         y: &i8,
     ) -> Result<Violation<i8>, StructError> {
-        check_weights(w, self.dim())?;
-        self.check_input(x)?;
-        self.check_output(x, y)?;
+        check_labelled_call(self, w, x, y)?;
         let h = 1.0 - f64::from(*y) * x.as_row().dot(w);
         Ok(if h > 0.0 {
             Violation {

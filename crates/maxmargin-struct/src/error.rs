@@ -132,6 +132,27 @@ pub(crate) fn check_weights(w: &[f64], dim: usize) -> Result<(), StructError> {
     }
 }
 
+/// What an oracle call checks first: `w`'s length against the space's dimension, then the input.
+pub(crate) fn check_call<S: crate::OutputSpace + ?Sized>(
+    space: &S,
+    w: &[f64],
+    x: &S::Input,
+) -> Result<(), StructError> {
+    check_weights(w, space.dim())?;
+    space.check_input(x)
+}
+
+/// [`check_call`], then the truth `y` against `x`: what a loss-augmented call checks first.
+pub(crate) fn check_labelled_call<S: crate::OutputSpace + ?Sized>(
+    space: &S,
+    w: &[f64],
+    x: &S::Input,
+    y: &S::Output,
+) -> Result<(), StructError> {
+    check_call(space, w, x)?;
+    space.check_output(x, y)
+}
+
 /// Checks every feature index of `x` against `n_features`.
 pub(crate) fn check_features(
     x: &maxmargin_core::vector::SparseVec,

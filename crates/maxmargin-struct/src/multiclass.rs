@@ -2,7 +2,7 @@
 //! weights and `s(y) = ⟨w_y, x⟩`), with the 0-1 loss or any cost matrix.
 
 use crate::cost::CostMatrix;
-use crate::error::{StructError, check_features, check_weights};
+use crate::error::{StructError, check_call, check_features, check_labelled_call};
 use crate::oracle::{Enumerable, OutputSpace, Violation};
 use maxmargin_core::vector::SparseVec;
 
@@ -108,8 +108,7 @@ impl OutputSpace for MulticlassSpace {
 
     /// The class with the highest score; the lowest index on ties.
     fn decode(&self, w: &[f64], x: &SparseVec) -> Result<u32, StructError> {
-        check_weights(w, self.dim())?;
-        self.check_input(x)?;
+        check_call(self, w, x)?;
         Ok(self.argmax(w, x, |_| 0.0).0 as u32)
     }
 
@@ -120,9 +119,7 @@ impl OutputSpace for MulticlassSpace {
         x: &SparseVec,
         y: &u32,
     ) -> Result<Violation<u32>, StructError> {
-        check_weights(w, self.dim())?;
-        self.check_input(x)?;
-        self.check_output(x, y)?;
+        check_labelled_call(self, w, x, y)?;
         let y = *y as usize;
         let (k, v) = self.argmax(w, x, |k| self.cost.cost(y, k));
         let truth = self.class_score(w, x, y);
@@ -145,9 +142,7 @@ impl OutputSpace for MulticlassSpace {
         x: &SparseVec,
         y: &u32,
     ) -> Result<Violation<u32>, StructError> {
-        check_weights(w, self.dim())?;
-        self.check_input(x)?;
-        self.check_output(x, y)?;
+        check_labelled_call(self, w, x, y)?;
         Ok(self.slack_argmax(w, x, *y as usize))
     }
 }

@@ -5,7 +5,7 @@
 //! `⟨w_l, x⟩ + c_l 1[y_l = 0]` and off adds `c_l 1[y_l = 1]`. Ties keep the true value (loss-augmented) or
 //! switch the label off (decoding).
 
-use crate::error::{StructError, check_features, check_weights};
+use crate::error::{StructError, check_call, check_features, check_labelled_call};
 use crate::oracle::{Enumerable, OutputSpace, Violation};
 use maxmargin_core::vector::SparseVec;
 
@@ -129,8 +129,7 @@ impl OutputSpace for MultilabelSpace {
 
     /// Label `l` is on when `⟨w_l, x⟩ > 0` (a tie is off).
     fn decode(&self, w: &[f64], x: &SparseVec) -> Result<Vec<bool>, StructError> {
-        check_weights(w, self.dim())?;
-        self.check_input(x)?;
+        check_call(self, w, x)?;
         Ok((0..self.n_labels())
             .map(|l| self.label_score(w, x, l) > 0.0)
             .collect())
@@ -143,9 +142,7 @@ impl OutputSpace for MultilabelSpace {
         x: &SparseVec,
         y: &Vec<bool>,
     ) -> Result<Violation<Vec<bool>>, StructError> {
-        check_weights(w, self.dim())?;
-        self.check_input(x)?;
-        self.check_output(x, y)?;
+        check_labelled_call(self, w, x, y)?;
         let (mut out, mut loss, mut hinge) = (Vec::with_capacity(y.len()), 0.0, 0.0);
         for (l, &truth) in y.iter().enumerate() {
             let c = self.weights[l];
@@ -184,9 +181,7 @@ impl OutputSpace for MultilabelSpace {
         x: &SparseVec,
         y: &Vec<bool>,
     ) -> Result<Violation<Vec<bool>>, StructError> {
-        check_weights(w, self.dim())?;
-        self.check_input(x)?;
-        self.check_output(x, y)?;
+        check_labelled_call(self, w, x, y)?;
         let gains: Vec<f64> = y
             .iter()
             .enumerate()

@@ -6,7 +6,7 @@
 //! feature-major (`w[j·L + l]`), so one feature's weights for all labels are contiguous.
 
 use crate::cost::CostMatrix;
-use crate::error::{StructError, check_features, check_weights};
+use crate::error::{StructError, check_call, check_features, check_labelled_call};
 use crate::oracle::{Enumerable, OutputSpace, Violation};
 use crate::sequence::{Sequence, add_unary, product, unary_score, visit_unary};
 
@@ -184,8 +184,7 @@ impl OutputSpace for PerPositionSpace {
 
     /// Per position, the allowed label with the highest unary score; the lowest label on ties.
     fn decode(&self, w: &[f64], x: &PositionInput) -> Result<Vec<u32>, StructError> {
-        check_weights(w, self.dim())?;
-        self.check_input(x)?;
+        check_call(self, w, x)?;
         Ok(self.best_per_position(w, x, |_, _| 0.0).0)
     }
 
@@ -196,9 +195,7 @@ impl OutputSpace for PerPositionSpace {
         x: &PositionInput,
         y: &Vec<u32>,
     ) -> Result<Violation<Vec<u32>>, StructError> {
-        check_weights(w, self.dim())?;
-        self.check_input(x)?;
-        self.check_output(x, y)?;
+        check_labelled_call(self, w, x, y)?;
         let (out, value) = self.best_per_position(w, x, |t, l| self.cost.cost(y[t] as usize, l));
         let loss = self.loss(y, &out);
         Ok(Violation::of_value(out, loss, value, self.score(w, x, y)))

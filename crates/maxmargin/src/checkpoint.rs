@@ -144,10 +144,15 @@ fn absent_ref<X: Extra>(x: &&X) -> bool {
     x.absent()
 }
 
+/// What a checkpoint file keeps: states, outputs and parameters that serde writes and reads back.
+pub(crate) trait Serde: Serialize + DeserializeOwned {}
+
+impl<T: Serialize + DeserializeOwned> Serde for T {}
+
 /// Parameters that shape the problem a checkpoint's state belongs to: a run resumes a state only with the
 /// same ones (the budget, the tolerances and the thread count may change; the bias, the loss, the weights
 /// and the scaling may not, since the state's vectors and boxes were made for them).
-pub(crate) trait SameProblem {
+pub(crate) trait SameProblem: Serde {
     /// `(parameter, stored, this run's)` for the first parameter that differs.
     fn differs_from(&self, stored: &Self) -> Option<(&'static str, String, String)>;
 }
@@ -232,10 +237,10 @@ pub(crate) fn load<Pm, St, O, X>(
     expect: Option<(Made, &Pm)>,
 ) -> Result<CheckpointFile<Pm, St, O, X>, Error>
 where
-    Pm: Serialize + DeserializeOwned + SameProblem,
-    St: Serialize + DeserializeOwned,
-    O: Serialize + DeserializeOwned,
-    X: Serialize + DeserializeOwned + Extra,
+    Pm: SameProblem,
+    St: Serde,
+    O: Serde,
+    X: Serde + Extra,
 {
     refuse_older(path, kind)?;
     let (_, file): (_, CheckpointFile<Pm, St, O, X>) = model_file::load(path, kind)?;
@@ -267,9 +272,9 @@ pub(crate) struct OneFile<'a, Pm> {
 
 impl<Pm, St, O> Store<St, O> for OneFile<'_, Pm>
 where
-    Pm: Serialize + DeserializeOwned + SameProblem,
-    St: Serialize + DeserializeOwned,
-    O: Serialize + DeserializeOwned,
+    Pm: SameProblem,
+    St: Serde,
+    O: Serde,
 {
     fn load(&self, file: &Path) -> Result<Run<St, O>, Error> {
         Ok(load::<Pm, St, O, ()>(file, self.kind, Some((self.made, self.params)))?.run)
@@ -301,9 +306,9 @@ pub(crate) fn train<P, S, Pm>(
 ) -> Result<maxmargin_optim::Resumed<S, P>, Error>
 where
     S: Solver<P>,
-    S::State: Serialize + DeserializeOwned,
-    S::Output: Serialize + DeserializeOwned,
-    Pm: Serialize + DeserializeOwned + SameProblem,
+    S::State: Serde,
+    S::Output: Serde,
+    Pm: SameProblem,
 {
     let store = OneFile { kind, made, params };
     let run = (&Single as &dyn Collective, trainer, solver, problem);
@@ -382,9 +387,9 @@ pub(crate) struct StreamFile<'a, Pm> {
 
 impl<Pm, St, O> Store<St, O> for StreamFile<'_, Pm>
 where
-    Pm: Serialize + DeserializeOwned + SameProblem,
-    St: Serialize + DeserializeOwned,
-    O: Serialize + DeserializeOwned,
+    Pm: SameProblem,
+    St: Serde,
+    O: Serde,
 {
     fn load(&self, file: &Path) -> Result<Run<St, O>, Error> {
         let expect = Some((self.made, self.params));
@@ -437,9 +442,9 @@ pub(crate) fn train_stream<P, S, Pm>(
 where
     P: Placed,
     S: Solver<P>,
-    S::State: Serialize + DeserializeOwned,
-    S::Output: Serialize + DeserializeOwned,
-    Pm: Serialize + DeserializeOwned + SameProblem,
+    S::State: Serde,
+    S::Output: Serde,
+    Pm: SameProblem,
 {
     let store = StreamFile {
         kind: format!("{kind}-stream"),

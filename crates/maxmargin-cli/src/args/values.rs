@@ -174,15 +174,15 @@ pub(crate) struct GraphArgs {
     /// within budget, and the run says whether every one was), qpbo (graph cuts: exact with two labels
     /// and attractive pairwise tables, α-expansion moves otherwise). Default: exact-tree when every
     /// training graph is a forest, else trws.
-    #[arg(long, help_heading = "Graphs (--task graph)", value_enum)]
+    #[arg(long, help_heading = GRAPHS, value_enum)]
     pub(crate) inference: Option<InferenceArg>,
     /// --task graph: one pairwise table read from each edge's first node to its second, instead of one
     /// symmetric table.
-    #[arg(long, help_heading = "Graphs (--task graph)")]
+    #[arg(long, help_heading = GRAPHS)]
     pub(crate) directed: bool,
     /// --task graph: the number of node labels (labels 0..N) [default: one past the largest label in the
     /// training file]; give it when the training graphs lack some label.
-    #[arg(long, help_heading = "Graphs (--task graph)", value_name = "N", value_parser = parse_count)]
+    #[arg(long, help_heading = GRAPHS, value_name = "N", value_parser = parse_count)]
     pub(crate) labels: Option<usize>,
 }
 
@@ -370,32 +370,32 @@ impl From<KernelArg> for maxmargin::linear::KernelKind {
 pub(crate) struct KernelFlags {
     /// A kernel SVM trained by SMO (LIBSVM's -s 0 -t): linear, rbf, poly or sigmoid; its intercept is
     /// unregularized and its model keeps the support vectors.
-    #[arg(long, value_enum, help_heading = "Kernel SVMs (--kernel, binary)")]
+    #[arg(long, value_enum, help_heading = KERNEL)]
     pub(crate) kernel: Option<KernelArg>,
     /// γ of rbf, poly and sigmoid: a number, or scale (scikit-learn's 1/(d·Var(X)) over the training rows
     /// after --scale) [scale].
-    #[arg(long, value_parser = parse_gamma, allow_hyphen_values = true, help_heading = "Kernel SVMs (--kernel, binary)")]
+    #[arg(long, value_parser = parse_gamma, allow_hyphen_values = true, help_heading = KERNEL)]
     pub(crate) gamma: Option<Gamma>,
     /// The polynomial kernel's degree [3].
-    #[arg(long, help_heading = "Kernel SVMs (--kernel, binary)")]
+    #[arg(long, help_heading = KERNEL)]
     pub(crate) degree: Option<u32>,
     /// The constant of the poly and sigmoid kernels [0].
     #[arg(
         long,
         allow_hyphen_values = true,
-        help_heading = "Kernel SVMs (--kernel, binary)"
+        help_heading = KERNEL
     )]
     pub(crate) coef0: Option<f64>,
     /// Megabytes of kernel rows kept in memory (LIBSVM's -m) [100].
-    #[arg(long, help_heading = "Kernel SVMs (--kernel, binary)")]
+    #[arg(long, help_heading = KERNEL)]
     pub(crate) cache_mb: Option<f64>,
     /// Approximate the kernel instead: rff (random Fourier features, rbf only) or nystroem (landmarks drawn
     /// from the training rows by --seed); a linear solver (dcd by default, pegasos, logistic) trains on the
     /// features, fitted after --scale and kept in the model.
-    #[arg(long, value_parser = parse_approx, help_heading = "Kernel SVMs (--kernel, binary)")]
+    #[arg(long, value_parser = parse_approx, help_heading = KERNEL)]
     pub(crate) approx: Option<maxmargin::approx::ApproxMethod>,
     /// The approximation's components (Nyström: landmarks) [100].
-    #[arg(long, help_heading = "Kernel SVMs (--kernel, binary)")]
+    #[arg(long, help_heading = KERNEL)]
     pub(crate) components: Option<usize>,
 }
 
@@ -511,7 +511,7 @@ pub(crate) struct StructFlags {
     #[arg(
         long,
         value_enum,
-        help_heading = "Structured training (--task multiclass|multilabel|chain|graph)"
+        help_heading = STRUCTURED
     )]
     pub(crate) rescaling: Option<RescalingArg>,
     /// --task multiclass: each class a mixture of this many linear templates (a latent structural SVM, Yu
@@ -521,7 +521,7 @@ pub(crate) struct StructFlags {
     #[arg(
         long,
         value_name = "S",
-        help_heading = "Structured training (--task multiclass|multilabel|chain|graph)"
+        help_heading = STRUCTURED
     )]
     pub(crate) latent_subclasses: Option<usize>,
     /// --task chain (svm_hmm files; train also CoNLL files): each tag split into this many latent states (a latent structural SVM),
@@ -531,7 +531,7 @@ pub(crate) struct StructFlags {
     #[arg(
         long,
         value_name = "K",
-        help_heading = "Structured training (--task multiclass|multilabel|chain|graph)"
+        help_heading = STRUCTURED
     )]
     pub(crate) latent_states: Option<usize>,
     /// --format conll: keep only the features that fire at least N times in the training tokens (CRFsuite's
@@ -539,7 +539,7 @@ pub(crate) struct StructFlags {
     #[arg(
         long,
         value_name = "N",
-        help_heading = "Structured training (--task multiclass|multilabel|chain|graph)"
+        help_heading = STRUCTURED
     )]
     pub(crate) min_count: Option<usize>,
     /// --task chain: the order of the tag transitions [default: 1]. 2 adds a weight for every triple of
@@ -550,7 +550,7 @@ pub(crate) struct StructFlags {
         long,
         value_name = "N",
         value_parser = clap::value_parser!(u8).range(1..=2),
-        help_heading = "Structured training (--task multiclass|multilabel|chain|graph)"
+        help_heading = STRUCTURED
     )]
     pub(crate) order: Option<u8>,
 }

@@ -71,12 +71,7 @@ impl OneVsRest {
                 targets: sample_weights.len(),
             });
         }
-        if classes.len() != x.n_rows() {
-            return Err(OptimError::LengthMismatch {
-                rows: x.n_rows(),
-                targets: classes.len(),
-            });
-        }
+        crate::error::same_length(x.n_rows(), classes.len())?;
         if let Some(&bad) = classes.iter().find(|&&c| c >= n_classes) {
             return Err(crate::error::invalid(
                 "class index",

@@ -182,12 +182,7 @@ impl<'a> BinaryProblem<'a> {
     /// # Errors
     /// [`OptimError::LengthMismatch`] or [`OptimError::InvalidParam`] for a negative or non-finite weight.
     pub fn with_example_weights(mut self, c: &'a [f64]) -> Result<Self, OptimError> {
-        if c.len() != self.y.len() {
-            return Err(OptimError::LengthMismatch {
-                rows: self.y.len(),
-                targets: c.len(),
-            });
-        }
+        crate::error::same_length(self.y.len(), c.len())?;
         if let Some(bad) = c.iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
             return Err(crate::error::invalid(
                 "example weight",

@@ -36,12 +36,7 @@ impl<'a, S: OutputSpace> StructProblem<'a, S> {
         y: &'a [S::Output],
         lambda: Lambda,
     ) -> Result<Self, OptimError> {
-        if x.len() != y.len() {
-            return Err(OptimError::LengthMismatch {
-                rows: x.len(),
-                targets: y.len(),
-            });
-        }
+        crate::error::same_length(x.len(), y.len())?;
         if x.is_empty() {
             return Err(OptimError::NoExamples);
         }

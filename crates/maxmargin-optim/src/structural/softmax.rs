@@ -41,12 +41,7 @@ impl<'a> SoftmaxProblem<'a> {
         d: usize,
         lambda: Lambda,
     ) -> Result<Self, OptimError> {
-        if x.len() != y.len() {
-            return Err(OptimError::LengthMismatch {
-                rows: x.len(),
-                targets: y.len(),
-            });
-        }
+        crate::error::same_length(x.len(), y.len())?;
         if x.is_empty() {
             return Err(invalid("rows", 0, "must not be empty"));
         }
@@ -82,12 +77,7 @@ impl<'a> SoftmaxProblem<'a> {
     /// # Errors
     /// [`OptimError::LengthMismatch`] or [`OptimError::InvalidParam`] for weights that do not fit.
     pub fn with_example_weights(mut self, c: &'a [f64]) -> Result<Self, OptimError> {
-        if c.len() != self.x.len() {
-            return Err(OptimError::LengthMismatch {
-                rows: self.x.len(),
-                targets: c.len(),
-            });
-        }
+        crate::error::same_length(self.x.len(), c.len())?;
         if !c.iter().all(|v| v.is_finite() && *v >= 0.0) {
             return Err(invalid(
                 "example weight",

@@ -18,7 +18,7 @@
 //! The dynamic-programming tables live in a per-thread scratch buffer, reused across calls.
 
 use crate::cost::CostMatrix;
-use crate::error::{StructError, check_features, check_weights};
+use crate::error::{StructError, check_call, check_features};
 use crate::oracle::{Enumerable, OutputSpace, Violation};
 use crate::sequence::{Sequence, add_unary, check_labels, product, unary_score, visit_unary};
 use maxmargin_core::vector::SparseVec;
@@ -211,8 +211,7 @@ impl ChainSpace {
         x: &Sequence,
         allowed: &dyn Fn(usize, usize) -> bool,
     ) -> Result<Vec<u32>, StructError> {
-        check_weights(w, self.dim())?;
-        self.check_input(x)?;
+        check_call(self, w, x)?;
         if (0..x.len()).any(|t| !(0..self.n_labels()).any(|l| allowed(t, l))) {
             return Err(StructError::Unsupported {
                 what: "constrained decoding",
@@ -478,8 +477,7 @@ impl OutputSpace for ChainSpace {
 
     /// Viterbi decoding; the lowest label on ties.
     fn decode(&self, w: &[f64], x: &Sequence) -> Result<Vec<u32>, StructError> {
-        check_weights(w, self.dim())?;
-        self.check_input(x)?;
+        check_call(self, w, x)?;
         if x.is_empty() {
             return Err(StructError::EmptySequence);
         }
@@ -495,8 +493,7 @@ impl OutputSpace for ChainSpace {
         x: &Sequence,
         y: &Vec<u32>,
     ) -> Result<Violation<Vec<u32>>, StructError> {
-        check_weights(w, self.dim())?;
-        self.check_input(x)?;
+        check_call(self, w, x)?;
         if x.is_empty() {
             return Err(StructError::EmptySequence);
         }

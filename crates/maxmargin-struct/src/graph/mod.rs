@@ -42,7 +42,7 @@ pub struct Relaxation {
 }
 
 use crate::cost::CostMatrix;
-use crate::error::{StructError, check_features, check_weights};
+use crate::error::{StructError, check_call, check_features, check_labelled_call};
 use crate::oracle::{Enumerable, OutputSpace, Violation};
 use crate::sequence::{add_unary, check_labels, product, unary_score, visit_unary};
 use infer::{DECODE_TOL, LoopySettings, Potentials, Tolerance};
@@ -324,8 +324,7 @@ impl GraphSpace {
         truth: Option<&Vec<u32>>,
         (max_iter, branches): (usize, usize),
     ) -> Result<Relaxation, StructError> {
-        check_weights(w, self.dim())?;
-        self.check_input(x)?;
+        check_call(self, w, x)?;
         if let Some(y) = truth {
             self.check_output(x, y)?;
         }
@@ -522,8 +521,7 @@ impl OutputSpace for GraphSpace {
 
     /// MAP inference by the space's method; the lowest label on ties for the exact ones.
     fn decode(&self, w: &[f64], x: &Graph) -> Result<Vec<u32>, StructError> {
-        check_weights(w, self.dim())?;
-        self.check_input(x)?;
+        check_call(self, w, x)?;
         let p = self.potentials(w, x, None);
         p.check_finite(x.edges())?;
         Ok(self.solve(&p, x, Tolerance::of_value(DECODE_TOL))?.0)
@@ -537,9 +535,7 @@ impl OutputSpace for GraphSpace {
         x: &Graph,
         y: &Vec<u32>,
     ) -> Result<Violation<Vec<u32>>, StructError> {
-        check_weights(w, self.dim())?;
-        self.check_input(x)?;
-        self.check_output(x, y)?;
+        check_labelled_call(self, w, x, y)?;
         let p = self.potentials(w, x, Some(y));
         p.check_finite(x.edges())?;
         let truth = self.score(w, x, y);

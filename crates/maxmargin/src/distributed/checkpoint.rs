@@ -5,10 +5,9 @@
 //! rank from its own file, and ends with the same bits as a run never stopped.
 
 use crate::Error;
-use crate::checkpoint::{CheckpointPlan, Made, SameProblem, Store};
+use crate::checkpoint::{CheckpointPlan, Made, SameProblem, Serde, Store};
 use maxmargin_io::{IoError, model_file};
 use maxmargin_optim::{Collective, Observer, OptimError, Run, Solver, Trainer};
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -94,9 +93,9 @@ pub(crate) fn train_over<P, S, Pm>(
 ) -> Result<maxmargin_optim::Resumed<S, P>, Error>
 where
     S: Solver<P>,
-    S::State: Serialize + DeserializeOwned,
-    S::Output: Serialize + DeserializeOwned,
-    Pm: Serialize + DeserializeOwned + SameProblem,
+    S::State: Serde,
+    S::Output: Serde,
+    Pm: SameProblem,
 {
     let files = RankFiles::new(run_kind(kind), made, params, comm, n_local);
     let run = (comm, trainer, solver, problem);
@@ -105,9 +104,9 @@ where
 
 impl<Pm, St, O> Store<St, O> for RankFiles<'_, Pm>
 where
-    Pm: Serialize + DeserializeOwned + SameProblem,
-    St: Serialize + DeserializeOwned,
-    O: Serialize + DeserializeOwned,
+    Pm: SameProblem,
+    St: Serde,
+    O: Serde,
 {
     fn file(&self, path: &Path) -> PathBuf {
         rank_path(path, self.rank)

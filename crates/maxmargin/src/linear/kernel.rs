@@ -51,6 +51,19 @@ pub(crate) fn kernel_values(
     }
 }
 
+/// [`kernel_values`] of one row, with its own scratch row.
+pub(crate) fn kernel_row(
+    kernel: &Kernel,
+    support: &SparseRows,
+    norms: &[f64],
+    x: SparseRow<'_>,
+) -> Vec<f64> {
+    let mut out = vec![0.0; support.n_rows()];
+    let mut dense = scratch(support.n_features());
+    kernel_values(kernel, support, norms, x, &mut dense, &mut out);
+    out
+}
+
 /// The kernel's family, as `--kernel` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -224,16 +237,7 @@ impl KernelExpansion {
     /// `Σ_k coef_k K(s_k, x)` (without the intercept). The row is scattered into a dense buffer once when the
     /// features are few enough, so each support vector's dot product is a gather instead of a merge.
     pub fn value(&self, x: SparseRow<'_>) -> f64 {
-        let mut k = vec![0.0; self.coef.len()];
-        let mut dense = scratch(self.support.n_features());
-        kernel_values(
-            &self.kernel,
-            &self.support,
-            self.norms(),
-            x,
-            &mut dense,
-            &mut k,
-        );
+        let k = kernel_row(&self.kernel, &self.support, self.norms(), x);
         k.iter().zip(&self.coef).map(|(k, c)| c * k).sum()
     }
 

@@ -77,12 +77,15 @@ impl Finished {
     }
 }
 
-/// A trained model and its training trace.
+/// A trained model with its training trace and what a user should know about the run: binary models
+/// (`FitReport`), and, under their own names, structural ([`crate::structured_svm::StructFitReport`]),
+/// custom-space and latent ones.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FitReport {
+pub struct FitReport<M = LinearModel> {
     /// The model.
-    pub model: LinearModel,
-    /// The objective at each evaluation (with seconds, which vary from run to run).
+    pub model: M,
+    /// The objective at each evaluation (with seconds, which vary from run to run; the dual, gap and
+    /// constraint counts where the solver has them). A latent model's are its kept round's convex solve's.
     pub trace: Vec<TraceRecord>,
     /// What a user should know about the run: badly scaled features, a stop short of the optimum (each one
     /// line, without the `warning:` prefix).

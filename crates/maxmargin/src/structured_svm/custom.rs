@@ -29,15 +29,7 @@ pub struct CustomModel<S> {
 }
 
 /// A custom-space model with its training trace.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CustomFitReport<S> {
-    /// The model.
-    pub model: CustomModel<S>,
-    /// Every evaluation.
-    pub trace: Vec<TraceRecord>,
-    /// What a user should know about the run, one line each without the `warning:` prefix.
-    pub warnings: Vec<String>,
-}
+pub type CustomFitReport<S> = crate::linear::FitReport<CustomModel<S>>;
 
 /// How a custom-space model does on labelled examples.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -8,7 +8,7 @@
 //! - Per class (one-vs-rest SMO, and Nyström models folded into landmark expansions): a class's score is its
 //!   machine's value.
 
-use crate::linear::kernel::{Norms, kernel_values, scratch};
+use crate::linear::kernel::{Norms, kernel_row};
 use maxmargin_core::kernel::Kernel;
 use maxmargin_core::vector::{SparseRow, SparseRows};
 use maxmargin_optim::smo::multiclass::{Machine, Scheme};
@@ -96,16 +96,7 @@ impl MulticlassKernel {
 
     /// The classes' scores of one (scaled) row.
     pub fn scores(&self, x: SparseRow<'_>, n_classes: usize) -> Vec<f64> {
-        let mut values = vec![0.0; self.support.n_rows()];
-        let mut dense = scratch(self.support.n_features());
-        kernel_values(
-            &self.kernel,
-            &self.support,
-            self.norms(),
-            x,
-            &mut dense,
-            &mut values,
-        );
+        let values = kernel_row(&self.kernel, &self.support, self.norms(), x);
         let value = |m: &Machine| -> f64 {
             m.rows
                 .iter()

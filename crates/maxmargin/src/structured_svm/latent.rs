@@ -30,15 +30,7 @@ pub struct LatentMulticlassModel {
 }
 
 /// A latent model with the trace of its kept round's convex solve and the run's warnings.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LatentFitReport {
-    /// The model.
-    pub model: LatentMulticlassModel,
-    /// The kept round's evaluations.
-    pub trace: Vec<TraceRecord>,
-    /// What a user should know about the run, one line each without the `warning:` prefix.
-    pub warnings: Vec<String>,
-}
+pub type LatentFitReport = crate::linear::FitReport<LatentMulticlassModel>;
 
 impl StructuredSvm {
     /// Trains a multiclass model with `subclasses` latent templates per class (any multiclass solver but

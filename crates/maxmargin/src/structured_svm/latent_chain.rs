@@ -32,15 +32,7 @@ pub struct LatentChainModel {
 }
 
 /// A latent chain model with the trace of its kept round's convex solve and the run's warnings.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LatentChainFitReport {
-    /// The model.
-    pub model: LatentChainModel,
-    /// The kept round's evaluations.
-    pub trace: Vec<TraceRecord>,
-    /// What a user should know about the run, one line each without the `warning:` prefix.
-    pub warnings: Vec<String>,
-}
+pub type LatentChainFitReport = crate::linear::FitReport<LatentChainModel>;
 
 impl StructuredSvm {
     /// Trains a chain model with `states` latent states per tag (any chain solver trains each round; the

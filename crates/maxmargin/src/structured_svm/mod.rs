@@ -101,16 +101,7 @@ pub struct StructuredModel {
 }
 
 /// A structural model with its training trace.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StructFitReport {
-    /// The model.
-    pub model: StructuredModel,
-    /// Every evaluation (with dual, gap and constraint counts where the solver has them).
-    pub trace: Vec<TraceRecord>,
-    /// What a user should know about the run (badly scaled features, a stop short of the optimum), each
-    /// one line without the `warning:` prefix.
-    pub warnings: Vec<String>,
-}
+pub type StructFitReport = crate::linear::FitReport<StructuredModel>;
 
 /// The measures users expect for each task, and the objective when λ was given.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

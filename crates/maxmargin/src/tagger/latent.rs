@@ -17,15 +17,7 @@ pub struct LatentTagger {
 }
 
 /// A trained latent tagger with the trace of its kept round's convex solve.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LatentTaggerFitReport {
-    /// The tagger.
-    pub tagger: LatentTagger,
-    /// The kept round's evaluations.
-    pub trace: Vec<TraceRecord>,
-    /// What a user should know about the run, one line each.
-    pub warnings: Vec<String>,
-}
+pub type LatentTaggerFitReport = crate::linear::FitReport<LatentTagger>;
 
 /// Trains a tagger whose tags each have `states` latent states, on dictionaries built on `train` (read from
 /// `source`), with `svm` ([`StructuredSvm::fit_latent_chain`]: its rounds, checkpoints and tag weights).
@@ -55,7 +47,7 @@ pub fn fit_latent(
     });
     let report = svm.fit_latent_chain(&data, states, observer)?;
     Ok(LatentTaggerFitReport {
-        tagger: LatentTagger {
+        model: LatentTagger {
             model: report.model,
             features,
         },

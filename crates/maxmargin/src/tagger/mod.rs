@@ -11,9 +11,9 @@
 //! ];
 //! let svm = StructuredSvmParams::new(Task::Chain).lambda(0.1).max_passes(50.0).check()?;
 //! let fit = maxmargin::tagger::fit(&svm, &train, Template::chunking(), "inline".as_ref(), &mut ())?;
-//! let tags = fit.tagger.tag(&train)?;
+//! let tags = fit.model.tag(&train)?;
 //! assert_eq!(tags[0], vec!["B-NP", "I-NP", "B-VP"]);
-//! let e = fit.tagger.evaluate(&train, None)?;
+//! let e = fit.model.evaluate(&train, None)?;
 //! assert_eq!(e.chunks.map(|c| c.chunk_f1), Some(1.0));
 //! # Ok(()) }
 //! ```
@@ -24,7 +24,7 @@ use maxmargin_io::IoError;
 use maxmargin_io::conll::{self, FeatureMap, Sentence, Template};
 use maxmargin_io::model_file;
 use maxmargin_io::svm_hmm::SequenceData;
-use maxmargin_optim::{Observer, OptimError, TraceRecord};
+use maxmargin_optim::{Observer, OptimError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -58,15 +58,7 @@ pub struct Tagger {
 }
 
 /// A trained tagger with its training trace.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TaggerFitReport {
-    /// The tagger.
-    pub tagger: Tagger,
-    /// Every evaluation of the run.
-    pub trace: Vec<TraceRecord>,
-    /// What a user should know about the run, one line each.
-    pub warnings: Vec<String>,
-}
+pub type TaggerFitReport = crate::linear::FitReport<Tagger>;
 
 /// A tagger's measures on labelled sentences: tokens, and chunks by conlleval's definition when the tags are
 /// chunk tags.
@@ -210,7 +202,7 @@ pub fn fit_with_map(
     });
     let report = svm.fit_chain_with_edges(&data, chain_shape(&features), observer)?;
     Ok(TaggerFitReport {
-        tagger: Tagger {
+        model: Tagger {
             model: report.model,
             features,
         },

@@ -229,12 +229,7 @@ impl Dcd {
         problem: &BinaryProblem<'_>,
         alpha: &[f64],
     ) -> Result<DcdState, OptimError> {
-        if alpha.len() != problem.n_samples() {
-            return Err(OptimError::LengthMismatch {
-                rows: problem.n_samples(),
-                targets: alpha.len(),
-            });
-        }
+        crate::error::same_length(problem.n_samples(), alpha.len())?;
         let mut st = self.init(problem)?;
         let logistic = problem.loss() == BinaryLoss::Logistic;
         for (i, &a) in alpha.iter().enumerate() {

@@ -83,12 +83,7 @@ impl KernelMulticlass {
         n_classes: usize,
         (class_weights, sample_weights): (&[f64], &[f64]),
     ) -> Result<Fit<Vec<Machine>>, OptimError> {
-        if classes.len() != x.n_rows() {
-            return Err(OptimError::LengthMismatch {
-                rows: x.n_rows(),
-                targets: classes.len(),
-            });
-        }
+        crate::error::same_length(x.n_rows(), classes.len())?;
         if !sample_weights.is_empty() && sample_weights.len() != x.n_rows() {
             return Err(OptimError::LengthMismatch {
                 rows: x.n_rows(),
