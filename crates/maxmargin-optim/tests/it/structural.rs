@@ -507,3 +507,65 @@ fn the_perceptron_stops_at_a_pass_without_mistakes_on_separable_data_and_average
     };
     assert_eq!(once(5), once(5));
 }
+
+/// Under `Steps::Auto`, pairwise atoms that outgrow their memory become Frank–Wolfe shares of the same dual
+/// point between passes: the run goes on to the optimum pairwise steps reach (within the two certified
+/// gaps), reports no atoms after the change, and a run stopped and resumed across it gives the same bits.
+#[test]
+fn bcfw_atoms_past_their_budget_become_frank_wolfe_shares() {
+    let (space, x, y) = small_chain();
+    let problem = StructProblem::new(&space, &x, &y, Lambda::new(0.1).unwrap()).unwrap();
+    let nnz: usize = (problem.truth_features().iter())
+        .map(|p| p.as_row().nnz())
+        .sum();
+    let params = BcfwParams {
+        gap_tolerance: Some(1e-3),
+        gap_every: 2.0,
+        ..BcfwParams::default()
+    };
+    // One full-size atom per example fits (so Auto takes pairwise steps), three do; the blocks hold more
+    // after the second pass.
+    let budget = 3 * 12 * nnz;
+    let solver = || params.check().unwrap().with_atoms_budget(budget);
+    let fit = |mut s: maxmargin_optim::Bcfw| run(&mut s, &problem, Budget::epochs(2000.0));
+    let (kept, changed) = (fit(params.check().unwrap()), fit(solver()));
+    let last = |f: &maxmargin_optim::Fit<Vec<f64>>| f.trace.last().unwrap().clone();
+    assert!(
+        last(&kept).active_constraints.is_some(),
+        "pairwise throughout"
+    );
+    assert_eq!(
+        last(&changed).active_constraints,
+        None,
+        "Frank–Wolfe at the end"
+    );
+    assert_eq!(changed.stop, StopReason::Converged);
+    let gaps = last(&kept).gap.unwrap() + last(&changed).gap.unwrap();
+    assert!(
+        (kept.objective - changed.objective).abs() <= gaps,
+        "{} against {} (gaps {gaps})",
+        kept.objective,
+        changed.objective
+    );
+    // Stopped after 3 passes (atoms still) and resumed to 30 passes (the change made on the way).
+    let budget30 = |b: Budget| Trainer::new(b).unwrap();
+    let params = BcfwParams {
+        gap_tolerance: None,
+        ..params
+    };
+    let solver = || params.check().unwrap().with_atoms_budget(budget);
+    let straight = budget30(Budget::epochs(30.0))
+        .run(&mut solver(), &problem, &mut ())
+        .unwrap();
+    let mut s = solver();
+    let state = s.init(&problem).unwrap();
+    let (_, state) = budget30(Budget::epochs(3.0))
+        .run_from(&mut s, &problem, state, &mut ())
+        .unwrap();
+    let (rest, _) = budget30(Budget::epochs(30.0))
+        .run_from(&mut s, &problem, state, &mut ())
+        .unwrap();
+    assert_eq!(last(&straight).active_constraints, None);
+    let bits = |w: &[f64]| w.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&rest.output), bits(&straight.output));
+}

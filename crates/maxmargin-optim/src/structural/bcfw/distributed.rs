@@ -80,6 +80,7 @@ impl BcfwRanks<'_> {
         S::Output: Sync,
     {
         let (dim, lambda) = (problem.dim(), problem.lambda());
+        self.solver.keep_atoms_in_budget(problem, &mut st.local);
         let local = &mut st.local;
         let (w0, ell0) = (local.w.clone(), local.ell);
         // The blocks this round moves, as they were before it: only they are mixed when the step is partial,

@@ -19,6 +19,9 @@ use serde::{Deserialize, Serialize};
 /// The most atoms kept per example (besides the true output).
 pub const MAX_ATOMS: usize = 24;
 
+/// An atom's entry: a `u32` index and an `f64` value.
+pub(super) const ATOM_ENTRY_BYTES: usize = 12;
+
 /// One atom of a block: `u = ψ(y_i) − ψ(y)`, `‖u‖²`, `Δ(y_i, y)` and its weight.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(super) struct Atom {
@@ -91,6 +94,20 @@ impl Block {
     /// `Σ weight·Δ` over the atoms (`n ℓ_i`).
     fn loss_sum(&self) -> f64 {
         self.atoms.iter().map(|a| a.weight * a.loss).sum()
+    }
+
+    /// The memory the block's atoms hold: their entries (an index and a value each) and the atoms.
+    pub(super) fn bytes(&self) -> usize {
+        (self.atoms.iter())
+            .map(|a| a.u.as_row().nnz() * ATOM_ENTRY_BYTES + std::mem::size_of::<Atom>())
+            .sum()
+    }
+
+    /// `Σ weight·u` over the atoms: the block's share `w_i` times `λn`.
+    pub(super) fn combination(&self) -> SparseVec {
+        (self.atoms.iter()).fold(SparseVec::default(), |acc, a| {
+            SparseVec::lincomb(1.0, &acc, a.weight, &a.u)
+        })
     }
 
     /// How many atoms are active.

@@ -39,6 +39,40 @@ pub(super) enum Shares {
 }
 
 impl Shares {
+    /// Frank–Wolfe shares of `n` blocks in `dim` dimensions, all zero: dense when they fit in
+    /// [`DENSE_SHARES_MAX_BYTES`], else sparse.
+    pub(super) fn frank_wolfe(n: usize, dim: usize) -> Self {
+        if n.saturating_mul(dim).saturating_mul(8) <= DENSE_SHARES_MAX_BYTES {
+            Self::Dense {
+                shares: vec![0.0; n * dim],
+                sq: vec![0.0; n],
+            }
+        } else {
+            Self::Sparse(vec![SparseVec::default(); n])
+        }
+    }
+
+    /// The Frank–Wolfe shares `w_i = Σ weight·u/(λn)` of pairwise blocks (`scale = 1/(λn)`): the same
+    /// point of the dual, held without its atoms.
+    pub(super) fn of_atoms(blocks: &[pairwise::Block], dim: usize, scale: f64) -> Self {
+        let mut out = Self::frank_wolfe(blocks.len(), dim);
+        for (i, b) in blocks.iter().enumerate() {
+            let share = SparseVec::lincomb(scale, &b.combination(), 0.0, &SparseVec::default());
+            match &mut out {
+                Self::Dense { shares, sq } => {
+                    let row = &mut shares[i * dim..(i + 1) * dim];
+                    for (j, v) in share.as_row().iter() {
+                        row[j] = v;
+                    }
+                    sq[i] = share.as_row().norm_sq();
+                }
+                Self::Sparse(v) => v[i] = share,
+                Self::Atoms(_) => {}
+            }
+        }
+        out
+    }
+
     /// Whether decoded shares are `n` blocks in `dim` dimensions with finite values.
     pub(super) fn fits(&self, n: usize, dim: usize) -> bool {
         match self {
