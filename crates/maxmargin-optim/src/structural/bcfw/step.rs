@@ -108,9 +108,9 @@ impl Bcfw {
         let dim = st.w.len();
         st.k += 1;
         if let Shares::Atoms(blocks) = &mut st.w_i {
-            // u_s = ψ(y_i) − ψ(ŷ). On small spaces (chains) it is scattered in O(nnz) and only the entries
-            // that do not cancel are sorted; on large ones (many classes) a dense scratch would be the
-            // largest thing held, so ψ(ŷ) is sorted and merged.
+            // u_s = ψ(y_i) − ψ(ŷ). Up to SCATTER_MAX_DIM it is scattered in O(nnz) and only the entries that
+            // do not cancel are sorted (on a chain, those of the tokens whose tags differ); beyond it a dense
+            // scratch would be the largest thing held, so ψ(ŷ) is sorted and merged.
             let (x_i, truth) = (&problem.x()[i], &st.psi_truth[i]);
             let u_s = if dim <= SCATTER_MAX_DIM {
                 let ws = &mut st.scatter;
