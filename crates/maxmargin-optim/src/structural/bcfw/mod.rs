@@ -246,9 +246,8 @@ impl Bcfw {
     /// Under `Steps::Auto`, pairwise atoms that hold more than the budget become Frank–Wolfe shares of the
     /// same dual point (so `w` and `ℓ` do not change), with the cache off and, with the average, its
     /// Frank–Wolfe rules (the average, restarted at the iterate, is the output; blocks drawn by
-    /// permutation). Called
-    /// between passes (rounds over ranks), it depends on the state alone: a resumed run converts where an
-    /// uninterrupted one does.
+    /// permutation). Called between passes (rounds over ranks), it depends on the state alone: a resumed run
+    /// converts where an uninterrupted one does.
     fn keep_atoms_in_budget<S: OutputSpace>(
         &self,
         problem: &StructProblem<'_, S>,

@@ -103,10 +103,10 @@ impl Block {
             .sum()
     }
 
-    /// `Σ weight·u` over the atoms: the block's share `w_i` times `λn`.
-    pub(super) fn combination(&self) -> SparseVec {
+    /// `scale·Σ weight·u` over the atoms: with `scale = 1/(λn)`, the block's share `w_i`.
+    pub(super) fn combination(&self, scale: f64) -> SparseVec {
         (self.atoms.iter()).fold(SparseVec::default(), |acc, a| {
-            SparseVec::lincomb(1.0, &acc, a.weight, &a.u)
+            SparseVec::lincomb(1.0, &acc, scale * a.weight, &a.u)
         })
     }
 

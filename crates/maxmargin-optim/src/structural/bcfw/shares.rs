@@ -60,7 +60,7 @@ impl Shares {
     pub(super) fn of_atoms(blocks: &[pairwise::Block], dim: usize, scale: f64) -> Self {
         let mut out = Self::frank_wolfe(blocks.len(), dim);
         for (i, b) in blocks.iter().enumerate() {
-            let share = SparseVec::lincomb(scale, &b.combination(), 0.0, &SparseVec::default());
+            let share = b.combination(scale);
             match &mut out {
                 Self::Dense { shares, sq } => {
                     let row = &mut shares[i * dim..(i + 1) * dim];
