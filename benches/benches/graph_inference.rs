@@ -3,7 +3,8 @@
 //! training (the default solver, n-slack) on generated noisy shapes against the per-pixel model (test pixel
 //! accuracy, seconds), and the structural solvers side by side on pictures from 4 × 4 to 32 × 32 (with
 //! `GRAPH_LARGE=1`, also issue #27's 200 pictures of 64 × 64: about 6 minutes more; with
-//! `GRAPH_INFERENCE_ONLY=1`, the inference tables alone).
+//! `GRAPH_INFERENCE_ONLY=1`, the inference tables alone; with `GRAPH_RELAXED_ONLY=1`, the inference tables
+//! and training over the LP relaxation against exact ad3 and trws).
 //! Writes `target/bench-report/graph_inference.md`.
 //!
 //! Rerun: `cargo bench -p maxmargin-benches --bench graph_inference`.
@@ -175,6 +176,52 @@ fn training(report: &mut String) {
     }
 }
 
+/// Training over the LP relaxation (`--relaxed`, ad3's fractional points, no branch and bound) against
+/// ad3's exact answers (branch and bound) and trws on noisy 5-label shapes, where the relaxation is loose on
+/// some calls: seconds, passes, the certified relative gap (the relaxed problem's for `--relaxed`), the
+/// final objective (the relaxed one is at least the exact optimum) and test pixel accuracy.
+fn relaxed(report: &mut String) {
+    report.push_str(
+        "\n## Training over the LP relaxation (n-slack, λ = 1, 5 labels, noise 1.5, to a certified 1% gap)\n\n\
+         | pictures | size | inference | seconds | passes | relative gap | objective | fractional answers | \
+         uncertified answers | test accuracy |\n|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    let shapes = Shapes::default().size(32, 32).labels(5).noise(1.5);
+    let (n, side) = (40usize, 32usize);
+    let (train, test) = (shapes.generate(n, 11), shapes.generate(n, 12));
+    let svm = StructuredSvmParams::new(Task::Graph)
+        .check()
+        .expect("params");
+    for (name, options) in [
+        ("trws", GraphOptions::new().inference(Inference::TRWS)),
+        ("ad3", GraphOptions::new().inference(Inference::AD3)),
+        (
+            "ad3 --relaxed",
+            GraphOptions::new().inference(Inference::AD3).relaxed(true),
+        ),
+    ] {
+        let (seconds, fit) = time(|| svm.fit_graph(&train, options, &mut ()));
+        let Ok(fit) = fit else { continue };
+        let t = &fit.model.model.training;
+        let accuracy = fit
+            .model
+            .evaluate(&test, None)
+            .ok()
+            .and_then(|e| e.accuracy)
+            .unwrap_or(f64::NAN);
+        let _ = writeln!(
+            report,
+            "| {n} | {side}×{side} | {name} | {seconds:.2} | {:.0} | {:.4} | {:.4} | {} | {} of {} | {accuracy:.4} |",
+            t.passes,
+            t.gap.unwrap_or(f64::NAN) / t.objective.abs(),
+            t.objective,
+            fit.fractional_answers,
+            fit.inference_calls.1,
+            fit.inference_calls.0,
+        );
+    }
+}
+
 /// The default solver (n-slack, on one thread and on two) against BCFW (one thread; its block steps are
 /// sequential) to the default certified 1% gap on noisy shapes, trained and tested on seeded pictures.
 fn solvers(report: &mut String) {
@@ -236,8 +283,11 @@ fn main() {
     );
     tree(&mut report);
     grid(&mut report);
-    if std::env::var_os("GRAPH_INFERENCE_ONLY").is_none() {
+    if std::env::var_os("GRAPH_RELAXED_ONLY").is_some() {
+        relaxed(&mut report);
+    } else if std::env::var_os("GRAPH_INFERENCE_ONLY").is_none() {
         training(&mut report);
+        relaxed(&mut report);
         solvers(&mut report);
     }
     println!("{report}");

@@ -221,6 +221,7 @@ def fit_graph(
     n_jobs: Optional[int] = None,
     verbose: int = 0,
     class_weight: Sequence[Tuple[float, float]] = ...,
+    relaxed: bool = False,
 ) -> Tuple[GraphModel, dict[str, Any]]: ...
 
 def fit_custom(

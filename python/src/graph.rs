@@ -179,12 +179,12 @@ impl PyGraphModel {
 persisted!(PyGraphModel { model: GraphModel }, "graph model");
 
 /// Trains a graph model on `graphs` (see [`Arrays`]) with `inference` (`None`: exact-tree on forests, else
-/// trws), directed or symmetric pairwise tables and `class_weight` `(label, weight)` pairs (0-based labels), by `solver` at `c` in `½‖w‖² + C Σ ξ_i`; returns
-/// the model and a dict of the run's certificate.
+/// trws), directed or symmetric pairwise tables and `class_weight` `(label, weight)` pairs (0-based labels), by `solver` at `c` in `½‖w‖² + C Σ ξ_i`,
+/// over the LP relaxation when `relaxed` (ad3 only); returns the model and a dict of the run's certificate.
 #[pyfunction]
 #[pyo3(signature = (
     graphs, n_labels=0, inference=None, directed=false, *, solver="bcfw", c=1.0, max_iter=None, tol=None,
-    gap=None, random_state=0, n_jobs=None, verbose=0, class_weight=Vec::new()
+    gap=None, random_state=0, n_jobs=None, verbose=0, class_weight=Vec::new(), relaxed=false
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_graph<'py>(
@@ -202,9 +202,10 @@ pub(crate) fn fit_graph<'py>(
     n_jobs: Option<usize>,
     verbose: u8,
     class_weight: Vec<(f64, f64)>,
+    relaxed: bool,
 ) -> PyResult<(PyGraphModel, Bound<'py, PyDict>)> {
     let data = graph_data(&graphs, n_labels)?;
-    let mut options = GraphOptions::new().directed(directed);
+    let mut options = GraphOptions::new().directed(directed).relaxed(relaxed);
     if let Some(i) = self::inference(inference)? {
         options = options.inference(i);
     }
@@ -230,6 +231,8 @@ pub(crate) fn fit_graph<'py>(
     out.set_item("certified", report.certified)?;
     out.set_item("inference_calls", report.inference_calls.0)?;
     out.set_item("uncertified_calls", report.inference_calls.1)?;
+    out.set_item("relaxed", report.relaxed)?;
+    out.set_item("fractional_calls", report.fractional_answers)?;
     Ok((
         PyGraphModel {
             model: report.model,

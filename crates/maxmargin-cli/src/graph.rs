@@ -25,9 +25,11 @@ pub(crate) fn train(cmd: &TrainCmd) -> Result<bool> {
     finished(cmd, &svm, &report, true)
 }
 
-/// The graph options the flags ask for (`--inference`, `--directed`, `--labels`).
+/// The graph options the flags ask for (`--inference`, `--directed`, `--labels`, `--relaxed`).
 pub(crate) fn options(cmd: &TrainCmd) -> GraphOptions {
-    let mut options = GraphOptions::new().directed(cmd.graph.directed);
+    let mut options = GraphOptions::new()
+        .directed(cmd.graph.directed)
+        .relaxed(cmd.graph.relaxed);
     if let Some(i) = cmd.graph.inference {
         options = options.inference(i.method());
     }
@@ -45,6 +47,15 @@ pub(crate) fn finished(
     report: &maxmargin::structured_svm::GraphFitReport,
     in_memory: bool,
 ) -> Result<bool> {
+    if report.relaxed {
+        note!(
+            "note: trained over the LP relaxation (--relaxed): {} of {} loss-augmented answers were fractional; \
+             the duality gap is the relaxed problem's, whose hinges (maxima over the local polytope) are at \
+             least the true ones",
+            report.fractional_answers,
+            report.inference_calls.0
+        );
+    }
     crate::report::finished_with(
         &cmd.opts,
         &cmd.output,

@@ -496,6 +496,7 @@ fn train(cmd: &TrainCmd) -> Result<i32> {
                 ("--inference", cmd.graph.inference.is_some()),
                 ("--directed", cmd.graph.directed),
                 ("--labels", cmd.graph.labels.is_some()),
+                ("--relaxed", cmd.graph.relaxed),
             ],
             &format!("applies to --task graph, not --task {task_name}"),
         )?;

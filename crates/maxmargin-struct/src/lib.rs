@@ -38,7 +38,7 @@ pub use binary::BinarySpace;
 pub use chain::ChainSpace;
 pub use cost::CostMatrix;
 pub use error::StructError;
-pub use graph::{Graph, GraphSpace, Inference, Relaxation};
+pub use graph::{Graph, GraphSpace, Inference, Marginals, Relaxation, RelaxedGraphSpace};
 pub use latent::{LatentMulticlassSpace, LatentSpace};
 pub use latent_chain::LatentChainSpace;
 pub use multiclass::MulticlassSpace;

@@ -184,6 +184,12 @@ pub(crate) struct GraphArgs {
     /// training file]; give it when the training graphs lack some label.
     #[arg(long, help_heading = GRAPHS, value_name = "N", value_parser = parse_count)]
     pub(crate) labels: Option<usize>,
+    /// --task graph with --inference ad3: train over the LP relaxation (Finley & Joachims 2008): each
+    /// loss-augmented answer is AD3's best point of the local polytope, fractional where the relaxation is
+    /// not tight, with its dual bound (no branch and bound), so the certified gap is the relaxed problem's.
+    /// Prediction still infers labellings.
+    #[arg(long, help_heading = GRAPHS)]
+    pub(crate) relaxed: bool,
 }
 
 /// What `--inference` accepts.

@@ -255,6 +255,39 @@ fn graph_cuts_train_a_certified_binary_segmentation() {
     );
 }
 
+/// `--relaxed` trains over ad3's LP relaxation: the run says so and how many answers were fractional, the
+/// model predicts labellings; with another inference method, or another task, the flag is refused by name.
+#[test]
+fn relaxed_training_says_which_problem_it_certified() {
+    let dir = tempfile::tempdir().unwrap();
+    let (train, test) = binary_shapes(dir.path(), 8, (12, 5));
+    let model = dir.path().join("r.model");
+    let base = ["train", s(&train), "--task", "graph", "-o", s(&model)];
+    let train_with =
+        |extra: &[&'static str]| -> Vec<&str> { base.iter().chain(extra).copied().collect() };
+    let err = ok_stderr(&train_with(&["--inference", "ad3", "--relaxed"]));
+    assert!(
+        err.contains("LP relaxation (--relaxed)")
+            && err.contains("fractional")
+            && !err.contains("warning"),
+        "{err}"
+    );
+    let lines = ok(&["predict", s(&model), s(&test)]);
+    assert_eq!(lines.lines().count(), 4);
+    let err = fails(&train_with(&["--inference", "trws", "--relaxed"]), 1);
+    assert!(
+        err.contains("relaxed") && err.contains("--inference ad3"),
+        "{err}"
+    );
+    let rows = dir.path().join("rows.svm");
+    std::fs::write(&rows, "1 1:1\n-1 1:-1\n").unwrap();
+    let err = fails(&["train", s(&rows), "-o", s(&model), "--relaxed"], 1);
+    assert!(
+        err.contains("--relaxed") && err.contains("--task graph"),
+        "{err}"
+    );
+}
+
 /// `predict --inference` and `eval --inference` infer with another method than the model's: a model trained
 /// by the default (trws) predicts with graph cuts or AD3 (exact on these pictures' two labels); refused by name
 /// for a model that is not a graph model.

@@ -16,12 +16,14 @@ mod cut;
 mod infer;
 mod input;
 mod method;
+mod relaxed;
 #[cfg(test)]
 mod testing;
 mod trws;
 
 pub use input::Graph;
 pub use method::Inference;
+pub use relaxed::{Marginals, RelaxedGraphSpace};
 
 /// What AD3 says about one inference problem ([`GraphSpace::relaxation`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -333,6 +335,7 @@ impl GraphSpace {
         let settings = ad3::Ad3Settings {
             max_iter: max_iter.max(1),
             certify: Tolerance::of_value(DECODE_TOL),
+            fractional: false,
         };
         let r = ad3::ad3_branch(&p, x.edges(), settings, branches);
         Ok(Relaxation {
@@ -391,7 +394,11 @@ impl GraphSpace {
                 if quick.certified {
                     return Ok((quick.labels, quick.value, Some(quick.bound)));
                 }
-                let settings = ad3::Ad3Settings { max_iter, certify };
+                let settings = ad3::Ad3Settings {
+                    max_iter,
+                    certify,
+                    fractional: false,
+                };
                 let r = ad3::ad3_branch_from(p, x.edges(), settings, branches, Some(&quick));
                 if !r.certified {
                     self.unconverged.fetch_add(1, Ordering::Relaxed);

@@ -5,7 +5,8 @@
 use crate::brute_force::{check, cost, ints, sparse};
 use maxmargin_core::vector::SparseVec;
 use maxmargin_struct::{
-    BruteForce, ChainSpace, CostMatrix, Graph, GraphSpace, Inference, OutputSpace, StructError,
+    BruteForce, ChainSpace, CostMatrix, Graph, GraphSpace, Inference, Marginals, OutputSpace,
+    RelaxedGraphSpace, StructError,
 };
 use proptest::prelude::*;
 
@@ -173,6 +174,94 @@ proptest! {
         prop_assert!((space.score(&weights, &g, &d1) - space.score(&weights, &g, &d2)).abs() <= 1e-9);
         prop_assert_eq!(space.uncertified_calls(), 0);
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Over the LP relaxation: the answer is a feasible point of the local polytope, its reported hinge is
+    /// that of the point, its bound is never below the optimum's hinge, and a certified answer is at least
+    /// the optimum (the polytope holds every labelling).
+    #[test]
+    fn relaxed_answers_are_feasible_points_at_least_the_optimum((space, w, x, y, _z) in graph_case(false, Inference::AD3)) {
+        let relaxed = RelaxedGraphSpace::new(space.clone()).unwrap();
+        let exact = BruteForce(space.with_inference(Inference::BruteForce));
+        let truth = Marginals::from(y.clone());
+        let before = space.uncertified_calls();
+        let found = relaxed.loss_augmented(&w, &x, &truth).unwrap();
+        let best = exact.loss_augmented(&w, &x, &y).unwrap();
+        feasible(&x, space.n_labels(), &found.output)?;
+        let again = relaxed.violation(&w, &x, &truth, found.output.clone());
+        prop_assert!((again.hinge - found.hinge).abs() < 1e-9, "{} against {}", again.hinge, found.hinge);
+        prop_assert!(found.hinge >= 0.0 && found.upper() >= found.hinge);
+        let tol = 1e-5 * best.hinge.abs().max(1.0);
+        prop_assert!(found.upper() >= best.hinge - tol, "bound {} below {}", found.upper(), best.hinge);
+        if space.uncertified_calls() == before {
+            prop_assert!(found.hinge >= best.hinge - tol, "{} below {}", found.hinge, best.hinge);
+        }
+    }
+}
+
+/// Checks that `m` is a point of `x`'s local polytope with `l` labels: node marginals on the simplex, edge
+/// marginals non-negative with their ends' marginals as sums.
+fn feasible(x: &Graph, l: usize, m: &Marginals) -> Result<(), TestCaseError> {
+    let mut nodes = vec![0.0; x.n_nodes() * l];
+    for (i, &a) in m.labels.iter().enumerate() {
+        nodes[i * l + a as usize] = 1.0;
+    }
+    for (i, row) in &m.nodes {
+        nodes[*i as usize * l..][..l].copy_from_slice(row);
+    }
+    for row in nodes.chunks_exact(l) {
+        prop_assert!(row.iter().all(|&v| v >= 0.0));
+        prop_assert!((row.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{row:?}");
+    }
+    let mut tables = vec![0.0; x.edges().len() * l * l];
+    for (e, &[i, j]) in x.edges().iter().enumerate() {
+        tables[e * l * l + m.labels[i as usize] as usize * l + m.labels[j as usize] as usize] = 1.0;
+    }
+    for (e, t) in &m.edges {
+        tables[*e as usize * l * l..][..l * l].copy_from_slice(t);
+    }
+    for (t, &[i, j]) in tables.chunks_exact(l * l).zip(x.edges()) {
+        prop_assert!(t.iter().all(|&v| v >= 0.0));
+        for a in 0..l {
+            let row: f64 = t[a * l..(a + 1) * l].iter().sum();
+            let col: f64 = (0..l).map(|b| t[b * l + a]).sum();
+            prop_assert!((row - nodes[i as usize * l + a]).abs() < 1e-9, "{t:?}");
+            prop_assert!((col - nodes[j as usize * l + a]).abs() < 1e-9, "{t:?}");
+        }
+    }
+    Ok(())
+}
+
+/// An odd cycle of repulsive edges with two labels and the truth all 0: the relaxation is not tight (halves
+/// everywhere earn every edge and half of every node's loss: 7 + 3.5 = 10.5 against the best labelling's
+/// 10), so the relaxed answer is fractional, its hinge is the relaxation's 10.5, and AD3 certifies it.
+#[test]
+fn the_relaxed_answer_on_a_frustrated_cycle_is_fractional_and_certified() {
+    let n = 7u32;
+    let edges: Vec<[u32; 2]> = (0..n).map(|i| [i, (i + 1) % n]).collect();
+    let nodes = vec![SparseVec::from_dense(&[1.0]).unwrap(); n as usize];
+    let x = Graph::new(nodes, edges).unwrap();
+    let space = GraphSpace::new(1, 2, Inference::AD3).unwrap();
+    // Unary weights 0; the symmetric table's (0, 0), (0, 1), (1, 1).
+    let w = [0.0, 0.0, 0.0, 1.0, 0.0];
+    let relaxed = RelaxedGraphSpace::new(space.clone()).unwrap();
+    let truth = Marginals::from(vec![0; n as usize]);
+    let found = relaxed.loss_augmented(&w, &x, &truth).unwrap();
+    assert!(!found.output.is_integral(), "{found:?}");
+    assert!((found.hinge - 10.5).abs() < 1e-3, "{found:?}");
+    assert!(
+        found.upper() >= 10.5 - 1e-9 && found.upper() - found.hinge < 1e-3,
+        "{found:?}"
+    );
+    assert_eq!(space.uncertified_calls(), 0);
+    let exact = BruteForce(space.with_inference(Inference::BruteForce));
+    let best = exact.loss_augmented(&w, &x, &vec![0; n as usize]).unwrap();
+    assert!((best.hinge - 10.0).abs() < 1e-12);
+    // Only ad3 gives the relaxation's points.
+    assert!(RelaxedGraphSpace::new(space.with_inference(Inference::TRWS)).is_err());
 }
 
 /// A seeded stream of numbers in [-1, 1) without ties (a linear congruential generator is enough here).

@@ -5,7 +5,7 @@
 
 use super::*;
 use maxmargin_io::graphs::{GraphData, GraphRecord};
-use maxmargin_struct::{Graph, GraphSpace, Inference};
+use maxmargin_struct::{Graph, GraphSpace, Inference, Marginals, RelaxedGraphSpace};
 
 /// The model kind of graph model files.
 pub const GRAPH_KIND: &str = "graph";
@@ -22,6 +22,11 @@ pub struct GraphOptions {
     /// The number of node labels; `None` takes one past the largest label in the training graphs (give it
     /// when some label does not occur there, so that the model can predict it and evaluate data with it).
     pub n_labels: Option<usize>,
+    /// Train over the LP relaxation (`ad3` only; Finley & Joachims 2008): loss-augmented inference returns
+    /// AD3's best point of the local polytope, fractional where the relaxation is not tight, with AD3's dual
+    /// bound (an over-generating oracle, no branch and bound), and the certified gap is the relaxed
+    /// problem's ([`GraphFitReport::relaxed`]). Prediction still returns labellings.
+    pub relaxed: bool,
 }
 
 impl GraphOptions {
@@ -39,6 +44,12 @@ impl GraphOptions {
     /// Directed pairwise tables.
     pub fn directed(mut self, directed: bool) -> Self {
         self.directed = directed;
+        self
+    }
+
+    /// Train over the LP relaxation (see [`GraphOptions::relaxed`](#structfield.relaxed)).
+    pub fn relaxed(mut self, relaxed: bool) -> Self {
+        self.relaxed = relaxed;
         self
     }
 
@@ -74,6 +85,11 @@ pub struct GraphFitReport {
     pub certified: bool,
     /// Inference calls made in training, and how many of them could not certify their answer.
     pub inference_calls: (usize, usize),
+    /// Whether training ran over the LP relaxation ([`GraphOptions::relaxed`]): the certificate, if any, is
+    /// then the relaxed problem's, whose hinges (maxima over the local polytope) are at least the true ones.
+    pub relaxed: bool,
+    /// Over the relaxation, how many loss-augmented answers were fractional points (0 otherwise).
+    pub fractional_answers: usize,
 }
 
 /// The parse error for graph `rec` of `source` in `field`.
@@ -196,8 +212,18 @@ impl StructuredSvm {
             x: graphs,
             y: labels,
         };
-        let svm = self.inferring_with(inference.name());
-        let (fit, lambda) = svm.run(&space, (&ex.x, &ex.y), observer)?;
+        let mut fractional = 0;
+        let (fit, lambda) = if options.relaxed {
+            let relaxed = relaxed_space(&space)?;
+            let y: Vec<Marginals> = ex.y.iter().cloned().map(Marginals::from).collect();
+            let svm = self.inferring_with(RELAXED_METHOD);
+            let fit = svm.run(&relaxed, (&ex.x, &y), observer)?;
+            fractional = relaxed.fractional_calls();
+            fit
+        } else {
+            let svm = self.inferring_with(inference.name());
+            svm.run(&space, (&ex.x, &ex.y), observer)?
+        };
         let report = ReportParts {
             classes: Vec::new(),
             scaler,
@@ -206,8 +232,26 @@ impl StructuredSvm {
         };
         let report = self.finish(fit, lambda, (ex.x.len(), d, l), report)?;
         let calls = (space.inference_calls(), space.uncertified_calls());
-        Ok(graph_report(report, &space, (inference, forests), calls))
+        let mut report = graph_report(report, &space, (inference, forests), calls);
+        report.relaxed = options.relaxed;
+        report.fractional_answers = fractional;
+        Ok(report)
     }
+}
+
+/// How a run over the LP relaxation is named in its checkpoints' kind (their outputs are marginals).
+pub(super) const RELAXED_METHOD: &str = "ad3-relaxed";
+
+/// The relaxation of `space` for [`GraphOptions::relaxed`], refused for a method other than ad3.
+pub(super) fn relaxed_space(space: &GraphSpace) -> Result<RelaxedGraphSpace, Error> {
+    RelaxedGraphSpace::new(space.clone()).map_err(|_| {
+        crate::error::refuse(
+            "relaxed",
+            space.inference().name(),
+            "trains over the LP relaxation, whose fractional points and dual bound ad3 gives: use it with \
+             --inference ad3",
+        )
+    })
 }
 
 /// The graph model and report of a finished run in `space`, its certificate qualified by the inference it
@@ -228,6 +272,8 @@ pub(super) fn graph_report(
         warnings: report.warnings,
         certified,
         inference_calls: calls,
+        relaxed: false,
+        fractional_answers: 0,
     }
 }
 

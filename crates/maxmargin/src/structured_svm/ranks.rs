@@ -7,7 +7,7 @@ use crate::distributed::{Whole, file_line, refuse};
 use maxmargin_io::graphs::GraphData;
 use maxmargin_io::shard::Shard;
 use maxmargin_optim::Collective;
-use maxmargin_struct::{Graph, Inference};
+use maxmargin_struct::{Graph, Inference, Marginals};
 
 impl StructuredSvm {
     /// The settings no solver over ranks takes yet.
@@ -326,11 +326,24 @@ impl StructuredSvm {
         let mut max_abs = [super::graph::max_abs(&graphs)];
         comm.allreduce_max(&mut max_abs)?;
         let lambda = self.params.regularization.lambda(n)?;
-        let problem = StructProblem::new(&space, &graphs, &labels, lambda)?
-            .with_rescaling(self.params.rescaling)?;
-        let rows = crate::inputs::space_digest(&space, &graphs, &labels, None);
-        let svm = self.inferring_with(inference.name());
-        let fit = svm.solve_over(comm, &problem, (n, space.dim(), lambda.get(), rows))?;
+        let mut fractional = [0.0];
+        let fit = if options.relaxed {
+            let relaxed = super::graph::relaxed_space(&space)?;
+            let labels: Vec<Marginals> = labels.into_iter().map(Marginals::from).collect();
+            let problem = StructProblem::new(&relaxed, &graphs, &labels, lambda)?
+                .with_rescaling(self.params.rescaling)?;
+            let rows = crate::inputs::space_digest(&relaxed, &graphs, &labels, None);
+            let svm = self.inferring_with(super::graph::RELAXED_METHOD);
+            let fit = svm.solve_over(comm, &problem, (n, space.dim(), lambda.get(), rows))?;
+            fractional[0] = relaxed.fractional_calls() as f64;
+            fit
+        } else {
+            let problem = StructProblem::new(&space, &graphs, &labels, lambda)?
+                .with_rescaling(self.params.rescaling)?;
+            let rows = crate::inputs::space_digest(&space, &graphs, &labels, None);
+            let svm = self.inferring_with(inference.name());
+            svm.solve_over(comm, &problem, (n, space.dim(), lambda.get(), rows))?
+        };
         let mut calls = [
             space.inference_calls() as f64,
             space.uncertified_calls() as f64,
@@ -344,12 +357,11 @@ impl StructuredSvm {
             max_abs: max_abs[0],
         };
         let report = self.finish(fit, lambda.get(), (n, d, l), parts)?;
-        Ok(super::graph::graph_report(
-            report,
-            &space,
-            (inference, forests),
-            calls,
-        ))
+        comm.allreduce_sum(&mut fractional)?;
+        let mut report = super::graph::graph_report(report, &space, (inference, forests), calls);
+        report.relaxed = options.relaxed;
+        report.fractional_answers = fractional[0] as usize;
+        Ok(report)
     }
 }
 

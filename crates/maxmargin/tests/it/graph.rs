@@ -481,3 +481,151 @@ fn node_weights_following_the_label_are_class_weights() {
         "{err}"
     );
 }
+
+/// Training over the LP relaxation (`GraphOptions::relaxed`, ad3's fractional points): every certifying
+/// solver ends certified with the report saying the problem was the relaxed one, its objective is never
+/// below the exact problem's optimum (a relaxed hinge is at least the true one), its checkpoints are not
+/// the exact run's, and another inference method is refused by name.
+#[test]
+fn relaxed_training_certifies_the_relaxation_and_bounds_the_exact_optimum() {
+    use maxmargin::checkpoint::CheckpointPlan;
+    let shapes = Shapes::default().size(8, 8).labels(3).noise(1.5);
+    let (train, test) = (shapes.generate(12, 31), shapes.generate(12, 32));
+    let options = GraphOptions::new().inference(Inference::AD3);
+    let svm = |solver: StructSolverKind| {
+        StructuredSvmParams::new(Task::Graph)
+            .solver(solver)
+            .check()
+            .unwrap()
+    };
+    let exact = svm(StructSolverKind::Nslack)
+        .fit_graph(&train, options, &mut ())
+        .unwrap();
+    assert!(exact.certified && !exact.relaxed);
+    let t = &exact.model.model.training;
+    let floor = t.objective - t.gap.unwrap();
+    let accuracy = |m: &GraphModel| m.evaluate(&test, None).unwrap().accuracy.unwrap();
+    for solver in [
+        StructSolverKind::Nslack,
+        StructSolverKind::Bcfw,
+        StructSolverKind::Oneslack,
+    ] {
+        let fit = svm(solver)
+            .fit_graph(&train, options.relaxed(true), &mut ())
+            .unwrap();
+        assert!(
+            fit.relaxed && fit.certified,
+            "{solver:?}: {:?}",
+            fit.warnings
+        );
+        let r = &fit.model.model.training;
+        assert!(r.converged, "{solver:?}");
+        assert!(
+            r.objective >= floor - 1e-9,
+            "{solver:?}: {} below {floor}",
+            r.objective
+        );
+        assert_eq!(fit.model.space.inference(), Inference::AD3);
+        let (a, b) = (accuracy(&fit.model), accuracy(&exact.model));
+        assert!((a - b).abs() <= 0.03, "{solver:?}: relaxed {a} exact {b}");
+    }
+    // A relaxed run's checkpoint holds marginals: an exact run does not resume it.
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("run.ckpt");
+    let with = |plan: CheckpointPlan| {
+        StructuredSvmParams::new(Task::Graph)
+            .solver(StructSolverKind::Nslack)
+            .max_passes(2.0)
+            .check()
+            .unwrap()
+            .checkpoints(plan)
+    };
+    with(CheckpointPlan::new().save_to(&ckpt))
+        .fit_graph(&train, options.relaxed(true), &mut ())
+        .unwrap();
+    let e = with(CheckpointPlan::new().resume_from(&ckpt))
+        .fit_graph(&train, options, &mut ())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("ad3-relaxed"), "{e}");
+    assert!(
+        with(CheckpointPlan::new().resume_from(&ckpt))
+            .fit_graph(&train, options.relaxed(true), &mut ())
+            .is_ok()
+    );
+    let e = svm(StructSolverKind::Nslack)
+        .fit_graph(
+            &train,
+            GraphOptions::new().inference(Inference::TRWS).relaxed(true),
+            &mut (),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("relaxed") && e.contains("ad3"), "{e}");
+}
+
+/// Writes `count` dense random graphs of 8 nodes to `path` as JSON lines: 3 labels, noisy one-hot node
+/// features, each pair joined with probability 0.6. Their frustrated cycles make the local polytope loose.
+pub(super) fn write_frustrated_graphs(path: &std::path::Path, count: usize) {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut text = String::new();
+    for _ in 0..count {
+        let n = 8;
+        let labels: Vec<usize> = (0..n).map(|_| (next() * 3.0) as usize % 3).collect();
+        let features: Vec<String> = (0..n)
+            .map(|i| {
+                let row: Vec<String> = (0..3)
+                    .map(|k| {
+                        format!(
+                            "{:.4}",
+                            f64::from(u8::from(labels[i] == k)) + 2.0 * next() - 1.0
+                        )
+                    })
+                    .collect();
+                format!("[{}]", row.join(","))
+            })
+            .collect();
+        let edges: Vec<String> = (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+            .filter(|_| next() < 0.6)
+            .map(|(i, j)| format!("[{i},{j}]"))
+            .collect();
+        text.push_str(&format!(
+            "{{\"features\": [{}], \"edges\": [{}], \"labels\": {labels:?}}}\n",
+            features.join(","),
+            edges.join(",")
+        ));
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// Dense random graphs (`write_frustrated_graphs`): training over the local polytope meets fractional
+/// answers, and the relaxed optimum is above the exact one (within both certified gaps).
+#[test]
+fn relaxed_training_on_frustrated_graphs_takes_fractional_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dense.jsonl");
+    write_frustrated_graphs(&path, 40);
+    let data = graphs::read(&path).unwrap();
+    let svm = StructuredSvmParams::new(Task::Graph).check().unwrap();
+    let options = GraphOptions::new().inference(Inference::AD3);
+    let exact = svm.fit_graph(&data, options, &mut ()).unwrap();
+    let relaxed = svm.fit_graph(&data, options.relaxed(true), &mut ()).unwrap();
+    assert!(exact.certified && relaxed.certified && relaxed.relaxed);
+    assert_eq!(exact.fractional_answers, 0);
+    assert!(relaxed.fractional_answers > 0, "{relaxed:?}");
+    let (e, r) = (&exact.model.model.training, &relaxed.model.model.training);
+    assert!(
+        r.objective >= e.objective - e.gap.unwrap() - 1e-9,
+        "relaxed {} below exact {} - {}",
+        r.objective,
+        e.objective,
+        e.gap.unwrap()
+    );
+}

@@ -70,6 +70,30 @@ fn graphs_train_over_ranks_to_one_process_optimum_with_a_certificate() {
     }
 }
 
+/// Over the LP relaxation (`relaxed`, ad3) n-slack over ranks trains one process's weights, certified for
+/// the relaxed problem, with the fractional answers of every rank counted.
+#[test]
+fn relaxed_graphs_over_ranks_train_one_process_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dense.jsonl");
+    super::graph::write_frustrated_graphs(&path, 24);
+    let svm = StructuredSvmParams::new(Task::Graph).check().unwrap();
+    let options = GraphOptions::new()
+        .inference(Inference::AD3)
+        .relaxed(true);
+    let one = svm
+        .fit_graph(&graphs::read(&path).unwrap(), options, &mut ())
+        .unwrap();
+    let ranks = over_ranks(2, &svm, &path, options);
+    for r in &ranks {
+        let r = r.as_ref().unwrap();
+        assert_eq!(r.model.model.w, one.model.model.w);
+        assert!(r.relaxed && r.certified, "{:?}", r.warnings);
+        assert_eq!(r.fractional_answers, one.fractional_answers);
+    }
+    assert!(one.fractional_answers > 0);
+}
+
 #[test]
 fn forests_over_ranks_infer_exactly_and_bad_shares_name_their_line() {
     let dir = tempfile::tempdir().unwrap();

@@ -49,7 +49,11 @@ pub(crate) fn ad3_branch_from(
             root.value = t.value;
         }
         root.bound = root.bound.min(t.bound);
-        root.certified = root.bound - root.value <= s.certify.slack(root.bound);
+        let found = root
+            .fractional
+            .as_ref()
+            .map_or(root.value, |f| f.value.max(root.value));
+        root.certified = root.bound - found <= s.certify.slack(root.bound);
     }
     if root.certified || branches <= 1 {
         return root;
@@ -115,5 +119,6 @@ pub(crate) fn ad3_branch_from(
         value: best.1,
         bound: bound.min(root.bound),
         marginals: root.marginals,
+        fractional: None,
     }
 }

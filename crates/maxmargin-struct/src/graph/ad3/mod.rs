@@ -18,9 +18,11 @@
 
 mod branch;
 mod decode;
+mod feasible;
 mod qp;
 
 pub(crate) use branch::{ad3_branch, ad3_branch_from};
+pub(crate) use feasible::Fractional;
 
 use super::infer::{Adjacency, Potentials, Tolerance, argmax, improve_locally};
 use qp::FactorQp;
@@ -31,6 +33,9 @@ pub(crate) struct Ad3Settings {
     pub max_iter: usize,
     /// How far below its bound a labelling may be and count as certified.
     pub certify: Tolerance,
+    /// Whether a fractional point of the relaxation may be the answer ([`Ad3Result::fractional`]): the
+    /// relaxation then stops once its best feasible point meets the bound.
+    pub fractional: bool,
 }
 
 /// What AD3 found: the best labelling, its value, the smallest dual bound, whether they meet.
@@ -42,6 +47,10 @@ pub(crate) struct Ad3Result {
     pub certified: bool,
     /// The node marginals of the relaxation (`n × L`).
     pub marginals: Vec<f64>,
+    /// With [`Ad3Settings::fractional`], the best feasible point of the relaxation found (its value may be
+    /// above `value`, the best labelling's; `certified` then says whether the better of the two meets the
+    /// bound).
+    pub fractional: Option<Fractional>,
 }
 
 /// A relaxation that may branch hands over when its bound moved less over the last `STALL_CHECKS` checks
@@ -254,6 +263,15 @@ impl<'a> Problem<'a> {
         let mut masked = vec![0.0; 2 * l];
         let mut sums = vec![0.0; n * l];
         let within = |bound: f64, value: f64| bound - value <= s.certify.slack(bound);
+        let mut fractional: Option<Fractional> = None;
+        let keep = |f: Fractional, fractional: &mut Option<Fractional>| {
+            if fractional.as_ref().is_none_or(|b| f.value > b.value) {
+                *fractional = Some(f);
+            }
+        };
+        let top = |best: f64, fractional: &Option<Fractional>| {
+            fractional.as_ref().map_or(best, |f| f.value.max(best))
+        };
         for iter in 0..s.max_iter {
             // The dual at the current multipliers, and the factors' steps.
             let mut dual = isolated;
@@ -323,7 +341,10 @@ impl<'a> Problem<'a> {
                     &mut best,
                 );
                 self.offer(self.decode(lambda, allowed), &mut best);
-                if within(bound, best.1) || within(bound, incumbent) {
+                if s.fractional {
+                    keep(self.feasible(marg, warm), &mut fractional);
+                }
+                if within(bound, top(best.1, &fractional)) || within(bound, incumbent) {
                     break;
                 }
                 // The relaxation has converged without meeting the labelling: it is not tight here.
@@ -336,8 +357,12 @@ impl<'a> Problem<'a> {
                         .len()
                         .checked_sub(STALL_CHECKS + 1)
                         .map(|k| history[k]);
-                    if branching
-                        && since.is_some_and(|b| b - bound < STALL_SHARE * (bound - best.1))
+                    // A relaxation that may branch hands over to its branches; a fractional one returns its
+                    // best point with its bound, which a solver's primal adds up (ADMM's last digits cost
+                    // far more iterations than its first).
+                    let found = top(best.1, &fractional);
+                    if (branching || s.fractional)
+                        && since.is_some_and(|b| b - bound < STALL_SHARE * (bound - found))
                     {
                         break;
                     }
@@ -359,12 +384,16 @@ impl<'a> Problem<'a> {
                 &mut best,
             );
         }
+        if s.fractional {
+            keep(self.feasible(marg, warm), &mut fractional);
+        }
         Ad3Result {
-            certified: within(bound, best.1),
+            certified: within(bound, top(best.1, &fractional)),
             labels: best.0,
             value: best.1,
             bound,
             marginals: marg.clone(),
+            fractional,
         }
     }
 }
@@ -379,6 +408,7 @@ mod tests {
     const SETTINGS: Ad3Settings = Ad3Settings {
         max_iter: 1000,
         certify: Tolerance::of_value(1e-6),
+        fractional: false,
     };
 
     proptest! {
