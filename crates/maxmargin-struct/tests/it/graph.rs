@@ -203,7 +203,7 @@ proptest! {
 }
 
 /// Checks that `m` is a point of `x`'s local polytope with `l` labels: node marginals on the simplex, edge
-/// marginals non-negative with their ends' marginals as sums.
+/// marginals non-negative with their ends' marginals as sums, and only edges at a fractional node stored.
 fn feasible(x: &Graph, l: usize, m: &Marginals) -> Result<(), TestCaseError> {
     let mut nodes = vec![0.0; x.n_nodes() * l];
     for (i, &a) in m.labels.iter().enumerate() {
@@ -222,6 +222,12 @@ fn feasible(x: &Graph, l: usize, m: &Marginals) -> Result<(), TestCaseError> {
     }
     for (e, t) in &m.edges {
         tables[*e as usize * l * l..][..l * l].copy_from_slice(t);
+    }
+    // Only what is fractional is stored: an edge between two labelled nodes is their indicator.
+    let fractional: Vec<u32> = m.nodes.iter().map(|(i, _)| *i).collect();
+    for (e, _) in &m.edges {
+        let [i, j] = x.edges()[*e as usize];
+        prop_assert!(fractional.contains(&i) || fractional.contains(&j), "edge {e} stored");
     }
     for (t, &[i, j]) in tables.chunks_exact(l * l).zip(x.edges()) {
         prop_assert!(t.iter().all(|&v| v >= 0.0));

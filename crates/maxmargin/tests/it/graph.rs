@@ -616,7 +616,9 @@ fn relaxed_training_on_frustrated_graphs_takes_fractional_answers() {
     let svm = StructuredSvmParams::new(Task::Graph).check().unwrap();
     let options = GraphOptions::new().inference(Inference::AD3);
     let exact = svm.fit_graph(&data, options, &mut ()).unwrap();
-    let relaxed = svm.fit_graph(&data, options.relaxed(true), &mut ()).unwrap();
+    let relaxed = svm
+        .fit_graph(&data, options.relaxed(true), &mut ())
+        .unwrap();
     assert!(exact.certified && relaxed.certified && relaxed.relaxed);
     assert_eq!(exact.fractional_answers, 0);
     assert!(relaxed.fractional_answers > 0, "{relaxed:?}");

@@ -78,9 +78,7 @@ fn relaxed_graphs_over_ranks_train_one_process_weights() {
     let path = dir.path().join("dense.jsonl");
     super::graph::write_frustrated_graphs(&path, 24);
     let svm = StructuredSvmParams::new(Task::Graph).check().unwrap();
-    let options = GraphOptions::new()
-        .inference(Inference::AD3)
-        .relaxed(true);
+    let options = GraphOptions::new().inference(Inference::AD3).relaxed(true);
     let one = svm
         .fit_graph(&graphs::read(&path).unwrap(), options, &mut ())
         .unwrap();

@@ -33,6 +33,13 @@ impl Problem<'_> {
             } else {
                 row.fill(1.0 / l as f64);
             }
+            // A node within rounding of a label is that label: the point stays feasible (the edges are
+            // fitted to it below) and stores as a labelling's node, not as `L` values.
+            let (top, m) = super::super::infer::argmax(row);
+            if m >= 1.0 - SNAP {
+                row.fill(0.0);
+                row[top] = 1.0;
+            }
         }
         let mut value: f64 = nodes.iter().zip(&p.unary).map(|(m, t)| m * t).sum();
         let mut edges = vec![0.0; self.edges.len() * l * l];
@@ -61,14 +68,40 @@ impl Problem<'_> {
     }
 }
 
+/// How far below 1 a node's largest marginal may be and the node count as labelled.
+const SNAP: f64 = 1e-9;
+
+/// The label of a one-hot row, if it is one.
+fn one_hot(row: &[f64]) -> Option<usize> {
+    let at = row.iter().position(|&m| m == 1.0)?;
+    row.iter()
+        .enumerate()
+        .all(|(a, &m)| a == at || m == 0.0)
+        .then_some(at)
+}
+
 /// Makes the non-negative `L × L` table's row sums `pi` and column sums `pj` (both on the simplex) by
 /// scaling down rows and then columns that exceed them and filling the deficits with their outer product.
+/// Where an end is labelled the table is determined (that label's row or column is the other end's
+/// marginal) and is written exactly.
 pub(crate) fn fit_to_marginals(
     table: &mut [f64],
     (pi, pj): (&[f64], &[f64]),
     (rows, cols): (&mut [f64], &mut [f64]),
 ) {
     let l = pi.len();
+    if let Some(a) = one_hot(pi) {
+        table.fill(0.0);
+        table[a * l..(a + 1) * l].copy_from_slice(pj);
+        return;
+    }
+    if let Some(b) = one_hot(pj) {
+        table.fill(0.0);
+        for (row, &m) in table.chunks_exact_mut(l).zip(pi) {
+            row[b] = m;
+        }
+        return;
+    }
     for (row, &target) in table.chunks_exact_mut(l).zip(pi) {
         let sum: f64 = row.iter().sum();
         if sum > target {
@@ -146,6 +179,26 @@ mod tests {
                 prop_assert!((col - pj[a]).abs() < 1e-12, "column {a}: {col} against {}", pj[a]);
             }
         }
+    }
+
+    /// An end that is a label determines the table, written exactly (so that an edge between two labelled
+    /// nodes is their indicator, to the bit).
+    #[test]
+    fn a_labelled_end_determines_the_table() {
+        let (mut rows, mut cols) = (vec![0.0; 3], vec![0.0; 3]);
+        let mut table = vec![0.3, 0.1, 0.2, 0.05, 0.1, 0.0, 0.1, 0.1, 0.05];
+        fit_to_marginals(
+            &mut table,
+            (&[0.0, 1.0, 0.0], &[0.0, 0.0, 1.0]),
+            (&mut rows, &mut cols),
+        );
+        assert_eq!(table, vec![0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+        fit_to_marginals(
+            &mut table,
+            (&[0.25, 0.25, 0.5], &[1.0, 0.0, 0.0]),
+            (&mut rows, &mut cols),
+        );
+        assert_eq!(table, vec![0.25, 0.0, 0.0, 0.25, 0.0, 0.0, 0.5, 0.0, 0.0]);
     }
 
     /// A table already consistent with its marginals is left as it is.
