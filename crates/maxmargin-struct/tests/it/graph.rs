@@ -227,7 +227,10 @@ fn feasible(x: &Graph, l: usize, m: &Marginals) -> Result<(), TestCaseError> {
     let fractional: Vec<u32> = m.nodes.iter().map(|(i, _)| *i).collect();
     for (e, _) in &m.edges {
         let [i, j] = x.edges()[*e as usize];
-        prop_assert!(fractional.contains(&i) || fractional.contains(&j), "edge {e} stored");
+        prop_assert!(
+            fractional.contains(&i) || fractional.contains(&j),
+            "edge {e} stored"
+        );
     }
     for (t, &[i, j]) in tables.chunks_exact(l * l).zip(x.edges()) {
         prop_assert!(t.iter().all(|&v| v >= 0.0));
