@@ -142,7 +142,7 @@ class _Learner:
                 self.model._is_directed(), solver=self._solver, c=float(self.C), max_iter=self.max_iter,
                 tol=self._tol(), gap=getattr(self, "gap", None), random_state=_seed(self.random_state),
                 n_jobs=_threads(self.n_jobs), verbose=int(self.verbose),
-                class_weight=self.model._class_weights(), relaxed=bool(self.model.relaxed),
+                class_weight=self.model._class_weights(), relaxed=bool(getattr(self.model, "relaxed", False)),
             )
             self._fitted = fitted
             self._record(result)

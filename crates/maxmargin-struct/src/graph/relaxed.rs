@@ -197,25 +197,30 @@ impl OutputSpace for RelaxedGraphSpace {
         self.inner.check_input(x)
     }
 
-    /// Also checks the fractional parts: nodes and edges in range, `L` or `L²` finite values each.
+    /// Also checks the fractional parts: nodes and edges in range and in increasing order, `L` or `L²`
+    /// finite, non-negative values each.
     fn check_output(&self, x: &Graph, y: &Marginals) -> Result<(), StructError> {
         self.inner.check_output(x, &y.labels)?;
         let l = self.inner.n_labels();
         let bad = |what: &str, at: u32| {
             StructError::Custom(format!("marginals of {what} {at} are not valid"))
         };
+        let fine =
+            |m: &[f64], len: usize| m.len() == len && m.iter().all(|v| v.is_finite() && *v >= 0.0);
+        // Indices strictly increasing (as answers store them): each node and edge once.
+        let mut last = None;
         for (i, m) in &y.nodes {
-            if *i as usize >= x.n_nodes() || m.len() != l || !m.iter().all(|v| v.is_finite()) {
+            if *i as usize >= x.n_nodes() || last.is_some_and(|k| k >= *i) || !fine(m, l) {
                 return Err(bad("node", *i));
             }
+            last = Some(*i);
         }
+        let mut last = None;
         for (e, m) in &y.edges {
-            if *e as usize >= x.edges().len()
-                || m.len() != l * l
-                || !m.iter().all(|v| v.is_finite())
-            {
+            if *e as usize >= x.edges().len() || last.is_some_and(|k| k >= *e) || !fine(m, l * l) {
                 return Err(bad("edge", *e));
             }
+            last = Some(*e);
         }
         Ok(())
     }
@@ -223,30 +228,18 @@ impl OutputSpace for RelaxedGraphSpace {
     /// The labelling's features, then each fractional node's and edge's marginals less their indicator.
     fn for_each_feature(&self, x: &Graph, y: &Marginals, visit: &mut dyn FnMut(usize, f64)) {
         self.inner.for_each_feature(x, &y.labels, visit);
-        let l = self.inner.n_labels();
-        for (i, m) in &y.nodes {
-            let (i, at) = (*i as usize, y.labels[*i as usize] as usize);
-            for (a, &v) in m.iter().enumerate() {
-                let c = v - f64::from(u8::from(a == at));
-                if c != 0.0 {
-                    self.visit_node(x, i, a, c, visit);
-                }
-            }
-        }
-        for (e, m) in &y.edges {
-            let e = *e as usize;
-            let [i, j] = x.edges()[e];
-            let at = y.labels[i as usize] as usize * l + y.labels[j as usize] as usize;
-            for (ab, &v) in m.iter().enumerate() {
-                let c = v - f64::from(u8::from(ab == at));
-                if c != 0.0 {
-                    self.visit_edge(x, e, (ab / l, ab % l), c, visit);
-                }
-            }
-        }
+        self.for_each_correction(x, y, visit);
     }
 
-    /// The loss with every node weighing 1 (see [`OutputSpace::loss_for`]); the truth `y` is a labelling.
+    /// The labelling's score, then the fractional parts' (without building `ψ`).
+    fn score(&self, w: &[f64], x: &Graph, y: &Marginals) -> f64 {
+        let mut s = self.inner.score(w, x, &y.labels);
+        self.for_each_correction(x, y, &mut |j, v| s += w[j] * v);
+        s
+    }
+
+    /// The loss with every node weighing 1 (see [`OutputSpace::loss_for`]); the truth `y` is a labelling
+    /// (its own fractional parts, which no solver passes, are not read).
     fn loss(&self, y: &Marginals, y_hat: &Marginals) -> f64 {
         self.loss_weighted(y, y_hat, |_| 1.0)
     }
@@ -268,6 +261,11 @@ impl OutputSpace for RelaxedGraphSpace {
         x: &Graph,
         y: &Marginals,
     ) -> Result<Violation<Marginals>, StructError> {
+        if !y.is_integral() {
+            return Err(StructError::Custom(
+                "the truth of loss-augmented inference must be a labelling, not fractional marginals".into(),
+            ));
+        }
         if x.is_forest() {
             check_labelled_call(self, w, x, y)?;
             let v = self.inner.loss_augmented(w, x, &y.labels)?;
@@ -280,11 +278,6 @@ impl OutputSpace for RelaxedGraphSpace {
         }
         check_call(self, w, x)?;
         self.check_output(x, y)?;
-        if !y.is_integral() {
-            return Err(StructError::Custom(
-                "the truth of loss-augmented inference must be a labelling, not fractional marginals".into(),
-            ));
-        }
         let p = self.inner.potentials(w, x, Some(&y.labels));
         p.check_finite(x.edges())?;
         self.inner.calls.fetch_add(1, Ordering::Relaxed);
@@ -309,6 +302,32 @@ impl OutputSpace for RelaxedGraphSpace {
 }
 
 impl RelaxedGraphSpace {
+    /// `visit(j, v)` for each fractional node's and edge's marginals less their indicator at `y`'s
+    /// labelling: what `ψ(y)` adds to the labelling's.
+    fn for_each_correction(&self, x: &Graph, y: &Marginals, visit: &mut dyn FnMut(usize, f64)) {
+        let l = self.inner.n_labels();
+        for (i, m) in &y.nodes {
+            let (i, at) = (*i as usize, y.labels[*i as usize] as usize);
+            for (a, &v) in m.iter().enumerate() {
+                let c = v - f64::from(u8::from(a == at));
+                if c != 0.0 {
+                    self.visit_node(x, i, a, c, visit);
+                }
+            }
+        }
+        for (e, m) in &y.edges {
+            let e = *e as usize;
+            let [i, j] = x.edges()[e];
+            let at = y.labels[i as usize] as usize * l + y.labels[j as usize] as usize;
+            for (ab, &v) in m.iter().enumerate() {
+                let c = v - f64::from(u8::from(ab == at));
+                if c != 0.0 {
+                    self.visit_edge(x, e, (ab / l, ab % l), c, visit);
+                }
+            }
+        }
+    }
+
     /// `Σ_i v_i Σ_a μ_i(a) C[y_i][a]` for the labelling `y` and the point `y_hat`, node `i` weighing `v(i)`.
     fn loss_weighted(&self, y: &Marginals, y_hat: &Marginals, v: impl Fn(usize) -> f64) -> f64 {
         let cost = &self.inner.cost;
@@ -317,7 +336,10 @@ impl RelaxedGraphSpace {
             .sum();
         for (i, m) in &y_hat.nodes {
             let i = *i as usize;
-            let (truth, at) = (y.labels[i] as usize, y_hat.labels[i] as usize);
+            let (Some(&truth), Some(&at)) = (y.labels.get(i), y_hat.labels.get(i)) else {
+                continue;
+            };
+            let (truth, at) = (truth as usize, at as usize);
             let spread: f64 = (m.iter().enumerate())
                 .map(|(a, &mu)| (mu - f64::from(u8::from(a == at))) * cost.cost(truth, a))
                 .sum();

@@ -269,6 +269,12 @@ fn the_relaxed_answer_on_a_frustrated_cycle_is_fractional_and_certified() {
     let exact = BruteForce(space.with_inference(Inference::BruteForce));
     let best = exact.loss_augmented(&w, &x, &vec![0; n as usize]).unwrap();
     assert!((best.hinge - 10.0).abs() < 1e-12);
+    // A fractional point is no truth, and a point naming a node twice is refused.
+    assert!(relaxed.loss_augmented(&w, &x, &found.output).is_err());
+    let mut twice = found.output.clone();
+    twice.nodes.push(twice.nodes[0].clone());
+    assert!(relaxed.check_output(&x, &twice).is_err());
+    assert!(relaxed.check_output(&x, &found.output).is_ok());
     // Only ad3 gives the relaxation's points.
     assert!(RelaxedGraphSpace::new(space.with_inference(Inference::TRWS)).is_err());
 }

@@ -326,7 +326,7 @@ impl StructuredSvm {
         let mut max_abs = [super::graph::max_abs(&graphs)];
         comm.allreduce_max(&mut max_abs)?;
         let lambda = self.params.regularization.lambda(n)?;
-        let mut fractional = [0.0];
+        let mut fractional = 0.0;
         let fit = if options.relaxed {
             let relaxed = super::graph::relaxed_space(&space)?;
             let labels: Vec<Marginals> = labels.into_iter().map(Marginals::from).collect();
@@ -335,7 +335,7 @@ impl StructuredSvm {
             let rows = crate::inputs::space_digest(&relaxed, &graphs, &labels, None);
             let svm = self.inferring_with(super::graph::RELAXED_METHOD);
             let fit = svm.solve_over(comm, &problem, (n, space.dim(), lambda.get(), rows))?;
-            fractional[0] = relaxed.fractional_calls() as f64;
+            fractional = relaxed.fractional_calls() as f64;
             fit
         } else {
             let problem = StructProblem::new(&space, &graphs, &labels, lambda)?
@@ -347,8 +347,10 @@ impl StructuredSvm {
         let mut calls = [
             space.inference_calls() as f64,
             space.uncertified_calls() as f64,
+            fractional,
         ];
         comm.allreduce_sum(&mut calls)?;
+        let fractional = calls[2] as usize;
         let calls = (calls[0] as usize, calls[1] as usize);
         let parts = ReportParts {
             classes: Vec::new(),
@@ -357,10 +359,9 @@ impl StructuredSvm {
             max_abs: max_abs[0],
         };
         let report = self.finish(fit, lambda.get(), (n, d, l), parts)?;
-        comm.allreduce_sum(&mut fractional)?;
         let mut report = super::graph::graph_report(report, &space, (inference, forests), calls);
         report.relaxed = options.relaxed;
-        report.fractional_answers = fractional[0] as usize;
+        report.fractional_answers = fractional;
         Ok(report)
     }
 }
