@@ -142,6 +142,15 @@ fn without_edges(d: &GraphData) -> GraphData {
     out
 }
 
+/// Test pixel accuracy of `model` on `data` (NaN where it cannot be evaluated).
+fn accuracy(model: &maxmargin::structured_svm::GraphModel, data: &GraphData) -> f64 {
+    model
+        .evaluate(data, None)
+        .ok()
+        .and_then(|e| e.accuracy)
+        .unwrap_or(f64::NAN)
+}
+
 fn training(report: &mut String) {
     report.push_str(
         "\n## Training on noisy shapes (the default solver, λ = 1, 1,000-pass budget, 3 labels, noise 1)\n\n\
@@ -160,17 +169,11 @@ fn training(report: &mut String) {
         let (Ok(grid), Ok(pixels)) = (grid, pixels) else {
             continue;
         };
-        let acc = |m: &maxmargin::structured_svm::GraphModel, d: &GraphData| {
-            m.evaluate(d, None)
-                .ok()
-                .and_then(|e| e.accuracy)
-                .unwrap_or(f64::NAN)
-        };
         let _ = writeln!(
             report,
             "| {n} | {side}×{side} | {:.4} | {:.4} | {tg:.2} | {:.0} | {tp:.2} |",
-            acc(&grid.model, &test),
-            acc(&pixels.model, &without_edges(&test)),
+            accuracy(&grid.model, &test),
+            accuracy(&pixels.model, &without_edges(&test)),
             grid.model.model.training.passes
         );
     }
@@ -203,12 +206,7 @@ fn relaxed(report: &mut String) {
         let (seconds, fit) = time(|| svm.fit_graph(&train, options, &mut ()));
         let Ok(fit) = fit else { continue };
         let t = &fit.model.model.training;
-        let accuracy = fit
-            .model
-            .evaluate(&test, None)
-            .ok()
-            .and_then(|e| e.accuracy)
-            .unwrap_or(f64::NAN);
+        let accuracy = accuracy(&fit.model, &test);
         let _ = writeln!(
             report,
             "| {n} | {side}×{side} | {name} | {seconds:.2} | {:.0} | {:.4} | {:.4} | {} | {} of {} | {accuracy:.4} |",
@@ -258,12 +256,7 @@ fn solvers(report: &mut String) {
                 bcfw_seconds = seconds;
             }
             let t = &fit.model.model.training;
-            let accuracy = fit
-                .model
-                .evaluate(&test, None)
-                .ok()
-                .and_then(|e| e.accuracy)
-                .unwrap_or(f64::NAN);
+            let accuracy = accuracy(&fit.model, &test);
             let _ = writeln!(
                 report,
                 "| {n} | {side}×{side} | {} | {threads} | {seconds:.2} | {:.2} | {:.0} | {:.4} | {accuracy:.4} |",

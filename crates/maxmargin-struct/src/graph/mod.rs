@@ -55,6 +55,33 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// How many TRW-S iterations `ad3` starts with: an answer they certify is returned without AD3.
 const AD3_PRESOLVE: usize = 100;
 
+/// AD3 as the `ad3` method runs it: TRW-S first (`AD3_PRESOLVE` iterations), whose labelling is returned
+/// when its bound meets it (most calls on ordinary grids: certified at a fraction of AD3's cost, to the same
+/// tolerance), else AD3 from its messages with at most `branches` relaxations.
+fn ad3_after_trws(
+    p: &Potentials,
+    edges: &[[u32; 2]],
+    s: ad3::Ad3Settings,
+    branches: usize,
+) -> ad3::Ad3Result {
+    let presolve = trws::TrwsSettings {
+        max_iter: AD3_PRESOLVE,
+        certify: s.certify,
+    };
+    let quick = trws::trws(p, edges, presolve);
+    if quick.certified {
+        return ad3::Ad3Result {
+            labels: quick.labels,
+            value: quick.value,
+            bound: quick.bound,
+            certified: true,
+            marginals: Vec::new(),
+            fractional: None,
+        };
+    }
+    ad3::ad3_branch_from(p, edges, s, branches, Some(&quick))
+}
+
 /// The same in loss-augmented inference, relative to the hinge (the value less the truth's score), which is
 /// what a solver's primal adds up: the bounds the uncertified answers leave then raise a primal by at most
 /// 1e-4 of the mean hinge, a hundredth of the default 1% gap, where a tolerance relative to the value (the
@@ -384,22 +411,12 @@ impl GraphSpace {
                 Ok((y, v, None))
             }
             Inference::Ad3 { max_iter, branches } => {
-                // TRW-S first: where its bound meets its labelling (most calls on ordinary grids) that
-                // labelling is certified at a fraction of AD3's cost, to the same tolerance.
-                let presolve = trws::TrwsSettings {
-                    max_iter: AD3_PRESOLVE,
-                    certify,
-                };
-                let quick = trws::trws(p, x.edges(), presolve);
-                if quick.certified {
-                    return Ok((quick.labels, quick.value, Some(quick.bound)));
-                }
                 let settings = ad3::Ad3Settings {
                     max_iter,
                     certify,
                     fractional: false,
                 };
-                let r = ad3::ad3_branch_from(p, x.edges(), settings, branches, Some(&quick));
+                let r = ad3_after_trws(p, x.edges(), settings, branches);
                 if !r.certified {
                     self.unconverged.fetch_add(1, Ordering::Relaxed);
                 }

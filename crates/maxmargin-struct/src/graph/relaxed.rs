@@ -6,8 +6,7 @@
 
 use super::ad3::{self, Fractional};
 use super::infer::{Potentials, Tolerance};
-use super::trws;
-use super::{AD3_PRESOLVE, Graph, GraphSpace, HINGE_TOL, Inference};
+use super::{Graph, GraphSpace, HINGE_TOL, Inference, ad3_after_trws};
 use crate::error::{StructError, check_call, check_labelled_call};
 use crate::oracle::{OutputSpace, Violation};
 use serde::{Deserialize, Serialize};
@@ -155,27 +154,18 @@ impl RelaxedGraphSpace {
         }
     }
 
-    /// The loss-augmented answer on potentials `p` that TRW-S does not certify: AD3's best feasible point
-    /// and its bound (the smaller of AD3's and TRW-S's).
+    /// The loss-augmented answer on potentials `p`: TRW-S's labelling where it certifies it, else AD3's best
+    /// feasible point without branch and bound (fractional or not), with the smaller of the two bounds.
     fn relax(&self, p: &Potentials, x: &Graph, certify: Tolerance) -> (Marginals, f64, f64, bool) {
-        let presolve = trws::TrwsSettings {
-            max_iter: AD3_PRESOLVE,
-            certify,
-        };
-        let quick = trws::trws(p, x.edges(), presolve);
-        if quick.certified {
-            return (quick.labels.into(), quick.value, quick.bound, true);
-        }
         let settings = ad3::Ad3Settings {
             max_iter: self.max_iter,
             certify,
             fractional: true,
         };
-        let r = ad3::ad3_branch_from(p, x.edges(), settings, 1, Some(&quick));
-        let l = self.inner.n_labels();
+        let r = ad3_after_trws(p, x.edges(), settings, 1);
         match r.fractional {
             Some(f) if f.value > r.value => (
-                Marginals::of(&f, x.edges(), l),
+                Marginals::of(&f, x.edges(), self.inner.n_labels()),
                 f.value,
                 r.bound,
                 r.certified,
