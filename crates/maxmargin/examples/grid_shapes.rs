@@ -13,13 +13,13 @@
 //! pixel (each pixel's strongest feature), the per-pixel model's labels, the grid model's, and the truth
 //! (the guide's `graphs-shapes.svg`); with `GRID_ONLY=1` it trains the grid with the default inference only
 //! (issue #27's 200 pictures of 64 × 64: `GRID_ONLY=1 cargo run --release -p maxmargin --example grid_shapes
-//! 200 64 1`).
+//! 200 64 1`), and with `GRID_BCFW=1` trains with BCFW on one thread instead of the default solver.
 
 use maxmargin::datasets::Shapes;
 use maxmargin::io::graphs::GraphData;
 use maxmargin::structured::Inference;
 use maxmargin::structured_svm::{GraphModel, GraphOptions};
-use maxmargin::{StructuredSvmParams, Task};
+use maxmargin::{StructSolverKind, StructuredSvmParams, Task};
 
 fn without_edges(d: &GraphData) -> GraphData {
     let mut out = d.clone();
@@ -73,7 +73,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (n, size, noise) = (arg(1, 40.0) as usize, arg(2, 12.0) as usize, arg(3, 1.0));
     let shapes = Shapes::default().size(size, size).noise(noise);
     let (train, test) = (shapes.generate(n, 1), shapes.generate(n, 2));
-    let svm = StructuredSvmParams::new(Task::Graph).check()?;
+    // GRID_BCFW=1: BCFW on one thread (#27's target) instead of the default solver (n-slack, all cores).
+    let svm = if std::env::var_os("GRID_BCFW").is_some() {
+        StructuredSvmParams::new(Task::Graph)
+            .solver(StructSolverKind::Bcfw)
+            .threads(1)
+    } else {
+        StructuredSvmParams::new(Task::Graph)
+    }
+    .check()?;
     let started = std::time::Instant::now();
     let grid = svm.fit_graph(&train, GraphOptions::new(), &mut ())?;
     let grid_time = started.elapsed();
