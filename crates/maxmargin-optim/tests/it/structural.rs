@@ -610,7 +610,7 @@ fn bcfw_certifies_where_its_blocks_gaps_say_it_may_stop() {
     let gap = fit.trace.last().unwrap().gap.unwrap() / fit.objective;
     assert_eq!(fit.stop, StopReason::Converged, "gap {gap}");
     assert!(gap <= 0.01);
-    // Here the pass after a schedule's certification that failed (26 passes).
+    // Here a pass after a schedule's certification that failed, before the next schedule.
     assert!(
         fit.progress.epoch % 5.0 != 0.0,
         "stopped at {} passes",

@@ -14,7 +14,7 @@
 //! skipped while that sum is above [`SKIP_ABOVE_TARGET`] times the target, and a pass's end between
 //! schedules is checked once the sum, scaled as the last certification found it (its gap over the sum then),
 //! is within the target. On #27's 200 noisy pictures of 64 × 64 pixels this took the oracle calls to a
-//! certified 1% from 28 passes' worth to 20 (18 passes and two certifications, where there were 20 and eight).
+//! certified 1% from 28 passes' worth to 21 (19 passes and two certifications, where there were 20 and eight).
 //!
 //! With pairwise steps, a step moves weight from the block's worst active corner to the oracle's instead
 //! ([`pairwise`]): the shares become lists of sparse atoms. The average is kept beside them when asked,
@@ -338,17 +338,18 @@ impl Bcfw {
             // Pairwise steps with the average kept: both points are feasible for the dual and both give a
             // primal, so the lower primal is the output and the higher dual bounds the optimum. The last
             // iterate wins once pairwise steps converge; the average while they do not (unscaled data).
-            // Each primal is an oracle pass. The last scheduled certification's winner goes first (the iterate always
-            // with gap sampling, whose estimates its pass refreshes); the other point is valued only when the
-            // first is not certified within the tolerance and, for the iterate, when its estimated primal
-            // (its dual plus the blocks' last gaps, when every block has one) is below the average's.
+            // Each primal is an oracle pass. The last scheduled certification's winner goes first (the
+            // iterate with gap sampling, whose estimates its pass refreshes, and at the run's end); the other
+            // point is valued only when the first is not certified within the tolerance and, for the
+            // iterate, when its estimated primal (its dual plus the blocks' last gaps, when every block has
+            // one) is below the average's.
             let dual = self.dual_of(st, lambda);
             let within = |p: f64| {
                 self.params
                     .gap_tolerance
                     .is_some_and(|t| p - dual <= t * p.abs())
             };
-            let iterate_first = st.gaps.is_some() || st.iterate_won;
+            let iterate_first = st.gaps.is_some() || st.iterate_won || !scheduled;
             let (p_last, p_avg) = if iterate_first {
                 let p_last = self.primal_at_iterate(problem, st, scheduled)?;
                 let p_avg = if within(p_last) {
@@ -433,14 +434,15 @@ impl Bcfw {
         st.gaps.is_none() && self.params.gap_tolerance.is_some()
     }
 
-    /// The estimate when a scheduled certification is to be skipped ([`SKIP_ABOVE_TARGET`]); never for the
-    /// Frank–Wolfe average, whose gap the iterate's does not bound.
-    fn skipped_check(&self, st: &BcfwState, lambda: f64, estimate: Option<f64>) -> Option<f64> {
+    /// Whether a scheduled certification is skipped ([`SKIP_ABOVE_TARGET`]); never for the Frank–Wolfe
+    /// average, whose gap the iterate's does not bound.
+    fn skipped_check(&self, st: &BcfwState, lambda: f64, estimate: Option<f64>) -> bool {
         let bounded = Self::both(st) || st.avg.is_none();
-        let (tol, est) = (self.params.gap_tolerance?, estimate?);
+        let (Some(tol), Some(est)) = (self.params.gap_tolerance, estimate) else {
+            return false;
+        };
         let primal = Self::iterate_dual(st, lambda) + est;
-        (self.estimates(st) && bounded && est > SKIP_ABOVE_TARGET * tol * primal.abs())
-            .then_some(est)
+        self.estimates(st) && bounded && est > SKIP_ABOVE_TARGET * tol * primal.abs()
     }
 
     /// Whether the estimate, scaled by the last certification's ratio, puts the certificate within the
@@ -491,14 +493,7 @@ impl Bcfw {
         let estimate = Self::estimated_gap(st);
         let due = if scheduled {
             st.next_gap += self.params.gap_every;
-            match self.skipped_check(st, lambda, estimate) {
-                Some(e) => {
-                    // The estimate takes the certificate's place as the cache's reference.
-                    st.cache_ref = e;
-                    false
-                }
-                None => true,
-            }
+            !self.skipped_check(st, lambda, estimate)
         } else {
             self.predicted_within(st, lambda, estimate)
         };
