@@ -229,6 +229,14 @@ impl crate::persist::Persisted for Model {
         })
     }
 
+    fn validated(stored: Stored, source: &std::path::Path) -> Result<Stored, maxmargin::Error> {
+        Ok(match stored {
+            Stored::Binary(m) => Stored::Binary(Box::new((*m).validated(source)?)),
+            Stored::Multiclass(m) => Stored::Multiclass(Box::new((*m).validated(source)?)),
+            Stored::Decision(d) => Stored::Decision(Box::new((*d).validated(source)?)),
+        })
+    }
+
     fn of_stored(stored: Stored) -> Self {
         Self::of(match stored {
             Stored::Binary(m) => Trained::binary(*m),

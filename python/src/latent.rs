@@ -172,6 +172,13 @@ impl Persisted for LatentModel {
         Cow::Borrowed(&self.model)
     }
 
+    fn validated(model: Latent, source: &Path) -> Result<Latent, maxmargin::Error> {
+        Ok(match model {
+            Latent::Multiclass(m) => Latent::Multiclass(m.validated(source)?),
+            Latent::Chain(m) => Latent::Chain(m.validated(source)?),
+        })
+    }
+
     fn of_stored(model: Latent) -> Self {
         Self { model }
     }

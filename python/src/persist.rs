@@ -21,6 +21,9 @@ pub(crate) trait Persisted: Sized {
     fn stored(&self) -> Cow<'_, Self::Stored>;
     /// The class around an unpickled model.
     fn of_stored(stored: Self::Stored) -> Self;
+    /// An unpickled model checked and completed as the facade's `load` makes it (`validated`), errors
+    /// naming `source`.
+    fn validated(stored: Self::Stored, source: &Path) -> Result<Self::Stored, maxmargin::Error>;
 
     /// The model as bytes ([`Persisted::from_bytes`] reads them back): its JSON.
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
@@ -28,10 +31,13 @@ pub(crate) trait Persisted: Sized {
         Ok(PyBytes::new(py, &bytes))
     }
 
-    /// A model from [`Persisted::to_bytes`].
+    /// A model from [`Persisted::to_bytes`], refused where a model file of it would be (bytes are as
+    /// untrusted as a file: sizes that disagree would panic in `predict`).
     fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
+        let source = format!("pickled maxmargin {}", Self::WHAT);
         let stored = serde_json::from_slice(bytes)
-            .map_err(|e| value_error(format!("not a pickled maxmargin {}: {e}", Self::WHAT)))?;
+            .map_err(|e| value_error(format!("not a {source}: {e}")))?;
+        let stored = Self::validated(stored, Path::new(&source)).map_err(value_error)?;
         Ok(Self::of_stored(stored))
     }
 }
@@ -59,6 +65,13 @@ macro_rules! persisted {
 
             fn of_stored($field: $model) -> Self {
                 Self { $field }
+            }
+
+            fn validated(
+                stored: $model,
+                source: &std::path::Path,
+            ) -> Result<$model, maxmargin::Error> {
+                stored.validated(source)
             }
         }
         $crate::persist::persisted!($class);

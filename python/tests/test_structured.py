@@ -2,6 +2,7 @@
 learner to a certified gap, predictions in the layout given, model files the command reads, bad input refused
 by name."""
 
+import json
 import pickle
 import subprocess
 import shutil
@@ -115,6 +116,13 @@ def test_a_saved_chain_model_is_the_commands_model_file(tmp_path):
     assert [list(p) for p in loaded.predict(X)] == [list(p) for p in ssvm.predict(X)]
     again = pickle.loads(pickle.dumps(ssvm))
     assert np.array_equal(again.w, ssvm.w)
+    # A pickle is checked as a model file is: weights that do not fit the model are refused by name.
+    from maxmargin import _core
+
+    stored = json.loads(bytes(ssvm._fitted.to_bytes()))
+    stored["w"] = stored["w"][:-1]
+    with pytest.raises(ValueError, match="pickled maxmargin structured model.*weights"):
+        _core.StructModel.from_bytes(json.dumps(stored).encode())
     command = shutil.which("maxmargin")
     if command is not None:
         # The command reads it as its own and predicts the same tags (1-based in svm_hmm files).
@@ -371,6 +379,8 @@ def test_the_tagger_prunes_weights_tags_and_takes_bigram_templates():
     text = "U00:%x[0,0]\nU01:%x[0,1]\nB\nB10:%x[0,1]\n"
     bigram = Tagger(template=text, **common).fit(train, train_tags)
     assert bigram.evaluate(test, test_tags)["chunk_f1"] > 0.7
+    # Unpickled, it keeps its observation-dependent transitions (a file does not store their shape).
+    assert pickle.loads(pickle.dumps(bigram)).predict(test[:20]) == bigram.predict(test[:20])
     with pytest.raises(ValueError, match="B-XYZ"):
         Tagger(class_weight={"B-XYZ": 2.0}, **common).fit(train, train_tags)
     with pytest.raises(ValueError, match="min_count"):

@@ -167,8 +167,17 @@ impl DecisionModel {
         } else {
             model_file::load(path, DECISION_KIND)?.1
         };
-        m.check_consistent(path)?;
-        Ok(m)
+        m.validated(path)
+    }
+
+    /// A model decoded by other means than [`DecisionModel::load`] (a Python pickle), checked as `load`
+    /// checks it.
+    ///
+    /// # Errors
+    /// [`Error::Io`] ([`IoError::BadModel`]) naming `source` and the field.
+    pub fn validated(self, source: &Path) -> Result<Self, Error> {
+        self.check_consistent(source)?;
+        Ok(self)
     }
 
     /// Writes the model with its calibration and threshold, atomically.

@@ -494,7 +494,16 @@ impl LinearModel {
         } else {
             model_file::load(path, MODEL_KIND)?.1
         };
-        model.check_consistent(path)?;
-        Ok(model)
+        model.validated(path)
+    }
+
+    /// A model decoded by other means than [`LinearModel::load`] (a Python pickle), checked as `load`
+    /// checks it.
+    ///
+    /// # Errors
+    /// [`Error::Io`] ([`IoError::BadModel`]) naming `source` and the field.
+    pub fn validated(self, source: &Path) -> Result<Self, Error> {
+        self.check_consistent(source)?;
+        Ok(self)
     }
 }

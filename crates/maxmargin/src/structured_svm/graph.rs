@@ -522,8 +522,17 @@ impl GraphModel {
         } else {
             model_file::load(path, GRAPH_KIND)?.1
         };
-        model.check(path)?;
-        Ok(model)
+        model.validated(path)
+    }
+
+    /// A model decoded by other means than [`GraphModel::load`] (a Python pickle), its space, weights and
+    /// sizes checked as `load` checks them.
+    ///
+    /// # Errors
+    /// [`Error::Io`] ([`IoError::BadModel`]) naming `source` and what disagrees.
+    pub fn validated(self, source: &Path) -> Result<Self, Error> {
+        self.check(source)?;
+        Ok(self)
     }
 
     fn check(&self, path: &Path) -> Result<(), Error> {

@@ -446,8 +446,17 @@ impl LatentMulticlassModel {
     /// [`Error::Io`] for a missing, foreign, truncated, corrupt or inconsistent file.
     pub fn load(path: &Path) -> Result<Self, Error> {
         let (_, model): (_, Self) = model_file::load(path, LATENT_KIND)?;
-        model.check(path)?;
-        Ok(model)
+        model.validated(path)
+    }
+
+    /// A model decoded by other means than [`LatentMulticlassModel::load`] (a Python pickle), its parts
+    /// checked against each other as `load` checks them.
+    ///
+    /// # Errors
+    /// [`Error::Io`] ([`IoError::BadModel`]) naming `source` and what disagrees.
+    pub fn validated(self, source: &Path) -> Result<Self, Error> {
+        self.check(source)?;
+        Ok(self)
     }
 
     fn check(&self, path: &Path) -> Result<(), Error> {

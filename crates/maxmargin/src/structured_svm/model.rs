@@ -268,7 +268,7 @@ impl StructuredModel {
                 .into());
             }
         };
-        let mut model: Self = if header.format_version < 2 {
+        let model: Self = if header.format_version < 2 {
             let (_, old): (_, crate::compat::StructuredModelV1) =
                 model_file::load(path, task.kind())?;
             old.into()
@@ -298,9 +298,18 @@ impl StructuredModel {
             }
             .into());
         }
-        model.check_consistent(path)?;
-        model.shape = model.plain_shape();
-        Ok(model)
+        model.validated(path)
+    }
+
+    /// A model decoded by other means than [`StructuredModel::load`] (a Python pickle) as `load` makes it:
+    /// its sizes and values checked (errors name `source`), a chain's order read from its weights.
+    ///
+    /// # Errors
+    /// [`Error::Io`] ([`IoError::BadModel`]) naming `source` and what disagrees.
+    pub fn validated(mut self, source: &Path) -> Result<Self, Error> {
+        self.check_consistent(source)?;
+        self.shape = self.plain_shape();
+        Ok(self)
     }
 }
 

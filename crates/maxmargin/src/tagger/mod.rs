@@ -465,7 +465,7 @@ impl Tagger {
     /// [`Error::Io`] for a missing, foreign, corrupt or inconsistent file.
     pub fn load(path: &Path) -> Result<Self, Error> {
         let version = model_file::read_header(path)?.format_version;
-        let mut tagger: Self = if version < 4 {
+        let tagger: Self = if version < 4 {
             let (_, old): (_, crate::compat_v3::TaggerV3) = model_file::load(path, TAGGER_KIND)?;
             old.into()
         } else if version < 5 {
@@ -480,6 +480,17 @@ impl Tagger {
         } else {
             model_file::load(path, TAGGER_KIND)?.1
         };
+        tagger.validated(path)
+    }
+
+    /// A tagger decoded by other means than [`Tagger::load`] (a Python pickle) as `load` makes it: its model
+    /// and dictionaries checked against each other (errors name `source`), its chain's shape set from its
+    /// template (which the file does not store).
+    ///
+    /// # Errors
+    /// [`Error::Io`] ([`IoError::BadModel`]) naming `source` and what disagrees.
+    pub fn validated(mut self, source: &Path) -> Result<Self, Error> {
+        let (tagger, path) = (&mut self, source);
         let bad = |message: String| -> Error {
             IoError::BadModel {
                 path: path.to_path_buf(),
@@ -508,6 +519,6 @@ impl Tagger {
         }
         let shape = chain_shape(&tagger.features);
         tagger.model.shape = shape;
-        Ok(tagger)
+        Ok(self)
     }
 }
