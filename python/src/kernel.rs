@@ -232,7 +232,16 @@ impl crate::persist::Persisted for Model {
     fn validated(stored: Stored, source: &std::path::Path) -> Result<Stored, maxmargin::Error> {
         Ok(match stored {
             Stored::Binary(m) => Stored::Binary(Box::new((*m).validated(source)?)),
-            Stored::Multiclass(m) => Stored::Multiclass(Box::new((*m).validated(source)?)),
+            Stored::Multiclass(m) if m.task == maxmargin::Task::Multiclass => {
+                Stored::Multiclass(Box::new((*m).validated(source)?))
+            }
+            Stored::Multiclass(m) => {
+                return Err(maxmargin::io::IoError::BadModel {
+                    path: source.to_path_buf(),
+                    message: format!("a {} model, not a classifier", m.task.kind()),
+                }
+                .into());
+            }
             Stored::Decision(d) => Stored::Decision(Box::new((*d).validated(source)?)),
         })
     }

@@ -575,11 +575,11 @@ fn bcfw_atoms_past_their_budget_become_frank_wolfe_shares() {
     assert_eq!(bits(&rest.output), bits(&straight.output));
 }
 
-/// BCFW's certifications cost an oracle pass each, so it takes them where they may stop the run: a
-/// scheduled one is skipped while the blocks' last gaps sum to more than `SKIP_ABOVE_TARGET` times the
-/// target (an unreachable target: only the run's end certifies; no target: every schedule does), and a
-/// pass's end in between is certified when that sum, scaled as the last certification found it, is within
-/// the target. Either way the run stops certified within it, and a run split in two gives the same bits.
+/// BCFW's certifications cost an oracle pass each, so it takes them where they may stop the run: after the
+/// first, a scheduled one is skipped while the blocks' last gaps, scaled as the last certification found
+/// them, sum to more than `SKIP_ABOVE_TARGET` times the target (an unreachable target: only the first and
+/// the run's end certify; no target: every schedule does), and a pass's end in between is certified when
+/// that scaled sum is within the target. Either way the run stops certified within it, and a run split in two gives the same bits.
 #[test]
 fn bcfw_certifies_where_its_blocks_gaps_say_it_may_stop() {
     let (space, x, y) = many_classes();
@@ -599,10 +599,10 @@ fn bcfw_certifies_where_its_blocks_gaps_say_it_may_stop() {
         let fit = run(&mut s, &problem, budget);
         (problem.oracle_calls() - before, fit)
     };
-    // Ten passes of oracle steps (the cache's steps come on top) and the end's certification: one or two
-    // passes (the average and the last iterate).
+    // Ten passes of oracle steps (the cache's steps come on top), the first schedule's certification (which
+    // scales the estimate) and the end's: one or two passes each (the average and the last iterate).
     let (skipping, _) = calls(Some(1e-15), 1.0, 10.0);
-    assert!(skipping <= 12 * n, "{skipping} oracle calls");
+    assert!(skipping <= 14 * n, "{skipping} oracle calls");
     let (every, _) = calls(None, 1.0, 10.0);
     assert!(every >= 20 * n, "{every} oracle calls");
     // To 1%, scheduled every 5 passes.

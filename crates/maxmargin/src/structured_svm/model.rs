@@ -307,6 +307,17 @@ impl StructuredModel {
     /// # Errors
     /// [`Error::Io`] ([`IoError::BadModel`]) naming `source` and what disagrees.
     pub fn validated(mut self, source: &Path) -> Result<Self, Error> {
+        // Graph and custom models are whole only with their spaces (`GraphModel`, `CustomModel`).
+        if !matches!(self.task, Task::Multiclass | Task::Multilabel | Task::Chain) {
+            return Err(IoError::BadModel {
+                path: source.to_path_buf(),
+                message: format!(
+                    "a {} model without its space (a multiclass, multilabel or chain model was expected)",
+                    self.task.kind()
+                ),
+            }
+            .into());
+        }
         self.check_consistent(source)?;
         self.shape = self.plain_shape();
         Ok(self)

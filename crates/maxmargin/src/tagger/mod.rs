@@ -490,35 +490,33 @@ impl Tagger {
     /// # Errors
     /// [`Error::Io`] ([`IoError::BadModel`]) naming `source` and what disagrees.
     pub fn validated(mut self, source: &Path) -> Result<Self, Error> {
-        let (tagger, path) = (&mut self, source);
         let bad = |message: String| -> Error {
             IoError::BadModel {
-                path: path.to_path_buf(),
+                path: source.to_path_buf(),
                 message,
             }
             .into()
         };
-        if tagger.model.task != Task::Chain {
+        if self.model.task != Task::Chain {
             return Err(bad(format!(
                 "a tagger holds a {} model",
-                tagger.model.task.kind()
+                self.model.task.kind()
             )));
         }
-        let f = &tagger.features;
-        tagger
-            .model
-            .check_consistent_with_edges(path, chain_shape(f))?;
-        if tagger.model.n_features != f.n_features() || tagger.model.n_labels != f.n_tags().max(1) {
+        let f = &self.features;
+        self.model
+            .check_consistent_with_edges(source, chain_shape(f))?;
+        if self.model.n_features != f.n_features() || self.model.n_labels != f.n_tags().max(1) {
             return Err(bad(format!(
                 "the chain model has {} features and {} tags, its dictionary {} and {}",
-                tagger.model.n_features,
-                tagger.model.n_labels,
+                self.model.n_features,
+                self.model.n_labels,
                 f.n_features(),
                 f.n_tags()
             )));
         }
-        let shape = chain_shape(&tagger.features);
-        tagger.model.shape = shape;
+        let shape = chain_shape(&self.features);
+        self.model.shape = shape;
         Ok(self)
     }
 }

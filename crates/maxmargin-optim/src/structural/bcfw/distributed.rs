@@ -7,8 +7,9 @@
 //! its domain (for pairwise atoms, the atoms of both, reweighted: `Shares::mix_block`), so the dual point
 //! stays feasible and is the same combination; only those blocks are kept and mixed, so a round costs its
 //! steps and a few passes over `w`, never the shard. The iterate is returned (no average over ranks). The
-//! primal needs one oracle pass and one more allreduce, taken every `gap_every` passes as one process does;
-//! the stop is the certified relative gap, as one process's.
+//! primal needs one oracle pass and one more allreduce, taken every `gap_every` passes (one process skips
+//! those its blocks' gaps put far from the target; the ranks do not estimate them); the stop is the certified
+//! relative gap, as one process's.
 
 use super::shares::Before;
 use super::*;
@@ -164,8 +165,11 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwRank
         {
             self.solver.params.steps = Steps::FrankWolfe;
         }
+        let mut local = self.solver.init(problem)?;
+        // Rounds step the blocks without one process's gap estimate.
+        local.block_gaps = Vec::new();
         Ok(BcfwRankState {
-            local: self.solver.init(problem)?,
+            local,
             round: 0,
             calls: 0.0,
             next_gap: self.solver.params.gap_every,
