@@ -533,6 +533,50 @@ fn bcfw_over_ranks_resumed_from_its_run_ends_with_the_same_bits() {
     assert_eq!(resumed[0].1, whole[0].1);
 }
 
+/// Over ranks as in one process: the blocks' gaps, summed over the ranks, skip scheduled certifications far
+/// above the target and call one at a pass's end when within it.
+#[test]
+fn bcfw_over_ranks_certifies_where_the_blocks_gaps_say_it_may_stop() {
+    use maxmargin_core::objective::Lambda;
+    use maxmargin_optim::{BcfwParams, Collective, StructProblem};
+    let (space, x, y) = crate::structural::small_chain();
+    let lambda = Lambda::new(0.05).unwrap();
+    let (n, p) = (x.len(), 2);
+    let run = |gap_tolerance: Option<f64>, gap_every: f64, passes: f64| {
+        let fits = ThreadRanks::run(p, |comm| {
+            let (a, b) = (n * comm.rank() / p, n * (comm.rank() + 1) / p);
+            let shard = StructProblem::new(&space, &x[a..b], &y[a..b], lambda)?;
+            let params = BcfwParams {
+                gap_tolerance,
+                gap_every,
+                ..BcfwParams::default()
+            };
+            let mut ranked = params.check()?.over_ranks(comm, n);
+            // The trainer evaluates at the end only: the certifications counted are the solver's.
+            let budget = Budget::epochs(passes).evaluating_every(f64::INFINITY);
+            let fit = Trainer::new(budget)?.run_over(comm, &mut ranked, &shard, &mut ())?;
+            Ok((shard.oracle_calls() as usize, b - a, fit))
+        });
+        fits.into_iter().next().unwrap().unwrap()
+    };
+    // Ten passes of steps, the first schedule's certification (which scales the estimate) and the end's.
+    let (skipping, shard, _) = run(Some(1e-15), 1.0, 10.0);
+    assert!(skipping <= 13 * shard, "{skipping} oracle calls");
+    let (every, shard, _) = run(None, 1.0, 10.0);
+    assert!(every >= 19 * shard, "{every} oracle calls");
+    // To 1%, scheduled every 50 passes: the first schedule's certification is above the target here, and
+    // the run stops certified at a pass's end before the next schedule.
+    let (_, _, fit) = run(Some(0.01), 50.0, 500.0);
+    let gap = fit.trace.last().unwrap().gap.unwrap() / fit.objective;
+    assert_eq!(fit.stop, StopReason::Converged, "gap {gap}");
+    assert!(gap <= 0.01);
+    assert!(
+        fit.progress.epoch % 50.0 > 1e-9,
+        "stopped at {} passes",
+        fit.progress.epoch
+    );
+}
+
 #[test]
 fn n_slack_over_any_number_of_ranks_trains_one_process_weights() {
     use maxmargin_core::objective::Lambda;

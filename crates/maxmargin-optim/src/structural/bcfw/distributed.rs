@@ -7,9 +7,10 @@
 //! its domain (for pairwise atoms, the atoms of both, reweighted: `Shares::mix_block`), so the dual point
 //! stays feasible and is the same combination; only those blocks are kept and mixed, so a round costs its
 //! steps and a few passes over `w`, never the shard. The iterate is returned (no average over ranks). The
-//! primal needs one oracle pass and one more allreduce, taken every `gap_every` passes (one process skips
-//! those its blocks' gaps put far from the target; the ranks do not estimate them); the stop is the certified
-//! relative gap, as one process's.
+//! primal needs one oracle pass and one more allreduce, due every `gap_every` passes; as in one process, the
+//! blocks' last measured gaps (their sum over the ranks rides on the round's allreduce), scaled as the last
+//! certification found them, skip those far above the target and call one at a pass's end when within it.
+//! The stop is the certified relative gap, as one process's.
 
 use super::shares::Before;
 use super::*;
@@ -71,11 +72,12 @@ const PAIRWISE_MAX_SHARE: usize = 8;
 
 impl BcfwRanks<'_> {
     /// One round: this rank's block steps, one allreduce of their change, the common step along the sum.
+    /// Returns the sum over the ranks of their blocks' last measured gaps, once every block has one.
     fn round<S>(
         &self,
         problem: &StructProblem<'_, S>,
         st: &mut BcfwRankState,
-    ) -> Result<(), OptimError>
+    ) -> Result<Option<f64>, OptimError>
     where
         S: OutputSpace,
         S::Output: Sync,
@@ -95,10 +97,16 @@ impl BcfwRanks<'_> {
             if seen.insert(i) {
                 touched.push((i, local.w_i.before(i), local.ell_i[i]));
             }
-            self.solver.block_step(problem, local, i)?;
+            let gap = self.solver.block_step(problem, local, i)?;
+            // (None kept: a checkpoint from before the ranks kept the gaps has none.)
+            if let Some(g) = local.block_gaps.get_mut(i) {
+                *g = gap.is_finite().then_some(gap);
+            }
         }
         let mut buf: Vec<f64> = local.w.iter().zip(&w0).map(|(a, b)| a - b).collect();
-        buf.extend([local.ell - ell0, steps as f64]);
+        // A rank whose blocks do not all have a gap yet sends NaN, and the sum is none.
+        let estimate = Bcfw::estimated_gap(local).unwrap_or(f64::NAN);
+        buf.extend([local.ell - ell0, steps as f64, estimate]);
         self.comm.allreduce_sum(&mut buf)?;
         st.calls += buf[dim + 1];
         st.round += 1;
@@ -120,7 +128,7 @@ impl BcfwRanks<'_> {
                 local.ell_i[i] = e0 + t * (local.ell_i[i] - e0);
             }
         }
-        Ok(())
+        Ok(Some(buf[dim + 2]).filter(|e| e.is_finite()))
     }
 
     /// The exact certificate `(round, primal, dual, gap)` of the agreed point: one oracle pass per rank and
@@ -165,9 +173,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwRank
         {
             self.solver.params.steps = Steps::FrankWolfe;
         }
-        let mut local = self.solver.init(problem)?;
-        // Rounds step the blocks without one process's gap estimate.
-        local.block_gaps = Vec::new();
+        let local = self.solver.init(problem)?;
         Ok(BcfwRankState {
             local,
             round: 0,
@@ -191,10 +197,27 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwRank
         problem: &StructProblem<'a, S>,
         st: &mut BcfwRankState,
     ) -> Result<(), OptimError> {
-        self.round(problem, st)?;
-        if st.calls / self.n_total as f64 >= st.next_gap - 1e-12 {
+        let n = self.n_total as f64;
+        let before = st.calls / n;
+        let estimate = self.round(problem, st)?;
+        let epochs = st.calls / n;
+        // As one process's `after_step`: the same rule, on the sums over the ranks, so every rank decides
+        // alike.
+        let predicted = self
+            .solver
+            .predicted_gap(&st.local, problem.lambda(), estimate);
+        let tol = self.solver.params.gap_tolerance.unwrap_or(0.0);
+        let due = if epochs >= st.next_gap - 1e-12 {
             st.next_gap += self.solver.params.gap_every;
-            st.last = Some(self.certificate_of(problem, st)?);
+            !predicted.is_some_and(|(gap, primal)| gap > SKIP_ABOVE_TARGET * tol * primal.abs())
+        } else {
+            epochs.floor() > before.floor()
+                && predicted.is_some_and(|(gap, primal)| gap <= tol * primal.abs())
+        };
+        if due {
+            let last = self.certificate_of(problem, st)?;
+            st.last = Some(last);
+            st.local.calibration = estimate.filter(|&e| e > 0.0).map(|e| last.3.max(0.0) / e);
         }
         Ok(())
     }
