@@ -256,3 +256,35 @@ fn unscaled_multilabel_one_slack_ends_and_says_so() {
     let err = ok_stderr(&[&base[..], &["--scale", "maxabs", "--require-convergence"]].concat());
     assert!(err.is_empty(), "{err}");
 }
+
+/// A true label the model never saw in training is a miss it could not avoid: `eval` counts it (it used
+/// to drop it, and a test set of such labels scored perfectly).
+#[test]
+fn multilabel_eval_counts_labels_unseen_in_training_as_misses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (train, test, model) = (
+        tmp.path().join("train.svm"),
+        tmp.path().join("test.svm"),
+        tmp.path().join("m.model"),
+    );
+    std::fs::write(&train, "1,2 1:1\n2 2:1\n").unwrap();
+    std::fs::write(&test, "1,9 1:1\n").unwrap();
+    ok(&[
+        "train",
+        "--task",
+        "multilabel",
+        s(&train),
+        "-o",
+        s(&model),
+        "-q",
+    ]);
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&["eval", s(&model), s(&test), "--json"])).unwrap();
+    assert_eq!(json["subset_accuracy"], 0.0, "{json}");
+    assert_eq!(json["micro_recall"], 0.5, "{json}");
+    let nine = &json["per_class"][9];
+    assert_eq!(
+        (nine["support"].as_u64(), nine["recall"].as_f64()),
+        (Some(1), Some(0.0))
+    );
+}

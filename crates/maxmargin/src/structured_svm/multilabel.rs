@@ -125,12 +125,17 @@ impl StructuredModel {
         let x = self.inputs(&data.x)?;
         let y = indicators(&data.labels, self.n_labels);
         let n = model::nonempty(data.n_samples(), &data.source)?;
+        // Labels the model never saw in training are counted, as misses: it never predicts them (they
+        // used to be dropped, and a test set of them scored perfectly).
+        let width = self.n_labels.max(maxmargin_io::multilabel::n_labels(data));
+        let truth = indicators(&data.labels, width);
         // Per label: [true positives, false positives, false negatives].
-        let mut counts = vec![[0usize; 3]; self.n_labels];
+        let mut counts = vec![[0usize; 3]; width];
         let (mut wrong, mut exact) = (0usize, 0usize);
         let scores = self.multilabel_scores(data)?;
-        for (s, yi) in scores.iter().zip(&y) {
-            let p: Vec<bool> = s.iter().map(|&v| v > 0.0).collect();
+        for (s, yi) in scores.iter().zip(&truth) {
+            let mut p: Vec<bool> = s.iter().map(|&v| v > 0.0).collect();
+            p.resize(width, false);
             let mut all = true;
             for (l, (a, b)) in p.iter().zip(yi).enumerate() {
                 match (*a, *b) {
@@ -146,12 +151,12 @@ impl StructuredModel {
         }
         let total = |i: usize| counts.iter().map(|c| c[i]).sum::<usize>();
         let micro = maxmargin_core::metrics::Decisions::from_counts(total(0), total(1), total(2));
-        let labels: Vec<f64> = (0..self.n_labels).map(|l| l as f64).collect();
+        let labels: Vec<f64> = (0..width).map(|l| l as f64).collect();
         let table = ClassTable::new(&labels, &counts);
         let subset_accuracy = exact as f64 / n as f64;
         Ok(StructEvaluation {
             n,
-            hamming_loss: Some(wrong as f64 / (n * self.n_labels) as f64),
+            hamming_loss: Some(wrong as f64 / (n * width) as f64),
             exact_match: Some(subset_accuracy),
             subset_accuracy: Some(subset_accuracy),
             micro_f1: Some(micro.f1.unwrap_or(0.0)),
