@@ -194,6 +194,48 @@ fn shrinking_scans_fewer_examples_and_reaches_the_qp_optimum() {
     );
 }
 
+/// On more examples than a step's iterations, a budget of passes stops within a pass (a step is
+/// `STEP_ITERATIONS`, not `n`), and a run stopped there and resumed, shrinking and all, ends with the bits of
+/// one never stopped.
+#[test]
+fn smo_stops_within_a_pass_and_resumes_the_same_bits() {
+    let step = maxmargin_optim::smo::STEP_ITERATIONS;
+    let n = 2 * step + 500;
+    let (x, y) = problem(13, n, 3, 1.0);
+    let kernel = Kernel::Rbf { gamma: 20.0 };
+    let problem = KernelProblem::new(&x, &y, Lambda::new(1e-6).unwrap(), kernel).unwrap();
+    let params = SmoParams {
+        epsilon: 1e-6,
+        cache_mb: 50.0,
+    };
+    let mut smo = params.check().unwrap();
+    let whole = Trainer::new(Budget::epochs(10_000.0))
+        .unwrap()
+        .run(&mut smo, &problem, &mut ())
+        .unwrap();
+    assert_eq!(whole.stop, StopReason::Converged);
+    assert!(
+        whole.progress.iteration > 2 * step as u64,
+        "{} iterations",
+        whole.progress.iteration
+    );
+    let mut smo = params.check().unwrap();
+    let state = smo.init(&problem).unwrap();
+    let (part, state) = Trainer::new(Budget::epochs(0.5))
+        .unwrap()
+        .run_from(&mut smo, &problem, state, &mut ())
+        .unwrap();
+    assert_eq!(part.stop, StopReason::MaxEpochs);
+    assert!(part.progress.epoch < 1.0, "{} passes", part.progress.epoch);
+    let mut smo = params.check().unwrap();
+    let (rest, _) = Trainer::new(Budget::epochs(10_000.0))
+        .unwrap()
+        .run_from(&mut smo, &problem, state, &mut ())
+        .unwrap();
+    assert_eq!(rest.output, whole.output);
+    assert_eq!(rest.progress, whole.progress);
+}
+
 #[test]
 fn the_cache_bound_changes_the_work_not_the_result() {
     let (x, y) = problem(5, 120, 3, 1.0);

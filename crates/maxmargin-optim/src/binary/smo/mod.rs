@@ -17,7 +17,9 @@
 //! `b` is LIBSVM's: the mean of `−y_t G_t` over free examples, else the middle of the bounds' range.
 //!
 //! Kernel rows come from an LRU cache bounded by [`SmoParams::cache_mb`], computed in parallel; the result
-//! does not depend on the thread count. A step is `n` iterations (one "pass").
+//! does not depend on the thread count. A step is [`STEP_ITERATIONS`] iterations (`n` on fewer examples: one
+//! "pass"), so budgets of time, passes and iterations and periodic checkpoints are honoured within a pass
+//! on large sets, where a pass of kernel rows takes seconds.
 //!
 //! **Shrinking** (LIBSVM's heuristic, Fan, Chen & Lin 2005 §5): every `min(n/4, 1000)` iterations the examples
 //! at a bound whose gradient says they will stay there (`be_shrunk`: at the bound that `I_up` or `I_low`
@@ -25,8 +27,8 @@
 //! violation is within `10ε` every example comes back once, and a stopping test passed on the shrunk set is
 //! checked again on all of them. The gradient is still kept for every example (so nothing is
 //! reconstructed and the certificate stays exact); what shrinks is the two `O(n)` scans per iteration,
-//! which dominate when kernel rows are cheap or cached. The active set is the step's own: every step starts
-//! with all examples, so a checkpoint (taken between steps) resumes the same bits.
+//! which dominate when kernel rows are cheap or cached. The active set and its countdown are part of the
+//! state, so a checkpoint (taken between steps) resumes the same bits.
 
 use crate::error::{OptimError, all_finite, check_epsilon, fits, in_boxes, invalid};
 use crate::trainer::{Certificate, Progress, Solver, StopReason};
@@ -158,34 +160,47 @@ impl SmoParams {
             params: self,
             gap_target: crate::gap_target::GapTarget::default(),
             cache: KernelCache::default(),
-            shrink: Shrinking::default(),
+            scanned: 0,
         })
     }
 }
 
-/// Checked SMO, with its kernel cache and the step's shrinking.
+/// Checked SMO, with its kernel cache.
 #[derive(Debug)]
 pub struct Smo {
     params: SmoParams,
     gap_target: crate::gap_target::GapTarget,
     cache: KernelCache,
-    shrink: Shrinking,
-}
-
-/// The examples the working-set scans visit, within one step.
-#[derive(Debug, Default)]
-struct Shrinking {
-    active: Vec<usize>,
-    /// Iterations until the next shrinking.
-    countdown: usize,
-    /// Every example came back once already (at a violation within 10ε).
-    reopened: bool,
     /// Examples the working-set scans visited, over the run.
     scanned: u64,
 }
 
-/// Iterations between two shrinkings on `n` examples: LIBSVM's 1000, or a quarter of a step (`n`
-/// iterations, after which every example is active again) on fewer than 4,000.
+/// Iterations in a step on large sets (a step is `n` iterations on fewer examples).
+pub const STEP_ITERATIONS: usize = 1000;
+
+/// The examples the working-set scans visit.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+struct Shrinking {
+    /// In increasing order.
+    active: Vec<usize>,
+    /// Iterations until the next shrinking (0 before the first step: every example active then).
+    countdown: usize,
+    /// Every example came back once already (at a violation within 10ε).
+    reopened: bool,
+}
+
+impl Shrinking {
+    fn all(n: usize) -> Self {
+        Self {
+            active: (0..n).collect(),
+            countdown: shrink_every(n),
+            reopened: false,
+        }
+    }
+}
+
+/// Iterations between two shrinkings on `n` examples: LIBSVM's 1000, or a quarter of `n` on fewer than
+/// 4,000.
 fn shrink_every(n: usize) -> usize {
     (n / 4).clamp(1, 1000)
 }
@@ -200,6 +215,8 @@ pub struct SmoState {
     upper: Vec<f64>,
     converged: bool,
     tightened: u32,
+    #[serde(default)]
+    shrink: Shrinking,
 }
 
 impl SmoState {
@@ -238,7 +255,7 @@ impl Smo {
     /// Examples the working-set selection has looked at so far (shrinking makes it fewer than iterations
     /// times examples).
     pub fn examples_scanned(&self) -> u64 {
-        self.shrink.scanned
+        self.scanned
     }
 
     fn epsilon(&self, st: &SmoState) -> f64 {
@@ -334,9 +351,9 @@ impl Smo {
         st: &SmoState,
     ) -> (Option<(usize, f64)>, usize, f64) {
         let y = problem.y;
-        self.shrink.scanned += self.shrink.active.len() as u64;
+        self.scanned += st.shrink.active.len() as u64;
         let (mut i, mut m) = (usize::MAX, f64::NEG_INFINITY);
-        for &t in &self.shrink.active {
+        for &t in &st.shrink.active {
             let (up, _) = Self::sets(y[t], st.alpha[t], st.upper[t]);
             let v = -y[t] * st.grad[t];
             if up && v > m {
@@ -350,7 +367,7 @@ impl Smo {
         let kii = problem.kernel_diag(i);
         let row_i = self.cache.row(data, i);
         let (mut j, mut best, mut big_m) = (usize::MAX, f64::INFINITY, f64::INFINITY);
-        for &t in &self.shrink.active {
+        for &t in &st.shrink.active {
             let (_, low) = Self::sets(y[t], st.alpha[t], st.upper[t]);
             if !low {
                 continue;
@@ -371,13 +388,21 @@ impl Smo {
 
     /// Shrinking (see the module's notes): every example back when the violation over the active ones is
     /// first within 10ε, then the active examples that will stay at their bound leave the scans.
-    fn shrink_active(&mut self, problem: &KernelProblem<'_>, st: &SmoState) {
+    fn shrink_active(&self, problem: &KernelProblem<'_>, st: &mut SmoState) {
         let y = problem.y;
+        let epsilon = self.epsilon(st);
+        let SmoState {
+            alpha,
+            grad,
+            upper,
+            shrink,
+            ..
+        } = st;
         let extremes = |active: &[usize]| {
             let (mut up, mut low) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
             for &t in active {
-                let (u, l) = Self::sets(y[t], st.alpha[t], st.upper[t]);
-                let v = -y[t] * st.grad[t];
+                let (u, l) = Self::sets(y[t], alpha[t], upper[t]);
+                let v = -y[t] * grad[t];
                 if u {
                     up = up.max(v);
                 }
@@ -387,18 +412,18 @@ impl Smo {
             }
             (up, low)
         };
-        let (mut up, mut low) = extremes(&self.shrink.active);
-        if !self.shrink.reopened && up + low <= 10.0 * self.epsilon(st) {
-            self.shrink.reopened = true;
-            self.shrink.active = (0..problem.n_samples()).collect();
-            (up, low) = extremes(&self.shrink.active);
+        let (mut up, mut low) = extremes(&shrink.active);
+        if !shrink.reopened && up + low <= 10.0 * epsilon {
+            shrink.reopened = true;
+            shrink.active = (0..problem.n_samples()).collect();
+            (up, low) = extremes(&shrink.active);
         }
         // LIBSVM's be_shrunk in −y G terms: an example outside I_up can only be a pair's j, which needs
         // −y G below I_up's largest (`up`); one outside I_low only its i, which needs −y G above I_low's
         // smallest (`−low`). Beyond those it leaves the scans.
-        self.shrink.active.retain(|&t| {
-            let (u, l) = Self::sets(y[t], st.alpha[t], st.upper[t]);
-            let v = -y[t] * st.grad[t];
+        shrink.active.retain(|&t| {
+            let (u, l) = Self::sets(y[t], alpha[t], upper[t]);
+            let v = -y[t] * grad[t];
             let out = (!u && v > up) || (!l && v < -low);
             !out
         });
@@ -407,19 +432,19 @@ impl Smo {
     /// One SMO iteration; `true` when the stopping test ended the run.
     fn iterate(&mut self, problem: &KernelProblem<'_>, st: &mut SmoState) -> bool {
         let (y, n) = (problem.y, problem.n_samples());
-        self.shrink.countdown = self.shrink.countdown.saturating_sub(1);
-        if self.shrink.countdown == 0 {
-            self.shrink.countdown = shrink_every(n);
+        st.shrink.countdown = st.shrink.countdown.saturating_sub(1);
+        if st.shrink.countdown == 0 {
+            st.shrink.countdown = shrink_every(n);
             self.shrink_active(problem, st);
         }
         let (mut picked, mut j, mut big_m) = self.select(problem, st);
         let passed = |picked: Option<(usize, f64)>, j: usize, big_m: f64| {
             picked.is_none_or(|(_, m)| m - big_m <= self.epsilon(st) || j == usize::MAX)
         };
-        if passed(picked, j, big_m) && self.shrink.active.len() < n {
+        if passed(picked, j, big_m) && st.shrink.active.len() < n {
             // Passed on the shrunk set: every example back, and the test again over all of them.
-            self.shrink.active = (0..n).collect();
-            self.shrink.countdown = 1;
+            st.shrink.active = (0..n).collect();
+            st.shrink.countdown = 1;
             (picked, j, big_m) = self.select(problem, st);
         }
         let Some((i, m)) = picked else {
@@ -493,6 +518,7 @@ impl<'a> Solver<KernelProblem<'a>> for Smo {
             upper,
             converged: false,
             tightened: 0,
+            shrink: Shrinking::all(n),
         })
     }
 
@@ -511,6 +537,13 @@ impl<'a> Solver<KernelProblem<'a>> for Smo {
         fits(
             balance.abs() <= 1e-9 * scale,
             "alpha (sum of y_i alpha_i is not 0)",
+        )?;
+        let active = &st.shrink.active;
+        fits(
+            st.shrink.countdown <= shrink_every(n)
+                && active.windows(2).all(|w| w[0] < w[1])
+                && active.last().is_none_or(|&t| t < n),
+            "the active examples",
         )
     }
 
@@ -520,14 +553,11 @@ impl<'a> Solver<KernelProblem<'a>> for Smo {
             self.cache =
                 KernelCache::new(problem.n_samples(), self.params.cache_mb * 1024.0 * 1024.0);
         }
-        // Every step starts with all examples active, so its bits depend on the state alone.
-        self.shrink = Shrinking {
-            active: (0..problem.n_samples()).collect(),
-            countdown: shrink_every(problem.n_samples()),
-            reopened: false,
-            scanned: self.shrink.scanned,
-        };
-        for _ in 0..problem.n_samples().max(1) {
+        // A fresh run (or a checkpoint of a build that kept shrinking per step) starts with every example.
+        if st.shrink.countdown == 0 {
+            st.shrink = Shrinking::all(problem.n_samples());
+        }
+        for _ in 0..problem.n_samples().clamp(1, STEP_ITERATIONS) {
             st.iteration += 1;
             if self.iterate(problem, st) {
                 st.converged = true;
