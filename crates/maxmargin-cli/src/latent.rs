@@ -97,9 +97,8 @@ pub(crate) fn train_chain(
 /// `predict`'s lines for a latent chain: one tag per token (1-based, as the svm_hmm file has them).
 pub(crate) fn predict_chain(model_path: &Path, data: &Path) -> Result<Vec<String>> {
     let m = maxmargin::structured_svm::LatentChainModel::load(model_path)?;
-    Ok(structured::tag_lines(&m.predict(
-        &maxmargin::io::svm_hmm::read(crate::load::not_csv(data, "svm_hmm")?)?,
-    )?))
+    let sequences = crate::load::read_sequences_for(data, m.model.n_features)?;
+    Ok(structured::tag_lines(&m.predict(&sequences)?))
 }
 
 /// `predict`'s lines: the class, with `--scores` each class's score (its best template's) after a `#`

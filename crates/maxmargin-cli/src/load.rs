@@ -227,22 +227,55 @@ fn fits_model(
             }
         }
     }
-    let (mut beyond, mut rows, mut widest) = (0usize, 0usize, 0usize);
-    for row in data.x.rows() {
-        let outside = row.indices().iter().filter(|&&j| j as usize >= n_features);
+    warn_beyond(data.x.rows().map(|r| r.indices()), n_features, data_path);
+    Ok(data)
+}
+
+/// Counts the feature values of `rows` (their indices) beyond a model's `n_features` in one `warning:` line:
+/// the prediction ignores them.
+fn warn_beyond<'r>(rows: impl Iterator<Item = &'r [u32]>, n_features: usize, data_path: &Path) {
+    let (mut beyond, mut count_rows, mut widest) = (0usize, 0usize, 0usize);
+    for indices in rows {
+        let outside = indices.iter().filter(|&&j| j as usize >= n_features);
         let (count, top) = outside.fold((0, 0), |(c, m), &j| (c + 1, m.max(j as usize + 1)));
         if count > 0 {
             beyond += count;
-            rows += 1;
+            count_rows += 1;
             widest = widest.max(top);
         }
     }
     if beyond > 0 {
         note!(
-            "warning: {}: {beyond} feature values in {rows} rows have indices beyond the model's {n_features} \
-             features (up to {widest}) and are ignored",
+            "warning: {}: {beyond} feature values in {count_rows} rows have indices beyond the model's \
+             {n_features} features (up to {widest}) and are ignored",
             data_path.display()
         );
     }
+}
+
+/// Reads multilabel data for `model` (not CSV), warning of features beyond the model's as
+/// [`read_for_model`] does.
+pub(crate) fn read_multilabel_for(
+    data_path: &Path,
+    model: &StructuredModel,
+) -> Result<maxmargin::io::multilabel::MultilabelData> {
+    let data = maxmargin::io::multilabel::read(not_csv(data_path, "multilabel")?)?;
+    warn_beyond(
+        data.x.rows().map(|r| r.indices()),
+        model.n_features,
+        data_path,
+    );
+    Ok(data)
+}
+
+/// Reads svm_hmm sequences for a model of `n_features` features (not CSV), warning of features beyond
+/// them as [`read_for_model`] does (a token is a row).
+pub(crate) fn read_sequences_for(
+    data_path: &Path,
+    n_features: usize,
+) -> Result<maxmargin::io::svm_hmm::SequenceData> {
+    let data = maxmargin::io::svm_hmm::read(not_csv(data_path, "svm_hmm")?)?;
+    let tokens = data.sequences.iter().flatten();
+    warn_beyond(tokens.map(|t| t.as_row().indices()), n_features, data_path);
     Ok(data)
 }

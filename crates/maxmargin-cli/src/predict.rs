@@ -100,7 +100,7 @@ pub(crate) fn class_lines(
 /// when its value is positive), named by a `#` header line in text; in JSON `scores` maps each label to it.
 fn multilabel_lines(model_path: &Path, data: &Path, json: bool) -> Result<Vec<String>> {
     let model = maxmargin::structured_svm::StructuredModel::load(model_path)?;
-    let data = maxmargin::io::multilabel::read(crate::load::not_csv(data, "multilabel")?)?;
+    let data = crate::load::read_multilabel_for(data, &model)?;
     let preds = model.predict_multilabel(&data)?;
     let values = model.multilabel_scores(&data)?;
     let mut lines = Vec::with_capacity(preds.len() + 1);

@@ -354,12 +354,11 @@ pub fn predict(model_path: &std::path::Path, data: &std::path::Path) -> Result<V
             model_path,
             crate::load::ModelShape::structured(&model),
         )?)?,
-        Task::Multilabel => model.predict_multilabel(&multilabel::read(crate::load::not_csv(
-            data,
-            "multilabel",
-        )?)?)?,
+        Task::Multilabel => {
+            model.predict_multilabel(&crate::load::read_multilabel_for(data, &model)?)?
+        }
         Task::Chain => {
-            model.predict_chain(&svm_hmm::read(crate::load::not_csv(data, "svm_hmm")?)?)?
+            model.predict_chain(&crate::load::read_sequences_for(data, model.n_features)?)?
         }
         Task::Custom => bail!(
             "{}: a custom-space model predicts from Rust",
@@ -430,10 +429,8 @@ pub fn eval(
             );
         }
         let m = maxmargin::structured_svm::LatentChainModel::load(model_path)?;
-        let e = m.evaluate(
-            &svm_hmm::read(crate::load::not_csv(data, "svm_hmm")?)?,
-            lambda,
-        )?;
+        let sequences = crate::load::read_sequences_for(data, m.model.n_features)?;
+        let e = m.evaluate(&sequences, lambda)?;
         return crate::struct_report::print_evaluation(&e, false, json);
     }
     let loaded = crate::load::Loaded::load(model_path)?;
@@ -457,12 +454,11 @@ pub fn eval(
                 None => model.evaluate_multiclass(&rows, lambda)?,
             }
         }
-        (Task::Multilabel, _) => model.evaluate_multilabel(
-            &multilabel::read(crate::load::not_csv(data, "multilabel")?)?,
-            lambda,
-        )?,
+        (Task::Multilabel, _) => {
+            model.evaluate_multilabel(&crate::load::read_multilabel_for(data, model)?, lambda)?
+        }
         (Task::Chain, _) => model.evaluate_chain(
-            &svm_hmm::read(crate::load::not_csv(data, "svm_hmm")?)?,
+            &crate::load::read_sequences_for(data, model.n_features)?,
             lambda,
         )?,
         (Task::Custom, _) => bail!(

@@ -288,3 +288,37 @@ fn multilabel_eval_counts_labels_unseen_in_training_as_misses() {
         (Some(1), Some(0.0))
     );
 }
+
+/// Features beyond a multilabel or chain model's are ignored by its predictions and counted in a warning,
+/// as for the other tasks.
+#[test]
+fn multilabel_and_chain_data_with_unknown_features_are_warned_of() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = |name: &str| tmp.path().join(name);
+    std::fs::write(path("train.svm"), "1,2 1:1\n2 2:1\n").unwrap();
+    std::fs::write(path("test.svm"), "1 1:1 77:1\n").unwrap();
+    std::fs::write(path("train.hmm"), "1 qid:1 1:1\n2 qid:1 2:1\n1 qid:2 1:1\n").unwrap();
+    std::fs::write(path("test.hmm"), "1 qid:1 1:1 50:1\n2 qid:1 2:1 99999:3\n").unwrap();
+    for (task, train, test) in [
+        ("multilabel", "train.svm", "test.svm"),
+        ("chain", "train.hmm", "test.hmm"),
+    ] {
+        let model = path(&format!("{task}.model"));
+        ok(&[
+            "train",
+            "--task",
+            task,
+            s(&path(train)),
+            "-o",
+            s(&model),
+            "-q",
+        ]);
+        for command in ["predict", "eval"] {
+            let stderr = ok_stderr(&[command, s(&model), s(&path(test))]);
+            assert!(
+                stderr.contains("beyond the model's 2 features") && stderr.contains("are ignored"),
+                "{task} {command}: {stderr}"
+            );
+        }
+    }
+}
