@@ -187,6 +187,7 @@ pub(crate) fn read_for_model(
     shape: ModelShape<'_>,
 ) -> Result<maxmargin::io::libsvm::LabeledData> {
     let data = read_data(data_path, false, shape.names)?;
+    warn_unnamed(data_path, model_path, shape.names);
     fits_model(data, data_path, model_path, shape.classes, shape.n_features)
 }
 
@@ -198,7 +199,27 @@ pub(crate) fn read_to_predict(
     shape: ModelShape<'_>,
 ) -> Result<maxmargin::io::libsvm::LabeledData> {
     let data = read_data(data_path, true, shape.names)?;
+    warn_unnamed(data_path, model_path, shape.names);
     fits_model(data, data_path, model_path, shape.classes, shape.n_features)
+}
+
+/// Data and model that cannot be matched by name (a model trained on LIBSVM data, whose features have
+/// numbers, on CSV columns, or one trained on CSV columns on LIBSVM data) are matched by position, and
+/// a `warning:` line says so.
+fn warn_unnamed(data_path: &Path, model_path: &Path, names: &[String]) {
+    let (data, model) = (data_path.display(), model_path.display());
+    match (is_csv(data_path), names.is_empty()) {
+        (true, true) => note!(
+            "warning: {data}: {model} was trained on data without feature names (LIBSVM): the CSV's \
+             feature columns are taken in order as its features 1, 2, ..."
+        ),
+        (false, false) => note!(
+            "warning: {data}: {model} was trained on named CSV columns ({}, ...): the LIBSVM features 1, 2, \
+             ... are taken as those columns in order",
+            names[0]
+        ),
+        _ => {}
+    }
 }
 
 fn fits_model(

@@ -436,3 +436,29 @@ fn a_label_column_that_is_a_model_feature_is_refused() {
     let err = fails(&["train", s(&data), "-o", s(&model)], 1);
     assert!(err.contains("a.csv:1:3: header: a quote opened"), "{err}");
 }
+
+/// A model of numbered features on CSV columns, or of named columns on LIBSVM data, is matched by
+/// position, and a warning says so.
+#[test]
+fn models_and_data_that_cannot_match_by_name_are_warned_of() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = |name: &str| tmp.path().join(name);
+    std::fs::write(path("named.csv"), "a,b,label\n1,2,1\n3,4,-1\n5,6,1\n").unwrap();
+    std::fs::write(path("numbered.svm"), "1 1:1 2:2\n-1 1:3 2:4\n1 1:5 2:6\n").unwrap();
+    for (train, test, says) in [
+        ("numbered.svm", "named.csv", "without feature names"),
+        ("named.csv", "numbered.svm", "named CSV columns (a, ...)"),
+    ] {
+        let model = path(&format!("{train}.model"));
+        ok(&["train", s(&path(train)), "-o", s(&model), "-q"]);
+        for command in ["predict", "eval"] {
+            let stderr = ok_stderr(&[command, s(&model), s(&path(test))]);
+            assert!(
+                stderr.contains(says),
+                "{train} on {test}, {command}: {stderr}"
+            );
+        }
+        let same = ok_stderr(&["predict", s(&model), s(&path(train))]);
+        assert!(!same.contains("warning"), "{train}: {same}");
+    }
+}
