@@ -50,7 +50,7 @@ mod tagger;
 use anyhow::{Context, Result, bail};
 use args::*;
 use binary::{eval, train_binary};
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use cv_binary::cv;
 use maxmargin::core::scale::Scaling;
 use maxmargin::io::atomic::write_atomic;
@@ -111,7 +111,10 @@ fn remove_temporaries_on_signals() {
 
 fn main() {
     remove_temporaries_on_signals();
-    let cli = Cli::parse();
+    // A negative value (`-c -1`) is taken as the value and refused by its own range check, naming the flag,
+    // rather than as an unknown flag.
+    let command = Cli::command().mut_subcommands(|c| c.allow_negative_numbers(true));
+    let cli = Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit());
     match run(cli) {
         Ok(code) => std::process::exit(code),
         Err(e) => {

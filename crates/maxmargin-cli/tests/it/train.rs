@@ -524,3 +524,21 @@ fn sizes_follow_the_data() {
     let zeros = file("zeros.svm", "-0 1:1\n0 1:2\n1 2:1\n1 2:2\n");
     ok(&["train", "--task", "multiclass", s(&zeros), "-o", o, "-q"]);
 }
+
+/// A negative value is the flag's value, refused by its range check naming the flag (clap took `-1` for an
+/// unknown flag).
+#[test]
+fn negative_values_are_refused_by_their_flags_range() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let model = tmp.path().join("m.model");
+    for (flag, says) in [
+        ("-c", "C must be positive"),
+        ("--epsilon", "epsilon must be positive"),
+        ("--seconds", "seconds must be positive"),
+        ("--gap", "gap must be finite and >= 0"),
+    ] {
+        let stderr = fails(&["train", s(&data), flag, "-1", "-o", s(&model)], 1);
+        assert!(stderr.contains(says), "{flag}: {stderr}");
+    }
+}
