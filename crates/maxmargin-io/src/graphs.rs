@@ -93,6 +93,7 @@ struct Line {
 /// # Ok(()) }
 /// ```
 pub fn read(path: &Path) -> Result<GraphData, IoError> {
+    crate::libsvm::refuse_cache(path)?;
     read_from(crate::open_maybe_gz(path)?, path)
 }
 

@@ -18,7 +18,8 @@ pub fn check_features(source: &Path, n_features: usize, nnz: usize) -> Result<()
                 source.display()
             ),
             reason: "is far beyond what the data's nonzeros need (dense weights are allocated for at most 64 \
-                     features per nonzero plus 1,048,576); renumber the features consecutively from 1",
+                     features per nonzero plus 1,048,576); renumber the features consecutively (from 1 in \
+                     LIBSVM and svm_hmm files, from 0 in graph JSON)",
         }
         .into());
     }

@@ -159,3 +159,27 @@ fn a_cache_trains_and_evaluates_as_its_text_does() {
     );
     assert!(err.contains("a cache holds single-label"), "{err}");
 }
+
+/// A cache handed to a task that reads text (chains in svm_hmm or CoNLL, graphs, multilabel) is refused by
+/// name, not read as bytes ("invalid UTF-8").
+#[test]
+fn a_cache_is_refused_by_every_reader_of_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("heart.mmc");
+    ok(&["cache", s(&heart(tmp.path())), "-o", s(&cache)]);
+    let model = tmp.path().join("m.model");
+    for task in [
+        &["--task", "chain"][..],
+        &["--task", "chain", "--format", "conll"],
+        &["--task", "graph"],
+        &["--task", "multilabel"],
+    ] {
+        let mut args = vec!["train", s(&cache), "-o", s(&model)];
+        args.extend(task);
+        let err = fails(&args, 1);
+        assert!(
+            err.contains("a cache holds single-label"),
+            "{task:?}: {err}"
+        );
+    }
+}
