@@ -322,3 +322,27 @@ fn multilabel_and_chain_data_with_unknown_features_are_warned_of() {
         }
     }
 }
+
+/// Training data whose tags or label sets are all one trains a model that predicts it everywhere, and says
+/// so (a multiclass model of one class is refused).
+#[test]
+fn chains_and_label_sets_of_one_output_are_warned_of() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = |name: &str| tmp.path().join(name);
+    std::fs::write(path("one.hmm"), "1 qid:1 1:1\n1 qid:1 2:1\n1 qid:2 1:1\n").unwrap();
+    std::fs::write(path("one.svm"), "1 1:1\n1 2:1\n").unwrap();
+    std::fs::write(path("two.svm"), "1 1:1\n1,2 2:1\n").unwrap();
+    let model = path("m.model");
+    for (task, data, warned) in [
+        ("chain", "one.hmm", true),
+        ("multilabel", "one.svm", true),
+        ("multilabel", "two.svm", false),
+    ] {
+        let stderr = ok_stderr(&["train", "--task", task, s(&path(data)), "-o", s(&model)]);
+        assert_eq!(
+            stderr.contains("nothing to tell apart"),
+            warned,
+            "{task} {data}: {stderr}"
+        );
+    }
+}

@@ -198,6 +198,15 @@ impl StructuredSvm {
         let d = data.x.n_features();
         crate::limits::check_weights(&data.source, d, l, data.x.nnz())?;
         let mut warnings = Vec::new();
+        warnings.extend(one_output(
+            &data.labels,
+            &data.source,
+            "label set",
+            |set: &Vec<u32>| {
+                let names: Vec<String> = set.iter().map(u32::to_string).collect();
+                format!("{{{}}}", names.join(","))
+            },
+        ));
         let (scaler, scaled) = self.scaled(&data.x, &mut warnings)?;
         let x = scaled.as_ref().unwrap_or(&data.x);
         let max_abs = crate::convergence::max_abs(x);
@@ -309,6 +318,10 @@ impl StructuredSvm {
         // Unary weights per tag, and the L × L transitions.
         crate::limits::check_weights(&data.source, d.saturating_add(l), l, nnz)?;
         let mut warnings = Vec::new();
+        let tags: Vec<u32> = data.labels.iter().flatten().copied().collect();
+        warnings.extend(one_output(&tags, &data.source, "tag", |t| {
+            (t + 1).to_string()
+        }));
         let tokens = || data.sequences.iter().flatten().map(SparseVec::as_row);
         let n_tokens = data.sequences.iter().map(Vec::len).sum();
         let scaler = crate::convergence::fit_scaler_on(
@@ -423,4 +436,23 @@ impl StructuredSvm {
         }
         report
     }
+}
+
+/// The warning for training data whose outputs (label sets, tags) are all one: the model can only learn to
+/// predict it everywhere (a multiclass model of one class is refused; these train, and say so).
+fn one_output<T: PartialEq>(
+    outputs: &[T],
+    source: &std::path::Path,
+    what: &str,
+    name: impl Fn(&T) -> String,
+) -> Option<String> {
+    let first = outputs.first()?;
+    outputs.iter().all(|o| o == first).then(|| {
+        format!(
+            "every {what} in {} is the same ({}): the model has nothing to tell apart and predicts it \
+             everywhere",
+            source.display(),
+            name(first)
+        )
+    })
 }
