@@ -411,6 +411,12 @@ impl LinearModel {
         if !self.b.is_finite() {
             return Err(bad(format!("the intercept is {}, not finite", self.b)));
         }
+        if !(self.lambda.is_finite() && self.lambda > 0.0) {
+            return Err(bad(format!(
+                "lambda is {}, not positive and finite",
+                self.lambda
+            )));
+        }
         if let Some(why) = self
             .features
             .as_ref()

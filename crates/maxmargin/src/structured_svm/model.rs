@@ -359,6 +359,12 @@ impl StructuredModel {
         {
             return Err(bad(why));
         }
+        if !(self.lambda.is_finite() && self.lambda > 0.0) {
+            return Err(bad(format!(
+                "lambda is {}, not positive and finite",
+                self.lambda
+            )));
+        }
         if self.is_nonlinear() && self.task != Task::Multiclass {
             return Err(bad(format!(
                 "a {} model with kernel machines or features",

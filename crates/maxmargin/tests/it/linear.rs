@@ -462,3 +462,27 @@ fn issue_23_decision_models_with_impossible_maps_are_refused() {
         assert!(err.contains(expected), "{what}: {err}");
     }
 }
+
+/// A model's λ is checked on loading as its weights are: a file edited to a λ of 0, below or not finite
+/// (whose objectives would mean nothing) is refused by name.
+#[test]
+fn models_with_a_lambda_not_positive_are_refused() {
+    let data = heart();
+    let model = LinearSvmParams::new().check().unwrap().fit(&data).unwrap();
+    let path = std::path::Path::new("edited.model");
+    for lambda in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        let mut edited = model.clone();
+        edited.lambda = lambda;
+        let err = edited.validated(path).unwrap_err().to_string();
+        assert!(err.contains("lambda is"), "{lambda}: {err}");
+    }
+    assert!(model.clone().validated(path).is_ok());
+    let iris = maxmargin::datasets::iris().unwrap();
+    let svm = maxmargin::StructuredSvmParams::new(maxmargin::Task::Multiclass)
+        .check()
+        .unwrap();
+    let mut multiclass = svm.fit_multiclass(&iris, &mut ()).unwrap().model;
+    multiclass.lambda = -1.0;
+    let err = multiclass.validated(path).unwrap_err().to_string();
+    assert!(err.contains("lambda is -1"), "{err}");
+}
