@@ -285,6 +285,9 @@ pub(crate) fn fit_custom<'py>(
     if dim == 0 {
         return Err(value_error("the model's size_joint_feature is 0"));
     }
+    // The solvers keep a few weight vectors of this size: one that cannot be allocated is a MemoryError
+    // here, not an abort of the interpreter later.
+    drop(crate::reserve(dim, "the model's size_joint_feature")?);
     if x.len() != y.len() {
         return Err(value_error(format!(
             "{} outputs for {} inputs",

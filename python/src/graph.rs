@@ -130,6 +130,14 @@ impl PyGraphModel {
         graphs: Vec<Arrays<'py>>,
     ) -> PyResult<Vec<Bound<'py, PyArray1<i64>>>> {
         let data = graph_data(&graphs, 0)?;
+        // Dense arrays have one width: another than the model's is a mistake, not features to ignore.
+        let known = self.model.model.n_features;
+        if data.graphs.iter().any(|g| !g.nodes.is_empty()) && data.n_features != known {
+            return Err(value_error(format!(
+                "the graphs' nodes have {} features, the model {known}",
+                data.n_features
+            )));
+        }
         let labels = py
             .detach(|| self.model.predict(&data))
             .map_err(value_error)?;

@@ -166,17 +166,37 @@ fn compacted(x: SparseRows, n_features: usize) -> PyResult<(SparseRows, Option<V
 }
 
 /// Weights over the used columns scattered back to `n_features` (zeros elsewhere).
-fn scattered(w: Vec<f64>, columns: Option<&[u32]>, n_features: usize) -> Vec<f64> {
+fn scattered(w: Vec<f64>, columns: Option<&[u32]>, n_features: usize) -> PyResult<Vec<f64>> {
     match columns {
-        None => w,
+        None => Ok(w),
         Some(cols) => {
-            let mut full = vec![0.0; n_features];
+            let mut full = zeros(n_features, "coef_")?;
             for (&j, v) in cols.iter().zip(w) {
                 full[j as usize] = v;
             }
-            full
+            Ok(full)
         }
     }
+}
+
+/// Room for `n` values (none written yet), or a `MemoryError` naming `what` where the allocation fails (an
+/// abort would take the interpreter down).
+fn reserve(n: usize, what: &str) -> PyResult<Vec<f64>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        pyo3::exceptions::PyMemoryError::new_err(format!(
+            "{what}: {n} values ({:.1} GB) cannot be allocated",
+            n as f64 * 8e-9
+        ))
+    })?;
+    Ok(v)
+}
+
+/// `n` zeros, or a `MemoryError` as [`reserve`].
+fn zeros(n: usize, what: &str) -> PyResult<Vec<f64>> {
+    let mut v = reserve(n, what)?;
+    v.resize(n, 0.0);
+    Ok(v)
 }
 
 /// The training examples of a fit: CSR rows `n_features` wide, class indices `y` (`0..k` as floats), sample

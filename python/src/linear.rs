@@ -84,10 +84,11 @@ pub(crate) fn fit_linear<'py>(
             .chunks(width.max(1))
             .map(<[f64]>::to_vec)
             .collect();
-        fitted.coef = rows
-            .into_iter()
-            .flat_map(|w| scattered(w, Some(cols), n_features))
-            .collect();
+        let mut coef = Vec::new();
+        for w in rows {
+            coef.extend(scattered(w, Some(cols), n_features)?);
+        }
+        fitted.coef = coef;
     }
     // A model over a very wide matrix's used columns only is not the data's model: no file of it.
     let model = columns.is_none().then(|| Model::of(trained));

@@ -166,6 +166,13 @@ impl StructModel {
         let n = x.n_rows();
         let lengths = lengths.as_ref().map(|l| l.as_slice()).transpose()?;
         let m = &self.model;
+        if x.n_features() != m.n_features {
+            return Err(value_error(format!(
+                "X has {} features, the model {}",
+                x.n_features(),
+                m.n_features
+            )));
+        }
         let y = match m.task {
             Task::Multilabel => vec![0; n * m.n_labels],
             _ => vec![0; n],

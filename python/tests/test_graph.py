@@ -211,3 +211,13 @@ def test_relaxed_ad3_trains_over_the_local_polytope():
     assert [p.shape for p in relaxed.predict(X[:3])] == [y.shape for y in Y[:3]]
     with pytest.raises(ValueError, match="ad3"):
         learners.NSlackSSVM(GraphCRF(inference_method="trws", relaxed=True)).fit(X, Y)
+
+
+def test_predict_refuses_nodes_of_another_width():
+    """Nodes as wide as the model's, or a ValueError (extra columns were ignored, silently)."""
+    X, Y = pictures(n=6)
+    ssvm = FrankWolfeSSVM(GraphCRF(), C=0.1, max_iter=20).fit(X, Y)
+    x, edges = X[0]
+    with pytest.raises(ValueError, match="nodes have 5 features, the model 2"):
+        ssvm.predict([(np.hstack([x, np.ones((x.shape[0], 3))]), edges)])
+    assert ssvm.predict([(x, edges)])[0].shape == Y[0].shape

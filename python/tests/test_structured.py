@@ -499,3 +499,41 @@ def test_a_second_order_chain_follows_a_period_a_first_order_chain_cannot(tmp_pa
     assert learners.load(path).model.order == 2
     with pytest.raises(ValueError, match="order=3"):
         FrankWolfeSSVM(ChainCRF(order=3)).fit(X, Y)
+
+
+def test_predict_refuses_inputs_of_another_width():
+    """A structured model predicts on inputs as wide as it was trained on, or says so (it used to ignore
+    extra columns and fill missing ones with zeros, silently)."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 4))
+    y = (X[:, 0] > 0).astype(int)
+    ssvm = FrankWolfeSSVM(MultiClassClf()).fit(X, y)
+    for width in (1, 9):
+        with pytest.raises(ValueError, match=f"X has {width} features, the model 4"):
+            ssvm.predict(np.ones((2, width)))
+    Xc, Yc = chains(20)
+    chain = FrankWolfeSSVM(ChainCRF()).fit(Xc, Yc)
+    with pytest.raises(ValueError, match="features, the model"):
+        chain.predict([np.ones((3, 50))])
+
+
+class HugeModel(StructuredModel):
+    """A joint feature map too large to hold one weight vector of."""
+
+    def initialize(self, X, Y):
+        self.size_joint_feature = 10**13
+
+    def joint_feature(self, x, y):
+        return np.zeros(4)
+
+    def inference(self, x, w):
+        return 0
+
+    def loss_augmented_inference(self, x, y, w):
+        return 0
+
+
+def test_a_joint_feature_map_too_large_is_a_memory_error():
+    """The interpreter survives: an allocation that fails is a MemoryError, not an abort."""
+    with pytest.raises(MemoryError, match="size_joint_feature"):
+        FrankWolfeSSVM(HugeModel()).fit([np.ones(2)] * 3, [0, 1, 0])
