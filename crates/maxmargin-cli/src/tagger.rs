@@ -194,7 +194,7 @@ impl AnyTagger {
 
 /// Reads text for a tagger: its input columns, with or without the tag column.
 fn read(tagger: &AnyTagger, data: &Path) -> Result<Vec<Sentence>> {
-    maxmargin::io::libsvm::refuse_cache(data)?;
+    maxmargin::io::cache::refuse(data)?;
     let reader = maxmargin::io::open_maybe_gz(crate::load::not_csv(data, "CoNLL")?)?;
     Ok(conll::read_layout(
         reader,

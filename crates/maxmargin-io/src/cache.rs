@@ -42,6 +42,25 @@ pub fn is_cache(path: &Path) -> bool {
         && &head == MAGIC
 }
 
+/// A cache file (`maxmargin cache`) handed to a reader of text is refused by name, not read as bytes.
+///
+/// # Errors
+/// [`IoError::Parse`] when `path` is a cache.
+pub fn refuse(path: &Path) -> Result<(), IoError> {
+    if is_cache(path) {
+        return Err(IoError::Parse {
+            path: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            field: "cache",
+            message:
+                "a cache holds single-label LIBSVM data (binary, multiclass); this task reads text"
+                    .into(),
+        });
+    }
+    Ok(())
+}
+
 /// Writes `data` as a cache file, atomically.
 ///
 /// # Errors

@@ -93,7 +93,7 @@ struct Line {
 /// # Ok(()) }
 /// ```
 pub fn read(path: &Path) -> Result<GraphData, IoError> {
-    crate::libsvm::refuse_cache(path)?;
+    crate::cache::refuse(path)?;
     read_from(crate::open_maybe_gz(path)?, path)
 }
 

@@ -176,27 +176,8 @@ pub fn read_with<L>(
     path: &Path,
     parse_label: impl FnMut(&str) -> Result<L, String>,
 ) -> Result<Dataset<L>, IoError> {
-    refuse_cache(path)?;
+    crate::cache::refuse(path)?;
     read_from(open_maybe_gz(path)?, path, parse_label)
-}
-
-/// A cache file (`maxmargin cache`) handed to a reader of text is refused by name, not read as bytes.
-///
-/// # Errors
-/// [`IoError::Parse`] when `path` is a cache.
-pub fn refuse_cache(path: &Path) -> Result<(), IoError> {
-    if crate::cache::is_cache(path) {
-        return Err(IoError::Parse {
-            path: path.to_path_buf(),
-            line: 1,
-            column: 1,
-            field: "cache",
-            message:
-                "a cache holds single-label LIBSVM data (binary, multiclass); this task reads text"
-                    .into(),
-        });
-    }
-    Ok(())
 }
 
 /// Reads LIBSVM-format text from any buffered reader; `path` names the source in errors.

@@ -63,7 +63,7 @@ fn parse_tag(tok: &str) -> Result<u32, String> {
 /// # Ok(()) }
 /// ```
 pub fn read(path: &Path) -> Result<SequenceData, IoError> {
-    crate::libsvm::refuse_cache(path)?;
+    crate::cache::refuse(path)?;
     read_from(crate::open_maybe_gz(path)?, path)
 }
 

@@ -105,7 +105,7 @@ pub enum Layout {
 /// # Ok(()) }
 /// ```
 pub fn read(path: &Path) -> Result<Vec<Sentence>, IoError> {
-    crate::libsvm::refuse_cache(path)?;
+    crate::cache::refuse(path)?;
     read_from(open_maybe_gz(path)?, path)
 }
 
