@@ -165,18 +165,20 @@ fn compacted(x: SparseRows, n_features: usize) -> PyResult<(SparseRows, Option<V
     Ok((out, Some(used)))
 }
 
-/// Weights over the used columns scattered back to `n_features` (zeros elsewhere).
-fn scattered(w: Vec<f64>, columns: Option<&[u32]>, n_features: usize) -> PyResult<Vec<f64>> {
-    match columns {
-        None => Ok(w),
-        Some(cols) => {
-            let mut full = zeros(n_features, "coef_")?;
-            for (&j, v) in cols.iter().zip(w) {
-                full[j as usize] = v;
-            }
-            Ok(full)
+/// Rows of weights over the used `columns` (`width` each) scattered back to `n_features` each (zeros
+/// elsewhere), in one allocation.
+fn scattered(coef: &[f64], width: usize, columns: &[u32], n_features: usize) -> PyResult<Vec<f64>> {
+    let rows = coef.len() / width.max(1);
+    let mut full = zeros(rows.saturating_mul(n_features), "coef_")?;
+    for (row, w) in full
+        .chunks_mut(n_features.max(1))
+        .zip(coef.chunks(width.max(1)))
+    {
+        for (&j, &v) in columns.iter().zip(w) {
+            row[j as usize] = v;
         }
     }
+    Ok(full)
 }
 
 /// Room for `n` values (none written yet), or a `MemoryError` naming `what` where the allocation fails (an

@@ -79,16 +79,7 @@ pub(crate) fn fit_linear<'py>(
     }
     let (trained, mut fitted) = fitted.map_err(value_error)?;
     if let Some(cols) = &columns {
-        let rows: Vec<Vec<f64>> = fitted
-            .coef
-            .chunks(width.max(1))
-            .map(<[f64]>::to_vec)
-            .collect();
-        let mut coef = Vec::new();
-        for w in rows {
-            coef.extend(scattered(w, Some(cols), n_features)?);
-        }
-        fitted.coef = coef;
+        fitted.coef = scattered(&fitted.coef, width, cols, n_features)?;
     }
     // A model over a very wide matrix's used columns only is not the data's model: no file of it.
     let model = columns.is_none().then(|| Model::of(trained));

@@ -199,10 +199,10 @@ impl StructuredSvm {
         crate::limits::check_weights(&data.source, d, l, data.x.nnz())?;
         let mut warnings = Vec::new();
         warnings.extend(one_output(
-            &data.labels,
+            data.labels.iter(),
             &data.source,
             "label set",
-            |set: &Vec<u32>| {
+            |set: &&Vec<u32>| {
                 let names: Vec<String> = set.iter().map(u32::to_string).collect();
                 format!("{{{}}}", names.join(","))
             },
@@ -318,9 +318,9 @@ impl StructuredSvm {
         // Unary weights per tag, and the L × L transitions.
         crate::limits::check_weights(&data.source, d.saturating_add(l), l, nnz)?;
         let mut warnings = Vec::new();
-        let tags: Vec<u32> = data.labels.iter().flatten().copied().collect();
-        warnings.extend(one_output(&tags, &data.source, "tag", |t| {
-            (t + 1).to_string()
+        let tags = data.labels.iter().flatten();
+        warnings.extend(one_output(tags, &data.source, "tag", |t| {
+            (**t + 1).to_string()
         }));
         let tokens = || data.sequences.iter().flatten().map(SparseVec::as_row);
         let n_tokens = data.sequences.iter().map(Vec::len).sum();
@@ -441,18 +441,18 @@ impl StructuredSvm {
 /// The warning for training data whose outputs (label sets, tags) are all one: the model can only learn to
 /// predict it everywhere (a multiclass model of one class is refused; these train, and say so).
 fn one_output<T: PartialEq>(
-    outputs: &[T],
+    mut outputs: impl Iterator<Item = T>,
     source: &std::path::Path,
     what: &str,
     name: impl Fn(&T) -> String,
 ) -> Option<String> {
-    let first = outputs.first()?;
-    outputs.iter().all(|o| o == first).then(|| {
+    let first = outputs.next()?;
+    outputs.all(|o| o == first).then(|| {
         format!(
             "every {what} in {} is the same ({}): the model has nothing to tell apart and predicts it \
              everywhere",
             source.display(),
-            name(first)
+            name(&first)
         )
     })
 }

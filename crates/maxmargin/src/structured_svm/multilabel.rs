@@ -123,7 +123,6 @@ impl StructuredModel {
         }
         let space = self.multilabel_space()?;
         let x = self.inputs(&data.x)?;
-        let y = indicators(&data.labels, self.n_labels);
         let n = model::nonempty(data.n_samples(), &data.source)?;
         // Labels the model never saw in training are counted, as misses: it never predicts them (they
         // used to be dropped, and a test set of them scored perfectly).
@@ -154,6 +153,13 @@ impl StructuredModel {
         let labels: Vec<f64> = (0..width).map(|l| l as f64).collect();
         let table = ClassTable::new(&labels, &counts);
         let subset_accuracy = exact as f64 / n as f64;
+        // The objective is over the model's labels (a label it never saw has no hinge term).
+        let objective = if width == self.n_labels {
+            self.objective(&space, &x, &truth, lambda)?
+        } else {
+            let y: Vec<Vec<bool>> = truth.iter().map(|t| t[..self.n_labels].to_vec()).collect();
+            self.objective(&space, &x, &y, lambda)?
+        };
         Ok(StructEvaluation {
             n,
             hamming_loss: Some(wrong as f64 / (n * width) as f64),
@@ -167,7 +173,7 @@ impl StructuredModel {
             macro_f1: table.macro_f1,
             per_class: Some(table.classes),
             lambda,
-            objective: self.objective(&space, &x, &y, lambda)?,
+            objective,
             converged: self.training.converged,
             ..StructEvaluation::default()
         })

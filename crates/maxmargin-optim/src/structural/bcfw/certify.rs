@@ -161,31 +161,46 @@ impl Bcfw {
         if !(scheduled || pass_end) {
             return Ok(());
         }
-        let lambda = problem.lambda();
         let estimate = Self::estimated_gap(st);
-        let tol = self.params.gap_tolerance.unwrap_or(0.0);
-        let predicted = self.predicted_gap(st, lambda, estimate);
-        let due = if scheduled {
+        let predicted = self.predicted_gap(st, problem.lambda(), estimate);
+        if scheduled {
             st.next_gap += self.params.gap_every;
-            match predicted {
-                Some((gap, primal)) if gap > SKIP_ABOVE_TARGET * tol * primal.abs() => {
-                    // The cache's reference follows the prediction, where the certificate would be.
-                    st.cache_ref = gap;
-                    false
-                }
-                _ => true,
-            }
-        } else {
-            predicted.is_some_and(|(gap, primal)| gap <= tol * primal.abs())
-        };
-        if due {
-            self.certify(problem, st, true)?;
-            let gap = st.last.map_or(0.0, |l| l.3.max(0.0));
-            st.cache_ref = gap;
-            st.calibration = estimate.filter(|&e| e > 0.0).map(|e| gap / e);
-            // (Not at the run's end: a run resumed from there checks in the order of one never stopped.)
-            st.iterate_won = st.last_iterate;
         }
+        if !self.certification_due(scheduled, pass_end, predicted) {
+            if let Some((gap, _)) = predicted.filter(|_| scheduled) {
+                // The cache's reference follows the prediction, where the certificate would be.
+                st.cache_ref = gap;
+            }
+            return Ok(());
+        }
+        self.certify(problem, st, true)?;
+        let gap = st.last.map_or(0.0, |l| l.3.max(0.0));
+        st.cache_ref = gap;
+        Self::calibrate(st, estimate, gap);
+        // (Not at the run's end: a run resumed from there checks in the order of one never stopped.)
+        st.iterate_won = st.last_iterate;
         Ok(())
+    }
+
+    /// Whether a certification is due after a step, given the predicted `(gap, primal)`: a scheduled one
+    /// unless the prediction is above [`SKIP_ABOVE_TARGET`] times the target, another at a pass's end when
+    /// the prediction is within the target. One process and the ranks (on their sums) decide by it.
+    pub(super) fn certification_due(
+        &self,
+        scheduled: bool,
+        pass_end: bool,
+        predicted: Option<(f64, f64)>,
+    ) -> bool {
+        let tol = self.params.gap_tolerance.unwrap_or(0.0);
+        if scheduled {
+            !predicted.is_some_and(|(gap, primal)| gap > SKIP_ABOVE_TARGET * tol * primal.abs())
+        } else {
+            pass_end && predicted.is_some_and(|(gap, primal)| gap <= tol * primal.abs())
+        }
+    }
+
+    /// Keeps a certified `gap` over the blocks' `estimate` then, the ratio that scales the next predictions.
+    pub(super) fn calibrate(st: &mut BcfwState, estimate: Option<f64>, gap: f64) {
+        st.calibration = estimate.filter(|&e| e > 0.0).map(|e| gap.max(0.0) / e);
     }
 }

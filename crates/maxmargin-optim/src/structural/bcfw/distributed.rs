@@ -201,23 +201,22 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwRank
         let before = st.calls / n;
         let estimate = self.round(problem, st)?;
         let epochs = st.calls / n;
-        // As one process's `after_step`: the same rule, on the sums over the ranks, so every rank decides
-        // alike.
+        // One process's rule, on the sums over the ranks, so every rank decides alike.
         let predicted = self
             .solver
             .predicted_gap(&st.local, problem.lambda(), estimate);
-        let tol = self.solver.params.gap_tolerance.unwrap_or(0.0);
-        let due = if epochs >= st.next_gap - 1e-12 {
+        let scheduled = epochs >= st.next_gap - 1e-12;
+        if scheduled {
             st.next_gap += self.solver.params.gap_every;
-            !predicted.is_some_and(|(gap, primal)| gap > SKIP_ABOVE_TARGET * tol * primal.abs())
-        } else {
-            epochs.floor() > before.floor()
-                && predicted.is_some_and(|(gap, primal)| gap <= tol * primal.abs())
-        };
-        if due {
+        }
+        let pass_end = epochs.floor() > before.floor();
+        if self
+            .solver
+            .certification_due(scheduled, pass_end, predicted)
+        {
             let last = self.certificate_of(problem, st)?;
             st.last = Some(last);
-            st.local.calibration = estimate.filter(|&e| e > 0.0).map(|e| last.3.max(0.0) / e);
+            Bcfw::calibrate(&mut st.local, estimate, last.3);
         }
         Ok(())
     }
