@@ -1,6 +1,6 @@
 """Type stubs of the extension module ``maxmargin._core`` (the Rust layer under ``maxmargin.sklearn``)."""
 
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, Optional, Sequence, Tuple, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -11,6 +11,18 @@ __version__: str
 Csr = Tuple[
     npt.NDArray[np.int32 | np.int64], npt.NDArray[np.int32 | np.int64], npt.NDArray[np.float64], int
 ]
+
+# A structural learner's settings, every key given (``maxmargin.learners._Learner._learning``).
+class Learning(TypedDict):
+    solver: str
+    c: Optional[float]
+    max_iter: Optional[float]
+    tol: Optional[float]
+    gap: Optional[float]
+    random_state: int
+    n_jobs: Optional[int]
+    verbose: int
+    rescaling: str
 
 def fit_linear(
     x: Csr,
@@ -122,18 +134,11 @@ def fit_latent(
     task: str,
     x: Csr,
     y: Any,
-    lengths: Optional[Any] = None,
-    n_labels: int = 0,
+    lengths: Optional[Any],
+    n_labels: int,
+    learning: Learning,
     *,
     latent: int = 2,
-    solver: str = "bcfw",
-    c: float = 1.0,
-    max_iter: Optional[float] = None,
-    tol: Optional[float] = None,
-    gap: Optional[float] = None,
-    random_state: int = 0,
-    n_jobs: Optional[int] = None,
-    verbose: int = 0,
 ) -> Tuple[LatentModel, dict[str, Any]]: ...
 
 class StructModel:
@@ -161,17 +166,10 @@ def fit_structured(
     task: str,
     x: Csr,
     y: npt.NDArray[np.int64],
-    lengths: Optional[npt.NDArray[np.int64]] = None,
-    n_labels: int = 0,
+    lengths: Optional[npt.NDArray[np.int64]],
+    n_labels: int,
+    learning: Learning,
     *,
-    solver: str = "bcfw",
-    c: float = 1.0,
-    max_iter: Optional[float] = None,
-    tol: Optional[float] = None,
-    gap: Optional[float] = None,
-    random_state: int = 0,
-    n_jobs: Optional[int] = None,
-    rescaling: str = "margin",
     order: int = 1,
 ) -> Tuple[StructModel, dict[str, Any]]: ...
 
@@ -208,36 +206,16 @@ class GraphModel:
 
 def fit_graph(
     graphs: Sequence[GraphArrays],
-    n_labels: int = 0,
-    inference: Optional[str] = None,
-    directed: bool = False,
+    n_labels: int,
+    inference: Optional[str],
+    directed: bool,
+    learning: Learning,
     *,
-    solver: str = "bcfw",
-    c: float = 1.0,
-    max_iter: Optional[float] = None,
-    tol: Optional[float] = None,
-    gap: Optional[float] = None,
-    random_state: int = 0,
-    n_jobs: Optional[int] = None,
-    verbose: int = 0,
     class_weight: Sequence[Tuple[float, float]] = ...,
     relaxed: bool = False,
 ) -> Tuple[GraphModel, dict[str, Any]]: ...
 
-def fit_custom(
-    model: Any,
-    x: Sequence[Any],
-    y: Sequence[Any],
-    *,
-    solver: str = "bcfw",
-    c: float = 1.0,
-    max_iter: Optional[float] = None,
-    tol: Optional[float] = None,
-    gap: Optional[float] = None,
-    random_state: int = 0,
-    n_jobs: Optional[int] = None,
-    rescaling: str = "margin",
-) -> Tuple[npt.NDArray[np.float64], dict[str, Any]]: ...
+def fit_custom(model: Any, x: Sequence[Any], y: Sequence[Any], learning: Learning) -> Tuple[npt.NDArray[np.float64], dict[str, Any]]: ...
 
 class TaggerModel:
     @property
@@ -256,15 +234,9 @@ class TaggerModel:
 def fit_tagger(
     rows: Sequence[Sequence[Sequence[str]]],
     tags: Sequence[Sequence[str]],
-    template: str = "chunking",
+    template: str,
+    learning: Learning,
     *,
-    solver: str = "bcfw",
-    c: Optional[float] = None,
-    max_iter: Optional[float] = None,
-    gap: Optional[float] = None,
-    random_state: int = 0,
-    n_jobs: Optional[int] = None,
-    verbose: int = 0,
     min_count: int = 1,
     class_weight: Optional[dict[str, float]] = None,
 ) -> Tuple[TaggerModel, dict[str, Any]]: ...

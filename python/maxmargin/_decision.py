@@ -7,6 +7,15 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._terms import errors_in
+
+# The command's flags in `threshold`'s errors, as its keyword arguments.
+_THRESHOLD_FLAGS = [
+    ("--at P needs a calibrated model (run maxmargin calibrate first)",
+     "probability= needs a calibrated model (calibrate(X_dev, y_dev) first)"),
+    ("--at-score", "score="),
+]
+
 
 def _csr(X):
     """``(indptr, indices, data)`` of ``X`` as CSR in canonical form (sorted column indices, no duplicates).
@@ -115,7 +124,7 @@ class _Decisions:
         else:
             value, false_positive = float(value), 0.0
         model, X, y_index = self._development(X, y)
-        with _reading(_csr(X)) as csr:
+        with _reading(_csr(X)) as csr, errors_in(_THRESHOLD_FLAGS):
             self._model, report = model.thresholded((*csr, X.shape[1]), y_index, rule, value, false_positive)
         self.threshold_ = report["threshold"]
         self.threshold_report_ = {key: report[key] for key in ("precision", "recall", "flag_rate")}

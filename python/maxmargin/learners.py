@@ -29,6 +29,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from . import _core
+from ._terms import errors_in, translated
 from ._decision import _reading
 from .models import ChainCRF, EdgeFeatureGraphCRF, GraphCRF, MultiClassClf, MultiLabelClf, StructuredModel, _Model
 
@@ -49,6 +50,10 @@ def _seed(random_state):
 
 # The library's advice names the command's flags; here they are these learners' parameters.
 _FLAGS = [
+    ("--inference ad3", "inference_method='ad3'"),
+    ("--inference trws", "inference_method='trws'"),
+    ("predict and eval take --inference", "give the model another inference_method"),
+    ("--inference", "inference_method"),
     ("--scale maxabs", "scaling X (sklearn.preprocessing.MaxAbsScaler)"),
     ("--scale minmax", "scaling X (sklearn.preprocessing.MinMaxScaler)"),
     ("--scale standard", "scaling X (sklearn.preprocessing.StandardScaler)"),
@@ -68,9 +73,7 @@ _FLAGS = [
 
 
 def _in_python_terms(message):
-    for flag, parameter in _FLAGS:
-        message = message.replace(flag, parameter)
-    return message
+    return translated(message, _FLAGS)
 
 
 def _threads(n_jobs):
@@ -118,16 +121,24 @@ class _Learner:
                 f"model={self.model!r}: give a maxmargin.models model (ChainCRF, GraphCRF, EdgeFeatureGraphCRF, "
                 "MultiClassClf, MultiLabelClf, or a StructuredModel subclass)"
             )
-        if not (isinstance(self.C, (int, float, np.number)) and np.isfinite(self.C) and self.C > 0):
+        def number(v):
+            return isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_)) \
+                and np.isfinite(v) and v > 0
+
+        if not number(self.C):
             raise ValueError(f"C={self.C!r}: give a positive finite number")
         for name in ("max_iter", "tol", "gap"):
             v = getattr(self, name, None)
-            if v is not None and not (isinstance(v, (int, float, np.number)) and np.isfinite(v) and v > 0):
+            if v is not None and not number(v):
                 raise ValueError(f"{name}={v!r}: give a positive finite number or None")
 
     def fit(self, X, Y):
         """Trains on inputs ``X`` and outputs ``Y`` (as the model lays them out) until the certified gap is
         within ``gap`` or ``max_iter`` passes are spent."""
+        with errors_in(_FLAGS):
+            return self._fit(X, Y)
+
+    def _fit(self, X, Y):
         self._check()
         if isinstance(self.model, StructuredModel):
             return self._fit_custom(X, Y)
@@ -139,9 +150,7 @@ class _Learner:
                 )
             fitted, result = _core.fit_graph(
                 self.model._graphs(X, Y), self.model._n_labels(), self.model._inference(),
-                self.model._is_directed(), solver=self._solver, c=float(self.C), max_iter=self.max_iter,
-                tol=self._tol(), gap=getattr(self, "gap", None), random_state=_seed(self.random_state),
-                n_jobs=_threads(self.n_jobs), verbose=int(self.verbose),
+                self.model._is_directed(), self._learning(),
                 class_weight=self.model._class_weights(), relaxed=bool(getattr(self.model, "relaxed", False)),
             )
             self._fitted = fitted
@@ -154,10 +163,7 @@ class _Learner:
         x, y, lengths = self.model._inputs(X, Y)
         with _reading(x[:3]):
             fitted, result = _core.fit_structured(
-                self.model.task, x, y, lengths, self.model._n_labels(),
-                solver=self._solver, c=float(self.C), max_iter=self.max_iter, tol=self._tol(),
-                gap=getattr(self, "gap", None), random_state=_seed(self.random_state),
-                n_jobs=_threads(self.n_jobs), verbose=int(self.verbose), rescaling=rescaling,
+                self.model.task, x, y, lengths, self.model._n_labels(), self._learning(),
                 order=self.model._order(),
             )
         self._fitted = fitted
@@ -171,12 +177,7 @@ class _Learner:
         if not X:
             raise ValueError("X holds no input")
         self.model.initialize(X, Y)
-        w, result = _core.fit_custom(
-            self.model, X, Y, solver=self._solver, c=float(self.C), max_iter=self.max_iter,
-            tol=self._tol(), gap=getattr(self, "gap", None), random_state=_seed(self.random_state),
-            n_jobs=_threads(self.n_jobs), verbose=int(self.verbose),
-            rescaling=getattr(self, "rescaling", "margin"),
-        )
+        w, result = _core.fit_custom(self.model, X, Y, self._learning())
         self._fitted = None
         self._w = w
         self._record(result)
@@ -184,6 +185,20 @@ class _Learner:
 
     def _tol(self):
         return None if self.tol is None else float(self.tol)
+
+    def _learning(self):
+        """The settings every structural fit of the extension reads (``Learning`` in its interrupt.rs)."""
+        return {
+            "solver": self._solver,
+            "c": float(self.C),
+            "max_iter": None if self.max_iter is None else float(self.max_iter),
+            "tol": self._tol(),
+            "gap": None if getattr(self, "gap", None) is None else float(self.gap),
+            "random_state": _seed(self.random_state),
+            "n_jobs": _threads(self.n_jobs),
+            "verbose": int(self.verbose),
+            "rescaling": getattr(self, "rescaling", "margin"),
+        }
 
     def _record(self, result):
         # The library's λ-form (λ/2‖w‖² + (1/n) Σ ξ_i) times 1/λ = Cn is ½‖w‖² + C Σ ξ_i.
@@ -232,7 +247,8 @@ class _Learner:
             return [self.model.inference(x, w) for x in X]
         fitted = self._fitted_model()
         if isinstance(self.model, GraphCRF):
-            return fitted.predict(self.model._graphs(X))
+            with errors_in(_FLAGS):
+                return fitted.predict(self.model._graphs(X))
         x, _, lengths = self.model._inputs(X)
         with _reading(x[:3]):
             flat = fitted.predict(x, lengths)
@@ -405,6 +421,10 @@ class LatentSSVM(_Learner):
 
     def fit(self, X, Y):
         """Trains on ``X`` and ``Y`` as the base learner's model lays them out."""
+        with errors_in(_FLAGS):
+            return self._fit(X, Y)
+
+    def _fit(self, X, Y):
         self._check()
         base = self.base_ssvm
         if base.model._order() != 1:
@@ -413,10 +433,8 @@ class LatentSSVM(_Learner):
         x, y, lengths = base.model._inputs(X, Y)
         with _reading(x[:3]):
             fitted, result = _core.fit_latent(
-                base.model.task, x, y, lengths, base.model._n_labels(),
-                latent=int(self.n_latent), solver=base._solver, c=float(base.C), max_iter=base.max_iter,
-                tol=base._tol(), gap=getattr(base, "gap", None), random_state=_seed(base.random_state),
-                n_jobs=_threads(base.n_jobs), verbose=int(base.verbose),
+                base.model.task, x, y, lengths, base.model._n_labels(), base._learning(),
+                latent=int(self.n_latent),
             )
         self._fitted = fitted
         self._record(result)

@@ -35,6 +35,13 @@ def _csr(rows):
 def _labels(y, what):
     """``y`` as non-negative int64 labels, refusing anything else by name."""
     y = np.asarray(y)
+    if y.size and y.dtype.kind not in "iufb":
+        raise ValueError(
+            f"{what} must be integer labels from 0 (got dtype {y.dtype}); map other labels to 0, 1, ... first "
+            "(sklearn.preprocessing.LabelEncoder), or use maxmargin.sklearn.MaxMarginClassifier, which takes any"
+        )
+    if y.size and y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError(f"{what} must be integer labels from 0 (got NaN or infinite values)")
     if y.size and (not np.issubdtype(y.dtype, np.integer) and not np.all(np.equal(np.mod(y, 1), 0))):
         raise ValueError(f"{what} must be integer labels from 0 (got dtype {y.dtype})")
     y = y.astype(np.int64)
@@ -67,7 +74,9 @@ class MultiClassClf(_Model):
     n_features : int, default=None
         Checked against ``X``'s columns when given.
     n_classes : int, default=None
-        Classes ``0 .. n_classes - 1`` (``None``: one past the largest label in training).
+        Checked against ``Y`` when given: every label must be below it. The model's classes are the labels
+        its training rows hold (a class no row holds would never be predicted), so ``predict`` answers with
+        those.
     """
 
     task = "multiclass"
@@ -75,6 +84,8 @@ class MultiClassClf(_Model):
     def __init__(self, n_features=None, n_classes=None):
         self.n_features = n_features
         self.n_classes = n_classes
+        _check_count(n_classes, "n_classes")
+        _check_count(n_features, "n_features")
 
     def _n_labels(self):
         return self.n_classes or 0
@@ -87,6 +98,7 @@ class MultiClassClf(_Model):
         y = _labels(Y, "Y")
         if y.ndim != 1 or y.shape[0] != indptr.shape[0] - 1:
             raise ValueError(f"Y must have one label per row of X ({indptr.shape[0] - 1}), got {y.shape}")
+        _check_count(self.n_classes, "n_classes")
         _check_classes(self.n_classes, y, "n_classes")
         return (indptr, indices, data, d), y, None
 
@@ -128,6 +140,8 @@ class MultiLabelClf(_Model):
                 f"Y must be an indicator matrix with one row per row of X ({indptr.shape[0] - 1}), "
                 f"got shape {Y.shape}"
             )
+        if Y.shape[1] == 0:
+            raise ValueError("Y has no label columns: a label set model needs at least one label")
         if self.n_labels is not None and Y.shape[1] != self.n_labels:
             raise ValueError(f"Y has {Y.shape[1]} columns, the model {self.n_labels} labels")
         if not np.all((Y == 0) | (Y == 1)):
@@ -414,6 +428,12 @@ class EdgeFeatureGraphCRF(GraphCRF):
 def _check_features(model, d):
     if model.n_features is not None and d != model.n_features:
         raise ValueError(f"X has {d} features, the model {model.n_features}")
+
+
+def _check_count(n, name):
+    """A count a model is given (``None`` or a whole number >= 1), refused by name otherwise."""
+    if n is not None and (isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1):
+        raise ValueError(f"{name}={n!r}: give a whole number >= 1, or None")
 
 
 def _check_classes(n, y, name):

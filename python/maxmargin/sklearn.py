@@ -22,6 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _core
+from ._terms import errors_in, translated
 from ._decision import _csr, _Decisions, _reading
 
 __all__ = ["MaxMarginClassifier", "MaxMarginSVC"]
@@ -43,6 +44,10 @@ def _seed(random_state):
 
 # The library's advice names the command's flags; here they are this estimator's parameters.
 _FLAGS = [
+    ("give --kernel rbf, or --approx nystroem", "give kernel='rbf', or approximation='nystroem'"),
+    ("(--kernel)", "(kernel=...)"),
+    ("--kernel", "kernel"),
+    ("--approx", "approximation"),
     ("--scale maxabs", "scale='maxabs'"),
     ("--scale minmax", "scale='minmax'"),
     ("--scale standard", "scale='standard'"),
@@ -60,9 +65,7 @@ _FLAGS = [
 
 
 def _in_python_terms(message):
-    for flag, parameter in _FLAGS:
-        message = message.replace(flag, parameter)
-    return message
+    return translated(message, _FLAGS)
 
 
 def _is_calibrated(estimator):
@@ -121,7 +124,7 @@ class _KeptModel(_Decisions):
         estimators share and the estimator's ``own``, keeps the model (forgetting any cut-off) and records the
         run; returns the extension's report."""
         X, y, y_index, weights = _fit_inputs(self, X, y, sample_weight)
-        with _reading(_csr(X)) as csr:
+        with _reading(_csr(X)) as csr, errors_in(_FLAGS):
             model, result = fit(
                 (*csr, X.shape[1]),
                 y_index.astype(np.float64),

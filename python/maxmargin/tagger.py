@@ -17,6 +17,7 @@ word and its part-of-speech tag). ``save`` writes the tagger file ``maxmargin pr
 """
 
 import numbers
+from collections.abc import Iterable
 
 from . import _core
 from .learners import _Learner, _seed, _threads
@@ -28,9 +29,16 @@ def _rows(sentences):
     """Sentences as lists of tokens, each a list of its columns (strings)."""
     out = []
     for i, sentence in enumerate(sentences):
+        if isinstance(sentence, str) or not isinstance(sentence, Iterable):
+            raise ValueError(f"sentence {i}: a list of tokens, got {sentence!r}")
         tokens = []
         for j, token in enumerate(sentence):
-            cells = [token] if isinstance(token, str) else list(token)
+            if isinstance(token, str):
+                cells = [token]
+            elif isinstance(token, Iterable):
+                cells = list(token)
+            else:
+                cells = None
             if not cells or not all(isinstance(c, str) for c in cells):
                 raise ValueError(f"sentence {i}, token {j}: a string or a tuple of strings, got {token!r}")
             tokens.append(cells)
@@ -39,7 +47,12 @@ def _rows(sentences):
 
 
 def _tags(tags):
-    return [[str(t) for t in sentence] for sentence in tags]
+    out = []
+    for i, sentence in enumerate(tags):
+        if isinstance(sentence, str) or not isinstance(sentence, Iterable):
+            raise ValueError(f"tags of sentence {i}: a list of tags, got {sentence!r}")
+        out.append([str(t) for t in sentence])
+    return out
 
 
 class Tagger(_Learner):
@@ -78,11 +91,14 @@ class Tagger(_Learner):
         self.random_state = random_state
 
     def _check(self):
-        if self.C is not None and not (isinstance(self.C, (int, float)) and self.C > 0 and self.C < float("inf")):
+        def number(v):
+            return isinstance(v, numbers.Real) and not isinstance(v, bool) and 0 < v < float("inf")
+
+        if self.C is not None and not number(self.C):
             raise ValueError(f"C={self.C!r}: give a positive finite number or None")
         for name in ("max_iter", "gap"):
             v = getattr(self, name)
-            if v is not None and not (isinstance(v, (int, float)) and 0 < v < float("inf")):
+            if v is not None and not number(v):
                 raise ValueError(f"{name}={v!r}: give a positive finite number or None")
         if isinstance(self.min_count, bool) or not isinstance(self.min_count, numbers.Integral) \
                 or self.min_count < 1:
@@ -98,11 +114,19 @@ class Tagger(_Learner):
     def fit(self, sentences, tags):
         """Trains on sentences and their tags (one per token)."""
         self._check()
+        learning = {
+            "solver": str(self.solver),
+            "c": None if self.C is None else float(self.C),
+            "max_iter": None if self.max_iter is None else float(self.max_iter),
+            "tol": None,
+            "gap": None if self.gap is None else float(self.gap),
+            "random_state": _seed(self.random_state),
+            "n_jobs": _threads(self.n_jobs),
+            "verbose": int(self.verbose),
+            "rescaling": "margin",
+        }
         fitted, result = _core.fit_tagger(
-            _rows(sentences), _tags(tags), str(self.template), solver=self.solver,
-            c=None if self.C is None else float(self.C), max_iter=self.max_iter, gap=self.gap,
-            random_state=_seed(self.random_state), n_jobs=_threads(self.n_jobs),
-            verbose=int(self.verbose), min_count=int(self.min_count),
+            _rows(sentences), _tags(tags), str(self.template), learning, min_count=int(self.min_count),
             class_weight=None if self.class_weight is None else
             {str(t): float(w) for t, w in self.class_weight.items()},
         )

@@ -254,25 +254,12 @@ impl maxmargin::optim::Observer for Watching<'_, '_> {
 /// returns the weights and the run's certificate. An exception raised by a callback stops the run and is
 /// raised here; Ctrl-C stops it and keeps the weights, as in the other learners.
 #[pyfunction]
-#[pyo3(signature = (
-    model, x, y, *, solver="bcfw", c=1.0, max_iter=None, tol=None, gap=None, random_state=0, n_jobs=None,
-    verbose=0, rescaling="margin"
-))]
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_custom<'py>(
     py: Python<'py>,
     model: Bound<'py, PyAny>,
     x: Vec<Bound<'py, PyAny>>,
     y: Vec<Bound<'py, PyAny>>,
-    solver: &str,
-    c: f64,
-    max_iter: Option<f64>,
-    tol: Option<f64>,
-    gap: Option<f64>,
-    random_state: u64,
-    n_jobs: Option<usize>,
-    verbose: u8,
-    rescaling: &str,
+    learning: Learning,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyDict>)> {
     let dim: usize = model
         .getattr("size_joint_feature")?
@@ -300,16 +287,6 @@ pub(crate) fn fit_custom<'py>(
         .enumerate()
         .map(|(i, y)| PyOutput::read(y).map_err(|e| value_error(format!("Y[{i}]: {e}"))))
         .collect::<PyResult<Vec<_>>>()?;
-    let learning = Learning {
-        solver,
-        c: Some(c),
-        max_iter,
-        tol,
-        gap,
-        seed: random_state,
-        n_jobs,
-        rescaling,
-    };
     let svm = learning
         .params(Task::Custom)?
         .bias(false)
@@ -323,7 +300,7 @@ pub(crate) fn fit_custom<'py>(
         shared: Arc::clone(&failed),
     };
     let n = space.inputs.len();
-    let (report, interrupted) = interruptible(py, verbose, |watch| {
+    let (report, interrupted) = interruptible(py, learning.verbose, |watch| {
         let mut watching = Watching {
             watch,
             failed: &failed,

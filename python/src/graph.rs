@@ -191,8 +191,7 @@ persisted!(PyGraphModel { model: GraphModel }, "graph model");
 /// over the LP relaxation when `relaxed` (ad3 only); returns the model and a dict of the run's certificate.
 #[pyfunction]
 #[pyo3(signature = (
-    graphs, n_labels=0, inference=None, directed=false, *, solver="bcfw", c=1.0, max_iter=None, tol=None,
-    gap=None, random_state=0, n_jobs=None, verbose=0, class_weight=Vec::new(), relaxed=false
+    graphs, n_labels, inference, directed, learning, *, class_weight=Vec::new(), relaxed=false
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_graph<'py>(
@@ -201,14 +200,7 @@ pub(crate) fn fit_graph<'py>(
     n_labels: usize,
     inference: Option<&str>,
     directed: bool,
-    solver: &str,
-    c: f64,
-    max_iter: Option<f64>,
-    tol: Option<f64>,
-    gap: Option<f64>,
-    random_state: u64,
-    n_jobs: Option<usize>,
-    verbose: u8,
+    learning: Learning,
     class_weight: Vec<(f64, f64)>,
     relaxed: bool,
 ) -> PyResult<(PyGraphModel, Bound<'py, PyDict>)> {
@@ -217,22 +209,13 @@ pub(crate) fn fit_graph<'py>(
     if let Some(i) = self::inference(inference)? {
         options = options.inference(i);
     }
-    let learning = Learning {
-        solver,
-        c: Some(c),
-        max_iter,
-        tol,
-        gap,
-        seed: random_state,
-        n_jobs,
-        rescaling: "margin",
-    };
     let svm = (learning.params(Task::Graph)?)
         .class_weights(class_weight)
         .check()
         .map_err(value_error)?;
-    let (report, interrupted) =
-        interruptible(py, verbose, |watch| svm.fit_graph(&data, options, watch));
+    let (report, interrupted) = interruptible(py, learning.verbose, |watch| {
+        svm.fit_graph(&data, options, watch)
+    });
     let report = kept(report, interrupted)?;
     let fitted = Fitted::of_structured(&report.model.model, report.warnings);
     let out = fitted.report(py)?;

@@ -123,24 +123,28 @@ pub(crate) fn interruptible<T: Send>(
     })
 }
 
-/// A structural learner's keyword arguments (the learners, the tagger and Python-defined spaces share them).
-pub(crate) struct Learning<'a> {
-    pub(crate) solver: &'a str,
+/// A structural learner's settings, one dict from Python (the learners, the tagger and Python-defined spaces
+/// share them: `maxmargin.learners._Learner._learning`).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct Learning {
+    pub(crate) solver: String,
     /// `None`: the facade's default regularization.
     pub(crate) c: Option<f64>,
     pub(crate) max_iter: Option<f64>,
     pub(crate) tol: Option<f64>,
     pub(crate) gap: Option<f64>,
-    pub(crate) seed: u64,
+    pub(crate) random_state: u64,
     pub(crate) n_jobs: Option<usize>,
+    pub(crate) verbose: u8,
     /// `margin` or `slack` (the cutting planes on multiclass, multilabel and spaces with a slack oracle).
-    pub(crate) rescaling: &'a str,
+    pub(crate) rescaling: String,
 }
 
-impl Learning<'_> {
+impl Learning {
     /// The facade's parameters for `task`, the solver refused by name when it is not a structural one.
     pub(crate) fn params(&self, task: Task) -> PyResult<StructuredSvmParams> {
-        let kind = match self.solver {
+        let kind = match self.solver.as_str() {
             "bcfw" | "ssg" | "nslack" | "oneslack" | "perceptron" => self
                 .solver
                 .parse::<StructSolverKind>()
@@ -151,7 +155,9 @@ impl Learning<'_> {
                 )));
             }
         };
-        let mut p = StructuredSvmParams::new(task).solver(kind).seed(self.seed);
+        let mut p = StructuredSvmParams::new(task)
+            .solver(kind)
+            .seed(self.random_state);
         if let Some(c) = self.c {
             p = p.c(c);
         }

@@ -190,10 +190,7 @@ persisted!(LatentModel);
 /// per tag) on CSR rows (as `fit_structured` takes them) by CCCP rounds whose convex problems `solver`
 /// solves at `c`; returns the model and the certificate of its last convex solve.
 #[pyfunction]
-#[pyo3(signature = (
-    task, x, y, lengths=None, n_labels=0, *, latent=2, solver="bcfw",
-    c=1.0, max_iter=None, tol=None, gap=None, random_state=0, n_jobs=None, verbose=0
-))]
+#[pyo3(signature = (task, x, y, lengths, n_labels, learning, *, latent=2))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_latent<'py>(
     py: Python<'py>,
@@ -202,32 +199,15 @@ pub(crate) fn fit_latent<'py>(
     y: PyReadonlyArray1<'py, i64>,
     lengths: Option<PyReadonlyArray1<'py, i64>>,
     n_labels: usize,
+    learning: Learning,
     latent: usize,
-    solver: &str,
-    c: f64,
-    max_iter: Option<f64>,
-    tol: Option<f64>,
-    gap: Option<f64>,
-    random_state: u64,
-    n_jobs: Option<usize>,
-    verbose: u8,
 ) -> PyResult<(LatentModel, Bound<'py, PyDict>)> {
     let task = self::task(task)?;
     let x = x.rows()?;
     let lengths = lengths.as_ref().map(|l| l.as_slice()).transpose()?;
     let data = self::data(task, x, y.as_slice()?, lengths, n_labels)?;
-    let learning = Learning {
-        solver,
-        c: Some(c),
-        max_iter,
-        tol,
-        gap,
-        seed: random_state,
-        n_jobs,
-        rescaling: "margin",
-    };
     let svm = learning.params(task)?.check().map_err(value_error)?;
-    let (report, interrupted) = interruptible(py, verbose, |watch| match &data {
+    let (report, interrupted) = interruptible(py, learning.verbose, |watch| match &data {
         Data::Multiclass(d) => svm
             .fit_latent_multiclass(d, latent, watch)
             .map(|r| (Latent::Multiclass(r.model), r.warnings)),

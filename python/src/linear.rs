@@ -177,9 +177,9 @@ fn fit_multiclass(
             let why = "is the hinge's multiclass SVM: give ovr (or auto) for this loss";
             return Err(refused("multi_class", "crammer_singer", why));
         }
-        (BinaryLoss::Hinge, "multinomial", _) => {
-            let why =
-                "is the logistic loss's model: give auto, ovr or crammer_singer for the hinge";
+        (BinaryLoss::Hinge | BinaryLoss::SquaredHinge, "multinomial", _) => {
+            let why = "is the logistic loss's model: give auto or ovr (or crammer_singer for the \
+                       hinge), or loss=logistic";
             return Err(refused("multi_class", "multinomial", why));
         }
         (BinaryLoss::Logistic | BinaryLoss::SquaredHinge, _, solver) => {

@@ -238,10 +238,7 @@ persisted!(
 /// `solver` (`bcfw`, `oneslack`, `nslack`, `ssg`) at `c` in `½‖w‖² + C Σ ξ_i`, and returns the model and a
 /// dict of the run's certificate (`objective`, `duality_gap`, `n_iter`, `converged`, `stop`, `warnings`).
 #[pyfunction]
-#[pyo3(signature = (
-    task, x, y, lengths=None, n_labels=0, *, solver="bcfw", c=1.0,
-    max_iter=None, tol=None, gap=None, random_state=0, n_jobs=None, verbose=0, rescaling="margin", order=1
-))]
+#[pyo3(signature = (task, x, y, lengths, n_labels, learning, *, order=1))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_structured<'py>(
     py: Python<'py>,
@@ -250,15 +247,7 @@ pub(crate) fn fit_structured<'py>(
     y: PyReadonlyArray1<'py, i64>,
     lengths: Option<PyReadonlyArray1<'py, i64>>,
     n_labels: usize,
-    solver: &str,
-    c: f64,
-    max_iter: Option<f64>,
-    tol: Option<f64>,
-    gap: Option<f64>,
-    random_state: u64,
-    n_jobs: Option<usize>,
-    verbose: u8,
-    rescaling: &str,
+    learning: Learning,
     order: u8,
 ) -> PyResult<(StructModel, Bound<'py, PyDict>)> {
     let task = self::task(task)?;
@@ -275,18 +264,8 @@ pub(crate) fn fit_structured<'py>(
     let x = x.rows()?;
     let lengths = lengths.as_ref().map(|l| l.as_slice()).transpose()?;
     let data = self::data(task, x, y.as_slice()?, lengths, n_labels)?;
-    let learning = Learning {
-        solver,
-        c: Some(c),
-        max_iter,
-        tol,
-        gap,
-        seed: random_state,
-        n_jobs,
-        rescaling,
-    };
     let svm = learning.params(task)?.check().map_err(value_error)?;
-    let (report, interrupted) = interruptible(py, verbose, |watch| match &data {
+    let (report, interrupted) = interruptible(py, learning.verbose, |watch| match &data {
         Data::Multiclass(d) => svm.fit_multiclass(d, watch),
         Data::Multilabel(d) => svm.fit_multilabel(d, watch),
         Data::Chain(d) => svm.fit_chain_with_edges(d, shape, watch),

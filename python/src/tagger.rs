@@ -155,23 +155,13 @@ persisted!(PyTagger { tagger: Tagger }, "tagger");
 /// seen fewer than `min_count` times dropped; `class_weight` a tag's mistakes' cost by tag name. Returns the
 /// tagger and the run's certificate.
 #[pyfunction]
-#[pyo3(signature = (
-    rows, tags, template="chunking", *, solver="bcfw", c=None, max_iter=None, gap=None, random_state=0,
-    n_jobs=None, verbose=0, min_count=1, class_weight=None
-))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (rows, tags, template, learning, *, min_count=1, class_weight=None))]
 pub(crate) fn fit_tagger<'py>(
     py: Python<'py>,
     rows: Vec<Vec<Vec<String>>>,
     tags: Vec<Vec<String>>,
     template: &str,
-    solver: &str,
-    c: Option<f64>,
-    max_iter: Option<f64>,
-    gap: Option<f64>,
-    random_state: u64,
-    n_jobs: Option<usize>,
-    verbose: u8,
+    learning: Learning,
     min_count: usize,
     class_weight: Option<std::collections::HashMap<String, f64>>,
 ) -> PyResult<(PyTagger, Bound<'py, PyDict>)> {
@@ -180,16 +170,6 @@ pub(crate) fn fit_tagger<'py>(
         return Err(value_error("no sentences"));
     }
     let template = self::template(template, &train)?;
-    let learning = Learning {
-        solver,
-        c,
-        max_iter,
-        tol: None,
-        gap,
-        seed: random_state,
-        n_jobs,
-        rescaling: "margin",
-    };
     let features = FeatureMap::fit_with_min_count(&train, template, min_count);
     // Weights by tag number (1-based, as the chain model numbers its tags), in tag order.
     let mut weights = Vec::new();
@@ -207,7 +187,7 @@ pub(crate) fn fit_tagger<'py>(
         .class_weights(weights)
         .check()
         .map_err(value_error)?;
-    let (report, interrupted) = interruptible(py, verbose, |watch| {
+    let (report, interrupted) = interruptible(py, learning.verbose, |watch| {
         tagger::fit_with_map(&svm, &train, features, Path::new("<sentences>"), watch)
     });
     let report = kept(report, interrupted)?;

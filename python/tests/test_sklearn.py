@@ -128,6 +128,13 @@ def test_settings_that_cannot_apply_are_refused_naming_why():
         MaxMarginClassifier(loss="log").fit(X, y)
     with pytest.raises(ValueError, match="multinomial"):
         MaxMarginClassifier(loss="hinge", multi_class="multinomial").fit(X, y)
+    # The squared hinge with the logistic loss's model names the model, not the solver it was given.
+    with pytest.raises(ValueError, match="logistic loss.s model.*loss=logistic"):
+        MaxMarginClassifier(loss="squared_hinge", multi_class="multinomial").fit(X, y)
+    # Errors name this estimator's parameters, not the command's flags.
+    with pytest.raises(ValueError, match="kernel='rbf', or approximation='nystroem'") as seen:
+        MaxMarginSVC(kernel="poly", approximation="rff").fit(X, y)
+    assert "--" not in str(seen.value)
     with pytest.raises(ValueError, match="tol"):
         MaxMarginClassifier(solver="pegasos", tol=0.1).fit(X[y < 2], y[y < 2])
     with pytest.raises(ValueError, match="one class"):

@@ -164,6 +164,18 @@ def test_bad_input_is_refused_by_name():
     X2, y2 = blobs(20)
     with pytest.raises(ValueError, match="indicator"):
         FrankWolfeSSVM(MultiLabelClf()).fit(X2, np.full((20, 2), 2))
+    with pytest.raises(ValueError, match="no label columns"):
+        FrankWolfeSSVM(MultiLabelClf()).fit(X2, np.zeros((20, 0)))
+    # Labels that are not numbers name the encoder that makes them so (not a numpy ufunc's TypeError).
+    with pytest.raises(ValueError, match="LabelEncoder"):
+        FrankWolfeSSVM(MultiClassClf()).fit(X2, np.array(["a", "b"] * 10))
+    for bad in (2.5, -1, 0, True):
+        with pytest.raises(ValueError, match="n_classes="):
+            MultiClassClf(n_classes=bad)
+    with pytest.raises(ValueError, match="label .* is not below n_classes=1"):
+        FrankWolfeSSVM(MultiClassClf(n_classes=1)).fit(X2, y2)
+    with pytest.raises(ValueError, match="C=True"):
+        FrankWolfeSSVM(ChainCRF(), C=True).fit(X, Y)
 
 
 def test_a_short_budget_warns_and_says_how_far_it_stopped():
@@ -398,6 +410,14 @@ def test_the_tagger_refuses_what_it_cannot_read_by_name():
         Tagger(template="ner").fit([["He", "ran"]], [["B-NP"]])
     with pytest.raises(ValueError, match="template"):
         Tagger(template="no-such-template").fit([["He", "ran"]], [["B-NP", "B-VP"]])
+    with pytest.raises(ValueError, match="sentence 0, token 0"):
+        Tagger(template="ner").fit([[None]], [["B-NP"]])
+    with pytest.raises(ValueError, match="sentence 0: a list of tokens"):
+        Tagger(template="ner").fit([None], [["B-NP"]])
+    with pytest.raises(ValueError, match="tags of sentence 0"):
+        Tagger(template="ner").fit([["He"]], [None])
+    with pytest.raises(ValueError, match="C=True"):
+        Tagger(template="ner", C=True).fit([["He"]], [["B-NP"]])
 
 
 def test_the_structured_perceptron_is_the_baseline_without_a_certificate():
