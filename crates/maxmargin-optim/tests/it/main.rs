@@ -6,6 +6,7 @@ mod approximate;
 #[cfg(feature = "clarabel")]
 mod degenerate;
 mod distributed;
+mod distributed_struct;
 mod dual;
 mod kernel;
 mod latent;

@@ -10,7 +10,9 @@
 //! primal needs one oracle pass and one more allreduce, due every `gap_every` passes; as in one process, the
 //! blocks' last measured gaps (their sum over the ranks rides on the round's allreduce), scaled as the last
 //! certification found them, skip those far above the target and call one at a pass's end when within it.
-//! The stop is the certified relative gap, as one process's.
+//! With pairwise steps each rank tries its blocks' cached corners before the oracle, as one process does,
+//! and rounds count the steps that called the oracle. The stop is the certified relative gap, as one
+//! process's.
 
 use super::shares::Before;
 use super::*;
@@ -45,7 +47,6 @@ impl Bcfw {
         bcfw.n_total = Some(n_total);
         bcfw.params.average = false;
         bcfw.params.gap_sampling = false;
-        bcfw.params.cache = false;
         // Pairwise steps as one process takes them (`Steps::Auto`) while rounds are small shares of a pass,
         // whose line search stays near t = 1 (see `PAIRWISE_MAX_SHARE`, and `init`).
         bcfw.params.seed ^= (comm.rank() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -92,6 +93,7 @@ impl BcfwRanks<'_> {
         let steps = round_steps(local.psi_truth.len(), nnz, dim);
         let mut touched: Vec<(usize, Before, f64)> = Vec::with_capacity(steps);
         let mut seen = std::collections::HashSet::with_capacity(steps);
+        let oracle_steps = local.k - local.cached;
         for _ in 0..steps {
             let i = local.sampler.next_index();
             if seen.insert(i) {
@@ -106,7 +108,9 @@ impl BcfwRanks<'_> {
         let mut buf: Vec<f64> = local.w.iter().zip(&w0).map(|(a, b)| a - b).collect();
         // A rank whose blocks do not all have a gap yet sends NaN, and the sum is none.
         let estimate = Bcfw::estimated_gap(local).unwrap_or(f64::NAN);
-        buf.extend([local.ell - ell0, steps as f64, estimate]);
+        // Passes count the steps that called the oracle, as one process's do (the cache's come on top).
+        let called = (local.k - local.cached - oracle_steps) as f64;
+        buf.extend([local.ell - ell0, called, estimate]);
         self.comm.allreduce_sum(&mut buf)?;
         st.calls += buf[dim + 1];
         st.round += 1;
@@ -216,7 +220,12 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwRank
         {
             let last = self.certificate_of(problem, st)?;
             st.last = Some(last);
+            // The cache's reference, as in one process: the certified gap, or the predicted one where a
+            // scheduled certification was skipped.
+            st.local.cache_ref = last.3.max(0.0);
             Bcfw::calibrate(&mut st.local, estimate, last.3);
+        } else if let Some((gap, _)) = predicted.filter(|_| scheduled) {
+            st.local.cache_ref = gap;
         }
         Ok(())
     }
