@@ -1,5 +1,7 @@
 //! Multiclass outputs (Crammer–Singer): `y ∈ {0, ..., K−1}`, `ψ(x, y) = e_y ⊗ x` (so `w` is `K` blocks of `d`
-//! weights and `s(y) = ⟨w_y, x⟩`), with the 0-1 loss or any cost matrix.
+//! weights and `s(y) = ⟨w_y, x⟩`), with the 0-1 loss or any cost matrix. A space laid out feature-major
+//! ([`MulticlassSpace::feature_major`], `ψ(x, y) = x ⊗ e_y`, weight `w[j K + k]`) scores the `K` classes in
+//! one walk over `w`, for the solvers that train on the space (the model's layout is the class-major one).
 
 use crate::cost::CostMatrix;
 use crate::error::{StructError, check_call, check_features, check_labelled_call};
@@ -11,6 +13,8 @@ use maxmargin_core::vector::SparseVec;
 pub struct MulticlassSpace {
     n_features: usize,
     cost: CostMatrix,
+    /// Weight `(k, j)` at `j K + k` instead of `k d + j`.
+    feature_major: bool,
 }
 
 impl MulticlassSpace {
@@ -32,7 +36,46 @@ impl MulticlassSpace {
                 what: "number of features",
             });
         }
-        Ok(Self { n_features, cost })
+        Ok(Self {
+            n_features,
+            cost,
+            feature_major: false,
+        })
+    }
+
+    /// The same space laid out feature-major: class `k`'s weight of feature `j` at `j K + k`, so that an
+    /// example's `K` scores take one walk over `w` (its features' rows of `K` weights) instead of `K` walks
+    /// through blocks of `d`: an example's features' weights for all classes sit in a few cache lines
+    /// instead of one line per class and feature. [`MulticlassSpace::class_major`] turns such weights back.
+    pub fn feature_major(self) -> Self {
+        Self {
+            feature_major: true,
+            ..self
+        }
+    }
+
+    /// Weights `w` of this space in the class-major layout (the model's, `k d + j`).
+    pub fn class_major(&self, w: &[f64]) -> Vec<f64> {
+        if !self.feature_major {
+            return w.to_vec();
+        }
+        let (d, k) = (self.n_features, self.n_classes());
+        let mut out = vec![0.0; w.len()];
+        for (j, row) in w.chunks_exact(k).enumerate() {
+            for (m, &v) in row.iter().enumerate() {
+                out[m * d + j] = v;
+            }
+        }
+        out
+    }
+
+    /// Where class `k`'s weight of feature `j` is.
+    fn at(&self, k: usize, j: usize) -> usize {
+        if self.feature_major {
+            j * self.n_classes() + k
+        } else {
+            k * self.n_features + j
+        }
     }
 
     /// Number of classes `K`.
@@ -46,15 +89,36 @@ impl MulticlassSpace {
     }
 
     fn class_score(&self, w: &[f64], x: &SparseVec, k: usize) -> f64 {
+        if self.feature_major {
+            let row = x.as_row();
+            return (row.indices().iter().zip(row.values()))
+                .map(|(&j, v)| v * w[self.at(k, j as usize)])
+                .sum();
+        }
         let d = self.n_features;
         x.as_row().dot(&w[k * d..(k + 1) * d])
     }
 
     /// `argmax_k ⟨w_k, x⟩ + extra(k)`, the lowest class on ties.
     fn argmax(&self, w: &[f64], x: &SparseVec, extra: impl Fn(usize) -> f64) -> (usize, f64) {
+        let scores = self.feature_major.then(|| {
+            // One walk over the example's features' rows of K weights.
+            let k = self.n_classes();
+            let mut s = vec![0.0; k];
+            for (j, v) in x.as_row().iter() {
+                for (sk, wk) in s.iter_mut().zip(&w[j * k..(j + 1) * k]) {
+                    *sk += v * wk;
+                }
+            }
+            s
+        });
         let mut best = (0, f64::NEG_INFINITY);
         for k in 0..self.n_classes() {
-            let v = self.class_score(w, x, k) + extra(k);
+            let s = match &scores {
+                Some(s) => s[k],
+                None => self.class_score(w, x, k),
+            };
+            let v = s + extra(k);
             if v > best.1 {
                 best = (k, v);
             }
@@ -88,13 +152,20 @@ impl OutputSpace for MulticlassSpace {
     }
 
     fn for_each_feature(&self, x: &SparseVec, y: &u32, visit: &mut dyn FnMut(usize, f64)) {
-        let base = *y as usize * self.n_features;
-        x.as_row().iter().for_each(|(j, v)| visit(base + j, v));
+        // Increasing in `j` in either layout.
+        let k = *y as usize;
+        x.as_row().iter().for_each(|(j, v)| visit(self.at(k, j), v));
     }
 
     fn add_joint_feature(&self, x: &SparseVec, y: &u32, scale: f64, into: &mut [f64]) {
         let d = self.n_features;
         let k = *y as usize;
+        if self.feature_major {
+            x.as_row()
+                .iter()
+                .for_each(|(j, v)| into[self.at(k, j)] += scale * v);
+            return;
+        }
         x.as_row().axpy(scale, &mut into[k * d..(k + 1) * d]);
     }
 

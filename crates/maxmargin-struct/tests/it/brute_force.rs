@@ -139,7 +139,16 @@ proptest! {
         ).unwrap();
         let space = MulticlassSpace::with_costs(d, c).unwrap();
         let y = y % k as u32;
-        check(&space, &seed_w[..space.dim()], &x, &y, &z[..space.dim()])?;
+        let w = &seed_w[..space.dim()];
+        check(&space, w, &x, &y, &z[..space.dim()])?;
+        // Laid out feature-major: the same answers for the same weights, turned back by class_major.
+        let major = space.clone().feature_major();
+        check(&major, w, &x, &y, &z[..space.dim()])?;
+        let back = major.class_major(w);
+        let (a, b) = (major.loss_augmented(w, &x, &y).unwrap(), space.loss_augmented(&back, &x, &y).unwrap());
+        prop_assert_eq!(a.output, b.output);
+        prop_assert!((a.hinge - b.hinge).abs() < 1e-12);
+        prop_assert_eq!(major.decode(w, &x).unwrap(), space.decode(&back, &x).unwrap());
     }
 
     #[test]
