@@ -7,7 +7,11 @@
 //! - multiclass: `--task multiclass -c 1 --bias none --epsilon 0.1 --threads 1` (Crammer–Singer, the default)
 //!   against `liblinear-train -s 4 -c 1` on letter and pendigits scaled to [0, 1];
 //! - the default `maxmargin train a9a` against the optimum of its objective (a DCD run at ε = 1e-5);
-//! - raw pendigits with `--scale minmax`: converged, its gap and test accuracy.
+//! - raw pendigits with `--scale minmax`: converged, its gap and test accuracy;
+//! - binary at equal precision (#29): on the sets of 5,000 rows or more, each program's loosest setting that
+//!   ends within `PRECISION` (1e-4 by default) of the optimum, relative (ours `--gap`, or in a second row
+//!   `--epsilon`; LIBLINEAR's `-e`: the first of a ladder that does), then the two timed side by side; ours
+//!   on one thread, and by `--gap` on two with `--blocks 2`. `CONVERGENCE_PRECISION_ONLY=1` measures this table alone.
 //!
 //! Each row gives our time, LIBLINEAR's, the ratio, both objectives (LIBLINEAR's model read from its file and
 //! evaluated by our code), our certified relative gap and whether our run converged.
@@ -240,6 +244,176 @@ fn liblinear_multiclass_objective(
         .objective
 }
 
+/// Time to the same objective precision: each program's loosest setting (ours `--gap`, LIBLINEAR's `-e`)
+/// whose run ends within `precision` of the optimum (relative, against a tight run's certified lower
+/// bound), then both settings timed side by side.
+#[derive(Debug, Serialize)]
+struct PrecisionRow {
+    name: String,
+    precision: f64,
+    ours_setting: Option<String>,
+    ours_seconds: Option<f64>,
+    ours_excess: Option<f64>,
+    liblinear_setting: Option<String>,
+    liblinear_seconds: Option<f64>,
+    liblinear_excess: Option<f64>,
+    ratio: Option<f64>,
+}
+
+/// Our two knobs: the certified relative gap (`--gap`) and LIBLINEAR's own projected-gradient tolerance
+/// (`--epsilon`, under the default 1% gap target).
+const OUR_GAPS: [&str; 6] = ["1e-2", "3e-3", "1e-3", "3e-4", "1e-4", "3e-5"];
+const OUR_EPSILONS: [&str; 7] = ["0.1", "0.03", "0.01", "3e-3", "1e-3", "3e-4", "1e-4"];
+const LIBLINEAR_LADDER: [&str; 9] = [
+    "0.1", "0.03", "0.01", "3e-3", "1e-3", "3e-4", "1e-4", "3e-5", "1e-5",
+];
+
+/// The first setting of `ladder` whose run (`command(setting)`, then `objective()`) ends within
+/// `precision` of `optimum`, with that run's relative excess.
+fn loosest(
+    ladder: &[&str],
+    command: impl Fn(&str) -> Command,
+    objective: impl Fn() -> Option<f64>,
+    optimum: f64,
+    precision: f64,
+) -> Option<(String, f64)> {
+    ladder.iter().find_map(|&setting| {
+        timed(&mut command(setting));
+        let excess = (objective()? - optimum) / optimum.abs();
+        (excess <= precision).then(|| (setting.to_string(), excess))
+    })
+}
+
+fn precision_row(
+    name: &str,
+    (file, dir): (&Path, &Path),
+    have: bool,
+    threads: &str,
+    (knob, ladder): (&str, &[&str]),
+) -> PrecisionRow {
+    let precision = std::env::var("PRECISION")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(1e-4);
+    let tight = dir.join(format!("{name}.tight.json"));
+    let st = Command::new(command())
+        .args(["train", &s(file), "-o", &s(&tight), "-q", "--solver", "dcd"])
+        .args(["-c", "1", "--bias", "none", "--epsilon", "1e-6"])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let t = LinearModel::load(&tight).unwrap();
+    let optimum = t.training.objective - t.training.gap.unwrap_or(0.0);
+    let (ours_model, theirs_model) = (dir.join(format!("{name}.p.json")), dir.join(name));
+    let ours = |value: &str| {
+        let mut c = Command::new(command());
+        c.args([
+            "train",
+            &s(file),
+            "-o",
+            &s(&ours_model),
+            "-q",
+            "--solver",
+            "dcd",
+        ])
+        .args([
+            "-c",
+            "1",
+            "--bias",
+            "none",
+            knob,
+            value,
+            "--threads",
+            threads,
+        ]);
+        if threads != "1" {
+            c.args(["--blocks", threads]);
+        }
+        c
+    };
+    let theirs = |e: &str| {
+        let mut c = Command::new("liblinear-train");
+        c.args([
+            "-q",
+            "-s",
+            "3",
+            "-c",
+            "1",
+            "-e",
+            e,
+            &s(file),
+            &s(&theirs_model),
+        ]);
+        c
+    };
+    let data = libsvm::read(file).unwrap();
+    let our_objective = || Some(LinearModel::load(&ours_model).ok()?.training.objective);
+    let their_objective = || liblinear_binary_objective(&theirs_model, &data, t.lambda);
+    let mine = loosest(ladder, ours, our_objective, optimum, precision);
+    let other = have
+        .then(|| {
+            loosest(
+                &LIBLINEAR_LADDER,
+                theirs,
+                their_objective,
+                optimum,
+                precision,
+            )
+        })
+        .flatten();
+    let (mut a, mut b) = (
+        mine.as_ref().map(|(g, _)| ours(g)),
+        other.as_ref().map(|(e, _)| theirs(e)),
+    );
+    let (ours_seconds, liblinear_seconds) = match a.as_mut() {
+        Some(a) => {
+            let (x, y) = versus(a, b.as_mut());
+            (Some(x), y)
+        }
+        None => (None, b.as_mut().map(|b| versus(b, None).0)),
+    };
+    let blocks = if threads == "1" {
+        String::new()
+    } else {
+        format!(", --threads {threads} --blocks {threads}")
+    };
+    PrecisionRow {
+        name: format!("{name}{blocks}"),
+        precision,
+        ours_setting: mine.as_ref().map(|(g, _)| format!("{knob} {g}")),
+        ours_seconds,
+        ours_excess: mine.map(|(_, e)| e),
+        liblinear_setting: other.as_ref().map(|(e, _)| format!("-e {e}")),
+        liblinear_seconds,
+        liblinear_excess: other.map(|(_, e)| e),
+        ratio: ours_seconds.zip(liblinear_seconds).map(|(o, l)| o / l),
+    }
+}
+
+fn precision_table(rows: &[PrecisionRow]) -> String {
+    let mut md = String::from(
+        "\n| set | precision | ours | ours (s) | ours above the optimum | LIBLINEAR -s 3 | LIBLINEAR (s) | its excess | ratio |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
+    let f = |v: Option<f64>, p: usize| v.map_or("–".into(), |v| format!("{v:.p$}"));
+    let e = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.1e}"));
+    for r in rows {
+        let _ = writeln!(
+            md,
+            "| {} | {:.0e} | {} | {} | {} | {} | {} | {} | {} |",
+            r.name,
+            r.precision,
+            r.ours_setting.as_deref().unwrap_or("none reached it"),
+            f(r.ours_seconds, 3),
+            e(r.ours_excess),
+            r.liblinear_setting.as_deref().unwrap_or("–"),
+            f(r.liblinear_seconds, 3),
+            e(r.liblinear_excess),
+            f(r.ratio, 2),
+        );
+    }
+    md
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
@@ -259,6 +433,9 @@ fn main() {
     let dir = out_dir().join("convergence-work");
     let _ = std::fs::create_dir_all(&dir);
     let mut rows = Vec::new();
+    let mut precision = Vec::new();
+    // CONVERGENCE_PRECISION_ONLY=1: the table at equal precision alone.
+    let only_precision = std::env::var_os("CONVERGENCE_PRECISION_ONLY").is_some();
     let binary = [
         ("a9a", "a9a/a9a.gz"),
         ("reuters", "reuters_lasvm/reuters.trn.gz"),
@@ -273,6 +450,21 @@ fn main() {
         };
         let plain = dir.join(format!("{name}.svm"));
         write_plain(&d, &plain);
+        if d.x.n_rows() >= 5_000 {
+            // Sets whose runs take more than the process's start.
+            for (threads, knob) in [
+                ("1", ("--gap", &OUR_GAPS[..])),
+                ("1", ("--epsilon", &OUR_EPSILONS[..])),
+                ("2", ("--gap", &OUR_GAPS[..])),
+            ] {
+                let files = (plain.as_path(), dir.as_path());
+                precision.push(precision_row(name, files, have, threads, knob));
+                eprintln!("convergence: {:?}", precision.last());
+            }
+        }
+        if only_precision {
+            continue;
+        }
         rows.push(binary_row(name, &plain, &dir, have));
         if name == "a9a" {
             let deg = dir.join("a9a_degenerate.svm");
@@ -282,6 +474,12 @@ fn main() {
         progress(rows.last());
     }
     let mut multiclass = Vec::new();
+    if only_precision {
+        let md = precision_table(&precision);
+        std::fs::write(out_dir().join("convergence_precision.md"), &md).unwrap();
+        println!("{md}");
+        return;
+    }
     if let Ok(d) = libsvm::read(&data.join("letter/letter.scale.gz")) {
         let p = dir.join("letter.svm");
         write_plain(&d, &p);
@@ -374,6 +572,7 @@ fn main() {
         "Raw pendigits with `--scale minmax`: test accuracy {}.",
         f(accuracy, 4)
     );
+    md.push_str(&precision_table(&precision));
     if !have {
         let _ = writeln!(
             md,
@@ -388,6 +587,7 @@ fn main() {
             "rows": rows,
             "default_a9a_relative_excess": default_gap,
             "pendigits_minmax_accuracy": accuracy,
+            "equal_precision": precision,
         }))
         .unwrap(),
     )
