@@ -13,11 +13,11 @@ def translated(message, flags):
 
 @contextlib.contextmanager
 def errors_in(flags):
-    """Re-raises a ``ValueError`` whose message names a flag of ``flags`` with the Python names instead."""
+    """Re-raises a ``ValueError`` whose message names a flag of ``flags`` with the Python names instead (the
+    same exception, its type and traceback kept)."""
     try:
         yield
     except ValueError as e:
-        message = translated(str(e), flags)
-        if message == str(e):
-            raise
-        raise ValueError(message) from None
+        if len(e.args) == 1 and isinstance(e.args[0], str):
+            e.args = (translated(e.args[0], flags),)
+        raise

@@ -76,6 +76,25 @@ def _in_python_terms(message):
     return translated(message, _FLAGS)
 
 
+def _learning(solver, C, max_iter, tol, gap, random_state, n_jobs, verbose, rescaling):
+    """The settings every structural fit of the extension reads (``Learning`` in its interrupt.rs; ``C`` None:
+    the library's default)."""
+    def real(v):
+        return None if v is None else float(v)
+
+    return {
+        "solver": str(solver),
+        "c": real(C),
+        "max_iter": real(max_iter),
+        "tol": real(tol),
+        "gap": real(gap),
+        "random_state": _seed(random_state),
+        "n_jobs": _threads(n_jobs),
+        "verbose": int(verbose),
+        "rescaling": rescaling,
+    }
+
+
 def _threads(n_jobs):
     """``n_jobs`` as the library's thread count (``None``: all cores); results do not depend on it."""
     if n_jobs is None or n_jobs == -1:
@@ -135,13 +154,14 @@ class _Learner:
     def fit(self, X, Y):
         """Trains on inputs ``X`` and outputs ``Y`` (as the model lays them out) until the certified gap is
         within ``gap`` or ``max_iter`` passes are spent."""
+        self._check()
+        if isinstance(self.model, StructuredModel):
+            # A Python-defined model's own errors come back as they were raised.
+            return self._fit_custom(X, Y)
         with errors_in(_FLAGS):
             return self._fit(X, Y)
 
     def _fit(self, X, Y):
-        self._check()
-        if isinstance(self.model, StructuredModel):
-            return self._fit_custom(X, Y)
         rescaling = getattr(self, "rescaling", "margin")
         if isinstance(self.model, GraphCRF):
             if rescaling != "margin":
@@ -187,18 +207,8 @@ class _Learner:
         return None if self.tol is None else float(self.tol)
 
     def _learning(self):
-        """The settings every structural fit of the extension reads (``Learning`` in its interrupt.rs)."""
-        return {
-            "solver": self._solver,
-            "c": float(self.C),
-            "max_iter": None if self.max_iter is None else float(self.max_iter),
-            "tol": self._tol(),
-            "gap": None if getattr(self, "gap", None) is None else float(self.gap),
-            "random_state": _seed(self.random_state),
-            "n_jobs": _threads(self.n_jobs),
-            "verbose": int(self.verbose),
-            "rescaling": getattr(self, "rescaling", "margin"),
-        }
+        return _learning(self._solver, self.C, self.max_iter, self._tol(), getattr(self, "gap", None),
+                         self.random_state, self.n_jobs, self.verbose, getattr(self, "rescaling", "margin"))
 
     def _record(self, result):
         # The library's λ-form (λ/2‖w‖² + (1/n) Σ ξ_i) times 1/λ = Cn is ½‖w‖² + C Σ ξ_i.
@@ -419,13 +429,7 @@ class LatentSSVM(_Learner):
             raise ValueError(f"n_latent={self.n_latent!r}: give a whole number >= 1")
         self.base_ssvm._check()
 
-    def fit(self, X, Y):
-        """Trains on ``X`` and ``Y`` as the base learner's model lays them out."""
-        with errors_in(_FLAGS):
-            return self._fit(X, Y)
-
     def _fit(self, X, Y):
-        self._check()
         base = self.base_ssvm
         if base.model._order() != 1:
             raise ValueError("ChainCRF(order=2) with latent states is not built: latent states are how a "

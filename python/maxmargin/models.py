@@ -35,6 +35,12 @@ def _csr(rows):
 def _labels(y, what):
     """``y`` as non-negative int64 labels, refusing anything else by name."""
     y = np.asarray(y)
+    if y.size and y.dtype.kind == "O":
+        # Python ints in an object array (a pandas nullable column): numbers are taken, anything else refused.
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError):
+            pass
     if y.size and y.dtype.kind not in "iufb":
         raise ValueError(
             f"{what} must be integer labels from 0 (got dtype {y.dtype}); map other labels to 0, 1, ... first "

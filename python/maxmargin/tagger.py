@@ -20,7 +20,8 @@ import numbers
 from collections.abc import Iterable
 
 from . import _core
-from .learners import _Learner, _seed, _threads
+from ._terms import errors_in
+from .learners import _FLAGS, _learning, _Learner
 
 __all__ = ["Tagger"]
 
@@ -114,22 +115,14 @@ class Tagger(_Learner):
     def fit(self, sentences, tags):
         """Trains on sentences and their tags (one per token)."""
         self._check()
-        learning = {
-            "solver": str(self.solver),
-            "c": None if self.C is None else float(self.C),
-            "max_iter": None if self.max_iter is None else float(self.max_iter),
-            "tol": None,
-            "gap": None if self.gap is None else float(self.gap),
-            "random_state": _seed(self.random_state),
-            "n_jobs": _threads(self.n_jobs),
-            "verbose": int(self.verbose),
-            "rescaling": "margin",
-        }
-        fitted, result = _core.fit_tagger(
-            _rows(sentences), _tags(tags), str(self.template), learning, min_count=int(self.min_count),
-            class_weight=None if self.class_weight is None else
-            {str(t): float(w) for t, w in self.class_weight.items()},
-        )
+        learning = _learning(self.solver, self.C, self.max_iter, None, self.gap, self.random_state, self.n_jobs,
+                             self.verbose, "margin")
+        with errors_in(_FLAGS):
+            fitted, result = _core.fit_tagger(
+                _rows(sentences), _tags(tags), str(self.template), learning, min_count=int(self.min_count),
+                class_weight=None if self.class_weight is None else
+                {str(t): float(w) for t, w in self.class_weight.items()},
+            )
         self._fitted = fitted
         self._record(result)
         return self

@@ -250,7 +250,7 @@ impl maxmargin::optim::Observer for Watching<'_, '_> {
 }
 
 /// Trains the weights of a Python-defined model (an object with `size_joint_feature`, `joint_feature`,
-/// `inference`, `loss_augmented_inference` and `loss`) on inputs `x` and outputs `y` by `solver` at `c`;
+/// `inference`, `loss_augmented_inference` and `loss`) on inputs `x` and outputs `y` by the settings of `learning` ([`Learning`]);
 /// returns the weights and the run's certificate. An exception raised by a callback stops the run and is
 /// raised here; Ctrl-C stops it and keeps the weights, as in the other learners.
 #[pyfunction]

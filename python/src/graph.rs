@@ -187,7 +187,7 @@ impl PyGraphModel {
 persisted!(PyGraphModel { model: GraphModel }, "graph model");
 
 /// Trains a graph model on `graphs` (see [`Arrays`]) with `inference` (`None`: exact-tree on forests, else
-/// trws), directed or symmetric pairwise tables and `class_weight` `(label, weight)` pairs (0-based labels), by `solver` at `c` in `½‖w‖² + C Σ ξ_i`,
+/// trws), directed or symmetric pairwise tables and `class_weight` `(label, weight)` pairs (0-based labels), by the settings of `learning` ([`Learning`]),
 /// over the LP relaxation when `relaxed` (ad3 only); returns the model and a dict of the run's certificate.
 #[pyfunction]
 #[pyo3(signature = (

@@ -187,8 +187,8 @@ impl Persisted for LatentModel {
 persisted!(LatentModel);
 
 /// Trains a latent model of `task` (`multiclass`: `latent` subclasses per class; `chain`: `latent` states
-/// per tag) on CSR rows (as `fit_structured` takes them) by CCCP rounds whose convex problems `solver`
-/// solves at `c`; returns the model and the certificate of its last convex solve.
+/// per tag) on CSR rows (as `fit_structured` takes them) by CCCP rounds whose convex problems the settings
+/// of `learning` solve ([`Learning`]); returns the model and the certificate of its last convex solve.
 #[pyfunction]
 #[pyo3(signature = (task, x, y, lengths, n_labels, learning, *, latent=2))]
 #[allow(clippy::too_many_arguments)]

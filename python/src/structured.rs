@@ -235,7 +235,7 @@ persisted!(
 );
 
 /// Trains a structured model of `task` on CSR rows (see [`StructModel::predict`] for `y` and `lengths`) by
-/// `solver` (`bcfw`, `oneslack`, `nslack`, `ssg`) at `c` in `½‖w‖² + C Σ ξ_i`, and returns the model and a
+/// the settings of `learning` (its solver and `c` in `½‖w‖² + C Σ ξ_i`, [`Learning`]), and returns the model and a
 /// dict of the run's certificate (`objective`, `duality_gap`, `n_iter`, `converged`, `stop`, `warnings`).
 #[pyfunction]
 #[pyo3(signature = (task, x, y, lengths, n_labels, learning, *, order=1))]

@@ -151,7 +151,7 @@ impl PyTagger {
 persisted!(PyTagger { tagger: Tagger }, "tagger");
 
 /// Trains a tagger on sentences (tokens as lists of columns, the word first) and their tags, with the
-/// templates `template`, by `solver`; `c` in `½‖w‖² + C Σ ξ_i` (`None`: the command's default λ); features
+/// templates `template`, by the settings of `learning` ([`Learning`]; its `c` `None`: the command's default λ); features
 /// seen fewer than `min_count` times dropped; `class_weight` a tag's mistakes' cost by tag name. Returns the
 /// tagger and the run's certificate.
 #[pyfunction]

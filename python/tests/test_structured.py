@@ -169,6 +169,9 @@ def test_bad_input_is_refused_by_name():
     # Labels that are not numbers name the encoder that makes them so (not a numpy ufunc's TypeError).
     with pytest.raises(ValueError, match="LabelEncoder"):
         FrankWolfeSSVM(MultiClassClf()).fit(X2, np.array(["a", "b"] * 10))
+    # Integers in an object array (a pandas nullable column) are labels.
+    as_objects = FrankWolfeSSVM(MultiClassClf()).fit(X2, np.asarray(y2, dtype=object))
+    np.testing.assert_array_equal(as_objects.predict(X2), FrankWolfeSSVM(MultiClassClf()).fit(X2, y2).predict(X2))
     for bad in (2.5, -1, 0, True):
         with pytest.raises(ValueError, match="n_classes="):
             MultiClassClf(n_classes=bad)
