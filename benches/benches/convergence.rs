@@ -284,13 +284,15 @@ fn loosest(
     })
 }
 
-fn precision_row(
-    name: &str,
-    (file, dir): (&Path, &Path),
-    have: bool,
-    threads: &str,
-    (knob, ladder): (&str, &[&str]),
-) -> PrecisionRow {
+/// What the rows of a set share: the precision asked, the optimum (a tight run's certified lower bound) and
+/// LIBLINEAR's loosest `-e` that reaches the precision with its excess (found once per set).
+struct Reference {
+    precision: f64,
+    optimum: f64,
+    liblinear: Option<(String, f64)>,
+}
+
+fn reference(name: &str, (file, dir): (&Path, &Path), have: bool) -> Reference {
     let precision = std::env::var("PRECISION")
         .ok()
         .and_then(|p| p.parse().ok())
@@ -304,7 +306,44 @@ fn precision_row(
     assert!(st.success());
     let t = LinearModel::load(&tight).unwrap();
     let optimum = t.training.objective - t.training.gap.unwrap_or(0.0);
-    let (ours_model, theirs_model) = (dir.join(format!("{name}.p.json")), dir.join(name));
+    let theirs_model = dir.join(name);
+    let data = libsvm::read(file).unwrap();
+    let their_objective = || liblinear_binary_objective(&theirs_model, &data, t.lambda);
+    let liblinear = have
+        .then(|| {
+            let theirs = |e: &str| liblinear_command(e, file, &theirs_model);
+            loosest(
+                &LIBLINEAR_LADDER,
+                theirs,
+                their_objective,
+                optimum,
+                precision,
+            )
+        })
+        .flatten();
+    Reference {
+        precision,
+        optimum,
+        liblinear,
+    }
+}
+
+/// `liblinear-train -s 3 -c 1 -e E` (no bias) on `file`, its model to `model`.
+fn liblinear_command(e: &str, file: &Path, model: &Path) -> Command {
+    let mut c = Command::new("liblinear-train");
+    c.args(["-q", "-s", "3", "-c", "1", "-e", e, &s(file), &s(model)]);
+    c
+}
+
+fn precision_row(
+    name: &str,
+    (file, dir): (&Path, &Path),
+    r: &Reference,
+    threads: &str,
+    (knob, ladder): (&str, &[&str]),
+) -> PrecisionRow {
+    let (precision, optimum) = (r.precision, r.optimum);
+    let ours_model = dir.join(format!("{name}.p.json"));
     let ours = |value: &str| {
         let mut c = Command::new(command());
         c.args([
@@ -331,39 +370,15 @@ fn precision_row(
         }
         c
     };
-    let theirs = |e: &str| {
-        let mut c = Command::new("liblinear-train");
-        c.args([
-            "-q",
-            "-s",
-            "3",
-            "-c",
-            "1",
-            "-e",
-            e,
-            &s(file),
-            &s(&theirs_model),
-        ]);
-        c
-    };
-    let data = libsvm::read(file).unwrap();
+    let theirs_model = dir.join(name);
     let our_objective = || Some(LinearModel::load(&ours_model).ok()?.training.objective);
-    let their_objective = || liblinear_binary_objective(&theirs_model, &data, t.lambda);
     let mine = loosest(ladder, ours, our_objective, optimum, precision);
-    let other = have
-        .then(|| {
-            loosest(
-                &LIBLINEAR_LADDER,
-                theirs,
-                their_objective,
-                optimum,
-                precision,
-            )
-        })
-        .flatten();
+    let other = r.liblinear.clone();
     let (mut a, mut b) = (
         mine.as_ref().map(|(g, _)| ours(g)),
-        other.as_ref().map(|(e, _)| theirs(e)),
+        other
+            .as_ref()
+            .map(|(e, _)| liblinear_command(e, file, &theirs_model)),
     );
     let (ours_seconds, liblinear_seconds) = match a.as_mut() {
         Some(a) => {
@@ -452,13 +467,14 @@ fn main() {
         write_plain(&d, &plain);
         if d.x.n_rows() >= 5_000 {
             // Sets whose runs take more than the process's start.
+            let files = (plain.as_path(), dir.as_path());
+            let r = reference(name, files, have);
             for (threads, knob) in [
                 ("1", ("--gap", &OUR_GAPS[..])),
                 ("1", ("--epsilon", &OUR_EPSILONS[..])),
                 ("2", ("--gap", &OUR_GAPS[..])),
             ] {
-                let files = (plain.as_path(), dir.as_path());
-                precision.push(precision_row(name, files, have, threads, knob));
+                precision.push(precision_row(name, files, &r, threads, knob));
                 eprintln!("convergence: {:?}", precision.last());
             }
         }

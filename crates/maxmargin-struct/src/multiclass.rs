@@ -54,19 +54,39 @@ impl MulticlassSpace {
         }
     }
 
+    /// Whether the weights are laid out feature-major ([`MulticlassSpace::feature_major`]).
+    pub fn is_feature_major(&self) -> bool {
+        self.feature_major
+    }
+
     /// Weights `w` of this space in the class-major layout (the model's, `k d + j`).
     pub fn class_major(&self, w: &[f64]) -> Vec<f64> {
-        if !self.feature_major {
-            return w.to_vec();
-        }
         let (d, k) = (self.n_features, self.n_classes());
-        let mut out = vec![0.0; w.len()];
-        for (j, row) in w.chunks_exact(k).enumerate() {
-            for (m, &v) in row.iter().enumerate() {
-                out[m * d + j] = v;
-            }
+        if self.feature_major {
+            transposed(w, d, k)
+        } else {
+            w.to_vec()
         }
-        out
+    }
+
+    /// Class-major weights (a model's) in this space's layout.
+    pub fn from_class_major(&self, w: &[f64]) -> Vec<f64> {
+        let (d, k) = (self.n_features, self.n_classes());
+        if self.feature_major {
+            transposed(w, k, d)
+        } else {
+            w.to_vec()
+        }
+    }
+
+    /// Feature-major weights (`j K + k`, as the Crammer–Singer dual keeps them) in this space's layout.
+    pub fn from_feature_major(&self, w: &[f64]) -> Vec<f64> {
+        let (d, k) = (self.n_features, self.n_classes());
+        if self.feature_major {
+            w.to_vec()
+        } else {
+            transposed(w, d, k)
+        }
     }
 
     /// Where class `k`'s weight of feature `j` is.
@@ -125,6 +145,18 @@ impl MulticlassSpace {
         }
         best
     }
+}
+
+/// `w`, a `rows × cols` matrix stored row by row, stored column by column (the other layout of the same
+/// weights).
+fn transposed(w: &[f64], rows: usize, cols: usize) -> Vec<f64> {
+    let mut out = vec![0.0; w.len()];
+    for (r, row) in w.chunks_exact(cols.max(1)).take(rows).enumerate() {
+        for (c, &v) in row.iter().enumerate() {
+            out[c * rows + r] = v;
+        }
+    }
+    out
 }
 
 impl OutputSpace for MulticlassSpace {

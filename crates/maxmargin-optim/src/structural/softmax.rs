@@ -8,7 +8,7 @@
 //! `softmax(W x_i)` gives `W(q) = W − ∇P(W)/λ`, so the gap `P(W) − D(q(W))` costs the gradient's pass and
 //! vanishes at the optimum. The run stops when the gap is within the target, relative to the objective.
 //!
-//! Weights are laid out class-major, `w[k·d + j]` (as `MulticlassSpace`'s). Rows' scores are computed in
+//! Weights are laid out class-major, `w[k·d + j]` (the multiclass model's layout). Rows' scores are computed in
 //! parallel and their contributions summed in row order, so the result does not depend on the thread count.
 
 use crate::error::{OptimError, invalid};

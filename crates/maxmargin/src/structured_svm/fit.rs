@@ -174,15 +174,19 @@ impl StructuredSvm {
             }
             StructSolverKind::Softmax => self.run_softmax(&space, &ex, &parts.weights, observer)?,
             // The structural solvers train on the feature-major space (an example's scores in one walk
-            // over `w`; the 100-class set's BCFW run in 0.62× the time) and the model keeps the class-major
-            // weights. A warm start's weights are the model's, so it trains on those.
-            _ if self.warm.is_none() => {
+            // over `w`; the 100-class set's BCFW run in 0.62× the time), from a warm start's weights turned
+            // to it, and the model keeps the class-major weights. Their checkpoints' kind says so, so one
+            // from before (class-major) is refused by name.
+            _ => {
                 let major = space.clone().feature_major();
-                let (mut fit, lambda) = self.run(&major, (&ex.x, &ex.y), observer)?;
+                let svm = Self {
+                    warm: self.warm.as_deref().map(|w| major.from_class_major(w)),
+                    ..self.inferring_with("by-feature")
+                };
+                let (mut fit, lambda) = svm.run(&major, (&ex.x, &ex.y), observer)?;
                 fit.output = major.class_major(&fit.output);
                 (fit, lambda)
             }
-            _ => self.run(&space, (&ex.x, &ex.y), observer)?,
         };
         let shape = (ex.x.len(), parts.d, k);
         drop(ex);

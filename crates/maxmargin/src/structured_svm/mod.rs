@@ -32,7 +32,8 @@ pub struct StructuredSvm {
     sample_weights: Option<Vec<f64>>,
     shape: ChainShape,
     /// The inference method of a graph run, which its checkpoints' kind names: a run resumed with another
-    /// method would carry primals the new one did not bound.
+    /// method would carry primals the new one did not bound. (`by-feature`: a multiclass run on feature-major
+    /// weights, whose checkpoints are not those of class-major runs.)
     method: Option<&'static str>,
 }
 

@@ -213,6 +213,34 @@ fn ssg_warm_starts_from_a_model() {
         warm.training.objective,
         cold.training.objective
     );
+    // A warm-started run's checkpoint resumes to the bits of the run never stopped (the weights it holds
+    // are in the layout it trains on, whether or not the resumed run is warm-started).
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("warm.ck");
+    let warm_ssg = |passes: f64| {
+        StructuredSvmParams::new(Task::Multiclass)
+            .solver(StructSolverKind::Ssg)
+            .lambda(lambda)
+            .max_passes(passes)
+            .seed(2)
+            .check()
+            .unwrap()
+    };
+    let straight = (warm_ssg(4.0).warm_start_from(&good).unwrap())
+        .fit_multiclass(&data, &mut ())
+        .unwrap()
+        .model;
+    (warm_ssg(2.0).warm_start_from(&good).unwrap())
+        .checkpoints(CheckpointPlan::new().save_to(&ck))
+        .fit_multiclass(&data, &mut ())
+        .unwrap();
+    let resumed = warm_ssg(4.0)
+        .checkpoints(CheckpointPlan::new().resume_from(&ck))
+        .fit_multiclass(&data, &mut ())
+        .unwrap()
+        .model;
+    let bits = |w: &[f64]| w.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&resumed.w), bits(&straight.w));
     let other = StructuredSvmParams::new(Task::Multiclass)
         .check()
         .unwrap()

@@ -167,15 +167,11 @@ impl Bcfw {
             st.next_gap += self.params.gap_every;
         }
         if !self.certification_due(scheduled, pass_end, predicted) {
-            if let Some((gap, _)) = predicted.filter(|_| scheduled) {
-                // The cache's reference follows the prediction, where the certificate would be.
-                st.cache_ref = gap;
-            }
+            Self::skipped(st, scheduled, predicted);
             return Ok(());
         }
         self.certify(problem, st, true)?;
         let gap = st.last.map_or(0.0, |l| l.3.max(0.0));
-        st.cache_ref = gap;
         Self::calibrate(st, estimate, gap);
         // (Not at the run's end: a run resumed from there checks in the order of one never stopped.)
         st.iterate_won = st.last_iterate;
@@ -199,8 +195,18 @@ impl Bcfw {
         }
     }
 
-    /// Keeps a certified `gap` over the blocks' `estimate` then, the ratio that scales the next predictions.
+    /// A scheduled certification skipped on the `predicted` gap: the cache's reference follows the
+    /// prediction, where the certificate would be. One process and the ranks (on their sums) keep it so.
+    pub(super) fn skipped(st: &mut BcfwState, scheduled: bool, predicted: Option<(f64, f64)>) {
+        if let Some((gap, _)) = predicted.filter(|_| scheduled) {
+            st.cache_ref = gap;
+        }
+    }
+
+    /// After a certification of `gap`: the cache's reference, and the ratio of the gap over the blocks'
+    /// `estimate` then, which scales the next predictions.
     pub(super) fn calibrate(st: &mut BcfwState, estimate: Option<f64>, gap: f64) {
+        st.cache_ref = gap.max(0.0);
         st.calibration = estimate.filter(|&e| e > 0.0).map(|e| gap.max(0.0) / e);
     }
 }

@@ -9,7 +9,8 @@
 //! `α_i^m = (min(D_m, β) − B_m)/A` where `β` solves `Σ_m max(0, D_m − β) = A C` (the `D_m` sorted once, `O(K log K)`).
 //!
 //! The weights are kept feature-major (`w[j K + m]`) so that the `K` scores of an example take one walk over
-//! its non-zeros; [`Solver::output`] returns the space's label-major layout. The violation of block `i` is
+//! its non-zeros; [`Solver::output`] returns them in the space's layout (class-major unless the space is
+//! [`MulticlassSpace::feature_major`]). The violation of block `i` is
 //! `max_m G_m − min_{m: α_i^m < C[m = y_i]} G_m` with `G_m = ⟨w_m, x_i⟩ + Δ(y_i, m)`; a pass stops the run when
 //! every violation is below `epsilon` (LIBLINEAR's test and default, 0.1). Shrinking works per class, as in
 //! Keerthi et al.: a class at its bound whose `G_m` is below every free class's stays at the bound and leaves
@@ -473,15 +474,7 @@ impl<'a> Solver<StructProblem<'a, MulticlassSpace>> for CrammerSinger {
         problem: &StructProblem<'a, MulticlassSpace>,
         st: &CrammerSingerState,
     ) -> Vec<f64> {
-        let k = problem.space().n_classes();
-        let d = st.w.len() / k;
-        let mut out = vec![0.0; d * k];
-        for j in 0..d {
-            for m in 0..k {
-                out[m * d + j] = st.w[j * k + m];
-            }
-        }
-        out
+        problem.space().from_feature_major(&st.w)
     }
 
     fn objective(
