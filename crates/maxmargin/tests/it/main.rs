@@ -12,4 +12,5 @@ mod ranks;
 mod spaces;
 mod stream;
 mod structured;
+mod structured_resume;
 mod worked;
