@@ -22,6 +22,7 @@ the answers that were fractional points; 0 otherwise). ``save`` writes a model
 file the ``maxmargin`` command reads (``maxmargin predict``), and :func:`load` reads one back.
 """
 
+import numbers
 import sys
 import warnings
 
@@ -74,6 +75,11 @@ _FLAGS = [
 
 def _in_python_terms(message):
     return translated(message, _FLAGS)
+
+
+def _positive(v):
+    """Whether ``v`` is a positive finite number (not a bool)."""
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and 0 < v < float("inf")
 
 
 def _learning(solver, C, max_iter, tol, gap, random_state, n_jobs, verbose, rescaling):
@@ -140,15 +146,11 @@ class _Learner:
                 f"model={self.model!r}: give a maxmargin.models model (ChainCRF, GraphCRF, EdgeFeatureGraphCRF, "
                 "MultiClassClf, MultiLabelClf, or a StructuredModel subclass)"
             )
-        def number(v):
-            return isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_)) \
-                and np.isfinite(v) and v > 0
-
-        if not number(self.C):
+        if not _positive(self.C):
             raise ValueError(f"C={self.C!r}: give a positive finite number")
         for name in ("max_iter", "tol", "gap"):
             v = getattr(self, name, None)
-            if v is not None and not number(v):
+            if v is not None and not _positive(v):
                 raise ValueError(f"{name}={v!r}: give a positive finite number or None")
 
     def fit(self, X, Y):

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 
 from . import _core
 from ._terms import errors_in
-from .learners import _FLAGS, _learning, _Learner
+from .learners import _FLAGS, _learning, _Learner, _positive
 
 __all__ = ["Tagger"]
 
@@ -92,14 +92,11 @@ class Tagger(_Learner):
         self.random_state = random_state
 
     def _check(self):
-        def number(v):
-            return isinstance(v, numbers.Real) and not isinstance(v, bool) and 0 < v < float("inf")
-
-        if self.C is not None and not number(self.C):
+        if self.C is not None and not _positive(self.C):
             raise ValueError(f"C={self.C!r}: give a positive finite number or None")
         for name in ("max_iter", "gap"):
             v = getattr(self, name)
-            if v is not None and not number(v):
+            if v is not None and not _positive(v):
                 raise ValueError(f"{name}={v!r}: give a positive finite number or None")
         if isinstance(self.min_count, bool) or not isinstance(self.min_count, numbers.Integral) \
                 or self.min_count < 1:

@@ -54,38 +54,28 @@ impl MulticlassSpace {
         }
     }
 
-    /// Whether the weights are laid out feature-major ([`MulticlassSpace::feature_major`]).
-    pub fn is_feature_major(&self) -> bool {
-        self.feature_major
-    }
-
     /// Weights `w` of this space in the class-major layout (the model's, `k d + j`).
     pub fn class_major(&self, w: &[f64]) -> Vec<f64> {
-        let (d, k) = (self.n_features, self.n_classes());
-        if self.feature_major {
-            transposed(w, d, k)
-        } else {
-            w.to_vec()
-        }
+        self.relaid(w, self.feature_major, false)
     }
 
     /// Class-major weights (a model's) in this space's layout.
     pub fn from_class_major(&self, w: &[f64]) -> Vec<f64> {
-        let (d, k) = (self.n_features, self.n_classes());
-        if self.feature_major {
-            transposed(w, k, d)
-        } else {
-            w.to_vec()
-        }
+        self.relaid(w, false, self.feature_major)
     }
 
     /// Feature-major weights (`j K + k`, as the Crammer–Singer dual keeps them) in this space's layout.
     pub fn from_feature_major(&self, w: &[f64]) -> Vec<f64> {
+        self.relaid(w, true, self.feature_major)
+    }
+
+    /// `w`, laid out feature-major when `from` (else class-major), laid out feature-major when `to`.
+    fn relaid(&self, w: &[f64], from: bool, to: bool) -> Vec<f64> {
         let (d, k) = (self.n_features, self.n_classes());
-        if self.feature_major {
-            w.to_vec()
-        } else {
-            transposed(w, d, k)
+        match (from, to) {
+            (true, false) => transposed(w, d, k),
+            (false, true) => transposed(w, k, d),
+            _ => w.to_vec(),
         }
     }
 
