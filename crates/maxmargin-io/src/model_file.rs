@@ -25,13 +25,12 @@ const SNIFF_BYTES: u64 = 4096;
 /// work) changed the facade's model payloads; readers of older payloads upgrade them (see `maxmargin`'s
 /// `compat` module). Version 4 added kernel SVMs to binary models (the parameters' kernel, the model's support
 /// vectors) and the logistic duals' complements to checkpoints; readers of versions 2 and 3 decode those
-/// payloads with frozen structs (`maxmargin`'s `compat_v3`). Version 5 added approximated kernels (the
+/// payloads with frozen layouts (`maxmargin`'s `compat`, which decodes every older version). Version 5 added approximated kernels (the
 /// parameters' approximation, random Fourier features) and multiclass kernel SVMs (the structured
-/// parameters' kernel, the models' machines); payloads of version 4 are decoded by `compat_v4`. Version 6 added the positive label asked for to the
-/// binary parameters, what a model knows of its inputs (feature names, a sketch of the training rows) and a
-/// digest of the examples to checkpoints; payloads of version 5 are decoded by `compat_v5`. Version 7 added
-/// how the loss enters the structural hinge (margin or slack rescaling) to the structured parameters;
-/// payloads of version 6 are decoded by `compat_v6`.
+/// parameters' kernel, the models' machines). Version 6 added the positive label asked for to the binary
+/// parameters, what a model knows of its inputs (feature names, a sketch of the training rows) and a digest
+/// of the examples to checkpoints. Version 7 added how the loss enters the structural hinge (margin or
+/// slack rescaling) to the structured parameters.
 pub const FORMAT_VERSION: u32 = 7;
 /// The value of the `format` key of a JSON model file.
 pub const JSON_FORMAT: &str = "maxmargin-model";

@@ -153,15 +153,15 @@ impl DecisionModel {
         }
         let version = model_file::read_header(path)?.format_version;
         let m: Self = if version < 4 {
-            let (_, old): (_, crate::compat_v3::DecisionModelV3) =
+            let (_, old): (_, crate::compat::DecisionModelV3) =
                 model_file::load(path, DECISION_KIND)?;
             old.into()
         } else if version < 5 {
-            let (_, old): (_, crate::compat_v4::DecisionModelV4) =
+            let (_, old): (_, crate::compat::DecisionModelV4) =
                 model_file::load(path, DECISION_KIND)?;
             old.into()
         } else if version < 6 {
-            let (_, old): (_, crate::compat_v5::DecisionModelV5) =
+            let (_, old): (_, crate::compat::DecisionModelV5) =
                 model_file::load(path, DECISION_KIND)?;
             old.into()
         } else {

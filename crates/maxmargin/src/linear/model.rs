@@ -483,19 +483,17 @@ impl LinearModel {
     pub fn load(path: &Path) -> Result<Self, Error> {
         let version = model_file::read_header(path)?.format_version;
         let model: Self = if version < 2 {
-            let (_, old): (_, crate::compat::LinearModelV1) = model_file::load(path, MODEL_KIND)?;
+            let (_, old): (_, crate::compat::v1::LinearModelV1) =
+                model_file::load(path, MODEL_KIND)?;
             old.into()
         } else if version < 4 {
-            let (_, old): (_, crate::compat_v3::LinearModelV3) =
-                model_file::load(path, MODEL_KIND)?;
+            let (_, old): (_, crate::compat::LinearModelV3) = model_file::load(path, MODEL_KIND)?;
             old.into()
         } else if version < 5 {
-            let (_, old): (_, crate::compat_v4::LinearModelV4) =
-                model_file::load(path, MODEL_KIND)?;
+            let (_, old): (_, crate::compat::LinearModelV4) = model_file::load(path, MODEL_KIND)?;
             old.into()
         } else if version < 6 {
-            let (_, old): (_, crate::compat_v5::LinearModelV5) =
-                model_file::load(path, MODEL_KIND)?;
+            let (_, old): (_, crate::compat::LinearModelV5) = model_file::load(path, MODEL_KIND)?;
             old.into()
         } else {
             model_file::load(path, MODEL_KIND)?.1

@@ -143,19 +143,19 @@ impl CalibratedMulticlass {
     pub fn load(path: &Path) -> Result<Self, Error> {
         let version = model_file::read_header(path)?.format_version;
         let m: Self = if version < 4 {
-            let (_, old): (_, crate::compat_v3::CalibratedMulticlassV3) =
+            let (_, old): (_, crate::compat::CalibratedMulticlassV3) =
                 model_file::load(path, MULTICLASS_DECISION_KIND)?;
             old.into()
         } else if version < 5 {
-            let (_, old): (_, crate::compat_v4::CalibratedMulticlassV4) =
+            let (_, old): (_, crate::compat::CalibratedMulticlassV4) =
                 model_file::load(path, MULTICLASS_DECISION_KIND)?;
             old.into()
         } else if version < 6 {
-            let (_, old): (_, crate::compat_v5::CalibratedMulticlassV5) =
+            let (_, old): (_, crate::compat::CalibratedMulticlassV5) =
                 model_file::load(path, MULTICLASS_DECISION_KIND)?;
             old.into()
         } else if version < 7 {
-            let (_, old): (_, crate::compat_v6::CalibratedMulticlassV6) =
+            let (_, old): (_, crate::compat::CalibratedMulticlassV6) =
                 model_file::load(path, MULTICLASS_DECISION_KIND)?;
             old.into()
         } else {

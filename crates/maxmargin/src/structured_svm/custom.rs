@@ -192,15 +192,15 @@ impl<S: CustomSpace> CustomModel<S> {
     pub fn load(path: &Path) -> Result<Self, Error> {
         let version = maxmargin_io::model_file::read_header(path)?.format_version;
         let model: Self = if version < 4 {
-            let (_, old): (_, crate::compat_v3::CustomModelV3<S>) =
+            let (_, old): (_, crate::compat::CustomModelV3<S>) =
                 maxmargin_io::model_file::load(path, &Self::kind())?;
             old.into()
         } else if version < 5 {
-            let (_, old): (_, crate::compat_v4::CustomModelV4<S>) =
+            let (_, old): (_, crate::compat::CustomModelV4<S>) =
                 maxmargin_io::model_file::load(path, &Self::kind())?;
             old.into()
         } else if version < 7 {
-            let (_, old): (_, crate::compat_v6::CustomModelV6<S>) =
+            let (_, old): (_, crate::compat::CustomModelV6<S>) =
                 maxmargin_io::model_file::load(path, &Self::kind())?;
             old.into()
         } else {

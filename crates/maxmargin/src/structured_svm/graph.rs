@@ -517,7 +517,7 @@ impl GraphModel {
     /// [`Error::Io`] for a missing, foreign, truncated, corrupt or inconsistent file.
     pub fn load(path: &Path) -> Result<Self, Error> {
         let model: Self = if model_file::read_header(path)?.format_version < 7 {
-            let (_, old): (_, crate::compat_v6::GraphModelV6) = model_file::load(path, GRAPH_KIND)?;
+            let (_, old): (_, crate::compat::GraphModelV6) = model_file::load(path, GRAPH_KIND)?;
             old.into()
         } else {
             model_file::load(path, GRAPH_KIND)?.1

@@ -269,23 +269,23 @@ impl StructuredModel {
             }
         };
         let model: Self = if header.format_version < 2 {
-            let (_, old): (_, crate::compat::StructuredModelV1) =
+            let (_, old): (_, crate::compat::v1::StructuredModelV1) =
                 model_file::load(path, task.kind())?;
             old.into()
         } else if header.format_version < 4 {
-            let (_, old): (_, crate::compat_v3::StructuredModelV3) =
+            let (_, old): (_, crate::compat::StructuredModelV3) =
                 model_file::load(path, task.kind())?;
             old.into()
         } else if header.format_version < 5 {
-            let (_, old): (_, crate::compat_v4::StructuredModelV4) =
+            let (_, old): (_, crate::compat::StructuredModelV4) =
                 model_file::load(path, task.kind())?;
             old.into()
         } else if header.format_version < 6 {
-            let (_, old): (_, crate::compat_v5::StructuredModelV5) =
+            let (_, old): (_, crate::compat::StructuredModelV5) =
                 model_file::load(path, task.kind())?;
             old.into()
         } else if header.format_version < 7 {
-            let (_, old): (_, crate::compat_v6::StructuredModelV6) =
+            let (_, old): (_, crate::compat::StructuredModelV6) =
                 model_file::load(path, task.kind())?;
             old.into()
         } else {

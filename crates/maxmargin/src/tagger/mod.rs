@@ -466,16 +466,16 @@ impl Tagger {
     pub fn load(path: &Path) -> Result<Self, Error> {
         let version = model_file::read_header(path)?.format_version;
         let tagger: Self = if version < 4 {
-            let (_, old): (_, crate::compat_v3::TaggerV3) = model_file::load(path, TAGGER_KIND)?;
+            let (_, old): (_, crate::compat::TaggerV3) = model_file::load(path, TAGGER_KIND)?;
             old.into()
         } else if version < 5 {
-            let (_, old): (_, crate::compat_v4::TaggerV4) = model_file::load(path, TAGGER_KIND)?;
+            let (_, old): (_, crate::compat::TaggerV4) = model_file::load(path, TAGGER_KIND)?;
             old.into()
         } else if version < 6 {
-            let (_, old): (_, crate::compat_v5::TaggerV5) = model_file::load(path, TAGGER_KIND)?;
+            let (_, old): (_, crate::compat::TaggerV5) = model_file::load(path, TAGGER_KIND)?;
             old.into()
         } else if version < 7 {
-            let (_, old): (_, crate::compat_v6::TaggerV6) = model_file::load(path, TAGGER_KIND)?;
+            let (_, old): (_, crate::compat::TaggerV6) = model_file::load(path, TAGGER_KIND)?;
             old.into()
         } else {
             model_file::load(path, TAGGER_KIND)?.1
