@@ -49,6 +49,31 @@ struct Row {
     passes: f64,
 }
 
+/// Our run's summary: its objective, certified gap, whether it converged, and its passes.
+type Ours = (f64, Option<f64>, bool, f64);
+
+impl Row {
+    /// A row from both programs' median times, LIBLINEAR's objective and our run's summary.
+    fn new(
+        name: String,
+        (ours_seconds, liblinear_seconds): (f64, Option<f64>),
+        liblinear_objective: Option<f64>,
+        (objective, gap, converged, passes): Ours,
+    ) -> Self {
+        Self {
+            name,
+            ours_seconds,
+            liblinear_seconds,
+            ratio: liblinear_seconds.map(|l| ours_seconds / l),
+            ours_objective: objective,
+            liblinear_objective,
+            relative_gap: gap.map(|g| g / objective),
+            converged,
+            passes,
+        }
+    }
+}
+
 /// One line on stderr as each row is measured: the set, both times, their ratio, whether it converged.
 fn progress(row: Option<&Row>) {
     let Some(r) = row else { return };
@@ -150,17 +175,12 @@ fn binary_row(name: &str, file: &Path, dir: &Path, have: bool) -> Row {
     let liblinear_objective = have
         .then(|| liblinear_binary_objective(&theirs_model, &data, model.lambda))
         .flatten();
-    Row {
-        name: format!("{name} binary dcd vs -s 3"),
-        ours_seconds,
-        liblinear_seconds,
-        ratio: liblinear_seconds.map(|l| ours_seconds / l),
-        ours_objective: t.objective,
+    Row::new(
+        format!("{name} binary dcd vs -s 3"),
+        (ours_seconds, liblinear_seconds),
         liblinear_objective,
-        relative_gap: t.gap.map(|g| g / t.objective),
-        converged: t.converged,
-        passes: t.epochs,
-    }
+        (t.objective, t.gap, t.converged, t.epochs),
+    )
 }
 
 /// LIBLINEAR's primal objective (λ-form, no bias) from its model file.
@@ -211,17 +231,12 @@ fn multiclass_row(name: &str, file: &Path, dir: &Path, have: bool, extra: &[&str
             liblinear_multiclass_objective(&theirs_model, &data, &model)
         })
         .flatten();
-    Row {
-        name: format!("{name} multiclass cs vs -s 4"),
-        ours_seconds,
-        liblinear_seconds,
-        ratio: liblinear_seconds.map(|l| ours_seconds / l),
-        ours_objective: t.objective,
+    Row::new(
+        format!("{name} multiclass cs vs -s 4"),
+        (ours_seconds, liblinear_seconds),
         liblinear_objective,
-        relative_gap: t.gap.map(|g| g / t.objective),
-        converged: t.converged,
-        passes: t.passes,
-    }
+        (t.objective, t.gap, t.converged, t.passes),
+    )
 }
 
 /// LIBLINEAR's Crammer–Singer objective, by putting its weights into our model and evaluating there.

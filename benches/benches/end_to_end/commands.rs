@@ -25,20 +25,18 @@ pub(super) fn peak_kb(cmd: &Command) -> Option<u64> {
         .ok()
 }
 
-/// Whole-command comparison: the loosest ε of each program that reaches `target` by `objective_of`, then
+/// One side of a whole-command comparison: its name, its command at an ε (none: the program is not
+/// installed), and the objective and test accuracy of the model its last run wrote.
+pub(super) struct Contender<'a> {
+    pub name: &'a str,
+    pub run: Option<&'a dyn Fn(f64) -> Command>,
+    pub objective: &'a dyn Fn() -> Option<f64>,
+    pub accuracy: &'a dyn Fn() -> Option<f64>,
+}
+
+/// Whole-command comparison: the loosest ε of each program that reaches `target` by its objective, then
 /// interleaved timed runs.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn versus(
-    ours_name: &str,
-    theirs_name: &str,
-    ours: &dyn Fn(f64) -> Command,
-    theirs: Option<&dyn Fn(f64) -> Command>,
-    ours_objective: &dyn Fn() -> Option<f64>,
-    theirs_objective: &dyn Fn() -> Option<f64>,
-    ours_accuracy: &dyn Fn() -> Option<f64>,
-    theirs_accuracy: &dyn Fn() -> Option<f64>,
-    target: f64,
-) -> Versus {
+pub(super) fn versus(ours: &Contender<'_>, theirs: &Contender<'_>, target: f64) -> Versus {
     // The loosest ε that reaches the target; a run that misses it after more than SWEEP_GIVE_UP seconds
     // (an iteration cap) ends the sweep, since a tighter ε cannot take less.
     let pick = |run: &dyn Fn(f64) -> Command, objective: &dyn Fn() -> Option<f64>| {
@@ -54,18 +52,18 @@ pub(super) fn versus(
         }
         None
     };
-    let mine = pick(ours, ours_objective);
-    let ours_acc = mine.and_then(|_| ours_accuracy());
-    let yours = theirs.and_then(|t| pick(t, theirs_objective));
-    let theirs_acc = yours.and_then(|_| theirs_accuracy());
+    let mine = ours.run.and_then(|r| pick(r, ours.objective));
+    let ours_acc = mine.and_then(|_| (ours.accuracy)());
+    let yours = theirs.run.and_then(|t| pick(t, theirs.objective));
+    let theirs_acc = yours.and_then(|_| (theirs.accuracy)());
     let (mut to, mut tt) = (Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
-        if let Some((e, _)) = mine
-            && let Some(t) = timed(&mut ours(e))
+        if let (Some((e, _)), Some(run)) = (mine, ours.run)
+            && let Some(t) = timed(&mut run(e))
         {
             to.push(t);
         }
-        if let (Some((e, _)), Some(run)) = (yours, theirs)
+        if let (Some((e, _)), Some(run)) = (yours, theirs.run)
             && let Some(t) = timed(&mut run(e))
         {
             tt.push(t);
@@ -74,8 +72,8 @@ pub(super) fn versus(
     let ours_seconds = (!to.is_empty()).then(|| median(&mut to));
     let theirs_seconds = (!tt.is_empty()).then(|| median(&mut tt));
     Versus {
-        ours: ours_name.into(),
-        theirs: theirs_name.into(),
+        ours: ours.name.into(),
+        theirs: theirs.name.into(),
         ours_epsilon: mine.map(|m| m.0),
         theirs_epsilon: yours.map(|m| m.0),
         ours_objective: mine.map(|m| m.1),
@@ -83,8 +81,12 @@ pub(super) fn versus(
         ours_seconds,
         theirs_seconds,
         ratio: ours_seconds.zip(theirs_seconds).map(|(a, b)| a / b),
-        ours_peak_kb: mine.and_then(|(e, _)| peak_kb(&ours(e))),
-        theirs_peak_kb: yours.zip(theirs).and_then(|((e, _), run)| peak_kb(&run(e))),
+        ours_peak_kb: mine
+            .zip(ours.run)
+            .and_then(|((e, _), run)| peak_kb(&run(e))),
+        theirs_peak_kb: yours
+            .zip(theirs.run)
+            .and_then(|((e, _), run)| peak_kb(&run(e))),
         ours_test_accuracy: ours_acc,
         theirs_test_accuracy: theirs_acc,
     }

@@ -142,7 +142,12 @@ pub(super) fn run_dataset(
             let theirs_accuracy =
                 || theirs_weights().map(|w| binary_accuracy(&test.x, &y_test, &w));
             let s3 = liblinear_cmd("3");
-            let theirs: Option<&dyn Fn(f64) -> Command> = have_liblinear.then_some(&s3);
+            let theirs = Contender {
+                name: "liblinear -s 3",
+                run: have_liblinear.then_some(&s3),
+                objective: &theirs_objective,
+                accuracy: &theirs_accuracy,
+            };
             for (name, extra) in [
                 ("dcd, 1 thread", vec!["--solver", "dcd", "--threads", "1"]),
                 ("dcd, all cores", vec!["--solver", "dcd"]),
@@ -152,17 +157,13 @@ pub(super) fn run_dataset(
                 ),
             ] {
                 let ours = |e: f64| train_cmd(&extra, e);
-                report.versus.push(versus(
+                let ours = Contender {
                     name,
-                    "liblinear -s 3",
-                    &ours,
-                    theirs,
-                    &ours_objective,
-                    &theirs_objective,
-                    &ours_accuracy,
-                    &theirs_accuracy,
-                    target,
-                ));
+                    run: Some(&ours),
+                    objective: &ours_objective,
+                    accuracy: &ours_accuracy,
+                };
+                report.versus.push(versus(&ours, &theirs, target));
             }
         }
         Kind::Multiclass => {
@@ -299,7 +300,12 @@ pub(super) fn run_dataset(
             let theirs_accuracy =
                 || theirs_weights().map(|w| multiclass_accuracy(&x_test, &y_test, &w, k));
             let s4 = liblinear_cmd("4");
-            let theirs: Option<&dyn Fn(f64) -> Command> = have_liblinear.then_some(&s4);
+            let theirs = Contender {
+                name: "liblinear -s 4",
+                run: have_liblinear.then_some(&s4),
+                objective: &theirs_objective,
+                accuracy: &theirs_accuracy,
+            };
             let extra = [
                 "--task",
                 "multiclass",
@@ -311,17 +317,13 @@ pub(super) fn run_dataset(
                 "20000",
             ];
             let ours = |e: f64| train_cmd(&extra, e);
-            report.versus.push(versus(
-                "cs (dcd), 1 thread",
-                "liblinear -s 4",
-                &ours,
-                theirs,
-                &ours_objective,
-                &theirs_objective,
-                &ours_accuracy,
-                &theirs_accuracy,
-                target,
-            ));
+            let ours = Contender {
+                name: "cs (dcd), 1 thread",
+                run: Some(&ours),
+                objective: &ours_objective,
+                accuracy: &ours_accuracy,
+            };
+            report.versus.push(versus(&ours, &theirs, target));
             // One-vs-rest against -s 3: the objective is the sum of the binary ones.
             let ovr_objective = |w: &[f64]| -> f64 {
                 (0..k)
@@ -367,24 +369,27 @@ pub(super) fn run_dataset(
                 let ours_objective = || ours_weights().map(|w| ovr_objective(&w));
                 let theirs_objective = || theirs_weights().map(|w| ovr_objective(&w));
                 let s3 = liblinear_cmd("3");
-                let theirs: Option<&dyn Fn(f64) -> Command> = have_liblinear.then_some(&s3);
+                let theirs = Contender {
+                    name: "liblinear -s 3",
+                    run: have_liblinear.then_some(&s3),
+                    objective: &theirs_objective,
+                    accuracy: &theirs_accuracy,
+                };
                 for (name, threads) in [("ovr, 1 thread", Some("1")), ("ovr, all cores", None)] {
                     let mut extra = vec!["--task", "multiclass", "--solver", "ovr"];
                     if let Some(t) = threads {
                         extra.extend(["--threads", t]);
                     }
                     let ours = |e: f64| train_cmd(&extra, e);
-                    report.versus.push(versus(
+                    let ours = Contender {
                         name,
-                        "liblinear -s 3",
-                        &ours,
-                        theirs,
-                        &ours_objective,
-                        &theirs_objective,
-                        &ours_accuracy,
-                        &theirs_accuracy,
-                        ovr_opt * (1.0 + TARGET),
-                    ));
+                        run: Some(&ours),
+                        objective: &ours_objective,
+                        accuracy: &ours_accuracy,
+                    };
+                    report
+                        .versus
+                        .push(versus(&ours, &theirs, ovr_opt * (1.0 + TARGET)));
                 }
             }
         }

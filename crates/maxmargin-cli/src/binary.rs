@@ -391,11 +391,7 @@ pub(crate) fn eval(
     }
     let decision = crate::decision::load_binary(model_path, pos_label)?;
     let model = &decision.model;
-    let data = crate::load::read_for_model(
-        data_path,
-        model_path,
-        crate::load::ModelShape::binary(model),
-    )?;
+    let data = crate::load::read_for_binary(data_path, model_path, model)?;
     let e = decision.evaluate(&data, lambda)?;
     let by_group = match grouping {
         Some(g) => crate::groups::groups(&data, g)?

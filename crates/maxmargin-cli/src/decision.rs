@@ -72,7 +72,7 @@ pub(crate) fn calibrate(
         return Ok(());
     }
     let m = load_binary(model, pos_label)?;
-    let dev = crate::load::read_for_model(data, model, crate::load::ModelShape::binary(&m.model))?;
+    let dev = crate::load::read_for_binary(data, model, &m.model)?;
     let sketch = m.model.inputs.clone();
     let method = match method {
         MethodArg::Platt => CalibrationMethod::Platt,
@@ -101,7 +101,7 @@ pub(crate) fn threshold(
     pos_label: Option<f64>,
 ) -> Result<()> {
     let m = load_binary(model, pos_label)?;
-    let dev = crate::load::read_for_model(data, model, crate::load::ModelShape::binary(&m.model))?;
+    let dev = crate::load::read_for_binary(data, model, &m.model)?;
     let (m, at) = m.choose_threshold(&dev, rule)?;
     m.save(output)?;
     warn_training_rows(

@@ -170,11 +170,7 @@ pub(crate) fn plot_boundary(model_path: &Path, data_path: &Path, output: &Path) 
             model_path.display()
         );
     }
-    let data = crate::load::read_for_model(
-        data_path,
-        model_path,
-        crate::load::ModelShape::binary(model),
-    )?;
+    let data = crate::load::read_for_binary(data_path, model_path, model)?;
     let d = data.x.n_features().max(model.n_features);
     if d > 2 {
         bail!(

@@ -85,11 +85,7 @@ pub(crate) fn run(
     }
     let decision = DecisionModel::load(model_path)?;
     let model = &decision.model;
-    let data = crate::load::read_for_model(
-        data_path,
-        model_path,
-        crate::load::ModelShape::binary(model),
-    )?;
+    let data = crate::load::read_for_binary(data_path, model_path, model)?;
     // Nothing to look at the boundary through: refused, as eval refuses it.
     if data.labels.is_empty() {
         return Err(maxmargin::io::IoError::Empty {

@@ -177,6 +177,15 @@ impl<'a> ModelShape<'a> {
     }
 }
 
+/// [`read_for_model`] for a binary model.
+pub(crate) fn read_for_binary(
+    data_path: &Path,
+    model_path: &Path,
+    model: &maxmargin::LinearModel,
+) -> Result<maxmargin::io::libsvm::LabeledData> {
+    read_for_model(data_path, model_path, ModelShape::binary(model))
+}
+
 /// Reads data (CSV or LIBSVM) for a model: data with more distinct labels than the model has classes is
 /// another task's (an a9a model on letter data) and is refused, saying what the model expects; features
 /// beyond the model's are ignored by the prediction and counted in one `warning:` line; CSV columns are

@@ -19,11 +19,7 @@ impl BinarySpace {
     /// # Errors
     /// [`StructError::Empty`] for no features.
     pub fn new(n_features: usize) -> Result<Self, StructError> {
-        if n_features == 0 {
-            return Err(StructError::Empty {
-                what: "number of features",
-            });
-        }
+        crate::error::at_least_one(n_features, "number of features")?;
         Ok(Self { n_features })
     }
 }

@@ -19,11 +19,7 @@ impl CostMatrix {
     /// # Errors
     /// [`StructError::Empty`] for `n = 0`.
     pub fn zero_one(n: usize) -> Result<Self, StructError> {
-        if n == 0 {
-            return Err(StructError::Empty {
-                what: "number of labels",
-            });
-        }
+        crate::error::at_least_one(n, "number of labels")?;
         Ok(Self { n, c: Vec::new() })
     }
 
@@ -33,11 +29,7 @@ impl CostMatrix {
     /// # Errors
     /// [`StructError::Empty`], [`StructError::LengthMismatch`] or [`StructError::InvalidCost`].
     pub fn validate(&self) -> Result<(), StructError> {
-        if self.n == 0 {
-            return Err(StructError::Empty {
-                what: "number of labels",
-            });
-        }
+        crate::error::at_least_one(self.n, "number of labels")?;
         if self.c.is_empty() {
             return Ok(());
         }
@@ -79,11 +71,7 @@ impl CostMatrix {
     /// ```
     pub fn new(rows: Vec<Vec<f64>>) -> Result<Self, StructError> {
         let n = rows.len();
-        if n == 0 {
-            return Err(StructError::Empty {
-                what: "number of labels",
-            });
-        }
+        crate::error::at_least_one(n, "number of labels")?;
         let mut c = Vec::with_capacity(n * n);
         for (a, row) in rows.into_iter().enumerate() {
             if row.len() != n {

@@ -168,3 +168,11 @@ pub(crate) fn check_features(
         _ => Ok(()),
     }
 }
+
+/// [`StructError::Empty`] naming `what` when its count `n` is 0.
+pub(crate) fn at_least_one(n: usize, what: &'static str) -> Result<(), StructError> {
+    if n == 0 {
+        return Err(StructError::Empty { what });
+    }
+    Ok(())
+}

@@ -78,11 +78,7 @@ impl LatentMulticlassSpace {
         cost: CostMatrix,
         subclasses: usize,
     ) -> Result<Self, StructError> {
-        if subclasses == 0 {
-            return Err(StructError::Empty {
-                what: "number of subclasses",
-            });
-        }
+        crate::error::at_least_one(subclasses, "number of subclasses")?;
         Ok(Self {
             joint: MulticlassSpace::with_costs(n_features, joint_costs(&cost, subclasses)?)?,
             classes: cost.n_labels(),

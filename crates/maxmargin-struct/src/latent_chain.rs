@@ -38,11 +38,7 @@ impl LatentChainSpace {
         cost: CostMatrix,
         states: usize,
     ) -> Result<Self, StructError> {
-        if states == 0 {
-            return Err(StructError::Empty {
-                what: "number of latent states",
-            });
-        }
+        crate::error::at_least_one(states, "number of latent states")?;
         Ok(Self {
             joint: ChainSpace::with_costs(n_features, joint_costs(&cost, states)?, true)?,
             tags: cost.n_labels(),

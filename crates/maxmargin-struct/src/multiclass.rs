@@ -31,11 +31,7 @@ impl MulticlassSpace {
     /// # Errors
     /// [`StructError::Empty`] for no features.
     pub fn with_costs(n_features: usize, cost: CostMatrix) -> Result<Self, StructError> {
-        if n_features == 0 {
-            return Err(StructError::Empty {
-                what: "number of features",
-            });
-        }
+        crate::error::at_least_one(n_features, "number of features")?;
         Ok(Self {
             n_features,
             cost,

@@ -30,16 +30,8 @@ impl MultilabelSpace {
     /// # Errors
     /// [`StructError::Empty`] or [`StructError::InvalidCost`] for a negative or non-finite weight.
     pub fn weighted(n_features: usize, label_weights: Vec<f64>) -> Result<Self, StructError> {
-        if n_features == 0 {
-            return Err(StructError::Empty {
-                what: "number of features",
-            });
-        }
-        if label_weights.is_empty() {
-            return Err(StructError::Empty {
-                what: "number of labels",
-            });
-        }
+        crate::error::at_least_one(n_features, "number of features")?;
+        crate::error::at_least_one(label_weights.len(), "number of labels")?;
         if let Some(l) = label_weights
             .iter()
             .position(|c| !(c.is_finite() && *c >= 0.0))

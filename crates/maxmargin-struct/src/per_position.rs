@@ -40,11 +40,7 @@ impl PerPositionSpace {
     /// # Errors
     /// [`StructError::Empty`] for no features.
     pub fn with_costs(n_features: usize, cost: CostMatrix) -> Result<Self, StructError> {
-        if n_features == 0 {
-            return Err(StructError::Empty {
-                what: "number of features",
-            });
-        }
+        crate::error::at_least_one(n_features, "number of features")?;
         Ok(Self { n_features, cost })
     }
 
@@ -117,11 +113,7 @@ impl OutputSpace for PerPositionSpace {
                 });
             }
             for (t, a) in allowed.iter().enumerate() {
-                if a.is_empty() {
-                    return Err(StructError::Empty {
-                        what: "allowed labels at a position",
-                    });
-                }
+                crate::error::at_least_one(a.len(), "allowed labels at a position")?;
                 for pair in a.windows(2) {
                     if pair[1] <= pair[0] {
                         return Err(StructError::LabelNotAllowed {

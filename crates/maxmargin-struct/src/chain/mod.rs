@@ -72,11 +72,7 @@ impl ChainSpace {
         cost: CostMatrix,
         start_end: bool,
     ) -> Result<Self, StructError> {
-        if n_features == 0 {
-            return Err(StructError::Empty {
-                what: "number of features",
-            });
-        }
+        crate::error::at_least_one(n_features, "number of features")?;
         Ok(Self {
             n_features,
             cost,

@@ -24,11 +24,7 @@ impl Graph {
     /// [`StructError::Empty`] for no nodes; [`StructError::InvalidGraph`] for an edge to a missing node, a
     /// self-loop, or a pair of nodes joined twice (in either order).
     pub fn new(nodes: Vec<SparseVec>, edges: Vec<[u32; 2]>) -> Result<Self, StructError> {
-        if nodes.is_empty() {
-            return Err(StructError::Empty {
-                what: "number of nodes",
-            });
-        }
+        crate::error::at_least_one(nodes.len(), "number of nodes")?;
         let n = nodes.len();
         let bad = |edge, why: String| Err(StructError::InvalidGraph { edge, why });
         for (e, &[i, j]) in edges.iter().enumerate() {

@@ -154,11 +154,7 @@ impl GraphSpace {
         directed: bool,
         inference: Inference,
     ) -> Result<Self, StructError> {
-        if n_features == 0 {
-            return Err(StructError::Empty {
-                what: "number of features",
-            });
-        }
+        crate::error::at_least_one(n_features, "number of features")?;
         if let Inference::MaxProduct { max_iter, damping } = inference
             && (max_iter == 0 || !(0.0..1.0).contains(&damping))
         {
@@ -452,11 +448,7 @@ impl OutputSpace for GraphSpace {
     /// Also checks that the graph's edge features match the space's, and that the inference method applies
     /// (a forest for `exact-tree`, few enough labellings for `brute-force`).
     fn check_input(&self, x: &Graph) -> Result<(), StructError> {
-        if x.nodes().is_empty() {
-            return Err(StructError::Empty {
-                what: "number of nodes",
-            });
-        }
+        crate::error::at_least_one(x.nodes().len(), "number of nodes")?;
         for (i, xi) in x.nodes().iter().enumerate() {
             check_features(xi, i, self.n_features)?;
         }
