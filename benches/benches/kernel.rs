@@ -41,12 +41,10 @@ const MULTICLASS: [(&str, Option<&str>); 3] = [
 ];
 const LANDMARKS: usize = 1000;
 
+/// What both tables compare, LIBSVM's side absent where it is not installed: the duals, the support
+/// vectors, the test accuracy, and the medians of the whole command's seconds (ours on one and two threads).
 #[derive(Serialize)]
-struct MulticlassRow {
-    data: String,
-    rows: usize,
-    classes: usize,
-    gamma: f64,
+struct Against {
     theirs_dual: Option<f64>,
     ours_dual: f64,
     relative_difference: Option<f64>,
@@ -59,6 +57,65 @@ struct MulticlassRow {
     ours_seconds_2: f64,
     ratio_1: Option<f64>,
     ratio_2: Option<f64>,
+}
+
+impl Against {
+    /// From (LIBSVM's, ours) duals, support vectors and accuracies, and the runs' seconds (LIBSVM's, ours on
+    /// one thread, on two).
+    fn new(
+        (theirs_dual, ours_dual): (Option<f64>, f64),
+        (theirs_support, ours_support): (Option<usize>, usize),
+        (theirs_accuracy, ours_accuracy): (Option<f64>, f64),
+        (lib, one, two): (&mut [f64], &mut [f64], &mut [f64]),
+    ) -> Self {
+        let theirs_seconds = (!lib.is_empty()).then(|| median(lib));
+        let (s1, s2) = (median(one), median(two));
+        Self {
+            theirs_dual,
+            ours_dual,
+            relative_difference: theirs_dual.map(|d| (ours_dual - d) / d),
+            theirs_support,
+            ours_support,
+            theirs_accuracy,
+            ours_accuracy,
+            theirs_seconds,
+            ours_seconds_1: s1,
+            ours_seconds_2: s2,
+            ratio_1: theirs_seconds.map(|t| s1 / t),
+            ratio_2: theirs_seconds.map(|t| s2 / t),
+        }
+    }
+
+    /// The table's cells from the duals to the ratio on two threads; `also` (Nyström's) follows our accuracy.
+    fn cells(&self, also: Option<f64>) -> String {
+        let cell = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map_or("-".to_string(), f);
+        let also = also.map_or(String::new(), |a| format!(" / {a:.4}"));
+        format!(
+            "{} | {:.6} | {} | {} / {} | {} / {:.4}{also} | {} | {:.2} | {} | {:.2} | {}",
+            cell(self.theirs_dual, &|v| format!("{v:.6}")),
+            self.ours_dual,
+            cell(self.relative_difference, &|v| format!("{v:.1e}")),
+            cell(self.theirs_support.map(|v| v as f64), &|v| format!("{v}")),
+            self.ours_support,
+            cell(self.theirs_accuracy, &|v| format!("{v:.4}")),
+            self.ours_accuracy,
+            cell(self.theirs_seconds, &|v| format!("{v:.2}")),
+            self.ours_seconds_1,
+            cell(self.ratio_1, &|v| format!("{v:.2}")),
+            self.ours_seconds_2,
+            cell(self.ratio_2, &|v| format!("{v:.2}")),
+        )
+    }
+}
+
+#[derive(Serialize)]
+struct MulticlassRow {
+    data: String,
+    rows: usize,
+    classes: usize,
+    gamma: f64,
+    #[serde(flatten)]
+    against: Against,
     nystroem_accuracy: f64,
     nystroem_seconds: f64,
     exact_rows_per_second: f64,
@@ -180,8 +237,6 @@ fn multiclass(dir: &Path, work: &Path, have_libsvm: bool) -> Vec<MulticlassRow> 
         let theirs_accuracy = have_libsvm
             .then(|| libsvm_accuracy(&te, &yours, work))
             .flatten();
-        let theirs_seconds = (!lib.is_empty()).then(|| median(&mut lib));
-        let (s1, s2) = (median(&mut one), median(&mut two));
         let (exact_rps, nystroem_rps) = (
             rows_per_second(&model, &test),
             rows_per_second(&nystroem, &test),
@@ -191,18 +246,12 @@ fn multiclass(dir: &Path, work: &Path, have_libsvm: bool) -> Vec<MulticlassRow> 
             rows: train.n_samples(),
             classes: model.n_labels,
             gamma,
-            theirs_dual,
-            ours_dual,
-            relative_difference: theirs_dual.map(|d| (ours_dual - d) / d),
-            theirs_support,
-            ours_support: k.n_support(),
-            theirs_accuracy,
-            ours_accuracy: accuracy(&model),
-            theirs_seconds,
-            ours_seconds_1: s1,
-            ours_seconds_2: s2,
-            ratio_1: theirs_seconds.map(|t| s1 / t),
-            ratio_2: theirs_seconds.map(|t| s2 / t),
+            against: Against::new(
+                (theirs_dual, ours_dual),
+                (theirs_support, k.n_support()),
+                (theirs_accuracy, accuracy(&model)),
+                (&mut lib, &mut one, &mut two),
+            ),
             nystroem_accuracy: accuracy(&nystroem),
             nystroem_seconds,
             exact_rows_per_second: exact_rps,
@@ -218,18 +267,8 @@ struct Row {
     data: String,
     rows: usize,
     gamma: f64,
-    theirs_dual: Option<f64>,
-    ours_dual: f64,
-    relative_difference: Option<f64>,
-    theirs_support: Option<usize>,
-    ours_support: usize,
-    theirs_accuracy: Option<f64>,
-    ours_accuracy: f64,
-    theirs_seconds: Option<f64>,
-    ours_seconds_1: f64,
-    ours_seconds_2: f64,
-    ratio_1: Option<f64>,
-    ratio_2: Option<f64>,
+    #[serde(flatten)]
+    against: Against,
     ours_peak_mb: Option<f64>,
     data_mb: f64,
 }
@@ -384,29 +423,23 @@ fn main() {
         let theirs_accuracy = have_libsvm
             .then(|| libsvm_accuracy(&te, &yours, &work))
             .flatten();
-        let theirs_seconds = (!lib.is_empty()).then(|| median(&mut lib));
-        let (s1, s2) = (median(&mut one), median(&mut two));
         rows.push(Row {
             data: name,
             rows: train.n_samples(),
             gamma,
-            theirs_dual,
-            ours_dual,
-            relative_difference: theirs_dual.map(|d| (ours_dual - d) / d),
-            theirs_support,
-            ours_support: model.kernel.as_ref().map_or(0, |k| k.n_support()),
-            theirs_accuracy,
-            ours_accuracy,
-            theirs_seconds,
-            ours_seconds_1: s1,
-            ours_seconds_2: s2,
-            ratio_1: theirs_seconds.map(|t| s1 / t),
-            ratio_2: theirs_seconds.map(|t| s2 / t),
+            against: Against::new(
+                (theirs_dual, ours_dual),
+                (
+                    theirs_support,
+                    model.kernel.as_ref().map_or(0, |k| k.n_support()),
+                ),
+                (theirs_accuracy, ours_accuracy),
+                (&mut lib, &mut one, &mut two),
+            ),
             ours_peak_mb: peak_mb(&ours(&tr, &mine, gamma, 2)),
             data_mb: std::fs::metadata(&tr).map_or(0.0, |m| m.len() as f64 / 1048576.0),
         });
     }
-    let cell = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map_or("-".to_string(), f);
     let mut md = String::from(
         "# Kernel SVMs: maxmargin train --kernel rbf against svm-train -s 0 -t 2 (C = 1, the same gamma)\n\n\
          | data | rows | gamma | dual (LIBSVM) | dual (ours) | relative difference | SVs (LIBSVM / ours) | test accuracy (LIBSVM / ours) | LIBSVM s | ours s, 1 thread | ratio | ours s, 2 threads | ratio | our peak MB | data file MB |\n\
@@ -415,23 +448,12 @@ fn main() {
     for r in &rows {
         let _ = writeln!(
             md,
-            "| {} | {} | {:.4e} | {} | {:.6} | {} | {} / {} | {} / {:.4} | {} | {:.2} | {} | {:.2} | {} | {} | {:.1} |",
+            "| {} | {} | {:.4e} | {} | {} | {:.1} |",
             r.data,
             r.rows,
             r.gamma,
-            cell(r.theirs_dual, &|v| format!("{v:.6}")),
-            r.ours_dual,
-            cell(r.relative_difference, &|v| format!("{v:.1e}")),
-            r.theirs_support.map_or("-".into(), |v| v.to_string()),
-            r.ours_support,
-            cell(r.theirs_accuracy, &|v| format!("{v:.4}")),
-            r.ours_accuracy,
-            cell(r.theirs_seconds, &|v| format!("{v:.2}")),
-            r.ours_seconds_1,
-            cell(r.ratio_1, &|v| format!("{v:.2}")),
-            r.ours_seconds_2,
-            cell(r.ratio_2, &|v| format!("{v:.2}")),
-            cell(r.ours_peak_mb, &|v| format!("{v:.0}")),
+            r.against.cells(None),
+            r.ours_peak_mb.map_or("-".into(), |v| format!("{v:.0}")),
             r.data_mb,
         );
     }
@@ -444,24 +466,12 @@ fn main() {
     for r in &multi {
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {:.4e} | {} | {:.6} | {} | {} / {} | {} / {:.4} / {:.4} | {} | {:.2} | {} | {:.2} | {} | {:.2} | {:.0} / {:.0} | {:.1} |",
+            "| {} | {} | {} | {:.4e} | {} | {:.2} | {:.0} / {:.0} | {:.1} |",
             r.data,
             r.rows,
             r.classes,
             r.gamma,
-            cell(r.theirs_dual, &|v| format!("{v:.6}")),
-            r.ours_dual,
-            cell(r.relative_difference, &|v| format!("{v:.1e}")),
-            r.theirs_support.map_or("-".into(), |v| v.to_string()),
-            r.ours_support,
-            cell(r.theirs_accuracy, &|v| format!("{v:.4}")),
-            r.ours_accuracy,
-            r.nystroem_accuracy,
-            cell(r.theirs_seconds, &|v| format!("{v:.2}")),
-            r.ours_seconds_1,
-            cell(r.ratio_1, &|v| format!("{v:.2}")),
-            r.ours_seconds_2,
-            cell(r.ratio_2, &|v| format!("{v:.2}")),
+            r.against.cells(Some(r.nystroem_accuracy)),
             r.nystroem_seconds,
             r.exact_rows_per_second,
             r.nystroem_rows_per_second,

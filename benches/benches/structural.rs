@@ -157,61 +157,54 @@ fn main() {
     let (k_train, k_test) = (dir.join("k100.train.svm"), dir.join("k100.test.svm"));
     write_many_classes(&k_train, 3000, 7);
     write_many_classes(&k_test, 1000, 8);
-    for solver in ["dcd", "bcfw", "oneslack", "nslack"]
-        .into_iter()
-        .filter(wanted)
-    {
-        rows.push(run(
-            "100-class sparse",
-            "multiclass",
-            solver,
-            &k_train,
-            &k_test,
-            &["-c", "1"],
-        ));
-    }
     let (m_train, m_test) = (dir.join("ill.train.svm"), dir.join("ill.test.svm"));
     ill_conditioned(&m_train, 400, 3);
     ill_conditioned(&m_test, 200, 4);
-    for solver in ["bcfw", "oneslack", "nslack", "ssg"]
-        .into_iter()
-        .filter(wanted)
-    {
-        rows.push(run(
+    // (problem, task, solvers, train, test, flags): the synthetic sets, then shared/data's where present.
+    let c1: &[&str] = &["-c", "1"];
+    let mut sets = vec![
+        (
+            "100-class sparse",
+            "multiclass",
+            ["dcd", "bcfw", "oneslack", "nslack"],
+            k_train,
+            k_test,
+            c1,
+        ),
+        (
             "ill-conditioned multilabel",
             "multilabel",
-            solver,
-            &m_train,
-            &m_test,
-            &["-c", "1"],
-        ));
-    }
+            ["bcfw", "oneslack", "nslack", "ssg"],
+            m_train,
+            m_test,
+            c1,
+        ),
+    ];
     if let Some(data) = data_dir() {
-        let ocr = (
+        let iterative = ["bcfw", "oneslack", "nslack", "ssg"];
+        sets.push((
+            "OCR",
+            "chain",
+            iterative,
             data.join("ocr_letters/ocr.fold0.svmhmm.gz"),
             data.join("ocr_letters/ocr.folds1-9.svmhmm.gz"),
-        );
-        let yeast = (
+            &["--lambda", "0.01", "--bias", "none"],
+        ));
+        sets.push((
+            "yeast",
+            "multilabel",
+            iterative,
             data.join("yeast/yeast.train.libsvm.gz"),
             data.join("yeast/yeast.test.libsvm.gz"),
-        );
-        for solver in ["bcfw", "oneslack", "nslack", "ssg"]
-            .into_iter()
-            .filter(wanted)
-        {
-            if ocr.0.exists() {
-                rows.push(run(
-                    "OCR",
-                    "chain",
-                    solver,
-                    &ocr.0,
-                    &ocr.1,
-                    &["--lambda", "0.01", "--bias", "none"],
-                ));
-            }
-            if yeast.0.exists() {
-                rows.push(run("yeast", "multilabel", solver, &yeast.0, &yeast.1, &[]));
-            }
+            &[],
+        ));
+    }
+    for (problem, task, solvers, train, test, extra) in &sets {
+        if !train.exists() {
+            continue;
+        }
+        for solver in solvers.iter().filter(|s| wanted(s)) {
+            rows.push(run(problem, task, solver, train, test, extra));
         }
     }
     let mut md = String::from(

@@ -101,27 +101,6 @@ pub fn solve_dual(
     Ok(alpha)
 }
 
-/// The same dual, solved by pairwise coordinate ascent (SMO) within each group, from a warm start; the
-/// default for the cutting-plane methods, tested against [`solve_dual`].
-///
-/// Each group gets an implicit slack variable (`b = 0`, no quadratic term), so its constraint becomes an
-/// equality `Σ α + α_slack = cap` over a simplex. A step moves mass from one of the variables holding mass
-/// to the one with the largest gradient `g = b − (G/λ)α`, by the exact maximizer along that line; the partner
-/// is the violating holder whose step gains the most (second order, as LIBSVM's working-set selection). It stops when, in every group, no such pair differs by more than `tol` (the
-/// KKT conditions to `tol`), which makes the dual optimal to within `tol` times the caps' total. Warm starts
-/// (the previous solution, zero for new constraints) make the re-solves of a cutting-plane method cheap.
-pub fn solve_dual_smo(
-    gram: &[Vec<f64>],
-    b: &[f64],
-    lambda: f64,
-    group: &[usize],
-    caps: &[f64],
-    warm: &[f64],
-    tol: f64,
-) -> Vec<f64> {
-    solve_dual_smo_capped(gram, b, lambda, group, caps, warm, tol, 10_000).0
-}
-
 /// The exact maximizer along a pair's line, `violation / curvature`, within the mass `available` to move
 /// (all of it where the dual is linear along the line).
 pub(crate) fn step_length(violation: f64, curvature: f64, available: f64) -> f64 {
@@ -132,8 +111,18 @@ pub(crate) fn step_length(violation: f64, curvature: f64, available: f64) -> f64
     }
 }
 
-/// [`solve_dual_smo`] with at most `max_sweeps` sweeps; also returns whether the KKT conditions hold to the
-/// tolerance (false when the cap stopped it first).
+/// The same dual, solved by pairwise coordinate ascent (SMO) within each group, from a warm start; the
+/// default for the cutting-plane methods, tested against [`solve_dual`].
+///
+/// Each group gets an implicit slack variable (`b = 0`, no quadratic term), so its constraint becomes an
+/// equality `Σ α + α_slack = cap` over a simplex. A step moves mass from one of the variables holding mass
+/// to the one with the largest gradient `g = b − (G/λ)α`, by the exact maximizer along that line; the partner
+/// is the violating holder whose step gains the most (second order, as LIBSVM's working-set selection). It stops when, in every group, no such pair differs by more than `tol` (the
+/// KKT conditions to `tol`), which makes the dual optimal to within `tol` times the caps' total. Warm starts
+/// (the previous solution, zero for new constraints) make the re-solves of a cutting-plane method cheap.
+///
+/// At most `max_sweeps` sweeps; also returns whether the KKT conditions hold to the tolerance (false when
+/// the cap stopped it first).
 #[allow(clippy::too_many_arguments)]
 pub fn solve_dual_smo_capped(
     gram: &[Vec<f64>],

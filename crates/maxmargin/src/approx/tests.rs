@@ -10,6 +10,13 @@ fn rows(n: usize, d: usize, seed: u64) -> SparseRows {
     SparseRows::from_dense_rows(&refs).unwrap()
 }
 
+/// An approximation of the RBF kernel with this γ.
+fn rbf(method: ApproxMethod, components: usize, gamma: f64) -> Approximation {
+    let mut a = Approximation::new(method, components);
+    a.kernel.gamma = Some(gamma);
+    a
+}
+
 fn gram_error(x: &SparseRows, z: &SparseRows, kernel: Kernel) -> f64 {
     let mut worst = 0.0f64;
     for i in 0..x.n_rows() {
@@ -25,14 +32,7 @@ fn gram_error(x: &SparseRows, z: &SparseRows, kernel: Kernel) -> f64 {
 #[test]
 fn nystroem_with_every_row_a_landmark_reproduces_the_kernel() {
     let x = rows(30, 4, 1);
-    let a = Approximation {
-        method: ApproxMethod::Nystroem,
-        components: 100,
-        kernel: KernelChoice {
-            gamma: Some(0.7),
-            ..KernelChoice::default()
-        },
-    };
+    let a = rbf(ApproxMethod::Nystroem, 100, 0.7);
     let map = a.fit(&x, 3).unwrap();
     assert_eq!(map.components(), 30);
     let z = map.transform(&x).unwrap();
@@ -66,14 +66,7 @@ fn nystroem_folds_into_the_expansion_it_equals() {
 #[test]
 fn fourier_features_approach_the_rbf_kernel_and_are_seeded() {
     let x = rows(20, 5, 4);
-    let a = Approximation {
-        method: ApproxMethod::Rff,
-        components: 20_000,
-        kernel: KernelChoice {
-            gamma: Some(0.5),
-            ..KernelChoice::default()
-        },
-    };
+    let a = rbf(ApproxMethod::Rff, 20_000, 0.5);
     let z = a.fit(&x, 9).unwrap().transform(&x).unwrap();
     assert!(gram_error(&x, &z, Kernel::Rbf { gamma: 0.5 }) < 0.05);
     assert_eq!(z, a.fit(&x, 9).unwrap().transform(&x).unwrap());
