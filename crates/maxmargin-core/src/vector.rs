@@ -299,13 +299,14 @@ impl SparseVec {
                 val.push(v);
             }
         };
-        while i < x.idx.len() || k < y.idx.len() {
-            let xj = x.idx.get(i).copied().unwrap_or(u32::MAX);
-            let yj = y.idx.get(k).copied().unwrap_or(u32::MAX);
-            if i < x.idx.len() && (k >= y.idx.len() || xj < yj) {
+        // Both lists while both last, then the rest of either: the same sums in the same order as one loop
+        // over the union, without its end-of-list tests on every entry.
+        while i < x.idx.len() && k < y.idx.len() {
+            let (xj, yj) = (x.idx[i], y.idx[k]);
+            if xj < yj {
                 push(xj, a * x.val[i]);
                 i += 1;
-            } else if k < y.idx.len() && (i >= x.idx.len() || yj < xj) {
+            } else if yj < xj {
                 push(yj, b * y.val[k]);
                 k += 1;
             } else {
@@ -313,6 +314,12 @@ impl SparseVec {
                 i += 1;
                 k += 1;
             }
+        }
+        for (&j, &v) in x.idx[i..].iter().zip(&x.val[i..]) {
+            push(j, a * v);
+        }
+        for (&j, &v) in y.idx[k..].iter().zip(&y.val[k..]) {
+            push(j, b * v);
         }
         SparseVec { idx, val }
     }

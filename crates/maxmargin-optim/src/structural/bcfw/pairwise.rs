@@ -55,6 +55,27 @@ impl Block {
     }
 }
 
+/// `⟨w, u⟩` in four partial sums: the scan values every active atom at each step, and one running sum
+/// waits on each addition's latency (on OCR chains, whose `w` sits in cache, that wait was the scan's time).
+/// Entries beyond `w` count 0, as [`maxmargin_core::vector::SparseRow::dot`]'s do.
+fn dot_wide(u: &SparseVec, w: &[f64]) -> f64 {
+    let row = u.as_row();
+    let (idx, val) = (row.indices(), row.values());
+    let at = |t: usize| w.get(idx[t] as usize).map_or(0.0, |wj| val[t] * wj);
+    let mut s = [0.0; 4];
+    let whole = idx.len() / 4 * 4;
+    for t in (0..whole).step_by(4) {
+        s[0] += at(t);
+        s[1] += at(t + 1);
+        s[2] += at(t + 2);
+        s[3] += at(t + 3);
+    }
+    for t in whole..idx.len() {
+        s[t - whole] += at(t);
+    }
+    (s[0] + s[1]) + (s[2] + s[3])
+}
+
 impl Default for Block {
     fn default() -> Self {
         Self {
@@ -78,6 +99,13 @@ impl Scan {
     pub(super) fn cache_gap(&self) -> f64 {
         self.value - self.g_best
     }
+}
+
+/// Where a pairwise step moves weight: an active atom (by index), or a corner `(u, Δ)` that may be new
+/// (the oracle's, or the true output's: `u` empty, `Δ` 0).
+enum Target {
+    Atom(usize),
+    Corner(SparseVec, f64),
 }
 
 /// What a pairwise step changed: `w += scale·d` (with `d` sparse) and `ℓ_i`'s new value times `n`.
@@ -136,7 +164,7 @@ impl Block {
             value: 0.0,
         };
         for (k, a) in self.atoms.iter().enumerate() {
-            let g = (a.u.as_row().dot(w) - a.loss) / n;
+            let g = (dot_wide(&a.u, w) - a.loss) / n;
             scan.value += a.weight * g;
             if g > scan.g_away && a.weight > 0.0 {
                 (scan.away, scan.g_away) = (Some(k), g);
@@ -176,24 +204,31 @@ impl Block {
         let block_gap = scan.value - g_s;
         (
             block_gap,
-            self.pairwise_move((u_s, loss_s, g_s), (scan.away, scan.g_away), n, lambda),
+            self.pairwise_move(
+                Target::Corner(u_s, loss_s),
+                g_s,
+                (scan.away, scan.g_away),
+                n,
+                lambda,
+            ),
         )
     }
 
     /// A pairwise step from the away corner to the best active one (or the true output) without an oracle
     /// call: the cache of past corners (Osokin et al. 2016; Shah, Kolmogorov & Lampert 2015).
     pub(super) fn cached_step(&mut self, scan: &Scan, n: f64, lambda: f64) -> Option<Move> {
-        let (u, loss) = match scan.best {
-            None => (SparseVec::default(), 0.0),
-            Some(k) => (self.atoms[k].u.clone(), self.atoms[k].loss),
+        let target = match scan.best {
+            None => Target::Corner(SparseVec::default(), 0.0),
+            Some(k) => Target::Atom(k),
         };
-        self.pairwise_move((u, loss, scan.g_best), (scan.away, scan.g_away), n, lambda)
+        self.pairwise_move(target, scan.g_best, (scan.away, scan.g_away), n, lambda)
     }
 
-    /// The pairwise step from the away atom (`away`, its `g_a`) to the oracle's corner.
+    /// The pairwise step from the away atom (`away`, its `g_a`) to the corner `target` (its `g_s`).
     fn pairwise_move(
         &mut self,
-        (u_s, loss_s, g_s): (SparseVec, f64, f64),
+        target: Target,
+        g_s: f64,
         (away, g_a): (Option<usize>, f64),
         n: f64,
         lambda: f64,
@@ -202,14 +237,17 @@ impl Block {
         if gain.is_nan() || gain <= 0.0 {
             return None;
         }
-        let s_sq = u_s.as_row().norm_sq();
+        let (u_s, loss_s, s_sq) = match &target {
+            Target::Atom(k) => (&self.atoms[*k].u, self.atoms[*k].loss, self.atoms[*k].sq),
+            Target::Corner(u, loss) => (u, *loss, u.as_row().norm_sq()),
+        };
         let (d, d_sq, loss_a, cap) = match away {
             None => (u_s.clone(), s_sq, 0.0, self.truth),
             Some(k) => {
                 let a = &self.atoms[k];
-                let cross = u_s.as_row().dot_sparse(&a.u.as_row());
-                let d = SparseVec::lincomb(1.0, &u_s, -1.0, &a.u);
-                (d, (s_sq + a.sq - 2.0 * cross).max(0.0), a.loss, a.weight)
+                let d = SparseVec::lincomb(1.0, u_s, -1.0, &a.u);
+                let d_sq = d.as_row().norm_sq();
+                (d, d_sq, a.loss, a.weight)
             }
         };
         // f(γ) = λ/2‖w + γ d/(λn)‖² − ℓ − γ(Δ_s − Δ_a)/n: f'(0) = −gain, f'' = ‖d‖²/(λn²).
@@ -222,7 +260,12 @@ impl Block {
         if gamma.is_nan() || gamma <= 0.0 || d.as_row().nnz() == 0 && loss_s == loss_a {
             return None;
         }
-        // Weight from the away corner (dropped when emptied) to the oracle's corner.
+        // Weight from the away corner (dropped when emptied) to the target: an active atom's weight grows
+        // before the away atom leaves (which moves the last atom into its place); a new corner is added
+        // after (adding may merge atoms).
+        if let Target::Atom(k) = target {
+            self.atoms[k].weight += gamma;
+        }
         match away {
             None => {
                 self.truth = if gamma >= cap { 0.0 } else { cap - gamma };
@@ -235,7 +278,9 @@ impl Block {
                 }
             }
         }
-        self.add(u_s, s_sq, loss_s, gamma);
+        if let Target::Corner(u, loss) = target {
+            self.add(u, s_sq, loss, gamma);
+        }
         Some(Move {
             d,
             scale: gamma / (lambda * n),
