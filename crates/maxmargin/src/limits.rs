@@ -9,14 +9,32 @@ use std::path::Path;
 /// Features beyond `64 × nnz + 2²⁰` are refused: the weights are dense, and such a width means most indices
 /// are unused (one `1000000000:1` would ask for 8 GB per weight vector).
 pub fn check_features(source: &Path, n_features: usize, nnz: usize) -> Result<(), Error> {
+    check_features_at(n_features, nnz, || source.display().to_string())
+}
+
+/// [`check_features`] for rows read from a file, naming the line whose index asks for the width.
+pub fn check_data_features<L>(data: &maxmargin_io::libsvm::Dataset<L>) -> Result<(), Error> {
+    let n_features = data.x.n_features();
+    check_features_at(n_features, data.x.nnz(), || {
+        let largest = u32::try_from(n_features.saturating_sub(1)).ok();
+        let row = (data.x.rows()).position(|r| r.indices().last().copied() == largest);
+        match row.and_then(|r| data.lines.get(r)) {
+            Some(line) => format!("line {line} of {}", data.source.display()),
+            None => data.source.display().to_string(),
+        }
+    })
+}
+
+fn check_features_at(
+    n_features: usize,
+    nnz: usize,
+    at: impl FnOnce() -> String,
+) -> Result<(), Error> {
     let limit = nnz.saturating_mul(64).saturating_add(1 << 20);
     if n_features > limit {
         return Err(OptimError::InvalidParam {
             name: "feature index",
-            value: format!(
-                "{n_features} features (as the largest index in {} asks)",
-                source.display()
-            ),
+            value: format!("{n_features} features (as the largest index in {} asks)", at()),
             reason: "is far beyond what the data's nonzeros need (dense weights are allocated for at most 64 \
                      features per nonzero plus 1,048,576); renumber the features consecutively (from 1 in \
                      LIBSVM and svm_hmm files, from 0 in graph JSON)",

@@ -494,11 +494,11 @@ fn sizes_follow_the_data() {
     for (args, needle) in [
         (
             vec!["train", s(&big), "-o", o],
-            "feature index is far beyond",
+            "index in line 1 of",
         ),
         (
             vec!["train", "--task", "multiclass", s(&huge), "-o", o],
-            "feature index is far beyond",
+            "index in line 1 of",
         ),
         (
             vec!["train", "--task", "chain", s(&tags), "-o", o],

@@ -296,7 +296,7 @@ impl LinearSvm {
         alpha: Option<&[f64]>,
         observer: &mut (dyn Observer + Send),
     ) -> Result<(FitReport, Option<Vec<f64>>), Error> {
-        crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
+        crate::limits::check_data_features(data)?;
         let labels = BinaryLabels::from_labels(&data.source, &data.labels)?
             .with_positive(&data.source, self.params.positive)?;
         let y = labels.targets(data)?;

@@ -43,7 +43,7 @@ impl StructuredSvm {
         &self,
         data: &LabeledData,
     ) -> Result<(MulticlassParts, Vec<u32>, Option<SparseRows>), Error> {
-        crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
+        crate::limits::check_data_features(data)?;
         let classes = ClassLabels::from_labels(&data.source, &data.labels)?;
         crate::limits::check_classes(&data.source, classes.len(), data.n_samples())?;
         crate::limits::check_two_classes(&data.source, &classes.classes)?;
@@ -204,7 +204,7 @@ impl StructuredSvm {
     ) -> Result<StructFitReport, Error> {
         self.check_sample_weights(Task::Multilabel)?;
         super::model::nonempty(data.labels.len(), &data.source)?;
-        crate::limits::check_features(&data.source, data.x.n_features(), data.x.nnz())?;
+        crate::limits::check_data_features(data)?;
         let l = maxmargin_io::multilabel::n_labels(data).max(1);
         // Multilabel labels count from 0: the largest is one below their number.
         crate::limits::check_labels(&data.source, "label number", l - 1, &data.labels)?;
