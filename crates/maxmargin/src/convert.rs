@@ -49,14 +49,7 @@ pub fn binary_to_liblinear(model: &LinearModel) -> LiblinearModel {
         weights.push(b);
     }
     LiblinearModel {
-        solver: match model.params.loss {
-            BinaryLoss::SquaredHinge => "L2R_L2LOSS_SVC_DUAL",
-            BinaryLoss::Hinge => "L2R_L1LOSS_SVC_DUAL",
-            BinaryLoss::Logistic => "L2R_LR_DUAL",
-            // A loss LIBLINEAR has no solver type for: a name its reader refuses, never another loss's.
-            _ => "UNSUPPORTED_LOSS",
-        }
-        .into(),
+        solver: solver_of(model.params.loss).into(),
         // LIBLINEAR predicts its first label when the score is positive.
         labels: vec![model.labels[1], model.labels[0]],
         bias: if has_bias { 1.0 } else { -1.0 },
@@ -66,9 +59,32 @@ pub fn binary_to_liblinear(model: &LinearModel) -> LiblinearModel {
     }
 }
 
+/// LIBLINEAR's dual solver type for a binary loss (also one-vs-rest's columns).
+fn solver_of(loss: BinaryLoss) -> &'static str {
+    match loss {
+        BinaryLoss::SquaredHinge => "L2R_L2LOSS_SVC_DUAL",
+        BinaryLoss::Hinge => "L2R_L1LOSS_SVC_DUAL",
+        BinaryLoss::Logistic => "L2R_LR_DUAL",
+        // A loss LIBLINEAR has no solver type for: a name its reader refuses, never another loss's.
+        _ => "UNSUPPORTED_LOSS",
+    }
+}
+
+/// The loss of a LIBLINEAR solver type: logistic models give probabilities (the loss says so to predict
+/// and eval), and a squared-hinge model is written back as one.
+fn loss_of(solver: &str) -> BinaryLoss {
+    if solver.contains("R_LR") {
+        BinaryLoss::Logistic
+    } else if solver.contains("L2LOSS") {
+        BinaryLoss::SquaredHinge
+    } else {
+        BinaryLoss::Hinge
+    }
+}
+
 /// A multiclass model as LIBLINEAR's: Crammer–Singer (`MCSVM_CS`) for the Crammer–Singer dual and the
-/// structural solvers, one-vs-rest (`L2R_L1LOSS_SVC_DUAL`, one column per class) for `ovr` with more than two
-/// classes.
+/// structural solvers, one-vs-rest (one column per class, the solver type of its loss: `L2R_L1LOSS_SVC_DUAL`
+/// for the hinge) for `ovr` with more than two classes.
 ///
 /// # Errors
 /// A model of another task.
@@ -113,7 +129,7 @@ pub fn multiclass_to_liblinear(model: &StructuredModel) -> Result<LiblinearModel
         // Two columns are read as two only under MCSVM_CS (LIBLINEAR keeps one column for two classes
         // otherwise); its prediction is the largest score, as ours.
         solver: if model.params.solver == crate::StructSolverKind::Ovr && k > 2 {
-            "L2R_L1LOSS_SVC_DUAL"
+            solver_of(model.params.loss)
         } else {
             "MCSVM_CS"
         }
@@ -192,13 +208,7 @@ pub fn from_liblinear(lib: &LiblinearModel, source: &Path) -> Result<Imported, E
         } else {
             Bias::None
         };
-        // LIBLINEAR's logistic models give probabilities; the loss says so to predict and eval.
-        let loss = if lib.solver.contains("R_LR") {
-            BinaryLoss::Logistic
-        } else {
-            BinaryLoss::Hinge
-        };
-        let params = LinearSvmParams::new().bias(bias).loss(loss);
+        let params = LinearSvmParams::new().bias(bias).loss(loss_of(&lib.solver));
         return Ok(Imported::Binary(LinearModel {
             w,
             b: sign * bias_of(0),
@@ -239,7 +249,12 @@ pub fn from_liblinear(lib: &LiblinearModel, source: &Path) -> Result<Imported, E
             w[c * width + d] = bias_of(c);
         }
     }
-    let params = StructuredSvmParams::new(Task::Multiclass).bias(has_bias);
+    let mut params = StructuredSvmParams::new(Task::Multiclass).bias(has_bias);
+    if lib.solver != "MCSVM_CS" {
+        // One column per class from LIBLINEAR's binary solvers: one-vs-rest, with their loss.
+        params.solver = crate::StructSolverKind::Ovr;
+        params.loss = loss_of(&lib.solver);
+    }
     Ok(Imported::Multiclass(StructuredModel {
         task: Task::Multiclass,
         w,

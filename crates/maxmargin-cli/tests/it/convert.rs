@@ -69,13 +69,13 @@ fn liblinear_files_by_the_format_rules_become_models_that_predict_alike() {
         let ours = predictions(&ok(&["predict", s(&out), s(&data)]));
         let theirs: Vec<f64> = x.iter().map(|r| liblinear_predict(&lib, r)).collect();
         assert_eq!(ours, theirs, "{}", file.display());
-        // And back: the same weights and labels, to the last bit.
+        // And back: the same solver type, weights and labels, to the last bit.
         let again = tmp.path().join("again.liblinear");
         ok(&["convert", s(&out), "-o", s(&again)]);
         let back = LiblinearModel::read(&again).unwrap();
         assert_eq!(
-            (back.labels.clone(), back.w.clone()),
-            (lib.labels.clone(), lib.w.clone())
+            (&back.solver, &back.labels, &back.w),
+            (&lib.solver, &lib.labels, &lib.w)
         );
     }
 }

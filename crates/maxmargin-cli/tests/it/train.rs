@@ -492,10 +492,7 @@ fn sizes_follow_the_data() {
         .collect();
     let regression = file("reg.svm", &regression);
     for (args, needle) in [
-        (
-            vec!["train", s(&big), "-o", o],
-            "index in line 1 of",
-        ),
+        (vec!["train", s(&big), "-o", o], "index in line 1 of"),
         (
             vec!["train", "--task", "multiclass", s(&huge), "-o", o],
             "index in line 1 of",
