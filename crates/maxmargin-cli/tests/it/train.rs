@@ -492,10 +492,13 @@ fn sizes_follow_the_data() {
         .collect();
     let regression = file("reg.svm", &regression);
     for (args, needle) in [
-        (vec!["train", s(&big), "-o", o], "index in line 1 of"),
+        (
+            vec!["train", s(&big), "-o", o],
+            "feature index is far beyond",
+        ),
         (
             vec!["train", "--task", "multiclass", s(&huge), "-o", o],
-            "index in line 1 of",
+            "feature index is far beyond",
         ),
         (
             vec!["train", "--task", "chain", s(&tags), "-o", o],
@@ -518,6 +521,9 @@ fn sizes_follow_the_data() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
     assert!(!model.exists());
+    // The refusal names the line whose index asked for the width.
+    let err = fails(&["train", s(&big), "-o", o], 1);
+    assert!(err.contains("index in line 1 of"), "{err}");
     let zeros = file("zeros.svm", "-0 1:1\n0 1:2\n1 2:1\n1 2:2\n");
     ok(&["train", "--task", "multiclass", s(&zeros), "-o", o, "-q"]);
 }

@@ -8,7 +8,8 @@
 //!   parameters (format 1 is in [`v1`] where its layout differs inside a field);
 //! - format 4 the kernel to the stored parameters (`ParamsRecord::kernel`), the kernel expansion to binary
 //!   models (`LinearModel::kernel`) and one-vs-rest's loss to the structured parameters;
-//! - format 5 the approximated kernel to the binary and structured parameters, the random Fourier features
+//! - format 5 the approximated kernel to the binary and structured parameters and the kernel to the structured
+//!   ones, the random Fourier features
 //!   to binary and structured models, and the multiclass kernel machines (`StructuredModel::kernel`);
 //! - format 6 the positive label asked for (`ParamsRecord::positive`) and what a model knows of its inputs
 //!   (`LinearModel::inputs`, `StructuredModel::inputs`);

@@ -72,7 +72,7 @@ fn one_block() -> usize {
     1
 }
 
-fn yes() -> bool {
+pub(super) fn yes() -> bool {
     true
 }
 

@@ -2,7 +2,7 @@
 //! the training summaries had no convergence record and the structured parameters stored the thread count
 //! and a number for `eval_every`.
 
-use super::params::LinearSvmParamsV1;
+use super::params::{LinearSvmParamsV1, yes};
 use super::{Absent, LinearModelOf, StructuredModelOf};
 use crate::linear::TrainingSummary;
 use crate::structured_svm::{StructSolverKind, StructTrainingSummary, StructuredSvmParams, Task};
@@ -10,10 +10,6 @@ use maxmargin_core::objective::Regularization;
 use maxmargin_core::scale::Scaling;
 use maxmargin_optim::{BinaryLoss, StopReason};
 use serde::{Deserialize, Serialize};
-
-fn yes() -> bool {
-    true
-}
 
 /// `TrainingSummary` of format 1.
 #[derive(Serialize, Deserialize)]

@@ -200,7 +200,8 @@ impl Block {
         n: f64,
         lambda: f64,
     ) -> (f64, Option<Move>) {
-        let g_s = (u_s.as_row().dot(w) - loss_s) / n;
+        // Summed as the scan sums the atoms, so an oracle corner that is an active atom has its value.
+        let g_s = (dot_wide(&u_s, w) - loss_s) / n;
         let block_gap = scan.value - g_s;
         (
             block_gap,
