@@ -39,7 +39,7 @@ pub(super) struct Block {
 }
 
 impl Block {
-    /// Whether a decoded block is a convex combination of atoms in `dim` dimensions.
+    /// Whether a decoded block is a convex combination of atoms in `dim` dimensions, each with its `‖u‖²`.
     pub(super) fn fits(&self, dim: usize) -> bool {
         let total = self.truth + self.atoms.iter().map(|a| a.weight).sum::<f64>();
         self.truth.is_finite()
@@ -48,6 +48,8 @@ impl Block {
             && self.atoms.iter().all(|a| {
                 a.u.fits(dim)
                     && a.sq.is_finite()
+                    // A step to an active atom takes its stored ‖u‖² (written as the norm, so equal).
+                    && (a.sq - a.u.as_row().norm_sq()).abs() <= 1e-9 * a.sq.abs().max(1.0)
                     && a.loss.is_finite()
                     && a.weight.is_finite()
                     && a.weight >= 0.0
@@ -364,6 +366,17 @@ mod tests {
     fn sv(pairs: &[(u32, f64)]) -> SparseVec {
         let (i, v) = pairs.iter().copied().unzip();
         SparseVec::new(i, v).unwrap()
+    }
+
+    #[test]
+    fn a_decoded_atom_must_carry_its_norm() {
+        let mut b = Block::default();
+        let (_, m) = b.step(&[0.0, 0.0], sv(&[(0, 2.0)]), 1.0, 1.0, 1.0);
+        assert!(m.is_some() && b.fits(2));
+        b.atoms[0].sq = 5.0;
+        assert!(!b.fits(2));
+        b.atoms[0].sq = f64::INFINITY;
+        assert!(!b.fits(2));
     }
 
     #[test]
