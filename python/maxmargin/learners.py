@@ -148,6 +148,10 @@ class _Learner:
             )
         if not _positive(self.C):
             raise ValueError(f"C={self.C!r}: give a positive finite number")
+        self._check_budget()
+
+    def _check_budget(self):
+        """Refuses a ``max_iter``, ``tol`` or ``gap`` (those the learner has) that is not a positive number."""
         for name in ("max_iter", "tol", "gap"):
             v = getattr(self, name, None)
             if v is not None and not _positive(v):

@@ -94,10 +94,7 @@ class Tagger(_Learner):
     def _check(self):
         if self.C is not None and not _positive(self.C):
             raise ValueError(f"C={self.C!r}: give a positive finite number or None")
-        for name in ("max_iter", "gap"):
-            v = getattr(self, name)
-            if v is not None and not _positive(v):
-                raise ValueError(f"{name}={v!r}: give a positive finite number or None")
+        self._check_budget()
         if isinstance(self.min_count, bool) or not isinstance(self.min_count, numbers.Integral) \
                 or self.min_count < 1:
             raise ValueError(f"min_count={self.min_count!r}: give a whole number >= 1")

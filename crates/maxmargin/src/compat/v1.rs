@@ -7,8 +7,7 @@ use super::{Absent, LinearModelOf, StructuredModelOf};
 use crate::linear::TrainingSummary;
 use crate::structured_svm::{StructSolverKind, StructTrainingSummary, StructuredSvmParams, Task};
 use maxmargin_core::objective::Regularization;
-use maxmargin_core::scale::Scaling;
-use maxmargin_optim::{BinaryLoss, StopReason};
+use maxmargin_optim::StopReason;
 use serde::{Deserialize, Serialize};
 
 /// `TrainingSummary` of format 1.
@@ -93,11 +92,8 @@ impl From<StructuredSvmParamsV1> for StructuredSvmParams {
             bias: p.bias,
             keep_best: p.keep_best,
             gap: p.gap,
-            class_weights: Vec::new(),
-            scale: Scaling::None,
-            tolerance: None,
-            trace: false,
-            loss: BinaryLoss::Hinge,
+            // Format 1 had no class weights, scaling, tolerance or loss choice: the defaults (none, the
+            // hinge) are what it trained with.
             ..StructuredSvmParams::default()
         }
     }
