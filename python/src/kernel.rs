@@ -139,12 +139,7 @@ impl Model {
         let x = x.rows()?;
         let (model, at) =
             crate::decision::thresholded(self, x, y.as_slice()?, (rule, value, false_positive))?;
-        let out = PyDict::new(py);
-        out.set_item("threshold", at.threshold)?;
-        out.set_item("precision", at.precision)?;
-        out.set_item("recall", at.recall)?;
-        out.set_item("flag_rate", at.flag_rate)?;
-        Ok((model, out))
+        Ok((model, dict(py, &at)?))
     }
 
     /// The positive class's probability for each row: calibrated, or a logistic model's own.

@@ -2,7 +2,7 @@
 //! states, trained by the facade's CCCP rounds around any structural solver, kept whole as a
 //! [`LatentModel`] that predicts and saves the model files the `maxmargin` command reads.
 
-use super::structured::{Data, data, task};
+use super::structured::{Data, data, flat, task, unlabelled};
 use super::*;
 use crate::persist::{Persisted, persisted};
 use maxmargin::structured_svm::{
@@ -44,34 +44,21 @@ impl LatentModel {
         x: Csr<'py>,
         lengths: Option<PyReadonlyArray1<'py, i64>>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let x = x.rows()?;
-        let n = x.n_rows();
-        let lengths = lengths.as_ref().map(|l| l.as_slice()).transpose()?;
         let (task, labels) = match &self.model {
             Latent::Multiclass(m) => (Task::Multiclass, m.classes.len()),
             Latent::Chain(m) => (Task::Chain, m.tags),
         };
-        let data = self::data(task, x, &vec![0; n], lengths, labels)?;
-        let out = py
-            .detach(|| -> Result<Vec<i64>, maxmargin::Error> {
-                Ok(match (&self.model, &data) {
-                    (Latent::Multiclass(m), Data::Multiclass(d)) => {
-                        m.predict(d)?.into_iter().map(|c| c as i64).collect()
-                    }
-                    (Latent::Chain(m), Data::Chain(d)) => m
-                        .predict(d)?
-                        .into_iter()
-                        .flat_map(|p| match p {
-                            Prediction::Tags(t) => t,
-                            _ => Vec::new(),
-                        })
-                        .map(|t| i64::from(t) - 1)
-                        .collect(),
-                    _ => Vec::new(),
-                })
+        let data = unlabelled(task, x, lengths, labels, None)?;
+        let predictions = py
+            .detach(|| match (&self.model, &data) {
+                (Latent::Multiclass(m), Data::Multiclass(d)) => {
+                    Ok(m.predict(d)?.into_iter().map(Prediction::Class).collect())
+                }
+                (Latent::Chain(m), Data::Chain(d)) => m.predict(d),
+                _ => Ok(Vec::new()),
             })
             .map_err(value_error)?;
-        Ok(PyArray1::from_vec(py, out))
+        Ok(PyArray1::from_vec(py, flat(predictions, labels)))
     }
 
     /// The task: `multiclass` or `chain`.
@@ -111,18 +98,7 @@ impl LatentModel {
             Latent::Multiclass(m) => &m.rounds,
             Latent::Chain(m) => &m.rounds,
         };
-        rounds
-            .iter()
-            .map(|r| {
-                let d = PyDict::new(py);
-                d.set_item("objective", r.objective)?;
-                d.set_item("inner_objective", r.inner_objective)?;
-                d.set_item("inner_gap", r.inner_gap)?;
-                d.set_item("inner_passes", r.inner_passes)?;
-                d.set_item("changed", r.changed)?;
-                Ok(d)
-            })
-            .collect()
+        rounds.iter().map(|r| dict(py, r)).collect()
     }
 
     /// Why the rounds stopped: `converged`, `rose` or `rounds`.

@@ -291,14 +291,20 @@ fn unscaled(w: &[f64], d: usize, bias: bool, scaler: Option<&Scaler>) -> (Vec<f6
     }
 }
 
-/// What a fit returns to Python (a kernel fit: no `coef`).
+/// What a fit returns to Python (a kernel fit: no `coef`); the dict is its serde form, with `coef` and
+/// `intercept` added as arrays.
+#[derive(serde::Serialize)]
 struct Fitted {
     /// λ of the objective `λ/2‖w‖² + (1/n)Σ s_i ℓ_i` the run minimized (`1/(Cn)` for `C`).
     lambda: f64,
+    #[serde(skip)]
     coef: Vec<f64>,
+    #[serde(skip)]
     rows: usize,
+    #[serde(skip)]
     intercept: Vec<f64>,
     objective: f64,
+    #[serde(rename = "duality_gap")]
     gap: Option<f64>,
     n_iter: u64,
     /// Passes over the data (fractional for sampled steps).
@@ -417,22 +423,19 @@ impl Fitted {
 
     /// The dict Python reads: `coef` and `intercept` only when there are weights.
     fn report<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let out = PyDict::new(py);
+        let out = dict(py, &self)?;
         if let Some(n_features) = self.coef.len().checked_div(self.rows) {
             let coef = PyArray1::from_vec(py, self.coef).reshape([self.rows, n_features])?;
             out.set_item("coef", coef)?;
             out.set_item("intercept", PyArray1::from_vec(py, self.intercept))?;
         }
-        out.set_item("lambda", self.lambda)?;
-        out.set_item("objective", self.objective)?;
-        out.set_item("duality_gap", self.gap)?;
-        out.set_item("n_iter", self.n_iter)?;
-        out.set_item("passes", self.passes)?;
-        out.set_item("converged", self.converged)?;
-        out.set_item("stop", self.stop)?;
-        out.set_item("warnings", self.warnings)?;
         Ok(out)
     }
+}
+
+/// A Rust value as the Python dict of its serde form (field names as keys, `None` for absent options).
+fn dict<'py, T: serde::Serialize>(py: Python<'py>, value: &T) -> PyResult<Bound<'py, PyDict>> {
+    Ok(pythonize::pythonize(py, value)?.cast_into::<PyDict>()?)
 }
 
 /// A parameter refused, naming why.

@@ -208,12 +208,8 @@ fn fit_multiclass(
         .bias(s.fit_intercept)
         .scale(s.scale)
         .class_weights(s.class_weight);
-    if let Some(e) = s.tol {
-        p = p.epsilon(e);
-    }
-    if let Some(m) = s.max_iter {
-        p = p.max_passes(m);
-    }
+    p.epsilon = s.tol.unwrap_or(p.epsilon);
+    p.max_passes = s.max_iter;
     p.gap = s.gap;
     p.seed = s.seed;
     if kind == StructSolverKind::Ovr {

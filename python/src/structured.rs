@@ -73,6 +73,48 @@ pub(crate) enum Data {
     Chain(SequenceData),
 }
 
+/// CSR rows (split into sequences by `lengths` for a chain) as data of `task` with placeholder labels, for
+/// prediction; with `n_features`, rows of another width are refused.
+pub(crate) fn unlabelled(
+    task: Task,
+    x: Csr<'_>,
+    lengths: Option<PyReadonlyArray1<'_, i64>>,
+    n_labels: usize,
+    n_features: Option<usize>,
+) -> PyResult<Data> {
+    let x = x.rows()?;
+    if let Some(d) = n_features.filter(|&d| d != x.n_features()) {
+        let got = x.n_features();
+        return Err(value_error(format!("X has {got} features, the model {d}")));
+    }
+    let lengths = lengths.as_ref().map(|l| l.as_slice()).transpose()?;
+    let y = match task {
+        Task::Multilabel => vec![0; x.n_rows() * n_labels],
+        _ => vec![0; x.n_rows()],
+    };
+    data(task, x, &y, lengths, n_labels)
+}
+
+/// Predictions flat, as Python reads them: a class index per row, `n_labels` 0/1 indicators per row, or a
+/// 0-based tag per position.
+pub(crate) fn flat(predictions: Vec<Prediction>, n_labels: usize) -> Vec<i64> {
+    let mut out = Vec::with_capacity(predictions.len());
+    for p in predictions {
+        match p {
+            Prediction::Class(c) => out.push(c as i64),
+            Prediction::Labels(on) => {
+                let start = out.len();
+                out.resize(start + n_labels, 0);
+                for l in on {
+                    out[start + l as usize] = 1;
+                }
+            }
+            Prediction::Tags(tags) => out.extend(tags.into_iter().map(|t| i64::from(t) - 1)),
+        }
+    }
+    out
+}
+
 pub(crate) fn data(
     task: Task,
     x: SparseRows,
@@ -162,22 +204,8 @@ impl StructModel {
         x: Csr<'py>,
         lengths: Option<PyReadonlyArray1<'py, i64>>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let x = x.rows()?;
-        let n = x.n_rows();
-        let lengths = lengths.as_ref().map(|l| l.as_slice()).transpose()?;
         let m = &self.model;
-        if x.n_features() != m.n_features {
-            return Err(value_error(format!(
-                "X has {} features, the model {}",
-                x.n_features(),
-                m.n_features
-            )));
-        }
-        let y = match m.task {
-            Task::Multilabel => vec![0; n * m.n_labels],
-            _ => vec![0; n],
-        };
-        let data = self::data(m.task, x, &y, lengths, m.n_labels)?;
+        let data = unlabelled(m.task, x, lengths, m.n_labels, Some(m.n_features))?;
         let predictions = py
             .detach(|| match &data {
                 Data::Multiclass(d) => m.predict_multiclass(d),
@@ -185,21 +213,7 @@ impl StructModel {
                 Data::Chain(d) => m.predict_chain(d),
             })
             .map_err(value_error)?;
-        let mut out = Vec::with_capacity(y.len());
-        for p in predictions {
-            match p {
-                Prediction::Class(c) => out.push(c as i64),
-                Prediction::Labels(on) => {
-                    let start = out.len();
-                    out.resize(start + m.n_labels, 0);
-                    for l in on {
-                        out[start + l as usize] = 1;
-                    }
-                }
-                Prediction::Tags(tags) => out.extend(tags.into_iter().map(|t| i64::from(t) - 1)),
-            }
-        }
-        Ok(PyArray1::from_vec(py, out))
+        Ok(PyArray1::from_vec(py, flat(predictions, m.n_labels)))
     }
 
     /// The task: `multiclass`, `multilabel` or `chain`.

@@ -113,32 +113,7 @@ impl PyTagger {
         let e = py
             .detach(|| self.tagger.evaluate(&sentences, None))
             .map_err(value_error)?;
-        let out = PyDict::new(py);
-        out.set_item("sentences", e.sentences)?;
-        out.set_item("tokens", e.tokens)?;
-        out.set_item("token_accuracy", e.token_accuracy)?;
-        if let Some(c) = &e.chunks {
-            out.set_item("chunk_precision", c.chunk_precision)?;
-            out.set_item("chunk_recall", c.chunk_recall)?;
-            out.set_item("chunk_f1", c.chunk_f1)?;
-            out.set_item("gold_chunks", c.gold_chunks)?;
-            out.set_item("predicted_chunks", c.predicted_chunks)?;
-            out.set_item("correct_chunks", c.correct_chunks)?;
-            let per_type = PyDict::new(py);
-            for (kind, t) in &c.per_type {
-                let row = PyDict::new(py);
-                row.set_item("precision", t.precision)?;
-                row.set_item("recall", t.recall)?;
-                row.set_item("f1", t.f1)?;
-                row.set_item("support", t.support)?;
-                row.set_item("found", t.found)?;
-                row.set_item("correct", t.correct)?;
-                per_type.set_item(kind, row)?;
-            }
-            out.set_item("per_type", per_type)?;
-        }
-        out.set_item("unknown_tags", e.unknown_tags)?;
-        Ok(out)
+        dict(py, &e)
     }
 
     /// The tags the tagger knows, in its order.

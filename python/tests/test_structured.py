@@ -472,6 +472,7 @@ def test_latent_ssvm_learns_templates_and_states_a_plain_model_cannot(tmp_path):
     assert plain.score(Xt, yt) < 0.7 < 0.9 < latent.score(Xt, yt)
     # The rounds' objectives fall; a last round that rose (its convex solve short) is listed, not kept.
     objectives = [r["objective"] for r in latent.rounds_]
+    assert set(latent.rounds_[0]) == {"objective", "inner_objective", "inner_gap", "inner_passes", "changed"}
     assert latent.latent_stop_ in ("converged", "rose", "rounds")
     if latent.latent_stop_ == "rose":
         objectives = objectives[:-1]

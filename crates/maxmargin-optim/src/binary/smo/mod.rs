@@ -46,11 +46,9 @@ use shrink::{Shrinking, shrink_every};
 /// A kernel SVM problem: rows, ±1 targets, λ, the kernel and per-example weights on the loss.
 #[derive(Debug, Clone)]
 pub struct KernelProblem<'a> {
-    x: &'a SparseRows,
-    y: &'a [f64],
-    lambda: Lambda,
+    /// The rows, targets, λ and weights, as a linear problem with an unregularized intercept holds them.
+    data: crate::BinaryProblem<'a>,
     kernel: Kernel,
-    weights: Option<&'a [f64]>,
     norms: Vec<f64>,
 }
 
@@ -65,17 +63,14 @@ impl<'a> KernelProblem<'a> {
         lambda: Lambda,
         kernel: Kernel,
     ) -> Result<Self, OptimError> {
-        crate::BinaryProblem::new(x, y, lambda, crate::Bias::Unregularized)?;
+        let data = crate::BinaryProblem::new(x, y, lambda, crate::Bias::Unregularized)?;
         kernel
             .check()
             .map_err(|(name, value, reason)| invalid(name, value, reason))?;
         let norms = x.rows().map(|r| r.norm_sq()).collect();
         Ok(Self {
-            x,
-            y,
-            lambda,
+            data,
             kernel,
-            weights: None,
             norms,
         })
     }
@@ -85,9 +80,7 @@ impl<'a> KernelProblem<'a> {
     /// # Errors
     /// As [`crate::BinaryProblem::with_example_weights`].
     pub fn with_example_weights(mut self, c: &'a [f64]) -> Result<Self, OptimError> {
-        crate::BinaryProblem::new(self.x, self.y, self.lambda, crate::Bias::None)?
-            .with_example_weights(c)?;
-        self.weights = Some(c);
+        self.data = self.data.with_example_weights(c)?;
         Ok(self)
     }
 
@@ -96,33 +89,18 @@ impl<'a> KernelProblem<'a> {
         self.kernel
     }
 
-    /// The rows.
-    pub fn x(&self) -> &'a SparseRows {
-        self.x
-    }
-
-    /// The ±1 targets.
-    pub fn y(&self) -> &'a [f64] {
-        self.y
-    }
-
-    /// λ.
-    pub fn lambda(&self) -> f64 {
-        self.lambda.get()
-    }
-
-    /// Examples `n`.
-    pub fn n_samples(&self) -> usize {
-        self.y.len()
+    /// The rows, targets, λ and weights (`x()`, `y()`, `lambda()`, `n_samples()`).
+    pub fn data(&self) -> &crate::BinaryProblem<'a> {
+        &self.data
     }
 
     fn weight(&self, i: usize) -> f64 {
-        self.weights.map_or(1.0, |c| c[i])
+        self.data.weight(i)
     }
 
     /// `C = 1/(λn)`.
     fn c(&self) -> f64 {
-        maxmargin_core::objective::c_sum(self.lambda(), self.n_samples())
+        maxmargin_core::objective::c_sum(self.data.lambda(), self.data.n_samples())
     }
 
     fn kernel_diag(&self, i: usize) -> f64 {
@@ -253,8 +231,8 @@ impl Smo {
     fn intercept(problem: &KernelProblem<'_>, st: &SmoState) -> f64 {
         let (mut ub, mut lb) = (f64::INFINITY, f64::NEG_INFINITY);
         let (mut sum, mut free) = (0.0, 0usize);
-        for t in 0..problem.n_samples() {
-            let (y, a, u) = (problem.y[t], st.alpha[t], st.upper[t]);
+        for t in 0..problem.data.n_samples() {
+            let (y, a, u) = (problem.data.y()[t], st.alpha[t], st.upper[t]);
             if u == 0.0 {
                 continue;
             }
@@ -294,13 +272,13 @@ impl Smo {
     fn primal_dual(problem: &KernelProblem<'_>, st: &SmoState) -> (f64, f64) {
         let b = Self::intercept(problem, st);
         let (mut quad, mut sum, mut loss) = (0.0, 0.0, 0.0);
-        for t in 0..problem.n_samples() {
-            let (a, g, y) = (st.alpha[t], st.grad[t], problem.y[t]);
+        for t in 0..problem.data.n_samples() {
+            let (a, g, y) = (st.alpha[t], st.grad[t], problem.data.y()[t]);
             quad += a * (g + 1.0);
             sum += a;
             loss += st.upper[t] * (-g - y * b).max(0.0);
         }
-        let l = problem.lambda();
+        let l = problem.data.lambda();
         (l * (0.5 * quad + loss), l * (sum - 0.5 * quad))
     }
 
@@ -325,7 +303,7 @@ impl Smo {
         problem: &KernelProblem<'_>,
         st: &SmoState,
     ) -> (Option<(usize, f64)>, usize, f64) {
-        let y = problem.y;
+        let y = problem.data.y();
         self.scanned += st.shrink.active.len() as u64;
         let (mut i, mut m) = (usize::MAX, f64::NEG_INFINITY);
         for &t in &st.shrink.active {
@@ -338,7 +316,7 @@ impl Smo {
         if i == usize::MAX {
             return (None, usize::MAX, f64::INFINITY);
         }
-        let data = (problem.x, problem.norms.as_slice(), problem.kernel);
+        let data = (problem.data.x(), problem.norms.as_slice(), problem.kernel);
         let kii = problem.kernel_diag(i);
         let row_i = self.cache.row(data, i);
         let (mut j, mut best, mut big_m) = (usize::MAX, f64::INFINITY, f64::INFINITY);
@@ -363,7 +341,7 @@ impl Smo {
 
     /// One SMO iteration; `true` when the stopping test ended the run.
     fn iterate(&mut self, problem: &KernelProblem<'_>, st: &mut SmoState) -> bool {
-        let (y, n) = (problem.y, problem.n_samples());
+        let (y, n) = (problem.data.y(), problem.data.n_samples());
         st.shrink.countdown = st.shrink.countdown.saturating_sub(1);
         if st.shrink.countdown == 0 {
             st.shrink.countdown = shrink_every(n);
@@ -386,7 +364,7 @@ impl Smo {
         if m - big_m <= self.epsilon(st) || j == usize::MAX {
             return self.accept(problem, st);
         }
-        let data = (problem.x, problem.norms.as_slice(), problem.kernel);
+        let data = (problem.data.x(), problem.norms.as_slice(), problem.kernel);
         let kii = problem.kernel_diag(i);
         let (row_i, row_j) = self.cache.pair(data, i, j);
         let a = kii + problem.kernel_diag(j) - 2.0 * row_i[j];
@@ -432,7 +410,7 @@ impl<'a> Solver<KernelProblem<'a>> for Smo {
     }
 
     fn init(&mut self, problem: &KernelProblem<'a>) -> Result<SmoState, OptimError> {
-        let n = problem.n_samples();
+        let n = problem.data.n_samples();
         self.cache = KernelCache::new(n, self.params.cache_mb * 1024.0 * 1024.0);
         let c = problem.c();
         let upper: Vec<f64> = (0..n).map(|i| c * problem.weight(i)).collect();
@@ -456,7 +434,7 @@ impl<'a> Solver<KernelProblem<'a>> for Smo {
 
     /// The boxes must be this problem's, the duals finite and in them, the gradient finite.
     fn check_state(&self, problem: &KernelProblem<'a>, st: &SmoState) -> Result<(), OptimError> {
-        let n = problem.n_samples();
+        let n = problem.data.n_samples();
         let c = problem.c();
         fits(
             st.upper.len() == n && (0..n).all(|i| st.upper[i] == c * problem.weight(i)),
@@ -464,7 +442,12 @@ impl<'a> Solver<KernelProblem<'a>> for Smo {
         )?;
         fits(in_boxes(&st.alpha, &st.upper, n, 0.0), "alpha")?;
         fits(st.grad.len() == n && all_finite(&st.grad), "the gradient")?;
-        let balance: f64 = st.alpha.iter().zip(problem.y).map(|(a, y)| a * y).sum();
+        let balance: f64 = st
+            .alpha
+            .iter()
+            .zip(problem.data.y())
+            .map(|(a, y)| a * y)
+            .sum();
         let scale: f64 = st.upper.iter().sum::<f64>().max(1.0);
         fits(
             balance.abs() <= 1e-9 * scale,
@@ -482,14 +465,16 @@ impl<'a> Solver<KernelProblem<'a>> for Smo {
     fn step(&mut self, problem: &KernelProblem<'a>, st: &mut SmoState) -> Result<(), OptimError> {
         if self.cache.capacity_rows() == 0 {
             // A resumed run: the cache is built on the first step.
-            self.cache =
-                KernelCache::new(problem.n_samples(), self.params.cache_mb * 1024.0 * 1024.0);
+            self.cache = KernelCache::new(
+                problem.data.n_samples(),
+                self.params.cache_mb * 1024.0 * 1024.0,
+            );
         }
         // A fresh run (or a checkpoint of a build that kept shrinking per step) starts with every example.
         if st.shrink.countdown == 0 {
-            st.shrink = Shrinking::all(problem.n_samples());
+            st.shrink = Shrinking::all(problem.data.n_samples());
         }
-        for _ in 0..problem.n_samples().clamp(1, STEP_ITERATIONS) {
+        for _ in 0..problem.data.n_samples().clamp(1, STEP_ITERATIONS) {
             st.iteration += 1;
             if self.iterate(problem, st) {
                 st.converged = true;
@@ -502,13 +487,18 @@ impl<'a> Solver<KernelProblem<'a>> for Smo {
     fn progress(&self, problem: &KernelProblem<'a>, st: &SmoState) -> Progress {
         Progress {
             iteration: st.iteration,
-            epoch: st.iteration as f64 / problem.n_samples().max(1) as f64,
+            epoch: st.iteration as f64 / problem.data.n_samples().max(1) as f64,
         }
     }
 
     fn output(&self, problem: &KernelProblem<'a>, st: &SmoState) -> KernelWeights {
         KernelWeights {
-            coef: st.alpha.iter().zip(problem.y).map(|(a, y)| a * y).collect(),
+            coef: st
+                .alpha
+                .iter()
+                .zip(problem.data.y())
+                .map(|(a, y)| a * y)
+                .collect(),
             b: Self::intercept(problem, st),
         }
     }

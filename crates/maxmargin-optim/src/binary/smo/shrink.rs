@@ -35,7 +35,7 @@ impl Smo {
     /// Shrinking (see the module's notes): every example back when the violation over the active ones is
     /// first within 10ε, then the active examples that will stay at their bound leave the scans.
     pub(super) fn shrink_active(&self, problem: &KernelProblem<'_>, st: &mut SmoState) {
-        let y = problem.y;
+        let y = problem.data.y();
         let epsilon = self.epsilon(st);
         let SmoState {
             alpha,
@@ -61,7 +61,7 @@ impl Smo {
         let (mut up, mut low) = extremes(&shrink.active);
         if !shrink.reopened && up + low <= 10.0 * epsilon {
             shrink.reopened = true;
-            shrink.active = (0..problem.n_samples()).collect();
+            shrink.active = (0..problem.data.n_samples()).collect();
             (up, low) = extremes(&shrink.active);
         }
         // LIBSVM's be_shrunk in −y G terms: an example outside I_up can only be a pair's j, which needs
