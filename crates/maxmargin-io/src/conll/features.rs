@@ -1,9 +1,25 @@
 //! The feature and tag dictionaries of a tagger, built on its training sentences and saved with its model.
 
 use super::{Sentence, Template};
+use indexmap::IndexSet;
 use maxmargin_core::vector::SparseVec;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+
+/// Sentences per chunk of the parallel dictionary build (a chunk's features are hashed once more when the
+/// chunks are merged, so chunks are large).
+const DICTIONARY_CHUNK: usize = 512;
+
+/// Gives each of `found` not yet in `ids` the next id, in order.
+fn intern(names: &mut Vec<String>, ids: &mut HashMap<String, u32>, found: IndexSet<String>) {
+    for f in found {
+        if let std::collections::hash_map::Entry::Vacant(e) = ids.entry(f) {
+            names.push(e.key().clone());
+            e.insert(names.len() as u32 - 1);
+        }
+    }
+}
 
 /// Feature and tag dictionaries built on a training set, with the templates that made them.
 ///
@@ -126,22 +142,31 @@ impl FeatureMap {
             tags: Vec::new(),
             tag_ids: HashMap::new(),
         };
-        let mut buf = String::new();
-        fn add(names: &mut Vec<String>, ids: &mut HashMap<String, u32>, f: &str) {
-            if !ids.contains_key(f) {
-                ids.insert(f.to_string(), names.len() as u32);
-                names.push(f.to_string());
-            }
-        }
-        for s in train {
-            for t in 0..s.len() {
-                let (names, features) = (&mut map.names, &mut map.features);
-                map.template
-                    .for_each_feature(s, t, &mut buf, |f, _| add(names, features, f));
-                let (names, features) = (&mut map.edge_names, &mut map.edge_features);
-                map.template
-                    .for_each_edge_feature(s, t, &mut buf, |f| add(names, features, f));
-            }
+        // Each chunk of sentences lists its features in order of first appearance, in parallel; taken in
+        // chunk order, those lists give the ids of one sequential pass (first appearance in the whole set),
+        // whatever the thread count.
+        let template = &map.template;
+        let firsts: Vec<[IndexSet<String>; 2]> = train
+            .par_chunks(DICTIONARY_CHUNK)
+            .map(|chunk| {
+                let (mut buf, mut first) = (String::new(), [IndexSet::new(), IndexSet::new()]);
+                let mut add = |kind: usize, f: &str| {
+                    if !first[kind].contains(f) {
+                        first[kind].insert(f.to_string());
+                    }
+                };
+                for s in chunk {
+                    for t in 0..s.len() {
+                        template.for_each_feature(s, t, &mut buf, |f, _| add(0, f));
+                        template.for_each_edge_feature(s, t, &mut buf, |f| add(1, f));
+                    }
+                }
+                first
+            })
+            .collect();
+        for [unigrams, edges] in firsts {
+            intern(&mut map.names, &mut map.features, unigrams);
+            intern(&mut map.edge_names, &mut map.edge_features, edges);
         }
         map.tags = Self::tag_order(train);
         map.tag_ids = (map.tags.iter().enumerate())
@@ -310,5 +335,60 @@ impl FeatureMap {
     /// The id of a tag, when training saw it.
     pub fn tag_id(&self, tag: &str) -> Option<u32> {
         self.tag_ids.get(tag).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sentences of words that recur at intervals, so that chunks of the parallel build meet features that
+    /// earlier chunks already numbered and features of their own.
+    fn corpus(n: usize) -> Vec<Sentence> {
+        (0..n)
+            .map(|i| {
+                let words: Vec<String> = (0..1 + i % 5)
+                    .map(|t| format!("w{}", (i * 7 + t * 13) % (40 + i / 3)))
+                    .collect();
+                Sentence {
+                    tags: words.iter().map(|_| format!("T{}", i % 3)).collect(),
+                    columns: vec![words],
+                }
+            })
+            .collect()
+    }
+
+    /// The ids are the order in which one sequential pass meets the features, whatever the chunks and the
+    /// thread count.
+    #[test]
+    fn ids_follow_first_appearance_over_chunks_and_threads() {
+        let train = corpus(3 * DICTIONARY_CHUNK + 17);
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| FeatureMap::fit_with(&train, Template::ner(1)))
+        };
+        let map = on(1);
+        assert_eq!(map, on(3));
+        let (mut order, mut buf) = (Vec::new(), String::new());
+        let mut seen = std::collections::HashSet::new();
+        for s in &train {
+            for t in 0..s.len() {
+                map.template.for_each_feature(s, t, &mut buf, |f, _| {
+                    if seen.insert(f.to_string()) {
+                        order.push(f.to_string());
+                    }
+                });
+            }
+        }
+        assert!(
+            order.len() > 100,
+            "a dictionary worth numbering: {}",
+            order.len()
+        );
+        assert_eq!(map.feature_names(), &order[..]);
+        assert!((map.names.iter().enumerate()).all(|(i, f)| map.features[f] == i as u32));
     }
 }

@@ -25,6 +25,7 @@ use maxmargin_io::conll::{self, FeatureMap, Sentence, Template};
 use maxmargin_io::model_file;
 use maxmargin_io::svm_hmm::SequenceData;
 use maxmargin_optim::{Observer, OptimError};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -371,7 +372,8 @@ fn sequences(
     tags: impl Fn(&Sentence) -> Vec<u32>,
 ) -> SequenceData {
     SequenceData {
-        sequences: sentences.iter().map(|s| features.features(s)).collect(),
+        // Sentence by sentence in parallel, collected in order.
+        sequences: sentences.par_iter().map(|s| features.features(s)).collect(),
         labels: sentences.iter().map(tags).collect(),
         qids: (0..sentences.len() as u64).collect(),
         n_features: features.n_features(),
