@@ -100,6 +100,15 @@ impl OutputSpace for LatentChainSpace {
     fn for_each_feature(&self, x: &Sequence, y: &Vec<u32>, visit: &mut dyn FnMut(usize, f64)) {
         self.joint.for_each_feature(x, y, visit);
     }
+    fn for_each_feature_difference(
+        &self,
+        x: &Sequence,
+        y: &Vec<u32>,
+        y_hat: &Vec<u32>,
+        visit: &mut dyn FnMut(usize, f64),
+    ) {
+        self.joint.for_each_feature_difference(x, y, y_hat, visit);
+    }
     fn score(&self, w: &[f64], x: &Sequence, y: &Vec<u32>) -> f64 {
         self.joint.score(w, x, y)
     }

@@ -117,6 +117,21 @@ pub trait OutputSpace: Sync {
         visit: &mut dyn FnMut(usize, f64),
     );
 
+    /// Calls `visit(j, v)` for the entries of `ψ(x, y) − ψ(x, ŷ)`, for checked `x`, `y` and `ŷ` (an index
+    /// may come more than once; its values add up). The default visits `ψ(x, y)` and then `−ψ(x, ŷ)`; a
+    /// space whose outputs have parts (a chain's tokens) can skip the parts on which `y` and `ŷ` agree,
+    /// which cancel: BCFW builds each oracle step's direction from it.
+    fn for_each_feature_difference(
+        &self,
+        x: &Self::Input,
+        y: &Self::Output,
+        y_hat: &Self::Output,
+        visit: &mut dyn FnMut(usize, f64),
+    ) {
+        self.for_each_feature(x, y, visit);
+        self.for_each_feature(x, y_hat, &mut |j, v| visit(j, -v));
+    }
+
     /// `into ← into + scale·ψ(x, y)`, for checked `x` and `y` (entries beyond `into` are dropped).
     fn add_joint_feature(&self, x: &Self::Input, y: &Self::Output, scale: f64, into: &mut [f64]) {
         self.for_each_feature(x, y, &mut |j, v| {
@@ -332,6 +347,15 @@ impl<S: Enumerable> OutputSpace for BruteForce<S> {
         visit: &mut dyn FnMut(usize, f64),
     ) {
         self.0.for_each_feature(x, y, visit);
+    }
+    fn for_each_feature_difference(
+        &self,
+        x: &Self::Input,
+        y: &Self::Output,
+        y_hat: &Self::Output,
+        visit: &mut dyn FnMut(usize, f64),
+    ) {
+        self.0.for_each_feature_difference(x, y, y_hat, visit);
     }
     fn add_joint_feature(&self, x: &Self::Input, y: &Self::Output, scale: f64, into: &mut [f64]) {
         self.0.add_joint_feature(x, y, scale, into);

@@ -451,6 +451,58 @@ impl OutputSpace for ChainSpace {
         }
     }
 
+    /// Only the tokens, pairs and triples of tags on which `y` and `ŷ` differ (the rest cancel): near the
+    /// optimum most of a sequence is tagged right, and its direction is a few tokens' features.
+    fn for_each_feature_difference(
+        &self,
+        x: &Sequence,
+        y: &Vec<u32>,
+        y_hat: &Vec<u32>,
+        visit: &mut dyn FnMut(usize, f64),
+    ) {
+        if y.len() != y_hat.len() || y.len() != x.len() {
+            self.for_each_feature(x, y, visit);
+            self.for_each_feature(x, y_hat, &mut |j, v| visit(j, -v));
+            return;
+        }
+        let l = self.n_labels();
+        for ((xt, &a), &b) in x.iter().zip(y).zip(y_hat) {
+            if a != b {
+                for (j, v) in xt.as_row().iter().filter(|&(j, _)| j < self.n_features) {
+                    visit(j * l + a as usize, v);
+                    visit(j * l + b as usize, -v);
+                }
+            }
+        }
+        for (t, (p, q)) in y.windows(2).zip(y_hat.windows(2)).enumerate() {
+            if p != q {
+                visit(self.trans() + p[0] as usize * l + p[1] as usize, 1.0);
+                visit(self.trans() + q[0] as usize * l + q[1] as usize, -1.0);
+                self.visit_edge(&x[t + 1], p[0], p[1], visit);
+                self.visit_edge(&x[t + 1], q[0], q[1], &mut |k, v| visit(k, -v));
+            }
+        }
+        if self.second_order {
+            for (p, q) in y.windows(3).zip(y_hat.windows(3)) {
+                if p != q {
+                    visit(self.triple(p), 1.0);
+                    visit(self.triple(q), -1.0);
+                }
+            }
+        }
+        if let (Some(start), Some(first), Some(last)) = (self.start(), y.first(), y.last()) {
+            let (first_hat, last_hat) = (y_hat[0], y_hat[y_hat.len() - 1]);
+            if *first != first_hat {
+                visit(start + *first as usize, 1.0);
+                visit(start + first_hat as usize, -1.0);
+            }
+            if *last != last_hat {
+                visit(start + l + *last as usize, 1.0);
+                visit(start + l + last_hat as usize, -1.0);
+            }
+        }
+    }
+
     fn score(&self, w: &[f64], x: &Sequence, y: &Vec<u32>) -> f64 {
         let n_labels = self.n_labels();
         let mut s = unary_score(w, x, y, self.n_features, n_labels);

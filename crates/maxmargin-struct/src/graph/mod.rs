@@ -501,6 +501,50 @@ impl OutputSpace for GraphSpace {
         }
     }
 
+    /// Only the nodes whose labels differ and the edges whose pair's weight differs (the rest cancel).
+    fn for_each_feature_difference(
+        &self,
+        x: &Graph,
+        y: &Vec<u32>,
+        y_hat: &Vec<u32>,
+        visit: &mut dyn FnMut(usize, f64),
+    ) {
+        if y.len() != y_hat.len() || y.len() != x.n_nodes() {
+            self.for_each_feature(x, y, visit);
+            self.for_each_feature(x, y_hat, &mut |j, v| visit(j, -v));
+            return;
+        }
+        let l = self.n_labels();
+        for ((node, &a), &b) in x.nodes().iter().zip(y).zip(y_hat) {
+            if a != b {
+                for (j, v) in node.as_row().iter().filter(|&(j, _)| j < self.n_features) {
+                    visit(j * l + a as usize, v);
+                    visit(j * l + b as usize, -v);
+                }
+            }
+        }
+        let (base, tl) = (self.unary_len(), self.table_len());
+        for (e, &[i, j]) in x.edges().iter().enumerate() {
+            let (i, j) = (i as usize, j as usize);
+            let at = self.pair_index(y[i] as usize, y[j] as usize);
+            let at_hat = self.pair_index(y_hat[i] as usize, y_hat[j] as usize);
+            if at == at_hat {
+                continue;
+            }
+            if self.n_edge_features == 0 {
+                visit(base + at, 1.0);
+                visit(base + at_hat, -1.0);
+            } else {
+                for (k, &f) in x.edge_features(e).iter().enumerate() {
+                    if f != 0.0 {
+                        visit(base + k * tl + at, f);
+                        visit(base + k * tl + at_hat, -f);
+                    }
+                }
+            }
+        }
+    }
+
     fn score(&self, w: &[f64], x: &Graph, y: &Vec<u32>) -> f64 {
         let mut s = unary_score(w, x.nodes(), y, self.n_features, self.n_labels());
         let (base, tl) = (self.unary_len(), self.table_len());

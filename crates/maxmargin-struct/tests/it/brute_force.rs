@@ -1,6 +1,7 @@
 //! Property tests: each space's `decode` and `loss_augmented` reach the brute-force optimum (including
 //! exact ties, from small integer weights), the output is one of the brute-force maximizers, the hinge
-//! bounds the loss of the decoded output, and `ψ(ŷ) − ψ(y)` is a subgradient.
+//! bounds the loss of the decoded output, `ψ(ŷ) − ψ(y)` is a subgradient, and a space's
+//! `for_each_feature_difference` is `ψ(y) − ψ(ŷ)`.
 
 use maxmargin_core::vector::SparseVec;
 use maxmargin_struct::{
@@ -22,7 +23,7 @@ pub(crate) fn check<S: Enumerable>(
     let psi = space.joint_feature(x, y);
     let mut dense = vec![0.0; space.dim()];
     space.add_joint_feature(x, y, 1.0, &mut dense);
-    prop_assert_eq!(psi.as_row().to_dense(space.dim()), dense);
+    prop_assert_eq!(&psi.as_row().to_dense(space.dim()), &dense);
     prop_assert!((psi.as_row().dot(w) - space.score(w, x, y)).abs() < 1e-9);
     let v = space.loss_augmented(w, x, y).unwrap();
     prop_assert!(
@@ -38,6 +39,15 @@ pub(crate) fn check<S: Enumerable>(
         augmented
     );
     prop_assert!((v.loss - space.loss_for(x, y, &v.output)).abs() < 1e-12);
+    // ψ(y) − ψ(ŷ) by the space's difference (a chain skips the tokens where they agree) is the difference of
+    // the two ψ.
+    let mut diff = vec![0.0; space.dim()];
+    space.for_each_feature_difference(x, y, &v.output, &mut |j, a| diff[j] += a);
+    let mut both = dense.clone();
+    space.add_joint_feature(x, &v.output, -1.0, &mut both);
+    for (j, (a, b)) in diff.iter().zip(&both).enumerate() {
+        prop_assert!((a - b).abs() < 1e-12, "entry {}: {} vs {}", j, a, b);
+    }
     let d = space.decode(w, x).unwrap();
     prop_assert!(
         decoded.contains(&d),

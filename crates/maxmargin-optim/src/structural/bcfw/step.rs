@@ -115,12 +115,9 @@ impl Bcfw {
             let u_s = if dim <= SCATTER_MAX_DIM {
                 let ws = &mut st.scatter;
                 ws.ensure(dim);
-                for (j, v) in truth.as_row().iter() {
-                    ws.add(j, v);
-                }
-                problem
-                    .space()
-                    .for_each_feature(x_i, &v.output, &mut |j, v| ws.add(j, -v));
+                let y_i = &problem.y()[i];
+                (problem.space())
+                    .for_each_feature_difference(x_i, y_i, &v.output, &mut |j, v| ws.add(j, v));
                 ws.take_sorted()
             } else {
                 let psi_hat = problem.space().joint_feature(x_i, &v.output);
