@@ -175,6 +175,31 @@ impl OutputSpace for MulticlassSpace {
         x.as_row().iter().for_each(|(j, v)| visit(self.at(k, j), v));
     }
 
+    /// Nothing for `y = ŷ`; else `x` at `y` and `−x` at `ŷ`, in increasing index order in either layout
+    /// (feature by feature, the lower class first, when feature-major; class block by class block else).
+    fn for_each_feature_difference(
+        &self,
+        x: &SparseVec,
+        y: &u32,
+        y_hat: &u32,
+        visit: &mut dyn FnMut(usize, f64),
+    ) {
+        let (a, b) = (*y as usize, *y_hat as usize);
+        if a == b {
+            return;
+        }
+        let (lo, hi, sign) = if a < b { (a, b, 1.0) } else { (b, a, -1.0) };
+        if self.feature_major {
+            for (j, v) in x.as_row().iter() {
+                visit(self.at(lo, j), sign * v);
+                visit(self.at(hi, j), -sign * v);
+            }
+        } else {
+            (x.as_row().iter()).for_each(|(j, v)| visit(self.at(lo, j), sign * v));
+            (x.as_row().iter()).for_each(|(j, v)| visit(self.at(hi, j), -sign * v));
+        }
+    }
+
     fn add_joint_feature(&self, x: &SparseVec, y: &u32, scale: f64, into: &mut [f64]) {
         let d = self.n_features;
         let k = *y as usize;

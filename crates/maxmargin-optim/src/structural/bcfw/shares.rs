@@ -159,6 +159,8 @@ pub(super) struct Scatter {
     pub(super) acc: Vec<f64>,
     pub(super) mark: Vec<bool>,
     pub(super) touched: Vec<usize>,
+    /// The entries of a difference as they came ([`Scatter::difference`]).
+    pairs: Vec<(usize, f64)>,
 }
 
 impl Scatter {
@@ -181,6 +183,36 @@ impl Scatter {
         }
     }
 
+    /// The sum of the entries `emit` visits (an index may come more than once), as a sorted sparse vector
+    /// without zeros. Entries that come in strictly increasing order (a multiclass difference: two classes'
+    /// copies of `x`) are taken as they come, the same numbers the scratch would give; others add up in the
+    /// scratch, `dim` wide.
+    pub(super) fn difference(
+        &mut self,
+        emit: impl FnOnce(&mut dyn FnMut(usize, f64)),
+        dim: usize,
+    ) -> SparseVec {
+        let mut pairs = std::mem::take(&mut self.pairs);
+        pairs.clear();
+        emit(&mut |j, v| pairs.push((j, v)));
+        let sorted = pairs.windows(2).all(|p| p[0].0 < p[1].0);
+        let out = if sorted && pairs.last().is_none_or(|p| p.0 < dim) {
+            let (idx, val) = (pairs.iter())
+                .filter(|p| p.1 != 0.0)
+                .map(|&(j, v)| (j as u32, v))
+                .unzip();
+            SparseVec::new(idx, val).unwrap_or_default()
+        } else {
+            self.ensure(dim);
+            for &(j, v) in &pairs {
+                self.add(j, v);
+            }
+            self.take_sorted()
+        };
+        self.pairs = pairs;
+        out
+    }
+
     /// The nonzero entries as a sorted sparse vector; the scratch is cleared.
     pub(super) fn take_sorted(&mut self) -> SparseVec {
         let mut pairs: Vec<(u32, f64)> = self
@@ -201,5 +233,35 @@ impl Scatter {
             self.mark[j] = false;
         }
         self.touched.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Entries in increasing order are taken as they come, others add up in the scratch: the same sparse
+    /// vector either way, without zeros, and the scratch clean for the next step.
+    #[test]
+    fn a_difference_is_the_same_sorted_or_scattered() {
+        let mut s = Scatter::default();
+        let sorted = [(1, 2.0), (4, 0.0), (7, -1.5), (9, 3.0)];
+        let got = s.difference(|visit| sorted.iter().for_each(|&(j, v)| visit(j, v)), 10);
+        assert_eq!(
+            got,
+            SparseVec::new(vec![1, 7, 9], vec![2.0, -1.5, 3.0]).unwrap()
+        );
+        assert!(s.acc.is_empty(), "sorted entries need no scratch");
+        // The same sum, visited out of order, with a repeated index and a cancelling pair.
+        let scattered = [(9, 1.0), (1, 2.0), (5, 4.0), (7, -1.5), (9, 2.0), (5, -4.0)];
+        let got2 = s.difference(|visit| scattered.iter().for_each(|&(j, v)| visit(j, v)), 10);
+        assert_eq!(got2, got);
+        assert!(s.touched.is_empty() && s.acc.iter().all(|&a| a == 0.0) && !s.mark.contains(&true));
+        // Entries beyond `dim` are dropped, as the scratch drops them.
+        let wide = s.difference(
+            |visit| [(3, 1.0), (12, 5.0)].iter().for_each(|&(j, v)| visit(j, v)),
+            10,
+        );
+        assert_eq!(wide, SparseVec::new(vec![3], vec![1.0]).unwrap());
     }
 }

@@ -109,16 +109,17 @@ impl Bcfw {
         st.k += 1;
         if let Shares::Atoms(blocks) = &mut st.w_i {
             // u_s = ψ(y_i) − ψ(ŷ). Up to SCATTER_MAX_DIM it is scattered in O(nnz) and only the entries that
-            // do not cancel are sorted (on a chain, those of the tokens whose tags differ); beyond it a dense
-            // scratch would be the largest thing held, so ψ(ŷ) is sorted and merged.
+            // do not cancel are sorted (on a chain, those of the tokens whose tags differ; a multiclass
+            // difference comes sorted and is taken as it is); beyond it a dense scratch would be the largest
+            // thing held, so ψ(ŷ) is sorted and merged.
             let (x_i, truth) = (&problem.x()[i], &st.psi_truth[i]);
             let u_s = if dim <= SCATTER_MAX_DIM {
-                let ws = &mut st.scatter;
-                ws.ensure(dim);
                 let y_i = &problem.y()[i];
-                (problem.space())
-                    .for_each_feature_difference(x_i, y_i, &v.output, &mut |j, v| ws.add(j, v));
-                ws.take_sorted()
+                let space = problem.space();
+                st.scatter.difference(
+                    |visit| space.for_each_feature_difference(x_i, y_i, &v.output, visit),
+                    dim,
+                )
             } else {
                 let psi_hat = problem.space().joint_feature(x_i, &v.output);
                 SparseVec::lincomb(1.0, truth, -1.0, &psi_hat)
