@@ -95,6 +95,26 @@ impl OutputSpace for MultilabelSpace {
         }
     }
 
+    /// `±x` in the blocks of the labels on which `y` and `ŷ` differ (the rest cancel), in increasing index
+    /// order.
+    fn for_each_feature_difference(
+        &self,
+        x: &SparseVec,
+        y: &Vec<bool>,
+        y_hat: &Vec<bool>,
+        visit: &mut dyn FnMut(usize, f64),
+    ) {
+        let d = self.n_features;
+        for (l, (&on, &on_hat)) in y.iter().zip(y_hat).enumerate() {
+            if on != on_hat {
+                let sign = if on { 1.0 } else { -1.0 };
+                x.as_row()
+                    .iter()
+                    .for_each(|(j, v)| visit(l * d + j, sign * v));
+            }
+        }
+    }
+
     fn add_joint_feature(&self, x: &SparseVec, y: &Vec<bool>, scale: f64, into: &mut [f64]) {
         let d = self.n_features;
         for (l, _) in y.iter().enumerate().filter(|(_, on)| **on) {
