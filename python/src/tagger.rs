@@ -2,7 +2,7 @@
 //! `tagger`), whose file is the one `maxmargin train --task chain --format conll` writes.
 
 use super::*;
-use maxmargin::io::conll::{FeatureMap, Sentence, Template};
+use maxmargin::io::conll::{Sentence, Template};
 use maxmargin::tagger::{self, Tagger};
 use std::path::Path;
 
@@ -145,7 +145,8 @@ pub(crate) fn fit_tagger<'py>(
         return Err(value_error("no sentences"));
     }
     let template = self::template(template, &train)?;
-    let features = FeatureMap::fit_with_min_count(&train, template, min_count);
+    let features = tagger::dictionary(&train, template, min_count, learning.n_jobs)
+        .map_err(value_error)?;
     // Weights by tag number (1-based, as the chain model numbers its tags), in tag order.
     let mut weights = Vec::new();
     for (tag, weight) in class_weight.unwrap_or_default() {

@@ -45,8 +45,7 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
     let (mut svm, mut bar) =
         crate::structured::estimator_weighted(args, Task::Chain, Some(weights))?;
     let min_count = args.structural.min_count.unwrap_or(1);
-    let features =
-        maxmargin::io::conll::FeatureMap::fit_with_min_count(&sentences, template, min_count);
+    let features = maxmargin::tagger::dictionary(&sentences, template, min_count, args.threads)?;
     if let Some(states) = args.structural.latent_states {
         if args.warm_start.is_some() {
             bail!("--warm-start does not apply to --latent-states yet");

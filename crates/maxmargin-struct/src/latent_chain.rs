@@ -100,6 +100,9 @@ impl OutputSpace for LatentChainSpace {
     fn for_each_feature(&self, x: &Sequence, y: &Vec<u32>, visit: &mut dyn FnMut(usize, f64)) {
         self.joint.for_each_feature(x, y, visit);
     }
+    fn has_feature_difference(&self) -> bool {
+        self.joint.has_feature_difference()
+    }
     fn for_each_feature_difference(
         &self,
         x: &Sequence,

@@ -175,6 +175,10 @@ impl OutputSpace for MulticlassSpace {
         x.as_row().iter().for_each(|(j, v)| visit(self.at(k, j), v));
     }
 
+    fn has_feature_difference(&self) -> bool {
+        true
+    }
+
     /// Nothing for `y = ŷ`; else `x` at `y` and `−x` at `ŷ`, in increasing index order in either layout
     /// (feature by feature, the lower class first, when feature-major; class block by class block else).
     fn for_each_feature_difference(

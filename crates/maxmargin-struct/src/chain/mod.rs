@@ -20,7 +20,9 @@
 use crate::cost::CostMatrix;
 use crate::error::{StructError, check_call, check_features};
 use crate::oracle::{Enumerable, OutputSpace, Violation};
-use crate::sequence::{Sequence, add_unary, check_labels, product, unary_score, visit_unary};
+use crate::sequence::{
+    Sequence, add_unary, check_labels, product, unary_score, visit_unary, visit_unary_difference,
+};
 use maxmargin_core::vector::SparseVec;
 use std::cell::RefCell;
 
@@ -451,6 +453,10 @@ impl OutputSpace for ChainSpace {
         }
     }
 
+    fn has_feature_difference(&self) -> bool {
+        true
+    }
+
     /// Only the tokens, pairs and triples of tags on which `y` and `ŷ` differ (the rest cancel): near the
     /// optimum most of a sequence is tagged right, and its direction is a few tokens' features.
     fn for_each_feature_difference(
@@ -461,19 +467,10 @@ impl OutputSpace for ChainSpace {
         visit: &mut dyn FnMut(usize, f64),
     ) {
         if y.len() != y_hat.len() || y.len() != x.len() {
-            self.for_each_feature(x, y, visit);
-            self.for_each_feature(x, y_hat, &mut |j, v| visit(j, -v));
-            return;
+            return crate::oracle::whole_difference(self, x, y, y_hat, visit);
         }
         let l = self.n_labels();
-        for ((xt, &a), &b) in x.iter().zip(y).zip(y_hat) {
-            if a != b {
-                for (j, v) in xt.as_row().iter().filter(|&(j, _)| j < self.n_features) {
-                    visit(j * l + a as usize, v);
-                    visit(j * l + b as usize, -v);
-                }
-            }
-        }
+        visit_unary_difference(x, (y, y_hat), self.n_features, l, visit);
         for (t, (p, q)) in y.windows(2).zip(y_hat.windows(2)).enumerate() {
             if p != q {
                 visit(self.trans() + p[0] as usize * l + p[1] as usize, 1.0);

@@ -46,7 +46,9 @@ pub struct Relaxation {
 use crate::cost::CostMatrix;
 use crate::error::{StructError, check_call, check_features, check_labelled_call};
 use crate::oracle::{Enumerable, OutputSpace, Violation};
-use crate::sequence::{add_unary, check_labels, product, unary_score, visit_unary};
+use crate::sequence::{
+    add_unary, check_labels, product, unary_score, visit_unary, visit_unary_difference,
+};
 use infer::{DECODE_TOL, LoopySettings, Potentials, Tolerance};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -501,6 +503,10 @@ impl OutputSpace for GraphSpace {
         }
     }
 
+    fn has_feature_difference(&self) -> bool {
+        true
+    }
+
     /// Only the nodes whose labels differ and the edges whose pair's weight differs (the rest cancel).
     fn for_each_feature_difference(
         &self,
@@ -510,19 +516,10 @@ impl OutputSpace for GraphSpace {
         visit: &mut dyn FnMut(usize, f64),
     ) {
         if y.len() != y_hat.len() || y.len() != x.n_nodes() {
-            self.for_each_feature(x, y, visit);
-            self.for_each_feature(x, y_hat, &mut |j, v| visit(j, -v));
-            return;
+            return crate::oracle::whole_difference(self, x, y, y_hat, visit);
         }
         let l = self.n_labels();
-        for ((node, &a), &b) in x.nodes().iter().zip(y).zip(y_hat) {
-            if a != b {
-                for (j, v) in node.as_row().iter().filter(|&(j, _)| j < self.n_features) {
-                    visit(j * l + a as usize, v);
-                    visit(j * l + b as usize, -v);
-                }
-            }
-        }
+        visit_unary_difference(x.nodes(), (y, y_hat), self.n_features, l, visit);
         let (base, tl) = (self.unary_len(), self.table_len());
         for (e, &[i, j]) in x.edges().iter().enumerate() {
             let (i, j) = (i as usize, j as usize);

@@ -175,13 +175,24 @@ pub fn fit(
     source: &Path,
     observer: &mut (dyn Observer + Send),
 ) -> Result<TaggerFitReport, Error> {
-    fit_with_map(
-        svm,
-        train,
-        FeatureMap::fit_with(train, template),
-        source,
-        observer,
-    )
+    let features = dictionary(train, template, 1, svm.params().threads)?;
+    fit_with_map(svm, train, features, source, observer)
+}
+
+/// [`FeatureMap::fit_with_min_count`] on `threads` threads (`None`: all cores): the dictionary is built by
+/// chunks of sentences in parallel and does not depend on the thread count.
+///
+/// # Errors
+/// [`Error::Optim`] for a thread pool that cannot start.
+pub fn dictionary(
+    train: &[Sentence],
+    template: Template,
+    min_count: usize,
+    threads: Option<usize>,
+) -> Result<FeatureMap, Error> {
+    crate::parallel::with_threads(threads, || {
+        Ok(FeatureMap::fit_with_min_count(train, template, min_count))
+    })
 }
 
 /// As [`fit`], with the dictionaries already built on `train` (by [`FeatureMap::fit_with`]), for callers that
@@ -197,10 +208,12 @@ pub fn fit_with_map(
     observer: &mut (dyn Observer + Send),
 ) -> Result<TaggerFitReport, Error> {
     check_trainable(svm, train, &features, source)?;
-    let data = sequences(&features, train, source, |tags| {
-        // Every training tag is in the dictionary built on it.
-        features.tags(tags).unwrap_or_default()
-    });
+    let data = crate::parallel::with_threads(svm.params().threads, || {
+        Ok(sequences(&features, train, source, |tags| {
+            // Every training tag is in the dictionary built on it.
+            features.tags(tags).unwrap_or_default()
+        }))
+    })?;
     let report = svm.fit_chain_with_edges(&data, chain_shape(&features), observer)?;
     Ok(TaggerFitReport {
         model: Tagger {
@@ -372,7 +385,7 @@ fn sequences(
     tags: impl Fn(&Sentence) -> Vec<u32>,
 ) -> SequenceData {
     SequenceData {
-        // Sentence by sentence in parallel, collected in order.
+        // Sentence by sentence in parallel (on the caller's pool), collected in order.
         sequences: sentences.par_iter().map(|s| features.features(s)).collect(),
         labels: sentences.iter().map(tags).collect(),
         qids: (0..sentences.len() as u64).collect(),

@@ -184,9 +184,10 @@ impl Scatter {
     }
 
     /// The sum of the entries `emit` visits (an index may come more than once), as a sorted sparse vector
-    /// without zeros. Entries that come in strictly increasing order (a multiclass difference: two classes'
-    /// copies of `x`) are taken as they come, the same numbers the scratch would give; others add up in the
-    /// scratch, `dim` wide.
+    /// without zeros. While the entries come in strictly increasing order (a multiclass difference: two
+    /// classes' copies of `x`) they are kept as they come, the same numbers the scratch would give; at the
+    /// first that does not, those kept so far and the rest add up in the scratch, `dim` wide, in the order
+    /// they came. So only a sorted run is ever buffered, and the buffer is left empty.
     pub(super) fn difference(
         &mut self,
         emit: impl FnOnce(&mut dyn FnMut(usize, f64)),
@@ -194,21 +195,32 @@ impl Scatter {
     ) -> SparseVec {
         let mut pairs = std::mem::take(&mut self.pairs);
         pairs.clear();
-        emit(&mut |j, v| pairs.push((j, v)));
-        let sorted = pairs.windows(2).all(|p| p[0].0 < p[1].0);
-        let out = if sorted && pairs.last().is_none_or(|p| p.0 < dim) {
+        let mut scattered = false;
+        emit(&mut |j, v| {
+            if !scattered {
+                if pairs.last().is_none_or(|p| p.0 < j) && j < dim {
+                    pairs.push((j, v));
+                    return;
+                }
+                self.ensure(dim);
+                for &(i, u) in &pairs {
+                    self.add(i, u);
+                }
+                pairs.clear();
+                scattered = true;
+            }
+            self.add(j, v);
+        });
+        let out = if scattered {
+            self.take_sorted()
+        } else {
             let (idx, val) = (pairs.iter())
                 .filter(|p| p.1 != 0.0)
                 .map(|&(j, v)| (j as u32, v))
                 .unzip();
             SparseVec::new(idx, val).unwrap_or_default()
-        } else {
-            self.ensure(dim);
-            for &(j, v) in &pairs {
-                self.add(j, v);
-            }
-            self.take_sorted()
         };
+        pairs.clear();
         self.pairs = pairs;
         out
     }
@@ -263,5 +275,6 @@ mod tests {
             10,
         );
         assert_eq!(wide, SparseVec::new(vec![3], vec![1.0]).unwrap());
+        assert!(s.pairs.is_empty(), "nothing is kept between steps");
     }
 }

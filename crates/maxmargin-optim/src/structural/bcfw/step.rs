@@ -114,12 +114,17 @@ impl Bcfw {
             // thing held, so ψ(ŷ) is sorted and merged.
             let (x_i, truth) = (&problem.x()[i], &st.psi_truth[i]);
             let u_s = if dim <= SCATTER_MAX_DIM {
-                let y_i = &problem.y()[i];
                 let space = problem.space();
-                st.scatter.difference(
-                    |visit| space.for_each_feature_difference(x_i, y_i, &v.output, visit),
-                    dim,
-                )
+                let emit = |visit: &mut dyn FnMut(usize, f64)| {
+                    if space.has_feature_difference() {
+                        space.for_each_feature_difference(x_i, &problem.y()[i], &v.output, visit);
+                    } else {
+                        // ψ(y_i) is held already: only ψ(ŷ) is the space's to compute.
+                        truth.as_row().iter().for_each(|(j, a)| visit(j, a));
+                        space.for_each_feature(x_i, &v.output, &mut |j, a| visit(j, -a));
+                    }
+                };
+                st.scatter.difference(emit, dim)
             } else {
                 let psi_hat = problem.space().joint_feature(x_i, &v.output);
                 SparseVec::lincomb(1.0, truth, -1.0, &psi_hat)
