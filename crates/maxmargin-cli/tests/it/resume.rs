@@ -151,6 +151,10 @@ fn chain_bcfw_killed_and_resumed_gives_the_same_bits() {
             "bcfw",
             "--max-passes",
             "80",
+            // All 80 passes, not a stop at the default 1% gap: the run outlasts two kills however fast
+            // BCFW gets (at 31 passes it once took 0.84 s, too short for kills 0.6 s apart).
+            "--gap",
+            "1e-9",
         ],
         Duration::from_millis(600),
     );
@@ -166,7 +170,16 @@ fn sigterm_and_sigint_leave_no_temporary_file() {
     // BCFW's 20 MB checkpoints, written as often as allowed: signals land in and out of writes.
     for (i, delay) in [150u64, 230, 310, 390, 470, 550].into_iter().enumerate() {
         let child = Command::new(env!("CARGO_BIN_EXE_maxmargin"))
-            .args(["train", s(&ocr), "--task", "chain", "--max-passes", "60"])
+            .args([
+                "train",
+                s(&ocr),
+                "--task",
+                "chain",
+                "--max-passes",
+                "60",
+                "--gap",
+                "1e-9",
+            ])
             .args(["-o", s(&model), "--checkpoint", s(&ck)])
             .args(["--checkpoint-every", "0.001", "--quiet"])
             .stdout(Stdio::null())

@@ -183,13 +183,15 @@ pub fn fit(
 /// chunks of sentences in parallel and does not depend on the thread count.
 ///
 /// # Errors
-/// [`Error::Optim`] for a thread pool that cannot start.
+/// [`Error::Optim`] for a thread count of 0 or past [`crate::max_threads`], or a thread pool that cannot
+/// start.
 pub fn dictionary(
     train: &[Sentence],
     template: Template,
     min_count: usize,
     threads: Option<usize>,
 ) -> Result<FeatureMap, Error> {
+    crate::check_threads(threads)?;
     crate::parallel::with_threads(threads, || {
         Ok(FeatureMap::fit_with_min_count(train, template, min_count))
     })
