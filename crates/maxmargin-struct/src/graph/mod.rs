@@ -53,36 +53,7 @@ use infer::{DECODE_TOL, LoopySettings, Potentials, Tolerance};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// How many TRW-S iterations `ad3` starts with: an answer they certify is returned without AD3.
-const AD3_PRESOLVE: usize = 100;
-
-/// AD3 as the `ad3` method runs it: TRW-S first (`AD3_PRESOLVE` iterations), whose labelling is returned
-/// when its bound meets it (most calls on ordinary grids: certified at a fraction of AD3's cost, to the same
-/// tolerance), else AD3 from its messages with at most `branches` relaxations.
-fn ad3_after_trws(
-    p: &Potentials,
-    edges: &[[u32; 2]],
-    s: ad3::Ad3Settings,
-    branches: usize,
-) -> ad3::Ad3Result {
-    let presolve = trws::TrwsSettings {
-        max_iter: AD3_PRESOLVE,
-        certify: s.certify,
-    };
-    let quick = trws::trws(p, edges, presolve);
-    if quick.certified {
-        return ad3::Ad3Result {
-            labels: quick.labels,
-            value: quick.value,
-            bound: quick.bound,
-            certified: true,
-            marginals: Vec::new(),
-            fractional: None,
-        };
-    }
-    ad3::ad3_branch_from(p, edges, s, branches, Some(&quick))
-}
+use trws::ad3_after_trws;
 
 /// The same in loss-augmented inference, relative to the hinge (the value less the truth's score), which is
 /// what a solver's primal adds up: the bounds the uncertified answers leave then raise a primal by at most

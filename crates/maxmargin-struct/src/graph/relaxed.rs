@@ -6,7 +6,8 @@
 
 use super::ad3::{self, Fractional};
 use super::infer::{Potentials, Tolerance};
-use super::{Graph, GraphSpace, HINGE_TOL, Inference, ad3_after_trws};
+use super::trws::ad3_after_trws;
+use super::{Graph, GraphSpace, HINGE_TOL, Inference};
 use crate::error::{StructError, check_call, check_labelled_call};
 use crate::oracle::{OutputSpace, Violation};
 use serde::{Deserialize, Serialize};
