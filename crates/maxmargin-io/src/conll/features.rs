@@ -361,18 +361,18 @@ mod tests {
     /// The ids are the order in which one sequential pass meets the features, whatever the chunks and the
     /// thread count.
     #[test]
-    fn ids_follow_first_appearance_over_chunks_and_threads() {
+    fn ids_follow_first_appearance_over_chunks_and_threads() -> Result<(), String> {
         let train = corpus(3 * DICTIONARY_CHUNK + 17);
         // Unigrams, and bigram features (a B line with a macro: observation-dependent transitions).
         let text = "U00:%x[0,0]\nU01:%x[-1,0]/%x[0,0]\nB\nB01:%x[0,0]\n";
-        let template = Template::parse("mine", text).unwrap();
-        let on = |threads: usize| {
+        let template = Template::parse("mine", text).map_err(|e| format!("{e:?}"))?;
+        let on = |threads: usize| -> Result<FeatureMap, String> {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-            pool.unwrap()
-                .install(|| FeatureMap::fit_with(&train, template.clone()))
+            let pool = pool.map_err(|e| e.to_string())?;
+            Ok(pool.install(|| FeatureMap::fit_with(&train, template.clone())))
         };
-        let map = on(1);
-        assert_eq!(map, on(3));
+        let map = on(1)?;
+        assert_eq!(map, on(3)?);
         let (mut order, mut edge_order, mut buf) = (Vec::new(), Vec::new(), String::new());
         let (mut seen, mut edge_seen) = (HashMap::new(), HashMap::new());
         for s in &train {
@@ -400,5 +400,6 @@ mod tests {
         assert!((map.names.iter().enumerate()).all(|(i, f)| map.features[f] == i as u32));
         let edges = map.edge_names.iter().enumerate();
         assert!(edges.clone().all(|(i, f)| map.edge_features[f] == i as u32));
+        Ok(())
     }
 }
