@@ -42,11 +42,7 @@ pub fn fit_latent(
              to T lines: second-order transitions)",
         ));
     }
-    let data = crate::parallel::with_threads(svm.params().threads, || {
-        Ok(sequences(&features, train, source, |tags| {
-            features.tags(tags).unwrap_or_default()
-        }))
-    })?;
+    let data = training_sequences(svm, &features, train, source)?;
     let report = svm.fit_latent_chain(&data, states, observer)?;
     Ok(LatentTaggerFitReport {
         model: LatentTagger {

@@ -210,12 +210,7 @@ pub fn fit_with_map(
     observer: &mut (dyn Observer + Send),
 ) -> Result<TaggerFitReport, Error> {
     check_trainable(svm, train, &features, source)?;
-    let data = crate::parallel::with_threads(svm.params().threads, || {
-        Ok(sequences(&features, train, source, |tags| {
-            // Every training tag is in the dictionary built on it.
-            features.tags(tags).unwrap_or_default()
-        }))
-    })?;
+    let data = training_sequences(svm, &features, train, source)?;
     let report = svm.fit_chain_with_edges(&data, chain_shape(&features), observer)?;
     Ok(TaggerFitReport {
         model: Tagger {
@@ -376,6 +371,21 @@ pub fn check_values(
             },
         }
         .into()
+    })
+}
+
+/// The chain data of training sentences, encoded on the estimator's threads (every training tag is in the
+/// dictionary built on them).
+fn training_sequences(
+    svm: &StructuredSvm,
+    features: &FeatureMap,
+    train: &[Sentence],
+    source: &Path,
+) -> Result<SequenceData, Error> {
+    crate::parallel::with_threads(svm.params().threads, || {
+        Ok(sequences(features, train, source, |tags| {
+            features.tags(tags).unwrap_or_default()
+        }))
     })
 }
 
