@@ -18,10 +18,10 @@ pub(super) struct WeightedAverage {
 /// sparse merges would cost more than dense passes.
 pub const DENSE_SHARES_MAX_BYTES: usize = 256 << 20;
 
-/// Pairwise steps build their corner in a dense scratch up to this dimension (64 MiB of values, beside a `w`
-/// of as many). CoNLL-2000 chunking (4.4 million weights) went from sorted sparse corners to the scratch when
-/// this rose from 2²⁰: the same model bits, 0.9× the time, and peak memory 848 → 610 MB (the sorted corners'
-/// allocations were the rest).
+/// Pairwise steps sum a corner of more than [`DIFFERENCE_BUFFER`] entries in a dense scratch up to this
+/// dimension (64 MiB of values, beside a `w` of as many), and beyond it in their sorted buffer. (CoNLL-2000
+/// chunking, 4.4 million weights, went from sorted sparse corners to the scratch when this rose from 2²⁰:
+/// 0.9× the time, peak memory 848 → 610 MB; a short corner is now sorted in the buffer at any dimension.)
 pub(super) const SCATTER_MAX_DIM: usize = 1 << 23;
 
 /// The per-example shares `w_i`.
@@ -163,6 +163,13 @@ pub(super) struct Scatter {
     pairs: Vec<(usize, f64)>,
 }
 
+/// The entries of a difference sorted in a buffer at most (16 bytes each); more add up in the `dim`-wide
+/// scratch.
+const DIFFERENCE_BUFFER: usize = 1 << 14;
+/// Up to this dimension the scratch stays in cache, and a difference that comes out of order adds up there
+/// at once (OCR chains, 4,000 weights: sorting took 4% more time than the scratch).
+const SORT_MIN_DIM: usize = 1 << 16;
+
 impl Scatter {
     pub(super) fn add(&mut self, j: usize, v: f64) {
         if j >= self.acc.len() {
@@ -184,10 +191,15 @@ impl Scatter {
     }
 
     /// The sum of the entries `emit` visits (an index may come more than once), as a sorted sparse vector
-    /// without zeros. While the entries come in strictly increasing order (a multiclass difference: two
-    /// classes' copies of `x`) they are kept as they come, the same numbers the scratch would give; at the
-    /// first that does not, those kept so far and the rest add up in the scratch, `dim` wide, in the order
-    /// they came. So only a sorted run is ever buffered, and the buffer is left empty.
+    /// without zeros. Entries that come in increasing order (a multiclass difference) are kept as they come.
+    /// Past [`SORT_MIN_DIM`] dimensions, out-of-order entries are kept too, up to [`DIFFERENCE_BUFFER`] of
+    /// them, then sorted by index (stably: the entries of one index add up in the order they came, from zero,
+    /// the numbers the scratch would give) and summed: on CoNLL-2000 chains, whose differences come token by
+    /// token, sorting a few hundred entries costs a third of scattering them over 4 million weights. Other
+    /// differences add up in the `dim`-wide scratch in the order they came, up to [`SCATTER_MAX_DIM`];
+    /// beyond it a scratch would be the largest thing held, and the buffer keeps every entry (16 bytes an
+    /// entry: less than the two `ψ` a step would build instead). Entries at `dim` or beyond are dropped, and
+    /// the buffer is left empty.
     pub(super) fn difference(
         &mut self,
         emit: impl FnOnce(&mut dyn FnMut(usize, f64)),
@@ -195,10 +207,16 @@ impl Scatter {
     ) -> SparseVec {
         let mut pairs = std::mem::take(&mut self.pairs);
         pairs.clear();
-        let mut scattered = false;
+        let (mut sorted, mut scattered) = (true, false);
         emit(&mut |j, v| {
+            if j >= dim {
+                return;
+            }
             if !scattered {
-                if pairs.last().is_none_or(|p| p.0 < j) && j < dim {
+                let in_order = pairs.last().is_none_or(|p| p.0 < j);
+                let sort_later = dim > SORT_MIN_DIM && pairs.len() < DIFFERENCE_BUFFER;
+                if (sorted && in_order) || sort_later || dim > SCATTER_MAX_DIM {
+                    sorted &= in_order;
                     pairs.push((j, v));
                     return;
                 }
@@ -214,10 +232,24 @@ impl Scatter {
         let out = if scattered {
             self.take_sorted()
         } else {
-            let (idx, val) = (pairs.iter())
-                .filter(|p| p.1 != 0.0)
-                .map(|&(j, v)| (j as u32, v))
-                .unzip();
+            if !sorted {
+                pairs.sort_by_key(|p| p.0);
+            }
+            let (mut idx, mut val) = (Vec::with_capacity(pairs.len()), Vec::new());
+            val.reserve(pairs.len());
+            let mut k = 0;
+            while k < pairs.len() {
+                let j = pairs[k].0;
+                let mut sum = 0.0;
+                while k < pairs.len() && pairs[k].0 == j {
+                    sum += pairs[k].1;
+                    k += 1;
+                }
+                if sum != 0.0 {
+                    idx.push(j as u32);
+                    val.push(sum);
+                }
+            }
             SparseVec::new(idx, val).unwrap_or_default()
         };
         pairs.clear();
@@ -252,10 +284,22 @@ impl Scatter {
 mod tests {
     use super::*;
 
-    /// Entries in increasing order are taken as they come, others add up in the scratch: the same sparse
-    /// vector either way, without zeros, and the scratch clean for the next step.
+    /// The sum of `entries` index by index, each from zero in the order they come (what the scratch adds):
+    /// what a difference must equal bit for bit.
+    fn summed(entries: &[(usize, f64)], dim: usize) -> SparseVec {
+        let mut sums = std::collections::BTreeMap::new();
+        for &(j, v) in entries.iter().filter(|e| e.0 < dim) {
+            *sums.entry(j as u32).or_insert(0.0) += v;
+        }
+        let (idx, val) = sums.into_iter().filter(|e| e.1 != 0.0).unzip();
+        SparseVec::new(idx, val).unwrap()
+    }
+
+    /// Entries in any order, repeated or cancelling, sum as the scratch adds them bit for bit, whether they
+    /// are sorted in the buffer or (past it) added up in the scratch, or all buffered past SCATTER_MAX_DIM; zeros and entries beyond `dim` are
+    /// dropped, and nothing is kept for the next step.
     #[test]
-    fn a_difference_is_the_same_sorted_or_scattered() {
+    fn a_difference_is_the_scratchs_sum_bit_for_bit() {
         let mut s = Scatter::default();
         let sorted = [(1, 2.0), (4, 0.0), (7, -1.5), (9, 3.0)];
         let got = s.difference(|visit| sorted.iter().for_each(|&(j, v)| visit(j, v)), 10);
@@ -264,17 +308,56 @@ mod tests {
             SparseVec::new(vec![1, 7, 9], vec![2.0, -1.5, 3.0]).unwrap()
         );
         assert!(s.acc.is_empty(), "sorted entries need no scratch");
-        // The same sum, visited out of order, with a repeated index and a cancelling pair.
-        let scattered = [(9, 1.0), (1, 2.0), (5, 4.0), (7, -1.5), (9, 2.0), (5, -4.0)];
-        let got2 = s.difference(|visit| scattered.iter().for_each(|&(j, v)| visit(j, v)), 10);
+        let unsorted = [(9, 1.0), (1, 2.0), (5, 4.0), (7, -1.5), (9, 2.0), (5, -4.0)];
+        let got2 = s.difference(|visit| unsorted.iter().for_each(|&(j, v)| visit(j, v)), 10);
         assert_eq!(got2, got);
-        assert!(s.touched.is_empty() && s.acc.iter().all(|&a| a == 0.0) && !s.mark.contains(&true));
-        // Entries beyond `dim` are dropped, as the scratch drops them.
         let wide = s.difference(
             |visit| [(3, 1.0), (12, 5.0)].iter().for_each(|&(j, v)| visit(j, v)),
             10,
         );
         assert_eq!(wide, SparseVec::new(vec![3], vec![1.0]).unwrap());
         assert!(s.pairs.is_empty(), "nothing is kept between steps");
+        // Sums whose rounding depends on the order (0.1 + 0.2 + 0.3 ≠ 0.3 + 0.2 + 0.1), short and past the
+        // buffer, against the scratch.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for (len, dim) in [
+            (50, 300),
+            (50, SORT_MIN_DIM + 1),
+            (DIFFERENCE_BUFFER + 7, SORT_MIN_DIM + 1),
+            (DIFFERENCE_BUFFER + 7, SCATTER_MAX_DIM + 1),
+        ] {
+            let entries: Vec<(usize, f64)> = (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    let v = [0.1, 0.2, 0.3, -0.7, 1e-17][(state >> 40) as usize % 5];
+                    // Most entries within the first 300 (repeats), a few anywhere up to past `dim`.
+                    let j = (state >> 8) as usize;
+                    let j = if j.is_multiple_of(7) { j % (dim + 5) } else { j % 300 };
+                    (j, v)
+                })
+                .collect();
+            let got = s.difference(|visit| entries.iter().for_each(|&(j, v)| visit(j, v)), dim);
+            let want = summed(&entries, dim);
+            assert_eq!(
+                got.as_row().indices(),
+                want.as_row().indices(),
+                "{len} entries"
+            );
+            let bits = |v: &SparseVec| {
+                v.as_row()
+                    .values()
+                    .iter()
+                    .map(|x| x.to_bits())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(bits(&got), bits(&want), "{len} entries");
+            assert!(s.touched.is_empty() && !s.mark.contains(&true) && s.pairs.is_empty());
+            assert!(
+                s.acc.len() <= SCATTER_MAX_DIM,
+                "no scratch past SCATTER_MAX_DIM"
+            );
+        }
     }
 }

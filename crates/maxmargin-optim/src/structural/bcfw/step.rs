@@ -2,7 +2,7 @@
 //! active corners when the cache is on), with the exact line search; what one process and each rank's share
 //! of a round both take.
 
-use super::shares::{SCATTER_MAX_DIM, Shares};
+use super::shares::Shares;
 use super::{Bcfw, BcfwState, CACHE_FRACTION, CACHE_GLOBAL, pairwise};
 use crate::error::OptimError;
 use crate::structural::problem::StructProblem;
@@ -108,27 +108,20 @@ impl Bcfw {
         let dim = st.w.len();
         st.k += 1;
         if let Shares::Atoms(blocks) = &mut st.w_i {
-            // u_s = ψ(y_i) − ψ(ŷ). Up to SCATTER_MAX_DIM it is scattered in O(nnz) and only the entries that
-            // do not cancel are sorted (on a chain, those of the tokens whose tags differ; a multiclass
-            // difference comes sorted and is taken as it is); beyond it a dense scratch would be the largest
-            // thing held, so ψ(ŷ) is sorted and merged.
+            // u_s = ψ(y_i) − ψ(ŷ): on a space that gives it, only the entries where the outputs differ (on a
+            // chain, the tokens whose tags differ); on others ψ(y_i), held already, and −ψ(ŷ). Summed by
+            // sorting (a multiclass difference comes sorted and is taken as it is), a long one in a scratch.
             let (x_i, truth) = (&problem.x()[i], &st.psi_truth[i]);
-            let u_s = if dim <= SCATTER_MAX_DIM {
-                let space = problem.space();
-                let emit = |visit: &mut dyn FnMut(usize, f64)| {
-                    if space.has_feature_difference() {
-                        space.for_each_feature_difference(x_i, &problem.y()[i], &v.output, visit);
-                    } else {
-                        // ψ(y_i) is held already: only ψ(ŷ) is the space's to compute.
-                        truth.as_row().iter().for_each(|(j, a)| visit(j, a));
-                        space.for_each_feature(x_i, &v.output, &mut |j, a| visit(j, -a));
-                    }
-                };
-                st.scatter.difference(emit, dim)
-            } else {
-                let psi_hat = problem.space().joint_feature(x_i, &v.output);
-                SparseVec::lincomb(1.0, truth, -1.0, &psi_hat)
+            let space = problem.space();
+            let emit = |visit: &mut dyn FnMut(usize, f64)| {
+                if space.has_feature_difference() {
+                    space.for_each_feature_difference(x_i, &problem.y()[i], &v.output, visit);
+                } else {
+                    truth.as_row().iter().for_each(|(j, a)| visit(j, a));
+                    space.for_each_feature(x_i, &v.output, &mut |j, a| visit(j, -a));
+                }
             };
+            let u_s = st.scatter.difference(emit, dim);
             let (gap, moved) = match &scanned {
                 Some(scan) => blocks[i].step_scanned(scan, &st.w, (u_s, v.loss), n, lambda),
                 None => blocks[i].step(&st.w, u_s, v.loss, n, lambda),
