@@ -40,11 +40,11 @@ impl Bcfw {
                 let p_avg = if within(p_last) {
                     f64::INFINITY
                 } else {
-                    problem.primal(&Self::average_of(st).0)?
+                    Self::with_average(st, |w, _| problem.primal(w))?
                 };
                 (p_last, p_avg)
             } else {
-                let p_avg = problem.primal(&Self::average_of(st).0)?;
+                let p_avg = Self::with_average(st, |w, _| problem.primal(w))?;
                 let promising = Self::estimated_gap(st)
                     .is_none_or(|e| Self::iterate_dual(st, lambda) + e < p_avg);
                 let p_last = if within(p_avg) || !promising {
@@ -62,7 +62,7 @@ impl Bcfw {
         let primal = if st.avg.is_none() || st.last_iterate {
             self.primal_at_iterate(problem, st, scheduled)?
         } else {
-            problem.primal(&self.output_of(st).0)?
+            self.with_output(st, |w, _| problem.primal(w))?
         };
         let dual = self.dual_of(st, lambda);
         st.last = Some((st.k, primal, dual, primal - dual));
@@ -136,11 +136,13 @@ impl Bcfw {
 
     /// The dual certificate: the output's, or with pairwise steps and the average, the higher of the two.
     pub(super) fn dual_of(&self, st: &BcfwState, lambda: f64) -> f64 {
-        let at = |(w, ell): (Vec<f64>, f64)| -0.5 * lambda * norm_sq(&w) + ell;
+        let at = |w: &[f64], ell: f64| -0.5 * lambda * norm_sq(w) + ell;
         if Self::both(st) {
-            Self::iterate_dual(st, lambda).max(at(Self::average_of(st)))
+            Self::iterate_dual(st, lambda).max(Self::with_average(st, at))
+        } else if st.last_iterate {
+            at(&st.w, st.ell)
         } else {
-            at(self.output_of(st))
+            Self::with_average(st, at)
         }
     }
 
