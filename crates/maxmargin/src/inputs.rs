@@ -105,20 +105,28 @@ pub(crate) fn examples_digest<'a>(
 
 /// The digest of structured examples as a solver sees them: each example's joint feature vector `ψ(x, y)`
 /// at its true output (which carries its input and its label) and its weight.
-pub(crate) fn space_digest<S: maxmargin_struct::OutputSpace>(
+pub(crate) fn space_digest<S: maxmargin_struct::OutputSpace<Output: Sync>>(
     space: &S,
     x: &[S::Input],
     y: &[S::Output],
     weights: Option<&[f64]>,
 ) -> u64 {
+    use rayon::prelude::*;
+    // Each example's hash on every core (one buffer per example, hashed at once: the digest of the same
+    // bytes fed entry by entry), then folded in example order.
+    let hashes: Vec<u64> = (x.par_iter().zip(y))
+        .map_init(Vec::new, |bytes, (xi, yi)| {
+            bytes.clear();
+            space.for_each_feature(xi, yi, &mut |j, v| {
+                bytes.extend_from_slice(&(j as u64).to_le_bytes());
+                bytes.extend_from_slice(&v.to_bits().to_le_bytes());
+            });
+            xxhash_rust::xxh3::xxh3_64(bytes)
+        })
+        .collect();
     let mut d = Digest::new();
-    for (i, (xi, yi)) in x.iter().zip(y).enumerate() {
-        let mut h = Xxh3::new();
-        space.for_each_feature(xi, yi, &mut |j, v| {
-            h.update(&(j as u64).to_le_bytes());
-            h.update(&v.to_bits().to_le_bytes());
-        });
-        d.word(h.digest());
+    for (i, h) in hashes.into_iter().enumerate() {
+        d.word(h);
         d.float(weights.and_then(|w| w.get(i)).copied().unwrap_or(1.0));
     }
     d.finish()

@@ -132,11 +132,13 @@ impl<'a, S: OutputSpace> StructProblem<'a, S> {
         self.space.dim()
     }
 
-    /// `ψ(x_i, y_i)` of every example, as sparse vectors (what the dual methods subtract from).
-    pub fn truth_features(&self) -> Vec<SparseVec> {
-        self.x
-            .iter()
-            .zip(self.y)
+    /// `ψ(x_i, y_i)` of every example, as sparse vectors (what the dual methods subtract from), in
+    /// parallel, in example order.
+    pub fn truth_features(&self) -> Vec<SparseVec>
+    where
+        S::Output: Sync,
+    {
+        (self.x.par_iter().zip(self.y))
             .map(|(x, y)| self.space.joint_feature(x, y))
             .collect()
     }

@@ -390,8 +390,9 @@ fn sequences_with_edges(
     bias: bool,
     scaler: Option<&Scaler>,
 ) -> Vec<Vec<SparseVec>> {
+    use rayon::prelude::*;
     let width = (n_features + usize::from(bias)).max(1);
-    seqs.iter()
+    seqs.par_iter()
         .map(|s| {
             s.iter()
                 .map(|x| {
