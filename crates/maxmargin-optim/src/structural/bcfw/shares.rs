@@ -334,7 +334,11 @@ mod tests {
                     let v = [0.1, 0.2, 0.3, -0.7, 1e-17][(state >> 40) as usize % 5];
                     // Most entries within the first 300 (repeats), a few anywhere up to past `dim`.
                     let j = (state >> 8) as usize;
-                    let j = if j.is_multiple_of(7) { j % (dim + 5) } else { j % 300 };
+                    let j = if j.is_multiple_of(7) {
+                        j % (dim + 5)
+                    } else {
+                        j % 300
+                    };
                     (j, v)
                 })
                 .collect();
