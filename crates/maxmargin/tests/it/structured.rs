@@ -403,3 +403,33 @@ fn latent_chains_take_tag_weights() {
     bad.model.params.class_weights = vec![(3.0, 1.0)];
     assert!(bad.save(&tmp.path().join("bad.json")).is_err());
 }
+
+/// A multiclass model file whose classes are not increasing (what `convert` made of a LIBLINEAR model before
+/// it ordered them) loads with its classes in order, its class blocks moved with them: the same predictions,
+/// and `evaluate_multiclass` finds every label (it refused those whose place differed from their rank).
+#[test]
+fn a_model_file_with_classes_out_of_order_loads_in_order() {
+    let data = maxmargin::datasets::iris().unwrap();
+    let params = StructuredSvmParams::new(Task::Multiclass).lambda(0.01);
+    let model = params
+        .check()
+        .unwrap()
+        .fit_multiclass(&data, &mut ())
+        .unwrap()
+        .model;
+    let before = model.predict_multiclass(&data).unwrap();
+    // The classes reversed, each with its block of weights.
+    let mut shuffled = model.clone();
+    let width = model.w.len() / model.n_labels;
+    shuffled.classes.reverse();
+    shuffled.w = model.w.rchunks(width).flatten().copied().collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.model");
+    shuffled.save(&path).unwrap();
+    let loaded = StructuredModel::load(&path).unwrap();
+    assert_eq!(loaded.classes, model.classes);
+    assert_eq!(loaded.w, model.w);
+    assert_eq!(loaded.predict_multiclass(&data).unwrap(), before);
+    let e = loaded.evaluate_multiclass(&data, None).unwrap();
+    assert!(e.accuracy.unwrap() > 0.9, "{e:?}");
+}
