@@ -137,10 +137,12 @@ impl BinaryLabels {
     }
 }
 
-/// The classes of a multiclass problem, sorted, mapped to `0..K` in that order.
+/// The classes of a multiclass problem mapped to `0..K`: sorted when found in data
+/// ([`ClassLabels::from_labels`]); a model converted from LIBLINEAR keeps LIBLINEAR's order (first appearance
+/// in its training file, which decides its ties), and lookups serve either.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClassLabels {
-    /// The distinct labels, increasing; class `k` is `classes[k]`.
+    /// The distinct labels, increasing from data; class `k` is `classes[k]`.
     pub classes: Vec<f64>,
 }
 
@@ -180,24 +182,37 @@ impl ClassLabels {
         self.classes.is_empty()
     }
 
-    /// The class index of a label.
+    /// The class index of a label: by bisection, and where that misses (classes out of order) by a scan.
     pub fn index_of(&self, label: f64) -> Option<u32> {
+        let same = |c: &f64| c.total_cmp(&label).is_eq();
         self.classes
             .binary_search_by(|c| c.total_cmp(&label))
             .ok()
+            .or_else(|| self.classes.iter().position(same))
             .map(|k| k as u32)
     }
 
-    /// The class indices of a dataset; a label outside the classes is an error naming its line.
+    /// The class indices of a dataset; a label outside the classes is an error naming its line. Classes out
+    /// of order are looked up in a map built once.
     ///
     /// # Errors
     /// [`IoError::Parse`] at the first unknown label.
     pub fn indices(&self, data: &LabeledData) -> Result<Vec<u32>, IoError> {
+        let by_bits: Option<std::collections::HashMap<u64, u32>> =
+            (!self.classes.is_sorted_by(|a, b| a.total_cmp(b).is_lt())).then(|| {
+                (self.classes.iter().enumerate())
+                    .map(|(k, c)| (c.to_bits(), k as u32))
+                    .collect()
+            });
         data.labels
             .iter()
             .enumerate()
             .map(|(i, &l)| {
-                self.index_of(l).ok_or_else(|| IoError::Parse {
+                let k = match &by_bits {
+                    Some(map) => map.get(&l.to_bits()).copied(),
+                    None => self.index_of(l),
+                };
+                k.ok_or_else(|| IoError::Parse {
                     path: data.source.clone(),
                     line: data.lines.get(i).copied().unwrap_or(i + 1),
                     column: 1,

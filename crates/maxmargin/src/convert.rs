@@ -240,17 +240,13 @@ pub fn from_liblinear(lib: &LiblinearModel, source: &Path) -> Result<Imported, E
     let k = lib.columns;
     let has_bias = lib.bias >= 0.0;
     let width = d + usize::from(has_bias);
-    // LIBLINEAR lists its labels in order of first appearance in its training file; ours increase (labels
-    // are looked up by bisection), so the columns are taken in the order of their labels.
-    let mut order: Vec<usize> = (0..k).collect();
-    order.sort_by(|&a, &b| lib.labels[a].total_cmp(&lib.labels[b]));
     let mut w = vec![0.0; width * k];
-    for (c, &m) in order.iter().enumerate() {
+    for c in 0..k {
         for j in 0..d {
-            w[c * width + j] = lib.weight(j, m);
+            w[c * width + j] = lib.weight(j, c);
         }
         if has_bias {
-            w[c * width + d] = bias_of(m);
+            w[c * width + d] = bias_of(c);
         }
     }
     let mut params = StructuredSvmParams::new(Task::Multiclass).bias(has_bias);
@@ -264,7 +260,7 @@ pub fn from_liblinear(lib: &LiblinearModel, source: &Path) -> Result<Imported, E
         w,
         n_features: d,
         n_labels: k,
-        classes: sorted,
+        classes: lib.labels.clone(),
         lambda: 1.0,
         seed: 0,
         params,

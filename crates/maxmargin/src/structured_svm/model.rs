@@ -320,30 +320,7 @@ impl StructuredModel {
         }
         self.check_consistent(source)?;
         self.shape = self.plain_shape();
-        self.classes_in_order();
         Ok(self)
-    }
-
-    /// A multiclass model's classes in increasing order, its weights' class blocks with them: models
-    /// converted from LIBLINEAR by earlier builds kept its labels' order (of first appearance), and labels are looked
-    /// up by bisection (`eval` refused the labels of such a model's own data). The same scores for every
-    /// class, so the same predictions.
-    fn classes_in_order(&mut self) {
-        let k = self.classes.len();
-        if self.task != Task::Multiclass
-            || self.classes.windows(2).all(|p| p[0] < p[1])
-            || self.kernel.is_some()
-            || !self.w.len().is_multiple_of(k.max(1))
-        {
-            return;
-        }
-        let width = self.w.len() / k;
-        let mut order: Vec<usize> = (0..k).collect();
-        order.sort_by(|&a, &b| self.classes[a].total_cmp(&self.classes[b]));
-        self.w = (order.iter())
-            .flat_map(|&m| self.w[m * width..(m + 1) * width].iter().copied())
-            .collect();
-        self.classes = order.iter().map(|&m| self.classes[m]).collect();
     }
 }
 
