@@ -1,17 +1,18 @@
 //! The feature and tag dictionaries of a tagger, built on its training sentences and saved with its model.
 
 use super::{Sentence, Template};
+use foldhash::fast::RandomState;
 use indexmap::IndexSet;
 use maxmargin_core::vector::SparseVec;
 use rayon::prelude::*;
-use rustc_hash::FxBuildHasher;
 use serde::{Deserialize, Serialize};
 
-/// Strings to ids. Fx rather than the standard SipHash: hashing feature strings was 4% of a one-thread
-/// CoNLL-2000 run, and the ids come from the order of first appearance, not from the hasher.
-type Ids = std::collections::HashMap<String, u32, FxBuildHasher>;
+/// Strings to ids. foldhash (hashbrown's default, randomly seeded, so crafted strings cannot be made to
+/// collide in advance) rather than the standard SipHash: hashing feature strings was 4% of a one-thread
+/// CoNLL-2000 run. The ids come from the order of first appearance, not from the hasher or its seed.
+type Ids = std::collections::HashMap<String, u32, RandomState>;
 /// A chunk's features in order of first appearance.
-type FirstSeen = IndexSet<String, FxBuildHasher>;
+type FirstSeen = IndexSet<String, RandomState>;
 
 /// Sentences per chunk of the parallel dictionary build (a chunk's features are hashed once more when the
 /// chunks are merged, so chunks are large).
