@@ -139,10 +139,8 @@ impl Bcfw {
         let at = |w: &[f64], ell: f64| -0.5 * lambda * norm_sq(w) + ell;
         if Self::both(st) {
             Self::iterate_dual(st, lambda).max(Self::with_average(st, at))
-        } else if st.last_iterate {
-            at(&st.w, st.ell)
         } else {
-            Self::with_average(st, at)
+            self.with_output(st, at)
         }
     }
 

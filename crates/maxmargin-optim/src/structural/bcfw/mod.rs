@@ -487,7 +487,13 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for Bcfw {
     }
 
     fn output(&self, _problem: &StructProblem<'a, S>, st: &BcfwState) -> Vec<f64> {
-        self.with_output(st, |w, _| w.to_vec())
+        if st.last_iterate || !st.avg.as_ref().is_some_and(|a| a.c_sum > 0.0) {
+            return st.w.clone();
+        }
+        // The average is written into the buffer, which is then handed out: one `dim`-wide copy, not two.
+        Self::with_average(st, |_, _| ());
+        let mut buf = (st.average_buf.0.lock()).unwrap_or_else(|p| p.into_inner());
+        std::mem::take(&mut *buf)
     }
 
     fn objective(&self, problem: &StructProblem<'a, S>, st: &BcfwState) -> Result<f64, OptimError> {

@@ -18,10 +18,11 @@ pub(super) struct WeightedAverage {
 /// sparse merges would cost more than dense passes.
 pub const DENSE_SHARES_MAX_BYTES: usize = 256 << 20;
 
-/// Pairwise steps sum a corner of more than [`DIFFERENCE_BUFFER`] entries in a dense scratch up to this
-/// dimension (64 MiB of values, beside a `w` of as many), and beyond it in their sorted buffer. (CoNLL-2000
+/// Pairwise steps may sum a corner in a dense scratch up to this dimension (64 MiB of values, beside a `w` of
+/// as many): below [`SORT_MIN_DIM`] every corner out of order, above it those of more than
+/// [`DIFFERENCE_BUFFER`] entries; beyond this dimension every corner is sorted in the buffer. (CoNLL-2000
 /// chunking, 4.4 million weights, went from sorted sparse corners to the scratch when this rose from 2²⁰:
-/// 0.9× the time, peak memory 848 → 610 MB; a short corner is now sorted in the buffer at any dimension.)
+/// 0.9× the time, peak memory 848 → 610 MB; its short corners are now sorted in the buffer.)
 pub(super) const SCATTER_MAX_DIM: usize = 1 << 23;
 
 /// The per-example shares `w_i`.
@@ -198,8 +199,8 @@ impl Scatter {
     /// token, sorting a few hundred entries costs a third of scattering them over 4 million weights. Other
     /// differences add up in the `dim`-wide scratch in the order they came, up to [`SCATTER_MAX_DIM`];
     /// beyond it a scratch would be the largest thing held, and the buffer keeps every entry (16 bytes an
-    /// entry: less than the two `ψ` a step would build instead). Entries at `dim` or beyond are dropped, and
-    /// the buffer is left empty.
+    /// entry, in proportion to the two `ψ` visited). Entries at `dim` or beyond are dropped, and the buffer
+    /// is left empty.
     pub(super) fn difference(
         &mut self,
         emit: impl FnOnce(&mut dyn FnMut(usize, f64)),
@@ -363,5 +364,13 @@ mod tests {
                 "no scratch past SCATTER_MAX_DIM"
             );
         }
+        // An in-order run longer than the buffer, then entries out of order: into the scratch, the same sums.
+        let dim = SORT_MIN_DIM + 1;
+        let mut entries: Vec<(usize, f64)> =
+            (0..DIFFERENCE_BUFFER + 10).map(|j| (j, 0.1)).collect();
+        entries.extend([(5, 0.2), (DIFFERENCE_BUFFER + 3, 0.3), (dim + 1, 1.0)]);
+        let got = s.difference(|visit| entries.iter().for_each(|&(j, v)| visit(j, v)), dim);
+        assert_eq!(got, summed(&entries, dim));
+        assert!(s.touched.is_empty() && s.pairs.is_empty());
     }
 }

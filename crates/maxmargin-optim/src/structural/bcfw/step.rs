@@ -109,8 +109,8 @@ impl Bcfw {
         st.k += 1;
         if let Shares::Atoms(blocks) = &mut st.w_i {
             // u_s = ψ(y_i) − ψ(ŷ): on a space that gives it, only the entries where the outputs differ (on a
-            // chain, the tokens whose tags differ); on others ψ(y_i), held already, and −ψ(ŷ). Summed by
-            // sorting (a multiclass difference comes sorted and is taken as it is), a long one in a scratch.
+            // chain, the tokens whose tags differ); on others ψ(y_i), held already, and −ψ(ŷ). Summed as
+            // `Scatter::difference` says (sorted, or in a scratch; a multiclass difference comes sorted).
             let (x_i, truth) = (&problem.x()[i], &st.psi_truth[i]);
             let space = problem.space();
             let emit = |visit: &mut dyn FnMut(usize, f64)| {
