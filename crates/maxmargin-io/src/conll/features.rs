@@ -218,23 +218,39 @@ impl FeatureMap {
         if min_count <= 1 {
             return all;
         }
-        let mut counts = vec![0usize; all.names.len()];
-        let mut edge_counts = vec![0usize; all.edge_names.len()];
-        let mut buf = String::new();
-        for s in train {
-            for t in 0..s.len() {
-                all.template.for_each_feature(s, t, &mut buf, |f, _| {
-                    if let Some(&i) = all.features.get(f) {
-                        counts[i as usize] += 1;
+        // Counted on every core, a pair of count vectors per thread's share, added up: integers, so the
+        // same counts whatever the thread count.
+        let zeros = || {
+            (
+                vec![0usize; all.names.len()],
+                vec![0usize; all.edge_names.len()],
+            )
+        };
+        let (counts, edge_counts) = train
+            .par_chunks(DICTIONARY_CHUNK)
+            .fold(zeros, |(mut counts, mut edge_counts), chunk| {
+                let mut buf = String::new();
+                for s in chunk {
+                    for t in 0..s.len() {
+                        all.template.for_each_feature(s, t, &mut buf, |f, _| {
+                            if let Some(&i) = all.features.get(f) {
+                                counts[i as usize] += 1;
+                            }
+                        });
+                        all.template.for_each_edge_feature(s, t, &mut buf, |f| {
+                            if let Some(&i) = all.edge_features.get(f) {
+                                edge_counts[i as usize] += 1;
+                            }
+                        });
                     }
-                });
-                all.template.for_each_edge_feature(s, t, &mut buf, |f| {
-                    if let Some(&i) = all.edge_features.get(f) {
-                        edge_counts[i as usize] += 1;
-                    }
-                });
-            }
-        }
+                }
+                (counts, edge_counts)
+            })
+            .reduce(zeros, |(mut a, mut ea), (b, eb)| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                ea.iter_mut().zip(eb).for_each(|(x, y)| *x += y);
+                (a, ea)
+            });
         let keep = |names: &[String], counts: &[usize]| -> (Vec<String>, Ids) {
             let kept: Vec<String> = names
                 .iter()
@@ -381,6 +397,15 @@ mod tests {
         };
         let map = on(1)?;
         assert_eq!(map, on(3)?);
+        // With a minimum count, the features counted on every core, the same map whatever the threads.
+        let common = |threads: usize| -> Result<FeatureMap, String> {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+            let pool = pool.map_err(|e| e.to_string())?;
+            Ok(pool.install(|| FeatureMap::fit_with_min_count(&train, template.clone(), 3)))
+        };
+        let common_map = common(1)?;
+        assert_eq!(common_map, common(3)?);
+        let mut counts = std::collections::HashMap::<String, usize>::new();
         let (mut order, mut edge_order, mut buf) = (Vec::new(), Vec::new(), String::new());
         let (mut seen, mut edge_seen) = (
             std::collections::HashSet::new(),
@@ -389,6 +414,7 @@ mod tests {
         for s in &train {
             for t in 0..s.len() {
                 map.template.for_each_feature(s, t, &mut buf, |f, _| {
+                    *counts.entry(f.to_string()).or_default() += 1;
                     if seen.insert(f.to_string()) {
                         order.push(f.to_string());
                     }
@@ -408,6 +434,13 @@ mod tests {
         assert!(edge_order.len() > 20, "bigrams too: {}", edge_order.len());
         assert_eq!(map.feature_names(), &order[..]);
         assert_eq!(map.edge_feature_names(), &edge_order[..]);
+        let kept: Vec<&String> = order.iter().filter(|f| counts[*f] >= 3).collect();
+        assert!(
+            !kept.is_empty() && kept.len() < order.len(),
+            "{}",
+            kept.len()
+        );
+        assert!(common_map.feature_names().iter().eq(kept));
         assert!((map.names.iter().enumerate()).all(|(i, f)| map.features[f] == i as u32));
         let edges = map.edge_names.iter().enumerate();
         assert!(edges.clone().all(|(i, f)| map.edge_features[f] == i as u32));
