@@ -390,21 +390,20 @@ mod tests {
         // Unigrams, and bigram features (a B line with a macro: observation-dependent transitions).
         let text = "U00:%x[0,0]\nU01:%x[-1,0]/%x[0,0]\nB\nB01:%x[0,0]\n";
         let template = Template::parse("mine", text).map_err(|e| format!("{e:?}"))?;
-        let on = |threads: usize| -> Result<FeatureMap, String> {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-            let pool = pool.map_err(|e| e.to_string())?;
-            Ok(pool.install(|| FeatureMap::fit_with(&train, template.clone())))
-        };
-        let map = on(1)?;
-        assert_eq!(map, on(3)?);
-        // With a minimum count, the features counted on every core, the same map whatever the threads.
-        let common = |threads: usize| -> Result<FeatureMap, String> {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-            let pool = pool.map_err(|e| e.to_string())?;
-            Ok(pool.install(|| FeatureMap::fit_with_min_count(&train, template.clone(), 3)))
-        };
-        let common_map = common(1)?;
-        assert_eq!(common_map, common(3)?);
+        // Built on 1 and 3 threads, with `min_count` (1: every feature): the same map either way.
+        let on =
+            |threads: usize, min_count: usize| -> Result<FeatureMap, String> {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+                let pool = pool.map_err(|e| e.to_string())?;
+                Ok(pool.install(|| {
+                    FeatureMap::fit_with_min_count(&train, template.clone(), min_count)
+                }))
+            };
+        let map = on(1, 1)?;
+        assert_eq!(map, on(3, 1)?);
+        assert_eq!(map, FeatureMap::fit_with(&train, template.clone()));
+        let common_map = on(1, 3)?;
+        assert_eq!(common_map, on(3, 3)?);
         let mut counts = std::collections::HashMap::<String, usize>::new();
         let (mut order, mut edge_order, mut buf) = (Vec::new(), Vec::new(), String::new());
         let (mut seen, mut edge_seen) = (

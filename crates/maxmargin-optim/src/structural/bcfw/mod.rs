@@ -337,19 +337,25 @@ impl Bcfw {
         Self::with_average(st, f)
     }
 
-    /// `f` of the weighted average `(w̄, ℓ̄)` (or of the iterate when none is kept), written into the
-    /// state's buffer, entry by entry on every core (the same numbers whatever the thread count).
+    /// `f` of the weighted average `(w̄, ℓ̄)` (or of the iterate when none is kept).
     fn with_average<R>(st: &BcfwState, f: impl FnOnce(&[f64], f64) -> R) -> R {
+        match Self::fill_average(st) {
+            Some((buf, ell)) => f(&buf, ell),
+            None => f(&st.w, st.ell),
+        }
+    }
+
+    /// The weighted average written into the state's buffer, entry by entry on every core (the same
+    /// numbers whatever the thread count), with `ℓ̄`; none when no average is kept yet.
+    fn fill_average(st: &BcfwState) -> Option<(std::sync::MutexGuard<'_, Vec<f64>>, f64)> {
         use rayon::prelude::*;
-        let Some(a) = st.avg.as_ref().filter(|a| a.c_sum > 0.0) else {
-            return f(&st.w, st.ell);
-        };
+        let a = st.avg.as_ref().filter(|a| a.c_sum > 0.0)?;
         let mut buf = (st.average_buf.0.lock()).unwrap_or_else(|p| p.into_inner());
         buf.resize(st.w.len(), 0.0);
         (buf.par_iter_mut().with_min_len(1 << 16))
             .zip(st.w.par_iter().zip(&a.u))
             .for_each(|(b, (w, u))| *b = (a.c_sum * w - u) / a.c_sum);
-        f(&buf, a.ell_sum / a.c_sum)
+        Some((buf, a.ell_sum / a.c_sum))
     }
 }
 
@@ -487,13 +493,14 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for Bcfw {
     }
 
     fn output(&self, _problem: &StructProblem<'a, S>, st: &BcfwState) -> Vec<f64> {
-        if st.last_iterate || !st.avg.as_ref().is_some_and(|a| a.c_sum > 0.0) {
+        if st.last_iterate {
             return st.w.clone();
         }
-        // The average is written into the buffer, which is then handed out: one `dim`-wide copy, not two.
-        Self::with_average(st, |_, _| ());
-        let mut buf = (st.average_buf.0.lock()).unwrap_or_else(|p| p.into_inner());
-        std::mem::take(&mut *buf)
+        // The average's buffer is handed out: one `dim`-wide vector, not a copy of it.
+        match Self::fill_average(st) {
+            Some((mut buf, _)) => std::mem::take(&mut *buf),
+            None => st.w.clone(),
+        }
     }
 
     fn objective(&self, problem: &StructProblem<'a, S>, st: &BcfwState) -> Result<f64, OptimError> {

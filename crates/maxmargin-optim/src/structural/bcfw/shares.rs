@@ -236,21 +236,11 @@ impl Scatter {
             if !sorted {
                 pairs.sort_by_key(|p| p.0);
             }
-            let (mut idx, mut val) = (Vec::with_capacity(pairs.len()), Vec::new());
-            val.reserve(pairs.len());
-            let mut k = 0;
-            while k < pairs.len() {
-                let j = pairs[k].0;
-                let mut sum = 0.0;
-                while k < pairs.len() && pairs[k].0 == j {
-                    sum += pairs[k].1;
-                    k += 1;
-                }
-                if sum != 0.0 {
-                    idx.push(j as u32);
-                    val.push(sum);
-                }
-            }
+            // Each index's entries from zero, in the order they came.
+            let (idx, val) = (pairs.chunk_by(|a, b| a.0 == b.0))
+                .map(|run| (run[0].0 as u32, run.iter().fold(0.0, |sum, p| sum + p.1)))
+                .filter(|p| p.1 != 0.0)
+                .unzip();
             SparseVec::new(idx, val).unwrap_or_default()
         };
         pairs.clear();
@@ -297,8 +287,8 @@ mod tests {
     }
 
     /// Entries in any order, repeated or cancelling, sum as the scratch adds them bit for bit, whether they
-    /// are sorted in the buffer or (past it) added up in the scratch, or all buffered past SCATTER_MAX_DIM; zeros and entries beyond `dim` are
-    /// dropped, and nothing is kept for the next step.
+    /// are sorted in the buffer, added up in the scratch past it, or all buffered past SCATTER_MAX_DIM; zeros
+    /// and entries beyond `dim` are dropped, and nothing is kept for the next step.
     #[test]
     fn a_difference_is_the_scratchs_sum_bit_for_bit() {
         let mut s = Scatter::default();
