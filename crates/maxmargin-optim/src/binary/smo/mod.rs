@@ -23,9 +23,10 @@
 //!
 //! **Shrinking** (LIBSVM's heuristic, Fan, Chen & Lin 2005 §5): every `min(n/4, 1000)` iterations the examples
 //! at a bound whose gradient says they will stay there (`be_shrunk`: at the bound that `I_up` or `I_low`
-//! excludes, with `−y G` beyond the other set's extreme) leave the working-set scans; the first time the
-//! violation is within `10ε` every example comes back once, and a stopping test passed on the shrunk set is
-//! checked again on all of them. The gradient is still kept for every example (so nothing is
+//! excludes, with `−y G` beyond the other set's extreme) leave the working-set scans. Unlike LIBSVM, which
+//! lets shrunk examples back once (at a violation within `10ε`), each shrinking judges every example
+//! against the extremes over all of them, so an example shrunk too early comes back at the next one; a
+//! stopping test passed on the shrunk set is checked again on all of them. The gradient is still kept for every example (so nothing is
 //! reconstructed and the certificate stays exact); what shrinks is the two `O(n)` scans per iteration,
 //! which dominate when kernel rows are cheap or cached. The active set and its countdown are part of the
 //! state, so a checkpoint (taken between steps) resumes the same bits.
