@@ -145,12 +145,12 @@ pub(crate) fn fit_tagger<'py>(
         return Err(value_error("no sentences"));
     }
     let template = self::template(template, &train)?;
-    let features =
-        tagger::dictionary(&train, template, min_count, learning.n_jobs).map_err(value_error)?;
+    let features = tagger::dictionary_with_rows(&train, template, min_count, learning.n_jobs)
+        .map_err(value_error)?;
     // Weights by tag number (1-based, as the chain model numbers its tags), in tag order.
     let mut weights = Vec::new();
     for (tag, weight) in class_weight.unwrap_or_default() {
-        let Some(id) = features.tag_id(&tag) else {
+        let Some(id) = features.features().tag_id(&tag) else {
             return Err(value_error(format!(
                 "class_weight names the tag {tag:?}, which the training tags do not have"
             )));

@@ -45,7 +45,8 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
     let (mut svm, mut bar) =
         crate::structured::estimator_weighted(args, Task::Chain, Some(weights))?;
     let min_count = args.structural.min_count.unwrap_or(1);
-    let features = maxmargin::tagger::dictionary(&sentences, template, min_count, args.threads)?;
+    let features =
+        maxmargin::tagger::dictionary_with_rows(&sentences, template, min_count, args.threads)?;
     if let Some(states) = args.structural.latent_states {
         if args.warm_start.is_some() {
             bail!("--warm-start does not apply to --latent-states yet");
@@ -61,7 +62,7 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
     }
     if let Some(path) = &args.warm_start {
         let warm = Tagger::load(path)?;
-        if warm.features != features {
+        if warm.features != *features.features() {
             bail!(
                 "--warm-start {}: that tagger's templates, features or tags differ from this data's",
                 path.display()

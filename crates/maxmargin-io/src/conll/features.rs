@@ -18,13 +18,87 @@ type FirstSeen = IndexSet<String, RandomState>;
 /// chunks are merged, so chunks are large).
 const DICTIONARY_CHUNK: usize = 512;
 
-/// Gives each of `found` not yet in `ids` the next id, in order.
-fn intern(names: &mut Vec<String>, ids: &mut Ids, found: FirstSeen) {
-    for f in found {
-        if let std::collections::hash_map::Entry::Vacant(e) = ids.entry(f) {
-            names.push(e.key().clone());
-            e.insert(names.len() as u32 - 1);
+/// Gives each of `found` not yet in `ids` the next id, in order; the ids of `found`, in its order.
+fn intern(names: &mut Vec<String>, ids: &mut Ids, found: FirstSeen) -> Vec<u32> {
+    found
+        .into_iter()
+        .map(|f| match ids.entry(f) {
+            std::collections::hash_map::Entry::Occupied(e) => *e.get(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                names.push(e.key().clone());
+                *e.insert(names.len() as u32 - 1)
+            }
+        })
+        .collect()
+}
+
+/// Marks a chunk-local id as a bigram feature's in a token's cells.
+const EDGE: u64 = 1 << 63;
+
+/// What one chunk of sentences makes: its unigram and bigram features in order of first appearance, how
+/// often each fired, and (when rows are asked for) each token's cells by chunk-local id, bigram ones marked
+/// by [`EDGE`], in the order the templates make them.
+#[derive(Default)]
+struct Chunk {
+    first: [FirstSeen; 2],
+    counts: [Vec<usize>; 2],
+    cells: Vec<Vec<Vec<(u64, f64)>>>,
+}
+
+impl Chunk {
+    fn of(template: &Template, sentences: &[Sentence], rows: bool) -> Self {
+        let mut chunk = Chunk::default();
+        let mut buf = String::new();
+        for s in sentences {
+            let mut tokens = Vec::with_capacity(if rows { s.len() } else { 0 });
+            for t in 0..s.len() {
+                let mut cells = Vec::new();
+                let mut add = |kind: usize, f: &str, v: f64| {
+                    let id = match chunk.first[kind].get_index_of(f) {
+                        Some(id) => id,
+                        None => {
+                            chunk.first[kind].insert(f.to_string());
+                            chunk.counts[kind].push(0);
+                            chunk.counts[kind].len() - 1
+                        }
+                    };
+                    chunk.counts[kind][id] += 1;
+                    if rows {
+                        cells.push((id as u64 | if kind == 1 { EDGE } else { 0 }, v));
+                    }
+                };
+                template.for_each_feature(s, t, &mut buf, |f, v| add(0, f, v));
+                template.for_each_edge_feature(s, t, &mut buf, |f| add(1, f, 1.0));
+                if rows {
+                    tokens.push(cells);
+                }
+            }
+            if rows {
+                chunk.cells.push(tokens);
+            }
         }
+        chunk
+    }
+
+    /// The chunk's rows, by the final ids of its local ones (`u32::MAX`: dropped), as
+    /// [`FeatureMap::features`] makes them.
+    fn rows(self, ids: &[Vec<u32>; 2], first_edge: u32) -> Vec<Vec<SparseVec>> {
+        let row = |cells: Vec<(u64, f64)>| {
+            let mut cells: Vec<(u32, f64)> = (cells.into_iter())
+                .filter_map(|(id, v)| {
+                    let kind = usize::from(id & EDGE != 0);
+                    let j = ids[kind][(id & !EDGE) as usize];
+                    (j != u32::MAX).then(|| (j + if kind == 1 { first_edge } else { 0 }, v))
+                })
+                .collect();
+            cells.sort_by_key(|c| c.0);
+            cells.dedup_by_key(|c| c.0);
+            let (idx, val) = cells.into_iter().unzip();
+            SparseVec::new(idx, val).unwrap_or_default()
+        };
+        (self.cells.into_iter())
+            .map(|tokens| tokens.into_iter().map(row).collect())
+            .collect()
     }
 }
 
@@ -133,54 +207,7 @@ impl FeatureMap {
     /// first appearance). A template naming a column a sentence lacks yields no feature there; use
     /// [`Template::columns`] to refuse such data first.
     pub fn fit_with(train: &[Sentence], template: Template) -> Self {
-        let inputs = train
-            .iter()
-            .map(|s| s.columns.len())
-            .min()
-            .unwrap_or(0)
-            .max(template.columns());
-        let mut map = Self {
-            template,
-            inputs,
-            names: Vec::new(),
-            features: Ids::default(),
-            edge_names: Vec::new(),
-            edge_features: Ids::default(),
-            tags: Vec::new(),
-            tag_ids: Ids::default(),
-        };
-        // Each chunk of sentences lists its features in order of first appearance, in parallel; taken in
-        // chunk order, those lists give the ids of one sequential pass (first appearance in the whole set),
-        // whatever the thread count.
-        let template = &map.template;
-        let firsts: Vec<[FirstSeen; 2]> = train
-            .par_chunks(DICTIONARY_CHUNK)
-            .map(|chunk| {
-                let (mut buf, mut first) =
-                    (String::new(), [FirstSeen::default(), FirstSeen::default()]);
-                let mut add = |kind: usize, f: &str| {
-                    if !first[kind].contains(f) {
-                        first[kind].insert(f.to_string());
-                    }
-                };
-                for s in chunk {
-                    for t in 0..s.len() {
-                        template.for_each_feature(s, t, &mut buf, |f, _| add(0, f));
-                        template.for_each_edge_feature(s, t, &mut buf, |f| add(1, f));
-                    }
-                }
-                first
-            })
-            .collect();
-        for [unigrams, edges] in firsts {
-            intern(&mut map.names, &mut map.features, unigrams);
-            intern(&mut map.edge_names, &mut map.edge_features, edges);
-        }
-        map.tags = Self::tag_order(train);
-        map.tag_ids = (map.tags.iter().enumerate())
-            .map(|(i, t)| (t.clone(), i as u32))
-            .collect();
-        map
+        Self::build(train, template, 1, false).0
     }
 
     /// The tags of training sentences in the order a dictionary built on them numbers them (first
@@ -214,66 +241,101 @@ impl FeatureMap {
     /// assert!(common.feature_names().iter().all(|f| all.feature_names().contains(f)));
     /// ```
     pub fn fit_with_min_count(train: &[Sentence], template: Template, min_count: usize) -> Self {
-        let all = Self::fit_with(train, template);
-        if min_count <= 1 {
-            return all;
-        }
-        // Counted on every core, a pair of count vectors per thread's share, added up: integers, so the
-        // same counts whatever the thread count.
-        let zeros = || {
-            (
-                vec![0usize; all.names.len()],
-                vec![0usize; all.edge_names.len()],
-            )
-        };
-        let (counts, edge_counts) = train
+        Self::build(train, template, min_count, false).0
+    }
+
+    /// As [`FeatureMap::fit_with_min_count`], with the training sentences' rows (`features(s)` of each, in
+    /// order) made in the same pass: the templates are expanded once, not once for the dictionary and again
+    /// for the rows.
+    pub fn fit_with_rows(
+        train: &[Sentence],
+        template: Template,
+        min_count: usize,
+    ) -> (Self, Vec<Vec<SparseVec>>) {
+        Self::build(train, template, min_count, true)
+    }
+
+    /// The dictionaries, and the rows when asked. Each chunk of sentences lists its features in order of first
+    /// appearance, in parallel; taken in chunk order, those lists give the ids of one sequential pass (first
+    /// appearance in the whole set), whatever the thread count. Counts are integers added up, so the same
+    /// for any thread count too.
+    fn build(
+        train: &[Sentence],
+        template: Template,
+        min_count: usize,
+        rows: bool,
+    ) -> (Self, Vec<Vec<SparseVec>>) {
+        let inputs = train
+            .iter()
+            .map(|s| s.columns.len())
+            .min()
+            .unwrap_or(0)
+            .max(template.columns());
+        let mut chunks: Vec<Chunk> = train
             .par_chunks(DICTIONARY_CHUNK)
-            .fold(zeros, |(mut counts, mut edge_counts), chunk| {
-                let mut buf = String::new();
-                for s in chunk {
-                    for t in 0..s.len() {
-                        all.template.for_each_feature(s, t, &mut buf, |f, _| {
-                            if let Some(&i) = all.features.get(f) {
-                                counts[i as usize] += 1;
-                            }
-                        });
-                        all.template.for_each_edge_feature(s, t, &mut buf, |f| {
-                            if let Some(&i) = all.edge_features.get(f) {
-                                edge_counts[i as usize] += 1;
-                            }
-                        });
+            .map(|c| Chunk::of(&template, c, rows))
+            .collect();
+        let (mut names, mut features) =
+            ([Vec::new(), Vec::new()], [Ids::default(), Ids::default()]);
+        let mut counts = [Vec::new(), Vec::new()];
+        let mut local_ids: Vec<[Vec<u32>; 2]> = Vec::with_capacity(chunks.len());
+        for chunk in &mut chunks {
+            local_ids.push(std::array::from_fn(|kind| {
+                let found = std::mem::take(&mut chunk.first[kind]);
+                let ids = intern(&mut names[kind], &mut features[kind], found);
+                counts[kind].resize(names[kind].len(), 0);
+                for (&id, &c) in ids.iter().zip(&chunk.counts[kind]) {
+                    counts[kind][id as usize] += c;
+                }
+                ids
+            }));
+        }
+        if min_count > 1 {
+            // Rare features leave; the others keep their order and are numbered again.
+            for kind in 0..2 {
+                let mut kept = vec![u32::MAX; names[kind].len()];
+                let all = std::mem::take(&mut names[kind]);
+                for (i, name) in all.into_iter().enumerate() {
+                    if counts[kind][i] >= min_count {
+                        kept[i] = names[kind].len() as u32;
+                        names[kind].push(name);
                     }
                 }
-                (counts, edge_counts)
-            })
-            .reduce(zeros, |(mut a, mut ea), (b, eb)| {
-                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                ea.iter_mut().zip(eb).for_each(|(x, y)| *x += y);
-                (a, ea)
-            });
-        let keep = |names: &[String], counts: &[usize]| -> (Vec<String>, Ids) {
-            let kept: Vec<String> = names
-                .iter()
-                .zip(counts)
-                .filter(|(_, c)| **c >= min_count)
-                .map(|(n, _)| n.clone())
+                features[kind] = (names[kind].iter().enumerate())
+                    .map(|(i, n)| (n.clone(), i as u32))
+                    .collect();
+                for ids in &mut local_ids {
+                    ids[kind].iter_mut().for_each(|id| *id = kept[*id as usize]);
+                }
+            }
+        }
+        let first_edge = names[0].len() as u32;
+        let rows = if rows {
+            let per_chunk: Vec<Vec<Vec<SparseVec>>> = (chunks.into_par_iter())
+                .zip(local_ids.par_iter())
+                .map(|(chunk, ids)| chunk.rows(ids, first_edge))
                 .collect();
-            let ids = kept
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (n.clone(), i as u32))
-                .collect();
-            (kept, ids)
+            per_chunk.into_iter().flatten().collect()
+        } else {
+            Vec::new()
         };
-        let (names, features) = keep(&all.names, &counts);
-        let (edge_names, edge_features) = keep(&all.edge_names, &edge_counts);
-        Self {
+        let [names, edge_names] = names;
+        let [features, edge_features] = features;
+        let tags = Self::tag_order(train);
+        let tag_ids = (tags.iter().enumerate())
+            .map(|(i, t)| (t.clone(), i as u32))
+            .collect();
+        let map = Self {
+            template,
+            inputs,
             names,
             features,
             edge_names,
             edge_features,
-            ..all
-        }
+            tags,
+            tag_ids,
+        };
+        (map, rows)
     }
 
     /// Number of unigram features.
@@ -387,8 +449,9 @@ mod tests {
     #[test]
     fn ids_follow_first_appearance_over_chunks_and_threads() -> Result<(), String> {
         let train = corpus(3 * DICTIONARY_CHUNK + 17);
-        // Unigrams, and bigram features (a B line with a macro: observation-dependent transitions).
-        let text = "U00:%x[0,0]\nU01:%x[-1,0]/%x[0,0]\nB\nB01:%x[0,0]\n";
+        // Unigrams (U00 twice: a feature made twice at a token), and bigram features (a B line with a
+        // macro: observation-dependent transitions).
+        let text = "U00:%x[0,0]\nU01:%x[-1,0]/%x[0,0]\nU00:%x[0,0]\nB\nB01:%x[0,0]\n";
         let template = Template::parse("mine", text).map_err(|e| format!("{e:?}"))?;
         // Built on 1 and 3 threads, with `min_count` (1: every feature): the same map either way.
         let on =
@@ -440,6 +503,16 @@ mod tests {
             kept.len()
         );
         assert!(common_map.feature_names().iter().eq(kept));
+        // The rows made with the dictionary are the rows the dictionary makes afterwards.
+        for (threads, min_count, map) in [(1, 1, &map), (3, 1, &map), (3, 3, &common_map)] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+            let pool = pool.map_err(|e| e.to_string())?;
+            let (with_rows, rows) =
+                pool.install(|| FeatureMap::fit_with_rows(&train, template.clone(), min_count));
+            assert_eq!(&with_rows, map);
+            assert_eq!(rows.len(), train.len());
+            assert!(rows.iter().zip(&train).all(|(r, s)| *r == map.features(s)));
+        }
         assert!((map.names.iter().enumerate()).all(|(i, f)| map.features[f] == i as u32));
         let edges = map.edge_names.iter().enumerate();
         assert!(edges.clone().all(|(i, f)| map.edge_features[f] == i as u32));

@@ -28,21 +28,22 @@ pub type LatentTaggerFitReport = crate::linear::FitReport<LatentTagger>;
 pub fn fit_latent(
     svm: &StructuredSvm,
     train: &[Sentence],
-    features: FeatureMap,
+    features: impl Into<Dictionary>,
     states: usize,
     source: &Path,
     observer: &mut (dyn Observer + Send),
 ) -> Result<LatentTaggerFitReport, Error> {
-    check_trainable(svm, train, &features, source)?;
-    if chain_shape(&features) != ChainShape::default() {
+    let features = features.into();
+    check_trainable(svm, train, features.features(), source)?;
+    if chain_shape(features.features()) != ChainShape::default() {
         return Err(crate::error::refuse(
             "latent states",
-            format!("the template {}", features.template().name()),
+            format!("the template {}", features.features().template().name()),
             "apply to templates of U lines and a plain B line only (not to bigram lines with macros, nor \
              to T lines: second-order transitions)",
         ));
     }
-    let data = training_sequences(svm, &features, train, source)?;
+    let (features, data) = features.training_data(svm, train, source)?;
     let report = svm.fit_latent_chain(&data, states, observer)?;
     Ok(LatentTaggerFitReport {
         model: LatentTagger {
@@ -65,7 +66,9 @@ impl LatentTagger {
         source: &Path,
     ) -> Result<Vec<Vec<String>>, Error> {
         check_values(self.features.template(), sentences, source)?;
-        let data = sequences(&self.features, sentences, source, |s| vec![0; s.len()]);
+        let data = sequences(&self.features, sentences, None, source, |s| {
+            vec![0; s.len()]
+        });
         tag_names(&self.features, self.model.predict(&data)?)
     }
 

@@ -20,6 +20,7 @@
 
 use crate::Error;
 use crate::structured_svm::{ChainShape, Prediction, StructuredModel, StructuredSvm, Task};
+use maxmargin_core::vector::SparseVec;
 use maxmargin_io::IoError;
 use maxmargin_io::conll::{self, FeatureMap, Sentence, Template};
 use maxmargin_io::model_file;
@@ -30,8 +31,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+mod dictionary;
 mod latent;
 
+pub use dictionary::{Dictionary, dictionary, dictionary_with_rows};
 pub use latent::{LATENT_TAGGER_KIND, LatentTagger, LatentTaggerFitReport, fit_latent};
 
 /// Whether a model file's kind is a tagger's (plain or with latent states).
@@ -175,42 +178,26 @@ pub fn fit(
     source: &Path,
     observer: &mut (dyn Observer + Send),
 ) -> Result<TaggerFitReport, Error> {
-    let features = dictionary(train, template, 1, svm.params().threads)?;
+    let features = dictionary_with_rows(train, template, 1, svm.params().threads)?;
     fit_with_map(svm, train, features, source, observer)
 }
 
-/// [`FeatureMap::fit_with_min_count`] on `threads` threads (`None`: all cores): the dictionary is built by
-/// chunks of sentences in parallel and does not depend on the thread count.
+/// As [`fit`], with the dictionaries already built on `train` (by [`dictionary_with_rows`], or a
+/// [`FeatureMap`] of [`FeatureMap::fit_with`]), for callers that look at them first (a warm start checks they
+/// are the earlier tagger's).
 ///
 /// # Errors
-/// [`Error::Optim`] for a thread count of 0 or past [`crate::max_threads`], or a thread pool that cannot
-/// start.
-pub fn dictionary(
-    train: &[Sentence],
-    template: Template,
-    min_count: usize,
-    threads: Option<usize>,
-) -> Result<FeatureMap, Error> {
-    crate::check_threads(threads)?;
-    crate::parallel::with_threads(threads, || {
-        Ok(FeatureMap::fit_with_min_count(train, template, min_count))
-    })
-}
-
-/// As [`fit`], with the dictionaries already built on `train` (by [`FeatureMap::fit_with`]), for callers that
-/// look at them first (a warm start checks they are the earlier tagger's).
-///
-/// # Errors
-/// As [`fit`].
+/// As [`fit`], or rows made on other sentences than `train`.
 pub fn fit_with_map(
     svm: &StructuredSvm,
     train: &[Sentence],
-    features: FeatureMap,
+    features: impl Into<Dictionary>,
     source: &Path,
     observer: &mut (dyn Observer + Send),
 ) -> Result<TaggerFitReport, Error> {
-    check_trainable(svm, train, &features, source)?;
-    let data = training_sequences(svm, &features, train, source)?;
+    let features = features.into();
+    check_trainable(svm, train, features.features(), source)?;
+    let (features, data) = features.training_data(svm, train, source)?;
     let report = svm.fit_chain_with_edges(&data, chain_shape(&features), observer)?;
     Ok(TaggerFitReport {
         model: Tagger {
@@ -309,7 +296,7 @@ fn evaluate_with(
         .count();
     // One pass of feature building serves the predictions and the objective (an unknown tag stands as
     // tag 0 there, and the objective is only given when there is none).
-    let data = sequences(features, sentences, source, |s| {
+    let data = sequences(features, sentences, None, source, |s| {
         s.tags
             .iter()
             .map(|t| features.tag_id(t).unwrap_or(0))
@@ -374,31 +361,19 @@ pub fn check_values(
     })
 }
 
-/// The chain data of training sentences, encoded on the estimator's threads (every training tag is in the
-/// dictionary built on them).
-fn training_sequences(
-    svm: &StructuredSvm,
-    features: &FeatureMap,
-    train: &[Sentence],
-    source: &Path,
-) -> Result<SequenceData, Error> {
-    crate::parallel::with_threads(svm.params().threads, || {
-        Ok(sequences(features, train, source, |tags| {
-            features.tags(tags).unwrap_or_default()
-        }))
-    })
-}
-
-/// The chain data of sentences: features by the dictionary, tags by `tags` (0-based).
+/// The chain data of sentences: their `rows`, else features by the dictionary, and tags by `tags`
+/// (0-based).
 fn sequences(
     features: &FeatureMap,
     sentences: &[Sentence],
+    rows: Option<Vec<Vec<SparseVec>>>,
     source: &Path,
     tags: impl Fn(&Sentence) -> Vec<u32>,
 ) -> SequenceData {
     SequenceData {
         // Sentence by sentence in parallel (on the caller's pool), collected in order.
-        sequences: sentences.par_iter().map(|s| features.features(s)).collect(),
+        sequences: rows
+            .unwrap_or_else(|| sentences.par_iter().map(|s| features.features(s)).collect()),
         labels: sentences.iter().map(tags).collect(),
         qids: (0..sentences.len() as u64).collect(),
         n_features: features.n_features(),
@@ -426,7 +401,9 @@ impl Tagger {
         source: &Path,
     ) -> Result<Vec<Vec<String>>, Error> {
         check_values(self.features.template(), sentences, source)?;
-        let data = sequences(&self.features, sentences, source, |s| vec![0; s.len()]);
+        let data = sequences(&self.features, sentences, None, source, |s| {
+            vec![0; s.len()]
+        });
         self.tag_data(&data)
     }
 
