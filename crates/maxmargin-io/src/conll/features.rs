@@ -36,23 +36,29 @@ fn intern(names: &mut Vec<String>, ids: &mut Ids, found: FirstSeen) -> Vec<u32> 
 const EDGE: u64 = 1 << 63;
 
 /// What one chunk of sentences makes: its unigram and bigram features in order of first appearance, how
-/// often each fired, and (when rows are asked for) each token's cells by chunk-local id, bigram ones marked
-/// by [`EDGE`], in the order the templates make them.
+/// often each fired, and (when rows are asked for) every token's cells by chunk-local id, bigram ones marked
+/// by [`EDGE`], in the order the templates make them: one buffer for the chunk, token `k`'s cells ending at
+/// `ends[k]` (no allocation per token).
 #[derive(Default)]
 struct Chunk {
     first: [FirstSeen; 2],
     counts: [Vec<usize>; 2],
-    cells: Vec<Vec<Vec<(u64, f64)>>>,
+    cells: Vec<(u64, f64)>,
+    ends: Vec<usize>,
 }
 
 impl Chunk {
     fn of(template: &Template, sentences: &[Sentence], rows: bool) -> Self {
         let mut chunk = Chunk::default();
+        if rows {
+            // A template line makes at most one feature at a token: no buffer grows by copying.
+            let tokens = sentences.iter().map(Sentence::len).sum::<usize>();
+            chunk.cells.reserve(tokens * (template.len() + template.edge_len()));
+            chunk.ends.reserve(tokens);
+        }
         let mut buf = String::new();
         for s in sentences {
-            let mut tokens = Vec::with_capacity(if rows { s.len() } else { 0 });
             for t in 0..s.len() {
-                let mut cells = Vec::new();
                 let mut add = |kind: usize, f: &str, v: f64| {
                     let id = match chunk.first[kind].get_index_of(f) {
                         Some(id) => id,
@@ -64,40 +70,60 @@ impl Chunk {
                     };
                     chunk.counts[kind][id] += 1;
                     if rows {
-                        cells.push((id as u64 | if kind == 1 { EDGE } else { 0 }, v));
+                        chunk
+                            .cells
+                            .push((id as u64 | if kind == 1 { EDGE } else { 0 }, v));
                     }
                 };
                 template.for_each_feature(s, t, &mut buf, |f, v| add(0, f, v));
                 template.for_each_edge_feature(s, t, &mut buf, |f| add(1, f, 1.0));
                 if rows {
-                    tokens.push(cells);
+                    chunk.ends.push(chunk.cells.len());
                 }
-            }
-            if rows {
-                chunk.cells.push(tokens);
             }
         }
         chunk
     }
 
-    /// The chunk's rows, by the final ids of its local ones (`u32::MAX`: dropped), as
+    /// The rows of the chunk's `sentences`, by the final ids of its local ones (`u32::MAX`: dropped), as
     /// [`FeatureMap::features`] makes them.
-    fn rows(self, ids: &[Vec<u32>; 2], first_edge: u32) -> Vec<Vec<SparseVec>> {
-        let row = |cells: Vec<(u64, f64)>| {
-            let mut cells: Vec<(u32, f64)> = (cells.into_iter())
-                .filter_map(|(id, v)| {
-                    let kind = usize::from(id & EDGE != 0);
-                    let j = ids[kind][(id & !EDGE) as usize];
-                    (j != u32::MAX).then(|| (j + if kind == 1 { first_edge } else { 0 }, v))
-                })
-                .collect();
-            cells.sort_by_key(|c| c.0);
-            cells.dedup_by_key(|c| c.0);
-            let (idx, val) = cells.into_iter().unzip();
+    fn rows(
+        self,
+        sentences: &[Sentence],
+        ids: &[Vec<u32>; 2],
+        first_edge: u32,
+    ) -> Vec<Vec<SparseVec>> {
+        let (mut ends, mut start) = (self.ends.iter().copied(), 0);
+        let mut token = || {
+            let end = ends.next().unwrap_or(start);
+            let cells = &self.cells[start..end];
+            start = end;
+            cells
+        };
+        let mut scratch: Vec<(u64, f64)> = Vec::new();
+        let mut row = |cells: &[(u64, f64)]| {
+            // The final id, or `u64::MAX` for a dropped feature (sorted after every kept one).
+            scratch.clear();
+            scratch.extend(cells.iter().map(|&(id, v)| {
+                let kind = usize::from(id & EDGE != 0);
+                let j = match ids[kind][(id & !EDGE) as usize] {
+                    u32::MAX => u64::MAX,
+                    j if kind == 1 => u64::from(j) + u64::from(first_edge),
+                    j => u64::from(j),
+                };
+                (j, v)
+            }));
+            // Stable: of a feature made twice, the first is kept.
+            scratch.sort_by_key(|c| c.0);
+            scratch.dedup_by_key(|c| c.0);
+            let (idx, val) = (scratch.iter())
+                .take_while(|c| c.0 != u64::MAX)
+                .map(|&(j, v)| (j as u32, v))
+                .unzip();
             SparseVec::new(idx, val).unwrap_or_default()
         };
-        (self.cells.into_iter())
-            .map(|tokens| tokens.into_iter().map(row).collect())
+        (sentences.iter())
+            .map(|s| (0..s.len()).map(|_| row(token())).collect())
             .collect()
     }
 }
@@ -312,8 +338,9 @@ impl FeatureMap {
         let first_edge = names[0].len() as u32;
         let rows = if rows {
             let per_chunk: Vec<Vec<Vec<SparseVec>>> = (chunks.into_par_iter())
+                .zip(train.par_chunks(DICTIONARY_CHUNK))
                 .zip(local_ids.par_iter())
-                .map(|(chunk, ids)| chunk.rows(ids, first_edge))
+                .map(|((chunk, sentences), ids)| chunk.rows(sentences, ids, first_edge))
                 .collect();
             per_chunk.into_iter().flatten().collect()
         } else {
