@@ -2,13 +2,16 @@
 //! `maxmargin::io::conll`, BCFW, λ = 10⁻³ (and a few others), and the chunk F1 of conlleval on the test set,
 //! with the time to train; then #29's stand-in for a named-entity set of the CoNLL-2002 kind, a wide
 //! template (`conll_wide.template`: word and POS n-grams, 864,494 features, 19 million weights) at the
-//! default settings and at λ = 10⁻³, to the default certified 1% gap. Needs `MAXMARGIN_DATA`. Writes
+//! default settings and at λ = 10⁻³, to the default certified 1% gap. First, a tagger's set-up: the
+//! dictionary and the training rows in two passes (`FeatureMap::fit_with`, then `features` of each sentence)
+//! against one (`FeatureMap::fit_with_rows`), on one and two threads. Needs `MAXMARGIN_DATA`. Writes
 //! `target/bench-report/conll_chunking.md`.
 
 use maxmargin::io::conll;
 use maxmargin::io::svm_hmm::SequenceData;
 use maxmargin::structured_svm::{Prediction, StructuredSvmParams, Task};
-use maxmargin_benches::{data_dir, time};
+use maxmargin_benches::{data_dir, median, time};
+use rayon::prelude::*;
 use std::fmt::Write as _;
 
 fn main() {
@@ -28,8 +31,9 @@ fn main() {
         );
         return;
     };
-    let (prep, map) = time(|| conll::FeatureMap::fit(&train));
     let mut report = String::new();
+    set_up(&train, &mut report);
+    let (prep, map) = time(|| conll::FeatureMap::fit(&train));
     // The chunker: fixed pass budgets; the stand-in: the defaults (a certified 1% gap), λ as the CLI's.
     let budgets = [(1e-3, Some(10.0)), (1e-3, Some(30.0)), (1e-4, Some(10.0))];
     chunker(&train, &test, &map, prep, &budgets, &mut report);
@@ -52,6 +56,46 @@ fn main() {
     if std::fs::create_dir_all(&out).is_ok() {
         let _ = std::fs::write(out.join("conll_chunking.md"), &report);
     }
+}
+
+/// A tagger's set-up with the chunking templates, in two passes and in one, on one and two threads: 7
+/// interleaved rounds each, medians (the rows are checked equal).
+fn set_up(train: &[conll::Sentence], report: &mut String) {
+    let _ = writeln!(
+        report,
+        "## A tagger's dictionary and training rows ({} sentences)\n\n| threads | two passes s | one pass s | ratio |\n|---|---|---|---|",
+        train.len()
+    );
+    for threads in [1, 2] {
+        let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(threads).build() else {
+            continue;
+        };
+        let (mut two, mut one) = (Vec::new(), Vec::new());
+        for _ in 0..7 {
+            let (s, (map, rows)) = time(|| {
+                pool.install(|| {
+                    let map = conll::FeatureMap::fit_with(train, conll::Template::chunking());
+                    let rows: Vec<_> = train.par_iter().map(|s| map.features(s)).collect();
+                    (map, rows)
+                })
+            });
+            two.push(s);
+            let (s, (map1, rows1)) = time(|| {
+                pool.install(|| {
+                    conll::FeatureMap::fit_with_rows(train, conll::Template::chunking(), 1)
+                })
+            });
+            one.push(s);
+            assert!(map == map1 && rows == rows1, "one pass made other rows");
+        }
+        let (two, one) = (median(&mut two), median(&mut one));
+        let _ = writeln!(
+            report,
+            "| {threads} | {two:.3} | {one:.3} | {:.2} |",
+            one / two
+        );
+    }
+    report.push('\n');
 }
 
 /// The stand-in's template (`maxmargin train --task chain --format conll --template

@@ -53,7 +53,9 @@ impl Chunk {
         if rows {
             // A template line makes at most one feature at a token: no buffer grows by copying.
             let tokens = sentences.iter().map(Sentence::len).sum::<usize>();
-            chunk.cells.reserve(tokens * (template.len() + template.edge_len()));
+            chunk
+                .cells
+                .reserve(tokens * (template.len() + template.edge_len()));
             chunk.ends.reserve(tokens);
         }
         let mut buf = String::new();
