@@ -63,7 +63,8 @@ fn main() {
 fn set_up(train: &[conll::Sentence], report: &mut String) {
     let _ = writeln!(
         report,
-        "## A tagger's dictionary and training rows ({} sentences)\n\n| threads | two passes s | one pass s | ratio |\n|---|---|---|---|",
+        "## A tagger's dictionary and training rows ({} sentences)\n\n\
+         | threads | two passes s | one pass s | ratio |\n|---|---|---|---|",
         train.len()
     );
     for threads in [1, 2] {

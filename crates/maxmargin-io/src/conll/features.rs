@@ -34,6 +34,25 @@ fn intern(names: &mut Vec<String>, ids: &mut Ids, found: FirstSeen) -> Vec<u32> 
 
 /// Marks a chunk-local id as a bigram feature's in a token's cells.
 const EDGE: u64 = 1 << 63;
+/// Cells reserved for a chunk at most (16 MB).
+const RESERVED_CELLS: usize = 1 << 20;
+
+/// A token's row from its cells in the order the templates made them: sorted by index, stably, so of a
+/// feature made twice the first is kept.
+fn finish_row(cells: &mut Vec<(u32, f64)>) -> SparseVec {
+    cells.sort_by_key(|c| c.0);
+    cells.dedup_by_key(|c| c.0);
+    let (idx, val) = cells.iter().copied().unzip();
+    SparseVec::new(idx, val).unwrap_or_default()
+}
+
+/// Names to their positions (`None` when a name repeats).
+fn index(names: &[String]) -> Option<Ids> {
+    let ids: Ids = (names.iter().enumerate())
+        .map(|(i, n)| (n.clone(), i as u32))
+        .collect();
+    (ids.len() == names.len()).then_some(ids)
+}
 
 /// What one chunk of sentences makes: its unigram and bigram features in order of first appearance, how
 /// often each fired, and (when rows are asked for) every token's cells by chunk-local id, bigram ones marked
@@ -51,11 +70,11 @@ impl Chunk {
     fn of(template: &Template, sentences: &[Sentence], rows: bool) -> Self {
         let mut chunk = Chunk::default();
         if rows {
-            // A template line makes at most one feature at a token: no buffer grows by copying.
+            // A template line makes at most one feature at a token: up to RESERVED_CELLS, no buffer grows by
+            // copying (past it, a bound that large may be far from what fires: the buffer grows instead).
             let tokens = sentences.iter().map(Sentence::len).sum::<usize>();
-            chunk
-                .cells
-                .reserve(tokens * (template.len() + template.edge_len()));
+            let bound = tokens.saturating_mul(template.len() + template.edge_len());
+            chunk.cells.reserve(bound.min(RESERVED_CELLS));
             chunk.ends.reserve(tokens);
         }
         let mut buf = String::new();
@@ -102,27 +121,18 @@ impl Chunk {
             start = end;
             cells
         };
-        let mut scratch: Vec<(u64, f64)> = Vec::new();
+        let mut scratch = Vec::new();
         let mut row = |cells: &[(u64, f64)]| {
-            // The final id, or `u64::MAX` for a dropped feature (sorted after every kept one).
+            // By final id; a dropped feature (`u32::MAX`) leaves.
             scratch.clear();
-            scratch.extend(cells.iter().map(|&(id, v)| {
+            scratch.extend(cells.iter().filter_map(|&(id, v)| {
                 let kind = usize::from(id & EDGE != 0);
-                let j = match ids[kind][(id & !EDGE) as usize] {
-                    u32::MAX => u64::MAX,
-                    j if kind == 1 => u64::from(j) + u64::from(first_edge),
-                    j => u64::from(j),
-                };
-                (j, v)
+                match ids[kind][(id & !EDGE) as usize] {
+                    u32::MAX => None,
+                    j => Some((j + if kind == 1 { first_edge } else { 0 }, v)),
+                }
             }));
-            // Stable: of a feature made twice, the first is kept.
-            scratch.sort_by_key(|c| c.0);
-            scratch.dedup_by_key(|c| c.0);
-            let (idx, val) = (scratch.iter())
-                .take_while(|c| c.0 != u64::MAX)
-                .map(|&(j, v)| (j as u32, v))
-                .unzip();
-            SparseVec::new(idx, val).unwrap_or_default()
+            finish_row(&mut scratch)
         };
         (sentences.iter())
             .map(|s| (0..s.len()).map(|_| row(token())).collect())
@@ -179,16 +189,9 @@ impl TryFrom<Stored> for FeatureMap {
         let template = Template::parse(&s.template_name, &s.template)
             .map_err(|(line, col, m)| format!("stored template, line {line}:{col}: {m}"))?;
         let index = |names: &[String], what: &str| -> Result<Ids, String> {
-            let ids: Ids = names
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (n.clone(), i as u32))
-                .collect();
-            if ids.len() == names.len() && names.len() <= u32::MAX as usize {
-                Ok(ids)
-            } else {
-                Err(format!("stored {what} repeat a name"))
-            }
+            index(names)
+                .filter(|_| names.len() <= u32::MAX as usize)
+                .ok_or_else(|| format!("stored {what} repeat a name"))
         };
         if template.columns() > s.inputs {
             return Err(format!(
@@ -329,9 +332,8 @@ impl FeatureMap {
                         names[kind].push(name);
                     }
                 }
-                features[kind] = (names[kind].iter().enumerate())
-                    .map(|(i, n)| (n.clone(), i as u32))
-                    .collect();
+                // Kept names are distinct: they were keys.
+                features[kind] = index(&names[kind]).unwrap_or_default();
                 for ids in &mut local_ids {
                     ids[kind].iter_mut().for_each(|id| *id = kept[*id as usize]);
                 }
@@ -351,9 +353,8 @@ impl FeatureMap {
         let [names, edge_names] = names;
         let [features, edge_features] = features;
         let tags = Self::tag_order(train);
-        let tag_ids = (tags.iter().enumerate())
-            .map(|(i, t)| (t.clone(), i as u32))
-            .collect();
+        // Tags of first appearance are distinct.
+        let tag_ids = index(&tags).unwrap_or_default();
         let map = Self {
             template,
             inputs,
@@ -427,11 +428,7 @@ impl FeatureMap {
                         cells.push((first_edge + e, 1.0));
                     }
                 });
-                // Stable: of a feature made twice, the first is kept (the same string reads the same cell).
-                cells.sort_by_key(|c| c.0);
-                cells.dedup_by_key(|c| c.0);
-                let (idx, val) = cells.into_iter().unzip();
-                SparseVec::new(idx, val).unwrap_or_default()
+                finish_row(&mut cells)
             })
             .collect()
     }
@@ -471,6 +468,47 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    /// Rows made with the dictionary equal the rows it makes afterwards where they are hardest to keep
+    /// equal: empty sentences across chunks, `%v` values (zeros make no feature; one line twice), and a
+    /// `min_count` that drops every unigram (each word is unique) but keeps bigrams of a column of
+    /// few values.
+    #[test]
+    fn rows_made_in_the_dictionarys_pass_are_the_rows_it_makes() -> Result<(), String> {
+        let train: Vec<Sentence> = (0..2 * DICTIONARY_CHUNK + 9)
+            .map(|i| {
+                let n = if i % 97 == 0 { 0 } else { 1 + i % 4 };
+                let words = (0..n).map(|t| format!("u{i}_{t}")).collect();
+                let values = (0..n).map(|t| format!("{}", (i + t) % 3)).collect();
+                Sentence {
+                    tags: (0..n).map(|t| format!("T{}", t % 2)).collect(),
+                    columns: vec![words, values],
+                }
+            })
+            .collect();
+        let text = "U00:%x[0,0]\nU01:%v[0,1]\nU02:%v[-1,1]\nU01:%v[0,1]\nB\nB01:%x[0,1]\n";
+        let template = Template::parse("hard", text).map_err(|e| format!("{e:?}"))?;
+        for (threads, min_count) in [(1, 1), (2, 1), (2, 2), (1, usize::MAX)] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+            let pool = pool.map_err(|e| e.to_string())?;
+            let (map, rows) =
+                pool.install(|| FeatureMap::fit_with_rows(&train, template.clone(), min_count));
+            assert_eq!(
+                map,
+                FeatureMap::fit_with_min_count(&train, template.clone(), min_count)
+            );
+            assert_eq!(rows.len(), train.len());
+            assert!(rows.iter().zip(&train).all(|(r, s)| *r == map.features(s)));
+            if min_count == 2 {
+                assert!(map.feature_names().iter().all(|f| !f.starts_with("U00")));
+                assert!(
+                    map.n_edge_features() > 0
+                        && rows.iter().flatten().any(|r| r.as_row().nnz() > 0)
+                );
+            }
+        }
+        Ok(())
     }
 
     /// The ids are the order in which one sequential pass meets the features, whatever the chunks and the

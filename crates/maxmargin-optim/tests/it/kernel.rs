@@ -167,7 +167,8 @@ proptest! {
 /// opposite label. Shrinking set aside examples early on; the five left crawled along a flat face of the dual
 /// (violation 5·10⁻⁴ among them, 2.9 over all examples) for 3.6 million iterations without converging,
 /// because LIBSVM's rule lets shrunk examples back only once the active ones are within 10ε. Each
-/// shrinking now judges every example, and the run takes the iterations of one without shrinking.
+/// shrinking now judges every example, and the run converges well within this budget (180,000 iterations;
+/// 30,648 when measured, those of a run without shrinking).
 #[test]
 fn an_example_shrunk_too_early_comes_back() {
     let (x, y) = problem(358, 16, 3, 10.0);

@@ -14,7 +14,21 @@ use std::path::Path;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dictionary {
     features: FeatureMap,
-    rows: Option<Vec<Vec<SparseVec>>>,
+    /// The rows, with the digest of the sentences' cells they were made on.
+    rows: Option<(Vec<Vec<SparseVec>>, u64)>,
+}
+
+/// A digest of the sentences' cells, in order (what a row depends on), each cell length-prefixed.
+fn cells_digest(sentences: &[Sentence]) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for s in sentences {
+        h.update(&(s.columns.len() as u64).to_le_bytes());
+        for cell in s.columns.iter().flatten() {
+            h.update(&(cell.len() as u64).to_le_bytes());
+            h.update(cell.as_bytes());
+        }
+    }
+    h.digest()
 }
 
 impl From<FeatureMap> for Dictionary {
@@ -41,7 +55,8 @@ impl Dictionary {
     /// them): the rows made with the dictionary, else made now on the estimator's threads.
     ///
     /// # Errors
-    /// Rows made on other sentences than `train` ([`Error::Optim`]: a caller's mistake, named).
+    /// Rows made on other sentences than `train` (another digest of their cells; [`Error::Optim`]: a
+    /// caller's mistake, named).
     pub(super) fn training_data(
         self,
         svm: &StructuredSvm,
@@ -49,17 +64,16 @@ impl Dictionary {
         source: &Path,
     ) -> Result<(FeatureMap, SequenceData), Error> {
         let Self { features, rows } = self;
-        if let Some(rows) = &rows {
-            let same = rows.len() == train.len()
-                && rows.iter().zip(train).all(|(r, s)| r.len() == s.len());
-            if !same {
+        let rows = match rows {
+            Some((rows, digest)) if digest != cells_digest(train) => {
                 return Err(crate::error::refuse(
                     "dictionary",
                     format!("rows of {} sentences", rows.len()),
                     "were made on other sentences than the training ones",
                 ));
             }
-        }
+            rows => rows.map(|(rows, _)| rows),
+        };
         let data = crate::parallel::with_threads(svm.params().threads, || {
             Ok(sequences(&features, train, rows, source, |tags| {
                 features.tags(tags).unwrap_or_default()
@@ -109,8 +123,10 @@ pub fn dictionary(
 /// let a = tagger::fit_with_map(&svm, &train, with_rows.clone(), "inline".as_ref(), &mut ())?;
 /// let b = tagger::fit_with_map(&svm, &train, map, "inline".as_ref(), &mut ())?;
 /// assert_eq!(a.model.model.w, b.model.model.w);
-/// // Rows made on other sentences are refused.
-/// assert!(tagger::fit_with_map(&svm, &train[..1], with_rows, "inline".as_ref(), &mut ()).is_err());
+/// // Rows made on other sentences are refused, of other lengths or not.
+/// assert!(tagger::fit_with_map(&svm, &train[..1], with_rows.clone(), "inline".as_ref(), &mut ()).is_err());
+/// let swapped = vec![train[1].clone(), train[0].clone()];
+/// assert!(tagger::fit_with_map(&svm, &swapped, with_rows, "inline".as_ref(), &mut ()).is_err());
 /// # Ok(()) }
 /// ```
 pub fn dictionary_with_rows(
@@ -124,7 +140,7 @@ pub fn dictionary_with_rows(
         let (features, rows) = FeatureMap::fit_with_rows(train, template, min_count);
         Ok(Dictionary {
             features,
-            rows: Some(rows),
+            rows: Some((rows, cells_digest(train))),
         })
     })
 }

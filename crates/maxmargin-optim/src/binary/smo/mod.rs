@@ -26,10 +26,10 @@
 //! excludes, with `−y G` beyond the other set's extreme) leave the working-set scans. Unlike LIBSVM, which
 //! lets shrunk examples back once (at a violation within `10ε`), each shrinking judges every example
 //! against the extremes over all of them, so an example shrunk too early comes back at the next one; a
-//! stopping test passed on the shrunk set is checked again on all of them. The gradient is still kept for every example (so nothing is
-//! reconstructed and the certificate stays exact); what shrinks is the two `O(n)` scans per iteration,
-//! which dominate when kernel rows are cheap or cached. The active set and its countdown are part of the
-//! state, so a checkpoint (taken between steps) resumes the same bits.
+//! stopping test passed on the shrunk set is checked again on all of them. The gradient is still kept for
+//! every example (so nothing is reconstructed and the certificate stays exact); what shrinks is the two
+//! `O(n)` scans per iteration, which dominate when kernel rows are cheap or cached. The active set and its
+//! countdown are part of the state, so a checkpoint (taken between steps) resumes the same bits.
 
 use crate::error::{OptimError, all_finite, check_epsilon, fits, in_boxes, invalid};
 use crate::trainer::{Certificate, Progress, Solver, StopReason};
