@@ -332,10 +332,14 @@ impl FeatureMap {
                         names[kind].push(name);
                     }
                 }
-                // Kept names are distinct: they were keys.
-                features[kind] = index(&names[kind]).unwrap_or_default();
-                for ids in &mut local_ids {
-                    ids[kind].iter_mut().for_each(|id| *id = kept[*id as usize]);
+                features[kind].retain(|_, id| {
+                    *id = kept[*id as usize];
+                    *id != u32::MAX
+                });
+                if rows {
+                    for ids in &mut local_ids {
+                        ids[kind].iter_mut().for_each(|id| *id = kept[*id as usize]);
+                    }
                 }
             }
         }
@@ -581,6 +585,13 @@ mod tests {
             assert!(rows.iter().zip(&train).all(|(r, s)| *r == map.features(s)));
         }
         assert!((map.names.iter().enumerate()).all(|(i, f)| map.features[f] == i as u32));
+        let common = common_map.names.iter().enumerate();
+        assert!(
+            common
+                .clone()
+                .all(|(i, f)| common_map.features[f] == i as u32)
+        );
+        assert_eq!(common_map.features.len(), common_map.names.len());
         let edges = map.edge_names.iter().enumerate();
         assert!(edges.clone().all(|(i, f)| map.edge_features[f] == i as u32));
         Ok(())

@@ -95,10 +95,15 @@ pub fn dictionary(
     min_count: usize,
     threads: Option<usize>,
 ) -> Result<FeatureMap, Error> {
-    crate::check_threads(threads)?;
-    crate::parallel::with_threads(threads, || {
-        Ok(FeatureMap::fit_with_min_count(train, template, min_count))
+    on_threads(threads, || {
+        FeatureMap::fit_with_min_count(train, template, min_count)
     })
+}
+
+/// `f` on a checked count of `threads` (`None`: all cores).
+fn on_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T, Error> {
+    crate::check_threads(threads)?;
+    crate::parallel::with_threads(threads, || Ok(f()))
 }
 
 /// As [`dictionary`], with the training sentences' rows made in the same pass
@@ -135,12 +140,11 @@ pub fn dictionary_with_rows(
     min_count: usize,
     threads: Option<usize>,
 ) -> Result<Dictionary, Error> {
-    crate::check_threads(threads)?;
-    crate::parallel::with_threads(threads, || {
-        let (features, rows) = FeatureMap::fit_with_rows(train, template, min_count);
-        Ok(Dictionary {
-            features,
-            rows: Some((rows, cells_digest(train))),
-        })
+    let (features, rows) = on_threads(threads, || {
+        FeatureMap::fit_with_rows(train, template, min_count)
+    })?;
+    Ok(Dictionary {
+        features,
+        rows: Some((rows, cells_digest(train))),
     })
 }
