@@ -30,6 +30,9 @@
 //! every example (so nothing is reconstructed and the certificate stays exact); what shrinks is the two
 //! `O(n)` scans per iteration, which dominate when kernel rows are cheap or cached. The active set and its
 //! countdown are part of the state, so a checkpoint (taken between steps) resumes the same bits.
+//!
+//! **Face steps**: where pair updates crawl along a flat face of the dual (a low-rank kernel, a large `C`),
+//! each shrinking of a long run also takes a conjugate-gradient step over the free examples (`face.rs`).
 
 use crate::error::{OptimError, all_finite, check_epsilon, fits, in_boxes, invalid};
 use crate::trainer::{Certificate, Progress, Solver, StopReason};
@@ -39,6 +42,7 @@ use maxmargin_core::vector::SparseRows;
 use serde::{Deserialize, Serialize};
 
 mod cache;
+mod face;
 pub mod multiclass;
 mod shrink;
 use cache::KernelCache;
@@ -346,6 +350,7 @@ impl Smo {
         st.shrink.countdown = st.shrink.countdown.saturating_sub(1);
         if st.shrink.countdown == 0 {
             st.shrink.countdown = shrink_every(n);
+            self.face_step(problem, st);
             self.shrink_active(problem, st);
         }
         let (mut picked, mut j, mut big_m) = self.select(problem, st);
