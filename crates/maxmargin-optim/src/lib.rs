@@ -23,6 +23,7 @@ pub mod averaged;
 pub mod binary;
 pub mod collective;
 mod error;
+pub(crate) mod face;
 pub(crate) mod gap_target;
 pub mod random;
 pub mod sampler;

@@ -347,10 +347,12 @@ impl Smo {
     /// One SMO iteration; `true` when the stopping test ended the run.
     fn iterate(&mut self, problem: &KernelProblem<'_>, st: &mut SmoState) -> bool {
         let (y, n) = (problem.data.y(), problem.data.n_samples());
+        if st.iteration.is_multiple_of(shrink_every(n) as u64) {
+            self.face_step(problem, st);
+        }
         st.shrink.countdown = st.shrink.countdown.saturating_sub(1);
         if st.shrink.countdown == 0 {
             st.shrink.countdown = shrink_every(n);
-            self.face_step(problem, st);
             self.shrink_active(problem, st);
         }
         let (mut picked, mut j, mut big_m) = self.select(problem, st);
