@@ -19,7 +19,7 @@
 
 use maxmargin::core::kernel::gamma_scale;
 use maxmargin::io::libsvm::{self, LabeledData};
-use maxmargin_benches::{command, data_dir, median, out_dir, s};
+use maxmargin_benches::{command, data_dir, median, out_dir, s, timed_command, value_after};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -185,10 +185,10 @@ fn multiclass(dir: &Path, work: &Path, have_libsvm: bool) -> Vec<MulticlassRow> 
         let (mut one, mut two, mut lib) = (Vec::new(), Vec::new(), Vec::new());
         let mut libsvm_out = String::new();
         for _ in 0..3 {
-            one.push(timed(ours(1)).0);
-            two.push(timed(ours(2)).0);
+            one.push(timed_command(ours(1)).0);
+            two.push(timed_command(ours(2)).0);
             if have_libsvm {
-                let (t, out, _) = timed(theirs(&tr, &yours, gamma));
+                let (t, out, _) = timed_command(theirs(&tr, &yours, gamma));
                 lib.push(t);
                 libsvm_out = out;
             }
@@ -210,7 +210,7 @@ fn multiclass(dir: &Path, work: &Path, have_libsvm: bool) -> Vec<MulticlassRow> 
             &format!("{gamma:e}"),
         ])
         .args(["--solver", "ovr", "-c", "1", "-o", &s(&approx)]);
-        let nystroem_seconds = timed(c).0;
+        let nystroem_seconds = timed_command(c).0;
         let model = maxmargin::StructuredModel::load(&mine).expect("our model");
         let nystroem = maxmargin::StructuredModel::load(&approx).expect("our nystroem model");
         let k = model.kernel.as_ref().expect("a kernel model");
@@ -271,21 +271,6 @@ struct Row {
     against: Against,
     ours_peak_mb: Option<f64>,
     data_mb: f64,
-}
-
-fn timed(mut c: Command) -> (f64, String, String) {
-    let start = Instant::now();
-    let out = c.output().expect("run");
-    assert!(
-        out.status.success(),
-        "{c:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (
-        start.elapsed().as_secs_f64(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 fn ours(train: &Path, model: &Path, gamma: f64, threads: usize) -> Command {
@@ -395,10 +380,10 @@ fn main() {
         let (mut one, mut two, mut lib) = (Vec::new(), Vec::new(), Vec::new());
         let mut libsvm_out = String::new();
         for _ in 0..rounds {
-            one.push(timed(ours(&tr, &mine, gamma, 1)).0);
-            two.push(timed(ours(&tr, &mine, gamma, 2)).0);
+            one.push(timed_command(ours(&tr, &mine, gamma, 1)).0);
+            two.push(timed_command(ours(&tr, &mine, gamma, 2)).0);
             if have_libsvm {
-                let (t, out, _) = timed(theirs(&tr, &yours, gamma));
+                let (t, out, _) = timed_command(theirs(&tr, &yours, gamma));
                 lib.push(t);
                 libsvm_out = out;
             }
@@ -407,19 +392,13 @@ fn main() {
         let t = &model.training;
         let ours_dual = (t.objective - t.gap.unwrap_or(0.0)) / model.lambda;
         let ours_accuracy = model.evaluate(&test, None).expect("eval").accuracy;
-        let theirs_dual = libsvm_out
-            .rsplit("obj = ")
-            .next()
-            .filter(|_| have_libsvm)
-            .and_then(|r| r.split(',').next())
-            .and_then(|v| v.trim().parse::<f64>().ok())
+        let theirs_dual = have_libsvm
+            .then(|| value_after::<f64>(&libsvm_out, "obj = "))
+            .flatten()
             .map(|o| -o);
-        let theirs_support = libsvm_out
-            .rsplit("nSV = ")
-            .next()
-            .filter(|_| have_libsvm)
-            .and_then(|r| r.split(',').next())
-            .and_then(|v| v.trim().parse().ok());
+        let theirs_support = have_libsvm
+            .then(|| value_after(&libsvm_out, "nSV = "))
+            .flatten();
         let theirs_accuracy = have_libsvm
             .then(|| libsvm_accuracy(&te, &yours, &work))
             .flatten();

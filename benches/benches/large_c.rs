@@ -14,12 +14,11 @@
 //! maxmargin-benches --bench large_c`. Output: `target/bench-report/large_c.{md,json}`. Needs `svm-train`
 //! and `liblinear-train` on PATH (`apt-get install libsvm-tools liblinear-tools`) for their columns.
 
-use maxmargin_benches::{command, data_dir, median, out_dir, s};
+use maxmargin_benches::{command, data_dir, median, out_dir, s, timed_command, value_after};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
-use std::time::Instant;
 
 const SETS: [&str; 2] = [
     "heart_scale/heart_scale",
@@ -71,25 +70,10 @@ struct Row {
     reference_dual: Option<f64>,
 }
 
-fn timed(mut c: Command) -> (f64, String) {
-    let start = Instant::now();
-    let out = c.output().expect("run");
-    assert!(
-        out.status.success(),
-        "{c:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // LIBSVM warns of its cap on stderr, LIBLINEAR on stdout.
-    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-    text.push_str(&String::from_utf8_lossy(&out.stderr));
-    (start.elapsed().as_secs_f64(), text)
-}
-
-/// The number after the last `key` in LIBSVM's output.
-fn after<T: std::str::FromStr>(out: &str, key: &str) -> Option<T> {
-    let rest = out.rsplit(key).next().filter(|_| out.contains(key))?;
-    let token = rest.split([',', '\n']).next()?;
-    token.trim().parse().ok()
+/// A whole command's seconds and what it printed (LIBSVM warns of its cap on stderr, LIBLINEAR on stdout).
+fn timed(c: Command) -> (f64, String) {
+    let (t, out, err) = timed_command(c);
+    (t, out + &err)
 }
 
 fn measure(method: Method, train: &Path, c: f64, work: &Path) -> Row {
@@ -134,10 +118,10 @@ fn measure(method: Method, train: &Path, c: f64, work: &Path) -> Row {
         ours_objective: t.objective,
         ours_gap: t.gap,
         reference_seconds: have.then(|| median(&mut lib)),
-        reference_iterations: have.then(|| after(&out, "#iter = ")).flatten(),
+        reference_iterations: have.then(|| value_after(&out, "#iter = ")).flatten(),
         reference_at_cap: have.then(|| out.contains("reaching max number of iterations")),
         reference_dual: have
-            .then(|| after::<f64>(&out, method.objective_key))
+            .then(|| value_after::<f64>(&out, method.objective_key))
             .flatten()
             .map(|o| -o / (c * n as f64)),
     }

@@ -60,6 +60,30 @@ pub fn time<T>(f: impl FnOnce() -> T) -> (f64, T) {
     (start.elapsed().as_secs_f64(), out)
 }
 
+/// Runs a whole command, which must succeed: its seconds, stdout and stderr.
+pub fn timed_command(mut c: std::process::Command) -> (f64, String, String) {
+    let start = Instant::now();
+    let out = c.output().expect("run");
+    assert!(
+        out.status.success(),
+        "{c:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        start.elapsed().as_secs_f64(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The number after the last `key` in a reference tool's output (LIBSVM's `obj = `, `#iter = `, `nSV = `;
+/// LIBLINEAR's `Objective value = `), up to a comma or the line's end.
+pub fn value_after<T: std::str::FromStr>(out: &str, key: &str) -> Option<T> {
+    let rest = out.rsplit(key).next().filter(|_| out.contains(key))?;
+    let token = rest.split([',', '\n']).next()?;
+    token.trim().parse().ok()
+}
+
 /// The median of a non-empty sample.
 pub fn median(xs: &mut [f64]) -> f64 {
     xs.sort_by(f64::total_cmp);
