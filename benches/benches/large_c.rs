@@ -76,8 +76,8 @@ fn timed(c: Command) -> (f64, String) {
     (t, out + &err)
 }
 
-fn measure(method: Method, train: &Path, c: f64, work: &Path) -> Row {
-    let have = Command::new(method.program).output().is_ok();
+/// One set at one C; `have`: the reference program is on PATH.
+fn measure(method: Method, have: bool, train: &Path, c: f64, work: &Path) -> Row {
     let (mine, yours) = (work.join("model.mm"), work.join("model.ref"));
     let ours = || {
         let mut cmd = Command::new(command());
@@ -138,13 +138,14 @@ fn main() {
     std::fs::create_dir_all(&work).expect("work dir");
     let mut rows = Vec::new();
     for method in METHODS {
+        let have = Command::new(method.program).output().is_ok();
         for set in SETS {
             let train = dir.join(set);
             if !train.exists() {
                 continue;
             }
             for c in CS {
-                rows.push(measure(method, &train, c, &work));
+                rows.push(measure(method, have, &train, c, &work));
             }
         }
     }

@@ -118,6 +118,29 @@ fn kernels(gamma: f64) -> [Kernel; 4] {
     ]
 }
 
+/// SMO at the tight ε of these tests with a cache of a few rows (so rows are computed again and again).
+fn tight_smo() -> maxmargin_optim::Smo {
+    SmoParams {
+        epsilon: 1e-9,
+        cache_mb: 1e-3,
+    }
+    .check()
+    .unwrap()
+}
+
+/// Per-example weights with the degenerate ones mixed in: every fifth row weighs 0, the others 0.5 to 2.5.
+fn weights(n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| {
+            if i % 5 == 2 {
+                0.0
+            } else {
+                0.5 + (i % 3) as f64
+            }
+        })
+        .collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
     #[test]
@@ -132,14 +155,12 @@ proptest! {
     ) {
         let (x, y) = problem(seed, n, d, scale);
         let kernel = kernels(1.0 / (scale * scale * d as f64))[which];
-        let c: Vec<f64> = (0..y.len())
-            .map(|i| if !weighted { 1.0 } else if i % 5 == 2 { 0.0 } else { 0.5 + (i % 3) as f64 })
-            .collect();
+        let c = if weighted { weights(y.len()) } else { vec![1.0; y.len()] };
         let problem = KernelProblem::new(&x, &y, Lambda::new(lambda).unwrap(), kernel)
             .unwrap()
             .with_example_weights(&c)
             .unwrap();
-        let mut smo = SmoParams { epsilon: 1e-9, cache_mb: 1e-3 }.check().unwrap();
+        let mut smo = tight_smo();
         let budget = Budget::epochs(200_000.0).evaluating_every(1e9);
         let fit = Trainer::new(budget).unwrap().run(&mut smo, &problem, &mut ()).unwrap();
         let cap = 1.0 / (lambda * y.len() as f64);
@@ -182,12 +203,7 @@ fn an_example_shrunk_too_early_comes_back() {
     let (x, y) = problem(358, 16, 3, 10.0);
     let lambda = 1e-3;
     let problem = KernelProblem::new(&x, &y, Lambda::new(lambda).unwrap(), Kernel::Linear).unwrap();
-    let mut smo = SmoParams {
-        epsilon: 1e-9,
-        cache_mb: 1e-3,
-    }
-    .check()
-    .unwrap();
+    let mut smo = tight_smo();
     let budget = Budget::epochs(10_000.0).evaluating_every(1e9);
     let fit = Trainer::new(budget)
         .unwrap()
@@ -209,25 +225,12 @@ fn an_example_shrunk_too_early_comes_back() {
 fn a_flat_face_is_crossed_by_a_face_step() {
     let (x, y) = problem(113, 20, 3, 10.0);
     let lambda = 1e-3;
-    let c: Vec<f64> = (0..y.len())
-        .map(|i| {
-            if i % 5 == 2 {
-                0.0
-            } else {
-                0.5 + (i % 3) as f64
-            }
-        })
-        .collect();
+    let c = weights(y.len());
     let problem = KernelProblem::new(&x, &y, Lambda::new(lambda).unwrap(), Kernel::Linear)
         .unwrap()
         .with_example_weights(&c)
         .unwrap();
-    let mut smo = SmoParams {
-        epsilon: 1e-9,
-        cache_mb: 1e-3,
-    }
-    .check()
-    .unwrap();
+    let mut smo = tight_smo();
     let budget = Budget::epochs(20_000.0).evaluating_every(1e9);
     let fit = Trainer::new(budget)
         .unwrap()
@@ -249,12 +252,7 @@ fn a_flat_face_is_crossed_by_a_face_step() {
     assert_eq!(part.stop, StopReason::MaxEpochs);
     // Resumed from the serialized state by a new solver (an empty cache).
     let state = serde_json::from_str(&serde_json::to_string(&state).unwrap()).unwrap();
-    let mut smo = SmoParams {
-        epsilon: 1e-9,
-        cache_mb: 1e-3,
-    }
-    .check()
-    .unwrap();
+    let mut smo = tight_smo();
     let (rest, _) = Trainer::new(budget)
         .unwrap()
         .run_from(&mut smo, &problem, state, &mut ())
