@@ -33,7 +33,6 @@ fn params(
             ("--last", args.last),
             ("--average-from", args.average_from.is_some()),
             ("--sampling", args.sampling.is_some()),
-            ("--blocks", args.blocks.is_some()),
             ("--trace-weights", args.trace_weights),
             ("--pos-label", args.pos_label.is_some()),
         ],
@@ -205,6 +204,16 @@ fn params(
                  certificate: it stops when a pass makes no mistake or on --max-passes"
             );
         }
+    }
+    if let Some(b) = args.blocks {
+        if p.solver != StructSolverKind::Bcfw {
+            bail!(
+                "--blocks applies to binary training with --solver dcd and to --solver bcfw, not to --task \
+                 {name} with --solver {}",
+                format!("{:?}", p.solver).to_lowercase()
+            );
+        }
+        p = p.blocks(b);
     }
     if let Some(e) = args.epsilon {
         p = p.epsilon(e);

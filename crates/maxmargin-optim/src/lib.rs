@@ -36,7 +36,7 @@ pub use binary::{dcd, ovr, pegasos, problem, smo, stream, subgradient};
 pub use structural::{bcfw, crammer_singer, cutting_plane, latent, perceptron, qp, softmax};
 
 pub use averaged::{Averaged, AveragedState, Averaging};
-pub use bcfw::{Bcfw, BcfwParams, BcfwRanks, Steps as BcfwSteps};
+pub use bcfw::{Bcfw, BcfwBlocks, BcfwParams, BcfwRanks, Steps as BcfwSteps};
 pub use collective::{Collective, OverRanks, Single, ThreadRanks};
 pub use crammer_singer::{CrammerSinger, CrammerSingerParams, CrammerSingerRanks};
 pub use cutting_plane::{

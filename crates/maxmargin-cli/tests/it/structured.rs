@@ -346,3 +346,80 @@ fn chains_and_label_sets_of_one_output_are_warned_of() {
         );
     }
 }
+
+/// `--blocks` with BCFW: blocks of examples stepped at once, the same model bytes on one thread or two
+/// (multiclass on iris, a CoNLL tagger); refused with other solvers and at 0.
+#[test]
+fn bcfw_blocks_give_the_same_model_on_any_thread_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    let conll = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conll2000-head/train.txt");
+    let runs: [(&str, &[&str]); 2] = [
+        (
+            "iris",
+            &["--task", "multiclass", s(&iris), "--solver", "bcfw"],
+        ),
+        (
+            "conll",
+            &[
+                "--task",
+                "chain",
+                "--format",
+                "conll",
+                s(&conll),
+                "--lambda",
+                "0.1",
+            ],
+        ),
+    ];
+    for (name, args) in runs {
+        let mut bytes = Vec::new();
+        for threads in ["1", "2"] {
+            let model = tmp.path().join(format!("{name}-{threads}.model"));
+            let mut all = vec!["train"];
+            all.extend_from_slice(args);
+            all.extend(["-o", s(&model), "--blocks", "3", "--threads", threads]);
+            let out = ok_stderr(&all);
+            assert!(
+                out.contains("stop: converged") || out.contains("stop: gap"),
+                "{name}: {out}"
+            );
+            bytes.push(std::fs::read(&model).unwrap());
+        }
+        assert_eq!(bytes[0], bytes[1], "{name}");
+    }
+    let err = fails(
+        &[
+            "train",
+            "--task",
+            "multiclass",
+            s(&iris),
+            "-o",
+            "m",
+            "--blocks",
+            "2",
+        ],
+        1,
+    );
+    assert!(
+        err.contains("--blocks applies to") && err.contains("dcd"),
+        "{err}"
+    );
+    let err = fails(
+        &[
+            "train",
+            "--task",
+            "multiclass",
+            s(&iris),
+            "-o",
+            "m",
+            "--solver",
+            "bcfw",
+            "--blocks",
+            "0",
+        ],
+        1,
+    );
+    assert!(err.contains("blocks"), "{err}");
+}

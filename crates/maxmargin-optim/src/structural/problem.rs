@@ -75,6 +75,20 @@ impl<'a, S: OutputSpace> StructProblem<'a, S> {
         Ok(self)
     }
 
+    /// The examples `range` of this (checked) problem as a problem of their own, with this one's λ and
+    /// rescaling and an oracle count of its own: a block of the examples that a solver trains on beside
+    /// the others in one process.
+    pub(crate) fn shard(&self, range: std::ops::Range<usize>) -> Self {
+        Self {
+            space: self.space,
+            x: &self.x[range.clone()],
+            y: &self.y[range],
+            lambda: self.lambda,
+            rescaling: self.rescaling,
+            calls: AtomicU64::new(0),
+        }
+    }
+
     /// How the hinge is rescaled.
     pub fn rescaling(&self) -> Rescaling {
         self.rescaling

@@ -3,6 +3,7 @@
 // Their reference optima come from the crate's interior-point solver (feature `clarabel`, on in the
 // workspace's `cargo test`, which the facade's dependency turns on).
 mod approximate;
+mod bcfw_blocks;
 #[cfg(feature = "clarabel")]
 mod degenerate;
 mod distributed;

@@ -187,6 +187,16 @@ pub struct StructuredSvmParams {
     /// cutting planes, on spaces with an exact slack-rescaled oracle: multiclass, multilabel, custom).
     #[serde(default)]
     pub rescaling: Rescaling,
+    /// BCFW: blocks of the examples stepped at once on every core, each against its own copy of the weights,
+    /// their changes combined by an exact line search (1: one process's sequential steps). The model depends
+    /// on this and the seed, never on `threads`. Not stored in model files yet (format 7 has no place for
+    /// it); checkpoints name it in their kind.
+    #[serde(skip, default = "one_block")]
+    pub blocks: usize,
+}
+
+fn one_block() -> usize {
+    1
 }
 
 fn cache_mb() -> f64 {
@@ -221,6 +231,7 @@ impl Default for StructuredSvmParams {
             cache_mb: cache_mb(),
             approx: None,
             rescaling: Rescaling::Margin,
+            blocks: 1,
         }
     }
 }
@@ -331,6 +342,12 @@ impl StructuredSvmParams {
         self
     }
 
+    /// BCFW on `blocks` blocks of the examples at once (see [`StructuredSvmParams::blocks`]).
+    pub fn blocks(mut self, blocks: usize) -> Self {
+        self.blocks = blocks;
+        self
+    }
+
     /// A multiclass kernel SVM: one-vs-one SMO (unless the solver is `ovr`) at LIBSVM's ε = 10⁻³, without
     /// the constant feature (each machine's intercept is its own, unregularized).
     pub fn kernel(mut self, kernel: crate::linear::KernelChoice) -> Self {
@@ -369,6 +386,15 @@ impl StructuredSvmParams {
             });
         }
         crate::parallel::check_threads(self.threads)?;
+        if self.blocks == 0 || (self.blocks > 1 && self.solver != StructSolverKind::Bcfw) {
+            return Err(OptimError::InvalidParam {
+                name: "blocks",
+                value: self.blocks.to_string(),
+                reason: "must be at least 1, and more than 1 only with the bcfw solver (blocks of examples \
+                         stepped at once)",
+            }
+            .into());
+        }
         self.check_kernels()?;
         self.check_rescaling()?;
         if self.solver == StructSolverKind::Perceptron {

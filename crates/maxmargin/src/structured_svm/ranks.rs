@@ -21,6 +21,11 @@ impl StructuredSvm {
                 reason,
             ));
         }
+        if p.blocks > 1 {
+            let reason =
+                "cannot apply over ranks, whose shards are the blocks; use one block per rank";
+            return Err(refuse("blocks", p.blocks.to_string(), reason));
+        }
         if self.sample_weights.is_some() || self.warm.is_some() {
             let reason = "are not built over ranks yet";
             return Err(refuse(

@@ -27,6 +27,11 @@ impl StructuredSvm {
             StructSolverKind::Softmax => "softmax",
             StructSolverKind::Perceptron => "perceptron",
         };
+        // Blocks of BCFW keep a state of their own.
+        let solver = match self.params.blocks {
+            b if b > 1 => format!("{solver}-blocks{b}"),
+            _ => solver.to_string(),
+        };
         match self.method {
             Some(method) => format!("checkpoint-{}-{solver}-{method}", self.params.task.kind()),
             None => format!("checkpoint-{}-{solver}", self.params.task.kind()),
@@ -100,6 +105,7 @@ impl StructuredSvm {
         let meta = (x.len(), space.dim(), lambda.get(), rows);
         let go = |observer: &mut (dyn Observer + Send)| -> Result<maxmargin_optim::Fit<Vec<f64>>, Error> {
             match self.params.solver {
+                StructSolverKind::Bcfw if self.params.blocks > 1 => self.with(&trainer, self.params.bcfw().check()?.in_blocks(self.params.blocks)?, &problem, meta, observer),
                 StructSolverKind::Bcfw => self.with(&trainer, self.params.bcfw().check()?, &problem, meta, observer),
                 StructSolverKind::Oneslack => self.with(&trainer, self.params.one_slack().check()?.with_gap_target(Some(self.gap_target())), &problem, meta, observer),
                 StructSolverKind::Nslack => self.with(&trainer, self.n_slack()?, &problem, meta, observer),

@@ -14,7 +14,7 @@
 //! and rounds count the steps that called the oracle. The stop is the certified relative gap, as one
 //! process's.
 
-use super::shares::Before;
+use super::round::round_step;
 use super::*;
 use crate::collective::Collective;
 
@@ -85,54 +85,29 @@ impl BcfwRanks<'_> {
         S::Output: Sync,
     {
         let (dim, lambda) = (problem.dim(), problem.lambda());
-        self.solver.keep_atoms_in_budget(problem, &mut st.local);
         let local = &mut st.local;
-        let (w0, ell0) = (local.w.clone(), local.ell);
-        // The blocks this round moves, as they were before it: only they are mixed when the step is partial,
-        // so a round costs its steps, not the shard.
+        let w0 = local.w.clone();
         let nnz = local.psi_truth.iter().map(|p| p.as_row().nnz()).sum();
         let steps = round_steps(local.psi_truth.len(), nnz, dim);
-        let mut touched: Vec<(usize, Before, f64)> = Vec::with_capacity(steps);
-        let mut seen = std::collections::HashSet::with_capacity(steps);
-        let called_before = local.k - local.cached;
-        for _ in 0..steps {
-            let i = local.sampler.next_index();
-            if seen.insert(i) {
-                touched.push((i, local.w_i.before(i), local.ell_i[i]));
-            }
-            let gap = self.solver.block_step(problem, local, i)?;
-            // (None kept: a checkpoint from before the ranks kept the gaps has none.)
-            if let Some(g) = local.block_gaps.get_mut(i) {
-                *g = gap.is_finite().then_some(gap);
-            }
-        }
+        let round = self.solver.local_steps(problem, local, steps)?;
+        let ell0 = round.ell0;
         let mut buf: Vec<f64> = local.w.iter().zip(&w0).map(|(a, b)| a - b).collect();
         // A rank whose blocks do not all have a gap yet sends NaN, and the sum is none.
         let estimate = Bcfw::estimated_gap(local).unwrap_or(f64::NAN);
         // Passes count the steps that called the oracle, as one process's do (the cache's come on top).
-        let called = (local.k - local.cached - called_before) as f64;
-        buf.extend([local.ell - ell0, called, estimate]);
+        buf.extend([local.ell - ell0, round.called as f64, estimate]);
         self.comm.allreduce_sum(&mut buf)?;
         st.calls += buf[dim + 1];
         st.round += 1;
         let dw = &buf[..dim];
         let quad = lambda * dw.iter().map(|v| v * v).sum::<f64>();
         let slope = buf[dim] - lambda * w0.iter().zip(dw).map(|(a, b)| a * b).sum::<f64>();
-        let t = if quad > 0.0 {
-            (slope / quad).clamp(0.0, 1.0)
-        } else {
-            1.0
-        };
+        let t = round_step(slope, quad);
         for ((w, w0), d) in local.w.iter_mut().zip(&w0).zip(dw) {
             *w = w0 + t * d;
         }
         local.ell = ell0 + t * buf[dim];
-        if t != 1.0 {
-            for (i, before, e0) in touched {
-                local.w_i.mix_block(i, before, t);
-                local.ell_i[i] = e0 + t * (local.ell_i[i] - e0);
-            }
-        }
+        self.solver.mix_round(problem, local, round, t);
         Ok(Some(buf[dim + 2]).filter(|e| e.is_finite()))
     }
 
@@ -141,13 +116,14 @@ impl BcfwRanks<'_> {
     fn certificate_of<S>(
         &self,
         problem: &StructProblem<'_, S>,
-        st: &BcfwRankState,
+        local: &BcfwState,
+        round: u64,
     ) -> Result<(u64, f64, f64, f64), OptimError>
     where
         S: OutputSpace,
         S::Output: Sync,
     {
-        let (lambda, w) = (problem.lambda(), &st.local.w);
+        let (lambda, w) = (problem.lambda(), &local.w);
         let mut hinge = [problem
             .oracle_all(w)?
             .iter()
@@ -156,8 +132,8 @@ impl BcfwRanks<'_> {
         self.comm.allreduce_sum(&mut hinge)?;
         let sq = norm_sq(w);
         let primal = 0.5 * lambda * sq + hinge[0] / self.n_total as f64;
-        let dual = st.local.ell - 0.5 * lambda * sq;
-        Ok((st.round, primal, dual, primal - dual))
+        let dual = local.ell - 0.5 * lambda * sq;
+        Ok((round, primal, dual, primal - dual))
     }
 }
 
@@ -207,23 +183,17 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwRank
         let estimate = self.round(problem, st)?;
         let epochs = st.calls / n;
         // One process's rule, on the sums over the ranks, so every rank decides alike.
-        let predicted = self
-            .solver
-            .predicted_gap(&st.local, problem.lambda(), estimate);
-        let scheduled = epochs >= st.next_gap - 1e-12;
-        if scheduled {
-            st.next_gap += self.solver.params.gap_every;
-        }
-        let pass_end = epochs.floor() > before.floor();
-        if self
-            .solver
-            .certification_due(scheduled, pass_end, predicted)
-        {
-            let last = self.certificate_of(problem, st)?;
-            st.last = Some(last);
-            Bcfw::calibrate(&mut st.local, estimate, last.3);
-        } else {
-            Bcfw::skipped(&mut st.local, scheduled, predicted);
+        let (mut next_gap, round) = (st.next_gap, st.round);
+        let certified = self.solver.after_round(
+            std::slice::from_mut(&mut st.local),
+            (before, epochs),
+            (estimate, problem.lambda()),
+            &mut next_gap,
+            |local| self.certificate_of(problem, local, round),
+        )?;
+        st.next_gap = next_gap;
+        if certified.is_some() {
+            st.last = certified;
         }
         Ok(())
     }
@@ -251,7 +221,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwRank
         {
             return Ok(primal);
         }
-        Ok(self.certificate_of(problem, st)?.1)
+        Ok(self.certificate_of(problem, &st.local, st.round)?.1)
     }
 
     fn certificate(
@@ -266,7 +236,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwRank
 
     fn finish(&mut self, problem: &StructProblem<'a, S>, mut st: BcfwRankState) -> BcfwRankState {
         if st.last.is_none_or(|l| l.0 != st.round) {
-            st.last = self.certificate_of(problem, &st).ok();
+            st.last = self.certificate_of(problem, &st.local, st.round).ok();
         }
         st
     }

@@ -242,6 +242,9 @@ pub struct BcfwState {
     /// resumed from its end checks in the order of one never stopped).
     #[serde(default)]
     iterate_won: bool,
+    /// In a round of blocks in one process, the entries of `w` the steps wrote (`None` otherwise).
+    #[serde(skip)]
+    written: Option<Written>,
     #[serde(skip)]
     scatter: Scatter,
     #[serde(skip)]
@@ -403,6 +406,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for Bcfw {
             block_gaps: vec![None; n],
             calibration: None,
             iterate_won: false,
+            written: None,
             scatter: Scatter::default(),
             average_buf: AverageBuf::default(),
         })
@@ -544,15 +548,18 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for Bcfw {
     }
 }
 
+mod blocks;
+pub use blocks::{BcfwBlocks, BcfwBlocksState};
 mod certify;
 mod distributed;
 pub use distributed::{BcfwRankState, BcfwRanks};
 mod gaps;
 pub mod pairwise;
+mod round;
 mod shares;
 mod step;
 
 pub use shares::DENSE_SHARES_MAX_BYTES;
-use shares::{Scatter, Shares, WeightedAverage};
+use shares::{Scatter, Shares, WeightedAverage, Written};
 
 pub use pairwise::MAX_ATOMS;

@@ -15,6 +15,7 @@
 
 use maxmargin_core::vector::SparseVec;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// The most atoms kept per example (besides the true output).
 pub const MAX_ATOMS: usize = 24;
@@ -25,7 +26,9 @@ pub(super) const ATOM_ENTRY_BYTES: usize = 12;
 /// One atom of a block: `u = ψ(y_i) − ψ(y)`, `‖u‖²`, `Δ(y_i, y)` and its weight.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(super) struct Atom {
-    u: SparseVec,
+    /// Shared, so that a block's state before a round's steps is kept without copying its atoms (stored
+    /// as the vector itself).
+    u: Arc<SparseVec>,
     sq: f64,
     loss: f64,
     weight: f64,
@@ -241,7 +244,7 @@ impl Block {
             return None;
         }
         let (u_s, loss_s, s_sq) = match &target {
-            Target::Atom(k) => (&self.atoms[*k].u, self.atoms[*k].loss, self.atoms[*k].sq),
+            Target::Atom(k) => (&*self.atoms[*k].u, self.atoms[*k].loss, self.atoms[*k].sq),
             Target::Corner(u, loss) => (u, *loss, u.as_row().norm_sq()),
         };
         let (d, d_sq, loss_a, cap) = match away {
@@ -282,7 +285,7 @@ impl Block {
             }
         }
         if let Target::Corner(u, loss) = target {
-            self.add(u, s_sq, loss, gamma);
+            self.add(Arc::new(u), s_sq, loss, gamma);
         }
         Some(Move {
             d,
@@ -293,12 +296,13 @@ impl Block {
 
     /// Adds `gamma` to the corner `(u, Δ)`: to its atom if present (the true output when `u` is empty and
     /// `Δ` is 0), else as a new atom, merging the two lightest first when the block is full.
-    fn add(&mut self, u: SparseVec, sq: f64, loss: f64, gamma: f64) {
+    fn add(&mut self, u: Arc<SparseVec>, sq: f64, loss: f64, gamma: f64) {
         if u.as_row().nnz() == 0 && loss == 0.0 {
             self.truth += gamma;
             return;
         }
-        if let Some(a) = self.atoms.iter_mut().find(|a| a.loss == loss && a.u == u) {
+        let same = |a: &Atom| a.loss == loss && (Arc::ptr_eq(&a.u, &u) || a.u == u);
+        if let Some(a) = self.atoms.iter_mut().find(|a| same(a)) {
             a.weight += gamma;
             return;
         }
@@ -351,7 +355,7 @@ impl Block {
         let total = a.weight + b.weight;
         if total > 0.0 {
             let (p, q) = (a.weight / total, b.weight / total);
-            a.u = SparseVec::lincomb(p, &a.u, q, &b.u);
+            a.u = Arc::new(SparseVec::lincomb(p, &a.u, q, &b.u));
             a.sq = a.u.as_row().norm_sq();
             a.loss = p * a.loss + q * b.loss;
         }
@@ -413,7 +417,7 @@ mod tests {
     #[test]
     fn a_mix_is_the_same_combination_of_the_two_points() {
         let mut before = Block::default();
-        before.add(sv(&[(0, 1.0)]), 1.0, 1.0, 0.25);
+        before.add(Arc::new(sv(&[(0, 1.0)])), 1.0, 1.0, 0.25);
         before.truth = 0.75;
         let mut after = before.clone();
         after
@@ -438,7 +442,12 @@ mod tests {
     fn a_full_block_merges_its_lightest_atoms_without_moving_the_point() {
         let mut b = Block::default();
         for k in 0..MAX_ATOMS as u32 + 3 {
-            b.add(sv(&[(k, 1.0)]), 1.0, 1.0, 1.0 / 64.0 + f64::from(k) * 1e-3);
+            b.add(
+                Arc::new(sv(&[(k, 1.0)])),
+                1.0,
+                1.0,
+                1.0 / 64.0 + f64::from(k) * 1e-3,
+            );
         }
         assert_eq!(b.len(), MAX_ATOMS);
         let mass: f64 = b.atoms.iter().map(|a| a.weight).sum();

@@ -145,6 +145,41 @@ impl Shares {
     }
 }
 
+/// The entries of `w` a block's steps wrote in a round of blocks in one process ([`super::blocks`]), each
+/// once, in the order first written; `all` after a dense share's step, which writes every entry. Not part
+/// of the state's meaning: never saved.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct Written {
+    mark: Vec<bool>,
+    pub(super) indices: Vec<u32>,
+    pub(super) all: bool,
+}
+
+impl Written {
+    /// Entry `j` is about to be written.
+    pub(super) fn note(&mut self, j: usize) {
+        if self.all {
+            return;
+        }
+        if self.mark.len() <= j {
+            self.mark.resize(j + 1, false);
+        }
+        if !self.mark[j] {
+            self.mark[j] = true;
+            self.indices.push(j as u32);
+        }
+    }
+
+    /// Empty again for the next round (its marks kept allocated).
+    pub(super) fn clear(&mut self) {
+        for &j in &self.indices {
+            self.mark[j as usize] = false;
+        }
+        self.indices.clear();
+        self.all = false;
+    }
+}
+
 /// One block's share before a round's steps ([`Shares::before`]).
 pub(super) enum Before {
     Dense(Vec<f64>),

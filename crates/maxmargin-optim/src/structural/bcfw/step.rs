@@ -46,6 +46,9 @@ impl Bcfw {
         if let Some(m) = moved {
             // δ = (γ/(λn))·d, applied to w and, as C_{k−1}·δ, to the average's sum.
             for (j, dj) in m.d.as_row().iter() {
+                if let Some(log) = &mut st.written {
+                    log.note(j);
+                }
                 st.w[j] += m.scale * dj;
                 if let Some(a) = &mut st.avg {
                     a.u[j] += c_prev * m.scale * dj;
@@ -144,6 +147,9 @@ impl Bcfw {
                 if gamma > 0.0 {
                     // w_i ← w_i − γ d, w ← w − γ d, and u += C_{k−1}·δ with δ = −γ d.
                     for (j, dj) in d.as_row().iter() {
+                        if let Some(log) = &mut st.written {
+                            log.note(j);
+                        }
                         st.w[j] -= gamma * dj;
                         if let Some(a) = &mut st.avg {
                             a.u[j] -= c_prev * gamma * dj;
@@ -178,6 +184,9 @@ impl Bcfw {
                 let d_sq = (sq[i] - 2.0 * ws_share + ws_sq).max(0.0);
                 let gamma = line_search(numerator, lambda * d_sq);
                 if gamma > 0.0 {
+                    if let Some(log) = &mut st.written {
+                        log.all = true;
+                    }
                     // δ = −γ w_i + γ w_s, applied to w, u and w_i.
                     match &mut st.avg {
                         Some(a) => {

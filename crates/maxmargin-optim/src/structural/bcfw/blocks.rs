@@ -1,0 +1,343 @@
+//! BCFW on blocks of examples in one process, on every core: the rounds of BCFW over ranks
+//! ([`super::distributed`]) with the examples cut into `B` contiguous blocks instead of shards on ranks. Each
+//! round every block takes one process's block steps (Frank–Wolfe or pairwise, with its cache) on a
+//! [`ROUNDS_PER_PASS`]-th of its examples against its own copy of `w`, all blocks at once on the thread
+//! pool; their changes are summed in block order over the entries of `w` they wrote (so a round costs its
+//! steps, not `w`'s width), and every block takes the exact step along the sum ([`super::round`]). The
+//! blocks, their orders and the sums depend on `B` and the seed only, so the model is the same bits for
+//! any thread count; one thread takes the blocks one after the other.
+//!
+//! As over ranks, the iterate is returned (no average is kept) and blocks are drawn by permutation; a pass
+//! is `n` steps that called the oracle, and certifications are one process's, on the whole problem.
+
+use super::round::round_step;
+use super::*;
+use crate::structural::problem::StructProblem;
+use rayon::prelude::*;
+
+/// Rounds per pass over a block's examples: on OCR fold 0 over 2 ranks, 64 rounds a pass took the passes of
+/// one process (see [`super::distributed`]).
+const ROUNDS_PER_PASS: usize = 64;
+
+/// BCFW over `B` blocks of the examples in one process: see the module docs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BcfwBlocks {
+    solver: Bcfw,
+    blocks: usize,
+}
+
+/// The state of BCFW over blocks: one process's state for each block of examples (its shares, sampler and
+/// cache; its `w` and `ℓ` the agreed ones), the rounds, the oracle steps over all blocks, when the next
+/// exact certificate is due, and the last one `(round, primal, dual, gap)`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BcfwBlocksState {
+    parts: Vec<BcfwState>,
+    round: u64,
+    calls: f64,
+    next_gap: f64,
+    last: Option<(u64, f64, f64, f64)>,
+    /// Oracle calls the blocks' steps made (certifications count on the whole problem).
+    steps_calls: u64,
+    /// The sum of a round's changes, over the entries written (scratch: never saved).
+    #[serde(skip)]
+    sum: Scratch,
+}
+
+/// A round's summed change: `dim`-wide values and marks, the entries in the order first written, and the
+/// agreed `w` (every block's before its steps; rebuilt from the first block's after a resume).
+#[derive(Debug, Clone, Default)]
+struct Scratch {
+    acc: Vec<f64>,
+    mark: Vec<bool>,
+    order: Vec<u32>,
+    base: Vec<f64>,
+}
+
+/// Scratch, not part of the state's meaning: equal to any other.
+impl PartialEq for Scratch {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Bcfw {
+    /// This solver on `blocks` contiguous blocks of the examples, each block's steps against its own copy of
+    /// `w` and all blocks at once on the thread pool (see [`BcfwBlocks`]); the model depends on `blocks` and
+    /// the seed, not on the number of threads. Pairwise atoms share [`ATOMS_MAX_BYTES`] (or the budget set)
+    /// among the blocks.
+    ///
+    /// # Errors
+    /// [`OptimError::InvalidParam`] when `blocks` is 0.
+    pub fn in_blocks(self, blocks: usize) -> Result<BcfwBlocks, OptimError> {
+        if blocks == 0 {
+            return Err(invalid("blocks", blocks, "must be at least 1"));
+        }
+        let mut solver = self;
+        solver.params.average = false;
+        solver.params.gap_sampling = false;
+        solver.atoms_budget = self.atoms_budget / blocks;
+        Ok(BcfwBlocks { solver, blocks })
+    }
+}
+
+impl BcfwBlocks {
+    /// The examples of block `b` of `n`: contiguous, of sizes differing by at most one.
+    fn range(&self, b: usize, n: usize) -> std::ops::Range<usize> {
+        (b * n / self.blocks)..((b + 1) * n / self.blocks)
+    }
+
+    /// Block `b`'s solver on `n` examples: the whole problem's `n` for its corners, its own seed.
+    fn part(&self, b: usize, n: usize) -> Bcfw {
+        let mut s = self.solver;
+        s.n_total = Some(n);
+        s.params.seed ^= (b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        s
+    }
+
+    /// One round: every block's steps at once, then the sum of their changes over the entries they wrote,
+    /// and the common exact step along it. Returns the sum of the blocks' last measured gaps, once every
+    /// block has one.
+    fn round<S>(
+        &self,
+        problem: &StructProblem<'_, S>,
+        st: &mut BcfwBlocksState,
+    ) -> Result<Option<f64>, OptimError>
+    where
+        S: OutputSpace,
+        S::Output: Sync,
+    {
+        let (n, dim, lambda) = (problem.n_samples(), problem.dim(), problem.lambda());
+        let ell0 = st.parts[0].ell;
+        if st.sum.acc.len() != dim || st.sum.base.len() != dim {
+            st.sum = Scratch {
+                acc: vec![0.0; dim],
+                mark: vec![false; dim],
+                order: Vec::new(),
+                base: st.parts[0].w.clone(),
+            };
+        }
+        let results: Vec<Result<(super::round::LocalRound, u64), OptimError>> = (st.parts)
+            .par_iter_mut()
+            .enumerate()
+            .with_max_len(1)
+            .map(|(b, local)| {
+                let shard = problem.shard(self.range(b, n));
+                let steps = shard.n_samples().div_ceil(ROUNDS_PER_PASS);
+                local.written.get_or_insert_with(Written::default).clear();
+                let round = self.part(b, n).local_steps(&shard, local, steps)?;
+                Ok((round, shard.oracle_calls()))
+            })
+            .collect();
+        let mut rounds = Vec::with_capacity(results.len());
+        for r in results {
+            let (round, calls) = r?;
+            st.steps_calls += calls;
+            st.calls += round.called as f64;
+            rounds.push(round);
+        }
+        st.round += 1;
+        // The summed change over the entries written, block by block in order (an entry a block did not
+        // write adds nothing), against the agreed `w` of before the round.
+        let sum = &mut st.sum;
+        sum.order.clear();
+        if st
+            .parts
+            .iter()
+            .any(|p| p.written.as_ref().is_some_and(|w| w.all))
+        {
+            sum.order.extend(0..dim as u32);
+        } else {
+            for p in &st.parts {
+                for &j in p.written.as_ref().map_or(&[][..], |w| &w.indices[..]) {
+                    if !sum.mark[j as usize] {
+                        sum.mark[j as usize] = true;
+                        sum.order.push(j);
+                    }
+                }
+            }
+        }
+        for p in &st.parts {
+            for &j in &sum.order {
+                let j = j as usize;
+                sum.acc[j] += p.w[j] - sum.base[j];
+            }
+        }
+        let dell: f64 = (st.parts.iter().zip(&rounds))
+            .map(|(p, r)| p.ell - r.ell0)
+            .sum();
+        let (mut quad, mut dot) = (0.0, 0.0);
+        for &j in &sum.order {
+            let d = sum.acc[j as usize];
+            quad += d * d;
+            dot += sum.base[j as usize] * d;
+        }
+        let t = round_step(dell - lambda * dot, lambda * quad);
+        for &j in &sum.order {
+            let j = j as usize;
+            sum.base[j] += t * sum.acc[j];
+            sum.acc[j] = 0.0;
+            sum.mark[j] = false;
+        }
+        let ell = ell0 + t * dell;
+        let estimate: Option<f64> = st.parts.iter().map(Bcfw::estimated_gap).sum();
+        let (order, base) = (&sum.order, &sum.base);
+        (st.parts.par_iter_mut().zip(rounds).enumerate())
+            .with_max_len(1)
+            .for_each(|(b, (p, round))| {
+                for &j in order {
+                    p.w[j as usize] = base[j as usize];
+                }
+                p.ell = ell;
+                let shard = problem.shard(self.range(b, n));
+                self.part(b, n).mix_round(&shard, p, round, t);
+                if let Some(w) = &mut p.written {
+                    w.clear();
+                }
+            });
+        sum.order.clear();
+        Ok(estimate)
+    }
+
+    /// The exact certificate `(round, primal, dual, gap)` of the agreed point: one oracle pass.
+    fn certificate_of<S>(
+        problem: &StructProblem<'_, S>,
+        local: &BcfwState,
+        round: u64,
+    ) -> Result<(u64, f64, f64, f64), OptimError>
+    where
+        S: OutputSpace,
+        S::Output: Sync,
+    {
+        let primal = problem.primal(&local.w)?;
+        let dual = Bcfw::iterate_dual(local, problem.lambda());
+        Ok((round, primal, dual, primal - dual))
+    }
+}
+
+impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwBlocks {
+    type State = BcfwBlocksState;
+    type Output = Vec<f64>;
+
+    fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<BcfwBlocksState, OptimError> {
+        problem.require_margin("bcfw")?;
+        let n = problem.n_samples();
+        if self.blocks > n {
+            return Err(invalid(
+                "blocks",
+                self.blocks,
+                "must be at most the number of examples",
+            ));
+        }
+        let parts = (0..self.blocks)
+            .map(|b| self.part(b, n).init(&problem.shard(self.range(b, n))))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(BcfwBlocksState {
+            parts,
+            round: 0,
+            calls: 0.0,
+            next_gap: self.solver.params.gap_every,
+            last: None,
+            steps_calls: 0,
+            sum: Scratch::default(),
+        })
+    }
+
+    /// Every block checked as one process's state over its examples, all holding the same `w` and `ℓ`.
+    fn check_state(
+        &self,
+        problem: &StructProblem<'a, S>,
+        st: &BcfwBlocksState,
+    ) -> Result<(), OptimError> {
+        let n = problem.n_samples();
+        fits(st.parts.len() == self.blocks, "the blocks")?;
+        for (b, part) in st.parts.iter().enumerate() {
+            self.part(b, n)
+                .check_state(&problem.shard(self.range(b, n)), part)?;
+        }
+        let first = &st.parts[0];
+        fits(
+            (st.parts.iter()).all(|p| p.w == first.w && p.ell.to_bits() == first.ell.to_bits()),
+            "the blocks' weights",
+        )?;
+        fits(
+            st.calls.is_finite() && st.calls >= 0.0 && st.next_gap.is_finite(),
+            "the passes",
+        )
+    }
+
+    fn step(
+        &mut self,
+        problem: &StructProblem<'a, S>,
+        st: &mut BcfwBlocksState,
+    ) -> Result<(), OptimError> {
+        let n = problem.n_samples() as f64;
+        let before = st.calls / n;
+        let estimate = self.round(problem, st)?;
+        let (mut next_gap, round) = (st.next_gap, st.round);
+        let certified = self.solver.after_round(
+            &mut st.parts,
+            (before, st.calls / n),
+            (estimate, problem.lambda()),
+            &mut next_gap,
+            |local| Self::certificate_of(problem, local, round),
+        )?;
+        st.next_gap = next_gap;
+        if certified.is_some() {
+            st.last = certified;
+        }
+        Ok(())
+    }
+
+    fn progress(&self, problem: &StructProblem<'a, S>, st: &BcfwBlocksState) -> Progress {
+        Progress {
+            iteration: st.round,
+            epoch: st.calls / problem.n_samples() as f64,
+        }
+    }
+
+    fn output(&self, _problem: &StructProblem<'a, S>, st: &BcfwBlocksState) -> Vec<f64> {
+        st.parts[0].w.clone()
+    }
+
+    /// The last certificate's primal when no round has been taken since, else one oracle pass.
+    fn objective(
+        &self,
+        problem: &StructProblem<'a, S>,
+        st: &BcfwBlocksState,
+    ) -> Result<f64, OptimError> {
+        match st.last {
+            Some((round, primal, _, _)) if round == st.round => Ok(primal),
+            _ => problem.primal(&st.parts[0].w),
+        }
+    }
+
+    fn certificate(
+        &self,
+        problem: &StructProblem<'a, S>,
+        st: &BcfwBlocksState,
+        objective: f64,
+    ) -> Result<Certificate, OptimError> {
+        let dual = Bcfw::iterate_dual(&st.parts[0], problem.lambda());
+        Ok(Certificate {
+            oracle_calls: Some(problem.oracle_calls() + st.steps_calls),
+            ..Certificate::of_dual(objective, dual)
+        })
+    }
+
+    fn finish(
+        &mut self,
+        problem: &StructProblem<'a, S>,
+        mut st: BcfwBlocksState,
+    ) -> BcfwBlocksState {
+        if st.last.is_none_or(|l| l.0 != st.round) {
+            st.last = Self::certificate_of(problem, &st.parts[0], st.round).ok();
+        }
+        st
+    }
+
+    fn stop(&self, st: &BcfwBlocksState) -> Option<StopReason> {
+        let tol = self.solver.params.gap_tolerance?;
+        let (_, primal, _, gap) = st.last?;
+        (gap <= tol * primal.abs()).then_some(StopReason::Converged)
+    }
+}
