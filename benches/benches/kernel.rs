@@ -165,28 +165,16 @@ fn multiclass(dir: &Path, work: &Path, have_libsvm: bool) -> Vec<MulticlassRow> 
             work.join(format!("{name}.svm")),
             work.join(format!("{name}.nystroem.mm")),
         );
-        let ours = |threads: usize| {
-            let mut c = Command::new(command());
-            c.args([
-                "train",
-                &s(&tr),
-                "--task",
-                "multiclass",
-                "--kernel",
-                "rbf",
-                "-c",
-                "1",
-                "-q",
-            ])
-            .args(["--gamma", &format!("{gamma:e}"), "--cache-mb", "100"])
-            .args(["--threads", &threads.to_string(), "-o", &s(&mine)]);
+        let ours_multiclass = |threads: usize| {
+            let mut c = ours(&tr, &mine, gamma, threads);
+            c.args(["--task", "multiclass"]);
             c
         };
         let (mut one, mut two, mut lib) = (Vec::new(), Vec::new(), Vec::new());
         let mut libsvm_out = String::new();
         for _ in 0..3 {
-            one.push(timed_command(ours(1)).0);
-            two.push(timed_command(ours(2)).0);
+            one.push(timed_command(ours_multiclass(1)).0);
+            two.push(timed_command(ours_multiclass(2)).0);
             if have_libsvm {
                 let (t, out, _) = timed_command(theirs(&tr, &yours, gamma));
                 lib.push(t);
@@ -273,6 +261,7 @@ struct Row {
     data_mb: f64,
 }
 
+/// Our RBF SVM (C = 1, a 100 MB cache) on `train`, saved to `model`; a binary one unless more arguments say.
 fn ours(train: &Path, model: &Path, gamma: f64, threads: usize) -> Command {
     let mut c = Command::new(command());
     c.args(["train", &s(train), "--kernel", "rbf", "-c", "1", "-q"])

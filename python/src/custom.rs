@@ -312,10 +312,6 @@ pub(crate) fn fit_custom<'py>(
     }
     let report = kept(report, interrupted)?;
     let m = &report.model;
-    let t = &m.training;
-    let run = (m.lambda, t.objective, t.gap, t.iterations);
-    let fitted = (Fitted::of_run(run, t.converged, t.stop))
-        .with(report.warnings.clone())
-        .passes(t.passes);
+    let fitted = Fitted::of_struct_run(m.lambda, &m.training, report.warnings.clone());
     Ok((PyArray1::from_vec(py, m.w.clone()), fitted.report(py)?))
 }

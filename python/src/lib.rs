@@ -10,7 +10,9 @@ use maxmargin::io::libsvm::LabeledData;
 use maxmargin::linear::KernelChoice;
 use maxmargin::optim::SmoParams;
 use maxmargin::optim::{Bias, BinaryLoss, DcdParams};
-use maxmargin::structured_svm::{StructSolverKind, StructuredSvmParams, Task};
+use maxmargin::structured_svm::{
+    StructSolverKind, StructTrainingSummary, StructuredSvmParams, Task,
+};
 use maxmargin::{LinearModel, LinearSolver, LinearSvmParams, SolverKind, StructuredModel};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -357,8 +359,13 @@ impl Fitted {
 
     /// The certificate of a structured (multiclass, multilabel, chain) model's run, with its warnings.
     fn of_structured(m: &StructuredModel, warnings: Vec<String>) -> Self {
-        let t = &m.training;
-        let run = (m.lambda, t.objective, t.gap, t.iterations);
+        Self::of_struct_run(m.lambda, &m.training, warnings)
+    }
+
+    /// The certificate of a structured run at `lambda` (any structured model's, a custom space's too), with
+    /// its warnings.
+    fn of_struct_run(lambda: f64, t: &StructTrainingSummary, warnings: Vec<String>) -> Self {
+        let run = (lambda, t.objective, t.gap, t.iterations);
         Self::of_run(run, t.converged, t.stop)
             .with(warnings)
             .passes(t.passes)

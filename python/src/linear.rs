@@ -65,13 +65,16 @@ pub(crate) fn fit_linear<'py>(
         seed: random_state,
         scale,
         positive,
+        sample_weight: weights,
     };
-    let fit = |watch: &mut Watch<'_>| {
-        if k <= 2 {
-            fit_binary(&dataset, weights, settings, width, watch)
+    let fit = |watch: &mut Watch<'_>| -> Result<_, maxmargin::Error> {
+        let (trained, warnings) = if k <= 2 {
+            fit_binary(&dataset, settings, watch)?
         } else {
-            fit_multiclass(&dataset, weights, settings, width, watch)
-        }
+            fit_multiclass(&dataset, settings, watch)?
+        };
+        let fitted = Fitted::of_trained(&trained, width, warnings)?;
+        Ok((trained, fitted))
     };
     let (fitted, interrupted) = interruptible(py, verbose, fit);
     if let Some(e) = interrupted {
@@ -101,17 +104,17 @@ struct Settings<'a> {
     scale: Scaling,
     /// The positive class's label (two classes).
     positive: f64,
+    /// Per-row weights.
+    sample_weight: Option<Vec<f64>>,
 }
 
 /// Two classes: the binary estimator (dual coordinate descent, Pegasos or the subgradient method), class 1
-/// positive.
+/// positive; returns the model and the run's warnings.
 fn fit_binary(
     data: &LabeledData,
-    weights: Option<Vec<f64>>,
     s: Settings<'_>,
-    n_features: usize,
     watch: &mut Watch<'_>,
-) -> Result<(Trained, Fitted), maxmargin::Error> {
+) -> Result<(Trained, Vec<String>), maxmargin::Error> {
     let solver = match s.solver {
         "dcd" => LinearSolver::Dcd(match s.tol {
             Some(tol) => DcdParams::new().epsilon(tol),
@@ -146,24 +149,21 @@ fn fit_binary(
     // The positive class is scikit-learn's `classes_[1]`.
     p.positive = Some(s.positive);
     let mut svm = p.check()?;
-    if let Some(w) = weights {
+    if let Some(w) = s.sample_weight {
         svm = svm.sample_weights(w)?;
     }
     let report = svm.fit_observed(data, watch)?;
-    let trained = Trained::binary(report.model);
-    let fitted = Fitted::of_trained(&trained, n_features, report.warnings)?;
-    Ok((trained, fitted))
+    Ok((Trained::binary(report.model), report.warnings))
 }
 
 /// More classes: Crammer–Singer's dual or one-vs-rest for the hinge, the softmax (multinomial logistic) dual
-/// for the logistic loss, SSG for the primal solvers; one row of `coef` per class.
+/// for the logistic loss, SSG for the primal solvers; one row of `coef` per class. Returns the model and the
+/// run's warnings.
 fn fit_multiclass(
     data: &LabeledData,
-    weights: Option<Vec<f64>>,
     s: Settings<'_>,
-    n_features: usize,
     watch: &mut Watch<'_>,
-) -> Result<(Trained, Fitted), maxmargin::Error> {
+) -> Result<(Trained, Vec<String>), maxmargin::Error> {
     let kind = match (s.loss, s.multi_class, s.solver) {
         (BinaryLoss::Logistic, "auto" | "multinomial", "dcd") => StructSolverKind::Softmax,
         (_, "ovr", "dcd") | (BinaryLoss::Hinge | BinaryLoss::SquaredHinge, "auto", "dcd") => {
@@ -216,11 +216,9 @@ fn fit_multiclass(
         p.loss = s.loss;
     }
     let mut svm = p.check()?;
-    if let Some(w) = weights {
+    if let Some(w) = s.sample_weight {
         svm = svm.sample_weights(w)?;
     }
     let report = svm.fit_multiclass(data, watch)?;
-    let trained = Trained::Multiclass(Box::new(report.model));
-    let fitted = Fitted::of_trained(&trained, n_features, report.warnings)?;
-    Ok((trained, fitted))
+    Ok((Trained::Multiclass(Box::new(report.model)), report.warnings))
 }

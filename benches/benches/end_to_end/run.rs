@@ -76,8 +76,7 @@ pub(super) fn run_dataset(
                     dcd.step(&problem, &mut st).ok()?;
                 }
                 let o = dcd.objective(&problem, &st).ok()?;
-                let c = dcd.certificate(&problem, &st, o).ok()?;
-                Some((o, c.gap.unwrap_or(f64::NAN)))
+                Some((o, gap_at(&dcd, &problem, &st, o)?))
             })?;
             report.optimum = optimum;
             report.optimum_gap = gap;
@@ -85,34 +84,17 @@ pub(super) fn run_dataset(
             let objective = |w: &LinearWeights| problem.objective(w);
             let accuracy = |w: &LinearWeights| binary_accuracy(&test.x, &y_test, w);
             let judge = Judge {
+                problem: &problem,
                 objective: &objective,
                 accuracy: &accuracy,
                 target,
             };
             let dcd = |blocks: usize| DcdParams::new().epsilon(1e-9).blocks(blocks);
             let runs: Vec<Option<Curve>> = vec![
-                curve("dcd", &mut dcd(1).check().ok()?, &problem, &judge, 1e6),
-                curve(
-                    "dcd --blocks 2 (all cores)",
-                    &mut dcd(2).check().ok()?,
-                    &problem,
-                    &judge,
-                    1e6,
-                ),
-                curve(
-                    "pegasos",
-                    &mut PegasosParams::new().check().ok()?,
-                    &problem,
-                    &judge,
-                    200.0,
-                ),
-                curve(
-                    "subgradient",
-                    &mut SubgradientParams::new().check().ok()?,
-                    &problem,
-                    &judge,
-                    200.0,
-                ),
+                judge.curve("dcd", dcd(1).check().ok()?, 1e6),
+                judge.curve("dcd --blocks 2 (all cores)", dcd(2).check().ok()?, 1e6),
+                judge.curve("pegasos", PegasosParams::new().check().ok()?, 200.0),
+                judge.curve("subgradient", SubgradientParams::new().check().ok()?, 200.0),
             ];
             report.curves = runs.into_iter().flatten().collect();
             let ours_objective = || {
@@ -199,22 +181,14 @@ pub(super) fn run_dataset(
                         let o = cs.objective(&problem, &st).ok()?;
                         if o < best {
                             best = o;
-                            gap = cs
-                                .certificate(&problem, &st, o)
-                                .ok()?
-                                .gap
-                                .unwrap_or(f64::NAN);
+                            gap = gap_at(&cs, &problem, &st, o)?;
                         }
                     }
                 }
                 let o = cs.objective(&problem, &st).ok()?;
                 if o < best {
                     best = o;
-                    gap = cs
-                        .certificate(&problem, &st, o)
-                        .ok()?
-                        .gap
-                        .unwrap_or(f64::NAN);
+                    gap = gap_at(&cs, &problem, &st, o)?;
                 }
                 Some((best, gap))
             })?;
@@ -224,55 +198,44 @@ pub(super) fn run_dataset(
             let objective = |w: &Vec<f64>| problem.primal(w).unwrap_or(f64::INFINITY);
             let accuracy = |w: &Vec<f64>| multiclass_accuracy(&x_test, &y_test, w, k);
             let judge = Judge {
+                problem: &problem,
                 objective: &objective,
                 accuracy: &accuracy,
                 target,
             };
             let runs: Vec<Option<Curve>> = vec![
-                curve(
+                judge.curve(
                     "cs (dcd)",
-                    &mut CrammerSingerParams {
+                    CrammerSingerParams {
                         epsilon: 1e-9,
                         ..CrammerSingerParams::default()
                     }
                     .check()
                     .ok()?,
-                    &problem,
-                    &judge,
                     1e6,
                 ),
-                curve(
+                judge.curve(
                     "bcfw",
-                    &mut BcfwParams {
+                    BcfwParams {
                         gap_tolerance: None,
                         gap_every: 1e12,
                         ..BcfwParams::default()
                     }
                     .check()
                     .ok()?,
-                    &problem,
-                    &judge,
                     1e6,
                 ),
-                curve(
+                judge.curve(
                     "oneslack",
-                    &mut OneSlackParams {
+                    OneSlackParams {
                         epsilon: 1e-9,
                         ..OneSlackParams::default()
                     }
                     .check()
                     .ok()?,
-                    &problem,
-                    &judge,
                     1e6,
                 ),
-                curve(
-                    "ssg",
-                    &mut SsgParams::default().check().ok()?,
-                    &problem,
-                    &judge,
-                    500.0,
-                ),
+                judge.curve("ssg", SsgParams::default().check().ok()?, 500.0),
             ];
             report.curves = runs.into_iter().flatten().collect();
             // Whole commands: Crammer–Singer against -s 4.
@@ -396,4 +359,10 @@ pub(super) fn run_dataset(
     }
     plot(&report);
     Some(report)
+}
+
+/// The duality gap `solver` certifies at `st` with primal `objective` (NaN: it certifies none).
+fn gap_at<P, S: Solver<P>>(solver: &S, problem: &P, st: &S::State, objective: f64) -> Option<f64> {
+    let certificate = solver.certificate(problem, st, objective).ok()?;
+    Some(certificate.gap.unwrap_or(f64::NAN))
 }

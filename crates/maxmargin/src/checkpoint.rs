@@ -149,6 +149,11 @@ pub(crate) trait Serde: Serialize + DeserializeOwned {}
 
 impl<T: Serialize + DeserializeOwned> Serde for T {}
 
+/// A solver on `P` whose state and output a checkpoint file can keep.
+pub(crate) trait Resumable<P>: Solver<P, State: Serde, Output: Serde> {}
+
+impl<P, S: Solver<P, State: Serde, Output: Serde>> Resumable<P> for S {}
+
 /// Parameters that shape the problem a checkpoint's state belongs to: a run resumes a state only with the
 /// same ones (the budget, the tolerances and the thread count may change; the bias, the loss, the weights
 /// and the scaling may not, since the state's vectors and boxes were made for them).
@@ -305,9 +310,7 @@ pub(crate) fn train<P, S, Pm>(
     observer: &mut dyn Observer,
 ) -> Result<maxmargin_optim::Resumed<S, P>, Error>
 where
-    S: Solver<P>,
-    S::State: Serde,
-    S::Output: Serde,
+    S: Resumable<P>,
     Pm: SameProblem,
 {
     let store = OneFile { kind, made, params };
@@ -441,9 +444,7 @@ pub(crate) fn train_stream<P, S, Pm>(
 ) -> Result<maxmargin_optim::Resumed<S, P>, Error>
 where
     P: Placed,
-    S: Solver<P>,
-    S::State: Serde,
-    S::Output: Serde,
+    S: Resumable<P>,
     Pm: SameProblem,
 {
     let store = StreamFile {

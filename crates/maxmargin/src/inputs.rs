@@ -29,6 +29,11 @@ pub struct Inputs {
 }
 
 impl Inputs {
+    /// The feature names of a model's `inputs`, when it knows them; empty otherwise.
+    pub(crate) fn names_of(inputs: Option<&Self>) -> &[String] {
+        inputs.map_or(&[], |i| &i.feature_names)
+    }
+
     /// The inputs of `data`: its feature names and a sketch of its rows.
     pub fn of(data: &LabeledData) -> Self {
         Self {

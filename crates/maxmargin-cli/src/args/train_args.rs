@@ -23,10 +23,7 @@ pub(crate) struct TrainArgs {
     #[arg(long, help_heading = COMMON)]
     pub(crate) epsilon: Option<f64>,
     /// Structured: budget in passes over the data (oracle calls / n) [default: 1000].
-    #[arg(
-        long,
-        help_heading = STRUCTURED
-    )]
+    #[arg(long, help_heading = STRUCTURED)]
     pub(crate) max_passes: Option<f64>,
     /// Worker threads [default: all cores]; the model does not depend on it.
     #[arg(long, help_heading = COMMON)]
@@ -51,12 +48,7 @@ pub(crate) struct TrainArgs {
     /// Also write the --checkpoint file every this many seconds during training, so a killed run can
     /// --resume from the last one (to the same bits as a run that was never stopped); stretched when one
     /// write takes over a tenth of it, so checkpoints cost at most about a tenth of the time.
-    #[arg(
-        long,
-        value_name = "SECONDS",
-        requires = "checkpoint",
-        help_heading = RUNS
-    )]
+    #[arg(long, value_name = "SECONDS", requires = "checkpoint", help_heading = RUNS)]
     pub(crate) checkpoint_every: Option<f64>,
     /// Continue from a --checkpoint file (same data, task, solver and λ); budgets count from it.
     #[arg(long, help_heading = RUNS)]
@@ -68,12 +60,7 @@ pub(crate) struct TrainArgs {
     pub(crate) warm_start: Option<PathBuf>,
     /// Binary: the label to train as the positive class (+1: predicted when the score is above the
     /// cut-off; precision, recall and probabilities are its) [default: the larger label].
-    #[arg(
-        long,
-        value_name = "L",
-        allow_negative_numbers = true,
-        help_heading = BINARY
-    )]
+    #[arg(long, value_name = "L", allow_negative_numbers = true, help_heading = BINARY)]
     pub(crate) pos_label: Option<f64>,
     /// λ in λ/2‖w‖² + (1/n)Σ hinge [binary and multiclass default: C = 1, as LIBLINEAR, LIBSVM and
     /// scikit-learn; multilabel and chain: λ = 0.01; graph: λ = 1, as a graph's loss adds up over all its
@@ -85,11 +72,7 @@ pub(crate) struct TrainArgs {
     pub(crate) c: Option<f64>,
     /// Passes over the data [default: 1000 for dcd, which stops on its own test first; 10 for pegasos; for
     /// subgradient, 500 iterations].
-    #[arg(
-        long,
-        conflicts_with = "iterations",
-        help_heading = BINARY
-    )]
+    #[arg(long, conflicts_with = "iterations", help_heading = BINARY)]
     pub(crate) epochs: Option<f64>,
     /// Steps (pegasos) or full-batch iterations (subgradient).
     #[arg(long, help_heading = BINARY)]
@@ -114,11 +97,7 @@ pub(crate) struct TrainArgs {
     #[arg(long, help_heading = BINARY)]
     pub(crate) projection: bool,
     /// Return the average of the Pegasos iterates (the default; see --last).
-    #[arg(
-        long,
-        conflicts_with = "last",
-        help_heading = BINARY
-    )]
+    #[arg(long, conflicts_with = "last", help_heading = BINARY)]
     pub(crate) average: bool,
     /// Return the last Pegasos iterate instead of the average.
     #[arg(long, help_heading = BINARY)]
@@ -160,11 +139,7 @@ pub(crate) struct TrainArgs {
     /// With --trace: evaluate after every step and add to each record the weights, and the step's examples
     /// with their margins and cases (`violated` when the margin is below 1); binary problems of at most 20
     /// features, to follow a solver by hand.
-    #[arg(
-        long,
-        requires = "trace",
-        help_heading = BINARY
-    )]
+    #[arg(long, requires = "trace", help_heading = BINARY)]
     pub(crate) trace_weights: bool,
     /// No progress bar and no summary (warnings are still printed).
     #[arg(short, long, help_heading = RUNS)]

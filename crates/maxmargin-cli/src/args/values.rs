@@ -386,11 +386,7 @@ pub(crate) struct KernelFlags {
     #[arg(long, help_heading = KERNEL)]
     pub(crate) degree: Option<u32>,
     /// The constant of the poly and sigmoid kernels [0].
-    #[arg(
-        long,
-        allow_hyphen_values = true,
-        help_heading = KERNEL
-    )]
+    #[arg(long, allow_hyphen_values = true, help_heading = KERNEL)]
     pub(crate) coef0: Option<f64>,
     /// Megabytes of kernel rows kept in memory (LIBSVM's -m) [100].
     #[arg(long, help_heading = KERNEL)]
@@ -514,39 +510,23 @@ pub(crate) struct StructFlags {
     /// (max Δ·(1 + s(y') − s(y)), Tsochantaridis et al. 2005: a wrong output needs only as much margin as its
     /// loss is worth). Slack rescaling trains with --solver oneslack or nslack on multiclass and multilabel
     /// (exact oracles); stored in the model, and eval's objective uses it.
-    #[arg(
-        long,
-        value_enum,
-        help_heading = STRUCTURED
-    )]
+    #[arg(long, value_enum, help_heading = STRUCTURED)]
     pub(crate) rescaling: Option<RescalingArg>,
     /// --task multiclass: each class a mixture of this many linear templates (a latent structural SVM, Yu
     /// & Joachims 2009), trained by rounds that give each row its class's best template and train the
     /// multiclass SVM on them until the objective stops falling; for classes made of several clusters.
     /// --max-passes and --seconds budget each round's training (at most 64 templates).
-    #[arg(
-        long,
-        value_name = "S",
-        help_heading = STRUCTURED
-    )]
+    #[arg(long, value_name = "S", help_heading = STRUCTURED)]
     pub(crate) latent_subclasses: Option<usize>,
     /// --task chain (svm_hmm files; train also CoNLL files): each tag split into this many latent states (a latent structural SVM),
     /// trained by rounds that give each sequence its best states for its tags and train the chain on them
     /// until the objective stops falling; for tags whose transitions depend on more than the previous tag.
     /// --max-passes and --seconds budget each round's training (at most 64 states).
-    #[arg(
-        long,
-        value_name = "K",
-        help_heading = STRUCTURED
-    )]
+    #[arg(long, value_name = "K", help_heading = STRUCTURED)]
     pub(crate) latent_states: Option<usize>,
     /// --format conll: keep only the features that fire at least N times in the training tokens (CRFsuite's
     /// feature.minfreq) [default: 1, every feature]; most of a tagger's features are seen once.
-    #[arg(
-        long,
-        value_name = "N",
-        help_heading = STRUCTURED
-    )]
+    #[arg(long, value_name = "N", help_heading = STRUCTURED)]
     pub(crate) min_count: Option<usize>,
     /// --task chain: the order of the tag transitions [default: 1]. 2 adds a weight for every triple of
     /// tags (y[t-2], y[t-1], y[t]), as trigram taggers have, decoded by Viterbi over pairs of tags: L³

@@ -239,6 +239,12 @@ impl FeatureMap {
         }
     }
 
+    /// The input features of a model whose weights have `n_features` features and that reads its rows
+    /// through `map`, when it has one.
+    pub(crate) fn n_input_of(map: Option<&Self>, n_features: usize) -> usize {
+        map.map_or(n_features, Self::n_input)
+    }
+
     /// The bytes the map holds.
     pub fn memory_bytes(&self) -> usize {
         match self {

@@ -5,9 +5,9 @@
 //! rank from its own file, and ends with the same bits as a run never stopped.
 
 use crate::Error;
-use crate::checkpoint::{CheckpointPlan, Made, SameProblem, Serde, Store};
+use crate::checkpoint::{CheckpointPlan, Made, Resumable, SameProblem, Serde, Store};
 use maxmargin_io::{IoError, model_file};
-use maxmargin_optim::{Collective, Observer, OptimError, Run, Solver, Trainer};
+use maxmargin_optim::{Collective, Observer, OptimError, Run, Trainer};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -92,9 +92,7 @@ pub(crate) fn train_over<P, S, Pm>(
     observer: &mut dyn Observer,
 ) -> Result<maxmargin_optim::Resumed<S, P>, Error>
 where
-    S: Solver<P>,
-    S::State: Serde,
-    S::Output: Serde,
+    S: Resumable<P>,
     Pm: SameProblem,
 {
     let files = RankFiles::new(run_kind(kind), made, params, comm, n_local);

@@ -131,14 +131,12 @@ impl LinearModel {
 
     /// The input features the model reads: its weights' (a feature map's own inputs when it has one).
     pub fn n_input_features(&self) -> usize {
-        self.features
-            .as_ref()
-            .map_or(self.n_features, |m| m.n_input())
+        crate::approx::FeatureMap::n_input_of(self.features.as_deref(), self.n_features)
     }
 
     /// Feature `j`'s name (0-based) when the model was trained on CSV data with a header; empty otherwise.
     pub fn feature_names(&self) -> &[String] {
-        self.inputs.as_ref().map_or(&[], |i| &i.feature_names)
+        crate::inputs::Inputs::names_of(self.inputs.as_deref())
     }
 
     /// Whether the model's boundary is not linear in the features: a kernel SVM, a Nyström model (kept as a

@@ -46,10 +46,7 @@ impl CalibratedMulticlass {
     /// # Ok(()) }
     /// ```
     pub fn fit(model: StructuredModel, dev: &LabeledData) -> Result<Self, Error> {
-        let classes = ClassLabels {
-            classes: model.classes.clone(),
-        };
-        let y = classes.indices(dev)?;
+        let y = super::model::class_indices(&model.classes, dev)?;
         super::model::nonempty(dev.n_samples(), &dev.source)?;
         let scores = model.multiclass_scores(dev)?;
         if let Some(c) = (0..model.n_labels).find(|&c| !y.iter().any(|&t| t as usize == c)) {
@@ -117,10 +114,7 @@ impl CalibratedMulticlass {
         lambda: Option<f64>,
     ) -> Result<StructEvaluation, Error> {
         let mut e = self.model.evaluate_multiclass(data, lambda)?;
-        let classes = ClassLabels {
-            classes: self.model.classes.clone(),
-        };
-        let y = classes.indices(data)?;
+        let y = super::model::class_indices(&self.model.classes, data)?;
         let p = self.probabilities(data)?;
         let (brier, log) = brier_and_log_loss(&p, &y);
         e.brier = Some(brier);

@@ -392,10 +392,7 @@ impl LatentMulticlassModel {
         data: &LabeledData,
         lambda: Option<f64>,
     ) -> Result<StructEvaluation, Error> {
-        let classes = ClassLabels {
-            classes: self.classes.clone(),
-        };
-        let y = classes.indices(data)?;
+        let y = super::model::class_indices(&self.classes, data)?;
         let n = model::nonempty(data.n_samples(), &data.source)?;
         let space = self.space()?;
         let x = self.model.inputs(&data.x)?;

@@ -174,10 +174,7 @@ impl StructuredModel {
         if self.task != Task::Multiclass {
             return Err(self.wrong_task(Task::Multiclass));
         }
-        let classes = ClassLabels {
-            classes: self.classes.clone(),
-        };
-        let y = classes.indices(data)?;
+        let y = class_indices(&self.classes, data)?;
         let n = nonempty(data.n_samples(), &data.source)?;
         let space = self.multiclass_space()?;
         if lambda.is_some() && self.params.solver == super::StructSolverKind::Softmax {
@@ -471,6 +468,15 @@ impl StructuredModel {
         }
         Ok(())
     }
+}
+
+/// The class index of each of `data`'s labels among `classes`; a label outside them is an error naming its
+/// line.
+pub(super) fn class_indices(classes: &[f64], data: &LabeledData) -> Result<Vec<u32>, Error> {
+    let classes = ClassLabels {
+        classes: classes.to_vec(),
+    };
+    Ok(classes.indices(data)?)
 }
 
 pub(super) fn nonempty(n: usize, source: &Path) -> Result<usize, Error> {
