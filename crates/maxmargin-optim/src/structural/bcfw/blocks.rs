@@ -11,6 +11,7 @@
 //! is `n` steps that called the oracle, and certifications are one process's, on the whole problem.
 
 use super::round::round_step;
+use super::shares::Marks;
 use super::*;
 use crate::structural::problem::StructProblem;
 use rayon::prelude::*;
@@ -43,12 +44,12 @@ pub struct BcfwBlocksState {
     sum: Scratch,
 }
 
-/// A round's summed change: `dim`-wide values and marks, the entries in the order first written, and the
+/// A round's summed change: `dim`-wide values, the entries in the order first written, and the
 /// agreed `w` (every block's before its steps; rebuilt from the first block's after a resume).
 #[derive(Debug, Clone, Default)]
 struct Scratch {
     acc: Vec<f64>,
-    mark: Vec<bool>,
+    marks: Marks,
     order: Vec<u32>,
     base: Vec<f64>,
 }
@@ -111,7 +112,7 @@ impl BcfwBlocks {
         if st.sum.acc.len() != dim || st.sum.base.len() != dim {
             st.sum = Scratch {
                 acc: vec![0.0; dim],
-                mark: vec![false; dim],
+                marks: Marks::default(),
                 order: Vec::new(),
                 base: st.parts[0].w.clone(),
             };
@@ -146,21 +147,22 @@ impl BcfwBlocks {
             .any(|p| p.written.as_ref().is_some_and(|w| w.all))
         {
             sum.order.extend(0..dim as u32);
+            for p in &st.parts {
+                for (a, (w, b)) in sum.acc.iter_mut().zip(p.w.iter().zip(&sum.base)) {
+                    *a += w - b;
+                }
+            }
         } else {
             for p in &st.parts {
                 for &j in p.written.as_ref().map_or(&[][..], |w| &w.indices[..]) {
-                    if !sum.mark[j as usize] {
-                        sum.mark[j as usize] = true;
+                    if sum.marks.insert(j as usize) {
                         sum.order.push(j);
                     }
+                    let j = j as usize;
+                    sum.acc[j] += p.w[j] - sum.base[j];
                 }
             }
-        }
-        for p in &st.parts {
-            for &j in &sum.order {
-                let j = j as usize;
-                sum.acc[j] += p.w[j] - sum.base[j];
-            }
+            sum.marks.clear(&sum.order);
         }
         let dell: f64 = (st.parts.iter().zip(&rounds))
             .map(|(p, r)| p.ell - r.ell0)
@@ -176,7 +178,6 @@ impl BcfwBlocks {
             let j = j as usize;
             sum.base[j] += t * sum.acc[j];
             sum.acc[j] = 0.0;
-            sum.mark[j] = false;
         }
         let ell = ell0 + t * dell;
         let estimate: Option<f64> = st.parts.iter().map(Bcfw::estimated_gap).sum();

@@ -150,7 +150,7 @@ impl Shares {
 /// of the state's meaning: never saved.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(super) struct Written {
-    mark: Vec<bool>,
+    marks: Marks,
     pub(super) indices: Vec<u32>,
     pub(super) all: bool,
 }
@@ -158,25 +158,43 @@ pub(super) struct Written {
 impl Written {
     /// Entry `j` is about to be written.
     pub(super) fn note(&mut self, j: usize) {
-        if self.all {
-            return;
-        }
-        if self.mark.len() <= j {
-            self.mark.resize(j + 1, false);
-        }
-        if !self.mark[j] {
-            self.mark[j] = true;
+        if !self.all && self.marks.insert(j) {
             self.indices.push(j as u32);
         }
     }
 
     /// Empty again for the next round (its marks kept allocated).
     pub(super) fn clear(&mut self) {
-        for &j in &self.indices {
-            self.mark[j as usize] = false;
-        }
+        self.marks.clear(&self.indices);
         self.indices.clear();
         self.all = false;
+    }
+}
+
+/// A set of indices as bits (a 2-million-wide `w` in 256 kB, which stays in cache where a byte per entry
+/// would not).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct Marks(Vec<u64>);
+
+impl Marks {
+    /// Adds `j`; whether it was new.
+    pub(super) fn insert(&mut self, j: usize) -> bool {
+        let (word, bit) = (j / 64, 1u64 << (j % 64));
+        if word >= self.0.len() {
+            self.0.resize(word + 1, 0);
+        }
+        let new = self.0[word] & bit == 0;
+        self.0[word] |= bit;
+        new
+    }
+
+    /// Removes `indices`, the set's members, leaving it empty.
+    pub(super) fn clear(&mut self, indices: &[u32]) {
+        for &j in indices {
+            if let Some(w) = self.0.get_mut(j as usize / 64) {
+                *w = 0;
+            }
+        }
     }
 }
 
