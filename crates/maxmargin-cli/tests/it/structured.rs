@@ -389,6 +389,37 @@ fn bcfw_blocks_give_the_same_model_on_any_thread_count() {
         }
         assert_eq!(bytes[0], bytes[1], "{name}");
     }
+    // A checkpoint of blocks resumes with the same blocks to the bits of a run never stopped, and names its
+    // kind to a run without them.
+    let flags = [
+        "--task",
+        "multiclass",
+        s(&iris),
+        "--solver",
+        "bcfw",
+        "--blocks",
+        "2",
+    ];
+    let run = |more: &[&str]| ok_stderr(&[&["train"][..], &flags, more].concat());
+    let (stopped, ck) = (tmp.path().join("stopped"), tmp.path().join("ck"));
+    run(&[
+        "-o",
+        s(&stopped),
+        "--max-passes",
+        "5",
+        "--checkpoint",
+        s(&ck),
+    ]);
+    let (resumed, whole) = (tmp.path().join("resumed"), tmp.path().join("whole"));
+    run(&["-o", s(&resumed), "--resume", s(&ck)]);
+    run(&["-o", s(&whole)]);
+    assert_eq!(
+        std::fs::read(&resumed).unwrap(),
+        std::fs::read(&whole).unwrap()
+    );
+    let without = [&flags[..5], &["-o", "m", "--resume", s(&ck)]].concat();
+    let err = fails(&[&["train"][..], &without].concat(), 1);
+    assert!(err.contains("checkpoint-multiclass-bcfw-blocks2"), "{err}");
     let err = fails(
         &[
             "train",

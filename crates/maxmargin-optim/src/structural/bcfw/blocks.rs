@@ -1,14 +1,21 @@
 //! BCFW on blocks of examples in one process, on every core: the rounds of BCFW over ranks
-//! ([`super::distributed`]) with the examples cut into `B` contiguous blocks instead of shards on ranks. Each
-//! round every block takes one process's block steps (Frank–Wolfe or pairwise, with its cache) on a
-//! [`ROUNDS_PER_PASS`]-th of its examples against its own copy of `w`, all blocks at once on the thread
-//! pool; their changes are summed in block order over the entries of `w` they wrote (so a round costs its
-//! steps, not `w`'s width), and every block takes the exact step along the sum ([`super::round`]). The
-//! blocks, their orders and the sums depend on `B` and the seed only, so the model is the same bits for
-//! any thread count; one thread takes the blocks one after the other.
+//! ([`super::distributed`]) with the examples cut into `B` contiguous blocks instead of shards on ranks.
+//! Each round every block takes one process's block steps (Frank–Wolfe or pairwise, with its cache) on a
+//! [`ROUNDS_PER_PASS`]-th of its examples (at least [`MIN_ROUND_STEPS`]) against its own copy of `w`, all
+//! blocks at once on the thread pool; their changes are summed in block order over the entries of `w`
+//! they wrote (so a round costs its steps, not `w`'s width), and every block takes the exact step along
+//! the sum ([`super::round`]). The blocks, their orders and the sums depend on `B` and the seed only, so
+//! the model is the same bits for any thread count; one thread takes the blocks one after the other.
 //!
 //! As over ranks, the iterate is returned (no average is kept) and blocks are drawn by permutation; a pass
 //! is `n` steps that called the oracle, and certifications are one process's, on the whole problem.
+//!
+//! What it costs (`cargo bench -p maxmargin-benches --bench bcfw_blocks`, two cores): a round's own work
+//! (the blocks' shares kept from before it, the entries written, their sum) made `--blocks 2` on one thread
+//! 1.35–1.7× one process's time, and two threads won that back and no more: 0.97× on CoNLL-2000 (11 passes
+//! against 9), 1.10× on the 100-class set (the same 33 passes), 1.27× on OCR (35 against 30). Coupled
+//! examples cost passes as blocks grow (CoNLL-2000: 25 passes with 4 blocks). Blocks pay where steps are
+//! dear beside a round's meeting and examples share few features; the sequential method stays the default.
 
 use super::round::round_step;
 use super::shares::Marks;
@@ -19,6 +26,12 @@ use rayon::prelude::*;
 /// Rounds per pass over a block's examples: on OCR fold 0 over 2 ranks, 64 rounds a pass took the passes of
 /// one process (see [`super::distributed`]).
 const ROUNDS_PER_PASS: usize = 64;
+
+/// Block steps per block and round at least, up to a 16th of its examples: a round's meeting of the threads
+/// costs tens of microseconds, and on OCR fold 0 (313 words a block) five steps a round took 1.03 s on two
+/// threads and 32 passes, sixteen 0.64 s and 35 (one process: 0.51 s and 30); rounds of a third of a block
+/// (iris, 50 rows a block) left a 7% gap after 1,000 passes where one step a round converged in 440.
+const MIN_ROUND_STEPS: usize = 16;
 
 /// BCFW over `B` blocks of the examples in one process: see the module docs.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -123,7 +136,10 @@ impl BcfwBlocks {
             .with_max_len(1)
             .map(|(b, local)| {
                 let shard = problem.shard(self.range(b, n));
-                let steps = shard.n_samples().div_ceil(ROUNDS_PER_PASS);
+                let m = shard.n_samples();
+                let steps = m
+                    .div_ceil(ROUNDS_PER_PASS)
+                    .max(MIN_ROUND_STEPS.min(m.div_ceil(16)));
                 local.written.get_or_insert_with(Written::default).clear();
                 let round = self.part(b, n).local_steps(&shard, local, steps)?;
                 Ok((round, shard.oracle_calls()))
