@@ -145,11 +145,23 @@ pub(crate) fn fit_tagger<'py>(
         return Err(value_error("no sentences"));
     }
     let template = self::template(template, &train)?;
+    // The names and the settings are checked before the dictionary is built (minutes on a large corpus).
+    let class_weight = class_weight.unwrap_or_default();
+    let seen: std::collections::HashSet<&str> = train
+        .iter()
+        .flat_map(|s| s.tags.iter().map(String::as_str))
+        .collect();
+    if let Some(tag) = class_weight.keys().find(|t| !seen.contains(t.as_str())) {
+        return Err(value_error(format!(
+            "class_weight names the tag {tag:?}, which the training tags do not have"
+        )));
+    }
+    learning.params(Task::Chain)?.check().map_err(value_error)?;
     let features = tagger::dictionary_with_rows(&train, template, min_count, learning.n_jobs)
         .map_err(value_error)?;
     // Weights by tag number (1-based, as the chain model numbers its tags), in tag order.
     let mut weights = Vec::new();
-    for (tag, weight) in class_weight.unwrap_or_default() {
+    for (tag, weight) in class_weight {
         let Some(id) = features.features().tag_id(&tag) else {
             return Err(value_error(format!(
                 "class_weight names the tag {tag:?}, which the training tags do not have"

@@ -207,10 +207,14 @@ fn params(
     }
     if let Some(b) = args.blocks {
         if p.solver != StructSolverKind::Bcfw {
+            let trained_by = match p.solver {
+                StructSolverKind::Softmax => "--loss softmax".to_string(),
+                StructSolverKind::Dcd => "the Crammer-Singer dual (--solver dcd)".to_string(),
+                other => format!("--solver {}", format!("{other:?}").to_lowercase()),
+            };
             bail!(
-                "--blocks applies to binary training with --solver dcd and to --solver bcfw, not to --task \
-                 {name} with --solver {}",
-                format!("{:?}", p.solver).to_lowercase()
+                "--blocks applies to binary training with --solver dcd and to structured training with \
+                 --solver bcfw, not to --task {name} trained by {trained_by}"
             );
         }
         p = p.blocks(b);

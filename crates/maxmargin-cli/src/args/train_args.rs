@@ -28,9 +28,9 @@ pub(crate) struct TrainArgs {
     /// Worker threads [default: all cores]; the model does not depend on it.
     #[arg(long, help_heading = COMMON)]
     pub(crate) threads: Option<usize>,
-    /// dcd and bcfw: blocks of examples stepped at once on every core, combined by an exact line search (1:
-    /// sequential, as LIBLINEAR and one process's BCFW); the model depends on the blocks and the seed, not on
-    /// --threads.
+    /// Binary dcd and structured bcfw: blocks of examples stepped at once on every core, combined by an exact
+    /// line search (1: sequential, as LIBLINEAR and one process's BCFW); the model depends on the blocks and
+    /// the seed, not on --threads.
     #[arg(long, help_heading = COMMON)]
     pub(crate) blocks: Option<usize>,
     #[command(flatten)]

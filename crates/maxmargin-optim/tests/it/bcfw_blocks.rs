@@ -4,7 +4,8 @@
 use maxmargin_core::objective::Lambda;
 use maxmargin_optim::bcfw::BcfwBlocksState;
 use maxmargin_optim::{
-    BcfwParams, Budget, CrammerSingerParams, Fit, Run, Solver, StopReason, StructProblem, Trainer,
+    BcfwParams, Budget, CrammerSingerParams, Fit, OptimError, Run, Solver, StopReason,
+    StructProblem, Trainer,
 };
 use maxmargin_struct::{MulticlassSpace, OutputSpace};
 
@@ -36,7 +37,7 @@ fn in_blocks<S: OutputSpace<Output: Sync>>(
 
 #[test]
 fn bcfw_in_blocks_reaches_the_optimum_with_the_same_bits_on_any_thread_count() {
-    let (space, x, y) = crate::structural::small_chain();
+    let (space, x, y) = crate::structural::chain_of(64);
     let chain = StructProblem::new(&space, &x, &y, Lambda::new(0.05).unwrap()).unwrap();
     let mut one = BcfwParams {
         gap_every: 1.0,
@@ -65,7 +66,7 @@ fn bcfw_in_blocks_reaches_the_optimum_with_the_same_bits_on_any_thread_count() {
         .run(&mut cs, &multiclass, &mut ())
         .unwrap()
         .objective;
-    for blocks in [1, 2, 3, 7] {
+    for blocks in [1, 2, 4] {
         let f = in_blocks(&chain, blocks, 1, 1e-5);
         assert_eq!(f.stop, StopReason::Converged, "{blocks} blocks");
         // Within the certified gap of the optimum.
@@ -88,20 +89,30 @@ fn bcfw_in_blocks_reaches_the_optimum_with_the_same_bits_on_any_thread_count() {
         );
         assert_eq!(in_blocks(&multiclass, blocks, 3, 1e-4).output, m.output);
     }
-    let many = crate::structural::small_chain().1.len() + 1;
+    // Every block keeps at least 16 examples; 0 blocks are none.
     let refused = BcfwParams::default()
         .check()
         .unwrap()
-        .in_blocks(many)
+        .in_blocks(5)
         .unwrap()
         .init(&chain);
-    assert!(refused.is_err(), "more blocks than examples");
-    assert!(BcfwParams::default().check().unwrap().in_blocks(0).is_err());
+    assert!(
+        matches!(
+            refused,
+            Err(OptimError::InvalidParam { name: "blocks", .. })
+        ),
+        "64 examples in 5 blocks"
+    );
+    let zero = BcfwParams::default().check().unwrap().in_blocks(0);
+    assert!(matches!(
+        zero,
+        Err(OptimError::InvalidParam { name: "blocks", .. })
+    ));
 }
 
 #[test]
 fn bcfw_in_blocks_resumed_from_a_serialized_state_ends_with_the_same_bits() {
-    let (space, x, y) = crate::structural::small_chain();
+    let (space, x, y) = crate::structural::chain_of(64);
     let problem = StructProblem::new(&space, &x, &y, Lambda::new(0.05).unwrap()).unwrap();
     type Kept = Run<BcfwBlocksState, Vec<f64>>;
     let run = |max_epochs: f64, from: Option<Kept>| {

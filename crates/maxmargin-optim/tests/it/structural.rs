@@ -11,11 +11,16 @@ use maxmargin_struct::{ChainSpace, CostMatrix, OutputSpace};
 /// Twenty short sequences over 3 labels and 4 features, generated deterministically, with labels that
 /// depend on the features (so the problem is not trivial) and some noise.
 pub fn small_chain() -> (ChainSpace, Vec<Vec<SparseVec>>, Vec<Vec<u32>>) {
+    chain_of(20)
+}
+
+/// [`small_chain`]'s kind of data with `n` sequences (its first 20 are `small_chain`'s).
+pub fn chain_of(n: usize) -> (ChainSpace, Vec<Vec<SparseVec>>, Vec<Vec<u32>>) {
     let mut x = Vec::new();
     let mut y = Vec::new();
     let mut lcg = maxmargin_core::testing::Lcg::new(17);
     let mut next = || lcg.unit31();
-    for s in 0..20 {
+    for s in 0..n {
         let t = 3 + s % 3;
         let mut xs = Vec::new();
         let mut ys = Vec::new();

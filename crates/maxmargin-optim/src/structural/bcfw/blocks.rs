@@ -1,11 +1,13 @@
 //! BCFW on blocks of examples in one process, on every core: the rounds of BCFW over ranks
 //! ([`super::distributed`]) with the examples cut into `B` contiguous blocks instead of shards on ranks.
 //! Each round every block takes one process's block steps (Frank–Wolfe or pairwise, with its cache) on a
-//! [`ROUNDS_PER_PASS`]-th of its examples (at least [`MIN_ROUND_STEPS`]) against its own copy of `w`, all
-//! blocks at once on the thread pool; their changes are summed in block order over the entries of `w`
-//! they wrote (so a round costs its steps, not `w`'s width), and every block takes the exact step along
-//! the sum ([`super::round`]). The blocks, their orders and the sums depend on `B` and the seed only, so
-//! the model is the same bits for any thread count; one thread takes the blocks one after the other.
+//! [`ROUNDS_PER_PASS`]-th of its examples (at least [`MIN_ROUND_STEPS`], at most a
+//! [`MAX_ROUND_SHARE`]-th) against its own copy of `w`, all blocks at once on the thread pool; their
+//! changes are summed in block order over the entries of `w` they wrote (so a round costs its steps, not
+//! `w`'s width), and every block takes the exact step along the sum ([`super::round`]). The blocks, their
+//! orders and the sums depend on `B` and the seed only, so the model is the same bits for any thread
+//! count; one thread takes the blocks one after the other. Every block keeps at least
+//! [`MIN_BLOCK_EXAMPLES`] examples.
 //!
 //! As over ranks, the iterate is returned (no average is kept) and blocks are drawn by permutation; a pass
 //! is `n` steps that called the oracle, and certifications are one process's, on the whole problem.
@@ -17,7 +19,7 @@
 //! examples cost passes as blocks grow (CoNLL-2000: 25 passes with 4 blocks). Blocks pay where steps are
 //! dear beside a round's meeting and examples share few features; the sequential method stays the default.
 
-use super::round::round_step;
+use super::round::{forget_calibration, round_step};
 use super::shares::Marks;
 use super::*;
 use crate::structural::problem::StructProblem;
@@ -27,10 +29,17 @@ use rayon::prelude::*;
 /// one process (see [`super::distributed`]).
 const ROUNDS_PER_PASS: usize = 64;
 
-/// Block steps per block and round at least, up to a 16th of its examples: a round's meeting of the threads
-/// costs tens of microseconds, and on OCR fold 0 (313 words a block) five steps a round took 1.03 s on two
-/// threads and 32 passes, sixteen 0.64 s and 35 (one process: 0.51 s and 30); rounds of a third of a block
-/// (iris, 50 rows a block) left a 7% gap after 1,000 passes where one step a round converged in 440.
+/// Examples per block at least (with more than one block): on 60 short sequences, 3 blocks left a relative
+/// gap of 1.1·10⁻⁴ after 1,000 passes and 60 blocks 2.7·10⁻³, where one process reached 4·10⁻⁷.
+const MIN_BLOCK_EXAMPLES: usize = 16;
+
+/// A round's steps per block are at most this fraction of its examples (iris, 50 rows a block: rounds of a
+/// third of a block left a 7% gap after 1,000 passes where one step a round converged in 440).
+const MAX_ROUND_SHARE: usize = 16;
+
+/// Block steps per block and round at least, up to a [`MAX_ROUND_SHARE`]-th of its examples: a round's
+/// meeting of the threads costs tens of microseconds, and on OCR fold 0 (313 words a block) five steps a
+/// round took 1.03 s on two threads and 32 passes, sixteen 0.64 s and 35 (one process: 0.51 s and 30).
 const MIN_ROUND_STEPS: usize = 16;
 
 /// BCFW over `B` blocks of the examples in one process: see the module docs.
@@ -65,6 +74,8 @@ struct Scratch {
     marks: Marks,
     order: Vec<u32>,
     base: Vec<f64>,
+    /// Rounds whose step was partial (`t < 1`), for the tests.
+    partial: u64,
 }
 
 /// Scratch, not part of the state's meaning: equal to any other.
@@ -77,8 +88,11 @@ impl PartialEq for Scratch {
 impl Bcfw {
     /// This solver on `blocks` contiguous blocks of the examples, each block's steps against its own copy of
     /// `w` and all blocks at once on the thread pool (see [`BcfwBlocks`]); the model depends on `blocks` and
-    /// the seed, not on the number of threads. Pairwise atoms share [`ATOMS_MAX_BYTES`] (or the budget set)
-    /// among the blocks.
+    /// the seed, not on the number of threads. As over ranks, it returns the last iterate and draws blocks by
+    /// permutation (the parameters' average and gap sampling do not apply to rounds), and the memory
+    /// budgets of pairwise atoms ([`ATOMS_MAX_BYTES`], or the budget set) and of dense shares
+    /// ([`DENSE_SHARES_MAX_BYTES`]) are shared out among the blocks. With more than one block, each must
+    /// keep at least 16 examples (refused when the run starts).
     ///
     /// # Errors
     /// [`OptimError::InvalidParam`] when `blocks` is 0.
@@ -90,6 +104,7 @@ impl Bcfw {
         solver.params.average = false;
         solver.params.gap_sampling = false;
         solver.atoms_budget = self.atoms_budget / blocks;
+        solver.dense_budget = self.dense_budget / blocks;
         Ok(BcfwBlocks { solver, blocks })
     }
 }
@@ -128,6 +143,7 @@ impl BcfwBlocks {
                 marks: Marks::default(),
                 order: Vec::new(),
                 base: st.parts[0].w.clone(),
+                partial: 0,
             };
         }
         let results: Vec<Result<(super::round::LocalRound, u64), OptimError>> = (st.parts)
@@ -137,9 +153,8 @@ impl BcfwBlocks {
             .map(|(b, local)| {
                 let shard = problem.shard(self.range(b, n));
                 let m = shard.n_samples();
-                let steps = m
-                    .div_ceil(ROUNDS_PER_PASS)
-                    .max(MIN_ROUND_STEPS.min(m.div_ceil(16)));
+                let at_least = MIN_ROUND_STEPS.min(m.div_ceil(MAX_ROUND_SHARE));
+                let steps = m.div_ceil(ROUNDS_PER_PASS).max(at_least);
                 local.written.get_or_insert_with(Written::default).clear();
                 let round = self.part(b, n).local_steps(&shard, local, steps)?;
                 Ok((round, shard.oracle_calls()))
@@ -148,11 +163,11 @@ impl BcfwBlocks {
         let mut rounds = Vec::with_capacity(results.len());
         for r in results {
             let (round, calls) = r?;
-            st.steps_calls += calls;
+            st.steps_calls = st.steps_calls.saturating_add(calls);
             st.calls += round.called as f64;
             rounds.push(round);
         }
-        st.round += 1;
+        st.round = st.round.saturating_add(1);
         // The summed change over the entries written, block by block in order (an entry a block did not
         // write adds nothing), against the agreed `w` of before the round.
         let sum = &mut st.sum;
@@ -190,12 +205,14 @@ impl BcfwBlocks {
             dot += sum.base[j as usize] * d;
         }
         let t = round_step(dell - lambda * dot, lambda * quad);
+        sum.partial += u64::from(t < 1.0);
         for &j in &sum.order {
             let j = j as usize;
             sum.base[j] += t * sum.acc[j];
             sum.acc[j] = 0.0;
         }
         let ell = ell0 + t * dell;
+        let converts = rounds.iter().any(|r| r.converts);
         let estimate: Option<f64> = st.parts.iter().map(Bcfw::estimated_gap).sum();
         let (order, base) = (&sum.order, &sum.base);
         (st.parts.par_iter_mut().zip(rounds).enumerate())
@@ -212,6 +229,9 @@ impl BcfwBlocks {
                 }
             });
         sum.order.clear();
+        if converts {
+            forget_calibration(&mut st.parts);
+        }
         Ok(estimate)
     }
 
@@ -238,11 +258,12 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwBloc
     fn init(&mut self, problem: &StructProblem<'a, S>) -> Result<BcfwBlocksState, OptimError> {
         problem.require_margin("bcfw")?;
         let n = problem.n_samples();
-        if self.blocks > n {
+        if self.blocks > 1 && n / self.blocks < MIN_BLOCK_EXAMPLES {
             return Err(invalid(
                 "blocks",
                 self.blocks,
-                "must be at most the number of examples",
+                "must leave every block at least 16 examples (blocks that small step against copies that \
+                 barely move, and converge slowly)",
             ));
         }
         let parts = (0..self.blocks)
@@ -276,8 +297,14 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwBloc
             (st.parts.iter()).all(|p| p.w == first.w && p.ell.to_bits() == first.ell.to_bits()),
             "the blocks' weights",
         )?;
+        // The agreed loss is the blocks' shares' sum (a crafted one would fake the dual).
+        let shares: f64 = st.parts.iter().flat_map(|p| &p.ell_i).sum();
         fits(
-            st.calls.is_finite() && st.calls >= 0.0 && st.next_gap.is_finite(),
+            (shares - first.ell).abs() <= 1e-9 * first.ell.abs().max(1.0),
+            "the blocks' losses",
+        )?;
+        fits(
+            st.calls.is_finite() && st.calls >= 0.0 && st.next_gap.is_finite() && st.next_gap > 0.0,
             "the passes",
         )
     }
@@ -336,7 +363,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwBloc
     ) -> Result<Certificate, OptimError> {
         let dual = Bcfw::iterate_dual(&st.parts[0], problem.lambda());
         Ok(Certificate {
-            oracle_calls: Some(problem.oracle_calls() + st.steps_calls),
+            oracle_calls: Some(problem.oracle_calls().saturating_add(st.steps_calls)),
             ..Certificate::of_dual(objective, dual)
         })
     }
@@ -356,5 +383,102 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwBloc
         let tol = self.solver.params.gap_tolerance?;
         let (_, primal, _, gap) = st.last?;
         (gap <= tol * primal.abs()).then_some(StopReason::Converged)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::BcfwParams;
+    use maxmargin_core::objective::Lambda;
+    use maxmargin_struct::MulticlassSpace;
+
+    /// `Σ_i w_i` over every block's shares, and `Σ_i ℓ_i`.
+    fn shares_sum(st: &BcfwBlocksState, dim: usize, scale: f64) -> (Vec<f64>, f64) {
+        let mut w = vec![0.0; dim];
+        for p in &st.parts {
+            match &p.w_i {
+                Shares::Dense { shares, .. } => {
+                    for row in shares.chunks(dim) {
+                        w.iter_mut().zip(row).for_each(|(a, b)| *a += b);
+                    }
+                }
+                Shares::Sparse(v) => v.iter().for_each(|s| s.as_row().axpy(1.0, &mut w)),
+                Shares::Atoms(blocks) => {
+                    (blocks.iter()).for_each(|b| b.combination(scale).as_row().axpy(1.0, &mut w));
+                }
+            }
+        }
+        (w, st.parts.iter().flat_map(|p| &p.ell_i).sum())
+    }
+
+    /// Every round keeps the dual point: each block holds the agreed `w` and `ℓ`, and they are the sums of
+    /// the blocks' shares, with pairwise atoms, dense Frank–Wolfe shares (each step writes all of `w`), and
+    /// atoms that outgrow a small budget and become shares mid-run; partial steps (`t < 1`) come up; the
+    /// same bits on one thread and on three.
+    #[test]
+    fn every_round_keeps_the_dual_point_of_the_blocks_shares() {
+        let mut lcg = maxmargin_core::testing::Lcg::new(5);
+        let x: Vec<SparseVec> = (0..96)
+            .map(|_| {
+                let v: Vec<f64> = (0..6).map(|_| lcg.unit31() * 2.0 - 1.0).collect();
+                SparseVec::from_dense(&v).unwrap()
+            })
+            .collect();
+        let y: Vec<u32> = (0..96u32)
+            .map(|i| (i * 7 + u32::from(x[i as usize].as_row().values()[0] > 0.0)) % 4)
+            .collect();
+        let space = MulticlassSpace::new(6, 4).unwrap();
+        let problem = StructProblem::new(&space, &x, &y, Lambda::new(0.01).unwrap()).unwrap();
+        let (dim, scale) = (problem.dim(), 1.0 / (0.01 * 96.0));
+        let base = BcfwParams {
+            gap_tolerance: None,
+            gap_every: 2.0,
+            ..BcfwParams::default()
+        };
+        let kinds = [
+            (BcfwParams::pairwise(), usize::MAX),
+            (BcfwParams::frank_wolfe(), usize::MAX),
+            // Atoms past 2 kB a block become shares after a pass.
+            (base, 6 * 1024),
+        ];
+        for (params, budget) in kinds {
+            let run = |threads: usize| {
+                let mut solver = BcfwParams { seed: 3, ..params }
+                    .check()
+                    .unwrap()
+                    .with_atoms_budget(budget)
+                    .in_blocks(3)
+                    .unwrap();
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| {
+                    let mut st = solver.init(&problem).unwrap();
+                    let mut converted = false;
+                    for _ in 0..300 {
+                        solver.step(&problem, &mut st).unwrap();
+                        let first = &st.parts[0];
+                        for p in &st.parts {
+                            assert_eq!(p.w, first.w);
+                            assert_eq!(p.ell.to_bits(), first.ell.to_bits());
+                        }
+                        let (w, ell) = shares_sum(&st, dim, scale);
+                        let drift = w.iter().zip(&first.w).map(|(a, b)| (a - b).abs());
+                        assert!(drift.fold(0.0, f64::max) < 1e-12, "{params:?}");
+                        assert!((ell - first.ell).abs() < 1e-12, "{params:?}");
+                        converted |= st.parts.iter().any(|p| !matches!(p.w_i, Shares::Atoms(_)));
+                    }
+                    assert!(st.sum.partial > 0, "{params:?}: some rounds took t < 1");
+                    (st.parts[0].w.clone(), converted)
+                })
+            };
+            let (w1, converted) = run(1);
+            assert_eq!(run(3).0, w1, "{params:?}");
+            if budget < usize::MAX {
+                assert!(converted, "the small budget converted the atoms");
+            }
+        }
     }
 }

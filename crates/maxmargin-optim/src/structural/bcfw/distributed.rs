@@ -14,7 +14,7 @@
 //! and rounds count the steps that called the oracle. The stop is the certified relative gap, as one
 //! process's.
 
-use super::round::round_step;
+use super::round::{forget_calibration, round_step};
 use super::*;
 use crate::collective::Collective;
 
@@ -95,7 +95,12 @@ impl BcfwRanks<'_> {
         // A rank whose blocks do not all have a gap yet sends NaN, and the sum is none.
         let estimate = Bcfw::estimated_gap(local).unwrap_or(f64::NAN);
         // Passes count the steps that called the oracle, as one process's do (the cache's come on top).
-        buf.extend([local.ell - ell0, round.called as f64, estimate]);
+        buf.extend([
+            local.ell - ell0,
+            round.called as f64,
+            estimate,
+            f64::from(u8::from(round.converts)),
+        ]);
         self.comm.allreduce_sum(&mut buf)?;
         st.calls += buf[dim + 1];
         st.round += 1;
@@ -108,6 +113,9 @@ impl BcfwRanks<'_> {
         }
         local.ell = ell0 + t * buf[dim];
         self.solver.mix_round(problem, local, round, t);
+        if buf[dim + 3] > 0.0 {
+            forget_calibration(std::slice::from_mut(local));
+        }
         Ok(Some(buf[dim + 2]).filter(|e| e.is_finite()))
     }
 

@@ -55,10 +55,10 @@ pub struct BcfwParams {
     /// Draw blocks with probability proportional to their estimated gaps after a first pass by permutation
     /// (Osokin et al. 2016), where certifications refresh the estimates: with pairwise steps or without the
     /// average (Frank–Wolfe steps with the average draw by permutation: estimates that only visits update go
-    /// stale, and letter and scene stalled). One process only: over ranks each rank draws its shard's blocks
-    /// by permutation. Off by default: without the cache it took the 100-class set to 1% in 0.6× the time of
-    /// permutation but OCR chains in 1.2× (long words have the larger gaps and the dearer steps); with the
-    /// cache it adds nothing measurable (`cargo bench -p maxmargin-benches --bench bcfw_variants`).
+    /// stale, and letter and scene stalled). Sequential steps only: over ranks and blocks each draws its
+    /// blocks by permutation. Off by default: without the cache it took the 100-class set to 1% in 0.6× the
+    /// time of permutation but OCR chains in 1.2× (long words have the larger gaps and the dearer steps);
+    /// with the cache it adds nothing measurable (`cargo bench -p maxmargin-benches --bench bcfw_variants`).
     #[serde(default)]
     pub gap_sampling: bool,
     /// With pairwise steps, try the block's active corners before the oracle (Osokin et al. 2016's cache):
@@ -107,7 +107,8 @@ pub enum Steps {
     Auto,
 }
 
-/// The memory that pairwise atoms may take at most under `Steps::Auto` (per rank over ranks).
+/// The memory that pairwise atoms may take at most under `Steps::Auto` (per rank over ranks, shared out
+/// among blocks in one process).
 pub const ATOMS_MAX_BYTES: usize = 256 << 20;
 
 impl Default for BcfwParams {
@@ -172,6 +173,7 @@ impl BcfwParams {
             params: self,
             n_total: None,
             atoms_budget: ATOMS_MAX_BYTES,
+            dense_budget: DENSE_SHARES_MAX_BYTES,
         })
     }
 }
@@ -184,6 +186,8 @@ pub struct Bcfw {
     n_total: Option<usize>,
     /// The bytes `Steps::Auto` lets pairwise atoms hold ([`ATOMS_MAX_BYTES`] unless set).
     atoms_budget: usize,
+    /// The bytes Frank–Wolfe shares may hold densely ([`DENSE_SHARES_MAX_BYTES`], shared out among blocks).
+    dense_budget: usize,
 }
 
 impl Bcfw {
@@ -298,23 +302,39 @@ impl Bcfw {
     /// Under `Steps::Auto`, pairwise atoms that hold more than the budget become Frank–Wolfe shares of the
     /// same dual point (so `w` and `ℓ` do not change), with the cache off and, with the average, its
     /// Frank–Wolfe rules (the average, restarted at the iterate, is the output; blocks drawn by
-    /// permutation). Called between passes (rounds over ranks), it depends on the state alone: a resumed run
-    /// converts where an uninterrupted one does.
+    /// permutation). Called between passes (over ranks and blocks, after a round that completed one), it
+    /// depends on the state alone: a resumed run converts where an uninterrupted one does.
     fn keep_atoms_in_budget<S: OutputSpace>(
         &self,
         problem: &StructProblem<'_, S>,
         st: &mut BcfwState,
     ) {
+        if self.atoms_over_budget(st) {
+            self.atoms_to_shares(problem, st);
+        }
+    }
+
+    /// Whether `Steps::Auto`'s pairwise atoms hold more than the budget.
+    fn atoms_over_budget(&self, st: &BcfwState) -> bool {
+        let Shares::Atoms(blocks) = &st.w_i else {
+            return false;
+        };
+        self.params.steps == Steps::Auto
+            && blocks.iter().map(pairwise::Block::bytes).sum::<usize>() > self.atoms_budget
+    }
+
+    /// The atoms become Frank–Wolfe shares ([`Bcfw::keep_atoms_in_budget`]).
+    fn atoms_to_shares<S: OutputSpace>(&self, problem: &StructProblem<'_, S>, st: &mut BcfwState) {
         let Shares::Atoms(blocks) = &st.w_i else {
             return;
         };
-        if self.params.steps != Steps::Auto
-            || blocks.iter().map(pairwise::Block::bytes).sum::<usize>() <= self.atoms_budget
-        {
-            return;
-        }
         let n = self.n_total.unwrap_or(problem.n_samples()) as f64;
-        st.w_i = Shares::of_atoms(blocks, problem.dim(), 1.0 / (problem.lambda() * n));
+        st.w_i = Shares::of_atoms(
+            blocks,
+            problem.dim(),
+            1.0 / (problem.lambda() * n),
+            self.dense_budget,
+        );
         st.oracle_gaps = Vec::new();
         st.cached_run = 0;
         if let Some(a) = &mut st.avg {
@@ -377,7 +397,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for Bcfw {
             w_i: if pairwise {
                 Shares::Atoms(vec![pairwise::Block::default(); n])
             } else {
-                Shares::frank_wolfe(n, dim)
+                Shares::frank_wolfe(n, dim, self.dense_budget)
             },
             ell_i: vec![0.0; n],
             psi_truth: problem.truth_features(),

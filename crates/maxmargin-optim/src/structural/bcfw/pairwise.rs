@@ -129,10 +129,12 @@ impl Block {
         self.atoms.iter().map(|a| a.weight * a.loss).sum()
     }
 
-    /// The memory the block's atoms hold: their entries (an index and a value each) and the atoms.
+    /// The memory the block's atoms hold: their entries (an index and a value each), the atoms, and each
+    /// vector's shared allocation (its two counts and the vector).
     pub(super) fn bytes(&self) -> usize {
+        const SHARED: usize = std::mem::size_of::<SparseVec>() + 2 * std::mem::size_of::<usize>();
         (self.atoms.iter())
-            .map(|a| a.u.as_row().nnz() * ATOM_ENTRY_BYTES + std::mem::size_of::<Atom>())
+            .map(|a| a.u.as_row().nnz() * ATOM_ENTRY_BYTES + std::mem::size_of::<Atom>() + SHARED)
             .sum()
     }
 

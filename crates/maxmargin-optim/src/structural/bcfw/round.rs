@@ -8,13 +8,13 @@ use super::shares::Before;
 use super::*;
 
 /// What a part's steps of a round left to combine: its loss share before, the blocks it moved as they were
-/// before (with their loss shares), its steps that called the oracle, and whether they completed a pass over
-/// its examples.
+/// before (with their loss shares), its steps that called the oracle, and whether its atoms become
+/// Frank–Wolfe shares at the round's end (they completed a pass over its examples and outgrew the budget).
 pub(super) struct LocalRound {
     pub(super) ell0: f64,
     touched: Vec<(usize, Before, f64)>,
     pub(super) called: u64,
-    pass_done: bool,
+    pub(super) converts: bool,
 }
 
 /// The step along a round's summed change: `t = slope / quad` clipped to `[0, 1]`, where `slope` is the
@@ -25,6 +25,13 @@ pub(super) fn round_step(slope: f64, quad: f64) -> f64 {
     } else {
         1.0
     }
+}
+
+/// After a round in which some part's atoms became Frank–Wolfe shares: the last certification's ratio was
+/// the pairwise output's, and every part drops it, as the converting part does, so that their predictions
+/// of the next certificate (and their decisions to make one) stay the same.
+pub(super) fn forget_calibration(parts: &mut [BcfwState]) {
+    parts.iter_mut().for_each(|p| p.calibration = None);
 }
 
 impl Bcfw {
@@ -62,14 +69,14 @@ impl Bcfw {
             ell0,
             touched,
             called: called - called_before,
-            pass_done: called / n > called_before / n,
+            converts: called / n > called_before / n && self.atoms_over_budget(local),
         })
     }
 
     /// The round's step `t` taken by a part whose `w` and `ℓ` are already the agreed ones: the blocks it
-    /// moved go to `(1 − t)·before + t·after`. After a round that completed a pass over the part's examples,
-    /// atoms beyond the budget become Frank–Wolfe shares ([`Bcfw::keep_atoms_in_budget`]; the same dual
-    /// point).
+    /// moved go to `(1 − t)·before + t·after`; then atoms the round found beyond the budget become
+    /// Frank–Wolfe shares ([`Bcfw::keep_atoms_in_budget`]; the same dual point). When any part converts,
+    /// every part must forget its calibration ([`forget_calibration`]), so that all decide alike.
     pub(super) fn mix_round<S: OutputSpace>(
         &self,
         problem: &StructProblem<'_, S>,
@@ -83,8 +90,8 @@ impl Bcfw {
                 local.ell_i[i] = e0 + t * (local.ell_i[i] - e0);
             }
         }
-        if round.pass_done {
-            self.keep_atoms_in_budget(problem, local);
+        if round.converts {
+            self.atoms_to_shares(problem, local);
         }
     }
 

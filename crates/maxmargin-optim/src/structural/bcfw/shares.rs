@@ -43,10 +43,10 @@ pub(super) enum Shares {
 }
 
 impl Shares {
-    /// Frank–Wolfe shares of `n` blocks in `dim` dimensions, all zero: dense when they fit in
-    /// [`DENSE_SHARES_MAX_BYTES`], else sparse.
-    pub(super) fn frank_wolfe(n: usize, dim: usize) -> Self {
-        if n.saturating_mul(dim).saturating_mul(8) <= DENSE_SHARES_MAX_BYTES {
+    /// Frank–Wolfe shares of `n` blocks in `dim` dimensions, all zero: dense when they fit in `budget` bytes
+    /// ([`DENSE_SHARES_MAX_BYTES`], shared out among blocks in one process), else sparse.
+    pub(super) fn frank_wolfe(n: usize, dim: usize, budget: usize) -> Self {
+        if n.saturating_mul(dim).saturating_mul(8) <= budget {
             Self::Dense {
                 shares: vec![0.0; n * dim],
                 sq: vec![0.0; n],
@@ -58,8 +58,13 @@ impl Shares {
 
     /// The Frank–Wolfe shares `w_i = Σ weight·u/(λn)` of pairwise blocks (`scale = 1/(λn)`): the same
     /// point of the dual, held without its atoms.
-    pub(super) fn of_atoms(blocks: &[pairwise::Block], dim: usize, scale: f64) -> Self {
-        let mut out = Self::frank_wolfe(blocks.len(), dim);
+    pub(super) fn of_atoms(
+        blocks: &[pairwise::Block],
+        dim: usize,
+        scale: f64,
+        budget: usize,
+    ) -> Self {
+        let mut out = Self::frank_wolfe(blocks.len(), dim, budget);
         for (i, b) in blocks.iter().enumerate() {
             let share = b.combination(scale);
             match &mut out {
