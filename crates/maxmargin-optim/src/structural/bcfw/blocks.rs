@@ -126,15 +126,11 @@ impl BcfwBlocks {
     /// One round: every block's steps at once, then the sum of their changes over the entries they wrote,
     /// and the common exact step along it. Returns the sum of the blocks' last measured gaps, once every
     /// block has one.
-    fn round<S>(
+    fn round<S: OutputSpace<Output: Sync>>(
         &self,
         problem: &StructProblem<'_, S>,
         st: &mut BcfwBlocksState,
-    ) -> Result<Option<f64>, OptimError>
-    where
-        S: OutputSpace,
-        S::Output: Sync,
-    {
+    ) -> Result<Option<f64>, OptimError> {
         let (n, dim, lambda) = (problem.n_samples(), problem.dim(), problem.lambda());
         let ell0 = st.parts[0].ell;
         if st.sum.acc.len() != dim || st.sum.base.len() != dim {
@@ -236,15 +232,11 @@ impl BcfwBlocks {
     }
 
     /// The exact certificate `(round, primal, dual, gap)` of the agreed point: one oracle pass.
-    fn certificate_of<S>(
+    fn certificate_of<S: OutputSpace<Output: Sync>>(
         problem: &StructProblem<'_, S>,
         local: &BcfwState,
         round: u64,
-    ) -> Result<(u64, f64, f64, f64), OptimError>
-    where
-        S: OutputSpace,
-        S::Output: Sync,
-    {
+    ) -> Result<(u64, f64, f64, f64), OptimError> {
         let primal = problem.primal(&local.w)?;
         let dual = Bcfw::iterate_dual(local, problem.lambda());
         Ok((round, primal, dual, primal - dual))
@@ -317,19 +309,14 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwBloc
         let n = problem.n_samples() as f64;
         let before = st.calls / n;
         let estimate = self.round(problem, st)?;
-        let (mut next_gap, round) = (st.next_gap, st.round);
-        let certified = self.solver.after_round(
+        let round = st.round;
+        self.solver.after_round(
             &mut st.parts,
             (before, st.calls / n),
             (estimate, problem.lambda()),
-            &mut next_gap,
+            (&mut st.next_gap, &mut st.last),
             |local| Self::certificate_of(problem, local, round),
-        )?;
-        st.next_gap = next_gap;
-        if certified.is_some() {
-            st.last = certified;
-        }
-        Ok(())
+        )
     }
 
     fn progress(&self, problem: &StructProblem<'a, S>, st: &BcfwBlocksState) -> Progress {
@@ -380,9 +367,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwBloc
     }
 
     fn stop(&self, st: &BcfwBlocksState) -> Option<StopReason> {
-        let tol = self.solver.params.gap_tolerance?;
-        let (_, primal, _, gap) = st.last?;
-        (gap <= tol * primal.abs()).then_some(StopReason::Converged)
+        self.solver.certified_stop(st.last)
     }
 }
 

@@ -191,19 +191,14 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwRank
         let estimate = self.round(problem, st)?;
         let epochs = st.calls / n;
         // One process's rule, on the sums over the ranks, so every rank decides alike.
-        let (mut next_gap, round) = (st.next_gap, st.round);
-        let certified = self.solver.after_round(
+        let round = st.round;
+        self.solver.after_round(
             std::slice::from_mut(&mut st.local),
             (before, epochs),
             (estimate, problem.lambda()),
-            &mut next_gap,
+            (&mut st.next_gap, &mut st.last),
             |local| self.certificate_of(problem, local, round),
-        )?;
-        st.next_gap = next_gap;
-        if certified.is_some() {
-            st.last = certified;
-        }
-        Ok(())
+        )
     }
 
     fn progress(&self, _problem: &StructProblem<'a, S>, st: &BcfwRankState) -> Progress {
@@ -250,8 +245,6 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for BcfwRank
     }
 
     fn stop(&self, st: &BcfwRankState) -> Option<StopReason> {
-        let tol = self.solver.params.gap_tolerance?;
-        let (_, primal, _, gap) = st.last?;
-        (gap <= tol * primal.abs()).then_some(StopReason::Converged)
+        self.solver.certified_stop(st.last)
     }
 }

@@ -351,6 +351,14 @@ impl Bcfw {
         st.last = None;
     }
 
+    /// Converged when the `last` certificate `(step, primal, dual, gap)` is within the gap tolerance: one
+    /// process's stop, the ranks' and the blocks'.
+    pub(super) fn certified_stop(&self, last: Option<(u64, f64, f64, f64)>) -> Option<StopReason> {
+        let tol = self.params.gap_tolerance?;
+        let (_, primal, _, gap) = last?;
+        (gap <= tol * primal.abs()).then_some(StopReason::Converged)
+    }
+
     /// `f` of the output `(w, ℓ)`: the last iterate when it won the last certification, else the weighted
     /// average (the iterate when none is kept).
     fn with_output<R>(&self, st: &BcfwState, f: impl FnOnce(&[f64], f64) -> R) -> R {
@@ -562,9 +570,7 @@ impl<'a, S: OutputSpace<Output: Sync>> Solver<StructProblem<'a, S>> for Bcfw {
     }
 
     fn stop(&self, st: &BcfwState) -> Option<StopReason> {
-        let tol = self.params.gap_tolerance?;
-        let (_, primal, _, gap) = st.last?;
-        (gap <= tol * primal.abs()).then_some(StopReason::Converged)
+        self.certified_stop(st.last)
     }
 }
 

@@ -98,38 +98,39 @@ impl Bcfw {
     /// After a round that took the passes from `before` to `epochs`, with the parts' blocks' gaps summing to
     /// `estimate`: one process's rule on the sums decides whether a certification is due (`certify` makes
     /// it from the first part, and every part is calibrated by it), else records the skipped schedule in
-    /// every part. The parts hold the agreed `w` and `ℓ`. Returns the new certificate, if one was made.
+    /// every part. The parts hold the agreed `w` and `ℓ`; `next_gap` is when the next certification is due,
+    /// and a new certificate goes to `last`.
     pub(super) fn after_round(
         &self,
         parts: &mut [BcfwState],
         (before, epochs): (f64, f64),
         (estimate, lambda): (Option<f64>, f64),
-        next_gap: &mut f64,
+        (next_gap, last): (&mut f64, &mut Option<(u64, f64, f64, f64)>),
         certify: impl FnOnce(&BcfwState) -> Result<(u64, f64, f64, f64), OptimError>,
-    ) -> Result<Option<(u64, f64, f64, f64)>, OptimError> {
+    ) -> Result<(), OptimError> {
         let scheduled = epochs >= *next_gap - 1e-12;
         if scheduled {
             *next_gap += self.params.gap_every;
         }
         let pass_end = epochs.floor() > before.floor();
         if !(scheduled || pass_end) {
-            return Ok(None);
+            return Ok(());
         }
         // (Valued only here: the dual reads all of `w`, which a round's steps do not.)
         let predicted = (parts.first()).and_then(|p| self.predicted_gap(p, lambda, estimate));
         if let Some(first) = parts.first()
             && self.certification_due(scheduled, pass_end, predicted)
         {
-            let last = certify(first)?;
+            let made = certify(first)?;
             parts
                 .iter_mut()
-                .for_each(|p| Bcfw::calibrate(p, estimate, last.3));
-            Ok(Some(last))
+                .for_each(|p| Bcfw::calibrate(p, estimate, made.3));
+            *last = Some(made);
         } else {
             parts
                 .iter_mut()
                 .for_each(|p| Bcfw::skipped(p, scheduled, predicted));
-            Ok(None)
         }
+        Ok(())
     }
 }
