@@ -34,6 +34,13 @@ pub(super) struct Contender<'a> {
     pub accuracy: &'a dyn Fn() -> Option<f64>,
 }
 
+/// How each side of a comparison is judged: the objective and the test accuracy of the model its last run
+/// wrote.
+pub(super) struct Judges<'a> {
+    pub ours: (&'a dyn Fn() -> Option<f64>, &'a dyn Fn() -> Option<f64>),
+    pub theirs: (&'a dyn Fn() -> Option<f64>, &'a dyn Fn() -> Option<f64>),
+}
+
 /// Whole-command comparison: the loosest ε of each program that reaches `target` by its objective, then
 /// interleaved timed runs.
 pub(super) fn versus(ours: &Contender<'_>, theirs: &Contender<'_>, target: f64) -> Versus {

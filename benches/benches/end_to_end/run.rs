@@ -58,6 +58,26 @@ pub(super) fn run_dataset(
             c
         }
     };
+    // Our `train` with `extra` arguments against LIBLINEAR's `-s solver` (not run when it is missing).
+    let compare =
+        |name: &str, extra: &[&str], solver: &'static str, judges: &Judges<'_>, target: f64| {
+            let ours = |e: f64| train_cmd(extra, e);
+            let ours = Contender {
+                name,
+                run: Some(&ours),
+                objective: judges.ours.0,
+                accuracy: judges.ours.1,
+            };
+            let theirs_name = format!("liblinear -s {solver}");
+            let theirs = liblinear_cmd(solver);
+            let theirs = Contender {
+                name: &theirs_name,
+                run: have_liblinear.then_some(&theirs),
+                objective: judges.theirs.0,
+                accuracy: judges.theirs.1,
+            };
+            versus(&ours, &theirs, target)
+        };
     match ds.kind {
         Kind::Binary => {
             let labels = BinaryLabels::from_labels(&train.source, &train.labels).ok()?;
@@ -123,12 +143,9 @@ pub(super) fn run_dataset(
                 || theirs_weights().map(|w| binary_objective(&train.x, &y, lambda, &w));
             let theirs_accuracy =
                 || theirs_weights().map(|w| binary_accuracy(&test.x, &y_test, &w));
-            let s3 = liblinear_cmd("3");
-            let theirs = Contender {
-                name: "liblinear -s 3",
-                run: have_liblinear.then_some(&s3),
-                objective: &theirs_objective,
-                accuracy: &theirs_accuracy,
+            let judges = Judges {
+                ours: (&ours_objective, &ours_accuracy),
+                theirs: (&theirs_objective, &theirs_accuracy),
             };
             for (name, extra) in [
                 ("dcd, 1 thread", vec!["--solver", "dcd", "--threads", "1"]),
@@ -138,14 +155,9 @@ pub(super) fn run_dataset(
                     vec!["--solver", "dcd", "--blocks", "2"],
                 ),
             ] {
-                let ours = |e: f64| train_cmd(&extra, e);
-                let ours = Contender {
-                    name,
-                    run: Some(&ours),
-                    objective: &ours_objective,
-                    accuracy: &ours_accuracy,
-                };
-                report.versus.push(versus(&ours, &theirs, target));
+                report
+                    .versus
+                    .push(compare(name, &extra, "3", &judges, target));
             }
         }
         Kind::Multiclass => {
@@ -262,12 +274,9 @@ pub(super) fn run_dataset(
                 || ours_weights().map(|w| multiclass_accuracy(&x_test, &y_test, &w, k));
             let theirs_accuracy =
                 || theirs_weights().map(|w| multiclass_accuracy(&x_test, &y_test, &w, k));
-            let s4 = liblinear_cmd("4");
-            let theirs = Contender {
-                name: "liblinear -s 4",
-                run: have_liblinear.then_some(&s4),
-                objective: &theirs_objective,
-                accuracy: &theirs_accuracy,
+            let judges = Judges {
+                ours: (&ours_objective, &ours_accuracy),
+                theirs: (&theirs_objective, &theirs_accuracy),
             };
             let extra = [
                 "--task",
@@ -279,14 +288,8 @@ pub(super) fn run_dataset(
                 "--max-passes",
                 "20000",
             ];
-            let ours = |e: f64| train_cmd(&extra, e);
-            let ours = Contender {
-                name: "cs (dcd), 1 thread",
-                run: Some(&ours),
-                objective: &ours_objective,
-                accuracy: &ours_accuracy,
-            };
-            report.versus.push(versus(&ours, &theirs, target));
+            let cs = compare("cs (dcd), 1 thread", &extra, "4", &judges, target);
+            report.versus.push(cs);
             // One-vs-rest against -s 3: the objective is the sum of the binary ones.
             let ovr_objective = |w: &[f64]| -> f64 {
                 (0..k)
@@ -331,28 +334,19 @@ pub(super) fn run_dataset(
                 report.ovr_optimum = Some(ovr_opt);
                 let ours_objective = || ours_weights().map(|w| ovr_objective(&w));
                 let theirs_objective = || theirs_weights().map(|w| ovr_objective(&w));
-                let s3 = liblinear_cmd("3");
-                let theirs = Contender {
-                    name: "liblinear -s 3",
-                    run: have_liblinear.then_some(&s3),
-                    objective: &theirs_objective,
-                    accuracy: &theirs_accuracy,
+                let judges = Judges {
+                    ours: (&ours_objective, &ours_accuracy),
+                    theirs: (&theirs_objective, &theirs_accuracy),
                 };
                 for (name, threads) in [("ovr, 1 thread", Some("1")), ("ovr, all cores", None)] {
                     let mut extra = vec!["--task", "multiclass", "--solver", "ovr"];
                     if let Some(t) = threads {
                         extra.extend(["--threads", t]);
                     }
-                    let ours = |e: f64| train_cmd(&extra, e);
-                    let ours = Contender {
-                        name,
-                        run: Some(&ours),
-                        objective: &ours_objective,
-                        accuracy: &ours_accuracy,
-                    };
+                    let target = ovr_opt * (1.0 + TARGET);
                     report
                         .versus
-                        .push(versus(&ours, &theirs, ovr_opt * (1.0 + TARGET)));
+                        .push(compare(name, &extra, "3", &judges, target));
                 }
             }
         }

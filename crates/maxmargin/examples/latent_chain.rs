@@ -8,23 +8,18 @@
 use maxmargin::structured_svm::ChainShape;
 use maxmargin::{StructuredSvmParams, Task};
 
+mod common;
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let seed: u64 = match std::env::args().nth(1) {
-        Some(s) => s
-            .parse()
-            .map_err(|_| format!("the seed {s:?} is not a number"))?,
-        None => 1,
-    };
+    let seed = common::seed()?;
     let read = |text: String, name: &str| {
         maxmargin::io::svm_hmm::read_from(text.as_bytes(), name.as_ref())
     };
-    let train = read(
-        maxmargin::datasets::periodic_tags(200, 20, 0.3, seed),
-        "<train>",
-    )?;
-    let test = read(
-        maxmargin::datasets::periodic_tags(500, 20, 0.3, seed + 1),
-        "<test>",
+    let (train, test) = common::train_test(
+        seed,
+        (200, 500),
+        |n, seed| maxmargin::datasets::periodic_tags(n, 20, 0.3, seed),
+        read,
     )?;
     let svm = StructuredSvmParams::new(Task::Chain)
         .lambda(0.01)
@@ -58,16 +53,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "test token accuracy: plain chain {plain_accuracy:.3}, two latent states per tag {latent_accuracy:.3}, \
          second order {second_accuracy:.3}"
     );
-    let objectives: Vec<String> = latent
-        .rounds
-        .iter()
-        .map(|r| format!("{:.6}", r.objective))
-        .collect();
-    println!(
-        "{} latent rounds ({:?}), objective by round: {}",
-        latent.rounds.len(),
-        latent.stop,
-        objectives.join(", ")
-    );
+    common::print_rounds(&latent.rounds, latent.stop);
     Ok(())
 }

@@ -6,13 +6,10 @@
 
 use maxmargin::{StructuredSvmParams, Task};
 
+mod common;
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let seed: u64 = match std::env::args().nth(1) {
-        Some(s) => s
-            .parse()
-            .map_err(|_| format!("the seed {s:?} is not a number"))?,
-        None => 1,
-    };
+    let seed = common::seed()?;
     let read = |text: String, name: &str| {
         maxmargin::io::libsvm::read_from(
             text.as_bytes(),
@@ -20,13 +17,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             maxmargin::io::libsvm::parse_real_label,
         )
     };
-    let train = read(
-        maxmargin::datasets::opposite_clusters(300, 3, 1.0, seed),
-        "<train>",
-    )?;
-    let test = read(
-        maxmargin::datasets::opposite_clusters(900, 3, 1.0, seed + 1),
-        "<test>",
+    let (train, test) = common::train_test(
+        seed,
+        (300, 900),
+        |n, seed| maxmargin::datasets::opposite_clusters(n, 3, 1.0, seed),
+        read,
     )?;
     let svm = StructuredSvmParams::new(Task::Multiclass)
         .lambda(0.01)
@@ -40,16 +35,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let latent = svm.fit_latent_multiclass(&train, 2, &mut ())?.model;
     let latent_accuracy = latent.evaluate(&test, None)?.accuracy.unwrap_or(f64::NAN);
     println!("test accuracy: one template per class {plain_accuracy:.3}, two {latent_accuracy:.3}");
-    let objectives: Vec<String> = latent
-        .rounds
-        .iter()
-        .map(|r| format!("{:.6}", r.objective))
-        .collect();
-    println!(
-        "{} latent rounds ({:?}), objective by round: {}",
-        latent.rounds.len(),
-        latent.stop,
-        objectives.join(", ")
-    );
+    common::print_rounds(&latent.rounds, latent.stop);
     Ok(())
 }

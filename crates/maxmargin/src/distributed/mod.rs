@@ -150,16 +150,12 @@ impl LinearSvm {
         };
         let mut warnings = Vec::new();
         let end = crate::linear::Finished::of(&fit);
-        let mut model = self.model(
-            fit.output,
-            &labels,
-            lambda.get(),
-            n,
-            end,
-            None,
-            advice,
-            &mut warnings,
-        )?;
+        let on = crate::linear::TrainedOn {
+            labels,
+            lambda: lambda.get(),
+            n_samples: n,
+        };
+        let mut model = self.model(fit.output, on, end, None, advice, &mut warnings)?;
         model.inputs = Some(Box::new(crate::inputs::Inputs {
             rows: Some(sketch),
             ..Default::default()

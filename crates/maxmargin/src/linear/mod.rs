@@ -77,6 +77,14 @@ impl Finished {
     }
 }
 
+/// What a model records of the rows it was trained on: their two labels, λ and how many there were.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TrainedOn {
+    pub(crate) labels: BinaryLabels,
+    pub(crate) lambda: f64,
+    pub(crate) n_samples: usize,
+}
+
 /// A trained model with its training trace and what a user should know about the run: binary models
 /// (`FitReport`), and, under their own names, structural ([`crate::structured_svm::StructFitReport`]),
 /// custom-space and latent ones.
@@ -236,13 +244,10 @@ impl LinearSvm {
 
     /// The model of a finished run, judged: converged or not (with a warning naming `advice` when not), and
     /// refused when not finite.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn model(
         &self,
         LinearWeights { w, b }: LinearWeights,
-        labels: &BinaryLabels,
-        lambda: f64,
-        n: usize,
+        on: TrainedOn,
         end: Finished,
         scaler: Option<Scaler>,
         advice: &str,
@@ -269,13 +274,13 @@ impl LinearSvm {
             n_features: w.len(),
             w,
             b,
-            labels: [labels.negative, labels.positive],
+            labels: [on.labels.negative, on.labels.positive],
             bias: self.params.bias,
-            lambda,
+            lambda: on.lambda,
             seed: self.params.seed,
             params: self.params.clone(),
             training: TrainingSummary {
-                n_samples: n,
+                n_samples: on.n_samples,
                 objective: end.objective,
                 iterations: end.progress.iteration,
                 epochs: end.progress.epoch,
@@ -302,6 +307,11 @@ impl LinearSvm {
         let y = labels.targets(data)?;
         let n = data.n_samples();
         let lambda = self.params.regularization.lambda(n)?;
+        let on = TrainedOn {
+            labels,
+            lambda: lambda.get(),
+            n_samples: n,
+        };
         let mut warnings = Vec::new();
         let scaler = crate::convergence::fit_scaler(self.params.scale, &data.x, &mut warnings)?;
         let scaled = scaler.as_ref().map(|s| s.transform(&data.x));
@@ -366,16 +376,7 @@ impl LinearSvm {
                 b: fit.output.b,
             };
             let advice = "a smaller --epsilon, more passes (--epochs), or --scale";
-            let mut model = self.model(
-                weights,
-                &labels,
-                lambda.get(),
-                n,
-                end,
-                scaler,
-                advice,
-                &mut warnings,
-            )?;
+            let mut model = self.model(weights, on, end, scaler, advice, &mut warnings)?;
             model.kernel = Some(Box::new(expansion));
             let report = FitReport {
                 model,
@@ -421,16 +422,7 @@ impl LinearSvm {
         let advice =
             crate::convergence::binary_advice(self.params.solver.kind(), self.params.scale, x);
         let end = Finished::of(&fit);
-        let mut model = self.model(
-            fit.output,
-            &labels,
-            lambda.get(),
-            n,
-            end,
-            scaler,
-            &advice,
-            &mut warnings,
-        )?;
+        let mut model = self.model(fit.output, on, end, scaler, &advice, &mut warnings)?;
         match map {
             Some(crate::approx::FittedMap::Fourier(f)) => {
                 model.features = Some(Box::new(crate::approx::FeatureMap::Fourier(f)));

@@ -191,16 +191,12 @@ impl LinearSvm {
             (false, false) => "more passes (--epochs), or --solver dcd",
         };
         let (output, trace) = (fit.output, fit.trace);
-        let mut model = self.model(
-            output,
-            &labels,
-            lambda.get(),
-            n,
-            end,
-            scaler,
-            advice,
-            &mut warnings,
-        )?;
+        let on = crate::linear::TrainedOn {
+            labels,
+            lambda: lambda.get(),
+            n_samples: n,
+        };
+        let mut model = self.model(output, on, end, scaler, advice, &mut warnings)?;
         // What an in-memory run records of its rows, taken as the stream parsed them.
         model.inputs = Some(Box::new(crate::inputs::Inputs {
             rows: Some(sketch.finish()),
