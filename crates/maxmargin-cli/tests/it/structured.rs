@@ -420,37 +420,13 @@ fn bcfw_blocks_give_the_same_model_on_any_thread_count() {
     let without = [&flags[..5], &["-o", "m", "--resume", s(&ck)]].concat();
     let err = fails(&[&["train"][..], &without].concat(), 1);
     assert!(err.contains("checkpoint-multiclass-bcfw-blocks2"), "{err}");
-    let err = fails(
-        &[
-            "train",
-            "--task",
-            "multiclass",
-            s(&iris),
-            "-o",
-            "m",
-            "--blocks",
-            "2",
-        ],
-        1,
-    );
+    let iris_train = ["train", "--task", "multiclass", s(&iris), "-o", "m"];
+    let err = fails(&[&iris_train[..], &["--blocks", "2"]].concat(), 1);
     assert!(
         err.contains("--blocks applies to") && err.contains("dcd"),
         "{err}"
     );
-    let err = fails(
-        &[
-            "train",
-            "--task",
-            "multiclass",
-            s(&iris),
-            "-o",
-            "m",
-            "--solver",
-            "bcfw",
-            "--blocks",
-            "0",
-        ],
-        1,
-    );
+    let bcfw_at_zero = ["--solver", "bcfw", "--blocks", "0"];
+    let err = fails(&[&iris_train[..], &bcfw_at_zero].concat(), 1);
     assert!(err.contains("blocks"), "{err}");
 }

@@ -20,7 +20,6 @@
 //! dear beside a round's meeting and examples share few features; the sequential method stays the default.
 
 use super::round::{forget_calibration, round_step};
-use super::shares::Marks;
 use super::*;
 use crate::structural::problem::StructProblem;
 use rayon::prelude::*;
@@ -66,13 +65,12 @@ pub struct BcfwBlocksState {
     sum: Scratch,
 }
 
-/// A round's summed change: `dim`-wide values, the entries in the order first written, and the
-/// agreed `w` (every block's before its steps; rebuilt from the first block's after a resume).
+/// A round's summed change, added up in the scatter a step's corner is built in (the entries in the order
+/// first written), and the agreed `w` (every block's before its steps; rebuilt from the first block's after
+/// a resume).
 #[derive(Debug, Clone, Default)]
 struct Scratch {
-    acc: Vec<f64>,
-    marks: Marks,
-    order: Vec<u32>,
+    change: Scatter,
     base: Vec<f64>,
     /// Rounds whose step was partial (`t < 1`), for the tests.
     partial: u64,
@@ -133,15 +131,10 @@ impl BcfwBlocks {
     ) -> Result<Option<f64>, OptimError> {
         let (n, dim, lambda) = (problem.n_samples(), problem.dim(), problem.lambda());
         let ell0 = st.parts[0].ell;
-        if st.sum.acc.len() != dim || st.sum.base.len() != dim {
-            st.sum = Scratch {
-                acc: vec![0.0; dim],
-                marks: Marks::default(),
-                order: Vec::new(),
-                base: st.parts[0].w.clone(),
-                partial: 0,
-            };
+        if st.sum.base.len() != dim {
+            st.sum.base = st.parts[0].w.clone();
         }
+        st.sum.change.ensure(dim);
         let results: Vec<Result<(super::round::LocalRound, u64), OptimError>> = (st.parts)
             .par_iter_mut()
             .enumerate()
@@ -167,55 +160,38 @@ impl BcfwBlocks {
         // The summed change over the entries written, block by block in order (an entry a block did not
         // write adds nothing), against the agreed `w` of before the round.
         let sum = &mut st.sum;
-        sum.order.clear();
-        if st
-            .parts
-            .iter()
-            .any(|p| p.written.as_ref().is_some_and(|w| w.all))
-        {
-            sum.order.extend(0..dim as u32);
-            for p in &st.parts {
-                for (a, (w, b)) in sum.acc.iter_mut().zip(p.w.iter().zip(&sum.base)) {
-                    *a += w - b;
-                }
+        for p in &st.parts {
+            let Some(written) = &p.written else { continue };
+            let mut add = |j: usize| sum.change.add(j, p.w[j] - sum.base[j]);
+            if written.all {
+                (0..dim).for_each(&mut add);
+            } else {
+                written.indices.iter().for_each(|&j| add(j as usize));
             }
-        } else {
-            for p in &st.parts {
-                for &j in p.written.as_ref().map_or(&[][..], |w| &w.indices[..]) {
-                    if sum.marks.insert(j as usize) {
-                        sum.order.push(j);
-                    }
-                    let j = j as usize;
-                    sum.acc[j] += p.w[j] - sum.base[j];
-                }
-            }
-            sum.marks.clear(&sum.order);
         }
         let dell: f64 = (st.parts.iter().zip(&rounds))
             .map(|(p, r)| p.ell - r.ell0)
             .sum();
         let (mut quad, mut dot) = (0.0, 0.0);
-        for &j in &sum.order {
-            let d = sum.acc[j as usize];
+        for &j in &sum.change.touched {
+            let d = sum.change.acc[j];
             quad += d * d;
-            dot += sum.base[j as usize] * d;
+            dot += sum.base[j] * d;
         }
         let t = round_step(dell - lambda * dot, lambda * quad);
         sum.partial += u64::from(t < 1.0);
-        for &j in &sum.order {
-            let j = j as usize;
-            sum.base[j] += t * sum.acc[j];
-            sum.acc[j] = 0.0;
+        for &j in &sum.change.touched {
+            sum.base[j] += t * sum.change.acc[j];
         }
         let ell = ell0 + t * dell;
         let converts = rounds.iter().any(|r| r.converts);
         let estimate: Option<f64> = st.parts.iter().map(Bcfw::estimated_gap).sum();
-        let (order, base) = (&sum.order, &sum.base);
+        let (order, base) = (&sum.change.touched, &sum.base);
         (st.parts.par_iter_mut().zip(rounds).enumerate())
             .with_max_len(1)
             .for_each(|(b, (p, round))| {
                 for &j in order {
-                    p.w[j as usize] = base[j as usize];
+                    p.w[j] = base[j];
                 }
                 p.ell = ell;
                 let shard = problem.shard(self.range(b, n));
@@ -224,7 +200,7 @@ impl BcfwBlocks {
                     w.clear();
                 }
             });
-        sum.order.clear();
+        sum.change.clear();
         if converts {
             forget_calibration(&mut st.parts);
         }

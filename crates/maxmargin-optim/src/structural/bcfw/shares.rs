@@ -179,11 +179,11 @@ impl Written {
 /// A set of indices as bits (a 2-million-wide `w` in 256 kB, which stays in cache where a byte per entry
 /// would not).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(super) struct Marks(Vec<u64>);
+struct Marks(Vec<u64>);
 
 impl Marks {
     /// Adds `j`; whether it was new.
-    pub(super) fn insert(&mut self, j: usize) -> bool {
+    fn insert(&mut self, j: usize) -> bool {
         let (word, bit) = (j / 64, 1u64 << (j % 64));
         if word >= self.0.len() {
             self.0.resize(word + 1, 0);
@@ -194,7 +194,7 @@ impl Marks {
     }
 
     /// Removes `indices`, the set's members, leaving it empty.
-    pub(super) fn clear(&mut self, indices: &[u32]) {
+    fn clear(&mut self, indices: &[u32]) {
         for &j in indices {
             if let Some(w) = self.0.get_mut(j as usize / 64) {
                 *w = 0;
