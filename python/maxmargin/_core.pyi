@@ -23,6 +23,7 @@ class Learning(TypedDict):
     n_jobs: Optional[int]
     verbose: int
     rescaling: str
+    blocks: int
 
 def fit_linear(
     x: Csr,

@@ -82,9 +82,11 @@ def _positive(v):
     return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and 0 < v < float("inf")
 
 
-def _learning(solver, C, max_iter, tol, gap, random_state, n_jobs, verbose, rescaling):
+def _learning(solver, C, max_iter, tol, gap, random_state, n_jobs, verbose, rescaling, blocks=1):
     """The settings every structural fit of the extension reads (``Learning`` in its interrupt.rs; ``C`` None:
     the library's default)."""
+    if isinstance(blocks, (bool, np.bool_)) or not isinstance(blocks, numbers.Integral) or blocks < 1:
+        raise ValueError(f"blocks={blocks!r}: give a whole number >= 1")
     def real(v):
         return None if v is None else float(v)
 
@@ -98,6 +100,7 @@ def _learning(solver, C, max_iter, tol, gap, random_state, n_jobs, verbose, resc
         "n_jobs": _threads(n_jobs),
         "verbose": int(verbose),
         "rescaling": rescaling,
+        "blocks": int(blocks),
     }
 
 
@@ -214,7 +217,8 @@ class _Learner:
 
     def _learning(self):
         return _learning(self._solver, self.C, self.max_iter, self._tol(), getattr(self, "gap", None),
-                         self.random_state, self.n_jobs, self.verbose, getattr(self, "rescaling", "margin"))
+                         self.random_state, self.n_jobs, self.verbose, getattr(self, "rescaling", "margin"),
+                         getattr(self, "blocks", 1))
 
     def _record(self, result):
         # The library's λ-form (λ/2‖w‖² + (1/n) Σ ξ_i) times 1/λ = Cn is ½‖w‖² + C Σ ξ_i.
@@ -320,9 +324,19 @@ class FrankWolfeSSVM(_Learner):
         Threads for the oracle calls (-1: all cores); the model does not depend on it.
     random_state : int, RandomState or None, default=None
         The seed of the order of the blocks (``None``: 0; runs are deterministic).
+    blocks : int, default=1
+        Blocks of examples stepped at once on ``n_jobs`` threads, their changes combined by an exact line
+        search (the command's ``--blocks``; at least 16 examples a block). 1 steps one example at a time.
+        The model depends on ``blocks`` and ``random_state``, not on ``n_jobs``.
     """
 
     _solver = "bcfw"
+
+    def __init__(self, model, max_iter=None, C=1.0, tol=None, gap=None, verbose=0, n_jobs=1,
+                 random_state=None, blocks=1):
+        super().__init__(model, max_iter=max_iter, C=C, tol=tol, gap=gap, verbose=verbose, n_jobs=n_jobs,
+                         random_state=random_state)
+        self.blocks = blocks
 
 
 class _CuttingPlanes(_Learner):

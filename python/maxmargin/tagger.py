@@ -76,11 +76,15 @@ class Tagger(_Learner):
     class_weight : dict or None, default=None
         Tag name to weight: a mistake at a token whose true tag is that tag costs the weight in the training
         loss (the weighted Hamming loss; the command's ``-w TAG=WEIGHT``). Other tags weigh 1.
+    blocks : int, default=1
+        With ``solver="bcfw"``: blocks of sentences stepped at once on ``n_jobs`` threads (the command's
+        ``--blocks``; see :class:`~maxmargin.learners.FrankWolfeSSVM`).
     """
 
     def __init__(self, template="chunking", C=None, solver="bcfw", max_iter=None, gap=None, verbose=0,
-                 n_jobs=1, random_state=None, min_count=1, class_weight=None):
+                 n_jobs=1, random_state=None, min_count=1, class_weight=None, blocks=1):
         self.template = template
+        self.blocks = blocks
         self.min_count = min_count
         self.class_weight = class_weight
         self.C = C
@@ -110,7 +114,7 @@ class Tagger(_Learner):
         """Trains on sentences and their tags (one per token)."""
         self._check()
         learning = _learning(self.solver, self.C, self.max_iter, None, self.gap, self.random_state, self.n_jobs,
-                             self.verbose, "margin")
+                             self.verbose, "margin", self.blocks)
         with errors_in(_FLAGS):
             fitted, result = _core.fit_tagger(
                 _rows(sentences), _tags(tags), str(self.template), learning, min_count=int(self.min_count),

@@ -139,6 +139,8 @@ pub(crate) struct Learning {
     pub(crate) verbose: u8,
     /// `margin` or `slack` (the cutting planes on multiclass, multilabel and spaces with a slack oracle).
     pub(crate) rescaling: String,
+    /// BCFW's blocks of examples stepped at once (the command's `--blocks`; 1: sequential).
+    pub(crate) blocks: usize,
 }
 
 impl Learning {
@@ -171,6 +173,7 @@ impl Learning {
             p = p.threads(t);
         }
         p.gap = self.gap;
+        p = p.blocks(self.blocks);
         let rescaling = self
             .rescaling
             .parse::<maxmargin::structured::Rescaling>()

@@ -107,6 +107,31 @@ def test_slack_rescaling_with_the_cutting_planes():
         OneSlackSSVM(ChainCRF(n_states=3), rescaling="slack").fit(Xc, Yc)
 
 
+def test_blocks_of_examples_reach_the_same_optimum_with_the_same_bits_for_any_n_jobs():
+    X, Y = chains(64, seed=5)
+    one = FrankWolfeSSVM(ChainCRF(), C=0.5, gap=1e-4, max_iter=5000).fit(X, Y)
+    fits = [FrankWolfeSSVM(ChainCRF(), C=0.5, gap=1e-4, max_iter=5000, blocks=2, n_jobs=j).fit(X, Y)
+            for j in (1, 2)]
+    # The model depends on blocks and the seed, not on the threads.
+    assert np.array_equal(fits[0].w, fits[1].w)
+    assert not np.array_equal(fits[0].w, one.w)
+    # Both certify the same optimum within their gaps.
+    lower = max(f.objective_ - f.duality_gap_ for f in (one, fits[0]))
+    for f in (one, fits[0]):
+        assert f.converged_
+        assert lower - 1e-9 * f.objective_ <= f.objective_ <= lower + 2e-4 * f.objective_
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="blocks"):
+            FrankWolfeSSVM(ChainCRF(), blocks=bad).fit(X, Y)
+    # More than one block only for BCFW, and at least 16 examples a block: refused by name.
+    with pytest.raises(ValueError, match="blocks"):
+        FrankWolfeSSVM(ChainCRF(), blocks=5).fit(X, Y)
+    from maxmargin.tagger import Tagger
+
+    with pytest.raises(ValueError, match="blocks"):
+        Tagger(template="ner", solver="ssg", blocks=2).fit([["a"]] * 40, [["B"]] * 40)
+
+
 def test_a_saved_chain_model_is_the_commands_model_file(tmp_path):
     X, Y = chains(30)
     ssvm = FrankWolfeSSVM(ChainCRF(), C=1.0).fit(X, Y)
