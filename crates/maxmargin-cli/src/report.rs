@@ -3,6 +3,7 @@
 
 use crate::TrainArgs;
 use anyhow::Result;
+pub(crate) use maxmargin::convergence::short;
 use maxmargin::io::atomic::write_atomic;
 use maxmargin::optim::{StopReason, TraceRecord};
 use std::path::Path;
@@ -272,15 +273,4 @@ pub(crate) fn finished_with(
             tolerance: tolerance(svm),
         },
     )
-}
-
-/// `v` with `decimals` places (and its sign when `sign`), or in exponent form from 1e9 on, so a weight near
-/// 1e308 is a few characters, not three hundred digits.
-pub(crate) fn short(v: f64, decimals: usize, sign: bool) -> String {
-    match (v.abs() >= 1e9, sign) {
-        (true, true) => format!("{v:+.3e}"),
-        (true, false) => format!("{v:.3e}"),
-        (false, true) => format!("{v:+.decimals$}"),
-        (false, false) => format!("{v:.decimals$}"),
-    }
 }

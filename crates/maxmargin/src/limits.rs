@@ -25,6 +25,35 @@ pub fn check_data_features<L>(data: &maxmargin_io::libsvm::Dataset<L>) -> Result
     })
 }
 
+/// Refuses rows whose squared norm overflows a 64-bit float (values of about 1e154 and beyond): the dual
+/// coordinate steps divide by it and stall at `w = 0`, the others overflow. `x` is `data`'s rows as trained
+/// (scaled, when asked: scaling brings such values back, so the advice names it); the error names the line.
+///
+/// # Errors
+/// [`OptimError::InvalidParam`] naming the first such row's line and its largest value.
+pub fn check_row_norms<L>(
+    data: &maxmargin_io::libsvm::Dataset<L>,
+    x: &maxmargin_core::vector::SparseRows,
+) -> Result<(), Error> {
+    let Some(r) = x.rows().position(|r| !r.norm_sq().is_finite()) else {
+        return Ok(());
+    };
+    let largest = (x.rows().nth(r).into_iter())
+        .flat_map(|row| row.values().iter().map(|v| v.abs()))
+        .fold(0.0f64, f64::max);
+    let at = match data.lines.get(r) {
+        Some(line) => format!("line {line} of {}", data.source.display()),
+        None => format!("row {} of {}", r + 1, data.source.display()),
+    };
+    Err(OptimError::InvalidParam {
+        name: "feature values",
+        value: format!("|x| up to {largest:.3e} at {at}"),
+        reason: "overflow a 64-bit float when squared and summed over a row (the solvers' steps divide by that \
+                 norm, and would stall at w = 0 or turn to NaN): scale the features (--scale maxabs or minmax)",
+    }
+    .into())
+}
+
 fn check_features_at(
     n_features: usize,
     nnz: usize,

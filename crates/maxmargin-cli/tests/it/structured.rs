@@ -430,3 +430,56 @@ fn bcfw_blocks_give_the_same_model_on_any_thread_count() {
     let err = fails(&[&iris_train[..], &bcfw_at_zero].concat(), 1);
     assert!(err.contains("blocks"), "{err}");
 }
+
+/// Three sequences of 300 tokens: BCFW's 1,000 default passes are 3,000 block steps, and stop short (three
+/// sequences of 3,000 tokens did not converge in 40,000). The warning names the 1-slack cutting planes,
+/// which converge there, and a run with more examples is not told so.
+#[test]
+fn few_long_sequences_are_pointed_to_the_cutting_planes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let write = |name: &str, n: usize, len: usize| {
+        let mut text = String::new();
+        for q in 1..=n {
+            for t in 0..len {
+                let tag = (t * 7 + q) % 3 + 1;
+                text.push_str(&format!("{tag} qid:{q} {tag}:1 {}:0.5\n", 4 + (t % 5)));
+            }
+        }
+        let path = tmp.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let model = tmp.path().join("m.model");
+    let few = write("few.svmhmm", 3, 300);
+    let says = ok_stderr(&["train", "--task", "chain", s(&few), "-o", s(&model)]);
+    assert!(says.contains("not converged"), "{says}");
+    assert!(
+        says.contains("--solver oneslack (with 3 examples"),
+        "{says}"
+    );
+    let converged = ok_stderr(&[
+        "train",
+        "--task",
+        "chain",
+        s(&few),
+        "--solver",
+        "oneslack",
+        "-o",
+        s(&model),
+    ]);
+    assert!(converged.contains("stop: converged"), "{converged}");
+    let short = ok_stderr(&[
+        "train",
+        "--task",
+        "chain",
+        s(&write("many.svmhmm", 60, 15)),
+        "--max-passes",
+        "1",
+        "-o",
+        s(&model),
+    ]);
+    assert!(
+        short.contains("not converged") && !short.contains("--solver oneslack"),
+        "{short}"
+    );
+}

@@ -528,6 +528,44 @@ fn sizes_follow_the_data() {
     ok(&["train", "--task", "multiclass", s(&zeros), "-o", o, "-q"]);
 }
 
+/// Values whose squares overflow a float: DCD stalled at w = 0 (a model predicting one class, "converged by
+/// the solver's rule") or saved an objective of 5.8e306 printed in 300 digits. Refused by line unless scaled.
+#[test]
+fn values_whose_squares_overflow_are_refused_by_line_unless_scaled() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = tmp.path().join("m.model");
+    let o = s(&model);
+    let data = tmp.path().join("huge.svm");
+    let rows: String = (0..20)
+        .map(|i| {
+            format!(
+                "{} 1:{} 2:1\n",
+                if i % 2 == 0 { "+1" } else { "-1" },
+                f64::from(i) - 9.5
+            )
+        })
+        .collect();
+    let text = format!("# values near the largest float\n{rows}+1 1:1e200 2:1\n");
+    std::fs::write(&data, &text).unwrap();
+    // The same rows with label sets {0} and {1}.
+    let sets = tmp.path().join("huge.ml");
+    std::fs::write(&sets, text.replace("+1 ", "0 ").replace("-1 ", "1 ")).unwrap();
+    for (task, data) in [
+        ("binary", &data),
+        ("multiclass", &data),
+        ("multilabel", &sets),
+    ] {
+        let err = fails(&["train", "--task", task, s(data), "-o", o], 1);
+        assert!(err.contains("overflow a 64-bit float"), "{task}: {err}");
+        assert!(
+            err.contains("|x| up to 1.000e200 at line 22 of"),
+            "{task}: {err}"
+        );
+        assert!(!model.exists(), "{task}");
+    }
+    ok(&["train", s(&data), "--scale", "maxabs", "-o", o, "-q"]);
+}
+
 /// A negative value is the flag's value, refused by its range check naming the flag (clap took `-1` for an
 /// unknown flag).
 #[test]

@@ -316,6 +316,7 @@ impl LinearSvm {
         let scaler = crate::convergence::fit_scaler(self.params.scale, &data.x, &mut warnings)?;
         let scaled = scaler.as_ref().map(|s| s.transform(&data.x));
         let x = scaled.as_ref().unwrap_or(&data.x);
+        crate::limits::check_row_norms(data, x)?;
         let map = match &self.params.approx {
             Some(a) => {
                 crate::limits::check_mapped_rows(n, a.dimension(n))?;

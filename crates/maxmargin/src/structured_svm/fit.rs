@@ -57,6 +57,7 @@ impl StructuredSvm {
         let weights = self.class_weight_vector(&classes)?;
         let mut warnings = Vec::new();
         let (scaler, scaled) = self.scaled(&data.x, &mut warnings)?;
+        crate::limits::check_row_norms(data, scaled.as_ref().unwrap_or(&data.x))?;
         let max_abs = crate::convergence::max_abs(scaled.as_ref().unwrap_or(&data.x));
         let parts = MulticlassParts {
             d: data.x.n_features(),
@@ -222,6 +223,7 @@ impl StructuredSvm {
         ));
         let (scaler, scaled) = self.scaled(&data.x, &mut warnings)?;
         let x = scaled.as_ref().unwrap_or(&data.x);
+        crate::limits::check_row_norms(data, x)?;
         let max_abs = crate::convergence::max_abs(x);
         let ex = Examples {
             x: rows_to_vecs(x, d, self.params.bias),

@@ -295,7 +295,7 @@ impl StructuredSvm {
                 &crate::convergence::structured_advice(
                     self.params.scale,
                     max_abs,
-                    self.params.task,
+                    (self.params.task, n),
                     self.params.solver,
                 ),
             ));

@@ -406,7 +406,17 @@ impl FitModel for maxmargin::StructuredSvm {
 
 #[test]
 fn non_finite_training_is_refused() {
-    let data = parse("+1 1:1e308\n-1 1:-1e308\n");
+    // Values whose squares overflow are refused before any step, naming the line.
+    let e = (LinearSvmParams::new().check().unwrap())
+        .fit(&parse("+1 1:1e308\n-1 1:-1e308\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("overflow a 64-bit float") && e.contains("at line 1 of"),
+        "{e}"
+    );
+    // Squares within range, steps beyond it.
+    let data = parse("+1 1:1e150\n-1 1:-1e150\n");
     let e = LinearSvmParams::new()
         .solver(LinearSolver::default_pegasos().step(maxmargin::optim::StepRule::Constant(1e300)))
         .check()
