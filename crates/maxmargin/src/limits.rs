@@ -281,17 +281,29 @@ pub(crate) fn check_sample_weights(weights: &[f64]) -> Result<(), Error> {
             reason: "must be finite and >= 0",
         }
         .into()),
-        // All-zero weights leave no loss to minimize: the model is w = 0, which would say "converged".
-        None if !weights.is_empty() && weights.iter().all(|v| *v == 0.0) => {
-            Err(maxmargin_optim::OptimError::InvalidParam {
-                name: "sample weights",
-                value: format!("all {} zero", weights.len()),
-                reason: "must give some row a weight above 0 (with none, the model would be w = 0)",
-            }
-            .into())
-        }
-        None => Ok(()),
+        None => some_weight_above_zero(weights, "sample weights", "row weights"),
     }
+}
+
+/// Refuses weights (`unit`: of rows, or of every class the data has) that are all zero: they leave no loss
+/// to minimize, and the model would be w = 0, which would say "converged".
+///
+/// # Errors
+/// [`Error::Optim`] naming `what`.
+pub(crate) fn some_weight_above_zero(
+    weights: &[f64],
+    what: &'static str,
+    unit: &str,
+) -> Result<(), Error> {
+    if !weights.is_empty() && weights.iter().all(|v| *v == 0.0) {
+        return Err(maxmargin_optim::OptimError::InvalidParam {
+            name: what,
+            value: format!("all {} {unit} zero", weights.len()),
+            reason: "must give some row a weight above 0 (with none, the model would be w = 0)",
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// Refuses the first row of `data` whose scores (one per class, or one for a binary model) are not all

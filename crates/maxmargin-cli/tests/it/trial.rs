@@ -170,6 +170,30 @@ fn flags_that_were_silently_ignored_are_refused_before_any_work() {
         "{err}"
     );
     assert!(!model.exists());
+    // So did class weights of 0 for every class (binary and multiclass).
+    let err = train(&["-w", "1=0", "-w", "-1=0"]);
+    assert!(
+        err.contains("class weights must give some row a weight above 0"),
+        "{err}"
+    );
+    assert!(
+        err.contains("all 270 row weights (class times row) zero"),
+        "{err}"
+    );
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    let task = ["--task", "multiclass", s(&iris), "-o", s(&model), "-q"];
+    let err = fails(
+        &[
+            &["train"][..],
+            &task,
+            &["-w", "0=0", "-w", "1=0", "-w", "2=0"],
+        ]
+        .concat(),
+        1,
+    );
+    assert!(err.contains("got all 3 class weights zero"), "{err}");
+    assert!(!model.exists());
     // --label-column where no CSV is read.
     ok(&["train", s(&data), "-o", s(&model), "-q"]);
     let converted = tmp.path().join("m.json");

@@ -239,7 +239,13 @@ impl LinearSvm {
                 .map_or(1.0, |(_, w)| *w);
             class * self.sample_weights.as_ref().map_or(1.0, |sw| sw[i])
         });
-        Ok(Some(weights.collect()))
+        let weights: Vec<f64> = weights.collect();
+        crate::limits::some_weight_above_zero(
+            &weights,
+            "class weights",
+            "row weights (class times row)",
+        )?;
+        Ok(Some(weights))
     }
 
     /// The model of a finished run, judged: converged or not (with a warning naming `advice` when not), and

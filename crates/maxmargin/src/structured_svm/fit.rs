@@ -23,6 +23,7 @@ impl StructuredSvm {
             };
             out[m] = weight;
         }
+        crate::limits::some_weight_above_zero(&out, "class weights", "class weights")?;
         Ok(out)
     }
 
