@@ -157,6 +157,9 @@ pub(crate) struct ModelShape<'a> {
     pub(crate) classes: &'a [f64],
     pub(crate) n_features: usize,
     pub(crate) names: &'a [String],
+    /// Whether its evaluation counts a label it never saw as an error (multiclass models), so that such a
+    /// label is refused as another task's only when most rows have one.
+    pub(crate) counts_unknown: bool,
 }
 
 impl<'a> ModelShape<'a> {
@@ -165,6 +168,7 @@ impl<'a> ModelShape<'a> {
             classes: &m.labels,
             n_features: m.n_input_features(),
             names: m.feature_names(),
+            counts_unknown: false,
         }
     }
 
@@ -173,6 +177,7 @@ impl<'a> ModelShape<'a> {
             classes: &m.classes,
             n_features: m.n_input_features(),
             names: m.feature_names(),
+            counts_unknown: true,
         }
     }
 }
@@ -197,7 +202,7 @@ pub(crate) fn read_for_model(
 ) -> Result<maxmargin::io::libsvm::LabeledData> {
     let data = read_data(data_path, false, shape.names)?;
     warn_unnamed(data_path, model_path, shape.names);
-    fits_model(data, data_path, model_path, shape.classes, shape.n_features)
+    fits_model(data, data_path, model_path, shape)
 }
 
 /// Reads rows to predict for a model, as [`read_for_model`]: a row may have no label (it starts with its
@@ -209,7 +214,7 @@ pub(crate) fn read_to_predict(
 ) -> Result<maxmargin::io::libsvm::LabeledData> {
     let data = read_data(data_path, true, shape.names)?;
     warn_unnamed(data_path, model_path, shape.names);
-    fits_model(data, data_path, model_path, shape.classes, shape.n_features)
+    fits_model(data, data_path, model_path, shape)
 }
 
 /// Data and model that cannot be matched by name (a model trained on LIBSVM data, whose features have
@@ -235,29 +240,53 @@ fn fits_model(
     data: maxmargin::io::libsvm::LabeledData,
     data_path: &Path,
     model_path: &Path,
-    classes: &[f64],
-    n_features: usize,
+    shape: ModelShape<'_>,
 ) -> Result<maxmargin::io::libsvm::LabeledData> {
-    let mut seen: Vec<f64> = Vec::new();
+    let classes = shape.classes;
+    // Bits of the label with -0 taken as 0 (one class).
+    let key = |l: f64| (l + 0.0).to_bits();
+    let known: std::collections::HashSet<u64> = classes.iter().map(|&c| key(c)).collect();
+    let mut seen = std::collections::HashSet::new();
+    // The first label past the model's class count, with its row, and the labelled rows the model never saw.
+    let (mut first_beyond, mut unknown_rows, mut labelled) = (None, 0usize, 0usize);
     for (i, &l) in data.labels.iter().enumerate() {
-        if !l.is_nan() && !seen.contains(&l) {
-            seen.push(l);
-            if seen.len() > classes.len() {
-                let names: Vec<String> = classes.iter().map(ToString::to_string).collect();
-                bail!(
-                    "{}:{}: label {l} makes {} distinct labels, more than the {} classes of {} ({}): the data is \
-                     for another task or model",
-                    data_path.display(),
-                    data.lines.get(i).copied().unwrap_or(i + 1),
-                    seen.len(),
-                    classes.len(),
-                    model_path.display(),
-                    names.join(", ")
-                );
+        if l.is_nan() {
+            continue;
+        }
+        labelled += 1;
+        unknown_rows += usize::from(!known.contains(&key(l)));
+        if seen.insert(key(l)) && seen.len() > classes.len() && first_beyond.is_none() {
+            first_beyond = Some((i, l, seen.len()));
+            if !shape.counts_unknown {
+                break;
             }
         }
     }
-    warn_beyond(data.x.rows().map(|r| r.indices()), n_features, data_path);
+    // A model that counts an unseen label as an error takes a rare class only the test rows have; data whose
+    // rows mostly have labels it never saw is another task's all the same.
+    let another_task = !shape.counts_unknown || 2 * unknown_rows > labelled;
+    if let (Some((i, l, distinct)), true) = (first_beyond, another_task) {
+        let names: Vec<String> = classes.iter().map(ToString::to_string).collect();
+        let most = if shape.counts_unknown {
+            format!(", and {unknown_rows} of its {labelled} rows have labels the model never saw")
+        } else {
+            String::new()
+        };
+        bail!(
+            "{}:{}: label {l} makes {distinct} distinct labels, more than the {} classes of {} ({}){most}: the \
+             data is for another task or model",
+            data_path.display(),
+            data.lines.get(i).copied().unwrap_or(i + 1),
+            classes.len(),
+            model_path.display(),
+            names.join(", ")
+        );
+    }
+    warn_beyond(
+        data.x.rows().map(|r| r.indices()),
+        shape.n_features,
+        data_path,
+    );
     Ok(data)
 }
 

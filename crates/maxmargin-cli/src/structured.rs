@@ -484,6 +484,8 @@ pub fn eval(
             other.kind()
         ),
     };
+    let chain = model.task == Task::Chain;
+    crate::struct_report::unknown_labels(&e, (data, model_path), chain, lambda)?;
     crate::struct_report::print_evaluation(&e, model.task == Task::Multilabel, json)
 }
 
