@@ -69,19 +69,23 @@ impl Loaded {
 }
 
 /// How data files are told apart: CSV by `--format csv` or by a `.csv` / `.csv.gz` name, with the label
-/// column `--label-column` names; every other file is LIBSVM. Set once, before any command reads data.
+/// column `--label-column` names; every other file is LIBSVM, except that data for a model trained on CSV
+/// (one with feature names) whose first line is a CSV header is CSV when `--format` is not given. Set once,
+/// before any command reads data.
 #[derive(Debug, Default)]
 struct CsvChoice {
     forced: bool,
+    format_given: bool,
     label_column: Option<String>,
 }
 
 static CSV: std::sync::OnceLock<CsvChoice> = std::sync::OnceLock::new();
 
-/// Records the command's CSV flags (`--format csv`, `--label-column`).
-pub(crate) fn choose_csv(forced: bool, label_column: Option<String>) {
+/// Records the command's CSV flags (`--format csv`, whether any `--format` was given, `--label-column`).
+pub(crate) fn choose_csv(forced: bool, format_given: bool, label_column: Option<String>) {
     let _ = CSV.set(CsvChoice {
         forced,
+        format_given,
         label_column,
     });
 }
@@ -89,6 +93,49 @@ pub(crate) fn choose_csv(forced: bool, label_column: Option<String>) {
 /// Whether `path` is read as CSV.
 pub(crate) fn is_csv(path: &Path) -> bool {
     CSV.get().is_some_and(|c| c.forced) || maxmargin::io::csv_file::is_csv_name(path)
+}
+
+/// Whether `path` is read as CSV for a model with feature names `names`: as [`is_csv`], or when the model
+/// was trained on CSV (it has names), no `--format` says otherwise and the file opens with a CSV header
+/// (LIBSVM lines given to such a model are read as LIBSVM, with a warning).
+fn is_csv_for(path: &Path, names: &[String]) -> bool {
+    is_csv(path)
+        || (!names.is_empty()
+            && !CSV.get().is_some_and(|c| c.format_given)
+            && opens_with_csv_header(path))
+}
+
+/// Whether the first line of a regular file (plain or gzip) has commas and no `:` (a CSV header, not
+/// LIBSVM's `index:value`); a pipe is never peeked at, as its bytes would be lost.
+fn opens_with_csv_header(path: &Path) -> bool {
+    use std::io::{BufRead, Read};
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let Ok(file) = maxmargin::io::open_maybe_gz(path) else {
+        return false;
+    };
+    let mut line = Vec::new();
+    if file.take(1 << 16).read_until(b'\n', &mut line).is_err() {
+        return false;
+    }
+    line.contains(&b',') && !line.contains(&b':')
+}
+
+/// A LIBSVM read that failed on a first line that looks like a CSV header (a label token with commas)
+/// says to pass `--format csv`.
+fn csv_hint(e: maxmargin::io::IoError) -> anyhow::Error {
+    match &e {
+        maxmargin::io::IoError::Parse {
+            line: 1,
+            field: "label",
+            message,
+            ..
+        } if message.contains(',') && !message.contains(':') => {
+            anyhow::anyhow!("{e} (the first line looks like a CSV header: pass --format csv)")
+        }
+        _ => e.into(),
+    }
 }
 
 /// `path`, after refusing `--label-column` for it: data of a kind that is never CSV (`what`: multilabel
@@ -112,18 +159,19 @@ fn read_data(
 ) -> Result<maxmargin::io::libsvm::LabeledData> {
     let choice = CSV.get();
     let label_column = choice.and_then(|c| c.label_column.as_deref());
-    if !is_csv(path) {
+    if !is_csv_for(path, names) {
         if label_column.is_some() {
             bail!(
                 "{}: --label-column applies to CSV data (--format csv, or a .csv file)",
                 path.display()
             );
         }
-        return Ok(if unlabelled {
-            libsvm::read_unlabelled(path)?
+        let read = if unlabelled {
+            libsvm::read_unlabelled(path)
         } else {
-            libsvm::read(path)?
-        });
+            libsvm::read(path)
+        };
+        return read.map_err(csv_hint);
     }
     let read = maxmargin::io::csv_file::read(
         path,
@@ -222,7 +270,7 @@ pub(crate) fn read_to_predict(
 /// a `warning:` line says so.
 fn warn_unnamed(data_path: &Path, model_path: &Path, names: &[String]) {
     let (data, model) = (data_path.display(), model_path.display());
-    match (is_csv(data_path), names.is_empty()) {
+    match (is_csv_for(data_path, names), names.is_empty()) {
         (true, true) => note!(
             "warning: {data}: {model} was trained on data without feature names (LIBSVM): the CSV's \
              feature columns are taken in order as its features 1, 2, ..."

@@ -176,7 +176,11 @@ fn run(cli: Cli) -> Result<i32> {
         Command::Predict { format, .. } | Command::Eval { format, .. } => *format,
         _ => None,
     };
-    crate::load::choose_csv(csv_format == Some(FormatArg::Csv), cli.label_column.clone());
+    crate::load::choose_csv(
+        csv_format == Some(FormatArg::Csv),
+        csv_format.is_some(),
+        cli.label_column.clone(),
+    );
     if let Command::Train(cmd) = &cli.command
         && cmd.opts.structural.order.is_some()
         && cmd.task != TaskArg::Chain
