@@ -398,6 +398,11 @@ pub(crate) struct CvCmd {
     /// accuracy), each with that task's solvers and defaults.
     #[arg(long, value_enum, default_value_t = TaskArg::Binary)]
     pub(crate) task: TaskArg,
+    /// The data's format, as train takes it: libsvm or csv (binary, multiclass), multilabel, svm-hmm
+    /// (chain). Default: the task's, CSV for a .csv / .tsv file. CoNLL text (conll) is not cross-validated:
+    /// train a tagger on one file and eval it on another.
+    #[arg(long, value_enum)]
+    pub(crate) format: Option<FormatArg>,
     /// One group name per example (row; sequence for chains): folds keep each group whole (scikit-learn's
     /// GroupKFold), so a model is never tested on a group it trained on; needs at least -k groups.
     #[arg(long)]

@@ -174,6 +174,7 @@ fn run(cli: Cli) -> Result<i32> {
     let csv_format = match &cli.command {
         Command::Train(cmd) => cmd.format,
         Command::Predict { format, .. } | Command::Eval { format, .. } => *format,
+        Command::Cv(cmd) => cmd.format,
         _ => None,
     };
     crate::load::choose_csv(
