@@ -364,6 +364,25 @@ fn eval_counts_labels_training_never_saw_as_errors() {
     );
     let err = fails(&["eval", s(&chain), s(&test), "--lambda", "0.01"], 1);
     assert!(err.contains("every tag known to the model"), "{err}");
+    // A chain with latent states alike (it said `example 0: label 3 at position 1 is outside ...`).
+    let latent = path("latent.model");
+    let states = ["--latent-states", "2", "-o", s(&latent), "-q"];
+    ok(&[&["train", "--task", "chain", s(&train)][..], &states[..]].concat());
+    let out = maxmargin(&["eval", s(&latent), s(&test), "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let e = json_of(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(
+        e["unknown_labels"]["labels"],
+        serde_json::json!([4.0]),
+        "{e}"
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("1 tokens have tags") && err.contains("(4)"),
+        "{err}"
+    );
+    let err = fails(&["eval", s(&latent), s(&test), "--lambda", "0.01"], 1);
+    assert!(err.contains("every tag known to the model"), "{err}");
     // Multilabel already counted them as misses; it warns too (its objective is over the model's labels).
     let (train, test, ml) = (path("train.ml"), path("test.ml"), path("ml.model"));
     std::fs::write(&train, "1,2 1:1\n2 2:1\n").unwrap();
