@@ -63,8 +63,9 @@ pub(crate) enum Command {
         /// logistic one (its own).
         #[arg(long)]
         probability: bool,
-        /// The data's format, as train took it (libsvm, multilabel, svm-hmm, conll); it must be the one the
-        /// model reads, which is also what is read when it is not given.
+        /// The data's format, as train took it (libsvm, csv, multilabel, svm-hmm, conll); it must be the one
+        /// the model reads, which is also what is read when it is not given (for a model trained on CSV, a
+        /// file opening with a CSV header).
         #[arg(long, value_enum)]
         format: Option<FormatArg>,
         /// Graph models: infer with this method instead of the one the model was trained with (ad3 or
@@ -95,8 +96,9 @@ pub(crate) enum Command {
         /// A file with one group name per row of the data, for the same per-group measures.
         #[arg(long)]
         groups: Option<PathBuf>,
-        /// The data's format, as train took it (libsvm, multilabel, svm-hmm, conll); it must be the one the
-        /// model reads, which is also what is read when it is not given.
+        /// The data's format, as train took it (libsvm, csv, multilabel, svm-hmm, conll); it must be the one
+        /// the model reads, which is also what is read when it is not given (for a model trained on CSV, a
+        /// file opening with a CSV header).
         #[arg(long, value_enum)]
         format: Option<FormatArg>,
         /// The label to treat as the positive class (binary models): precision, recall, the ranking measures
@@ -396,6 +398,11 @@ pub(crate) struct CvCmd {
     /// accuracy), each with that task's solvers and defaults.
     #[arg(long, value_enum, default_value_t = TaskArg::Binary)]
     pub(crate) task: TaskArg,
+    /// The data's format, as train takes it: libsvm or csv (binary, multiclass), multilabel, svm-hmm
+    /// (chain). Default: the task's, CSV for a .csv / .tsv file. CoNLL text (conll) is not cross-validated:
+    /// train a tagger on one file and eval it on another.
+    #[arg(long, value_enum)]
+    pub(crate) format: Option<FormatArg>,
     /// One group name per example (row; sequence for chains): folds keep each group whole (scikit-learn's
     /// GroupKFold), so a model is never tested on a group it trained on; needs at least -k groups.
     #[arg(long)]

@@ -29,6 +29,7 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<bool> {
              and eval on another"
         ),
     };
+    check_format(cmd)?;
     if let Some(task) = task {
         return crate::cv_structured::cv(cmd, task);
     }
@@ -157,6 +158,29 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<bool> {
 /// One `warning:` line for the folds (at each C) whose models stopped short of their certified gap: their
 /// measures are of unconverged models (`train -c 100` warned, `cv -c 100` said nothing); returns whether none
 /// did.
+/// Refuses a `--format` that `cv --task` cannot read, as `train` does, and CoNLL text, which cv does not
+/// cross-validate.
+fn check_format(cmd: &CvCmd) -> Result<()> {
+    let task = format!("{:?}", cmd.task).to_lowercase();
+    let csv = cmd.format == Some(FormatArg::Csv) || crate::load::is_csv(&cmd.data);
+    match cmd.format {
+        Some(FormatArg::Conll) => bail!(
+            "{}: cv reads svm-hmm sequences for --task chain, not CoNLL text (--format conll): train a tagger \
+             on one file and eval it on another",
+            cmd.data.display()
+        ),
+        _ if csv && !matches!(cmd.task, TaskArg::Binary | TaskArg::Multiclass) => bail!(
+            "CSV data (--format csv, or a .csv file) applies to --task binary or multiclass, not --task {task}"
+        ),
+        Some(f) if f != FormatArg::Csv && f != FormatArg::of(cmd.task) => bail!(
+            "cv --task {task} reads {} data, not --format {}",
+            FormatArg::of(cmd.task).name(),
+            f.name()
+        ),
+        _ => Ok(()),
+    }
+}
+
 fn warn_unconverged(cvs: &[(Option<f64>, &maxmargin::linear::CrossValidation)], k: usize) -> bool {
     let short: Vec<String> = cvs
         .iter()

@@ -31,6 +31,22 @@ impl Owned {
     }
 }
 
+/// A first line whose tag is not a number says that `cv --task chain` reads svm_hmm lines, not CoNLL
+/// text (a word and its tag), which it does not cross-validate.
+fn not_conll(e: maxmargin::io::IoError) -> anyhow::Error {
+    match &e {
+        maxmargin::io::IoError::Parse {
+            line: 1,
+            field: "label",
+            ..
+        } => anyhow::anyhow!(
+            "{e} (cv --task chain reads svm_hmm lines, `TAG qid:Q INDEX:VALUE ...`; CoNLL text is not \
+             cross-validated: train a tagger on one file and eval it on another)"
+        ),
+        _ => e.into(),
+    }
+}
+
 /// `cv` of a structured task; returns whether every fold's model (and the refit) converged.
 pub(crate) fn cv(cmd: &CvCmd, task: Task) -> Result<bool> {
     let args = &cmd.opts;
@@ -72,7 +88,9 @@ pub(crate) fn cv(cmd: &CvCmd, task: Task) -> Result<bool> {
             &cmd.data,
             "multilabel",
         )?)?),
-        _ => Owned::Chain(svm_hmm::read(crate::load::not_csv(&cmd.data, "svm_hmm")?)?),
+        _ => Owned::Chain(
+            svm_hmm::read(crate::load::not_csv(&cmd.data, "svm_hmm")?).map_err(not_conll)?,
+        ),
     };
     let view = data.view();
     let fold_of = match &cmd.groups {

@@ -10,6 +10,8 @@ use maxmargin::structured_svm::{LatentMulticlassModel, StructEvaluation};
 fn shape(m: &LatentMulticlassModel) -> ModelShape<'_> {
     ModelShape {
         classes: &m.classes,
+        // Its evaluation refuses a label it never saw, naming the line.
+        counts_unknown: false,
         ..ModelShape::structured(&m.model)
     }
 }

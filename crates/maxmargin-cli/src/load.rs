@@ -69,19 +69,23 @@ impl Loaded {
 }
 
 /// How data files are told apart: CSV by `--format csv` or by a `.csv` / `.csv.gz` name, with the label
-/// column `--label-column` names; every other file is LIBSVM. Set once, before any command reads data.
+/// column `--label-column` names; every other file is LIBSVM, except that data for a model trained on CSV
+/// (one with feature names) whose first line is a CSV header is CSV when `--format` is not given. Set once,
+/// before any command reads data.
 #[derive(Debug, Default)]
 struct CsvChoice {
     forced: bool,
+    format_given: bool,
     label_column: Option<String>,
 }
 
 static CSV: std::sync::OnceLock<CsvChoice> = std::sync::OnceLock::new();
 
-/// Records the command's CSV flags (`--format csv`, `--label-column`).
-pub(crate) fn choose_csv(forced: bool, label_column: Option<String>) {
+/// Records the command's CSV flags (`--format csv`, whether any `--format` was given, `--label-column`).
+pub(crate) fn choose_csv(forced: bool, format_given: bool, label_column: Option<String>) {
     let _ = CSV.set(CsvChoice {
         forced,
+        format_given,
         label_column,
     });
 }
@@ -89,6 +93,49 @@ pub(crate) fn choose_csv(forced: bool, label_column: Option<String>) {
 /// Whether `path` is read as CSV.
 pub(crate) fn is_csv(path: &Path) -> bool {
     CSV.get().is_some_and(|c| c.forced) || maxmargin::io::csv_file::is_csv_name(path)
+}
+
+/// Whether `path` is read as CSV for a model with feature names `names`: as [`is_csv`], or when the model
+/// was trained on CSV (it has names), no `--format` says otherwise and the file opens with a CSV header
+/// (LIBSVM lines given to such a model are read as LIBSVM, with a warning).
+fn is_csv_for(path: &Path, names: &[String]) -> bool {
+    is_csv(path)
+        || (!names.is_empty()
+            && !CSV.get().is_some_and(|c| c.format_given)
+            && opens_with_csv_header(path))
+}
+
+/// Whether the first line of a regular file (plain or gzip) has commas and no `:` (a CSV header, not
+/// LIBSVM's `index:value`); a pipe is never peeked at, as its bytes would be lost.
+fn opens_with_csv_header(path: &Path) -> bool {
+    use std::io::{BufRead, Read};
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let Ok(file) = maxmargin::io::open_maybe_gz(path) else {
+        return false;
+    };
+    let mut line = Vec::new();
+    if file.take(1 << 16).read_until(b'\n', &mut line).is_err() {
+        return false;
+    }
+    line.contains(&b',') && !line.contains(&b':')
+}
+
+/// A LIBSVM read that failed on a first line that looks like a CSV header (a label token with commas)
+/// says to pass `--format csv`.
+fn csv_hint(e: maxmargin::io::IoError) -> anyhow::Error {
+    match &e {
+        maxmargin::io::IoError::Parse {
+            line: 1,
+            field: "label",
+            message,
+            ..
+        } if message.contains(',') && !message.contains(':') => {
+            anyhow::anyhow!("{e} (the first line looks like a CSV header: pass --format csv)")
+        }
+        _ => e.into(),
+    }
 }
 
 /// `path`, after refusing `--label-column` for it: data of a kind that is never CSV (`what`: multilabel
@@ -112,18 +159,19 @@ fn read_data(
 ) -> Result<maxmargin::io::libsvm::LabeledData> {
     let choice = CSV.get();
     let label_column = choice.and_then(|c| c.label_column.as_deref());
-    if !is_csv(path) {
+    if !is_csv_for(path, names) {
         if label_column.is_some() {
             bail!(
                 "{}: --label-column applies to CSV data (--format csv, or a .csv file)",
                 path.display()
             );
         }
-        return Ok(if unlabelled {
-            libsvm::read_unlabelled(path)?
+        let read = if unlabelled {
+            libsvm::read_unlabelled(path)
         } else {
-            libsvm::read(path)?
-        });
+            libsvm::read(path)
+        };
+        return read.map_err(csv_hint);
     }
     let read = maxmargin::io::csv_file::read(
         path,
@@ -157,6 +205,9 @@ pub(crate) struct ModelShape<'a> {
     pub(crate) classes: &'a [f64],
     pub(crate) n_features: usize,
     pub(crate) names: &'a [String],
+    /// Whether its evaluation counts a label it never saw as an error (multiclass models), so that such a
+    /// label is refused as another task's only when most rows have one.
+    pub(crate) counts_unknown: bool,
 }
 
 impl<'a> ModelShape<'a> {
@@ -165,6 +216,7 @@ impl<'a> ModelShape<'a> {
             classes: &m.labels,
             n_features: m.n_input_features(),
             names: m.feature_names(),
+            counts_unknown: false,
         }
     }
 
@@ -173,6 +225,7 @@ impl<'a> ModelShape<'a> {
             classes: &m.classes,
             n_features: m.n_input_features(),
             names: m.feature_names(),
+            counts_unknown: true,
         }
     }
 }
@@ -197,7 +250,7 @@ pub(crate) fn read_for_model(
 ) -> Result<maxmargin::io::libsvm::LabeledData> {
     let data = read_data(data_path, false, shape.names)?;
     warn_unnamed(data_path, model_path, shape.names);
-    fits_model(data, data_path, model_path, shape.classes, shape.n_features)
+    fits_model(data, data_path, model_path, shape)
 }
 
 /// Reads rows to predict for a model, as [`read_for_model`]: a row may have no label (it starts with its
@@ -209,7 +262,7 @@ pub(crate) fn read_to_predict(
 ) -> Result<maxmargin::io::libsvm::LabeledData> {
     let data = read_data(data_path, true, shape.names)?;
     warn_unnamed(data_path, model_path, shape.names);
-    fits_model(data, data_path, model_path, shape.classes, shape.n_features)
+    fits_model(data, data_path, model_path, shape)
 }
 
 /// Data and model that cannot be matched by name (a model trained on LIBSVM data, whose features have
@@ -217,7 +270,7 @@ pub(crate) fn read_to_predict(
 /// a `warning:` line says so.
 fn warn_unnamed(data_path: &Path, model_path: &Path, names: &[String]) {
     let (data, model) = (data_path.display(), model_path.display());
-    match (is_csv(data_path), names.is_empty()) {
+    match (is_csv_for(data_path, names), names.is_empty()) {
         (true, true) => note!(
             "warning: {data}: {model} was trained on data without feature names (LIBSVM): the CSV's \
              feature columns are taken in order as its features 1, 2, ..."
@@ -235,29 +288,53 @@ fn fits_model(
     data: maxmargin::io::libsvm::LabeledData,
     data_path: &Path,
     model_path: &Path,
-    classes: &[f64],
-    n_features: usize,
+    shape: ModelShape<'_>,
 ) -> Result<maxmargin::io::libsvm::LabeledData> {
-    let mut seen: Vec<f64> = Vec::new();
+    let classes = shape.classes;
+    // Bits of the label with -0 taken as 0 (one class).
+    let key = |l: f64| (l + 0.0).to_bits();
+    let known: std::collections::HashSet<u64> = classes.iter().map(|&c| key(c)).collect();
+    let mut seen = std::collections::HashSet::new();
+    // The first label past the model's class count, with its row, and the labelled rows the model never saw.
+    let (mut first_beyond, mut unknown_rows, mut labelled) = (None, 0usize, 0usize);
     for (i, &l) in data.labels.iter().enumerate() {
-        if !l.is_nan() && !seen.contains(&l) {
-            seen.push(l);
-            if seen.len() > classes.len() {
-                let names: Vec<String> = classes.iter().map(ToString::to_string).collect();
-                bail!(
-                    "{}:{}: label {l} makes {} distinct labels, more than the {} classes of {} ({}): the data is \
-                     for another task or model",
-                    data_path.display(),
-                    data.lines.get(i).copied().unwrap_or(i + 1),
-                    seen.len(),
-                    classes.len(),
-                    model_path.display(),
-                    names.join(", ")
-                );
+        if l.is_nan() {
+            continue;
+        }
+        labelled += 1;
+        unknown_rows += usize::from(!known.contains(&key(l)));
+        if seen.insert(key(l)) && seen.len() > classes.len() && first_beyond.is_none() {
+            first_beyond = Some((i, l, seen.len()));
+            if !shape.counts_unknown {
+                break;
             }
         }
     }
-    warn_beyond(data.x.rows().map(|r| r.indices()), n_features, data_path);
+    // A model that counts an unseen label as an error takes a rare class only the test rows have; data whose
+    // rows mostly have labels it never saw is another task's all the same.
+    let another_task = !shape.counts_unknown || 2 * unknown_rows > labelled;
+    if let (Some((i, l, distinct)), true) = (first_beyond, another_task) {
+        let names: Vec<String> = classes.iter().map(ToString::to_string).collect();
+        let most = if shape.counts_unknown {
+            format!(", and {unknown_rows} of its {labelled} rows have labels the model never saw")
+        } else {
+            String::new()
+        };
+        bail!(
+            "{}:{}: label {l} makes {distinct} distinct labels, more than the {} classes of {} ({}){most}: the \
+             data is for another task or model",
+            data_path.display(),
+            data.lines.get(i).copied().unwrap_or(i + 1),
+            classes.len(),
+            model_path.display(),
+            names.join(", ")
+        );
+    }
+    warn_beyond(
+        data.x.rows().map(|r| r.indices()),
+        shape.n_features,
+        data_path,
+    );
     Ok(data)
 }
 

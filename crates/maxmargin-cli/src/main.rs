@@ -174,9 +174,14 @@ fn run(cli: Cli) -> Result<i32> {
     let csv_format = match &cli.command {
         Command::Train(cmd) => cmd.format,
         Command::Predict { format, .. } | Command::Eval { format, .. } => *format,
+        Command::Cv(cmd) => cmd.format,
         _ => None,
     };
-    crate::load::choose_csv(csv_format == Some(FormatArg::Csv), cli.label_column.clone());
+    crate::load::choose_csv(
+        csv_format == Some(FormatArg::Csv),
+        csv_format.is_some(),
+        cli.label_column.clone(),
+    );
     if let Command::Train(cmd) = &cli.command
         && cmd.opts.structural.order.is_some()
         && cmd.task != TaskArg::Chain

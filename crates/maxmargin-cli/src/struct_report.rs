@@ -15,6 +15,47 @@ pub(crate) fn print_measures(rows: &[(&str, Option<f64>)]) -> Result<()> {
     Ok(())
 }
 
+/// Says in one `warning:` line how many rows (tokens, for a chain) of `data` had labels (tags) `model` never
+/// saw in training, and which (a few): each is counted as an error. With `--lambda`, when that left no
+/// objective, refuses instead, saying why.
+pub(crate) fn unknown_labels(
+    e: &StructEvaluation,
+    (data, model): (&Path, &Path),
+    chain: bool,
+    lambda: Option<f64>,
+) -> Result<()> {
+    let Some(u) = &e.unknown_labels else {
+        return Ok(());
+    };
+    let (rows, labels) = if chain {
+        ("tokens", "tags")
+    } else {
+        ("rows", "labels")
+    };
+    let mut which: Vec<String> = u.labels.iter().take(5).map(ToString::to_string).collect();
+    if u.labels.len() > 5 {
+        which.push(format!("... {} in all", u.labels.len()));
+    }
+    let which = which.join(", ");
+    if lambda.is_some() && e.objective.is_none() {
+        anyhow::bail!(
+            "--lambda: the objective needs every {} known to the model; {} has {} {rows} with {labels} \
+             training never saw ({which}), which have no hinge term",
+            &labels[..labels.len() - 1],
+            data.display(),
+            u.count
+        );
+    }
+    note!(
+        "warning: {}: {} {rows} have {labels} {} never saw in training ({which}); each is counted as an \
+         error",
+        data.display(),
+        u.count,
+        model.display()
+    );
+    Ok(())
+}
+
 /// `eval`'s report of a structured model: JSON, or a line per measure and the tables.
 pub(crate) fn print_evaluation(e: &StructEvaluation, multilabel: bool, json: bool) -> Result<()> {
     if json {
@@ -78,6 +119,7 @@ pub(crate) fn eval_groups(
         crate::load::ModelShape::structured(model),
     )?;
     let overall = model.evaluate_multiclass(&data, lambda)?;
+    unknown_labels(&overall, (data_path, model_path), false, lambda)?;
     let mut rows = Vec::new();
     for (name, members) in crate::groups::groups(&data, grouping)? {
         let e = model.evaluate_multiclass(&data.select(&members), lambda)?;

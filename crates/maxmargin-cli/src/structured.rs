@@ -444,6 +444,7 @@ pub fn eval(
         let m = maxmargin::structured_svm::LatentChainModel::load(model_path)?;
         let sequences = crate::load::read_sequences_for(data, m.model.n_features)?;
         let e = m.evaluate(&sequences, lambda)?;
+        crate::struct_report::unknown_labels(&e, (data, model_path), true, lambda)?;
         return crate::struct_report::print_evaluation(&e, false, json);
     }
     let loaded = crate::load::Loaded::load(model_path)?;
@@ -484,6 +485,8 @@ pub fn eval(
             other.kind()
         ),
     };
+    let chain = model.task == Task::Chain;
+    crate::struct_report::unknown_labels(&e, (data, model_path), chain, lambda)?;
     crate::struct_report::print_evaluation(&e, model.task == Task::Multilabel, json)
 }
 

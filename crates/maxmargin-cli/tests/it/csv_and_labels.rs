@@ -462,3 +462,55 @@ fn models_and_data_that_cannot_match_by_name_are_warned_of() {
         assert!(!same.contains("warning"), "{train}: {same}");
     }
 }
+
+/// A model trained on CSV reads CSV when `--format` is not given, whatever the file's name (a `.txt`
+/// header file was read as LIBSVM: `"label,a,b,c" is not a number`); a model trained on LIBSVM given such a
+/// file says to pass `--format csv`.
+#[test]
+fn a_model_trained_on_csv_reads_csv_without_format() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = |name: &str| tmp.path().join(name);
+    let rows = "label,a,b\n1,2,0\n-1,0,2\n1,3,1\n-1,1,3\n1,2,1\n-1,0,1\n";
+    std::fs::write(path("d.txt"), rows).unwrap();
+    std::fs::write(path("d.csv"), rows).unwrap();
+    let model = path("csv.model");
+    ok(&[
+        "train",
+        s(&path("d.txt")),
+        "--format",
+        "csv",
+        "-o",
+        s(&model),
+        "-q",
+    ]);
+    let given = ok(&["predict", s(&model), s(&path("d.csv"))]);
+    assert_eq!(given.lines().count(), 6, "{given}");
+    let out = maxmargin(&["predict", s(&model), s(&path("d.txt"))]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(out.stderr.is_empty(), "{out:?}");
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), given);
+    let e = ok(&["eval", s(&model), s(&path("d.txt")), "--json"]);
+    assert!(e.contains("\"n\":6") || e.contains("\"examples\":6"), "{e}");
+    // --format libsvm still reads LIBSVM.
+    let err = fails(
+        &[
+            "predict",
+            s(&model),
+            s(&path("d.txt")),
+            "--format",
+            "libsvm",
+        ],
+        1,
+    );
+    assert!(err.contains("d.txt:1:1: label"), "{err}");
+    // A LIBSVM model: the header's line is named, with the flag that reads it.
+    std::fs::write(path("d.svm"), "1 1:2\n-1 2:2\n1 1:3 2:1\n-1 1:1 2:3\n").unwrap();
+    let lib = path("svm.model");
+    ok(&["train", s(&path("d.svm")), "-o", s(&lib), "-q"]);
+    let err = fails(&["predict", s(&lib), s(&path("d.txt"))], 1);
+    assert!(
+        err.contains("d.txt:1:1: label: \"label,a,b\" is not a number")
+            && err.contains("looks like a CSV header: pass --format csv"),
+        "{err}"
+    );
+}

@@ -341,3 +341,68 @@ fn issue_23_group_folds_keep_each_group_whole() {
     let e = fails(&["cv", s(&data), "--groups", s(&short)], 1);
     assert!(e.contains("2 group names for the 270 rows"), "{e}");
 }
+
+/// `cv --format` as `train` takes it: CSV whatever the file's name, and the task's own format; CoNLL text,
+/// which cv does not cross-validate, is refused naming the file, with or without the flag.
+#[test]
+fn cv_takes_format_and_names_what_it_cannot_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = |name: &str| tmp.path().join(name);
+    let rows: String = (0..20)
+        .map(|i| {
+            let y = if i % 2 == 0 { 1 } else { -1 };
+            format!("{y},{},{}\n", y * (1 + i % 3), i % 5)
+        })
+        .collect();
+    std::fs::write(path("d.txt"), format!("label,a,b\n{rows}")).unwrap();
+    let out = ok(&[
+        "cv",
+        s(&path("d.txt")),
+        "--format",
+        "csv",
+        "-k",
+        "2",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["fold_accuracy"].as_array().map(Vec::len), Some(2), "{v}");
+    assert_eq!(v["accuracy"], 1.0, "{v}");
+    // Without the flag the header is not LIBSVM, and the error says which flag reads it.
+    let err = fails(&["cv", s(&path("d.txt")), "-k", "2"], 1);
+    assert!(err.contains("pass --format csv"), "{err}");
+    let conll = path("c.conll");
+    std::fs::write(&conll, "東京 B-LOC\nに O\n\n").unwrap();
+    let err = fails(&["cv", s(&conll), "--task", "chain"], 1);
+    assert!(
+        err.contains("c.conll:1:1: label") && err.contains("CoNLL text is not cross-validated"),
+        "{err}"
+    );
+    let err = fails(
+        &["cv", s(&conll), "--task", "chain", "--format", "conll"],
+        1,
+    );
+    assert!(
+        err.contains("c.conll: cv reads svm-hmm sequences for --task chain, not CoNLL"),
+        "{err}"
+    );
+    let err = fails(&["cv", s(&path("d.txt")), "--format", "multilabel"], 1);
+    assert!(
+        err.contains("cv --task binary reads libsvm data, not --format multilabel"),
+        "{err}"
+    );
+    let err = fails(
+        &[
+            "cv",
+            s(&path("d.txt")),
+            "--format",
+            "csv",
+            "--task",
+            "chain",
+        ],
+        1,
+    );
+    assert!(
+        err.contains("applies to --task binary or multiclass, not --task chain"),
+        "{err}"
+    );
+}

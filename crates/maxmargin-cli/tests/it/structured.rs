@@ -289,6 +289,124 @@ fn multilabel_eval_counts_labels_unseen_in_training_as_misses() {
     );
 }
 
+/// A label (tag) training never saw, as a rare class only the test split has, is counted by `eval` as an
+/// error and named in one warning, as the tagger counts an unknown tag; `--lambda` says why it cannot give
+/// the objective. Data whose rows mostly have such labels is still another task's.
+#[test]
+fn eval_counts_labels_training_never_saw_as_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = |name: &str| tmp.path().join(name);
+    let (iris, model) = (path("iris.svm"), path("iris.model"));
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    let base = ["train", "--task", "multiclass", s(&iris), "-q"];
+    ok(&[&base[..], &["-o", s(&model)]].concat());
+    let known = json_of(&ok(&["eval", s(&model), s(&iris), "--json"]));
+    assert!(known.get("unknown_labels").is_none(), "{known}");
+    // Iris and two rows of classes 7 and 9: 150 known rows and 2 errors more.
+    let rare = path("rare.svm");
+    let extra = "7 1:0.1 2:0.2\n9 3:0.3\n";
+    std::fs::write(&rare, format!("{}{extra}", maxmargin::datasets::IRIS)).unwrap();
+    let out = maxmargin(&["eval", s(&model), s(&rare), "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let e = json_of(&String::from_utf8(out.stdout).unwrap());
+    let right = known["accuracy"].as_f64().unwrap() * 150.0;
+    let accuracy = e["accuracy"].as_f64().unwrap();
+    assert!((accuracy - right / 152.0).abs() < 1e-12, "{e}");
+    assert_eq!(e["n"], 152);
+    assert_eq!(e["unknown_labels"]["count"], 2, "{e}");
+    assert_eq!(e["unknown_labels"]["labels"], serde_json::json!([7.0, 9.0]));
+    let nine = &e["per_class"][4];
+    assert_eq!(
+        (nine["class"].as_f64(), nine["support"].as_u64()),
+        (Some(9.0), Some(1))
+    );
+    assert_eq!(nine["recall"].as_f64(), Some(0.0), "{e}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.matches("warning:").count(), 1, "{err}");
+    assert!(
+        err.contains("2 rows have labels") && err.contains("never saw in training (7, 9)"),
+        "{err}"
+    );
+    let err = fails(&["eval", s(&model), s(&rare), "--lambda", "0.01"], 1);
+    assert!(
+        err.contains("--lambda: the objective needs every label known")
+            && err.contains("2 rows with labels training never saw (7, 9)"),
+        "{err}"
+    );
+    // Rows mostly of labels the model never saw are another task's data, refused.
+    let other = path("other.svm");
+    std::fs::write(&other, "1 1:1\n4 1:1\n5 1:1\n6 1:1\n").unwrap();
+    let err = fails(&["eval", s(&model), s(&other)], 1);
+    assert!(
+        err.contains("other.svm:4: label 6 makes 4 distinct labels, more than the 3 classes")
+            && err.contains("3 of its 4 rows have labels the model never saw"),
+        "{err}"
+    );
+    // A chain: tag 4 is one token of three, an error of the token error.
+    let (train, test, chain) = (path("train.hmm"), path("test.hmm"), path("chain.model"));
+    std::fs::write(
+        &train,
+        "1 qid:1 1:1\n2 qid:1 2:1\n3 qid:1 3:1\n1 qid:2 1:1\n2 qid:2 2:1\n",
+    )
+    .unwrap();
+    std::fs::write(&test, "1 qid:1 1:1\n4 qid:1 2:1\n3 qid:1 3:1\n").unwrap();
+    ok(&["train", "--task", "chain", s(&train), "-o", s(&chain), "-q"]);
+    let out = maxmargin(&["eval", s(&chain), s(&test), "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let e = json_of(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(e["unknown_labels"]["count"], 1, "{e}");
+    assert_eq!(e["sequence_accuracy"], 0.0, "{e}");
+    assert!(e["token_error"].as_f64().unwrap() >= 1.0 / 3.0, "{e}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("1 tokens have tags") && err.contains("(4)"),
+        "{err}"
+    );
+    let err = fails(&["eval", s(&chain), s(&test), "--lambda", "0.01"], 1);
+    assert!(err.contains("every tag known to the model"), "{err}");
+    // A chain with latent states alike (it said `example 0: label 3 at position 1 is outside ...`).
+    let latent = path("latent.model");
+    let states = ["--latent-states", "2", "-o", s(&latent), "-q"];
+    ok(&[&["train", "--task", "chain", s(&train)][..], &states[..]].concat());
+    let out = maxmargin(&["eval", s(&latent), s(&test), "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let e = json_of(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(
+        e["unknown_labels"]["labels"],
+        serde_json::json!([4.0]),
+        "{e}"
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("1 tokens have tags") && err.contains("(4)"),
+        "{err}"
+    );
+    let err = fails(&["eval", s(&latent), s(&test), "--lambda", "0.01"], 1);
+    assert!(err.contains("every tag known to the model"), "{err}");
+    // Multilabel already counted them as misses; it warns too (its objective is over the model's labels).
+    let (train, test, ml) = (path("train.ml"), path("test.ml"), path("ml.model"));
+    std::fs::write(&train, "1,2 1:1\n2 2:1\n").unwrap();
+    std::fs::write(&test, "1,9 1:1\n2 2:1\n").unwrap();
+    ok(&[
+        "train",
+        "--task",
+        "multilabel",
+        s(&train),
+        "-o",
+        s(&ml),
+        "-q",
+    ]);
+    let err = ok_stderr(&["eval", s(&ml), s(&test)]);
+    assert!(
+        err.contains("1 rows have labels") && err.contains("(9)"),
+        "{err}"
+    );
+}
+
+fn json_of(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap()
+}
+
 /// Features beyond a multilabel or chain model's are ignored by its predictions and counted in a warning,
 /// as for the other tasks.
 #[test]

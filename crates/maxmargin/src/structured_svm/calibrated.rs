@@ -114,7 +114,7 @@ impl CalibratedMulticlass {
         lambda: Option<f64>,
     ) -> Result<StructEvaluation, Error> {
         let mut e = self.model.evaluate_multiclass(data, lambda)?;
-        let y = super::model::class_indices(&self.model.classes, data)?;
+        let (y, _, _) = super::model::class_indices_with_unknown(&self.model.classes, data);
         let p = self.probabilities(data)?;
         let (brier, log) = brier_and_log_loss(&p, &y);
         e.brier = Some(brier);
@@ -245,6 +245,10 @@ pub(super) fn brier_and_log_loss(p: &[Vec<f64>], y: &[u32]) -> (f64, f64) {
         for (c, &pc) in row.iter().enumerate() {
             let target = f64::from(u8::from(c == t as usize));
             brier += (pc - target) * (pc - target);
+        }
+        // A class the model never saw has probability 0: its term is (0 − 1)².
+        if t as usize >= row.len() {
+            brier += 1.0;
         }
         log -= row
             .get(t as usize)

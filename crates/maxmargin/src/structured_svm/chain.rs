@@ -107,10 +107,11 @@ impl StructuredModel {
         })
     }
 
-    /// Per-token error and per-sequence accuracy (and the objective) on sequences.
+    /// Per-token error and per-sequence accuracy (and the objective) on sequences. A tag training never saw
+    /// counts as an error (in `unknown_labels`), and the objective is then not given.
     ///
     /// # Errors
-    /// The wrong task, a tag beyond the model's, or an empty dataset.
+    /// The wrong task, or an empty dataset.
     pub fn evaluate_chain(
         &self,
         data: &SequenceData,
@@ -137,8 +138,19 @@ impl StructuredModel {
         let n = nonempty(data.n_sequences(), &data.source)?;
         let seqs = self.sequences(&data.sequences, shape.edge_features);
         let mut counts = TagCounts::default();
+        // A tag training never saw is counted as an error (no decoding can give it), not refused.
+        let n_labels = self.n_labels as u32;
+        let unseen: Vec<f64> = (data.labels.iter().flatten())
+            .filter(|&&t| t >= n_labels)
+            .map(|&t| f64::from(t) + 1.0)
+            .collect();
+        let unknown = super::UnknownLabels::of(unseen.len(), unseen);
         for (i, (x, y)) in seqs.iter().zip(&data.labels).enumerate() {
-            space.check_output(x, y).map_err(|e| match e {
+            let known: Vec<u32> = y
+                .iter()
+                .map(|&t| if t < n_labels { t } else { 0 })
+                .collect();
+            space.check_output(x, &known).map_err(|e| match e {
                 maxmargin_struct::StructError::LabelOutOfRange {
                     position,
                     label,
@@ -157,8 +169,13 @@ impl StructuredModel {
         }
         Ok(StructEvaluation {
             lambda,
-            objective: self.objective(&space, &seqs, &data.labels, lambda)?,
+            // An unknown tag has no hinge term: the objective is given only when every tag is known.
+            objective: match unknown {
+                None => self.objective(&space, &seqs, &data.labels, lambda)?,
+                Some(_) => None,
+            },
             converged: self.training.converged,
+            unknown_labels: unknown,
             ..counts.evaluation(n)
         })
     }

@@ -114,10 +114,11 @@ impl LatentChainModel {
             .collect())
     }
 
-    /// Per-token error and per-sequence accuracy of the tags, and with `lambda` the latent objective.
+    /// Per-token error and per-sequence accuracy of the tags, and with `lambda` the latent objective. A tag
+    /// training never saw counts as an error (in `unknown_labels`), and the objective is then not given.
     ///
     /// # Errors
-    /// A tag beyond the model's, or no sequences.
+    /// No sequences.
     pub fn evaluate(
         &self,
         data: &SequenceData,
@@ -127,26 +128,18 @@ impl LatentChainModel {
         let space = self.space()?;
         let x = self.model.sequences(&data.sequences, 0);
         let mut counts = super::chain::TagCounts::default();
+        // A tag training never saw is counted as an error (no decoding can give it), not refused.
+        let unseen: Vec<f64> = (data.labels.iter().flatten())
+            .filter(|&&t| t as usize >= self.tags)
+            .map(|&t| f64::from(t) + 1.0)
+            .collect();
+        let unknown = super::UnknownLabels::of(unseen.len(), unseen);
         for (i, (xi, y)) in x.iter().zip(&data.labels).enumerate() {
-            if let Some((position, &label)) = y
-                .iter()
-                .enumerate()
-                .find(|(_, t)| **t as usize >= self.tags)
-            {
-                return Err(OptimError::Example {
-                    index: i,
-                    source: maxmargin_struct::StructError::LabelOutOfRange {
-                        position,
-                        label,
-                        n_labels: self.tags,
-                    },
-                }
-                .into());
-            }
             counts.add(&space.label(&self.model.decoded(&space, xi, data, i)?), y);
         }
+        // An unknown tag has no hinge term: the objective is given only when every tag is known.
         let objective = match lambda {
-            Some(l) => {
+            Some(l) if unknown.is_none() => {
                 let completions = x
                     .iter()
                     .zip(&data.labels)
@@ -155,12 +148,13 @@ impl LatentChainModel {
                 let problem = StructProblem::new(&space, &x, &completions, Lambda::new(l)?)?;
                 Some(problem.primal(&self.model.w)?)
             }
-            None => None,
+            _ => None,
         };
         Ok(StructEvaluation {
             lambda,
             objective,
             converged: self.model.training.converged,
+            unknown_labels: unknown,
             ..counts.evaluation(n)
         })
     }

@@ -183,6 +183,28 @@ pub struct StructEvaluation {
     /// exact methods).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uncertified: Option<usize>,
+    /// Multiclass, multilabel and chains: the rows (tokens for chains) whose label (tag) training never
+    /// saw; each counts as an error, since no prediction can equal it (`None` when there are none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unknown_labels: Option<UnknownLabels>,
+}
+
+/// Labels in evaluation data that the model never saw in training.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct UnknownLabels {
+    /// The rows (multiclass, multilabel) or tokens (chains) that carry one.
+    pub count: usize,
+    /// The distinct labels, in increasing order (chain tags 1-based, as in the file).
+    pub labels: Vec<f64>,
+}
+
+impl UnknownLabels {
+    /// `None` for no rows, else the count and the distinct labels sorted.
+    pub(crate) fn of(count: usize, mut labels: Vec<f64>) -> Option<Self> {
+        labels.sort_by(f64::total_cmp);
+        labels.dedup_by(|a, b| a.total_cmp(b).is_eq());
+        (count > 0).then_some(Self { count, labels })
+    }
 }
 
 /// One class's decisions on labelled data.

@@ -164,8 +164,11 @@ impl StructuredModel {
 
     /// Accuracy (and the objective with `lambda`) on multiclass data.
     ///
+    /// A label training never saw counts as an error (in `unknown_labels`, and as a class of its own in the
+    /// table), and the objective is then not given.
+    ///
     /// # Errors
-    /// A label the model does not know (naming its line), or the wrong task.
+    /// The wrong task, or an empty dataset.
     pub fn evaluate_multiclass(
         &self,
         data: &LabeledData,
@@ -174,7 +177,8 @@ impl StructuredModel {
         if self.task != Task::Multiclass {
             return Err(self.wrong_task(Task::Multiclass));
         }
-        let y = class_indices(&self.classes, data)?;
+        // A label training never saw takes an index past the model's classes: never predicted, an error.
+        let (y, classes, unknown) = class_indices_with_unknown(&self.classes, data);
         let n = nonempty(data.n_samples(), &data.source)?;
         let space = self.multiclass_space()?;
         if lambda.is_some() && self.params.solver == super::StructSolverKind::Softmax {
@@ -216,9 +220,14 @@ impl StructuredModel {
             log_loss,
             n,
             lambda,
-            objective: self.objective(&space, &x, &y, lambda)?,
+            // An unknown label has no hinge term: the objective is given only when every label is known.
+            objective: match unknown {
+                None => self.objective(&space, &x, &y, lambda)?,
+                Some(_) => None,
+            },
             converged: self.training.converged,
-            ..super::multilabel::classified(&self.classes, &y, &predicted)
+            unknown_labels: unknown,
+            ..super::multilabel::classified(&classes, &y, &predicted)
         })
     }
 
@@ -477,6 +486,39 @@ pub(super) fn class_indices(classes: &[f64], data: &LabeledData) -> Result<Vec<u
         classes: classes.to_vec(),
     };
     Ok(classes.indices(data)?)
+}
+
+/// The class indices of `data`'s labels where a label the model never saw takes an index past `classes`
+/// (`classes.len()` plus its place among those labels, in increasing order), the classes extended by those
+/// labels, and how many rows have one.
+pub(super) fn class_indices_with_unknown(
+    classes: &[f64],
+    data: &LabeledData,
+) -> (Vec<u32>, Vec<f64>, Option<super::UnknownLabels>) {
+    let known = ClassLabels {
+        classes: classes.to_vec(),
+    };
+    let found: Vec<Option<u32>> = data.labels.iter().map(|&l| known.index_of(l)).collect();
+    let unknown_rows = found.iter().filter(|k| k.is_none()).count();
+    let unseen: Vec<f64> = (data.labels.iter().zip(&found))
+        .filter(|(_, k)| k.is_none())
+        .map(|(&l, _)| l)
+        .collect();
+    let Some(unknown) = super::UnknownLabels::of(unknown_rows, unseen) else {
+        let y = found.into_iter().map(Option::unwrap_or_default).collect();
+        return (y, classes.to_vec(), None);
+    };
+    let extra = ClassLabels {
+        classes: unknown.labels.clone(),
+    };
+    let y = (data.labels.iter().zip(found))
+        .map(|(&l, k)| {
+            k.or_else(|| extra.index_of(l).map(|e| classes.len() as u32 + e))
+                .unwrap_or_default()
+        })
+        .collect();
+    let all = [classes, &unknown.labels[..]].concat();
+    (y, all, Some(unknown))
 }
 
 pub(super) fn nonempty(n: usize, source: &Path) -> Result<usize, Error> {

@@ -127,6 +127,16 @@ impl StructuredModel {
         // Labels the model never saw in training are counted, as misses: it never predicts them (they
         // used to be dropped, and a test set of them scored perfectly).
         let width = self.n_labels.max(maxmargin_io::multilabel::n_labels(data));
+        let beyond = |l: &&u32| **l as usize >= self.n_labels;
+        let unknown = super::UnknownLabels::of(
+            (data.labels.iter())
+                .filter(|set| set.iter().any(|l| beyond(&l)))
+                .count(),
+            (data.labels.iter().flatten())
+                .filter(beyond)
+                .map(|&l| f64::from(l))
+                .collect(),
+        );
         let truth = indicators(&data.labels, width);
         // Per label: [true positives, false positives, false negatives].
         let mut counts = vec![[0usize; 3]; width];
@@ -175,6 +185,7 @@ impl StructuredModel {
             lambda,
             objective,
             converged: self.training.converged,
+            unknown_labels: unknown,
             ..StructEvaluation::default()
         })
     }
