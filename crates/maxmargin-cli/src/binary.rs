@@ -51,9 +51,13 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
         ("--loss logistic", args.loss == Some(LossArg::Logistic)),
         ("--warm-start", args.warm_start.is_some()),
     ];
+    // --max-passes has a binary counterpart; the others have none.
+    refuse(
+        &[("--max-passes", args.max_passes.is_some())],
+        "applies to structured tasks (--task multiclass|multilabel|chain), not to binary (use --epochs)",
+    )?;
     refuse(
         &[
-            ("--max-passes", args.max_passes.is_some()),
             ("--rescaling", args.structural.rescaling.is_some()),
             (
                 "--latent-subclasses",
@@ -63,7 +67,7 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
             ("--min-count", args.structural.min_count.is_some()),
             ("--order", args.structural.order.is_some()),
         ],
-        "applies to structured tasks (--task multiclass|multilabel|chain), not to binary (use --epochs)",
+        "applies to structured tasks (--task multiclass|multilabel|chain), not to binary",
     )?;
     if solver != SolverKind::Pegasos {
         refuse(

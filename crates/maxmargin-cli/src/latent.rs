@@ -64,10 +64,24 @@ pub(crate) fn rounds_reported(
             .iter()
             .map(|r| format!("{:.6}", r.objective))
             .collect();
+        use maxmargin::optim::latent::CccpStop;
+        let how = match stop {
+            CccpStop::Converged => "the completions converged",
+            CccpStop::Rose => {
+                "stopped when a round raised the objective; the round before it is kept"
+            }
+            CccpStop::Rounds => "stopped at the round budget",
+            _ => "stopped",
+        };
         note!(
-            "latent: {what}; {} rounds ({}), objective by round {}",
+            "latent: {what}; {} round{} ({how}{}), objective by round {}",
             rounds.len(),
-            format!("{stop:?}").to_lowercase(),
+            if rounds.len() == 1 { "" } else { "s" },
+            if inner {
+                ""
+            } else {
+                "; the kept convex solve did not converge"
+            },
             objectives.join(" ")
         );
     }

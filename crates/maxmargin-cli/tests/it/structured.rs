@@ -463,6 +463,23 @@ fn chains_and_label_sets_of_one_output_are_warned_of() {
             "{task} {data}: {stderr}"
         );
     }
+    // A tagger names its one tag as the text does, not by number.
+    std::fs::write(path("one.conll"), "a DT B-NP\nb NN B-NP\n\nc DT B-NP\n").unwrap();
+    let one = path("one.conll");
+    let stderr = ok_stderr(&[
+        "train",
+        "--task",
+        "chain",
+        "--format",
+        "conll",
+        s(&one),
+        "-o",
+        s(&model),
+    ]);
+    assert!(
+        stderr.contains("one.conll is the same (B-NP): the model has nothing"),
+        "{stderr}"
+    );
 }
 
 /// `--blocks` with BCFW: blocks of examples stepped at once, the same model bytes on one thread or two

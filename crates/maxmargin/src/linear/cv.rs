@@ -168,8 +168,8 @@ pub(crate) fn check_fold_count(k: usize, n: usize) -> Result<(), Error> {
     if k < 2 || k > n {
         return Err(OptimError::InvalidParam {
             name: "folds",
-            value: k.to_string(),
-            reason: "must be at least 2 and at most the number of examples",
+            value: format!("{k} for {n} examples"),
+            reason: "must be at least 2 and at most the number of examples (-k)",
         }
         .into());
     }

@@ -199,13 +199,28 @@ pub fn fit_with_map(
     check_trainable(svm, train, features.features(), source)?;
     let (features, data) = features.training_data(svm, train, source)?;
     let report = svm.fit_chain_with_edges(&data, chain_shape(&features), observer)?;
+    // The chain's one-tag note names tag numbers (1-based); the user wrote the tag's name.
+    let one_tag = format!("every tag in {} is the same (1)", data.source.display());
+    let warnings = (report.warnings.into_iter())
+        .map(
+            |w| match (w.strip_prefix(&one_tag), features.tag_names().first()) {
+                (Some(rest), Some(name)) => {
+                    format!(
+                        "every tag in {} is the same ({name}){rest}",
+                        data.source.display()
+                    )
+                }
+                _ => w,
+            },
+        )
+        .collect();
     Ok(TaggerFitReport {
         model: Tagger {
             model: report.model,
             features,
         },
         trace: report.trace,
-        warnings: report.warnings,
+        warnings,
     })
 }
 
