@@ -424,3 +424,74 @@ fn issue_24_softmax_is_multinomial_logistic_regression_with_its_own_probabilitie
         assert!(err.contains(says), "{flags:?}: {err}");
     }
 }
+
+/// A polynomial kernel of degree 100 (a user's probe): `K(x, x)` spans 1e42 to 1e120 over the rows, the
+/// solver's running gradient lost the rows of small values, and the run certified an objective of 1e-10 for
+/// a model whose objective (as `eval` finds it) is 5e7. The saved model's objective is recomputed from its
+/// support vectors, the warning says why, and `eval` agrees with it.
+#[test]
+fn a_kernel_of_values_beyond_float_resolution_reports_the_models_own_objective() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut state = 12345u64;
+    let mut uniform = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64 * 5.0 - 2.5
+    };
+    let mut text = String::new();
+    for _ in 0..100 {
+        let row: Vec<f64> = (0..5).map(|_| uniform()).collect();
+        let label = if row[0] > 0.0 { "+1" } else { "-1" };
+        let features: Vec<String> = (row.iter().enumerate())
+            .map(|(j, v)| format!("{}:{v:.4}", j + 1))
+            .collect();
+        text.push_str(&format!("{label} {}\n", features.join(" ")));
+    }
+    let data = tmp.path().join("pm1.svm");
+    std::fs::write(&data, text).unwrap();
+    let model = tmp.path().join("m.json");
+    let args = [
+        "train",
+        s(&data),
+        "--kernel",
+        "poly",
+        "--degree",
+        "100",
+        "--gamma",
+        "1",
+        "-o",
+        s(&model),
+    ];
+    let said = ok_stderr(&args);
+    assert!(
+        said.contains("recomputed from its support vectors is"),
+        "{said}"
+    );
+    assert!(said.contains("not converged"), "{said}");
+    let stored: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    let saved = stored["training"]["objective"].as_f64().unwrap();
+    let json = ok(&["eval", s(&model), s(&data), "--lambda", "0.01", "--json"]);
+    let eval: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let objective = eval["objective"].as_f64().unwrap();
+    assert!(
+        (saved - objective).abs() <= 1e-9 * objective.abs(),
+        "{saved} {objective}"
+    );
+    // An ordinary kernel on the same rows keeps the solver's certificate and says nothing of it.
+    let said = ok_stderr(&[
+        "train",
+        s(&data),
+        "--kernel",
+        "poly",
+        "--degree",
+        "3",
+        "-o",
+        s(&model),
+    ]);
+    assert!(
+        !said.contains("recomputed") && said.contains("stop: converged"),
+        "{said}"
+    );
+}

@@ -193,6 +193,57 @@ impl PartialEq for Norms {
     }
 }
 
+/// Training rows whose kernel values `K(x, x)` (those above 0) span more than this ratio have the saved
+/// model's objective recomputed from its support vectors ([`recomputed_objective`]).
+const SPAN: f64 = 1e12;
+
+/// The primal objective `λ/2‖w‖² + (1/n) Σ c_i max(0, 1 − y_i f(x_i))` of `expansion` with intercept `b` on
+/// its training rows `x`, recomputed from its support vectors, with a note saying why, when the rows'
+/// `K(x, x)` span more than [`SPAN`] and the solver's running value `objective` is off by more than 1e-6
+/// relative. A polynomial kernel of high degree spans hundreds of orders of magnitude: the running gradient
+/// then loses the rows of small values (a user's run certified an objective of 1e-10 for a model whose
+/// objective is 5.4e7). `None` otherwise; the check costs `n × support vectors` kernel values, so it runs
+/// only over such a span.
+pub(crate) fn recomputed_objective(
+    expansion: &KernelExpansion,
+    x: &SparseRows,
+    (y, weights): (&[f64], Option<&[f64]>),
+    (lambda, b): (f64, f64),
+    objective: f64,
+) -> Option<(f64, String)> {
+    let kernel = &expansion.kernel;
+    let (lo, hi) = (x.rows())
+        .map(|r| kernel.self_value(r.norm_sq()))
+        .filter(|k| *k > 0.0 || k.is_nan())
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), k| {
+            (lo.min(k), hi.max(k))
+        });
+    if hi <= SPAN * lo {
+        return None;
+    }
+    let f = expansion.values(x);
+    let hinge = |(i, (fi, yi)): (usize, (&f64, &f64))| {
+        weights.map_or(1.0, |w| w[i]) * (1.0 - yi * (fi + b)).max(0.0)
+    };
+    let loss = f.iter().zip(y).enumerate().map(hinge).sum::<f64>() / y.len() as f64;
+    let p = 0.5 * lambda * expansion.norm_sq() + loss;
+    if (p - objective).abs() <= 1e-6 * p.abs().max(objective.abs()) {
+        return None;
+    }
+    let short = |v: f64| crate::convergence::short(v, 6, false);
+    Some((
+        p,
+        format!(
+            "the model's objective recomputed from its support vectors is {}, where the solver's running \
+             value was {}: the kernel's values K(x, x) on the training rows span {lo:.1e} to {hi:.1e}, more \
+             than 64-bit arithmetic resolves in one problem; scale the features (--scale), or lower --degree \
+             or --gamma",
+            short(p),
+            short(objective)
+        ),
+    ))
+}
+
 impl KernelExpansion {
     /// The support vectors of a solution: the rows of `x` whose coefficient is not zero.
     pub fn from_solution(kernel: Kernel, x: &SparseRows, coef: &[f64]) -> Self {

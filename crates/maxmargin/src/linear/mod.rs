@@ -376,8 +376,17 @@ impl LinearSvm {
             let init = |s: &mut maxmargin_optim::Smo| Ok(s.init(&kp)?);
             let (fit, _) =
                 crate::checkpoint::train(&trainer, &mut s, &kp, init, tag, &self.plan, observer)?;
-            let end = Finished::of(&fit);
+            let mut end = Finished::of(&fit);
             let expansion = KernelExpansion::from_solution(kernel, x, &fit.output.coef);
+            let (labels_weights, at) = ((&y[..], weights.as_deref()), (lambda.get(), fit.output.b));
+            if let Some((p, note)) =
+                kernel::recomputed_objective(&expansion, x, labels_weights, at, end.objective)
+            {
+                // The certificate's dual bound stands; the gap is the saved model's objective above it.
+                end.gap = end.gap.map(|g| p - (end.objective - g));
+                end.objective = p;
+                warnings.push(note);
+            }
             let weights = LinearWeights {
                 w: vec![0.0; x.n_features()],
                 b: fit.output.b,
