@@ -143,8 +143,15 @@ pub(crate) fn structured_advice(
             format!("{Oneslack:?}").to_lowercase()
         ));
     }
+    // One-vs-rest, one-vs-one and softmax train other models than the default's: not a faster way there.
     let best = task.default_solver();
-    if solver != best {
+    let same_model = !matches!(
+        solver,
+        crate::StructSolverKind::Ovr
+            | crate::StructSolverKind::Ovo
+            | crate::StructSolverKind::Softmax
+    );
+    if solver != best && same_model {
         tips.push(format!("--solver {}", format!("{best:?}").to_lowercase()));
     }
     tips.join(", ")

@@ -147,15 +147,18 @@ pub fn check_mapped_rows(n_samples: usize, components: usize) -> Result<(), Erro
     Ok(())
 }
 
-/// Classes beyond half the examples (and more than 50) are refused: the labels look like regression targets,
-/// and per-class weights and duals grow with the classes.
-pub fn check_classes(source: &Path, n_classes: usize, n_samples: usize) -> Result<(), Error> {
-    if n_classes > 50 && n_classes > n_samples / 2 {
+/// Classes beyond half the examples (and more than 50) are refused when some label has a fraction: the
+/// labels look like regression targets. Whole-number labels are classes however many there are (few-shot
+/// data of a thousand classes, or a Python caller's class indices): the models' sizes are checked by
+/// [`check_weights`] and [`check_dual_table`].
+pub fn check_classes(source: &Path, classes: &[f64], n_samples: usize) -> Result<(), Error> {
+    let n_classes = classes.len();
+    if n_classes > 50 && n_classes > n_samples / 2 && classes.iter().any(|c| c.fract() != 0.0) {
         return Err(OptimError::InvalidParam {
             name: "class labels",
             value: format!("{n_classes} distinct in {n_samples} rows of {}", source.display()),
-            reason: "look like regression targets, not classes (a multiclass model needs several examples \
-                     per class)",
+            reason: "look like regression targets, not classes (they have fractions, and a multiclass model \
+                     needs several examples per class)",
         }
         .into());
     }

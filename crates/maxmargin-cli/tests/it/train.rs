@@ -526,6 +526,19 @@ fn sizes_follow_the_data() {
     assert!(err.contains("index in line 1 of"), "{err}");
     let zeros = file("zeros.svm", "-0 1:1\n0 1:2\n1 2:1\n1 2:2\n");
     ok(&["train", "--task", "multiclass", s(&zeros), "-o", o, "-q"]);
+    // Whole-number labels are classes however many: 60 classes of one or two rows each train (few-shot data).
+    let few: String = (0..90)
+        .map(|i| format!("{} {}:1\n", i % 60, i % 60 + 1))
+        .collect();
+    ok(&[
+        "train",
+        "--task",
+        "multiclass",
+        s(&file("few.svm", &few)),
+        "-o",
+        o,
+        "-q",
+    ]);
 }
 
 /// Values whose squares overflow a float: DCD stalled at w = 0 (a model predicting one class, "converged by

@@ -144,7 +144,8 @@ impl<O> Fit<O> {
 impl<O> Fit<Vec<O>> {
     /// Independent fits run side by side (one-vs-rest classes, one-vs-one machines) as one: the outputs in
     /// order; the objectives, gaps, steps and passes summed, in one trace record whose seconds are the
-    /// longest fit's; converged when every fit converged, else the first other stop.
+    /// longest fit's; the first stop short of its target (a budget), else a gap test if any fit stopped on
+    /// one, else converged.
     pub fn combined(fits: Vec<Fit<O>>) -> Self {
         let gap = fits
             .iter()
@@ -169,10 +170,11 @@ impl<O> Fit<Vec<O>> {
             oracle_calls: None,
             step: None,
         };
-        let stop = fits
-            .iter()
-            .map(|f| f.stop)
-            .find(|s| *s != StopReason::Converged)
+        // A budget or another stop short of the target names the whole run; then a gap test; else converged.
+        let reached = |s: &StopReason| matches!(s, StopReason::Converged | StopReason::Gap);
+        let stops = || fits.iter().map(|f| f.stop);
+        let stop = (stops().find(|s| !reached(s)))
+            .or_else(|| stops().find(|s| *s == StopReason::Gap))
             .unwrap_or(StopReason::Converged);
         Self {
             output: fits.into_iter().map(|f| f.output).collect(),
@@ -209,5 +211,38 @@ pub(crate) fn finite(objective: f64, p: Progress) -> Result<f64, OptimError> {
             epoch: p.epoch,
             value: objective,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stopped(stop: StopReason) -> Fit<()> {
+        Fit {
+            output: (),
+            objective: 1.0,
+            trace: Vec::new(),
+            stop,
+            progress: Progress {
+                iteration: 1,
+                epoch: 1.0,
+            },
+        }
+    }
+
+    /// One-vs-rest on unscaled digits: classes that stopped on their gap test beside classes at their pass
+    /// budget were reported as "stopped on its gap test ... not converged"; the budget names the run.
+    #[test]
+    fn a_combined_fit_is_named_by_a_budget_before_a_gap_test() {
+        use StopReason::{Converged, Gap, MaxEpochs};
+        for (stops, want) in [
+            (vec![Gap, MaxEpochs, Converged], MaxEpochs),
+            (vec![Converged, Gap], Gap),
+            (vec![Converged, Converged], Converged),
+        ] {
+            let fits = stops.iter().map(|s| stopped(*s)).collect();
+            assert_eq!(Fit::combined(fits).stop, want, "{stops:?}");
+        }
     }
 }

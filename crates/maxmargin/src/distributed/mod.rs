@@ -243,7 +243,7 @@ impl Whole {
         let mut mine = data.labels.clone();
         mine.sort_by(f64::total_cmp);
         mine.dedup();
-        crate::limits::check_classes(&data.source, mine.len(), n)?;
+        crate::limits::check_classes(&data.source, &mine, n)?;
         let mut widest = [mine.len() as f64];
         comm.allreduce_max(&mut widest)?;
         let (width, rank) = (widest[0] as usize, comm.rank());
@@ -260,7 +260,7 @@ impl Whole {
             .collect();
         all.sort_by(f64::total_cmp);
         all.dedup();
-        crate::limits::check_classes(&data.source, all.len(), n)?;
+        crate::limits::check_classes(&data.source, &all, n)?;
         crate::limits::check_two_classes(&data.source, &all)?;
         Ok(all)
     }

@@ -46,7 +46,7 @@ impl StructuredSvm {
     ) -> Result<(MulticlassParts, Vec<u32>, Option<SparseRows>), Error> {
         crate::limits::check_data_features(data)?;
         let classes = ClassLabels::from_labels(&data.source, &data.labels)?;
-        crate::limits::check_classes(&data.source, classes.len(), data.n_samples())?;
+        crate::limits::check_classes(&data.source, &classes.classes, data.n_samples())?;
         crate::limits::check_two_classes(&data.source, &classes.classes)?;
         let (d, nnz) = (data.x.n_features(), data.x.nnz());
         crate::limits::check_weights(&data.source, d, classes.len(), nnz)?;

@@ -76,7 +76,7 @@ impl StructuredSvm {
         let scaler = crate::convergence::fit_scaler_streamed(p.scale, &rows, &mut warnings)?;
         let distinct: Vec<f64> = summary.labels.iter().map(|l| l.0).collect();
         let classes = ClassLabels::from_labels(path, &distinct)?;
-        crate::limits::check_classes(path, classes.len(), n)?;
+        crate::limits::check_classes(path, &classes.classes, n)?;
         crate::limits::check_two_classes(path, &classes.classes)?;
         let k = classes.len();
         crate::limits::check_weights(path, d, k, summary.nnz as usize)?;
