@@ -379,6 +379,12 @@ impl GraphSpace {
                 }
                 Ok((y, v, None))
             }
+            // Two labels and submodular tables: one cut is exact, its value its own bound.
+            Inference::Trws { .. } | Inference::Ad3 { .. }
+                if let Some((y, v)) = cut::exact_cut(p, x.edges()) =>
+            {
+                Ok((y, v, Some(v)))
+            }
             Inference::Ad3 { max_iter, branches } => {
                 let settings = ad3::Ad3Settings {
                     max_iter,
