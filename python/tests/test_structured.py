@@ -586,3 +586,19 @@ def test_a_joint_feature_map_too_large_is_a_memory_error():
     """The interpreter survives: an allocation that fails is a MemoryError, not an abort."""
     with pytest.raises(MemoryError, match="size_joint_feature"):
         FrankWolfeSSVM(HugeModel()).fit([np.ones(2)] * 3, [0, 1, 0])
+
+
+def test_a_label_column_never_on_survives_save_and_load(tmp_path):
+    """The model trains a weight block for every column of Y (the last is never on), so its file records
+    four labels and a loaded learner predicts four columns, as the fitted one does."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(100, 5)
+    Y = np.c_[(X[:, :3] > 0).astype(int), np.zeros(100, int)]
+    fitted = FrankWolfeSSVM(MultiLabelClf()).fit(X, Y)
+    assert fitted.w.shape == (4 * 6,)
+    fitted.save(tmp_path / "ml.model")
+    loaded = learners.load(tmp_path / "ml.model")
+    assert loaded.predict(X).shape == (100, 4)
+    np.testing.assert_array_equal(loaded.predict(X), fitted.predict(X))
+    assert not loaded.predict(X)[:, 3].any()
+    assert loaded.score(X, Y) == fitted.score(X, Y) > 0.9
