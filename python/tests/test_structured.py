@@ -602,3 +602,22 @@ def test_a_label_column_never_on_survives_save_and_load(tmp_path):
     np.testing.assert_array_equal(loaded.predict(X), fitted.predict(X))
     assert not loaded.predict(X)[:, 3].any()
     assert loaded.score(X, Y) == fitted.score(X, Y) > 0.9
+    # A sparse indicator matrix is the same Y.
+    sparse = FrankWolfeSSVM(MultiLabelClf()).fit(X, sp.csr_matrix(Y))
+    np.testing.assert_array_equal(sparse.w, fitted.w)
+
+
+def test_counts_that_are_not_whole_numbers_are_refused_by_name():
+    X = [np.eye(3)[[0, 1, 1, 0]]]
+    for model, name in [(ChainCRF(n_states=2.5), "n_states"), (ChainCRF(n_features=True), "n_features"),
+                        (MultiLabelClf(n_labels=1.5), "n_labels")]:
+        with pytest.raises(ValueError, match=rf"{name}=.*whole number"):
+            FrankWolfeSSVM(model).fit(X if isinstance(model, ChainCRF) else X[0], [np.array([0, 1, 1, 0])]
+                                      if isinstance(model, ChainCRF) else np.eye(2, dtype=int)[[0, 1, 1, 0]])
+
+
+def test_chains_of_different_widths_name_the_first_that_differs():
+    X = [np.ones((2, 3))] * 3 + [np.ones((2, 4))]
+    with pytest.raises(ValueError, match=r"different numbers of features: \[3, 4\] \(sequence 3 has 4"):
+        FrankWolfeSSVM(ChainCRF()).fit(X, [np.array([0, 1])] * 4)
+
