@@ -621,3 +621,26 @@ def test_chains_of_different_widths_name_the_first_that_differs():
     with pytest.raises(ValueError, match=r"different numbers of features: \[3, 4\] \(sequence 3 has 4"):
         FrankWolfeSSVM(ChainCRF()).fit(X, [np.array([0, 1])] * 4)
 
+
+def test_the_tagger_tags_an_empty_sentence_as_empty_and_skips_it_in_training():
+    from maxmargin.tagger import Tagger
+
+    sentences, tags = [["a", "b"], ["b", "a"]] * 3, [["X", "Y"], ["Y", "X"]] * 3
+    tagger = Tagger(template="ner").fit(sentences, tags)
+    assert tagger.predict([[]]) == [[]]
+    assert tagger.predict([["a", "b"], [], ["b"]]) == [["X", "Y"], [], tagger.predict([["b"]])[0]]
+    assert tagger.evaluate([["a", "b"], []], [["X", "Y"], []]) == tagger.evaluate([["a", "b"]], [["X", "Y"]])
+    # An empty sentence among the training ones is skipped: the same model as without it.
+    skipped = Tagger(template="ner").fit(sentences[:3] + [[]] + sentences[3:], tags[:3] + [[]] + tags[3:])
+    assert skipped.objective_ == tagger.objective_
+    with pytest.raises(ValueError, match="sentence 1: 2 tags for 0 tokens"):
+        Tagger(template="ner").fit([["a"], []], [["X"], ["X", "Y"]])
+    with pytest.raises(ValueError, match="every sentence is empty"):
+        Tagger(template="ner").fit([[], []], [[], []])
+
+
+def test_a_template_reading_a_missing_column_says_so_once():
+    from maxmargin.tagger import Tagger
+
+    with pytest.raises(ValueError, match="the inline template reads 6 input columns, the data has 1 per tok"):
+        Tagger(template="U00:%x[0,5]").fit([["a", "b"]] * 3, [["X", "Y"]] * 3)
