@@ -2,6 +2,7 @@
 calibration fitted on development rows and a cut-off chosen on them, kept with the model and saved in its file."""
 
 import contextlib
+import numbers
 
 import numpy as np
 import scipy.sparse as sp
@@ -71,6 +72,8 @@ class _Decisions:
             ``predict_proba`` now gives the calibrated probabilities, and :meth:`save` writes the calibration
             into the model file (``maxmargin predict`` reports them).
         """
+        if not isinstance(method, str) or method not in ("platt", "sigmoid", "isotonic"):
+            raise ValueError(f"method={method!r}: give 'platt' (or its other name 'sigmoid') or 'isotonic'")
         model, X, y_index = self._development(X, y)
         with _reading(_csr(X)) as csr:
             self._model = model.calibrated((*csr, X.shape[1]), y_index, method)
@@ -122,6 +125,11 @@ class _Decisions:
                 raise ValueError(f"cost={value!r}: give (cost of a missed positive, cost of a false alarm)")
             value, false_positive = (float(v) for v in value)
         else:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) \
+                    or not np.isfinite(value):
+                raise ValueError(f"{rule}={value!r}: give a finite number")
+            if rule in ("max_flag_rate", "min_recall", "probability") and not 0 <= value <= 1:
+                raise ValueError(f"{rule}={value!r}: give a fraction in [0, 1]")
             value, false_positive = float(value), 0.0
         model, X, y_index = self._development(X, y)
         with _reading(_csr(X)) as csr, errors_in(_THRESHOLD_FLAGS):

@@ -2,6 +2,7 @@
 maxabs``, ``--inference ad3``), which each Python module maps to its own parameters."""
 
 import contextlib
+import re
 
 
 def translated(message, flags):
@@ -20,4 +21,26 @@ def errors_in(flags):
     except ValueError as e:
         if len(e.args) == 1 and isinstance(e.args[0], str):
             e.args = (translated(e.args[0], flags),)
+        raise
+
+
+# The extension names a graph as a file's line (`X (graphs numbered from 1):2:1: edges: ...`); Python numbers
+# graphs from 0, as the models' own checks do.
+_GRAPH_LINE = re.compile(r"X \(graphs numbered from 1\):(\d+):\d+: ")
+
+
+def graphs_numbered_from_0(message):
+    """``message`` with the extension's graph numbers (from 1, as lines) as ``graph i`` (from 0)."""
+    return _GRAPH_LINE.sub(lambda m: f"graph {int(m.group(1)) - 1}: ", message)
+
+
+@contextlib.contextmanager
+def graph_errors_in(flags):
+    """As :func:`errors_in`, with graphs numbered from 0 (:func:`graphs_numbered_from_0`)."""
+    try:
+        with errors_in(flags):
+            yield
+    except ValueError as e:
+        if len(e.args) == 1 and isinstance(e.args[0], str):
+            e.args = (graphs_numbered_from_0(e.args[0]),)
         raise

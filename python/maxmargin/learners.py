@@ -30,7 +30,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from . import _core
-from ._terms import errors_in, translated
+from ._terms import graph_errors_in, graphs_numbered_from_0, translated
 from ._decision import _reading
 from .models import ChainCRF, EdgeFeatureGraphCRF, GraphCRF, MultiClassClf, MultiLabelClf, StructuredModel, _Model
 
@@ -74,7 +74,7 @@ _FLAGS = [
 
 
 def _in_python_terms(message):
-    return translated(message, _FLAGS)
+    return graphs_numbered_from_0(translated(message, _FLAGS))
 
 
 def _positive(v):
@@ -167,7 +167,7 @@ class _Learner:
         if isinstance(self.model, StructuredModel):
             # A Python-defined model's own errors come back as they were raised.
             return self._fit_custom(X, Y)
-        with errors_in(_FLAGS):
+        with graph_errors_in(_FLAGS):
             return self._fit(X, Y)
 
     def _fit(self, X, Y):
@@ -267,7 +267,7 @@ class _Learner:
             return [self.model.inference(x, w) for x in X]
         fitted = self._fitted_model()
         if isinstance(self.model, GraphCRF):
-            with errors_in(_FLAGS):
+            with graph_errors_in(_FLAGS):
                 return fitted.predict(self.model._graphs(X))
         x, _, lengths = self.model._inputs(X)
         with _reading(x[:3]):

@@ -136,11 +136,14 @@ class MultiLabelClf(_Model):
         return self._width
 
     def _inputs(self, X, Y=None):
+        _check_count(self.n_labels, "n_labels")
+        _check_count(self.n_features, "n_features")
         indptr, indices, data, d = _csr(X)
         _check_features(self, d)
         if Y is None:
             return (indptr, indices, data, d), None, None
-        Y = np.asarray(Y)
+        # A sparse indicator matrix is densified: the extension reads n × n_labels entries either way.
+        Y = Y.toarray() if sp.issparse(Y) else np.asarray(Y)
         if Y.ndim != 2 or Y.shape[0] != indptr.shape[0] - 1:
             raise ValueError(
                 f"Y must be an indicator matrix with one row per row of X ({indptr.shape[0] - 1}), "
@@ -198,6 +201,8 @@ class ChainCRF(_Model):
         return self.n_states or 0
 
     def _inputs(self, X, Y=None):
+        _check_count(self.n_states, "n_states")
+        _check_count(self.n_features, "n_features")
         if isinstance(X, np.ndarray) and X.ndim == 2:
             raise ValueError("X must be a list of sequences, each a (n_positions, n_features) array")
         X = [x if sp.issparse(x) else np.asarray(x) for x in X]
@@ -211,7 +216,11 @@ class ChainCRF(_Model):
             raise ValueError(f"sequence {int(np.argmin(lengths))} is empty")
         widths = {x.shape[1] for x in X}
         if len(widths) != 1:
-            raise ValueError(f"the sequences have different numbers of features: {sorted(widths)}")
+            first = next(i for i, x in enumerate(X) if x.shape[1] != X[0].shape[1])
+            raise ValueError(
+                f"the sequences have different numbers of features: {sorted(widths)} (sequence {first} has "
+                f"{X[first].shape[1]}, sequence 0 has {X[0].shape[1]})"
+            )
         stacked = sp.vstack([sp.csr_matrix(x) for x in X]) if any(sp.issparse(x) for x in X) else np.vstack(X)
         indptr, indices, data, d = _csr(stacked)
         _check_features(self, d)
@@ -317,7 +326,10 @@ class GraphCRF(_Model):
         return "exact-tree" if method == "unary" else method
 
     def _graphs(self, X, Y=None):
-        """The arrays of each graph, as the extension reads them."""
+        """The arrays of each graph, as the extension reads them; every graph's node features (and edge
+        features) must have the width of the first graph's."""
+        _check_count(self.n_states, "n_states")
+        _check_count(self.n_features, "n_features")
         X = list(X)
         if not X:
             raise ValueError("X holds no graph")
@@ -328,6 +340,7 @@ class GraphCRF(_Model):
         parts = 3 if self._edge_features else 2
         shape = "(node_features, edges, edge_features)" if self._edge_features else "(node_features, edges)"
         out = []
+        width = edge_width = None
         for g, x in enumerate(X):
             if not isinstance(x, (tuple, list)) or len(x) != parts:
                 raise ValueError(f"graph {g}: give {shape}")
@@ -336,29 +349,39 @@ class GraphCRF(_Model):
                 raise ValueError(f"graph {g}: node features must be (n_nodes, n_features), got {nodes.shape}")
             indptr, indices, data, d = _csr(nodes)
             _check_features(self, d)
-            edges = np.asarray(x[1])
-            if edges.size == 0:
-                edges = np.zeros((0, 2), dtype=np.int64)
-            if edges.ndim != 2 or edges.shape[1] != 2:
-                raise ValueError(f"graph {g}: edges must be an (n_edges, 2) array, got {edges.shape}")
-            edges = _labels(edges, f"graph {g}: edges").ravel()
+            if width is None:
+                width = d
+            elif d != width:
+                raise ValueError(
+                    f"the graphs have different numbers of node features: graph {g} has {d}, "
+                    f"graph 0 has {width}"
+                )
+            edges = _edges(x[1], g, nodes.shape[0])
             edge_features = None
             if self._edge_features:
                 edge_features = np.asarray(x[2], dtype=np.float64)
-                n_edges = edges.size // 2
+                n_edges = edges.shape[0]
                 if edge_features.ndim != 2 or edge_features.shape[0] != n_edges:
                     raise ValueError(
                         f"graph {g}: edge features must be (n_edges={n_edges}, n_edge_features), "
                         f"got {edge_features.shape}"
                     )
-                edge_features = np.ascontiguousarray(edge_features).ravel()
+                # The width is the array's second dimension, known even for a graph without edges.
+                if edge_width is None:
+                    edge_width = edge_features.shape[1]
+                elif edge_features.shape[1] != edge_width:
+                    raise ValueError(
+                        f"the graphs have different numbers of edge features: graph {g} has "
+                        f"{edge_features.shape[1]}, graph 0 has {edge_width}"
+                    )
+                edge_features = np.ascontiguousarray(edge_features)
             y = None
             if Y is not None:
                 y = _labels(np.asarray(Y[g]), f"graph {g}: labels")
                 if y.shape != (nodes.shape[0],):
                     raise ValueError(f"graph {g}: {nodes.shape[0]} nodes but labels of shape {y.shape}")
                 _check_classes(self.n_states, y, "n_states")
-            out.append((indptr, indices, data, d, np.ascontiguousarray(edges), edge_features, y))
+            out.append((indptr, indices, data, d, np.ascontiguousarray(edges.ravel()), edge_features, y))
         return out
 
     def _losses(self, Y, Y_pred):
@@ -407,8 +430,9 @@ class EdgeFeatureGraphCRF(GraphCRF):
         self.antisymmetric_edge_features = antisymmetric_edge_features
 
     def _graphs(self, X, Y=None):
+        _check_count(self.n_edge_features, "n_edge_features")
         graphs = super()._graphs(X, Y)
-        k = {len(g[5]) // max(len(g[4]) // 2, 1) for g in graphs if len(g[4])}
+        k = {graphs[0][5].shape[1]}
         if self.n_edge_features is not None and k and k != {self.n_edge_features}:
             raise ValueError(f"edge features have {sorted(k)} columns, the model n_edge_features={self.n_edge_features}")
         if self.antisymmetric_edge_features:
@@ -429,6 +453,33 @@ class EdgeFeatureGraphCRF(GraphCRF):
     def _is_directed(self):
         # Symmetric tables for every edge feature (checked with the graphs) are undirected ones.
         return bool(self.directed) and not self.symmetric_edge_features
+
+
+def _edges(edges, g, n_nodes):
+    """Graph ``g``'s edges as an ``(n_edges, 2)`` int64 array of node indices below ``n_nodes``, refused by
+    the graph's and the edge's 0-based numbers otherwise."""
+    edges = np.asarray(edges)
+    if edges.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    if edges.ndim != 2 or edges.shape[1] != 2:
+        raise ValueError(f"graph {g}: edges must be an (n_edges, 2) array, got {edges.shape}")
+    if edges.dtype.kind not in "iub" and not (
+        edges.dtype.kind == "f" and np.all(np.isfinite(edges)) and np.all(np.mod(edges, 1) == 0)
+    ):
+        raise ValueError(f"graph {g}: edges must be integer node indices (got dtype {edges.dtype})")
+    edges = edges.astype(np.int64)
+    bad = np.flatnonzero(np.any((edges < 0) | (edges >= n_nodes), axis=1))
+    if bad.size:
+        e = int(bad[0])
+        raise ValueError(
+            f"graph {g}: edge {e}: {edges[e].tolist()} is not a pair of node indices from 0 to {n_nodes - 1} "
+            f"(the graph has {n_nodes} nodes)"
+        )
+    loops = np.flatnonzero(edges[:, 0] == edges[:, 1])
+    if loops.size:
+        e = int(loops[0])
+        raise ValueError(f"graph {g}: edge {e}: {edges[e].tolist()} is a self-loop")
+    return edges
 
 
 def _check_features(model, d):

@@ -25,7 +25,7 @@ from . import _core
 from ._terms import errors_in, translated
 from ._decision import _csr, _Decisions, _reading
 
-__all__ = ["MaxMarginClassifier", "MaxMarginSVC"]
+__all__ = ["MaxMarginClassifier", "MaxMarginSVC", "expected_failed_checks"]
 
 
 def _seed(random_state):
@@ -175,6 +175,11 @@ def _class_weights(class_weight, classes, y):
     """``(class index, factor)`` pairs of ``class_weight`` (a dict, ``"balanced"`` or ``None``)."""
     if class_weight is None:
         return []
+    if isinstance(class_weight, dict):
+        for label, weight in class_weight.items():
+            if isinstance(weight, (bool, np.bool_)) or not isinstance(weight, Real) \
+                    or not 0 <= weight < np.inf:
+                raise ValueError(f"class_weight[{label!r}]={weight!r}: give finite weights >= 0")
     factors = compute_class_weight(class_weight, classes=classes, y=y)
     return [(float(i), float(f)) for i, f in enumerate(factors)]
 
@@ -531,3 +536,30 @@ class MaxMarginSVC(_KeptModel, ClassifierMixin, BaseEstimator):
             )
         return types.MethodType(_predict_proba, self)
 
+
+
+# The checks scikit-learn itself expects LinearSVC and SVC to fail (its `PER_ESTIMATOR_XFAIL_CHECKS`), for the
+# same reason here: weighting a row by 2 and repeating it train the same problem, but the solver stops at a
+# certified duality gap, not at the exact optimum, so the two models differ within that gap (about 3e-3 on
+# the checks' data).
+_SAMPLE_WEIGHT_REASON = (
+    "sample_weight is not equivalent to removing/repeating samples within the check's tolerance: both train "
+    "the same objective, but each run stops within its certified duality gap, not at the exact optimum"
+)
+
+
+def expected_failed_checks(estimator):
+    """The checks of ``sklearn.utils.estimator_checks`` that ``estimator`` is expected to fail, with the
+    reason: pass them as ``check_estimator(estimator, expected_failed_checks=expected_failed_checks(
+    estimator))`` or ``parametrize_with_checks(estimators, expected_failed_checks=expected_failed_checks)``
+    (scikit-learn 1.6 and later read expected failures from these arguments; no estimator tag declares them).
+
+    These are the sample-weight equivalence checks, which scikit-learn marks as expected failures for its own
+    ``LinearSVC`` and ``SVC`` for the same reason.
+    """
+    if not isinstance(estimator, (MaxMarginClassifier, MaxMarginSVC)):
+        return {}
+    return {
+        "check_sample_weight_equivalence_on_dense_data": _SAMPLE_WEIGHT_REASON,
+        "check_sample_weight_equivalence_on_sparse_data": _SAMPLE_WEIGHT_REASON,
+    }

@@ -56,6 +56,23 @@ def _tags(tags):
     return out
 
 
+def _nonempty(rows, tags=None):
+    """The sentences that have tokens (and their tags): an empty sentence has nothing to tag or learn from.
+    The tags of an empty sentence must be empty too."""
+    if tags is not None:
+        if len(tags) != len(rows):
+            raise ValueError(f"{len(tags)} tag sequences for {len(rows)} sentences")
+        for i, (sentence, these) in enumerate(zip(rows, tags)):
+            if not sentence and these:
+                raise ValueError(f"sentence {i}: {len(these)} tags for 0 tokens")
+        tags = [t for s, t in zip(rows, tags) if s]
+    return [s for s in rows if s], tags
+
+
+# The library's messages speak of CoNLL files (an input column per token, then the tag).
+_TAGGER_FLAGS = _FLAGS + [(" (and the tag)", " per token")]
+
+
 class Tagger(_Learner):
     """A CoNLL tagger: a chain model over template features.
 
@@ -111,13 +128,17 @@ class Tagger(_Learner):
                     raise ValueError(f"class_weight[{tag!r}]={w!r}: give tag names and finite weights >= 0")
 
     def fit(self, sentences, tags):
-        """Trains on sentences and their tags (one per token)."""
+        """Trains on sentences and their tags (one per token). An empty sentence (with no tags) is skipped:
+        it has no token to learn from."""
         self._check()
         learning = _learning(self.solver, self.C, self.max_iter, None, self.gap, self.random_state, self.n_jobs,
                              self.verbose, "margin", self.blocks)
-        with errors_in(_FLAGS):
+        rows, tags = _nonempty(_rows(sentences), _tags(tags))
+        if not rows:
+            raise ValueError("every sentence is empty: give sentences with tokens to train on")
+        with errors_in(_TAGGER_FLAGS):
             fitted, result = _core.fit_tagger(
-                _rows(sentences), _tags(tags), str(self.template), learning, min_count=int(self.min_count),
+                rows, tags, str(self.template), learning, min_count=int(self.min_count),
                 class_weight=None if self.class_weight is None else
                 {str(t): float(w) for t, w in self.class_weight.items()},
             )
@@ -135,12 +156,17 @@ class Tagger(_Learner):
         raise AttributeError("a tagger's weights are over its feature dictionary: save it to inspect them")
 
     def predict(self, sentences):
-        """The tags of every sentence."""
-        return self._fitted_model().tag(_rows(sentences))
+        """The tags of every sentence (``[]`` for an empty one)."""
+        rows = _rows(sentences)
+        fitted, nonempty = self._fitted_model(), _nonempty(rows)[0]
+        tagged = iter(fitted.tag(nonempty) if nonempty else [])
+        return [next(tagged) if sentence else [] for sentence in rows]
 
     def evaluate(self, sentences, tags):
-        """conlleval's chunk precision, recall and F1, and the token accuracy, as a dict."""
-        return dict(self._fitted_model().evaluate(_rows(sentences), _tags(tags)))
+        """conlleval's chunk precision, recall and F1, and the token accuracy, as a dict (empty sentences,
+        with no tags, count for nothing)."""
+        rows, tags = _nonempty(_rows(sentences), _tags(tags))
+        return dict(self._fitted_model().evaluate(rows, tags))
 
     def score(self, sentences, tags):
         """The fraction of tokens tagged right (``evaluate`` gives the chunk F1)."""

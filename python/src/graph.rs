@@ -6,6 +6,7 @@ use super::*;
 use maxmargin::io::graphs::{GraphData, GraphRecord};
 use maxmargin::structured::Inference;
 use maxmargin::structured_svm::{GraphModel, GraphOptions};
+use numpy::{PyReadonlyArray2, PyUntypedArrayMethods};
 use std::path::PathBuf;
 
 /// A trained graph model.
@@ -15,14 +16,15 @@ pub(crate) struct PyGraphModel {
 }
 
 /// One graph as Python passes it: CSR node features (`indptr`, `indices`, `data`, `n_features`), edges as
-/// flat pairs, edge features as flat rows (or none), and labels (or none).
+/// flat pairs, edge features as an `(n_edges, n_edge_features)` array (or none: its width is known without
+/// edges), and labels (or none).
 type Arrays<'py> = (
     Index<'py>,
     Index<'py>,
     PyReadonlyArray1<'py, f64>,
     usize,
     PyReadonlyArray1<'py, i64>,
-    Option<PyReadonlyArray1<'py, f64>>,
+    Option<PyReadonlyArray2<'py, f64>>,
     Option<PyReadonlyArray1<'py, i64>>,
 );
 
@@ -57,18 +59,25 @@ fn graph_data(graphs: &[Arrays<'_>], n_labels: usize) -> PyResult<GraphData> {
             .collect::<PyResult<Vec<_>>>()?;
         let edge_features = match edge_features {
             Some(f) => {
-                let f = f.as_slice()?;
-                let k = if edges.is_empty() {
-                    edge_width.unwrap_or(0)
-                } else {
-                    f.len() / edges.len()
+                let [rows, k] = f.shape() else {
+                    return Err(value_error(format!(
+                        "graph {g}: edge features must be an (n_edges, n_edge_features) array"
+                    )));
                 };
-                if k == 0 || f.len() != k * edges.len() || edge_width.is_some_and(|w| w != k) {
+                let k = *k;
+                if k == 0 {
+                    return Err(value_error(format!(
+                        "graph {g}: edge features have no columns: give at least one per edge (a column of \
+                         ones for one table shared by every edge), or use GraphCRF"
+                    )));
+                }
+                if *rows != edges.len() || edge_width.is_some_and(|w| w != k) {
                     return Err(value_error(format!(
                         "graph {g}: edge features must be an (n_edges, n_edge_features) array of the same width in \
                          every graph"
                     )));
                 }
+                let f = f.as_slice()?;
                 if let Some(v) = f.iter().find(|v| !v.is_finite()) {
                     return Err(value_error(format!(
                         "graph {g}: edge feature {v} is not finite"

@@ -281,7 +281,7 @@ pub(crate) fn fit_structured<'py>(
     let svm = learning.params(task)?.check().map_err(value_error)?;
     let (report, interrupted) = interruptible(py, learning.verbose, |watch| match &data {
         Data::Multiclass(d) => svm.fit_multiclass(d, watch),
-        Data::Multilabel(d) => svm.fit_multilabel(d, watch),
+        Data::Multilabel(d) => svm.fit_multilabel_with_labels(d, n_labels, watch),
         Data::Chain(d) => svm.fit_chain_with_edges(d, shape, watch),
     });
     let report = kept(report, interrupted)?;

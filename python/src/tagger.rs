@@ -76,7 +76,7 @@ fn template(name: &str, train: &[Sentence]) -> PyResult<Template> {
         }
         "ner" => Ok(Template::ner(inputs)),
         text if !Path::new(text).exists() && (text.contains('\n') || text.contains('%')) => {
-            Template::parse("template", text).map_err(|(line, column, message)| {
+            Template::parse("inline", text).map_err(|(line, column, message)| {
                 value_error(format!("template line {line}, column {column}: {message}"))
             })
         }

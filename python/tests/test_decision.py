@@ -115,13 +115,8 @@ def test_an_approximated_kernel_learns_what_the_exact_one_does(tmp_path, approxi
 
 
 def test_an_approximated_kernel_passes_scikit_learns_checks():
-    check_estimator(
-        MaxMarginSVC(approximation="nystroem", n_components=20),
-        expected_failed_checks={
-            "check_sample_weight_equivalence_on_dense_data": "as MaxMarginClassifier's (python/README.md)",
-            "check_sample_weight_equivalence_on_sparse_data": "as on dense data",
-        },
-    )
+    svc = MaxMarginSVC(approximation="nystroem", n_components=20)
+    check_estimator(svc, expected_failed_checks=maxmargin.sklearn.expected_failed_checks(svc))
 
 
 def test_a_binary_approximated_kernel_calibrates_and_cuts_too():

@@ -124,7 +124,7 @@ def test_edge_features_models_files_and_pickling(tmp_path):
 def test_bad_graphs_are_refused_by_name():
     X, Y = pictures(n=3, side=4)
     ssvm = FrankWolfeSSVM(GraphCRF(), max_iter=2)
-    with pytest.raises(ValueError, match=r"graphs numbered from 1\):2:1: edges: .*does not exist"):
+    with pytest.raises(ValueError, match=r"^graph 1: edge 0: \[0, 99\] is not a pair of node indices"):
         ssvm.fit([X[0], (X[1][0], np.array([[0, 99]]))] + X[2:], Y)
     with pytest.raises(ValueError, match="self-loop"):
         ssvm.fit([(X[0][0], np.array([[1, 1]]))], Y[:1])
@@ -223,3 +223,46 @@ def test_predict_refuses_nodes_of_another_width():
     with pytest.raises(ValueError, match="nodes have 5 features, the model 2"):
         ssvm.predict([(np.hstack([x, np.ones((x.shape[0], 3))]), edges)])
     assert ssvm.predict([(x, edges)])[0].shape == Y[0].shape
+
+
+def test_graphs_of_different_widths_are_refused_naming_the_first_that_differs():
+    rng = np.random.RandomState(0)
+    e = np.array([[0, 1], [1, 2]])
+    X = [(rng.randn(3, 3), e) for _ in range(5)] + [(rng.randn(3, 4), e)]
+    Y = [rng.randint(0, 2, 3) for _ in range(6)]
+    with pytest.raises(ValueError, match="different numbers of node features: graph 5 has 4, graph 0 has 3"):
+        FrankWolfeSSVM(GraphCRF()).fit(X, Y)
+    F = [(x, e, np.ones((2, 2))) for x, e in X[:5]] + [(X[0][0], e, np.ones((2, 3)))]
+    with pytest.raises(ValueError, match="different numbers of edge features: graph 5 has 3, graph 0 has 2"):
+        FrankWolfeSSVM(EdgeFeatureGraphCRF()).fit(F, Y)
+    ssvm = FrankWolfeSSVM(GraphCRF()).fit(X[:5], Y[:5])
+    with pytest.raises(ValueError, match="graph 1 has 4, graph 0 has 3"):
+        ssvm.predict(X[4:])
+
+
+def test_edge_feature_graphs_without_edges_train_with_the_arrays_width():
+    rng = np.random.RandomState(0)
+    e, none = np.array([[0, 1], [1, 2]]), np.zeros((0, 2), int)
+    Y = [rng.randint(0, 2, 3) for _ in range(4)]
+    edgeless = [(rng.randn(3, 3), none, np.ones((0, 2))) for _ in range(4)]
+    ssvm = FrankWolfeSSVM(EdgeFeatureGraphCRF()).fit(edgeless, Y)
+    assert ssvm._fitted.n_edge_features == 2
+    assert 0 <= ssvm.score(edgeless, Y) <= 1
+    # An edgeless graph first no longer hides the width of the graphs after it.
+    mixed = [edgeless[0]] + [(rng.randn(3, 3), e, np.ones((2, 2))) for _ in range(3)]
+    assert FrankWolfeSSVM(EdgeFeatureGraphCRF()).fit(mixed, Y)._fitted.n_edge_features == 2
+    with pytest.raises(ValueError, match="edge features have no columns"):
+        FrankWolfeSSVM(EdgeFeatureGraphCRF()).fit([(x, none, np.ones((0, 0))) for x, _, _ in edgeless], Y)
+
+
+def test_bad_edges_name_the_graph_and_the_edge_from_0():
+    x, y = np.eye(3), np.array([0, 1, 0])
+    ssvm = FrankWolfeSSVM(GraphCRF(), max_iter=2)
+    with pytest.raises(ValueError, match=r"^graph 0: edge 1: \[1, 1\] is a self-loop$"):
+        ssvm.fit([(x, np.array([[0, 1], [1, 1]]))], [y])
+    with pytest.raises(ValueError, match=r"^graph 1: edge 0: \[0, -1\] is not a pair of node indices from 0"):
+        ssvm.fit([(x, np.array([[0, 1]])), (x, np.array([[0, -1]]))], [y, y])
+    # The library's own checks, numbered as these are.
+    with pytest.raises(ValueError, match=r"^graph 1: .*already joined by edge 0") as seen:
+        ssvm.fit([(x, np.array([[0, 1]])), (x, np.array([[0, 1], [1, 0]]))], [y, y])
+    assert "numbered from 1" not in str(seen.value)

@@ -18,21 +18,35 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import check_estimator
 
 from maxmargin import MaxMarginClassifier, MaxMarginSVC
-
-# The checks scikit-learn's own LinearSVC fails too, with why (also listed in python/README.md).
-EXPECTED_FAILED_CHECKS = {
-    "check_sample_weight_equivalence_on_dense_data": (
-        "a weight of 2 and a repeated row give the same optimum, but the solver stops at a certified "
-        "tolerance, not at the optimum's last bit (rtol 1e-7 is asked); a zero weight keeps a row's "
-        "coordinate in dual coordinate descent's order"
-    ),
-    "check_sample_weight_equivalence_on_sparse_data": "as on dense data",
-}
-
+from maxmargin.sklearn import expected_failed_checks
 
 @pytest.mark.parametrize("estimator", [MaxMarginClassifier(), MaxMarginSVC()], ids=type)
 def test_scikit_learns_estimator_checks_pass(estimator):
-    check_estimator(estimator, expected_failed_checks=EXPECTED_FAILED_CHECKS)
+    # The package declares what scikit-learn's own LinearSVC and SVC fail too (python/README.md).
+    expected = expected_failed_checks(estimator)
+    assert set(expected) == {
+        "check_sample_weight_equivalence_on_dense_data", "check_sample_weight_equivalence_on_sparse_data"
+    }
+    results = check_estimator(estimator, expected_failed_checks=expected, on_fail=None)
+    failed = [r["check_name"] for r in results if r["status"] == "failed"]
+    assert not failed, failed
+    assert {r["check_name"] for r in results if r["status"] == "xfail"} <= set(expected)
+
+
+def test_messages_name_the_argument():
+    X, y = make_classification(n_samples=80, n_features=6, random_state=0)
+    with pytest.raises(ValueError, match=r"class_weight\[0\]=-1"):
+        MaxMarginClassifier(class_weight={0: -1, 1: 1}).fit(X, y)
+    clf = MaxMarginClassifier().fit(X, y)
+    with pytest.raises(ValueError, match=r"max_flag_rate=2: give a fraction in \[0, 1\]"):
+        clf.threshold(X, y, max_flag_rate=2)
+    with pytest.raises(ValueError, match=r"min_recall=-0.5"):
+        clf.threshold(X, y, min_recall=-0.5)
+    for method in (42, None, "no-such-method"):
+        with pytest.raises(ValueError, match=r"method=.*'platt'.*'isotonic'"):
+            clf.calibrate(X, y, method=method)
+    # The names that mean a method are still taken.
+    assert clf.calibrate(X, y, method="sigmoid").predict_proba(X[:2]).shape == (2, 2)
 
 
 def hinge_objective(clf, X, y, C):

@@ -586,3 +586,61 @@ def test_a_joint_feature_map_too_large_is_a_memory_error():
     """The interpreter survives: an allocation that fails is a MemoryError, not an abort."""
     with pytest.raises(MemoryError, match="size_joint_feature"):
         FrankWolfeSSVM(HugeModel()).fit([np.ones(2)] * 3, [0, 1, 0])
+
+
+def test_a_label_column_never_on_survives_save_and_load(tmp_path):
+    """The model trains a weight block for every column of Y (the last is never on), so its file records
+    four labels and a loaded learner predicts four columns, as the fitted one does."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(100, 5)
+    Y = np.c_[(X[:, :3] > 0).astype(int), np.zeros(100, int)]
+    fitted = FrankWolfeSSVM(MultiLabelClf()).fit(X, Y)
+    assert fitted.w.shape == (4 * 6,)
+    fitted.save(tmp_path / "ml.model")
+    loaded = learners.load(tmp_path / "ml.model")
+    assert loaded.predict(X).shape == (100, 4)
+    np.testing.assert_array_equal(loaded.predict(X), fitted.predict(X))
+    assert not loaded.predict(X)[:, 3].any()
+    assert loaded.score(X, Y) == fitted.score(X, Y) > 0.9
+    # A sparse indicator matrix is the same Y.
+    sparse = FrankWolfeSSVM(MultiLabelClf()).fit(X, sp.csr_matrix(Y))
+    np.testing.assert_array_equal(sparse.w, fitted.w)
+
+
+def test_counts_that_are_not_whole_numbers_are_refused_by_name():
+    X = [np.eye(3)[[0, 1, 1, 0]]]
+    for model, name in [(ChainCRF(n_states=2.5), "n_states"), (ChainCRF(n_features=True), "n_features"),
+                        (MultiLabelClf(n_labels=1.5), "n_labels")]:
+        with pytest.raises(ValueError, match=rf"{name}=.*whole number"):
+            FrankWolfeSSVM(model).fit(X if isinstance(model, ChainCRF) else X[0], [np.array([0, 1, 1, 0])]
+                                      if isinstance(model, ChainCRF) else np.eye(2, dtype=int)[[0, 1, 1, 0]])
+
+
+def test_chains_of_different_widths_name_the_first_that_differs():
+    X = [np.ones((2, 3))] * 3 + [np.ones((2, 4))]
+    with pytest.raises(ValueError, match=r"different numbers of features: \[3, 4\] \(sequence 3 has 4"):
+        FrankWolfeSSVM(ChainCRF()).fit(X, [np.array([0, 1])] * 4)
+
+
+def test_the_tagger_tags_an_empty_sentence_as_empty_and_skips_it_in_training():
+    from maxmargin.tagger import Tagger
+
+    sentences, tags = [["a", "b"], ["b", "a"]] * 3, [["X", "Y"], ["Y", "X"]] * 3
+    tagger = Tagger(template="ner").fit(sentences, tags)
+    assert tagger.predict([[]]) == [[]]
+    assert tagger.predict([["a", "b"], [], ["b"]]) == [["X", "Y"], [], tagger.predict([["b"]])[0]]
+    assert tagger.evaluate([["a", "b"], []], [["X", "Y"], []]) == tagger.evaluate([["a", "b"]], [["X", "Y"]])
+    # An empty sentence among the training ones is skipped: the same model as without it.
+    skipped = Tagger(template="ner").fit(sentences[:3] + [[]] + sentences[3:], tags[:3] + [[]] + tags[3:])
+    assert skipped.objective_ == tagger.objective_
+    with pytest.raises(ValueError, match="sentence 1: 2 tags for 0 tokens"):
+        Tagger(template="ner").fit([["a"], []], [["X"], ["X", "Y"]])
+    with pytest.raises(ValueError, match="every sentence is empty"):
+        Tagger(template="ner").fit([[], []], [[], []])
+
+
+def test_a_template_reading_a_missing_column_says_so_once():
+    from maxmargin.tagger import Tagger
+
+    with pytest.raises(ValueError, match="the inline template reads 6 input columns, the data has 1 per tok"):
+        Tagger(template="U00:%x[0,5]").fit([["a", "b"]] * 3, [["X", "Y"]] * 3)

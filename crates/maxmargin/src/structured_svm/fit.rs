@@ -195,7 +195,7 @@ impl StructuredSvm {
         self.finish(fit, lambda, shape, parts.into_report())
     }
 
-    /// Trains a multilabel model.
+    /// Trains a multilabel model over the labels the data holds (one past the largest).
     ///
     /// # Errors
     /// As [`StructuredSvm::fit_multiclass`].
@@ -204,12 +204,30 @@ impl StructuredSvm {
         data: &MultilabelData,
         observer: &mut (dyn Observer + Send),
     ) -> Result<StructFitReport, Error> {
+        self.fit_multilabel_with_labels(data, 0, observer)
+    }
+
+    /// Trains a multilabel model over at least `n_labels` labels: `max(n_labels, 1 + largest label held)`.
+    ///
+    /// A label no row holds (an indicator column that is never on) still has its weights, trained to keep
+    /// it off, so the model and its file score as many labels as the data declared.
+    ///
+    /// # Errors
+    /// As [`StructuredSvm::fit_multiclass`].
+    pub fn fit_multilabel_with_labels(
+        &self,
+        data: &MultilabelData,
+        n_labels: usize,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<StructFitReport, Error> {
         self.check_sample_weights(Task::Multilabel)?;
         super::model::nonempty(data.labels.len(), &data.source)?;
         crate::limits::check_data_features(data)?;
-        let l = maxmargin_io::multilabel::n_labels(data).max(1);
+        let held = maxmargin_io::multilabel::n_labels(data).max(1);
         // Multilabel labels count from 0: the largest is one below their number.
-        crate::limits::check_labels(&data.source, "label number", l - 1, &data.labels)?;
+        crate::limits::check_labels(&data.source, "label number", held - 1, &data.labels)?;
+        // Labels asked for beyond the data's cost weights only, which `check_weights` bounds.
+        let l = held.max(n_labels);
         let d = data.x.n_features();
         crate::limits::check_weights(&data.source, d, l, data.x.nnz())?;
         let mut warnings = Vec::new();
