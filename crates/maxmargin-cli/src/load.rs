@@ -151,16 +151,17 @@ pub(crate) fn not_csv<'p>(path: &'p Path, what: &str) -> Result<&'p Path> {
 }
 
 /// Reads a data file, CSV or LIBSVM (see [`is_csv`]); `unlabelled` rows may lack labels, `names` are a
-/// model's feature names to match CSV columns to.
+/// model's feature names to match CSV columns to, `trained_label` the label column it was trained with.
 fn read_data(
     path: &Path,
     unlabelled: bool,
-    names: &[String],
+    (names, trained_label): (&[String], Option<&str>),
 ) -> Result<maxmargin::io::libsvm::LabeledData> {
-    let choice = CSV.get();
-    let label_column = choice.and_then(|c| c.label_column.as_deref());
+    let asked = CSV.get().and_then(|c| c.label_column.as_deref());
+    // The model's own label column, unless --label-column names another.
+    let label_column = asked.or(trained_label);
     if !is_csv_for(path, names) {
-        if label_column.is_some() {
+        if asked.is_some() {
             bail!(
                 "{}: --label-column applies to CSV data (--format csv, or a .csv file)",
                 path.display()
@@ -196,7 +197,7 @@ fn read_data(
 
 /// Reads labelled rows to train or choose on (CSV or LIBSVM).
 pub(crate) fn read_labelled(path: &Path) -> Result<maxmargin::io::libsvm::LabeledData> {
-    read_data(path, false, &[])
+    read_data(path, false, (&[], None))
 }
 
 /// What data for a model must fit: its classes, its input features and their names (empty for none).
@@ -205,6 +206,8 @@ pub(crate) struct ModelShape<'a> {
     pub(crate) classes: &'a [f64],
     pub(crate) n_features: usize,
     pub(crate) names: &'a [String],
+    /// The label column of the CSV data it was trained on.
+    pub(crate) label_column: Option<&'a str>,
     /// Whether its evaluation counts a label it never saw as an error (multiclass models), so that such a
     /// label is refused as another task's only when most rows have one.
     pub(crate) counts_unknown: bool,
@@ -216,6 +219,7 @@ impl<'a> ModelShape<'a> {
             classes: &m.labels,
             n_features: m.n_input_features(),
             names: m.feature_names(),
+            label_column: m.label_column(),
             counts_unknown: false,
         }
     }
@@ -225,6 +229,7 @@ impl<'a> ModelShape<'a> {
             classes: &m.classes,
             n_features: m.n_input_features(),
             names: m.feature_names(),
+            label_column: m.label_column(),
             counts_unknown: true,
         }
     }
@@ -248,7 +253,7 @@ pub(crate) fn read_for_model(
     model_path: &Path,
     shape: ModelShape<'_>,
 ) -> Result<maxmargin::io::libsvm::LabeledData> {
-    let data = read_data(data_path, false, shape.names)?;
+    let data = read_data(data_path, false, (shape.names, shape.label_column))?;
     warn_unnamed(data_path, model_path, shape.names);
     fits_model(data, data_path, model_path, shape)
 }
@@ -260,7 +265,7 @@ pub(crate) fn read_to_predict(
     model_path: &Path,
     shape: ModelShape<'_>,
 ) -> Result<maxmargin::io::libsvm::LabeledData> {
-    let data = read_data(data_path, true, shape.names)?;
+    let data = read_data(data_path, true, (shape.names, shape.label_column))?;
     warn_unnamed(data_path, model_path, shape.names);
     fits_model(data, data_path, model_path, shape)
 }

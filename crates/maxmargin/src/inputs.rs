@@ -34,6 +34,11 @@ impl Inputs {
         inputs.map_or(&[], |i| &i.feature_names)
     }
 
+    /// The label column's name of a model's `inputs`, when it was trained on CSV data.
+    pub(crate) fn label_column_of(inputs: Option<&Self>) -> Option<&str> {
+        inputs.and_then(|i| i.label_column.as_deref())
+    }
+
     /// The inputs of `data`: its feature names and a sketch of its rows.
     pub fn of(data: &LabeledData) -> Self {
         Self {

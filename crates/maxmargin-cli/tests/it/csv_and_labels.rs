@@ -514,3 +514,38 @@ fn a_model_trained_on_csv_reads_csv_without_format() {
         "{err}"
     );
 }
+
+/// A model trained with `--label-column y` reads its labels from `y` in `eval` and `predict` without the flag
+/// again (a helper's probe: the default `label` was looked for); the flag still names another column.
+#[test]
+fn eval_and_predict_read_the_label_column_the_model_was_trained_with() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("d.csv");
+    std::fs::write(
+        &data,
+        "a,b,y\n1,0,1\n0,1,-1\n2,0,1\n0,2,-1\n1.5,0.1,1\n0.2,1.4,-1\n",
+    )
+    .unwrap();
+    let model = tmp.path().join("m.model");
+    ok(&[
+        "train",
+        s(&data),
+        "--label-column",
+        "y",
+        "-o",
+        s(&model),
+        "-q",
+    ]);
+    let e = ok(&["eval", s(&model), s(&data), "--json"]);
+    assert!(e.contains("\"accuracy\":1"), "{e}");
+    assert_eq!(ok(&["predict", s(&model), s(&data)]).lines().count(), 6);
+    // Rows without the label column are predicted as before.
+    let rows = tmp.path().join("rows.csv");
+    std::fs::write(&rows, "a,b\n1,0\n0,1\n").unwrap();
+    assert_eq!(ok(&["predict", s(&model), s(&rows)]), "1\n-1\n");
+    let err = fails(&["eval", s(&model), s(&data), "--label-column", "a"], 1);
+    assert!(
+        err.contains("the label column \"a\" is a feature of the model"),
+        "{err}"
+    );
+}

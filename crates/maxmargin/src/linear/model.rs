@@ -139,6 +139,12 @@ impl LinearModel {
         crate::inputs::Inputs::names_of(self.inputs.as_deref())
     }
 
+    /// The label column's name when the model was trained on CSV data (`predict` and `eval` read it by
+    /// that name unless `--label-column` says otherwise); `None` otherwise.
+    pub fn label_column(&self) -> Option<&str> {
+        crate::inputs::Inputs::label_column_of(self.inputs.as_deref())
+    }
+
     /// Whether the model's boundary is not linear in the features: a kernel SVM, a Nyström model (kept as a
     /// kernel expansion) or random Fourier features. Such a model has no weight per feature.
     pub fn is_nonlinear(&self) -> bool {

@@ -218,6 +218,12 @@ impl super::StructuredModel {
     pub fn feature_names(&self) -> &[String] {
         crate::inputs::Inputs::names_of(self.inputs.as_deref())
     }
+
+    /// The label column's name when the model was trained on CSV data (`predict` and `eval` read it by
+    /// that name unless `--label-column` says otherwise); `None` otherwise.
+    pub fn label_column(&self) -> Option<&str> {
+        crate::inputs::Inputs::label_column_of(self.inputs.as_deref())
+    }
 }
 
 /// The index of the largest value (the first of equal ones).
