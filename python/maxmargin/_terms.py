@@ -29,6 +29,20 @@ def errors_in(flags):
 _GRAPH_LINE = re.compile(r"X \(graphs numbered from 1\):(\d+):\d+: ")
 
 
+def unitless(message):
+    """A convergence warning without the library's absolute objective and gap: they are in its λ-form
+    (``λ/2‖w‖² + mean loss``), where the estimators' ``objective_`` and ``duality_gap_`` are in the C-form
+    (``½‖w‖² + C Σ loss``, times ``1/λ``), so the same run showed two sets of numbers. The relative gap is
+    the same in both and is kept."""
+    message = re.sub(
+        r"its objective \S+ is certified within \S+ of the optimum \(relative gap (\S+), tolerance (\S+)\)",
+        r"it is certified within a relative gap of \1 of the optimum (tolerance \2; objective_ and "
+        r"duality_gap_ give both in the C-form)",
+        message,
+    )
+    return re.sub(r"its objective \S+ has no certificate", "it has no certificate", message)
+
+
 def graphs_numbered_from_0(message):
     """``message`` with the extension's graph numbers (from 1, as lines) as ``graph i`` (from 0)."""
     return _GRAPH_LINE.sub(lambda m: f"graph {int(m.group(1)) - 1}: ", message)

@@ -30,7 +30,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from . import _core
-from ._terms import graph_errors_in, graphs_numbered_from_0, translated
+from ._terms import graph_errors_in, graphs_numbered_from_0, translated, unitless
 from ._decision import _reading
 from .models import ChainCRF, EdgeFeatureGraphCRF, GraphCRF, MultiClassClf, MultiLabelClf, StructuredModel, _Model
 
@@ -74,7 +74,7 @@ _FLAGS = [
 
 
 def _in_python_terms(message):
-    return graphs_numbered_from_0(translated(message, _FLAGS))
+    return unitless(graphs_numbered_from_0(translated(message, _FLAGS)))
 
 
 def _positive(v):

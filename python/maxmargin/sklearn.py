@@ -22,7 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _core
-from ._terms import errors_in, translated
+from ._terms import errors_in, translated, unitless
 from ._decision import _csr, _Decisions, _reading
 
 __all__ = ["MaxMarginClassifier", "MaxMarginSVC", "expected_failed_checks"]
@@ -65,7 +65,7 @@ _FLAGS = [
 
 
 def _in_python_terms(message):
-    return translated(message, _FLAGS)
+    return unitless(translated(message, _FLAGS))
 
 
 def _is_calibrated(estimator):

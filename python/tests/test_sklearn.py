@@ -125,8 +125,11 @@ def test_probabilities_only_where_the_model_has_them():
 
 def test_a_run_stopped_by_its_budget_warns_and_says_so():
     X, y = make_classification(n_samples=500, n_features=30, random_state=2)
-    with pytest.warns(ConvergenceWarning):
+    with pytest.warns(ConvergenceWarning) as caught:
         clf = MaxMarginClassifier(solver="pegasos", max_iter=1, gap=1e-6).fit(X * 100, y)
+    # The warning gives the relative gap, not the library's λ-form numbers beside the C-form attributes.
+    said = " ".join(str(w.message) for w in caught)
+    assert "certified within a relative gap of" in said and "its objective" not in said, said
     assert not clf.converged_
     assert clf.duality_gap_ is not None and clf.duality_gap_ > 0
     with warnings.catch_warnings():
