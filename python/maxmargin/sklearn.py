@@ -61,6 +61,8 @@ _FLAGS = [
     ("--epsilon", "tol"),
     ("--gap", "gap"),
     ("--lambda", "C"),
+    # Multiclass solver='pegasos' trains the Crammer-Singer problem by the structured subgradient method.
+    ("ssg stopped", "solver='pegasos' (the Crammer-Singer problem by stochastic subgradient) stopped"),
 ]
 
 
