@@ -257,6 +257,11 @@ fn a_checkpoint_resumes_only_with_the_problem_it_was_made_for() {
             ][..],
             "loss",
         ),
+        // The model depends on the seed (and DCD's blocks): a run resumed with another matched neither.
+        (
+            &["-w", "1=2", "--bias", "unregularized", "--seed", "5"][..],
+            "seed 0; this run has 5",
+        ),
     ] {
         let mut args = resume.to_vec();
         args.extend(other);
@@ -271,6 +276,33 @@ fn a_checkpoint_resumes_only_with_the_problem_it_was_made_for() {
     args.extend(made);
     args.extend(["--epochs", "2000"]);
     ok(&args);
+    let plain = tmp.path().join("plain.ck");
+    ok(&[
+        "train",
+        s(&data),
+        "-o",
+        s(&out),
+        "-q",
+        "--checkpoint",
+        s(&plain),
+    ]);
+    let err = fails(
+        &[
+            "train",
+            s(&data),
+            "-o",
+            s(&out),
+            "--resume",
+            s(&plain),
+            "--blocks",
+            "2",
+        ],
+        1,
+    );
+    assert!(
+        err.contains("checkpoint made with blocks 1; this run has 2"),
+        "{err}"
+    );
     // Structured: a multiclass BCFW run resumed with another scaling.
     let (iris, _) = iris_model(tmp.path(), "iris.model");
     let train = [

@@ -449,8 +449,16 @@ impl LinearSvmParams {
 }
 
 impl crate::checkpoint::SameProblem for LinearSvmParams {
+    /// Also the seed and DCD's blocks: the model depends on them, and a run resumed with others matched
+    /// neither run (a user's probe).
     fn differs_from(&self, stored: &Self) -> Option<(&'static str, String, String)> {
+        let blocks = |p: &Self| match p.solver {
+            LinearSolver::Dcd(d) => d.blocks,
+            _ => 1,
+        };
         crate::checkpoint::first_difference(&[
+            ("seed", &stored.seed, &self.seed),
+            ("blocks", &blocks(stored), &blocks(self)),
             ("bias", &stored.bias, &self.bias),
             ("loss", &stored.loss, &self.loss),
             ("class weights", &stored.class_weights, &self.class_weights),

@@ -332,11 +332,12 @@ impl StructuredSvm {
     }
 }
 
-/// What a checkpoint must agree on to be resumed: the problem (features, scaling, kernel, hinge), not the
-/// budget.
+/// What a checkpoint must agree on to be resumed: the problem (features, scaling, kernel, hinge) and the
+/// seed, not the budget (the blocks are in the checkpoint's kind).
 impl crate::checkpoint::SameProblem for StructuredSvmParams {
     fn differs_from(&self, stored: &Self) -> Option<(&'static str, String, String)> {
         crate::checkpoint::first_difference(&[
+            ("seed", &stored.seed, &self.seed),
             ("bias", &stored.bias, &self.bias),
             ("class weights", &stored.class_weights, &self.class_weights),
             ("scaling", &stored.scale, &self.scale),
