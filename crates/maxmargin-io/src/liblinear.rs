@@ -172,6 +172,15 @@ impl LiblinearModel {
                     at_w = no;
                     break;
                 }
+                "svm_type" => {
+                    return Err(bad(
+                        no,
+                        "header",
+                        "svm_type opens a LIBSVM model, which maxmargin does not read (LIBLINEAR models \
+                         only); train a kernel SVM with `maxmargin train --kernel` instead"
+                            .into(),
+                    ));
+                }
                 other => {
                     return Err(bad(
                         no,
@@ -186,13 +195,7 @@ impl LiblinearModel {
         }
         let missing = |what: &str| bad(at_w.max(1), "header", format!("no {what} line before w"));
         let solver = solver.ok_or_else(|| missing("solver_type"))?;
-        let n_class = n_class.ok_or_else(|| missing("nr_class"))?;
-        let labels = labels.ok_or_else(|| missing("label"))?;
-        let n_features = n_features.ok_or_else(|| missing("nr_feature"))?;
-        let bias = bias.ok_or_else(|| missing("bias"))?;
-        if at_w == 0 {
-            return Err(missing("w"));
-        }
+        // What the solver is decides first: a regression model has no label line to miss.
         if !CLASSIFIERS.contains(&solver.as_str()) && !NOT_CLASSIFIERS.contains(&solver.as_str()) {
             return Err(bad(
                 solver_at,
@@ -210,6 +213,13 @@ impl LiblinearModel {
                 "solver_type",
                 format!("{solver} is a regression or one-class model, not a classifier"),
             ));
+        }
+        let n_class = n_class.ok_or_else(|| missing("nr_class"))?;
+        let labels = labels.ok_or_else(|| missing("label"))?;
+        let n_features = n_features.ok_or_else(|| missing("nr_feature"))?;
+        let bias = bias.ok_or_else(|| missing("bias"))?;
+        if at_w == 0 {
+            return Err(missing("w"));
         }
         if labels.len() != n_class || n_class < 2 {
             return Err(bad(

@@ -295,10 +295,7 @@ fn model_bytes(path: &Path) -> Result<Vec<u8>, IoError> {
         .find(|b| !b.is_ascii_whitespace())
         .is_none_or(|&b| b == b'{');
     if !(bytes.starts_with(&MAGIC) || MAGIC.starts_with(&bytes) || json) {
-        return Err(IoError::bad_model(
-            path,
-            "not a maxmargin model file (no magic bytes, not JSON)",
-        ));
+        return Err(not_a_model(path, &bytes));
     }
     source
         .read_to_end(&mut bytes)
@@ -360,10 +357,7 @@ fn read_parts(path: &Path) -> Result<(Header, Body), IoError> {
     }
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first != Some(&b'{') {
-        return Err(IoError::bad_model(
-            path,
-            "not a maxmargin model file (no magic bytes, not JSON)",
-        ));
+        return Err(not_a_model(path, &bytes));
     }
     let value: serde_json::Value = serde_json::from_slice(&bytes)
         .map_err(|e| IoError::bad_model(path, format!("invalid JSON model: {e}")))?;
@@ -462,4 +456,18 @@ pub fn load<T: Serialize + DeserializeOwned>(
         }
     };
     Ok((header, payload))
+}
+
+/// The refusal of a file that is no maxmargin model, naming the other tools' models by their first word.
+fn not_a_model(path: &Path, bytes: &[u8]) -> IoError {
+    let why = if bytes.starts_with(b"solver_type") {
+        "not a maxmargin model file (no magic bytes, not JSON): it opens as a LIBLINEAR model, which \
+         `maxmargin convert` reads and writes as one"
+    } else if bytes.starts_with(b"svm_type") {
+        "not a maxmargin model file (no magic bytes, not JSON): it opens as a LIBSVM model, which maxmargin \
+         does not read (`maxmargin train --kernel` trains kernel SVMs)"
+    } else {
+        "not a maxmargin model file (no magic bytes, not JSON)"
+    };
+    IoError::bad_model(path, why)
 }

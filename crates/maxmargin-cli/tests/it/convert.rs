@@ -179,6 +179,34 @@ fn what_liblinear_cannot_hold_or_is_not_a_model_is_refused() {
     .unwrap();
     let err = fails(&["convert", s(&svr), "-o", s(&out)], 1);
     assert!(err.contains("not a classifier"), "{err}");
+    // As liblinear-train -s 11 writes it: no label line, which is not what is wrong with it.
+    std::fs::write(
+        &svr,
+        "solver_type L2R_L2LOSS_SVR\nnr_feature 1\nbias -1\nw\n1 \n",
+    )
+    .unwrap();
+    let err = fails(&["convert", s(&svr), "-o", s(&out)], 1);
+    assert!(
+        err.contains("svr.txt:1:1: solver_type: L2R_L2LOSS_SVR is a regression"),
+        "{err}"
+    );
+    // predict names the other tools' models and what reads them.
+    let err = fails(&["predict", s(&svr), s(&heart(tmp.path()))], 1);
+    assert!(
+        err.contains("it opens as a LIBLINEAR model, which `maxmargin convert` reads"),
+        "{err}"
+    );
+    let libsvm = tmp.path().join("libsvm.model");
+    std::fs::write(
+        &libsvm,
+        "svm_type c_svc\nkernel_type rbf\ngamma 0.5\nnr_class 2\n",
+    )
+    .unwrap();
+    let err = fails(&["convert", s(&libsvm), "-o", s(&out)], 1);
+    assert!(
+        err.contains("libsvm.model:1:1: header: svm_type opens a LIBSVM model"),
+        "{err}"
+    );
     let short = tmp.path().join("short.txt");
     std::fs::write(
         &short,
