@@ -340,6 +340,13 @@ fn issue_23_group_folds_keep_each_group_whole() {
     std::fs::write(&short, "a\nb\n").unwrap();
     let e = fails(&["cv", s(&data), "--groups", s(&short)], 1);
     assert!(e.contains("2 group names for the 270 rows"), "{e}");
+    // Groups that are the classes leave one class to train on in each fold: the fold is named, not the
+    // file as if it had one class.
+    let labels = std::fs::read_to_string(&data).unwrap();
+    let by_class: String = labels.lines().map(|l| format!("{}\n", &l[..2])).collect();
+    std::fs::write(&short, by_class).unwrap();
+    let e = fails(&["cv", s(&data), "-k", "2", "--groups", s(&short)], 1);
+    assert!(e.contains("fold 1 of 2 leaves rows of class"), "{e}");
 }
 
 /// `cv --format` as `train` takes it: CSV whatever the file's name, and the task's own format; CoNLL text,

@@ -149,6 +149,7 @@ pub fn cross_validate_folds(
 ) -> Result<CrossValidation, Error> {
     use rayon::prelude::*;
     let k = check_folds(fold_of, data.n_samples())?;
+    both_classes_outside_each_fold(data, fold_of, k)?;
     let fold_accuracy = (0..k)
         .into_par_iter()
         .map(|f| {
@@ -161,6 +162,34 @@ pub fn cross_validate_folds(
         })
         .collect::<Result<Vec<FoldMetrics>, Error>>()?;
     Ok(CrossValidation::from_folds(fold_accuracy))
+}
+
+/// Refuses folds whose training rows (every row outside the fold) hold one class only, naming the fold:
+/// the file has both, but training on such a fold was refused as if the file had one (folds of whole
+/// groups can hold out a class).
+fn both_classes_outside_each_fold(
+    data: &LabeledData,
+    fold_of: &[usize],
+    k: usize,
+) -> Result<(), Error> {
+    for f in 0..k {
+        let mut outside = (data.labels.iter().zip(fold_of)).filter(|(_, g)| **g != f);
+        let Some((&first, _)) = outside.next() else {
+            continue;
+        };
+        if outside.all(|(&l, _)| l == first) {
+            return Err(maxmargin_io::IoError::Mismatch {
+                path: data.source.clone(),
+                message: format!(
+                    "fold {} of {k} leaves rows of class {first} only to train on (the fold holds every row \
+                     of the other class): give fewer folds (-k), or groups that mix the classes",
+                    f + 1
+                ),
+            }
+            .into());
+        }
+    }
+    Ok(())
 }
 
 /// `k` folds of `n` examples: at least 2, at most `n`.
