@@ -113,6 +113,11 @@ fn reencode(input: &Path, output: &Path, kind: &str) -> Result<()> {
             input.display()
         );
     }
-    note!("wrote {} ({kind} model)", output.display());
+    // "binary" is the model's task here, not its encoding, which the name gives.
+    let json = output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    let encoding = if json { "JSON" } else { "binary encoding" };
+    note!("wrote {} (a {kind} model, {encoding})", output.display());
     Ok(())
 }
