@@ -162,13 +162,34 @@ pub(crate) trait SameProblem: Serde {
     fn differs_from(&self, stored: &Self) -> Option<(&'static str, String, String)>;
 }
 
-/// The first pair of `(name, stored, current)` whose values differ, printed with `Debug`.
+/// The first pair of `(name, stored, current)` whose values differ, printed with `Debug` in the user's
+/// words: an option's value without `Some(..)`, an empty list as `none`, pairs as `LABEL=WEIGHT` (a resume
+/// refusal read "class weights []; this run has [(1.0, 2.0)]" and "positive label none; this run has
+/// some(-1.0)").
 pub(crate) fn first_difference(
     pairs: &[(&'static str, &dyn std::fmt::Debug, &dyn std::fmt::Debug)],
 ) -> Option<(&'static str, String, String)> {
+    let words = |v: &dyn std::fmt::Debug| {
+        let text = format!("{v:?}").to_lowercase();
+        let number = |t: &str| t.trim().trim_end_matches(".0").to_string();
+        if let Some(inner) = text.strip_prefix("some(").and_then(|t| t.strip_suffix(')')) {
+            inner.to_string()
+        } else if text == "[]" {
+            "none".to_string()
+        } else if let Some(pairs) = text.strip_prefix("[(").and_then(|t| t.strip_suffix(")]")) {
+            // Class weights as the command takes them: LABEL=WEIGHT.
+            let pair = |p: &str| match p.split_once(',') {
+                Some((label, weight)) => format!("{}={}", number(label), number(weight)),
+                None => p.to_string(),
+            };
+            pairs.split("), (").map(pair).collect::<Vec<_>>().join(" ")
+        } else {
+            text
+        }
+    };
     pairs.iter().find_map(|(name, a, b)| {
-        let (a, b) = (format!("{a:?}"), format!("{b:?}"));
-        (a != b).then(|| (*name, a.to_lowercase(), b.to_lowercase()))
+        let (a, b) = (words(*a), words(*b));
+        (a != b).then_some((*name, a, b))
     })
 }
 

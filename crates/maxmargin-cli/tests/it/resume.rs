@@ -241,7 +241,10 @@ fn a_checkpoint_resumes_only_with_the_problem_it_was_made_for() {
             &["-w", "1=2"][..],
             "bias unregularized; this run has feature",
         ),
-        (&["--bias", "unregularized"][..], "class weights"),
+        (
+            &["--bias", "unregularized"][..],
+            "class weights 1=2; this run has none",
+        ),
         (
             &["-w", "1=2", "--bias", "unregularized", "--scale", "maxabs"][..],
             "scaling",
