@@ -62,9 +62,10 @@ def _nonempty(rows, tags=None):
     if tags is not None:
         if len(tags) != len(rows):
             raise ValueError(f"{len(tags)} tag sequences for {len(rows)} sentences")
+        # Checked here, before empty sentences are dropped, so the index is the caller's.
         for i, (sentence, these) in enumerate(zip(rows, tags)):
-            if not sentence and these:
-                raise ValueError(f"sentence {i}: {len(these)} tags for 0 tokens")
+            if len(these) != len(sentence):
+                raise ValueError(f"sentence {i}: {len(these)} tags for {len(sentence)} tokens")
         tags = [t for s, t in zip(rows, tags) if s]
     return [s for s in rows if s], tags
 

@@ -165,12 +165,13 @@ fn check_format(cmd: &CvCmd) -> Result<()> {
     let csv = cmd.format == Some(FormatArg::Csv) || crate::load::is_csv(&cmd.data);
     match cmd.format {
         Some(FormatArg::Conll) => bail!(
-            "{}: cv reads svm-hmm sequences for --task chain, not CoNLL text (--format conll): train a tagger \
-             on one file and eval it on another",
+            "{}: cv reads svm-hmm sequences for --task chain, not CoNLL text (--format conll): train a \
+             tagger on one file and eval it on another",
             cmd.data.display()
         ),
         _ if csv && !matches!(cmd.task, TaskArg::Binary | TaskArg::Multiclass) => bail!(
-            "CSV data (--format csv, or a .csv file) applies to --task binary or multiclass, not --task {task}"
+            "CSV data (--format csv, or a .csv file) applies to --task binary or multiclass, not --task \
+             {task}"
         ),
         Some(f) if f != FormatArg::Csv && f != FormatArg::of(cmd.task) => bail!(
             "cv --task {task} reads {} data, not --format {}",

@@ -115,9 +115,16 @@ fn opens_with_csv_header(path: &Path) -> bool {
     let Ok(file) = maxmargin::io::open_maybe_gz(path) else {
         return false;
     };
+    // The first line that is not a `#` comment (LIBSVM files may open with one).
+    let mut file = file.take(1 << 16);
     let mut line = Vec::new();
-    if file.take(1 << 16).read_until(b'\n', &mut line).is_err() {
-        return false;
+    loop {
+        line.clear();
+        match file.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return false,
+            Ok(_) if line.trim_ascii_start().starts_with(b"#") => continue,
+            Ok(_) => break,
+        }
     }
     line.contains(&b',') && !line.contains(&b':')
 }
@@ -316,8 +323,28 @@ fn fits_model(
         }
     }
     // A model that counts an unseen label as an error takes a rare class only the test rows have; data whose
-    // rows mostly have labels it never saw is another task's all the same.
+    // rows mostly have labels it never saw is another task's all the same, however few its labels (±1 rows
+    // given to a ten-class model).
     let another_task = !shape.counts_unknown || 2 * unknown_rows > labelled;
+    if shape.counts_unknown && another_task && first_beyond.is_none() {
+        let at = data
+            .labels
+            .iter()
+            .position(|&l| !l.is_nan() && !known.contains(&key(l)));
+        if let Some(i) = at {
+            let names: Vec<String> = classes.iter().map(ToString::to_string).collect();
+            bail!(
+                "{}:{}: label {}: {unknown_rows} of its {labelled} rows have labels the {} classes of {} \
+                 ({}) never saw: the data is for another task or model",
+                data_path.display(),
+                data.lines.get(i).copied().unwrap_or(i + 1),
+                data.labels[i],
+                classes.len(),
+                model_path.display(),
+                names.join(", ")
+            );
+        }
+    }
     if let (Some((i, l, distinct)), true) = (first_beyond, another_task) {
         let names: Vec<String> = classes.iter().map(ToString::to_string).collect();
         let most = if shape.counts_unknown {
@@ -326,8 +353,8 @@ fn fits_model(
             String::new()
         };
         bail!(
-            "{}:{}: label {l} makes {distinct} distinct labels, more than the {} classes of {} ({}){most}: the \
-             data is for another task or model",
+            "{}:{}: label {l} makes {distinct} distinct labels, more than the {} classes of {} ({}){most}: \
+             the data is for another task or model",
             data_path.display(),
             data.lines.get(i).copied().unwrap_or(i + 1),
             classes.len(),

@@ -48,8 +48,9 @@ pub fn check_row_norms<L>(
     Err(OptimError::InvalidParam {
         name: "feature values",
         value: format!("|x| up to {largest:.3e} at {at}"),
-        reason: "overflow a 64-bit float when squared and summed over a row (the solvers' steps divide by that \
-                 norm, and would stall at w = 0 or turn to NaN): scale the features (--scale maxabs or minmax)",
+        reason: "overflow a 64-bit float when squared and summed over a row (the solvers' steps divide by \
+                 that norm, and would stall at w = 0 or turn to NaN): scale the features (--scale maxabs or \
+                 minmax)",
     }
     .into())
 }

@@ -342,6 +342,13 @@ fn eval_counts_labels_training_never_saw_as_errors() {
             && err.contains("3 of its 4 rows have labels the model never saw"),
         "{err}"
     );
+    // So are rows mostly of unseen labels, however few the labels.
+    std::fs::write(&other, "4 1:1\n5 1:1\n1 1:1\n").unwrap();
+    let err = fails(&["eval", s(&model), s(&other)], 1);
+    assert!(
+        err.contains("other.svm:1: label 4: 2 of its 3 rows have labels the 3 classes"),
+        "{err}"
+    );
     // A chain: tag 4 is one token of three, an error of the token error.
     let (train, test, chain) = (path("train.hmm"), path("test.hmm"), path("chain.model"));
     std::fs::write(

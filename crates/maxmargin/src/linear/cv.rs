@@ -417,6 +417,7 @@ pub fn regularization_path_folds(
     fold_of: &[usize],
 ) -> Result<Vec<PathPoint>, Error> {
     use rayon::prelude::*;
+    both_classes_outside_each_fold(data, fold_of, check_folds(fold_of, data.n_samples())?)?;
     // Given in any order, the path runs from the smallest C (each warm start then comes from a smaller C).
     let mut sorted = cs.to_vec();
     sorted.sort_by(f64::total_cmp);

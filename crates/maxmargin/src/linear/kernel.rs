@@ -198,7 +198,8 @@ impl PartialEq for Norms {
 const SPAN: f64 = 1e12;
 
 /// The primal objective `λ/2‖w‖² + (1/n) Σ c_i max(0, 1 − y_i f(x_i))` of `expansion` with intercept `b` on
-/// its training rows `x`, recomputed from its support vectors, with a note saying why, when the rows'
+/// its training rows `x`, and the dual `λ(Σ α_i − ½‖w‖²)` at its duals, recomputed from its support vectors,
+/// with a note saying why, when the rows'
 /// `K(x, x)` span more than [`SPAN`] and the solver's running value `objective` is off by more than 1e-6
 /// relative. A polynomial kernel of high degree spans hundreds of orders of magnitude: the running gradient
 /// then loses the rows of small values (a user's run certified an objective of 1e-10 for a model whose
@@ -210,7 +211,7 @@ pub(crate) fn recomputed_objective(
     (y, weights): (&[f64], Option<&[f64]>),
     (lambda, b): (f64, f64),
     objective: f64,
-) -> Option<(f64, String)> {
+) -> Option<(f64, f64, String)> {
     let kernel = &expansion.kernel;
     let (lo, hi) = (x.rows())
         .map(|r| kernel.self_value(r.norm_sq()))
@@ -226,13 +227,17 @@ pub(crate) fn recomputed_objective(
         weights.map_or(1.0, |w| w[i]) * (1.0 - yi * (fi + b)).max(0.0)
     };
     let loss = f.iter().zip(y).enumerate().map(hinge).sum::<f64>() / y.len() as f64;
-    let p = 0.5 * lambda * expansion.norm_sq() + loss;
+    let quad = expansion.norm_sq();
+    let p = 0.5 * lambda * quad + loss;
     if (p - objective).abs() <= 1e-6 * p.abs().max(objective.abs()) {
         return None;
     }
+    // The dual at the same duals (|coef| = α), valued anew too: the solver's came from the same gradient.
+    let d = lambda * (expansion.coef.iter().map(|c| c.abs()).sum::<f64>() - 0.5 * quad);
     let short = |v: f64| crate::convergence::short(v, 6, false);
     Some((
         p,
+        d,
         format!(
             "the model's objective recomputed from its support vectors is {}, where the solver's running \
              value was {}: the kernel's values K(x, x) on the training rows span {lo:.1e} to {hi:.1e}, more \
