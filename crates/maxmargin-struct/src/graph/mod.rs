@@ -354,6 +354,10 @@ impl GraphSpace {
         certify: Tolerance,
     ) -> Result<(Vec<u32>, f64, Option<f64>), StructError> {
         let exact = |(y, v): (Vec<u32>, f64)| (y, v, None);
+        // Two labels and submodular tables (TRW-S and AD3 try it first): one cut is exact, its value its
+        // own bound.
+        let cut =
+            |p: &Potentials, x: &Graph| cut::exact_cut(p, x.edges()).map(|(y, v)| (y, v, Some(v)));
         self.calls.fetch_add(1, Ordering::Relaxed);
         match self.inference {
             Inference::ExactTree => infer::exact_tree(p, x.edges()).map(exact),
@@ -379,13 +383,10 @@ impl GraphSpace {
                 }
                 Ok((y, v, None))
             }
-            // Two labels and submodular tables: one cut is exact, its value its own bound.
-            Inference::Trws { .. } | Inference::Ad3 { .. }
-                if let Some((y, v)) = cut::exact_cut(p, x.edges()) =>
-            {
-                Ok((y, v, Some(v)))
-            }
             Inference::Ad3 { max_iter, branches } => {
+                if let Some(exact) = cut(p, x) {
+                    return Ok(exact);
+                }
                 let settings = ad3::Ad3Settings {
                     max_iter,
                     certify,
@@ -398,6 +399,9 @@ impl GraphSpace {
                 Ok((r.labels, r.value, Some(r.bound)))
             }
             Inference::Trws { max_iter } => {
+                if let Some(exact) = cut(p, x) {
+                    return Ok(exact);
+                }
                 let settings = trws::TrwsSettings { max_iter, certify };
                 let r = trws::trws(p, x.edges(), settings);
                 if !r.certified {
