@@ -49,11 +49,10 @@ use crate::oracle::{Enumerable, OutputSpace, Violation};
 use crate::sequence::{
     add_unary, check_labels, product, unary_score, visit_unary, visit_unary_difference,
 };
-use infer::{DECODE_TOL, LoopySettings, Potentials, Tolerance};
+use infer::{DECODE_TOL, Potentials, Tolerance};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use trws::ad3_after_trws;
 
 /// The same in loss-augmented inference, relative to the hinge (the value less the truth's score), which is
 /// what a solver's primal adds up: the bounds the uncertified answers leave then raise a primal by at most
@@ -341,82 +340,6 @@ impl GraphSpace {
             certified: r.certified,
             marginals: r.marginals,
         })
-    }
-
-    /// The best labelling under the potentials by the space's method, its value, and for the methods that
-    /// bound the maximum without always reaching it (trws, ad3) their upper bound on it (which
-    /// [`Violation`]'s bound keeps at least the hinge found).
-    /// trws and ad3 certify a labelling within `certify` of their bound.
-    fn solve(
-        &self,
-        p: &Potentials,
-        x: &Graph,
-        certify: Tolerance,
-    ) -> Result<(Vec<u32>, f64, Option<f64>), StructError> {
-        let exact = |(y, v): (Vec<u32>, f64)| (y, v, None);
-        // Two labels and submodular tables (TRW-S and AD3 try it first): one cut is exact, its value its
-        // own bound.
-        let cut =
-            |p: &Potentials, x: &Graph| cut::exact_cut(p, x.edges()).map(|(y, v)| (y, v, Some(v)));
-        self.calls.fetch_add(1, Ordering::Relaxed);
-        match self.inference {
-            Inference::ExactTree => infer::exact_tree(p, x.edges()).map(exact),
-            Inference::BruteForce => infer::brute_force(p, x.edges()).map(exact),
-            // On a forest, message passing scheduled leaves to root and back is dynamic programming: exact
-            // after one schedule, where max-product's flooding may not settle in its sweeps on long chains
-            // and TRW-S's index order needs as many iterations as the tree is deep (71 ms against 4 ms on a
-            // random 10,000-node tree). Each method's answer on a forest is an exact maximizer either way.
-            Inference::MaxProduct { .. } | Inference::Trws { .. } | Inference::Ad3 { .. }
-                if x.is_forest() =>
-            {
-                infer::exact_tree(p, x.edges()).map(exact)
-            }
-            Inference::MaxProduct { max_iter, damping } => {
-                let settings = LoopySettings {
-                    max_iter,
-                    damping,
-                    tol: 1e-9,
-                };
-                let (y, v, converged) = infer::max_product(p, x.edges(), settings);
-                if !converged {
-                    self.unconverged.fetch_add(1, Ordering::Relaxed);
-                }
-                Ok((y, v, None))
-            }
-            Inference::Ad3 { max_iter, branches } => {
-                if let Some(exact) = cut(p, x) {
-                    return Ok(exact);
-                }
-                let settings = ad3::Ad3Settings {
-                    max_iter,
-                    certify,
-                    fractional: false,
-                };
-                let r = ad3_after_trws(p, x.edges(), settings, branches);
-                if !r.certified {
-                    self.unconverged.fetch_add(1, Ordering::Relaxed);
-                }
-                Ok((r.labels, r.value, Some(r.bound)))
-            }
-            Inference::Trws { max_iter } => {
-                if let Some(exact) = cut(p, x) {
-                    return Ok(exact);
-                }
-                let settings = trws::TrwsSettings { max_iter, certify };
-                let r = trws::trws(p, x.edges(), settings);
-                if !r.certified {
-                    self.unconverged.fetch_add(1, Ordering::Relaxed);
-                }
-                Ok((r.labels, r.value, Some(r.bound)))
-            }
-            Inference::Qpbo => {
-                let (y, v, exact) = cut::graph_cut(p, x.edges());
-                if !exact {
-                    self.unconverged.fetch_add(1, Ordering::Relaxed);
-                }
-                Ok((y, v, None))
-            }
-        }
     }
 }
 
