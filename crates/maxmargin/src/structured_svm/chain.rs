@@ -140,11 +140,7 @@ impl StructuredModel {
         let mut counts = TagCounts::default();
         // A tag training never saw is counted as an error (no decoding can give it), not refused.
         let n_labels = self.n_labels as u32;
-        let unseen: Vec<f64> = (data.labels.iter().flatten())
-            .filter(|&&t| t >= n_labels)
-            .map(|&t| f64::from(t) + 1.0)
-            .collect();
-        let unknown = super::UnknownLabels::of(unseen.len(), unseen);
+        let unknown = super::UnknownLabels::of_tags(&data.labels, self.n_labels);
         for (i, (x, y)) in seqs.iter().zip(&data.labels).enumerate() {
             let known: Vec<u32> = y
                 .iter()

@@ -58,8 +58,9 @@ impl StructuredSvm {
         let weights = self.class_weight_vector(&classes)?;
         let mut warnings = Vec::new();
         let (scaler, scaled) = self.scaled(&data.x, &mut warnings)?;
-        crate::limits::check_row_norms(data, scaled.as_ref().unwrap_or(&data.x))?;
-        let max_abs = crate::convergence::max_abs(scaled.as_ref().unwrap_or(&data.x));
+        let trained = scaled.as_ref().unwrap_or(&data.x);
+        crate::limits::check_row_norms(data, trained)?;
+        let max_abs = crate::convergence::max_abs(trained);
         let parts = MulticlassParts {
             d: data.x.n_features(),
             classes,

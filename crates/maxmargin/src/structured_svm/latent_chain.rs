@@ -129,11 +129,7 @@ impl LatentChainModel {
         let x = self.model.sequences(&data.sequences, 0);
         let mut counts = super::chain::TagCounts::default();
         // A tag training never saw is counted as an error (no decoding can give it), not refused.
-        let unseen: Vec<f64> = (data.labels.iter().flatten())
-            .filter(|&&t| t as usize >= self.tags)
-            .map(|&t| f64::from(t) + 1.0)
-            .collect();
-        let unknown = super::UnknownLabels::of(unseen.len(), unseen);
+        let unknown = super::UnknownLabels::of_tags(&data.labels, self.tags);
         for (i, (xi, y)) in x.iter().zip(&data.labels).enumerate() {
             counts.add(&space.label(&self.model.decoded(&space, xi, data, i)?), y);
         }

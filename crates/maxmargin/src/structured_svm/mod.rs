@@ -205,6 +205,16 @@ impl UnknownLabels {
         labels.dedup_by(|a, b| a.total_cmp(b).is_eq());
         (count > 0).then_some(Self { count, labels })
     }
+
+    /// The tokens of `sequences` whose tag (0-based) is `n_tags` or beyond, the tags shown 1-based as in
+    /// svm_hmm files: `None` when every tag is known.
+    pub(crate) fn of_tags(sequences: &[Vec<u32>], n_tags: usize) -> Option<Self> {
+        let unseen: Vec<f64> = (sequences.iter().flatten())
+            .filter(|&&t| t as usize >= n_tags)
+            .map(|&t| f64::from(t) + 1.0)
+            .collect();
+        Self::of(unseen.len(), unseen)
+    }
 }
 
 /// One class's decisions on labelled data.
