@@ -91,6 +91,7 @@ impl LiblinearModel {
         let mut at_w = 0;
         // The line each header field came from, for errors found once the header is complete.
         let (mut solver_at, mut label_at, mut features_at) = (1, 1, 1);
+        let mut seen: Vec<(String, usize)> = Vec::new();
         while let Some((no, line)) = lines.next_line()? {
             let mut parts = line.split_whitespace();
             let Some(key) = parts.next() else { continue };
@@ -98,6 +99,13 @@ impl LiblinearModel {
                 v.ok_or_else(bad)
             }
             let none = || bad(no, "header", format!("{key} has no value"));
+            if let Some(&(_, first)) = seen.iter().find(|(k, _)| k == key) {
+                let why = format!(
+                    "{key} is given twice (first on line {first}): which one holds is unknown"
+                );
+                return Err(bad(no, "header", why));
+            }
+            seen.push((key.to_string(), no));
             match key {
                 "solver_type" => {
                     solver = Some(value(parts.next(), none)?.to_string());

@@ -37,14 +37,29 @@ fn per_row<T>(
 ) -> Result<Vec<T>, IoError> {
     let mut lines = Lines::new(open_maybe_gz(path)?, path);
     let mut out = Vec::with_capacity(rows.min(1 << 24));
+    // Blank lines at the end of the file are an editor's, not rows: a run of them (its first line and
+    // length) is held back until a line with text follows it, and then its lines are rows like any other.
+    let mut blanks = (0, 0);
     while let Some((no, line)) = lines.next_line()? {
-        if out.len() == rows {
-            return Err(IoError::Mismatch {
-                path: path.to_path_buf(),
-                message: format!("more {what} than the {rows} rows of {}", data.display()),
-            });
+        let text = line.trim();
+        if text.is_empty() {
+            blanks = (if blanks.1 == 0 { no } else { blanks.0 }, blanks.1 + 1);
+            continue;
         }
-        out.push(parse(line.trim(), no)?);
+        let held = (blanks.0..blanks.0 + blanks.1).map(|b| (b, ""));
+        blanks = (0, 0);
+        for (no, text) in held.chain([(no, text)]) {
+            if out.len() == rows {
+                return Err(IoError::Mismatch {
+                    path: path.to_path_buf(),
+                    message: format!(
+                        "more {what} than the {rows} rows of {} (line {no})",
+                        data.display()
+                    ),
+                });
+            }
+            out.push(parse(text, no)?);
+        }
     }
     if out.len() != rows {
         return Err(count_error(path, what, out.len(), rows, data));
@@ -52,7 +67,8 @@ fn per_row<T>(
     Ok(out)
 }
 
-/// Reads `--sample-weights FILE`: one finite non-negative number per line, one per row of `data`.
+/// Reads `--sample-weights FILE`: one finite non-negative number per line, one per row of `data`; blank
+/// lines at the end of the file are not rows.
 ///
 /// # Errors
 /// [`IoError::Parse`] naming the line of a value that is not such a number; [`IoError::Mismatch`] for
@@ -87,11 +103,27 @@ pub fn read_weights(path: &Path, rows: usize, data: &Path) -> Result<Vec<f64>, I
     })
 }
 
-/// Reads `--groups FILE`: one non-empty group name per line, one per row of `data`.
+/// Reads `--groups FILE`: one non-empty group name per line, one per row of `data`; blank lines at the
+/// end of the file are not rows (as in [`read_weights`]).
 ///
 /// # Errors
 /// [`IoError::Parse`] naming the line of an empty name; [`IoError::Mismatch`] for another count than
 /// `rows`.
+///
+/// # Examples
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let p = dir.path().join("groups.txt");
+/// std::fs::write(&p, "north\nsouth\n\n\n")?;
+/// let g = maxmargin::side_files::read_group_names(&p, 2, "d.svm".as_ref())?;
+/// assert_eq!(g, ["north", "south"]);
+/// // A blank line between names is a row with an empty name, refused by its line.
+/// std::fs::write(&p, "north\n\nsouth\n")?;
+/// let e = maxmargin::side_files::read_group_names(&p, 3, "d.svm".as_ref()).unwrap_err();
+/// assert!(e.to_string().contains(":2"), "{e}");
+/// # Ok(()) }
+/// ```
 pub fn read_group_names(path: &Path, rows: usize, data: &Path) -> Result<Vec<String>, IoError> {
     per_row(path, rows, data, "group names", |text, line| {
         if text.is_empty() {

@@ -229,6 +229,18 @@ fn what_liblinear_cannot_hold_or_is_not_a_model_is_refused() {
         err.contains("wide.txt:7:1: weight: 2 weights on the line, expected 3"),
         "{err}"
     );
+    // A header line given twice is refused at the second: which one LIBLINEAR would keep is its reader's.
+    let twice = tmp.path().join("twice.txt");
+    std::fs::write(
+        &twice,
+        "solver_type MCSVM_CS\nnr_class 2\nlabel 1 2\nnr_feature 1\nnr_feature 2\nbias -1\nw\n1 2 \n",
+    )
+    .unwrap();
+    let err = fails(&["convert", s(&twice), "-o", s(&out)], 1);
+    assert!(
+        err.contains("twice.txt:5:1: header: nr_feature is given twice (first on line 4)"),
+        "{err}"
+    );
     // A weight that is not finite is named at its line.
     let nan = tmp.path().join("nan.txt");
     let head =
