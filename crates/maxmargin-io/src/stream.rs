@@ -60,6 +60,10 @@ pub struct Summary {
     pub bytes: u64,
     /// The largest absolute feature value (0 without features), for advice on scaling.
     pub max_abs: f64,
+    /// The line of the first row with the largest feature index (0 without features), for errors.
+    pub widest_line: usize,
+    /// The line of the first row whose squared norm overflows a 64-bit float, and its largest `|x|`.
+    pub overflow: Option<(usize, f64)>,
 }
 
 /// One row of a pass, borrowed for the length of the callback.
@@ -170,6 +174,7 @@ impl RowFile {
         let mut labels: BTreeMap<u64, (f64, usize)> = BTreeMap::new();
         let (mut n_rows, mut n_features, mut nnz, mut bytes) = (0usize, 0usize, 0u64, 0u64);
         let mut max_abs = 0.0f64;
+        let (mut widest_line, mut overflow) = (0, None);
         let reader = crate::open_maybe_gz(source)?;
         for_each_row(reader, source, parse_real_label, |row| {
             let known = labels.len();
@@ -191,10 +196,16 @@ impl RowFile {
             n_rows += 1;
             nnz += row.idx.len() as u64;
             max_abs = row.val.iter().fold(max_abs, |m, v| m.max(v.abs()));
-            if let Some(&last) = row.idx.last() {
-                n_features = n_features.max(last as usize + 1);
+            if let Some(&last) = row.idx.last()
+                && last as usize >= n_features
+            {
+                (n_features, widest_line) = (last as usize + 1, row.line);
             }
             if let Ok(x) = SparseRow::new(row.idx, row.val) {
+                if overflow.is_none() && !x.norm_sq().is_finite() {
+                    let largest = row.val.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                    overflow = Some((row.line, largest));
+                }
                 observe(row.label, x);
             }
             bytes += write_row(&mut parsed, row.line, row.label, row.idx, row.val).map_err(temp)?;
@@ -219,6 +230,8 @@ impl RowFile {
                 labels,
                 bytes,
                 max_abs,
+                widest_line,
+                overflow,
             },
             buckets,
             seed,

@@ -45,14 +45,40 @@ pub fn check_row_norms<L>(
         Some(line) => format!("line {line} of {}", data.source.display()),
         None => format!("row {} of {}", r + 1, data.source.display()),
     };
-    Err(OptimError::InvalidParam {
+    Err(overflowing_row(largest, &at))
+}
+
+/// What [`check_row_norms`] and [`check_streamed`] say of a row whose squared norm overflows.
+pub(crate) fn overflowing_row(largest: f64, at: &str) -> Error {
+    OptimError::InvalidParam {
         name: "feature values",
         value: format!("|x| up to {largest:.3e} at {at}"),
         reason: "overflow a 64-bit float when squared and summed over a row (the solvers' steps divide by \
                  that norm, and would stall at w = 0 or turn to NaN): scale the features (--scale maxabs or \
                  minmax)",
     }
-    .into())
+    .into()
+}
+
+/// The limits of rows streamed from `path` (`--stream`), as [`check_features`] and [`check_row_norms`]
+/// check rows in memory, naming the line that breaks them; the norms only when the rows are trained
+/// unscaled (`scaled` false), since scaling brings such values back.
+///
+/// # Errors
+/// As [`check_features`] and [`check_row_norms`].
+pub fn check_streamed(
+    path: &Path,
+    summary: &maxmargin_io::stream::Summary,
+    scaled: bool,
+) -> Result<(), Error> {
+    let at = |line: usize| format!("line {line} of {}", path.display());
+    check_features_at(summary.n_features, summary.nnz as usize, || {
+        at(summary.widest_line)
+    })?;
+    match summary.overflow {
+        Some((line, largest)) if !scaled => Err(overflowing_row(largest, &at(line))),
+        _ => Ok(()),
+    }
 }
 
 fn check_features_at(

@@ -336,6 +336,20 @@ mod with_mpi {
                 .contains("--threads does not apply over several ranks")
         );
         assert!(!out.status.success() && !model.exists());
+        // A row whose squared norm overflows, in the last rank's share, is named by its file line on the
+        // rank that speaks, as one process names it (binary and multiclass).
+        let mut text = maxmargin::datasets::HEART_SCALE.to_string();
+        text.push_str("+1 3:1e200\n");
+        std::fs::write(&data, text).unwrap();
+        for task in ["binary", "multiclass"] {
+            let out = mpirun(2, &["train", s(&data), "-o", s(&model), "--task", task]);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains("error: rank 0 of 2:") && err.contains("1.000e200 at line 271 of"),
+                "{task}: {err}"
+            );
+            assert!(!out.status.success() && !model.exists());
+        }
     }
 
     #[test]

@@ -167,6 +167,29 @@ fn a_bad_line_is_named_and_no_model_is_written() {
     assert!(err.contains("/no/such/dir"), "{err}");
 }
 
+/// The limits rows in memory are held to hold streamed, and name the line as they do: a feature index far
+/// beyond the nonzeros, and (unscaled, in both tasks that stream) a row whose squared norm overflows.
+#[test]
+fn streamed_rows_beyond_the_limits_are_named_by_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, model) = (dir.path().join("d.svm"), dir.path().join("m.model"));
+    std::fs::write(&data, "1 1:1 2:1\n-1 1:-1\n1 1:1 900000000:1\n-1 2:-1\n").unwrap();
+    let err = fails(&["train", "--stream", s(&data), "-o", s(&model)], 1);
+    assert!(err.contains("largest index in line 3 of"), "{err}");
+    std::fs::write(&data, "1 1:1 2:1\n-1 1:-1\n1 1:1e200 2:1\n-1 2:-1\n2 1:1\n").unwrap();
+    let multiclass = ["--task", "multiclass", "--solver", "ssg"];
+    for flags in [&[][..], &multiclass[..]] {
+        let mut args = vec!["train", "--stream", s(&data), "-o", s(&model)];
+        args.extend_from_slice(flags);
+        let err = fails(&args, 1);
+        assert!(
+            err.contains("|x| up to 1.000e200 at line 3 of") && err.contains("--scale"),
+            "{flags:?}: {err}"
+        );
+        assert!(!model.exists());
+    }
+}
+
 #[test]
 fn flags_that_cannot_stream_are_refused_naming_why() {
     let dir = tempfile::tempdir().unwrap();

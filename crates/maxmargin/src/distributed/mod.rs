@@ -230,7 +230,38 @@ impl Whole {
         comm.allreduce_max(&mut width)?;
         let (n, nnz, d) = (sums[0] as usize, sums[1] as usize, width[0] as usize);
         crate::limits::check_features(&data.source, d, nnz)?;
+        Self::check_row_norms(comm, data, start)?;
         Ok(Self { n, d })
+    }
+
+    /// One process's `limits::check_row_norms` over the ranks: every rank refuses, naming the file's first
+    /// line (over all shards) whose row's squared norm overflows, so none is left waiting for the others.
+    fn check_row_norms(
+        comm: &dyn Collective,
+        data: &maxmargin_io::libsvm::LabeledData,
+        start: u64,
+    ) -> Result<(), Error> {
+        let mine = (data.x.rows().zip(&data.lines)).find(|(r, _)| !r.norm_sq().is_finite());
+        let line = match mine {
+            Some((_, &line)) => maxmargin_io::shard::file_line(&data.source, start, line)? as f64,
+            None => f64::INFINITY,
+        };
+        // The smallest line of all, as the largest of their negatives.
+        let mut first = [-line];
+        comm.allreduce_max(&mut first)?;
+        if first[0] == f64::NEG_INFINITY {
+            return Ok(());
+        }
+        let largest = match mine {
+            Some((row, _)) if -first[0] == line => {
+                row.values().iter().fold(0.0f64, |m, v| m.max(v.abs()))
+            }
+            _ => 0.0,
+        };
+        let mut largest = [largest];
+        comm.allreduce_max(&mut largest)?;
+        let at = format!("line {} of {}", -first[0], data.source.display());
+        Err(crate::limits::overflowing_row(largest[0], &at))
     }
 
     /// The distinct labels of every shard, sorted: each rank's set laid in its own row of a table that one

@@ -89,7 +89,8 @@ impl LinearSvm {
         let summary = rows.summary().clone();
         let mut warnings = Vec::new();
         // The limits before the first allocation that follows the features (the scaler's statistics).
-        crate::limits::check_features(path, summary.n_features, summary.nnz as usize)?;
+        let scaled = p.scale != maxmargin_core::scale::Scaling::None;
+        crate::limits::check_streamed(path, &summary, scaled)?;
         let scaler = crate::convergence::fit_scaler_streamed(p.scale, &rows, &mut warnings)?;
         let distinct: Vec<f64> = summary.labels.iter().map(|l| l.0).collect();
         let labels = BinaryLabels::from_labels(path, &distinct)?.with_positive(path, p.positive)?;

@@ -72,7 +72,8 @@ impl StructuredSvm {
         let mut warnings = Vec::new();
         let (n, d) = (summary.n_rows, summary.n_features);
         // The limits before the first allocation that follows the features (the scaler's statistics).
-        crate::limits::check_features(path, d, summary.nnz as usize)?;
+        let scaled = p.scale != maxmargin_core::scale::Scaling::None;
+        crate::limits::check_streamed(path, &summary, scaled)?;
         let scaler = crate::convergence::fit_scaler_streamed(p.scale, &rows, &mut warnings)?;
         let distinct: Vec<f64> = summary.labels.iter().map(|l| l.0).collect();
         let classes = ClassLabels::from_labels(path, &distinct)?;
