@@ -445,8 +445,17 @@ pub fn load<T: Serialize + DeserializeOwned>(
             value
         }
         Body::Json(obj, typed) => {
-            let value: T = serde_json::from_value(serde_json::Value::Object(obj))
-                .map_err(|e| IoError::bad_model(path, format!("payload does not decode: {e}")))?;
+            // The path to what does not decode (`training.objective`, `w[3]`) names the field.
+            let value: T = serde_path_to_error::deserialize(serde_json::Value::Object(obj))
+                .map_err(|e| match e.path().to_string().as_str() {
+                    "." => {
+                        IoError::bad_model(path, format!("payload does not decode: {}", e.inner()))
+                    }
+                    at => IoError::bad_model(
+                        path,
+                        format!("payload does not decode: {at}: {}", e.inner()),
+                    ),
+                })?;
             if let Some(expected) = typed
                 && typed_checksum(&value).map_err(|e| IoError::bad_model(path, e))? != expected
             {

@@ -107,7 +107,14 @@ fn corrupt_foreign_newer_and_wrong_kind() {
         load::<Toy>(&q, "toy")
             .unwrap_err()
             .to_string()
-            .contains("payload does not decode")
+            .contains("payload does not decode: w: invalid type")
+    );
+    // The field that does not decode is named by its path, down to the element.
+    std::fs::write(&q, r#"{"format": "maxmargin-model", "format_version": 1, "kind": "toy", "crate_version": "0.1.0", "w": [1, "x"], "b": 0, "seed": 1}"#).unwrap();
+    let e = load::<Toy>(&q, "toy").unwrap_err().to_string();
+    assert!(
+        e.contains("payload does not decode: w[1]: invalid type: string"),
+        "{e}"
     );
 }
 
