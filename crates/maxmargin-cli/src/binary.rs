@@ -417,7 +417,7 @@ pub(crate) fn eval(
         }
     } else {
         let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
-        let [neg, pos] = model.labels;
+        let [neg, pos] = model.labels.map(format_number);
         out!(
             "examples   {}  (prevalence of {pos}: {:.4})",
             e.n,

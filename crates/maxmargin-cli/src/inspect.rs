@@ -3,6 +3,7 @@
 //! the margin violators, and the features that weigh most.
 
 use anyhow::{Result, bail};
+use maxmargin::io::libsvm::format_number;
 use maxmargin::linear::DecisionModel;
 use serde::Serialize;
 use std::path::Path;
@@ -96,10 +97,12 @@ pub(crate) fn run(
     let [neg, pos] = model.labels;
     if let Some(i) = data.labels.iter().position(|&l| l != neg && l != pos) {
         bail!(
-            "{}:{}: label {} is neither class of the model ({neg} or {pos})",
+            "{}:{}: label {} is neither class of the model ({} or {})",
             data_path.display(),
             data.lines.get(i).copied().unwrap_or(i + 1),
-            data.labels[i]
+            format_number(data.labels[i]),
+            format_number(neg),
+            format_number(pos)
         );
     }
     // Weights on the data's own units: the scaling folded in, so contributions read off the file's values.
@@ -199,8 +202,9 @@ pub(crate) fn run(
 
 fn print(r: &Inspection, pos: f64) -> Result<()> {
     out!(
-        "rows {} (y = +1 for label {pos}, else -1; f(x) = <w,x> + b; margin y*f(x))",
-        r.n
+        "rows {} (y = +1 for label {}, else -1; f(x) = <w,x> + b; margin y*f(x))",
+        r.n,
+        format_number(pos)
     );
     out!("  beyond the margin (y*f > 1)     {}", r.beyond);
     out!("  on the margin (y*f = 1)         {}", r.on);
