@@ -78,7 +78,20 @@ pub(crate) fn calibrate(
         MethodArg::Platt => CalibrationMethod::Platt,
         MethodArg::Isotonic => CalibrationMethod::Isotonic,
     };
+    let before = (m.threshold_at_probability(), m.cut());
     let m = m.calibrate(&dev, method)?;
+    match (before.0, &m.threshold) {
+        (Some(p), Some(t)) if t.score != before.1 => note!(
+            "the threshold at probability {p} moves with the calibration: score {} (was {})",
+            short_score(t.score),
+            short_score(before.1)
+        ),
+        (Some(p), None) => note!(
+            "warning: the threshold at probability {p} is dropped: this calibration does not increase with the \
+             score, so no score cut-off gives it (decisions are at score > 0 again)"
+        ),
+        _ => {}
+    }
     m.save(output)?;
     warn_training_rows(sketch.as_deref(), &dev, model, "calibrate");
     let e = m.evaluate(&dev, None)?;
@@ -111,17 +124,17 @@ pub(crate) fn threshold(
         "choose the threshold",
     );
     let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
-    // On a calibrated model the cut-off is also a probability: both are printed.
-    let probability = m
-        .probability_at(at.threshold)
-        .map_or_else(String::new, |p| format!(", probability {p:.4}"));
-    // A cut-off just below a round number (the last score under a probability's crossing) is a tiny or a
-    // long number: printed in exponent form then, so that it reads (and parses back) short.
     let t = at.threshold;
-    let threshold = if t != 0.0 && !(1e-4..1e15).contains(&t.abs()) {
-        format!("{t:e}")
-    } else {
-        format!("{t}")
+    // On a calibrated model the cut-off is also a probability: the lowest a flagged row can have (the
+    // probability just above the cut, since rows above it are flagged), printed beside the score.
+    let probability = match m.probability_at(t.next_up()) {
+        Some(p) if t < f64::MAX => format!(", probability {p:.4}"),
+        _ => String::new(),
+    };
+    let threshold = match t {
+        f64::MIN => "none: every row is flagged".to_string(),
+        f64::MAX => "none: no row is flagged".to_string(),
+        t => short_score(t),
     };
     out!(
         "threshold {threshold}{probability}  (on {} rows of {}: precision {}, recall {}, flag rate {:.4})",
@@ -133,4 +146,14 @@ pub(crate) fn threshold(
     );
     note!("saved {}", output.display());
     Ok(())
+}
+
+/// A cut-off just below a round number (the last score under a probability's crossing) is a tiny or a long
+/// number: printed in exponent form then, so that it reads (and parses back) short.
+fn short_score(t: f64) -> String {
+    if t != 0.0 && !(1e-4..1e15).contains(&t.abs()) {
+        format!("{t:e}")
+    } else {
+        format!("{}", t + 0.0)
+    }
 }

@@ -68,13 +68,15 @@ pub fn average_precision(scores: &[f64], positive: &[bool]) -> Option<f64> {
     if p == 0 {
         return None;
     }
-    let (mut tp, mut fp, mut ap) = (0usize, 0usize, 0.0);
+    // Σ (positives of a tie group) × (precision there), divided by the positives once at the end: with every
+    // precision 1 that is exactly 1 (the terms of p share each could sum to 1 + 1e-15), and never above.
+    let (mut tp, mut fp, mut sum) = (0usize, 0usize, 0.0);
     for &(gp, gn) in &g {
         tp += gp;
         fp += gn;
-        ap += (gp as f64 / p as f64) * (tp as f64 / (tp + fp) as f64);
+        sum += gp as f64 * (tp as f64 / (tp + fp) as f64);
     }
-    Some(ap)
+    Some((sum / p as f64).min(1.0))
 }
 
 /// Precision, recall and F1 of one class's decisions from its counts; each `None` where it divides by zero.
@@ -162,6 +164,14 @@ mod tests {
         let a = roc_auc(&[0.5, 0.5, 0.1, 0.9], &[true, false, true, false]);
         let b = roc_auc(&[0.5, 0.5, 0.1, 0.9], &[false, true, true, false]);
         assert_eq!(a, b);
+        // Every row positive, 60 distinct scores: exactly 1 (the shares 1/60 summed to 1 + 1e-15 before).
+        let scores: Vec<f64> = (0..60).map(f64::from).collect();
+        assert_eq!(average_precision(&scores, &[true; 60]), Some(1.0));
+        for n in 1..200 {
+            let scores: Vec<f64> = (0..n).map(|i| f64::from(i % 7)).collect();
+            let y: Vec<bool> = (0..n).map(|i| i % 3 != 0).collect();
+            assert!(average_precision(&scores, &y).is_none_or(|ap| ap <= 1.0));
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod convert;
 mod crafted;
 mod csv_and_labels;
 mod cv;
+mod decisions;
 mod demo;
 mod format3;
 mod graph;

@@ -241,12 +241,32 @@ impl DecisionModel {
         let map = map.ok_or_else(|| IoError::Empty {
             path: dev.source.clone(),
         })?;
+        // A cut-off set at a probability follows the new map (the other rules chose a score on their own
+        // rows, which the calibration does not change); a map that does not increase with the score has no
+        // such cut-off, and the threshold is dropped (see `threshold_at_probability`).
+        if let Some(p) = self.threshold_at_probability() {
+            match &map {
+                CalibrationMap::Platt(m) if m.a >= 0.0 => self.threshold = None,
+                _ => {
+                    if let Some(t) = &mut self.threshold {
+                        t.score = map.score_at(p);
+                    }
+                }
+            }
+        }
         self.calibration = Some(Calibration {
             map,
             rows: scores.len(),
             source: dev.source.display().to_string(),
         });
         Ok(self)
+    }
+
+    /// The probability the threshold was set at (`threshold --at P`), when it was: [`DecisionModel::calibrate`]
+    /// moves such a cut-off to the new map's score for `P`, or drops it where the map cannot place it.
+    pub fn threshold_at_probability(&self) -> Option<f64> {
+        let rule = &self.threshold.as_ref()?.rule;
+        rule.strip_prefix("at probability ")?.parse().ok()
     }
 
     /// Chooses the cut-off on development rows by `rule`, and says what it does there.

@@ -312,17 +312,19 @@ impl LinearModel {
             .transpose()?;
         let y = self.label_map().targets(data)?;
         let (mut tp, mut fp, mut tn, mut fn_) = (0, 0, 0, 0);
-        let (mut hinge_sum, mut loss_sum) = (0.0, 0.0);
+        // Means summed term by term (each divided by n first): finite scores give a finite mean.
+        let (mut mean_hinge, mut mean_loss) = (0.0, 0.0);
+        let n = data.n_samples();
         let scores = self.scores(data)?;
         for ((&f, &yi), label) in scores.iter().zip(&y).zip(&data.labels) {
-            hinge_sum += hinge(yi * f);
+            mean_hinge += hinge(yi * f) / n as f64;
             let weight = self
                 .params
                 .class_weights
                 .iter()
                 .find(|(c, _)| c == label)
                 .map_or(1.0, |(_, w)| *w);
-            loss_sum += weight * self.params.loss.value(yi * f);
+            mean_loss += weight * self.params.loss.value(yi * f) / n as f64;
             match (yi > 0.0, f > threshold) {
                 (true, true) => tp += 1,
                 (false, true) => fp += 1,
@@ -330,8 +332,6 @@ impl LinearModel {
                 (true, false) => fn_ += 1,
             }
         }
-        let n = data.n_samples();
-        let mean_hinge = hinge_sum / n as f64;
         let positive: Vec<bool> = y.iter().map(|&v| v > 0.0).collect();
         let decisions = maxmargin_core::metrics::Decisions::from_counts(tp, fp, fn_);
         let bias_sq = if self.bias == Bias::Feature {
@@ -346,6 +346,18 @@ impl LinearModel {
             (Some(_), None) => 0.0,
             (None, _) => norm_sq(&self.w) + bias_sq,
         };
+        let objective = lambda.map(|l| 0.5 * l * reg + mean_loss);
+        if let (Some(l), Some(o)) = (lambda, objective)
+            && !o.is_finite()
+        {
+            return Err(maxmargin_optim::OptimError::InvalidParam {
+                name: "lambda",
+                value: format!("{l:e}"),
+                reason: "gives an objective beyond a 64-bit float with this model (its squared norm or its \
+                         mean loss overflows): no objective can be reported",
+            }
+            .into());
+        }
         Ok(Evaluation {
             n,
             correct: tp + tn,
@@ -356,7 +368,7 @@ impl LinearModel {
             false_negative: fn_,
             mean_hinge,
             lambda,
-            objective: lambda.map(|l| 0.5 * l * reg + loss_sum / n as f64),
+            objective,
             converged: self.training.converged,
             roc_auc: maxmargin_core::metrics::roc_auc(&scores, &positive),
             average_precision: maxmargin_core::metrics::average_precision(&scores, &positive),
