@@ -46,6 +46,13 @@ pub(crate) fn run(cmd: &CompareCmd) -> Result<()> {
     params.check()?;
     let train = crate::load::read_labelled(&cmd.train)?;
     let dev = crate::load::read_labelled(&cmd.dev)?;
+    // Each family is fitted on the training features: the development rows' others are ignored, as every
+    // command that scores rows with a model says.
+    crate::load::warn_beyond(
+        dev.x.rows().map(|r| r.indices()),
+        train.x.n_features(),
+        &cmd.dev,
+    );
     let shared = rows_also_in(&dev, &train);
     // A few repeats happen in data of discrete features; a tenth or more is a file given twice or a split
     // that leaked.

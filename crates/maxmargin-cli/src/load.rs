@@ -372,7 +372,11 @@ fn fits_model(
 
 /// Counts the feature values of `rows` (their indices) beyond a model's `n_features` in one `warning:` line:
 /// the prediction ignores them.
-fn warn_beyond<'r>(rows: impl Iterator<Item = &'r [u32]>, n_features: usize, data_path: &Path) {
+pub(crate) fn warn_beyond<'r>(
+    rows: impl Iterator<Item = &'r [u32]>,
+    n_features: usize,
+    data_path: &Path,
+) {
     let (mut beyond, mut count_rows, mut widest) = (0usize, 0usize, 0usize);
     for indices in rows {
         let outside = indices.iter().filter(|&&j| j as usize >= n_features);

@@ -495,3 +495,40 @@ fn a_kernel_of_values_beyond_float_resolution_reports_the_models_own_objective()
         "{said}"
     );
 }
+
+/// Features beyond a kernel model's are ignored, as the warning says and as a linear model's weights do: the
+/// RBF distance counted them, so a row scored 0.9998 alone scored -0.22 with one more feature.
+#[test]
+fn features_beyond_a_kernel_models_are_ignored_as_the_warning_says() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = |name: &str| tmp.path().join(name);
+    let binary = "+1 1:1 2:1\n-1 1:-1\n+1 1:1 2:0.5\n-1 2:-1\n";
+    let multi = "1 1:1 2:1\n2 1:-1\n3 1:1 2:-0.5\n1 1:0.9 2:1\n2 1:-1 2:0.1\n3 1:1 2:-0.6\n";
+    for (task, rows, row) in [
+        ("binary", binary, "+1 1:1 2:1"),
+        ("multiclass", multi, "1 1:0.9 2:1"),
+    ] {
+        std::fs::write(p("train.svm"), rows).unwrap();
+        std::fs::write(p("narrow.svm"), format!("{row}\n")).unwrap();
+        std::fs::write(p("wide.svm"), format!("{row} 7:4\n")).unwrap();
+        let model = p("k.model");
+        ok(&[
+            "train",
+            "--task",
+            task,
+            s(&p("train.svm")),
+            "--kernel",
+            "rbf",
+            "-o",
+            s(&model),
+            "-q",
+        ]);
+        let narrow = ok(&["predict", s(&model), s(&p("narrow.svm")), "--scores"]);
+        let wide = maxmargin(&["predict", s(&model), s(&p("wide.svm")), "--scores"]);
+        assert!(
+            String::from_utf8_lossy(&wide.stderr).contains("are ignored"),
+            "{task}"
+        );
+        assert_eq!(String::from_utf8(wide.stdout).unwrap(), narrow, "{task}");
+    }
+}

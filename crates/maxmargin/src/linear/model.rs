@@ -111,6 +111,8 @@ impl LinearModel {
     /// `f(x) = ⟨w, x⟩ + b` (a kernel model's `Σ_k coef_k K(s_k, x) + b`), on the row scaled as in training
     /// when the model has a scaler.
     pub fn decision_function(&self, x: SparseRow<'_>) -> f64 {
+        // Features beyond the model's are ignored (a kernel's distance would count them).
+        let x = x.below(self.n_input_features());
         if let Some(k) = &self.kernel {
             return match &self.scaler {
                 Some(s) => k.value(s.transform_row(x).as_row()) + self.b,
@@ -182,9 +184,11 @@ impl LinearModel {
     /// and sums over its support vectors, rows in parallel).
     pub fn decision_rows(&self, x: &SparseRows) -> Vec<f64> {
         if let Some(k) = &self.kernel {
+            // Features beyond the model's are ignored, as by the weights of a linear model.
+            let x = x.below(self.n_input_features());
             let values = match &self.scaler {
-                Some(s) => k.values(&s.transform(x)),
-                None => k.values(x),
+                Some(s) => k.values(&s.transform(&x)),
+                None => k.values(&x),
             };
             return values.into_iter().map(|v| v + self.b).collect();
         }

@@ -197,9 +197,11 @@ impl super::StructuredModel {
         x: &maxmargin_core::vector::SparseRows,
     ) -> Option<Vec<Vec<f64>>> {
         let k = self.kernel.as_ref()?;
+        // Features beyond the model's are ignored (the kernel's distances would count them).
+        let x = x.below(self.n_input_features());
         Some(match &self.scaler {
-            Some(s) => k.scores_rows(&s.transform(x), self.n_labels),
-            None => k.scores_rows(x, self.n_labels),
+            Some(s) => k.scores_rows(&s.transform(&x), self.n_labels),
+            None => k.scores_rows(&x, self.n_labels),
         })
     }
 
