@@ -4,6 +4,7 @@
 use crate::args::ConvertTo;
 use anyhow::{Result, bail};
 use maxmargin::convert::{Imported, binary_to_liblinear, from_liblinear, multiclass_to_liblinear};
+use maxmargin::io::IoError;
 use maxmargin::io::liblinear::LiblinearModel;
 use std::path::Path;
 
@@ -78,8 +79,11 @@ pub(crate) fn run(input: &Path, output: &Path, to: Option<ConvertTo>) -> Result<
             input.display()
         ),
         Err(header_error) => {
-            let lib = LiblinearModel::read(input).map_err(|e| {
-                anyhow::anyhow!("{e} (and not a maxmargin model either: {header_error})")
+            // A fault past a LIBLINEAR file's first header line is that file's own: the note that it is not a
+            // maxmargin model is only for a file that is neither from its first line.
+            let lib = LiblinearModel::read(input).map_err(|e| match e {
+                IoError::Parse { line, .. } if line > 1 => anyhow::Error::from(e),
+                e => anyhow::anyhow!("{e} (and not a maxmargin model either: {header_error})"),
             })?;
             match from_liblinear(&lib, input)? {
                 Imported::Binary(m) => m.save(output)?,

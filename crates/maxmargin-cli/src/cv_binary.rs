@@ -35,6 +35,12 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<bool> {
     }
     let params = crate::binary::params(args)?;
     let data = crate::load::read_labelled(&cmd.data)?;
+    if data.n_samples() == 0 {
+        return Err(maxmargin::io::IoError::Empty {
+            path: data.source.clone(),
+        }
+        .into());
+    }
     let groups = match &cmd.groups {
         Some(path) => {
             let names =

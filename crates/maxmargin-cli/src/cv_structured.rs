@@ -93,6 +93,12 @@ pub(crate) fn cv(cmd: &CvCmd, task: Task) -> Result<bool> {
         ),
     };
     let view = data.view();
+    if view.n() == 0 {
+        return Err(maxmargin::io::IoError::Empty {
+            path: data.source().to_path_buf(),
+        }
+        .into());
+    }
     let fold_of = match &cmd.groups {
         Some(path) => {
             let names = maxmargin::side_files::read_group_names(path, view.n(), data.source())?;

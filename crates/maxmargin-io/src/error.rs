@@ -67,7 +67,11 @@ pub enum IoError {
         message: String,
     },
     /// A model file of another kind than the one asked for.
-    #[error("{path}: model kind is {found:?}, expected {expected:?}", path = .path.display())]
+    #[error(
+        "{path}: model kind is {found:?}, expected {expected:?}{}",
+        checkpoint_note(found),
+        path = .path.display()
+    )]
     WrongKind {
         /// The file.
         path: PathBuf,
@@ -122,5 +126,15 @@ impl IoError {
             path: path.into(),
             message: message.into(),
         }
+    }
+}
+
+/// What a [`IoError::WrongKind`] adds when the file is a training checkpoint, which only `train --resume`
+/// reads (its kind names it: `checkpoint-binary-dcd`).
+fn checkpoint_note(found: &str) -> &'static str {
+    if found.starts_with("checkpoint") {
+        ": this file is a training checkpoint, not a model (train --resume FILE continues the run it saved)"
+    } else {
+        ""
     }
 }

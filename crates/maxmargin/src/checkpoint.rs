@@ -170,10 +170,29 @@ pub(crate) fn first_difference(
     pairs: &[(&'static str, &dyn std::fmt::Debug, &dyn std::fmt::Debug)],
 ) -> Option<(&'static str, String, String)> {
     let words = |v: &dyn std::fmt::Debug| {
-        let text = format!("{v:?}").to_lowercase();
+        let debug = format!("{v:?}");
+        // Text is already in the user's words (its `Debug` only quotes it).
+        if let Some(text) = debug.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+            return text.to_string();
+        }
+        // A unit variant as its flag spells it: `SquaredHinge` → `squared-hinge` (it read "squaredhinge").
+        let text = if debug.starts_with(|c: char| c.is_ascii_uppercase())
+            && debug.chars().all(|c| c.is_ascii_alphanumeric())
+        {
+            let mut kebab = String::new();
+            for (i, c) in debug.chars().enumerate() {
+                if i > 0 && c.is_ascii_uppercase() {
+                    kebab.push('-');
+                }
+                kebab.push(c.to_ascii_lowercase());
+            }
+            kebab
+        } else {
+            debug.to_lowercase()
+        };
         let number = |t: &str| t.trim().trim_end_matches(".0").to_string();
         if let Some(inner) = text.strip_prefix("some(").and_then(|t| t.strip_suffix(')')) {
-            inner.to_string()
+            number(inner)
         } else if text == "[]" {
             "none".to_string()
         } else if let Some(pairs) = text.strip_prefix("[(").and_then(|t| t.strip_suffix(")]")) {

@@ -256,11 +256,16 @@ impl CompareParams {
                 "must not repeat a family",
             );
         }
-        if self.cs.is_empty() || !self.cs.iter().all(|c| c.is_finite() && *c > 0.0) {
+        let mut cs = self.cs.clone();
+        cs.sort_by(f64::total_cmp);
+        if cs.is_empty()
+            || !cs.iter().all(|c| c.is_finite() && *c > 0.0)
+            || cs.windows(2).any(|p| p[0] == p[1])
+        {
             return bad(
                 "c grid",
                 format!("{:?}", self.cs),
-                "must be values finite and > 0",
+                "must be distinct values finite and > 0",
             );
         }
         if self.gamma_factors.is_empty()

@@ -413,3 +413,19 @@ fn cv_takes_format_and_names_what_it_cannot_read() {
         "{err}"
     );
 }
+
+/// An empty file is named as one, whatever the task (it was a fold count "for 0 examples"); a C grid that
+/// repeats a value is refused by compare's own flag's name (it named cv's "c path").
+#[test]
+fn an_empty_file_and_a_repeated_c_are_named_in_the_commands_words() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = tmp.path().join("empty.svm");
+    std::fs::write(&empty, "").unwrap();
+    for task in ["binary", "multiclass", "chain"] {
+        let err = fails(&["cv", "--task", task, s(&empty)], 1);
+        assert!(err.contains("empty.svm: no examples"), "{task}: {err}");
+    }
+    let data = heart(tmp.path());
+    let err = fails(&["compare", s(&data), s(&data), "--c-grid", "1,1"], 1);
+    assert!(err.contains("c grid must be distinct values"), "{err}");
+}

@@ -258,7 +258,11 @@ fn a_checkpoint_resumes_only_with_the_problem_it_was_made_for() {
                 "--loss",
                 "squared-hinge",
             ][..],
-            "loss",
+            "loss hinge; this run has squared-hinge",
+        ),
+        (
+            &["-w", "1=2", "--bias", "unregularized", "--pos-label", "-1"][..],
+            "positive label the larger label (the default); this run has -1",
         ),
         // The model depends on the seed (and DCD's blocks): a run resumed with another matched neither.
         (

@@ -452,6 +452,13 @@ impl crate::checkpoint::SameProblem for LinearSvmParams {
     /// Also the seed and DCD's blocks: the model depends on them, and a run resumed with others matched
     /// neither run (a user's probe).
     fn differs_from(&self, stored: &Self) -> Option<(&'static str, String, String)> {
+        // Unset, the positive label is the larger one (it read "positive label none").
+        let positive = |p: &Self| {
+            p.positive.map_or_else(
+                || "the larger label (the default)".to_string(),
+                maxmargin_io::libsvm::format_number,
+            )
+        };
         let blocks = |p: &Self| match p.solver {
             LinearSolver::Dcd(d) => d.blocks,
             _ => 1,
@@ -465,7 +472,7 @@ impl crate::checkpoint::SameProblem for LinearSvmParams {
             ("scaling", &stored.scale, &self.scale),
             ("kernel", &stored.kernel_choice(), &self.kernel_choice()),
             ("approximated kernel", &stored.approx, &self.approx),
-            ("positive label", &stored.positive, &self.positive),
+            ("positive label", &positive(stored), &positive(self)),
         ])
     }
 }
