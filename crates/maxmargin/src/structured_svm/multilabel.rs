@@ -125,51 +125,67 @@ impl StructuredModel {
         let x = self.inputs(&data.x)?;
         let n = model::nonempty(data.n_samples(), &data.source)?;
         // Labels the model never saw in training are counted, as misses: it never predicts them (they
-        // used to be dropped, and a test set of them scored perfectly).
-        let width = self.n_labels.max(maxmargin_io::multilabel::n_labels(data));
-        let beyond = |l: &&u32| **l as usize >= self.n_labels;
+        // used to be dropped, and a test set of them scored perfectly). Each distinct one is a column after
+        // the model's, so nothing is sized by the largest label number (4e9 asked for 96 GB).
+        let k = self.n_labels;
+        let mut unseen: Vec<u32> = (data.labels.iter().flatten())
+            .copied()
+            .filter(|&l| l as usize >= k)
+            .collect();
+        unseen.sort_unstable();
+        unseen.dedup();
         let unknown = super::UnknownLabels::of(
             (data.labels.iter())
-                .filter(|set| set.iter().any(|l| beyond(&l)))
+                .filter(|set| set.iter().any(|&l| l as usize >= k))
                 .count(),
-            (data.labels.iter().flatten())
-                .filter(beyond)
-                .map(|&l| f64::from(l))
-                .collect(),
+            unseen.iter().map(|&l| f64::from(l)).collect(),
         );
-        let truth = indicators(&data.labels, width);
+        let width = k + unseen.len();
+        let column = |l: u32| match l as usize {
+            l if l < k => l,
+            _ => k + unseen.partition_point(|&u| u < l),
+        };
+        let truth = indicators(&data.labels, k);
         // Per label: [true positives, false positives, false negatives].
         let mut counts = vec![[0usize; 3]; width];
         let (mut wrong, mut exact) = (0usize, 0usize);
         let scores = self.multilabel_scores(data)?;
-        for (s, yi) in scores.iter().zip(&truth) {
-            let mut p: Vec<bool> = s.iter().map(|&v| v > 0.0).collect();
-            p.resize(width, false);
+        for ((s, yi), set) in scores.iter().zip(&truth).zip(&data.labels) {
             let mut all = true;
-            for (l, (a, b)) in p.iter().zip(yi).enumerate() {
-                match (*a, *b) {
+            for (l, (&v, &b)) in s.iter().zip(yi).enumerate() {
+                match (v > 0.0, b) {
                     (true, true) => counts[l][0] += 1,
                     (true, false) => counts[l][1] += 1,
                     (false, true) => counts[l][2] += 1,
                     (false, false) => {}
                 }
-                all &= a == b;
-                wrong += usize::from(a != b);
+                all &= (v > 0.0) == b;
+                wrong += usize::from((v > 0.0) != b);
             }
+            // An unseen label is never predicted: a miss each (a label listed twice counts once).
+            let mut missed: Vec<usize> = (set.iter().copied())
+                .filter(|&l| l as usize >= k)
+                .map(column)
+                .collect();
+            missed.sort_unstable();
+            missed.dedup();
+            for &c in &missed {
+                counts[c][2] += 1;
+            }
+            all &= missed.is_empty();
+            wrong += missed.len();
             exact += usize::from(all);
         }
         let total = |i: usize| counts.iter().map(|c| c[i]).sum::<usize>();
         let micro = maxmargin_core::metrics::Decisions::from_counts(total(0), total(1), total(2));
-        let labels: Vec<f64> = (0..width).map(|l| l as f64).collect();
+        let labels: Vec<f64> = (0..k)
+            .map(|l| l as f64)
+            .chain(unseen.iter().map(|&l| f64::from(l)))
+            .collect();
         let table = ClassTable::new(&labels, &counts);
         let subset_accuracy = exact as f64 / n as f64;
         // The objective is over the model's labels (a label it never saw has no hinge term).
-        let objective = if width == self.n_labels {
-            self.objective(&space, &x, &truth, lambda)?
-        } else {
-            let y: Vec<Vec<bool>> = truth.iter().map(|t| t[..self.n_labels].to_vec()).collect();
-            self.objective(&space, &x, &y, lambda)?
-        };
+        let objective = self.objective(&space, &x, &truth, lambda)?;
         Ok(StructEvaluation {
             n,
             hamming_loss: Some(wrong as f64 / (n * width) as f64),
