@@ -48,6 +48,45 @@ pub fn check_row_norms<L>(
     Err(overflowing_row(largest, &at))
 }
 
+/// [`check_row_norms`] for structured inputs made of parts (a sequence's positions, a graph's nodes), as
+/// trained (scaled when asked, with the bias placed): `at(group, part)` names the first whose squared norm
+/// overflows (`position 3 of sequence qid:7 of FILE`, `node 2 of the graph on line 5 of FILE`).
+///
+/// # Errors
+/// [`OptimError::InvalidParam`] naming that part and its largest value.
+pub(crate) fn check_part_norms<'a, G>(
+    groups: impl IntoIterator<Item = G>,
+    at: impl FnOnce(usize, usize) -> String,
+) -> Result<(), Error>
+where
+    G: IntoIterator<Item = &'a maxmargin_core::vector::SparseVec>,
+{
+    match overflowing_part(groups) {
+        Some((g, p, largest)) => Err(overflowing_row(largest, &at(g, p))),
+        None => Ok(()),
+    }
+}
+
+/// The first part (group, part, largest `|x|`) whose squared norm overflows, for [`check_part_norms`] and
+/// its form over ranks.
+pub(crate) fn overflowing_part<'a, G>(
+    groups: impl IntoIterator<Item = G>,
+) -> Option<(usize, usize, f64)>
+where
+    G: IntoIterator<Item = &'a maxmargin_core::vector::SparseVec>,
+{
+    groups.into_iter().enumerate().find_map(|(g, parts)| {
+        let (p, v) =
+            (parts.into_iter().enumerate()).find(|(_, v)| !v.as_row().norm_sq().is_finite())?;
+        let largest = v
+            .as_row()
+            .values()
+            .iter()
+            .fold(0.0f64, |m, x| m.max(x.abs()));
+        Some((g, p, largest))
+    })
+}
+
 /// What [`check_row_norms`] and [`check_streamed`] say of a row whose squared norm overflows.
 pub(crate) fn overflowing_row(largest: f64, at: &str) -> Error {
     OptimError::InvalidParam {

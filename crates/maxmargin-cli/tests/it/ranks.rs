@@ -350,6 +350,32 @@ mod with_mpi {
             );
             assert!(!out.status.success() && !model.exists());
         }
+        // Chains and graphs too: the first position or node over the ranks, as one process names it.
+        let seq = tmp.path().join("big.dat");
+        let mut text: String = (1..=40)
+            .map(|q| format!("1 qid:{q} 1:1\n2 qid:{q} 2:1\n"))
+            .collect();
+        text.push_str("1 qid:41 1:1\n2 qid:41 1:1e200\n");
+        std::fs::write(&seq, text).unwrap();
+        let graphs = tmp.path().join("big.jsonl");
+        let line = |v: &str| {
+            format!("{{\"features\":[[1,0],[0,{v}]],\"edges\":[[0,1]],\"labels\":[0,1]}}\n")
+        };
+        let mut text: String = (0..40).map(|_| line("1")).collect();
+        text.push_str(&line("1e200"));
+        std::fs::write(&graphs, text).unwrap();
+        for (task, data, at) in [
+            ("chain", &seq, "at position 2 of sequence qid:41 of"),
+            ("graph", &graphs, "at node 1 of the graph on line 41 of"),
+        ] {
+            let out = mpirun(2, &["train", "--task", task, s(data), "-o", s(&model)]);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains("error: rank 0 of 2:") && err.contains(at),
+                "{task}: {err}"
+            );
+            assert!(!out.status.success() && !model.exists());
+        }
     }
 
     #[test]

@@ -577,6 +577,42 @@ fn values_whose_squares_overflow_are_refused_by_line_unless_scaled() {
         assert!(!model.exists(), "{task}");
     }
     ok(&["train", s(&data), "--scale", "maxabs", "-o", o, "-q"]);
+    // Chains and graphs name the position or node (they saved an objective of 1.7e299, or SSG failed
+    // naming no file).
+    let seq = tmp.path().join("huge.dat");
+    std::fs::write(
+        &seq,
+        "1 qid:1 1:1\n2 qid:1 2:1\n2 qid:2 1:1e300\n1 qid:2 2:1\n",
+    )
+    .unwrap();
+    let graph = tmp.path().join("huge.jsonl");
+    let g =
+        |v: &str| format!("{{\"features\":[[1,0],[0,{v}]],\"edges\":[[0,1]],\"labels\":[0,1]}}\n");
+    std::fs::write(&graph, g("1") + &g("1e300")).unwrap();
+    for (task, data, at) in [
+        ("chain", &seq, "at position 1 of sequence qid:2 of"),
+        ("graph", &graph, "at node 1 of the graph on line 2 of"),
+    ] {
+        for solver in ["bcfw", "ssg"] {
+            let err = fails(
+                &[
+                    "train",
+                    "--task",
+                    task,
+                    s(data),
+                    "-o",
+                    o,
+                    "--solver",
+                    solver,
+                ],
+                1,
+            );
+            assert!(
+                err.contains(at) && err.contains("1.000e300"),
+                "{task} {solver}: {err}"
+            );
+        }
+    }
 }
 
 /// A negative value is the flag's value, refused by its range check naming the flag (clap took `-1` for an

@@ -242,26 +242,22 @@ impl Whole {
         start: u64,
     ) -> Result<(), Error> {
         let mine = (data.x.rows().zip(&data.lines)).find(|(r, _)| !r.norm_sq().is_finite());
-        let line = match mine {
-            Some((_, &line)) => maxmargin_io::shard::file_line(&data.source, start, line)? as f64,
-            None => f64::INFINITY,
-        };
-        // The smallest line of all, as the largest of their negatives.
-        let mut first = [-line];
-        comm.allreduce_max(&mut first)?;
-        if first[0] == f64::NEG_INFINITY {
-            return Ok(());
-        }
-        let largest = match mine {
-            Some((row, _)) if -first[0] == line => {
-                row.values().iter().fold(0.0f64, |m, v| m.max(v.abs()))
+        let mine = match mine {
+            Some((row, &line)) => {
+                let line = maxmargin_io::shard::file_line(&data.source, start, line)? as f64;
+                let largest = row.values().iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                // Shards hold the file's lines in order: the smallest line is the first.
+                Some((line, [line, largest]))
             }
-            _ => 0.0,
+            None => None,
         };
-        let mut largest = [largest];
-        comm.allreduce_max(&mut largest)?;
-        let at = format!("line {} of {}", -first[0], data.source.display());
-        Err(crate::limits::overflowing_row(largest[0], &at))
+        match first_over_ranks(comm, mine)? {
+            Some([line, largest]) => Err(crate::limits::overflowing_row(
+                largest,
+                &format!("line {line} of {}", data.source.display()),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// The distinct labels of every shard, sorted: each rank's set laid in its own row of a table that one
@@ -300,4 +296,36 @@ impl Whole {
 /// A label error of a shard, with the file's line number.
 pub(crate) fn file_line(e: IoError, start: u64) -> Error {
     maxmargin_io::shard::in_file(e, start).into()
+}
+
+/// The first of the ranks' findings (a fault each may have found in its share), agreed by every rank: each
+/// gives `(key, numbers)` or `None`; all get the numbers of the smallest key (ties to the lowest rank), or
+/// `None` when no rank found one. Two allreduces, the second only when something was found, so that every
+/// rank can refuse the same input in the same words and none is left waiting.
+///
+/// # Errors
+/// What the collective reports.
+pub(crate) fn first_over_ranks<const N: usize>(
+    comm: &dyn Collective,
+    mine: Option<(f64, [f64; N])>,
+) -> Result<Option<[f64; N]>, Error> {
+    // The smallest (key, rank), as the largest of their negatives.
+    let mut first = [mine.map_or(f64::NEG_INFINITY, |m| -m.0), f64::NEG_INFINITY];
+    comm.allreduce_max(&mut first[..1])?;
+    if first[0] == f64::NEG_INFINITY {
+        return Ok(None);
+    }
+    let holds = mine.is_some_and(|m| -m.0 == first[0]);
+    first[1] = if holds {
+        -(comm.rank() as f64)
+    } else {
+        f64::NEG_INFINITY
+    };
+    comm.allreduce_max(&mut first[1..])?;
+    let mut numbers = match mine {
+        Some((_, n)) if holds && -(comm.rank() as f64) == first[1] => n,
+        _ => [0.0; N],
+    };
+    comm.allreduce_sum(&mut numbers)?;
+    Ok(Some(numbers))
 }

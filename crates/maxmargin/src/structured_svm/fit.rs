@@ -375,6 +375,17 @@ impl StructuredSvm {
             ),
             y: data.labels.clone(),
         };
+        crate::limits::check_part_norms(&ex.x, |g, p| {
+            let qid = data
+                .qids
+                .get(g)
+                .map_or(String::new(), |q| format!(" qid:{q}"));
+            format!(
+                "position {} of sequence{qid} of {}",
+                p + 1,
+                data.source.display()
+            )
+        })?;
         let max_abs =
             ex.x.iter()
                 .flatten()

@@ -199,6 +199,7 @@ impl StructuredSvm {
             &mut warnings,
         )?;
         let graphs = built(data, (d, self.params.bias, scaler.as_ref()))?;
+        node_norms(&graphs, data)?;
         let forests = graphs.iter().all(Graph::is_forest);
         let inference = options.inference.unwrap_or(if forests {
             Inference::ExactTree
@@ -315,6 +316,18 @@ pub(super) fn checked(space: &GraphSpace, graphs: &[Graph], data: &GraphData) ->
             .map_err(|e| at_line(&data.source, rec, "edges", e.to_string()))?;
     }
     Ok(())
+}
+
+/// Refuses the first node whose features, as trained, overflow when squared and summed (by its graph's
+/// line), as rows in memory are refused.
+pub(super) fn node_norms(graphs: &[Graph], data: &GraphData) -> Result<(), Error> {
+    crate::limits::check_part_norms(graphs.iter().map(Graph::nodes), |g, p| {
+        let line = data.graphs.get(g).map_or(0, |r| r.line);
+        format!(
+            "node {p} of the graph on line {line} of {}",
+            data.source.display()
+        )
+    })
 }
 
 /// The largest absolute node feature value.

@@ -179,6 +179,26 @@ impl StructuredSvm {
         crate::limits::check_labels(&data.source, "tag number", l, &data.labels)?;
         crate::limits::check_weights(&data.source, d.saturating_add(l), l, sums[1] as usize)?;
         let x = sequences_with_bias(&data.sequences, d, p.bias, None);
+        // As one process refuses them: the first position over the ranks (sequences in file order).
+        let mine = crate::limits::overflowing_part(&x).map(|(g, p, largest)| {
+            let key = (rank as f64) * 2f64.powi(40) + g as f64;
+            (
+                key,
+                [
+                    data.qids.get(g).map_or(0.0, |&q| q as f64),
+                    p as f64,
+                    largest,
+                ],
+            )
+        });
+        if let Some([qid, p, largest]) = crate::distributed::first_over_ranks(comm, mine)? {
+            let at = format!(
+                "position {} of sequence qid:{qid} of {}",
+                p + 1.0,
+                data.source.display()
+            );
+            return Err(crate::limits::overflowing_row(largest, &at));
+        }
         let space = super::chain_space(&p.class_weights, self.width(d), l, ChainShape::default())?;
         let lambda = p.regularization.lambda(n)?;
         let problem = StructProblem::new(&space, &x, &data.labels, lambda)?;
@@ -318,6 +338,16 @@ impl StructuredSvm {
         crate::limits::check_weights(src, d.saturating_add(l), l, sums[1] as usize)?;
         let warnings = super::graph::one_label(l, src).into_iter().collect();
         let graphs = super::graph::built(&data, (d, self.params.bias, None))?;
+        // As one process refuses them: the first node over the ranks, by its graph's line in the file.
+        let mine =
+            crate::limits::overflowing_part(graphs.iter().map(Graph::nodes)).map(|(g, p, big)| {
+                let line = data.graphs.get(g).map_or(0, |r| r.line) as f64;
+                (line, [line, p as f64, big])
+            });
+        if let Some([line, p, largest]) = crate::distributed::first_over_ranks(comm, mine)? {
+            let at = format!("node {p} of the graph on line {line} of {}", src.display());
+            return Err(crate::limits::overflowing_row(largest, &at));
+        }
         let mut cycles = [f64::from(u8::from(!graphs.iter().all(Graph::is_forest)))];
         comm.allreduce_max(&mut cycles)?;
         let forests = cycles[0] == 0.0;
