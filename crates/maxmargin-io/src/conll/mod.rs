@@ -146,7 +146,8 @@ pub fn read_layout(
 ) -> Result<Vec<Sentence>, IoError> {
     let mut out = Vec::new();
     let mut current = Sentence::default();
-    let mut width: Option<usize> = None;
+    // The column count, and the line that set it.
+    let mut width: Option<(usize, usize)> = None;
     let mut text = crate::lines::Lines::new(reader, path);
     let bad = |line: usize, message: String| IoError::Parse {
         path: path.to_path_buf(),
@@ -156,7 +157,9 @@ pub fn read_layout(
         message,
     };
     while let Some((line_no, buf)) = text.next_line()? {
-        let mut cols = buf.split_whitespace().peekable();
+        // Columns are split on ASCII spaces and tabs only, as conlleval and CRF++ split them: a no-break or
+        // ideographic space (U+00A0, U+3000) inside a token is part of it.
+        let mut cols = buf.split_ascii_whitespace().peekable();
         let docstart = cols.peek().is_some_and(|c| *c == "-DOCSTART-");
         if cols.peek().is_none() || docstart {
             if !current.is_empty() {
@@ -167,10 +170,12 @@ pub fn read_layout(
         let cols: Vec<&str> = cols.collect();
         let n = cols.len();
         match width {
-            Some(w) if w != n => {
+            Some((w, first)) if w != n => {
                 return Err(bad(
                     line_no,
-                    format!("expected {w} columns, as on the first line, got {n}"),
+                    format!(
+                        "expected {w} columns, as on the first token line (line {first}), got {n}"
+                    ),
                 ));
             }
             Some(_) => {}
@@ -192,7 +197,7 @@ pub fn read_layout(
                         },
                     ));
                 }
-                width = Some(n);
+                width = Some((n, line_no));
             }
         }
         let tagged = match layout {
@@ -223,7 +228,7 @@ pub fn token_line(path: &Path, sentence: usize, token: usize) -> Option<usize> {
     let mut text = crate::lines::Lines::new(open_maybe_gz(path).ok()?, path);
     let (mut s, mut t, mut inside) = (0usize, 0usize, false);
     while let Ok(Some((line_no, buf))) = text.next_line() {
-        let first = buf.split_whitespace().next();
+        let first = buf.split_ascii_whitespace().next();
         if first.is_none() || first == Some("-DOCSTART-") {
             if inside {
                 (s, t, inside) = (s + 1, 0, false);

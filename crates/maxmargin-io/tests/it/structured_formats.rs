@@ -80,6 +80,28 @@ fn conll_bad_columns() {
     assert_eq!((line, field), (2, "columns"));
 }
 
+/// A no-break or ideographic space inside a token is part of it (French numbers, CJK text): it split the
+/// token into two columns, and the error then blamed the next, well-formed line.
+#[test]
+fn conll_columns_are_split_on_ascii_whitespace_only() {
+    let d = tempfile::tempdir().unwrap();
+    let p = write(
+        &d,
+        "u.conll",
+        "12\u{a0}000 CD O\nef NN B-NP\n\n\u{4e00}\u{3000}\u{4e8c} NN O\n",
+    );
+    let s = maxmargin_io::conll::read(&p).unwrap();
+    assert_eq!(s[0].columns[0], ["12\u{a0}000", "ef"]);
+    assert_eq!(s[1].columns[0], ["\u{4e00}\u{3000}\u{4e8c}"]);
+    let p = write(&d, "bad.conll", "\nab NN O\ncd O\n");
+    let (line, _, message) = parse_error(maxmargin_io::conll::read(&p).unwrap_err());
+    assert_eq!(line, 3);
+    assert!(
+        message.contains("as on the first token line (line 2)"),
+        "{message}"
+    );
+}
+
 #[test]
 fn conll_features_are_deterministic_and_drop_unknowns() {
     let dir = tempfile::tempdir().unwrap();
