@@ -422,3 +422,79 @@ fn graph_labels_and_widths_are_said() {
         "{err}"
     );
 }
+
+/// Class weights (and node weights) of 0 for every token or node leave no loss: refused as multiclass
+/// refuses them, instead of a model of w = 0 that said "converged".
+#[test]
+fn weights_of_zero_for_every_token_or_node_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (seq, graphs, model) = (
+        tmp.path().join("s.dat"),
+        tmp.path().join("g.jsonl"),
+        tmp.path().join("m.model"),
+    );
+    std::fs::write(&seq, "1 qid:1 1:1\n2 qid:1 2:1\n2 qid:2 1:1\n1 qid:2 2:1\n").unwrap();
+    let line = |w: &str| {
+        format!(
+            "{{\"features\":[[1,0],[0,1]],\"edges\":[[0,1]],\"labels\":[0,1],\"node_weights\":[{w}]}}\n"
+        )
+    };
+    let refused = |args: &[&str]| {
+        let err = fails(args, 1);
+        assert!(
+            err.contains("class weights must give some token or node a weight above 0"),
+            "{err}"
+        );
+        assert!(!model.exists());
+    };
+    refused(&[
+        "train",
+        "--task",
+        "chain",
+        s(&seq),
+        "-o",
+        s(&model),
+        "-w",
+        "1=0",
+        "-w",
+        "2=0",
+    ]);
+    std::fs::write(&graphs, line("1,1").repeat(2)).unwrap();
+    refused(&[
+        "train",
+        "--task",
+        "graph",
+        s(&graphs),
+        "-o",
+        s(&model),
+        "-w",
+        "0=0",
+        "-w",
+        "1=0",
+    ]);
+    // Node weights of 0 throughout, or class weights that zero the only weighted nodes.
+    std::fs::write(&graphs, line("0,0").repeat(2)).unwrap();
+    refused(&["train", "--task", "graph", s(&graphs), "-o", s(&model)]);
+    std::fs::write(&graphs, line("1,0").repeat(2)).unwrap();
+    refused(&[
+        "train",
+        "--task",
+        "graph",
+        s(&graphs),
+        "-o",
+        s(&model),
+        "-w",
+        "0=0",
+    ]);
+    ok(&[
+        "train",
+        "--task",
+        "graph",
+        s(&graphs),
+        "-o",
+        s(&model),
+        "-w",
+        "1=0",
+        "-q",
+    ]);
+}

@@ -350,6 +350,8 @@ impl StructuredSvm {
         }
         crate::limits::check_edge_weights(&data.source, n_edge, l, nnz)?;
         crate::limits::check_labels(&data.source, "tag number", l, &data.labels)?;
+        let tags = data.labels.iter().flatten().map(|&t| (t, 1.0));
+        super::some_part_weighted(&self.params.class_weights, tags, 1, super::alone)?;
         // Unary weights per tag, and the L × L transitions.
         crate::limits::check_weights(&data.source, d.saturating_add(l), l, nnz)?;
         let mut warnings = Vec::new();

@@ -133,6 +133,19 @@ fn graph_of(
     }
 }
 
+/// Every node's label and its own weight (1 where the graph gives none), for `some_part_weighted`.
+pub(super) fn weighted_nodes<'a>(
+    data: &'a GraphData,
+    labels: &'a [Vec<u32>],
+) -> impl Iterator<Item = (u32, f64)> + 'a {
+    data.graphs.iter().zip(labels).flat_map(|(g, y)| {
+        let own = move |i: usize| {
+            (g.node_weights.as_ref()).map_or(1.0, |w| w.get(i).copied().unwrap_or(1.0))
+        };
+        y.iter().enumerate().map(move |(i, &label)| (label, own(i)))
+    })
+}
+
 /// The labels of `rec`, which training and evaluation need.
 pub(super) fn labels_of<'a>(source: &Path, rec: &'a GraphRecord) -> Result<&'a Vec<u32>, Error> {
     rec.labels.as_ref().ok_or_else(|| {
@@ -181,6 +194,8 @@ impl StructuredSvm {
             Some(asked) => crate::limits::check_labels_asked("number of labels", asked, &labels)?,
             None => crate::limits::check_labels(src, "node label", l.saturating_sub(1), &labels)?,
         }
+        let nodes = weighted_nodes(data, &labels);
+        super::some_part_weighted(&self.params.class_weights, nodes, 0, super::alone)?;
         // Unary weights per label, and the L × L pairwise table.
         crate::limits::check_weights(src, d.saturating_add(l), l, nnz)?;
         let mut warnings = Vec::new();

@@ -405,6 +405,47 @@ fn weighted_costs(
     })?)
 }
 
+/// Refuses weights that leave no loss: every labelled part (a token's tag, a node's label numbered from
+/// `first`, each with its node weight where the data gives one) weighted 0 by `class_weights` (1 for a label
+/// not named) times its own weight, as multiclass class weights of 0 for every class are refused: the model
+/// would be w = 0, and would say "converged" (a user's probe). Over ranks, `agree` turns this process's
+/// `[parts, parts weighted above 0]` into every rank's sums.
+fn some_part_weighted(
+    class_weights: &[(f64, f64)],
+    parts: impl IntoIterator<Item = (u32, f64)>,
+    first: u32,
+    agree: impl FnOnce(&mut [f64; 2]) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let weight = |label: u32| {
+        (class_weights.iter())
+            .find(|(t, _)| *t == f64::from(label) + f64::from(first))
+            .map_or(1.0, |(_, w)| *w)
+    };
+    let mut counts = [0.0; 2];
+    for (label, own) in parts {
+        counts[0] += 1.0;
+        counts[1] += f64::from(u8::from(weight(label) * own > 0.0));
+    }
+    agree(&mut counts)?;
+    if counts[0] == 0.0 || counts[1] > 0.0 {
+        return Ok(());
+    }
+    Err(OptimError::InvalidParam {
+        name: "class weights",
+        value: format!(
+            "0 for every one of the {} tokens or nodes (times their node weights where the graphs give them)",
+            counts[0]
+        ),
+        reason: "must give some token or node a weight above 0 (with none, the model would be w = 0)",
+    }
+    .into())
+}
+
+/// [`some_part_weighted`]'s agreement for one process.
+fn alone(_: &mut [f64; 2]) -> Result<(), Error> {
+    Ok(())
+}
+
 fn sequences_with_bias(
     seqs: &[Vec<SparseVec>],
     n_features: usize,

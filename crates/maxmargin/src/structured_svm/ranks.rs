@@ -177,6 +177,8 @@ impl StructuredSvm {
         let (n, d, l) = (sums[0] as usize, widths[0] as usize, widths[1] as usize);
         crate::limits::check_features(&data.source, d, sums[1] as usize)?;
         crate::limits::check_labels(&data.source, "tag number", l, &data.labels)?;
+        let tags = data.labels.iter().flatten().map(|&t| (t, 1.0));
+        super::some_part_weighted(&p.class_weights, tags, 1, |c| Ok(comm.allreduce_sum(c)?))?;
         crate::limits::check_weights(&data.source, d.saturating_add(l), l, sums[1] as usize)?;
         let x = sequences_with_bias(&data.sequences, d, p.bias, None);
         // As one process refuses them: the first position over the ranks (sequences in file order).
@@ -335,6 +337,9 @@ impl StructuredSvm {
             Some(asked) => crate::limits::check_labels_asked("number of labels", asked, &labels)?,
             None => crate::limits::check_labels(src, "node label", l.saturating_sub(1), &labels)?,
         }
+        let nodes = super::graph::weighted_nodes(&data, &labels);
+        let agree = |c: &mut [f64; 2]| Ok(comm.allreduce_sum(c)?);
+        super::some_part_weighted(&self.params.class_weights, nodes, 0, agree)?;
         crate::limits::check_weights(src, d.saturating_add(l), l, sums[1] as usize)?;
         let warnings = super::graph::one_label(l, src).into_iter().collect();
         let graphs = super::graph::built(&data, (d, self.params.bias, None))?;
