@@ -66,7 +66,7 @@ pub(crate) fn rounds_reported(
             .collect();
         use maxmargin::optim::latent::CccpStop;
         let how = match stop {
-            CccpStop::Converged => "the completions converged",
+            CccpStop::Converged => "the rounds converged",
             CccpStop::Rose => {
                 "stopped when a round raised the objective; the round before it is kept"
             }

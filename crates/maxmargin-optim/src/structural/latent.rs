@@ -63,7 +63,9 @@ pub struct CccpRound {
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum CccpStop {
-    /// A round lowered the objective by at most the tolerance (or no completion changed).
+    /// A round lowered the objective by at most the tolerance, or raised it by at most its convex solve's
+    /// certified gap (descent cannot be told apart from the solve's inexactness; the round before is kept),
+    /// or no completion changed.
     Converged,
     /// A round raised the objective (its convex solve stopped short): the previous weights are kept.
     Rose,
@@ -262,8 +264,17 @@ where
             changed,
         });
         let before = kept.as_ref().map_or(f64::INFINITY, |k| k.objective);
+        // CCCP's descent holds up to the inner solve's certified gap: F(w_t+1) ≤ its convex objective at
+        // w_t+1 ≤ that problem's optimum + gap ≤ F(w_t) + gap. A rise within the gap is the inexact solve's,
+        // and says the rounds cannot descend further at this precision: they have converged (the kept
+        // round stays). A larger rise is a solve that stopped short.
+        let noise = fit.trace.last().and_then(|t| t.gap).unwrap_or(0.0).max(0.0);
         let stop = if objective > before {
-            Some(CccpStop::Rose)
+            Some(if objective - before <= noise {
+                CccpStop::Converged
+            } else {
+                CccpStop::Rose
+            })
         } else {
             kept = Some(Kept {
                 w,
