@@ -109,8 +109,8 @@ impl Observer for TrainingProgress {
             if let Some(o) = self.objective {
                 line.push_str(&format!(", primal {o:.6}"));
             }
-            if let Some(g) = self.gap {
-                line.push_str(&format!(", gap {g:.3e}"));
+            if self.gap.is_some() {
+                line.push_str(&format!(", gap {}", crate::report::gap_text(self.gap)));
             }
             let mut err = std::io::stderr().lock();
             let _ = writeln!(err, "{line}");

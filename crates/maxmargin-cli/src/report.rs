@@ -94,7 +94,7 @@ pub fn report(args: &TrainArgs, output: &Path, f: &Finished<'_>) -> Result<bool>
             f.what,
             f.lambda,
             short(f.objective, 6, false),
-            f.gap.map_or("-".into(), |g| format!("{g:.3e}")),
+            gap_text(f.gap),
             f.iterations.0,
             f.iterations.1,
             f.stop,
@@ -180,7 +180,7 @@ pub(crate) fn refit_saved(
     note!(
         "refit on all {n} {unit}{}: objective {objective:.6}, gap {}, {}; saved {}",
         chosen.map_or(String::new(), |c| format!(" at C = {c}")),
-        gap.map_or("-".into(), |g| format!("{g:.3e}")),
+        gap_text(gap),
         if converged {
             "converged"
         } else {
@@ -273,4 +273,10 @@ pub(crate) fn finished_with(
             tolerance: tolerance(svm),
         },
     )
+}
+
+/// A certified gap as the summaries print it: a rounding error below 0 (`-4.441e-16`, primal and dual
+/// equal to the last bit) is printed as 0, which is what it certifies.
+pub(crate) fn gap_text(gap: Option<f64>) -> String {
+    gap.map_or("-".into(), |g| format!("{:.3e}", g.max(0.0)))
 }

@@ -47,6 +47,14 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
     let min_count = args.structural.min_count.unwrap_or(1);
     let features =
         maxmargin::tagger::dictionary_with_rows(&sentences, template, min_count, args.threads)?;
+    // A count that no feature reaches leaves only the transitions to learn: a tagger of the tag counts.
+    if min_count > 1 && features.features().n_features() == 0 {
+        bail!(
+            "--min-count {min_count} keeps no feature of {}: none fires that often in its tokens; give a \
+             smaller count",
+            data.display()
+        );
+    }
     if let Some(states) = args.structural.latent_states {
         if args.warm_start.is_some() {
             bail!("--warm-start does not apply to --latent-states yet");

@@ -23,7 +23,7 @@ pub(crate) struct TrainArgs {
     #[arg(long, help_heading = COMMON)]
     pub(crate) epsilon: Option<f64>,
     /// Structured: budget in passes over the data (oracle calls / n) [default: 1000].
-    #[arg(long, help_heading = STRUCTURED)]
+    #[arg(long, help_heading = STRUCTURED, value_parser = values::parse_budget)]
     pub(crate) max_passes: Option<f64>,
     /// Worker threads [default: all cores]; the model does not depend on it.
     #[arg(long, help_heading = COMMON)]
@@ -39,7 +39,7 @@ pub(crate) struct TrainArgs {
     pub(crate) structural: StructFlags,
     /// Stop once the duality gap is at most this fraction of the objective (dcd, and structured solvers with
     /// a gap), checked every --eval-every passes.
-    #[arg(long, help_heading = COMMON)]
+    #[arg(long, help_heading = COMMON, value_parser = values::parse_gap)]
     pub(crate) gap: Option<f64>,
     /// Write the run's whole state here at the end (and every --checkpoint-every seconds), atomically, to
     /// continue later with --resume; a binary dcd checkpoint also warm-starts another C (--warm-start).

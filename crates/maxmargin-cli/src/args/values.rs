@@ -41,6 +41,22 @@ pub(super) fn parse_positive(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A budget in passes: a finite number above 0.
+pub(super) fn parse_budget(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+        _ => Err("a finite number above 0".into()),
+    }
+}
+
+/// A relative duality gap: at least 0 and below 1 (a gap of the whole objective certifies nothing).
+pub(super) fn parse_gap(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.0..1.0).contains(&v) => Ok(v),
+        _ => Err("a fraction of the objective, at least 0 and below 1 (1e-2 is 1%)".into()),
+    }
+}
+
 /// A fraction of rows or a probability: a number in [0, 1].
 pub(super) fn parse_fraction(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
@@ -526,7 +542,7 @@ pub(crate) struct StructFlags {
     pub(crate) latent_states: Option<usize>,
     /// --format conll: keep only the features that fire at least N times in the training tokens (CRFsuite's
     /// feature.minfreq) [default: 1, every feature]; most of a tagger's features are seen once.
-    #[arg(long, value_name = "N", help_heading = STRUCTURED)]
+    #[arg(long, value_name = "N", help_heading = STRUCTURED, value_parser = parse_count)]
     pub(crate) min_count: Option<usize>,
     /// --task chain: the order of the tag transitions [default: 1]. 2 adds a weight for every triple of
     /// tags (y[t-2], y[t-1], y[t]), as trigram taggers have, decoded by Viterbi over pairs of tags: L³

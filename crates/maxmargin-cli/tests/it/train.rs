@@ -626,9 +626,11 @@ fn negative_values_are_refused_by_their_flags_range() {
         ("-c", "C must be positive"),
         ("--epsilon", "epsilon must be positive"),
         ("--seconds", "seconds must be positive"),
-        ("--gap", "gap must be finite and >= 0"),
     ] {
         let stderr = fails(&["train", s(&data), flag, "-1", "-o", s(&model)], 1);
         assert!(stderr.contains(says), "{flag}: {stderr}");
     }
+    // The gap's range is the parser's (a usage error): at least 0 and below 1.
+    let stderr = fails(&["train", s(&data), "--gap", "-1", "-o", s(&model)], 2);
+    assert!(stderr.contains("invalid value '-1' for '--gap"), "{stderr}");
 }

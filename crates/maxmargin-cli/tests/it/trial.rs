@@ -392,3 +392,71 @@ fn graph_scores_that_overflow_name_the_graph_line_and_node() {
         );
     }
 }
+
+/// Flag values a structured run cannot mean, from a new user's probe: each refused by its own flag's name
+/// (`--max-passes 0` named "epochs"; `--gap 2` certified a 59% gap as converged; `--min-count` above every
+/// feature's count trained a tagger of no features), and the refusals read as sentences.
+#[test]
+fn structured_flag_values_that_cannot_mean_anything_are_refused_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (seq, conll, model) = (
+        tmp.path().join("s.dat"),
+        tmp.path().join("c.conll"),
+        tmp.path().join("m.model"),
+    );
+    std::fs::write(&seq, "1 qid:1 1:1\n2 qid:1 2:1\n2 qid:2 1:1\n1 qid:2 2:1\n").unwrap();
+    std::fs::write(
+        &conll,
+        "He PRP B-NP\nran VBD B-VP\n\nShe PRP B-NP\nsat VBD B-VP\n",
+    )
+    .unwrap();
+    let chain = |extra: &[&str], code: i32| {
+        let mut args = vec!["train", "--task", "chain", s(&seq), "-o", s(&model)];
+        args.extend_from_slice(extra);
+        fails(&args, code)
+    };
+    for (flag, value) in [("--max-passes", "0"), ("--gap", "2"), ("--gap", "1")] {
+        let err = chain(&[flag, value], 2);
+        assert!(
+            err.contains(&format!("invalid value '{value}' for '{flag}")),
+            "{err}"
+        );
+    }
+    let err = chain(&["--rescaling", "slack"], 1);
+    assert!(
+        err.contains("slack rescaling is trained by the cutting planes only"),
+        "{err}"
+    );
+    let ck = tmp.path().join("ck");
+    let err = chain(
+        &[
+            "--latent-states",
+            "2",
+            "--checkpoint",
+            s(&ck),
+            "--checkpoint-every",
+            "1",
+        ],
+        1,
+    );
+    assert!(
+        err.contains("checkpoint period does not apply to latent training"),
+        "{err}"
+    );
+    let tagger = |count: &str, code: i32| {
+        let args = [
+            "train",
+            "--task",
+            "chain",
+            "--format",
+            "conll",
+            s(&conll),
+            "-o",
+            s(&model),
+        ];
+        fails(&[&args[..], &["--min-count", count]].concat(), code)
+    };
+    assert!(tagger("0", 2).contains("invalid value '0' for '--min-count"));
+    assert!(tagger("100", 1).contains("--min-count 100 keeps no feature of"));
+    assert!(!model.exists());
+}

@@ -170,10 +170,10 @@ impl StructuredSvm {
         }
         if self.plan.every_seconds.is_some() {
             return Err(crate::error::refuse(
+                "checkpoint period",
                 what,
-                "with a checkpoint period",
-                "latent rounds write their checkpoint after every round (a killed run resumes from the \
-                 last round it finished)",
+                "does not apply to latent training, which writes its checkpoint after every round (a killed \
+                 run resumes from the last round it finished)",
             ));
         }
         Ok(())

@@ -14,10 +14,10 @@ impl StructuredSvmParams {
             StructSolverKind::Oneslack | StructSolverKind::Nslack
         ) {
             return Err(crate::error::refuse(
-                "rescaling",
-                format!("slack with {solver}"),
-                "slack rescaling trains with the cutting planes (--solver oneslack or nslack), whose \
-                 constraints carry the loss as a factor; the other solvers train margin rescaling",
+                "slack rescaling",
+                format!("the {solver} solver"),
+                "is trained by the cutting planes only (--solver oneslack or nslack), whose constraints \
+                 carry the loss as a factor; the other solvers train margin rescaling",
             ));
         }
         if !matches!(
