@@ -156,15 +156,37 @@ pub fn save<T: Serialize>(path: &Path, kind: &str, payload: &T) -> Result<(), Io
             w.write_all(b"\n")
         });
     }
-    let bytes = encode_binary(kind, payload).map_err(encode_err)?;
-    write_atomic(path, |w| w.write_all(&bytes))
+    // As JSON: two streaming passes (the payload's length and checksum, then the file), so no copy of
+    // the payload is held; a 112 MB checkpoint doubled the peak memory of the run that wrote it.
+    let (len, crc) = measure_binary(payload).map_err(encode_err)?;
+    let header = binary_header(kind, len).map_err(encode_err)?;
+    write_atomic(path, |w| {
+        w.write_all(&header)?;
+        let mut counted = Crc(crc32fast::Hasher::new(), None);
+        let mut both = Tee(&mut *w, &mut counted);
+        bincode::serde::encode_into_std_write(payload, &mut both, bincode_config())
+            .map_err(std::io::Error::other)?;
+        // The same encoding twice gives the same bytes; a difference would be a checksum that lies.
+        if counted.0.finalize() != crc {
+            return Err(std::io::Error::other(
+                "the payload encoded differently the second time",
+            ));
+        }
+        w.write_all(&crc.to_le_bytes())
+    })
 }
 
-/// The bytes of a binary model file of `kind` holding `payload`: header, payload, checksum.
-fn encode_binary<T: Serialize>(kind: &str, payload: &T) -> Result<Vec<u8>, String> {
-    let payload =
-        bincode::serde::encode_to_vec(payload, bincode_config()).map_err(|e| e.to_string())?;
-    let mut out = Vec::with_capacity(payload.len() + 64);
+/// The length and CRC-32 of `payload`'s bincode encoding, encoded into neither memory nor disk.
+fn measure_binary<T: Serialize>(payload: &T) -> Result<(u64, u32), String> {
+    let mut crc = Crc(crc32fast::Hasher::new(), None);
+    let len = bincode::serde::encode_into_std_write(payload, &mut crc, bincode_config())
+        .map_err(|e| e.to_string())?;
+    Ok((len as u64, crc.0.finalize()))
+}
+
+/// A binary model file's bytes before its payload: magic, format version, kind, crate version, length.
+fn binary_header(kind: &str, payload_len: u64) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(64);
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     for s in [kind, env!("CARGO_PKG_VERSION")] {
@@ -172,10 +194,22 @@ fn encode_binary<T: Serialize>(kind: &str, payload: &T) -> Result<Vec<u8>, Strin
         out.extend_from_slice(&len.to_le_bytes());
         out.extend_from_slice(s.as_bytes());
     }
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&payload);
-    out.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+    out.extend_from_slice(&payload_len.to_le_bytes());
     Ok(out)
+}
+
+/// Writes to both: the file and the checksum of what went into it.
+struct Tee<'a>(&'a mut dyn std::io::Write, &'a mut Crc);
+
+impl std::io::Write for Tee<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.0.write(buf)?;
+        self.1.write_all(&buf[..n])?;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
 }
 
 /// The size in bytes of the binary model file [`save`] would write for `payload` (what serving it reads
@@ -184,12 +218,14 @@ fn encode_binary<T: Serialize>(kind: &str, payload: &T) -> Result<Vec<u8>, Strin
 /// # Errors
 /// [`IoError::Encode`] when the payload cannot be encoded (`name` stands for the file in the message).
 pub fn binary_size<T: Serialize>(name: &Path, kind: &str, payload: &T) -> Result<u64, IoError> {
-    encode_binary(kind, payload)
-        .map(|b| b.len() as u64)
-        .map_err(|message| IoError::Encode {
-            path: name.to_path_buf(),
-            message,
-        })
+    let encoded = measure_binary(payload).and_then(|(len, _)| {
+        // Header, payload, then the 4-byte checksum.
+        binary_header(kind, len).map(|h| h.len() as u64 + len + 4)
+    });
+    encoded.map_err(|message| IoError::Encode {
+        path: name.to_path_buf(),
+        message,
+    })
 }
 
 /// A cursor over the file's bytes that reports truncation instead of panicking.
