@@ -111,11 +111,25 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<bool> {
             }
             out!("{points}");
         } else {
+            // The means leave out folds without the metric: say which, once (the JSON has them as null).
+            let without: std::collections::BTreeSet<usize> = path
+                .iter()
+                .flat_map(|p| p.cv.folds_without(metric))
+                .collect();
+            if !without.is_empty() {
+                let folds: Vec<String> = without.iter().map(usize::to_string).collect();
+                note!(
+                    "warning: {name} is undefined on fold {} of {} (its test rows hold one class), so the means \
+                     below are over the other folds",
+                    folds.join(", "),
+                    cmd.folds
+                );
+            }
             out!("C            {name} (mean, sd)  accuracy  passes");
             for p in &path {
                 out!(
                     "{:<12} {:<20} {:.4}    {:.1}",
-                    p.c,
+                    maxmargin::io::libsvm::format_number(p.c),
                     cell(p.cv.mean(metric)),
                     p.cv.accuracy,
                     p.passes
@@ -132,6 +146,7 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<bool> {
                     } else {
                         String::new()
                     };
+                    let c = maxmargin::io::libsvm::format_number(c);
                     out!("best C = {c} ({name} {v:.4}{tie})");
                 }
                 None => out!("best C: none ({name} needs both classes in a fold's test rows)"),

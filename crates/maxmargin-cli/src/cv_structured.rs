@@ -180,9 +180,11 @@ pub(crate) fn cv(cmd: &CvCmd, task: Task) -> Result<bool> {
     } else {
         out!("C            {metric} (mean, sd)");
         for (c, cv) in &points {
-            out!("{:<12} {:.4}  {:.4}", c.unwrap_or(f64::NAN), cv.mean, cv.sd);
+            let c = maxmargin::io::libsvm::format_number(c.unwrap_or(f64::NAN));
+            out!("{c:<12} {:.4}  {:.4}", cv.mean, cv.sd);
         }
         if let Some((Some(c), v)) = best {
+            let c = maxmargin::io::libsvm::format_number(c);
             out!("best C = {c} ({metric} {v:.4})");
         }
     }

@@ -429,3 +429,45 @@ fn an_empty_file_and_a_repeated_c_are_named_in_the_commands_words() {
     let err = fails(&["compare", s(&data), s(&data), "--c-grid", "1,1"], 1);
     assert!(err.contains("c grid must be distinct values"), "{err}");
 }
+
+/// A fold whose test rows hold one class has no ROC AUC: the --c-path table's means leave it out, and a
+/// warning now says so (the table showed the mean of two folds as if of three).
+#[test]
+fn a_c_path_table_names_the_folds_its_means_leave_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    // Group "pure" holds 30 of the positive rows and nothing else; the other rows alternate two groups.
+    let mut positives = 0;
+    let names: Vec<String> = maxmargin::datasets::HEART_SCALE
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if l.starts_with("+1") && positives < 30 {
+                positives += 1;
+                "pure".to_string()
+            } else {
+                format!("g{}", i % 2)
+            }
+        })
+        .collect();
+    let groups = tmp.path().join("groups.txt");
+    std::fs::write(&groups, names.join("\n") + "\n").unwrap();
+    let args = [
+        "cv",
+        s(&data),
+        "-k",
+        "3",
+        "--groups",
+        s(&groups),
+        "--c-path",
+        "0.1,1",
+        "--metric",
+    ];
+    let out = maxmargin(&[&args[..], &["roc_auc"]].concat());
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("roc_auc is undefined on fold") && err.contains("of 3"),
+        "{err}"
+    );
+}

@@ -299,6 +299,15 @@ impl CrossValidation {
         self.folds.iter().filter(|f| !f.converged).count()
     }
 
+    /// The folds (numbered from 1) that have no `metric`: a ranking measure, or F1, is undefined where a
+    /// fold's test rows hold one class (or nothing is flagged), and [`CrossValidation::mean`] leaves them out.
+    pub fn folds_without(&self, metric: Metric) -> Vec<usize> {
+        (self.folds.iter().enumerate())
+            .filter(|(_, f)| metric.of(f).is_none())
+            .map(|(i, _)| i + 1)
+            .collect()
+    }
+
     /// The mean and standard deviation of `metric` over the folds that have it (ranking measures need both
     /// classes in a fold's test rows).
     pub fn mean(&self, metric: Metric) -> Option<(f64, f64)> {
