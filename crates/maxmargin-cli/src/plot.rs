@@ -93,10 +93,33 @@ impl LineChart<'_> {
             .filter(|g| !self.log_y || g.0 > 0.0)
             .map(|g| (map(g.0, self.log_y), g.1.as_str()))
             .collect();
-        let all = || series.iter().flat_map(|s| s.points.iter());
-        if all().next().is_none() {
-            bail!("nothing to draw: no points");
+        // A log axis takes values above 0 only: a curve that loses every point is said so and left out of
+        // the legend (it was dropped silently, its legend entry kept); with none left, the error says why.
+        let why = match (self.log_x, self.log_y) {
+            (false, false) => "values must be finite",
+            (true, false) => "values must be finite, and the log x axis takes x above 0 only",
+            (false, true) => "values must be finite, and the log y axis takes y above 0 only",
+            (true, true) => "values must be finite, and the log axes take values above 0 only",
+        };
+        if series.iter().all(|s| s.points.is_empty()) {
+            let names: Vec<&str> = self.series.iter().map(|s| s.name.as_str()).collect();
+            bail!(
+                "nothing to draw: no point of {} can be drawn ({why})",
+                names.join(", ")
+            );
         }
+        for (given, drawn) in self.series.iter().zip(&series) {
+            if !given.points.is_empty() && drawn.points.is_empty() {
+                note!(
+                    "warning: {}: none of its {} points can be drawn ({why}); it is left out",
+                    given.name,
+                    given.points.len()
+                );
+            }
+        }
+        let mut series = series;
+        series.retain(|s| !s.points.is_empty());
+        let all = || series.iter().flat_map(|s| s.points.iter());
         let x = span(all().map(|p| p.0), self.log_x);
         let y = span(
             all().map(|p| p.1).chain(guides.iter().map(|g| g.0)),

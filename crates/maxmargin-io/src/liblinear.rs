@@ -112,11 +112,9 @@ impl LiblinearModel {
                     solver_at = no;
                 }
                 "nr_class" => {
-                    n_class = Some(
-                        value(parts.next(), none)?
-                            .parse()
-                            .map_err(|_| bad(no, "nr_class", "not a whole number".into()))?,
-                    );
+                    n_class = Some(value(parts.next(), none)?.parse().map_err(|_| {
+                        bad(no, "nr_class", "not a whole number of 0 or more".into())
+                    })?);
                 }
                 "label" => {
                     label_at = no;
@@ -152,11 +150,9 @@ impl LiblinearModel {
                 }
                 "nr_feature" => {
                     features_at = no;
-                    n_features = Some(
-                        value(parts.next(), none)?
-                            .parse()
-                            .map_err(|_| bad(no, "nr_feature", "not a whole number".into()))?,
-                    );
+                    n_features = Some(value(parts.next(), none)?.parse().map_err(|_| {
+                        bad(no, "nr_feature", "not a whole number of 0 or more".into())
+                    })?);
                 }
                 "bias" => {
                     bias = Some(

@@ -32,11 +32,17 @@ pub fn parse_label_set(tok: &str) -> Result<Vec<u32>, String> {
     let mut out = tok
         .split(',')
         .map(|l| {
-            l.parse::<u32>().map_err(|_| {
-                format!(
+            l.parse::<u32>().map_err(|_| match l {
+                // `0, 1` splits into `0,` and `1`: the set's separator is a comma alone.
+                "" => format!(
+                    "{} has an empty label: a label set is its labels joined by commas, with no spaces \
+                     (0,1)",
+                    crate::libsvm::quote(tok)
+                ),
+                l => format!(
                     "{} is not a label (a non-negative integer)",
                     crate::libsvm::quote(l)
-                )
+                ),
             })
         })
         .collect::<Result<Vec<u32>, String>>()?;

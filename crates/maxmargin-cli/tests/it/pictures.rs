@@ -89,6 +89,23 @@ fn plot_draws_several_traces_with_their_tolerance() {
         "{err}"
     );
     fails(&["plot", "-o", s(&svg)], 2);
+    // Passes of 0 cannot sit on the log x axis: the error says so (it was "nothing to draw: no points"),
+    // and beside a drawable trace the curve is left out with a warning (it vanished, its legend kept).
+    let zero = tmp.path().join("zero.jsonl");
+    let line = |i: u32| {
+        format!("{{\"iteration\":{i},\"epoch\":0,\"seconds\":0.1,\"objective\":1.0,\"gap\":0.1}}\n")
+    };
+    std::fs::write(&zero, line(1) + &line(2)).unwrap();
+    let err = fails(&["plot", s(&zero), "-o", s(&svg)], 1);
+    assert!(
+        err.contains("no point of zero can be drawn") && err.contains("above 0"),
+        "{err}"
+    );
+    let err = super::ok_stderr(&["plot", s(&zero), s(&dcd), "-o", s(&svg)]);
+    assert!(
+        err.contains("warning: zero: none of its 2 points can be drawn"),
+        "{err}"
+    );
 }
 
 #[test]

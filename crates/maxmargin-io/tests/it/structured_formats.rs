@@ -66,6 +66,13 @@ fn multilabel_sets_and_errors() {
     let (line, field, msg) = parse_error(maxmargin_io::multilabel::read(&p).unwrap_err());
     assert_eq!((line, field), (1, "label"));
     assert!(msg.contains("\"x\""), "{msg}");
+    // `0, 1` (a space after the comma) names the set and how it is written, not an empty label `""`.
+    let p = write(&dir, "spaced.svm", "0, 1 1:1\n");
+    let (_, _, msg) = parse_error(maxmargin_io::multilabel::read(&p).unwrap_err());
+    assert!(
+        msg.contains("\"0,\" has an empty label") && msg.contains("no spaces"),
+        "{msg}"
+    );
     // A binary file whose first line has no label is an error, not an empty label.
     let p = write(&dir, "nolabel.svm", "1:1 2:1\n");
     let (_, field, msg) = parse_error(maxmargin_io::libsvm::read(&p).unwrap_err());
