@@ -48,6 +48,10 @@ struct Inspection {
     inside: usize,
     misclassified: usize,
     threshold: f64,
+    /// Rows its decisions get wrong at the model's chosen cut-off (`score > threshold`), when it has one:
+    /// `misclassified` counts them at the margin geometry's 0, which such a model does not decide at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    misclassified_at_threshold: Option<usize>,
     nearest: Vec<Row>,
     violators_total: usize,
     violators: Vec<Row>,
@@ -169,6 +173,11 @@ pub(crate) fn run(
         inside: count(&|m| m > 0.0 && m < 1.0 - ON_MARGIN),
         misclassified: count(&|m| m <= 0.0),
         threshold: cut,
+        misclassified_at_threshold: (decision.threshold.is_some()).then(|| {
+            (scores.iter().zip(&data.labels))
+                .filter(|&(&f, &l)| (f > cut) != (l == pos))
+                .count()
+        }),
         nearest: by_distance
             .iter()
             .take(nearest)
@@ -210,6 +219,12 @@ fn print(r: &Inspection, pos: f64) -> Result<()> {
     out!("  on the margin (y*f = 1)         {}", r.on);
     out!("  inside the margin (0 < y*f < 1) {}", r.inside);
     out!("  misclassified (y*f <= 0)        {}", r.misclassified);
+    if let Some(wrong) = r.misclassified_at_threshold {
+        out!(
+            "  decided wrongly at the model's threshold (f > {}): {wrong}",
+            crate::report::short(r.threshold, 4, false)
+        );
+    }
     let table = |rows: &[Row]| -> Result<()> {
         out!("  line      label   score       margin      largest contributions (feature:w*x)");
         for row in rows {
@@ -238,7 +253,7 @@ fn print(r: &Inspection, pos: f64) -> Result<()> {
     };
     out!(
         "nearest the boundary (f(x) = {}): {}",
-        r.threshold,
+        crate::report::short(r.threshold, 4, false),
         r.nearest.len()
     );
     table(&r.nearest)?;

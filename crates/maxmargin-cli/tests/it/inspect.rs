@@ -94,3 +94,36 @@ fn inspect_refuses_empty_data() {
     let err = fails(&["inspect", s(&model), s(&empty)], 1);
     assert!(err.contains("empty.svm: no examples"), "{err}");
 }
+
+/// On a model with a chosen cut-off, inspect also counts the rows its decisions get wrong there, as eval
+/// does (it counted only those at 0: 4 where eval found 12).
+#[test]
+fn a_thresholded_model_is_inspected_at_its_own_cut_off_too() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let (model, cut) = (tmp.path().join("m.model"), tmp.path().join("cut.model"));
+    ok(&["train", s(&data), "-o", s(&model), "-q"]);
+    ok(&[
+        "threshold",
+        s(&model),
+        s(&data),
+        "--at-score",
+        "0.5",
+        "-o",
+        s(&cut),
+    ]);
+    let inspect: serde_json::Value =
+        serde_json::from_str(&ok(&["inspect", s(&cut), s(&data), "--json"])).unwrap();
+    let eval: serde_json::Value =
+        serde_json::from_str(&ok(&["eval", s(&cut), s(&data), "--json"])).unwrap();
+    let wrong = eval["n"].as_u64().unwrap() - eval["correct"].as_u64().unwrap();
+    assert_eq!(
+        inspect["misclassified_at_threshold"].as_u64(),
+        Some(wrong),
+        "{inspect}"
+    );
+    assert_ne!(inspect["misclassified"].as_u64(), Some(wrong));
+    let plain: serde_json::Value =
+        serde_json::from_str(&ok(&["inspect", s(&model), s(&data), "--json"])).unwrap();
+    assert!(plain.get("misclassified_at_threshold").is_none());
+}
