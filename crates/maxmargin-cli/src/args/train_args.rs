@@ -72,10 +72,12 @@ pub(crate) struct TrainArgs {
     #[arg(short = 'c', long = "cost", help_heading = COMMON)]
     pub(crate) c: Option<f64>,
     /// Passes over the data [default: 1000 for dcd, which stops on its own test first; 10 for pegasos; for
-    /// subgradient, 500 iterations].
+    /// subgradient, 500 iterations]. smo (--kernel) checks its budgets between rounds of min(n, 1000) pair
+    /// steps, so a run may pass a budget by up to one round.
     #[arg(long, conflicts_with = "iterations", help_heading = BINARY)]
     pub(crate) epochs: Option<f64>,
-    /// Steps (pegasos) or full-batch iterations (subgradient).
+    /// Steps (pegasos), full-batch iterations (subgradient) or pair steps (smo, checked between rounds of
+    /// min(n, 1000), as --epochs).
     #[arg(long, help_heading = BINARY)]
     pub(crate) iterations: Option<u64>,
     /// Stop after this many seconds (the model then depends on the machine's speed).
