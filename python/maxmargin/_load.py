@@ -36,6 +36,10 @@ def load(path):
     parts = model.parts()
     estimator = MaxMarginSVC() if model.is_kernel else MaxMarginClassifier()
     estimator.set_params(**_hyperparameters(model, estimator.get_params()))
+    # What the file's model is, as fit records it: predict_proba reads these, whatever set_params sets after.
+    params = estimator.get_params()
+    estimator._trained_loss = params.get("loss")
+    estimator._trained_multi_class = params.get("multi_class")
     estimator.classes_ = np.asarray(parts["classes"])
     estimator.n_features_in_ = int(parts["n_features"])
     estimator._model = model

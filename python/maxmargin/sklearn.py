@@ -78,10 +78,12 @@ def _is_calibrated(estimator):
 
 def _is_logistic(estimator):
     """Whether the model is probabilistic (logistic, or calibrated): ``predict_proba`` exists only then."""
-    if getattr(estimator, "loss", None) != "logistic" and not _is_calibrated(estimator):
+    # A fitted model answers by the loss it was trained with, not by a parameter set since.
+    loss = getattr(estimator, "_trained_loss", getattr(estimator, "loss", None))
+    if loss != "logistic" and not _is_calibrated(estimator):
         raise AttributeError(
             "predict_proba needs a probabilistic model: this one is trained with "
-            f"loss={getattr(estimator, 'loss', 'hinge')!r}, whose scores are margins, not probabilities; "
+            f"loss={loss or 'hinge'!r}, whose scores are margins, not probabilities; "
             "train with loss='logistic', or calibrate it on development rows (calibrate(X_dev, y_dev), or "
             "sklearn.calibration.CalibratedClassifierCV)"
         )
@@ -110,11 +112,16 @@ def _fit_inputs(estimator, X, y, sample_weight):
 
 
 def _numeric_classes(classes):
-    """The classes as numbers when they are (so a saved model file speaks the data's labels), else ``None``
-    (the file then numbers the classes 0, 1, ... in ``classes_``'s order)."""
-    if np.issubdtype(np.asarray(classes).dtype, np.number) and np.all(np.isfinite(classes)):
-        return [float(c) for c in classes]
-    return None
+    """The classes as numbers when they are, each exactly a float (so a saved model file speaks the data's
+    labels), else ``None`` (the file then numbers the classes 0, 1, ... in ``classes_``'s order): integers
+    beyond 2**53 would round, and two classes could become one."""
+    classes = np.asarray(classes)
+    if not np.issubdtype(classes.dtype, np.number) or not np.all(np.isfinite(classes)):
+        return None
+    values = [float(c) for c in classes]
+    if np.issubdtype(classes.dtype, np.integer) and any(int(v) != int(c) for v, c in zip(values, classes)):
+        return None
+    return values
 
 
 class _KeptModel(_Decisions):
@@ -144,8 +151,11 @@ class _KeptModel(_Decisions):
                 **own,
             )
         self._model = model
+        # What the model is, whatever set_params sets after: predict_proba reads these.
+        self._trained_loss = own.get("loss")
+        self._trained_multi_class = self.multi_class
         self._forget_decisions()
-        _record_run(self, result)
+        _record_run(self, result, stacklevel=4)
         return result
 
     def save(self, path):
@@ -186,8 +196,9 @@ def _class_weights(class_weight, classes, y):
     return [(float(i), float(f)) for i, f in enumerate(factors)]
 
 
-def _record_run(estimator, result):
-    """The run's certificate as fitted attributes, and its warnings as Python warnings."""
+def _record_run(estimator, result, stacklevel=3):
+    """The run's certificate as fitted attributes, and its warnings as Python warnings, pointed at the
+    caller's line (``stacklevel`` frames up from here: through ``_train`` and ``fit``)."""
     # In C's convention (½‖w‖² + C Σ s_i ℓ_i), which is the library's λ-form (λ/2‖w‖² + (1/n) Σ s_i ℓ_i)
     # divided by λ = 1/(Cn).
     lam = result["lambda"]
@@ -199,13 +210,13 @@ def _record_run(estimator, result):
     estimator.stop_ = result["stop"]
     for message in result["warnings"]:
         category = ConvergenceWarning if not estimator.converged_ else UserWarning
-        warnings.warn(_in_python_terms(message), category, stacklevel=3)
+        warnings.warn(_in_python_terms(message), category, stacklevel=stacklevel)
     if not estimator.converged_ and not result["warnings"]:
         warnings.warn(
             f"not converged (stop: {estimator.stop_}, duality gap {estimator.duality_gap_}): raise "
             "max_iter, or scale the data (scale='maxabs')",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 
@@ -368,7 +379,7 @@ def _predict_proba(self, X):
     if scores.ndim == 1:
         p = expit(scores)
         return np.column_stack([1.0 - p, p])
-    if self.multi_class == "ovr":
+    if getattr(self, "_trained_multi_class", self.multi_class) == "ovr":
         # One-vs-rest logistic regression: each class's sigmoid, normalized (as scikit-learn's).
         p = expit(scores)
         return p / p.sum(axis=1, keepdims=True)

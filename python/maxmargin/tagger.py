@@ -144,7 +144,8 @@ class Tagger(_Learner):
                 {str(t): float(w) for t, w in self.class_weight.items()},
             )
         self._fitted = fitted
-        self._record(result)
+        # Tagger.fit calls _record itself: the caller's line is three frames up.
+        self._record(result, stacklevel=3)
         return self
 
     @property
@@ -156,18 +157,37 @@ class Tagger(_Learner):
     def w(self):
         raise AttributeError("a tagger's weights are over its feature dictionary: save it to inspect them")
 
+    def _columns(self, rows):
+        """Refuses tokens of another number of columns than training's: the templates read columns by
+        position, and a missing one was read as absent without a word."""
+        expected = self._fitted_model().n_columns
+        for i, sentence in enumerate(rows):
+            for j, token in enumerate(sentence):
+                if len(token) != expected:
+                    raise ValueError(
+                        f"sentence {i}, token {j}: {len(token)} column(s); this tagger was trained on tokens of "
+                        f"{expected} (the word first), and its templates read them by position"
+                    )
+
     def predict(self, sentences):
         """The tags of every sentence (``[]`` for an empty one)."""
         rows = _rows(sentences)
+        self._columns(rows)
         fitted, nonempty = self._fitted_model(), _nonempty(rows)[0]
         tagged = iter(fitted.tag(nonempty) if nonempty else [])
         return [next(tagged) if sentence else [] for sentence in rows]
 
     def evaluate(self, sentences, tags):
         """conlleval's chunk precision, recall and F1, and the token accuracy, as a dict (empty sentences,
-        with no tags, count for nothing)."""
-        rows, tags = _nonempty(_rows(sentences), _tags(tags))
-        return dict(self._fitted_model().evaluate(rows, tags))
+        with no tags, count for nothing). The chunk keys are ``None`` when a gold tag is not a chunk tag
+        (``O``, ``B-X``, ``I-X``): the same keys whatever the tags."""
+        rows = _rows(sentences)
+        self._columns(rows)
+        rows, tags = _nonempty(rows, _tags(tags))
+        out = dict(self._fitted_model().evaluate(rows, tags))
+        for key in ("chunk_precision", "chunk_recall", "chunk_f1"):
+            out.setdefault(key, None)
+        return out
 
     def score(self, sentences, tags):
         """The fraction of tokens tagged right (``evaluate`` gives the chunk F1)."""

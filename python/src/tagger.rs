@@ -121,6 +121,12 @@ impl PyTagger {
     fn tags(&self) -> Vec<String> {
         self.tagger.features.tag_names().to_vec()
     }
+
+    /// The columns per token the tagger was trained on (its templates read them).
+    #[getter]
+    fn n_columns(&self) -> usize {
+        self.tagger.features.inputs()
+    }
 }
 
 persisted!(PyTagger { tagger: Tagger }, "tagger");

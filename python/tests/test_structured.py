@@ -98,7 +98,7 @@ def test_slack_rescaling_with_the_cutting_planes():
     assert abs(one.objective_ - n.objective_) <= 2e-4 * one.objective_
     assert abs(one.objective_ - margin.objective_) > 1e-3 * one.objective_
     assert one.get_params()["rescaling"] == "slack" and one.score(X, Y) > 0.9
-    with pytest.raises(ValueError, match="no parameter 'rescaling'"):
+    with pytest.raises(ValueError, match="Invalid parameter 'rescaling'"):
         FrankWolfeSSVM(MultiLabelClf(n_labels=3)).set_params(rescaling="slack")
     with pytest.raises(ValueError, match="margin.*slack"):
         OneSlackSSVM(MultiClassClf(n_classes=3), rescaling="hinge").fit(X, y)
@@ -495,11 +495,15 @@ def test_latent_ssvm_learns_templates_and_states_a_plain_model_cannot(tmp_path):
     plain = FrankWolfeSSVM(MultiClassClf(), C=10.0).fit(X, y)
     latent = LatentSSVM(FrankWolfeSSVM(MultiClassClf(), C=10.0), n_latent=2).fit(X, y)
     assert plain.score(Xt, yt) < 0.7 < 0.9 < latent.score(Xt, yt)
-    # The rounds' objectives fall; a last round that rose (its convex solve short) is listed, not kept.
-    objectives = [r["objective"] for r in latent.rounds_]
-    assert set(latent.rounds_[0]) == {"objective", "inner_objective", "inner_gap", "inner_passes", "changed"}
+    # The rounds' objectives fall; a last round that rose is listed, not kept: by more than its convex
+    # solve's certified gap, the solve stopped short ("rose"); within it, the rounds have converged.
+    rounds = latent.rounds_
+    objectives = [r["objective"] for r in rounds]
+    assert set(rounds[0]) == {"objective", "inner_objective", "inner_gap", "inner_passes", "changed"}
     assert latent.latent_stop_ in ("converged", "rose", "rounds")
-    if latent.latent_stop_ == "rose":
+    if len(objectives) > 1 and objectives[-1] > objectives[-2]:
+        within = objectives[-1] - objectives[-2] <= rounds[-1]["inner_gap"]
+        assert latent.latent_stop_ == ("converged" if within else "rose")
         objectives = objectives[:-1]
     assert all(b <= a + 1e-9 for a, b in zip(objectives, objectives[1:]))
     path = tmp_path / "latent.model"

@@ -95,6 +95,9 @@ impl Regularization {
     /// use maxmargin_core::objective::Regularization;
     /// assert_eq!(Regularization::CSum(1.0).lambda(4)?.get(), 0.25);
     /// assert_eq!(Regularization::CMean(4.0).lambda(100)?.get(), 0.25);
+    /// // A C whose λ is not a positive float says which way to move it.
+    /// let e = |c: f64| Regularization::CSum(c).lambda(200).unwrap_err().to_string();
+    /// assert!(e(1e308).contains("too large") && e(1e-320).contains("too small"));
     /// # Ok(()) }
     /// ```
     pub fn lambda(self, n_samples: usize) -> Result<Lambda, CoreError> {
@@ -109,11 +112,20 @@ impl Regularization {
             Self::CMean(_) => 1.0 / v,
         });
         // The C the user gave is named, not the λ it became (`-c 1e308` said "lambda … got 0").
+        // λ underflows to 0 for a huge C and overflows for a tiny one (`C=1e-320` said "too large").
+        let large = match self {
+            Self::CSum(_) => v * n >= 1.0,
+            _ => v >= 1.0,
+        };
         match (self, derived) {
             (Self::Lambda(_), d) | (_, d @ Ok(_)) => d,
+            (_, Err(_)) if large => Err(CoreError::InvalidParam {
+                name: "C",
+                reason: "too large: λ = 1/(C·n) is 0 in floating point; give a smaller C",
+            }),
             (_, Err(_)) => Err(CoreError::InvalidParam {
                 name: "C",
-                reason: "too large: λ = 1/(C·n) is 0 or not finite in floating point; give a smaller C",
+                reason: "too small: λ = 1/(C·n) is not finite in floating point; give a larger C",
             }),
         }
     }

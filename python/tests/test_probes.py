@@ -1,0 +1,67 @@
+"""What a new user's probe of the package found, kept fixed: a fitted model's probabilities follow what was
+fitted, not parameters set since; integer labels beyond 2**53 train; the structured learners are scikit-learn
+estimators; a tagger refuses tokens of another shape at predict as at fit, and evaluates to the same keys."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV, cross_val_score
+
+from maxmargin import MaxMarginClassifier, Tagger
+from maxmargin.learners import FrankWolfeSSVM
+from maxmargin.models import MultiClassClf
+
+X = np.random.RandomState(0).randn(200, 4)
+Y3 = np.digitize(X[:, 0], [-0.5, 0.5])
+
+
+def test_probabilities_follow_the_fitted_model_not_later_parameters():
+    y = (X[:, 0] > 0).astype(int)
+    hinge = MaxMarginClassifier().fit(X, y)
+    hinge.set_params(loss="logistic")
+    assert not hasattr(hinge, "predict_proba")
+    ovr = MaxMarginClassifier(loss="logistic", multi_class="ovr").fit(X, Y3)
+    before = ovr.predict_proba(X[:3])
+    ovr.set_params(multi_class="auto")
+    np.testing.assert_array_equal(ovr.predict_proba(X[:3]), before)
+    ovr.set_params(loss="hinge")
+    assert hasattr(ovr, "predict_proba")
+
+
+def test_integer_labels_beyond_a_floats_precision_train_as_classes():
+    y = np.array([2**60, 2**60 + 1])[(X[:, 0] > 0).astype(int)]
+    m = MaxMarginClassifier().fit(X, y)
+    assert list(m.classes_) == [2**60, 2**60 + 1]
+    assert m.score(X, y) > 0.9
+
+
+def test_a_tiny_c_says_to_give_a_larger_one():
+    with pytest.raises(ValueError, match="too small.*larger C"):
+        MaxMarginClassifier(C=1e-320).fit(X, (X[:, 0] > 0).astype(int))
+
+
+def test_structured_learners_are_scikit_learn_estimators():
+    svm = FrankWolfeSSVM(MultiClassClf(n_classes=3), C=10.0)
+    assert clone(svm).get_params()["C"] == 10.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scores = cross_val_score(svm, X, Y3, cv=3)
+        search = GridSearchCV(svm, {"C": [1.0, 10.0]}, cv=3).fit(X, Y3)
+    assert len(scores) == 3 and scores.mean() > 0.8
+    assert search.best_params_["C"] in (1.0, 10.0)
+    svm.foo = 1
+    assert "foo" not in svm.get_params()
+
+
+def test_a_tagger_refuses_tokens_of_another_shape_and_evaluates_to_the_same_keys():
+    sentences = [[("a", "DT"), ("x", "NN"), ("y", "VB")]] * 10
+    tags = [["B-NP", "I-NP", "B-VP"]] * 10
+    tagger = Tagger(max_iter=50).fit(sentences, tags)
+    with pytest.raises(ValueError, match="sentence 0, token 0: 1 column"):
+        tagger.predict([["the", "x", "y"]])
+    plain = tagger.evaluate(sentences[:1], [["B-NP", "X", "B-VP"]])
+    chunks = tagger.evaluate(sentences[:1], tags[:1])
+    assert {"chunk_precision", "chunk_recall", "chunk_f1"} <= set(plain)
+    assert plain["chunk_f1"] is None and chunks["chunk_f1"] == 1.0
