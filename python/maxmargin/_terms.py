@@ -43,6 +43,17 @@ def unitless(message):
     return re.sub(r"its objective \S+ has no certificate", "it has no certificate", message)
 
 
+# The extension names a chain's tags as svm_hmm numbers them, from 1 (`every tag in <array> is the same (1)`);
+# Python's labels are numbered from 0.
+_ONE_TAG = re.compile(r"every tag in (<array>|X) is the same \((\d+)\)")
+
+
+def tags_numbered_from_0(message):
+    """``message`` with a chain's tag number (from 1, as svm_hmm files number tags) as Python's label (from
+    0)."""
+    return _ONE_TAG.sub(lambda m: f"every tag in {m.group(1)} is the same ({int(m.group(2)) - 1})", message)
+
+
 def graphs_numbered_from_0(message):
     """``message`` with the extension's graph numbers (from 1, as lines) as ``graph i`` (from 0)."""
     return _GRAPH_LINE.sub(lambda m: f"graph {int(m.group(1)) - 1}: ", message)

@@ -31,7 +31,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
 from . import _core
-from ._terms import graph_errors_in, graphs_numbered_from_0, translated, unitless
+from ._terms import graph_errors_in, graphs_numbered_from_0, tags_numbered_from_0, translated, unitless
 from ._decision import _reading
 from .models import ChainCRF, EdgeFeatureGraphCRF, GraphCRF, MultiClassClf, MultiLabelClf, StructuredModel, _Model
 
@@ -75,7 +75,7 @@ _FLAGS = [
 
 
 def _in_python_terms(message):
-    return unitless(graphs_numbered_from_0(translated(message, _FLAGS)))
+    return unitless(tags_numbered_from_0(graphs_numbered_from_0(translated(message, _FLAGS))))
 
 
 def _positive(v):

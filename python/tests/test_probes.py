@@ -65,3 +65,12 @@ def test_a_tagger_refuses_tokens_of_another_shape_and_evaluates_to_the_same_keys
     chunks = tagger.evaluate(sentences[:1], tags[:1])
     assert {"chunk_precision", "chunk_recall", "chunk_f1"} <= set(plain)
     assert plain["chunk_f1"] is None and chunks["chunk_f1"] == 1.0
+
+
+def test_a_chain_of_one_tag_names_it_by_its_python_label():
+    from maxmargin.models import ChainCRF
+
+    rng = np.random.RandomState(0)
+    Xs = [rng.randn(4, 3) for _ in range(5)]
+    with pytest.warns(UserWarning, match=r"every tag in <array> is the same \(2\)"):
+        FrankWolfeSSVM(ChainCRF(), max_iter=5).fit(Xs, [np.full(4, 2)] * 5)
