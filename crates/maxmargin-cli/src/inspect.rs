@@ -222,7 +222,7 @@ fn print(r: &Inspection, pos: f64) -> Result<()> {
     if let Some(wrong) = r.misclassified_at_threshold {
         out!(
             "  decided wrongly at the model's threshold (f > {}): {wrong}",
-            crate::report::short(r.threshold, 4, false)
+            format_number(r.threshold)
         );
     }
     let table = |rows: &[Row]| -> Result<()> {
@@ -253,7 +253,7 @@ fn print(r: &Inspection, pos: f64) -> Result<()> {
     };
     out!(
         "nearest the boundary (f(x) = {}): {}",
-        crate::report::short(r.threshold, 4, false),
+        format_number(r.threshold),
         r.nearest.len()
     );
     table(&r.nearest)?;
