@@ -383,6 +383,7 @@ where
                     path: file.clone(),
                     message: e.to_string(),
                 })?;
+            same_round(comm, &file, solver.progress(problem, &run.state), &run)?;
             run
         }
         None => {
@@ -410,6 +411,45 @@ where
         store.save(file, &run)?;
     }
     Ok((fit, run))
+}
+
+/// Refuses ranks' checkpoints of different rounds: each rank writes its own file, so a run killed between
+/// two ranks' writes leaves a set no run ever was, whose collectives do not match (a probe's resumes
+/// segfaulted, hung, or ended in `MPI_ERR_TRUNCATE`). The ranks compare their rounds (iterations, passes,
+/// evaluations, the next one due) by two allreduces before any other collective; one process agrees with
+/// itself.
+fn same_round<St, O>(
+    comm: &dyn Collective,
+    file: &Path,
+    at: maxmargin_optim::Progress,
+    run: &Run<St, O>,
+) -> Result<(), Error> {
+    let mine = [
+        at.iteration as f64,
+        at.epoch,
+        run.trace.len() as f64,
+        run.next_eval,
+    ];
+    let mut high = mine;
+    comm.allreduce_max(&mut high)?;
+    let mut low = mine.map(|v| -v);
+    comm.allreduce_max(&mut low)?;
+    if high.iter().zip(&low).all(|(h, l)| *h == -*l) {
+        return Ok(());
+    }
+    Err(OptimError::Checkpoint {
+        message: format!(
+            "{}: this rank's checkpoint is of iteration {} ({:.2} passes), and the ranks' files range from \
+             iteration {} to {}: they were written after different rounds (a run stopped between two ranks' \
+             writes); resume from a set of files written together, or start the run again",
+            file.display(),
+            at.iteration,
+            at.epoch,
+            -low[0],
+            high[0]
+        ),
+    }
+    .into())
 }
 
 /// What a stream's checkpoint keeps beside the run: the seed whose order the rows are in, and the stream's

@@ -290,6 +290,30 @@ mod with_mpi {
         );
         assert!(!out.status.success());
         assert!(String::from_utf8_lossy(&out.stderr).contains("number of ranks"));
+        // Rank files of different rounds (a run killed between two ranks' writes) are refused by name
+        // before any collective: a probe's such resumes segfaulted, hung or ended in MPI_ERR_TRUNCATE.
+        let later = tmp.path().join("later.ckpt");
+        train(&resumed, &["--epochs", "4", "--checkpoint", s(&later)]);
+        let mixed = tmp.path().join("mixed.ckpt");
+        std::fs::copy(
+            tmp.path().join("run.ckpt.rank0"),
+            tmp.path().join("mixed.ckpt.rank0"),
+        )
+        .unwrap();
+        std::fs::copy(
+            tmp.path().join("later.ckpt.rank1"),
+            tmp.path().join("mixed.ckpt.rank1"),
+        )
+        .unwrap();
+        let out = mpirun(
+            2,
+            &["train", s(&data), "-o", s(&resumed), "--resume", s(&mixed)],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains("written after different rounds"),
+            "{err}"
+        );
     }
 
     /// Trains `data` with `flags` as one process (to a relative gap `one_gap`) and over 2 and 3 ranks (to
