@@ -165,10 +165,12 @@ pub fn save<T: Serialize>(path: &Path, kind: &str, payload: &T) -> Result<(), Io
         let mut counted = Crc(crc32fast::Hasher::new(), None);
         let mut both = Tee(&mut *w, &mut counted);
         // A write that fails (a full disk) is that I/O error, not the encoder's dump of it.
-        bincode::serde::encode_into_std_write(payload, &mut both, bincode_config()).map_err(|e| match e {
-            bincode::error::EncodeError::Io { inner, .. } => inner,
-            e => std::io::Error::other(e.to_string()),
-        })?;
+        bincode::serde::encode_into_std_write(payload, &mut both, bincode_config()).map_err(
+            |e| match e {
+                bincode::error::EncodeError::Io { inner, .. } => inner,
+                e => std::io::Error::other(e.to_string()),
+            },
+        )?;
         // The same encoding twice gives the same bytes; a difference would be a checksum that lies.
         if counted.0.finalize() != crc {
             return Err(std::io::Error::other(

@@ -376,3 +376,30 @@ fn issue_30_a_streamed_run_resumes_from_its_checkpoint_to_the_same_model_bytes()
     let err = fails(&["train", d, "-o", o, "--resume", s(&ck)], 1);
     assert!(err.contains("stream"), "{err}");
 }
+
+/// An --epsilon tighter than DCD's default is what stops a streamed run (without --gap), as in memory: the
+/// default 1% gap, checked every epoch, stopped it first and made every --epsilon give the same model.
+#[test]
+fn streamed_dcd_honours_a_tighter_epsilon() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let objective = |extra: &[&str]| {
+        let model = tmp.path().join("m.json");
+        let mut args = vec!["train", s(&data), "-o", s(&model), "-q"];
+        args.extend_from_slice(extra);
+        ok(&args);
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+        json["training"]["objective"].as_f64().unwrap()
+    };
+    let memory = objective(&["--epsilon", "1e-4"]);
+    let (loose, tight) = (
+        objective(&["--stream"]),
+        objective(&["--stream", "--epsilon", "1e-4"]),
+    );
+    assert!(
+        (tight - memory).abs() <= 1e-6 * memory,
+        "{tight} vs {memory}"
+    );
+    assert!(loose >= tight, "{loose} vs {tight}");
+}

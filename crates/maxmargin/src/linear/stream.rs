@@ -109,24 +109,31 @@ impl LinearSvm {
         }
         let n = summary.n_rows;
         let lambda = p.regularization.lambda(n)?;
-        let target = p
-            .budget
-            .gap_tolerance
-            .unwrap_or(crate::convergence::DEFAULT_GAP);
+        // An --epsilon tighter than DCD's default asks for more than the default gap, which (checked every
+        // epoch) stopped the run first and made the flag do nothing: without --gap, the ε test then stops
+        // the run, as in memory. Otherwise the certified gap does.
+        let epsilon_asked = matches!(p.solver, LinearSolver::Dcd(d)
+            if d.epsilon < maxmargin_optim::DcdParams::default().epsilon);
+        let target = match p.budget.gap_tolerance {
+            Some(gap) => Some(gap),
+            None if epsilon_asked => None,
+            None => Some(crate::convergence::DEFAULT_GAP),
+        };
         let is_dcd = matches!(p.solver, LinearSolver::Dcd(_));
         // DCD certifies once per epoch of coordinate steps (a read of the file, about what the epoch's passes
         // cost) besides where its stopping test calls for it, and stops at the certified gap: on a9a x10 the ε
         // test alone took 224 epochs where the 1% gap came at 49. The primal solvers have no other stop.
-        let budget =
-            p.budget
-                .with_gap(target)
-                .evaluating_every(if p.budget.eval_every_epochs.is_finite() {
-                    p.budget.eval_every_epochs.ceil().max(1.0)
-                } else if is_dcd {
-                    1.0
-                } else {
-                    STREAM_EVAL_EVERY as f64
-                });
+        let gapped = match target {
+            Some(t) => p.budget.with_gap(t),
+            None => p.budget,
+        };
+        let budget = gapped.evaluating_every(if p.budget.eval_every_epochs.is_finite() {
+            p.budget.eval_every_epochs.ceil().max(1.0)
+        } else if is_dcd {
+            1.0
+        } else {
+            STREAM_EVAL_EVERY as f64
+        });
         let trainer = Trainer::new(budget)?;
         let mut source = Passes {
             rows: &rows,
@@ -169,7 +176,7 @@ impl LinearSvm {
                     .map(|f| f.0)
                 }
                 LinearSolver::Dcd(d) => {
-                    let mut s = Streamed::new(d.check()?.with_gap_target(Some(target)));
+                    let mut s = Streamed::new(d.check()?.with_gap_target(target));
                     let init = |s: &mut Streamed<_>| Ok(s.init(&problem)?);
                     crate::checkpoint::train_stream(
                         &trainer, &mut s, &problem, init, tag, plan, observer,
