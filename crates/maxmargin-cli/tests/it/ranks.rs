@@ -374,6 +374,17 @@ mod with_mpi {
             );
             assert!(!out.status.success() && !model.exists());
         }
+        // A third label in one rank's share is refused as one process refuses it (the ranks took the smallest
+        // and largest labels for the classes and blamed a row of the middle one).
+        let mut text = maxmargin::datasets::HEART_SCALE.to_string();
+        text.push_str("+3 1:1\n");
+        std::fs::write(&data, text).unwrap();
+        let out = mpirun(2, &["train", s(&data), "-o", s(&model)]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("exactly two classes, found 3: -1, 1, 3"),
+            "{err}"
+        );
         // Chains and graphs too: the first position or node over the ranks, as one process names it.
         let seq = tmp.path().join("big.dat");
         let mut text: String = (1..=40)

@@ -80,27 +80,10 @@ impl LinearSvm {
         let source = data.source.clone();
         let whole = Whole::agree(comm, &data, start)?;
         let (n, d) = (whole.n, whole.d);
-        let (lo, hi) = data
-            .labels
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &l| {
-                (a.min(l), b.max(l))
-            });
-        let mut extremes = [hi, -lo];
-        comm.allreduce_max(&mut extremes)?;
-        let labels = BinaryLabels {
-            negative: -extremes[1],
-            positive: extremes[0],
-        };
-        if labels.negative == labels.positive {
-            return Err(IoError::NotBinary {
-                path: source,
-                found: 1,
-                at_least: false,
-                labels: labels.negative.to_string(),
-            }
-            .into());
-        }
+        // Every shard's distinct labels, as one process reads the whole file's: a third label is refused as
+        // there (the smallest and largest alone took -1 and 3 for the classes, and blamed a row of 1).
+        let classes = Whole::classes(comm, &data, n)?;
+        let labels = BinaryLabels::from_labels(&source, &classes)?;
         let labels = labels.with_positive(&source, p.positive)?;
         let y = labels.targets(&data).map_err(|e| file_line(e, start))?;
         // What one process records of its rows: the ranks' sketches, merged.
