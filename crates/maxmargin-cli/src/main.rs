@@ -398,6 +398,10 @@ fn streamed(cmd: &TrainCmd, format: FormatArg) -> Result<bool> {
         "does not apply to --stream (one thread reads the rows in passes; nothing per row is kept in memory)",
     )?;
     let dir = match &cmd.stream_dir {
+        Some(dir) if !dir.is_dir() => bail!(
+            "--stream-dir {}: not a directory that exists (the parsed rows are written there)",
+            dir.display()
+        ),
         Some(dir) => dir.clone(),
         None => match cmd.output.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),

@@ -69,7 +69,7 @@ pub enum IoError {
     /// A model file of another kind than the one asked for.
     #[error(
         "{path}: model kind is {found:?}, expected {expected:?}{}",
-        checkpoint_note(found),
+        checkpoint_note(found, expected),
         path = .path.display()
     )]
     WrongKind {
@@ -131,10 +131,23 @@ impl IoError {
 
 /// What a [`IoError::WrongKind`] adds when the file is a training checkpoint, which only `train --resume`
 /// reads (its kind names it: `checkpoint-binary-dcd`).
-fn checkpoint_note(found: &str) -> &'static str {
-    if found.starts_with("checkpoint") {
-        ": this file is a training checkpoint, not a model (train --resume FILE continues the run it saved)"
-    } else {
-        ""
+fn checkpoint_note(found: &str, expected: &str) -> &'static str {
+    let (was, is) = (
+        found.starts_with("checkpoint"),
+        expected.starts_with("checkpoint"),
+    );
+    let streamed = |kind: &str| kind.ends_with("-stream");
+    match (was, is) {
+        (true, false) => {
+            ": this file is a training checkpoint, not a model (train --resume FILE continues the run it saved)"
+        }
+        // Given to --resume: a run of the other mode made it.
+        (true, true) if streamed(found) && !streamed(expected) => {
+            ": it was made by a --stream run; resume it with --stream"
+        }
+        (true, true) if !streamed(found) && streamed(expected) => {
+            ": it was made by a run in memory; resume it without --stream"
+        }
+        _ => "",
     }
 }

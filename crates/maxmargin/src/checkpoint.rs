@@ -287,6 +287,19 @@ where
     O: Serde,
     X: Serde + Extra,
 {
+    // A run over ranks wrote PATH.rank0, PATH.rank1, ...: say so, not "no such file".
+    let rank0 = crate::distributed::checkpoint::rank_path(path, 0);
+    if !path.exists() && rank0.exists() {
+        return Err(OptimError::Checkpoint {
+            message: format!(
+                "{}: no such file, but {} is there: a run over MPI ranks made it; resume it under mpirun with \
+                 the number of ranks it was made with",
+                path.display(),
+                rank0.display()
+            ),
+        }
+        .into());
+    }
     refuse_older(path, kind)?;
     let (_, file): (_, CheckpointFile<Pm, St, O, X>) = model_file::load(path, kind)?;
     if let Some((made, params)) = expect {

@@ -331,3 +331,39 @@ fn a_checkpoint_resumes_only_with_the_problem_it_was_made_for() {
     let err = fails(&args, 1);
     assert!(err.contains("checkpoint made with scaling none"), "{err}");
 }
+
+/// A checkpoint of the other mode says which mode made it: a --stream run's given to a run in memory (it
+/// said "not a model", though --resume was given one), and a run over ranks' files given to one process (it
+/// said "no such file").
+#[test]
+fn a_checkpoint_of_another_mode_says_which_mode_made_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let (model, streamed, memory) = (
+        tmp.path().join("m.model"),
+        tmp.path().join("s.ck"),
+        tmp.path().join("m.ck"),
+    );
+    let train = |extra: &[&str]| -> Vec<String> {
+        let base = ["train", s(&data), "-o", s(&model), "-q"];
+        base.iter().chain(extra).map(|a| a.to_string()).collect()
+    };
+    let ok = |args: Vec<String>| ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let fails = |args: Vec<String>| fails(&args.iter().map(String::as_str).collect::<Vec<_>>(), 1);
+    ok(train(&["--stream", "--checkpoint", s(&streamed)]));
+    ok(train(&["--checkpoint", s(&memory)]));
+    let err = fails(train(&["--resume", s(&streamed)]));
+    assert!(
+        err.contains("made by a --stream run; resume it with --stream"),
+        "{err}"
+    );
+    let err = fails(train(&["--stream", "--resume", s(&memory)]));
+    assert!(
+        err.contains("made by a run in memory; resume it without --stream"),
+        "{err}"
+    );
+    let ranks = tmp.path().join("r.ck");
+    std::fs::copy(&memory, tmp.path().join("r.ck.rank0")).unwrap();
+    let err = fails(train(&["--resume", s(&ranks)]));
+    assert!(err.contains("a run over MPI ranks made it"), "{err}");
+}

@@ -114,9 +114,23 @@ where
     /// kind, or was made for another rank, number of ranks, problem or parameters.
     fn load(&self, file: &Path) -> Result<Run<St, O>, Error> {
         if !file.exists() {
+            // The path without the rank's suffix is one process's checkpoint.
+            let one = file.with_extension("");
+            let why = if one.exists()
+                && file
+                    .extension()
+                    .is_some_and(|e| e.to_string_lossy().starts_with("rank"))
+            {
+                format!(
+                    "{} is one process's checkpoint: resume it without mpirun",
+                    one.display()
+                )
+            } else {
+                "resume with the number of ranks it was made with".to_string()
+            };
             return Err(OptimError::Checkpoint {
                 message: format!(
-                    "{}: no checkpoint for rank {} of {} (resume with the number of ranks it was made with)",
+                    "{}: no checkpoint for rank {} of {} ({why})",
                     file.display(),
                     self.rank,
                     self.size
