@@ -10,6 +10,15 @@ from . import _core
 _STRUCTURED = ("multilabel", "chain", "graph")
 
 
+def _exists(path):
+    """Raises ``FileNotFoundError`` for a path that is not there, as ``open`` does (the extension's error for
+    it is a ``ValueError``, which a caller catching ``OSError`` would not see)."""
+    import os
+
+    if not os.path.exists(path):
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+
+
 def load(path):
     """The estimator of a model file: :class:`~maxmargin.MaxMarginClassifier` for a linear binary or
     multiclass model, :class:`~maxmargin.MaxMarginSVC` for a kernel (or approximated-kernel) one, a
@@ -22,6 +31,7 @@ def load(path):
     from .sklearn import MaxMarginClassifier, MaxMarginSVC, _record_run
     from .tagger import Tagger
 
+    _exists(path)
     kind = _core.model_kind(str(path))
     if kind == "chain-conll":
         return Tagger.load(path)

@@ -471,6 +471,9 @@ def load(path, learner=FrankWolfeSSVM):
     """A fitted learner (of class ``learner``) around a model file written by ``save`` or by
     ``maxmargin train --task multiclass|multilabel|chain|graph`` (a :class:`LatentSSVM` around one for
     latent models): it predicts and scores; its certificate attributes are not restored."""
+    from ._load import _exists
+
+    _exists(path)
     kind = _core.model_kind(str(path))
     if kind in ("multiclass-latent", "chain-latent"):
         fitted = _core.LatentModel.load(str(path))

@@ -94,5 +94,5 @@ def test_string_classes_are_numbered_in_the_file_and_a_missing_file_is_named(tmp
     loaded = maxmargin.load(tmp_path / "m")
     assert list(loaded.classes_) == [0.0, 1.0]
     assert np.array_equal(clf.classes_[loaded.predict(X).astype(int)], clf.predict(X))
-    with pytest.raises(ValueError, match="missing: No such file"):
+    with pytest.raises(FileNotFoundError, match="No such file"):
         maxmargin.load(tmp_path / "missing")

@@ -74,3 +74,12 @@ def test_a_chain_of_one_tag_names_it_by_its_python_label():
     Xs = [rng.randn(4, 3) for _ in range(5)]
     with pytest.warns(UserWarning, match=r"every tag in <array> is the same \(2\)"):
         FrankWolfeSSVM(ChainCRF(), max_iter=5).fit(Xs, [np.full(4, 2)] * 5)
+
+
+def test_loading_a_missing_file_is_a_file_not_found_error(tmp_path):
+    import maxmargin
+    from maxmargin import learners
+
+    for load in (maxmargin.load, learners.load):
+        with pytest.raises(FileNotFoundError):
+            load(tmp_path / "missing.model")
