@@ -3,6 +3,7 @@ calibration fitted on development rows and a cut-off chosen on them, kept with t
 
 import contextlib
 import numbers
+import re
 
 import numpy as np
 import scipy.sparse as sp
@@ -75,7 +76,7 @@ class _Decisions:
         if not isinstance(method, str) or method not in ("platt", "sigmoid", "isotonic"):
             raise ValueError(f"method={method!r}: give 'platt' (or its other name 'sigmoid') or 'isotonic'")
         model, X, y_index = self._development(X, y)
-        with _reading(_csr(X)) as csr:
+        with _reading(_csr(X)) as csr, _classes_named(self.classes_):
             self._model = model.calibrated((*csr, X.shape[1]), y_index, method)
         return self
 
@@ -132,7 +133,7 @@ class _Decisions:
                 raise ValueError(f"{rule}={value!r}: give a fraction in [0, 1]")
             value, false_positive = float(value), 0.0
         model, X, y_index = self._development(X, y)
-        with _reading(_csr(X)) as csr, errors_in(_THRESHOLD_FLAGS):
+        with _reading(_csr(X)) as csr, errors_in(_THRESHOLD_FLAGS), _classes_named(self.classes_):
             self._model, report = model.thresholded((*csr, X.shape[1]), y_index, rule, value, false_positive)
         self.threshold_ = report["threshold"]
         self.threshold_report_ = {key: report[key] for key in ("precision", "recall", "flag_rate")}
@@ -185,3 +186,19 @@ class _Decisions:
         with _reading(_csr(X)) as csr:
             scores = self._model.decision((*csr, X.shape[1]))
         return scores[:, 0] if scores.shape[1] == 1 else scores
+
+
+@contextlib.contextmanager
+def _classes_named(classes):
+    """Re-raises the extension's "no row of class I" with the class's label, for classes the model file
+    numbers (strings, bools): it named the index (``class 0`` for ``'fraud'``)."""
+    try:
+        yield
+    except ValueError as e:
+        from .sklearn import _numeric_classes
+
+        if _numeric_classes(classes) is None and len(e.args) == 1 and isinstance(e.args[0], str):
+            e.args = (re.sub(r"no row of class (\d+)",
+                             lambda m: f"no row of class {classes[int(m.group(1))].item()!r}"
+                             if int(m.group(1)) < len(classes) else m.group(0), e.args[0]),)
+        raise

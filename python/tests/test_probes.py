@@ -83,3 +83,11 @@ def test_loading_a_missing_file_is_a_file_not_found_error(tmp_path):
     for load in (maxmargin.load, learners.load):
         with pytest.raises(FileNotFoundError):
             load(tmp_path / "missing.model")
+
+
+def test_calibration_errors_name_the_class_by_its_label():
+    y = np.array(["fraud", "ok"])[(X[:, 0] > 0).astype(int)]
+    m = MaxMarginClassifier().fit(X, y)
+    only_ok = y == "ok"
+    with pytest.raises(ValueError, match="no row of class 'fraud'"):
+        m.calibrate(X[only_ok], y[only_ok])
