@@ -165,8 +165,8 @@ class Tagger(_Learner):
             for j, token in enumerate(sentence):
                 if len(token) != expected:
                     raise ValueError(
-                        f"sentence {i}, token {j}: {len(token)} column(s); this tagger was trained on tokens of "
-                        f"{expected} (the word first), and its templates read them by position"
+                        f"sentence {i}, token {j}: {len(token)} column(s); this tagger was trained on tokens "
+                        f"of {expected} (the word first), and its templates read them by position"
                     )
 
     def predict(self, sentences):

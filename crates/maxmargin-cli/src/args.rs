@@ -43,9 +43,9 @@ pub(crate) enum Command {
     Predict {
         /// The model file.
         model: PathBuf,
-        /// The data, in the model's format (plain or .gz). Binary and multiclass rows need no label (a row may
-        /// start with its features, or with `?`); multilabel and svm_hmm rows give theirs (a CoNLL tagger's
-        /// tokens may leave out the tag column).
+        /// The data, in the model's format (plain or .gz). Binary and multiclass rows need no label (a row
+        /// may start with its features, or with `?`); multilabel and svm_hmm rows give theirs (a CoNLL
+        /// tagger's tokens may leave out the tag column).
         data: PathBuf,
         /// Write predictions here (atomically) instead of standard output (`-`: standard output).
         #[arg(short, long)]

@@ -119,8 +119,8 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<bool> {
             if !without.is_empty() {
                 let folds: Vec<String> = without.iter().map(usize::to_string).collect();
                 note!(
-                    "warning: {name} is undefined on fold {} of {} (its test rows hold one class), so the means \
-                     below are over the other folds",
+                    "warning: {name} is undefined on fold {} of {} (its test rows hold one class), so the \
+                     means below are over the other folds",
                     folds.join(", "),
                     cmd.folds
                 );

@@ -87,8 +87,8 @@ pub(crate) fn calibrate(
             short_score(before.1)
         ),
         (Some(p), None) => note!(
-            "warning: the threshold at probability {p} is dropped: this calibration does not increase with the \
-             score, so no score cut-off gives it (decisions are at score > 0 again)"
+            "warning: the threshold at probability {p} is dropped: this calibration does not increase with \
+             the score, so no score cut-off gives it (decisions are at score > 0 again)"
         ),
         _ => {}
     }

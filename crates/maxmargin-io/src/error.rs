@@ -139,7 +139,8 @@ fn checkpoint_note(found: &str, expected: &str) -> &'static str {
     let streamed = |kind: &str| kind.ends_with("-stream");
     match (was, is) {
         (true, false) => {
-            ": this file is a training checkpoint, not a model (train --resume FILE continues the run it saved)"
+            ": this file is a training checkpoint, not a model (train --resume FILE continues the run it \
+             saved)"
         }
         // Given to --resume: a run of the other mode made it.
         (true, true) if streamed(found) && !streamed(expected) => {

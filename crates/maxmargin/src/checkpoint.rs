@@ -292,8 +292,8 @@ where
     if !path.exists() && rank0.exists() {
         return Err(OptimError::Checkpoint {
             message: format!(
-                "{}: no such file, but {} is there: a run over MPI ranks made it; resume it under mpirun with \
-                 the number of ranks it was made with",
+                "{}: no such file, but {} is there: a run over MPI ranks made it; resume it under mpirun \
+                 with the number of ranks it was made with",
                 path.display(),
                 rank0.display()
             ),

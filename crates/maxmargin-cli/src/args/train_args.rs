@@ -50,8 +50,9 @@ pub(crate) struct TrainArgs {
     /// write takes over a tenth of it, so checkpoints cost at most about a tenth of the time.
     #[arg(long, value_name = "SECONDS", requires = "checkpoint", help_heading = RUNS)]
     pub(crate) checkpoint_every: Option<f64>,
-    /// Continue from a --checkpoint file (same data, task, solver and λ); the budgets (--epochs, --max-passes,
-    /// --iterations) are totals counted from the start of the run it saved, not more work on top of it.
+    /// Continue from a --checkpoint file (same data, task, solver and λ); the budgets (--epochs,
+    /// --max-passes, --iterations) are totals counted from the start of the run it saved, not more work on
+    /// top of it.
     #[arg(long, help_heading = RUNS)]
     pub(crate) resume: Option<PathBuf>,
     /// Structured, ssg: start from this model's weights. Binary dcd: start from the duals of a --checkpoint

@@ -300,7 +300,8 @@ impl CrossValidation {
     }
 
     /// The folds (numbered from 1) that have no `metric`: a ranking measure, or F1, is undefined where a
-    /// fold's test rows hold one class (or nothing is flagged), and [`CrossValidation::mean`] leaves them out.
+    /// fold's test rows hold one class (or nothing is flagged), and [`CrossValidation::mean`] leaves them
+    /// out.
     pub fn folds_without(&self, metric: Metric) -> Vec<usize> {
         (self.folds.iter().enumerate())
             .filter(|(_, f)| metric.of(f).is_none())

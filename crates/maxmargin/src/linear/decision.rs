@@ -262,8 +262,9 @@ impl DecisionModel {
         Ok(self)
     }
 
-    /// The probability the threshold was set at (`threshold --at P`), when it was: [`DecisionModel::calibrate`]
-    /// moves such a cut-off to the new map's score for `P`, or drops it where the map cannot place it.
+    /// The probability the threshold was set at (`threshold --at P`), when it was:
+    /// [`DecisionModel::calibrate`] moves such a cut-off to the new map's score for `P`, or drops it where the
+    /// map cannot place it.
     pub fn threshold_at_probability(&self) -> Option<f64> {
         let rule = &self.threshold.as_ref()?.rule;
         rule.strip_prefix("at probability ")?.parse().ok()
