@@ -199,6 +199,6 @@ def _classes_named(classes):
 
         if _numeric_classes(classes) is None and len(e.args) == 1 and isinstance(e.args[0], str):
             e.args = (re.sub(r"no row of class (\d+)",
-                             lambda m: f"no row of class {classes[int(m.group(1))].item()!r}"
+                             lambda m: f"no row of class {np.asarray(classes).tolist()[int(m.group(1))]!r}"
                              if int(m.group(1)) < len(classes) else m.group(0), e.args[0]),)
         raise

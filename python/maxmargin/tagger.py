@@ -158,12 +158,12 @@ class Tagger(_Learner):
         raise AttributeError("a tagger's weights are over its feature dictionary: save it to inspect them")
 
     def _columns(self, rows):
-        """Refuses tokens of another number of columns than training's: the templates read columns by
-        position, and a missing one was read as absent without a word."""
+        """Refuses tokens of fewer columns than training's: the templates read columns by position, and a
+        missing one was read as absent without a word (more columns, as a trailing tag, are not read)."""
         expected = self._fitted_model().n_columns
         for i, sentence in enumerate(rows):
             for j, token in enumerate(sentence):
-                if len(token) != expected:
+                if len(token) < expected:
                     raise ValueError(
                         f"sentence {i}, token {j}: {len(token)} column(s); this tagger was trained on tokens "
                         f"of {expected} (the word first), and its templates read them by position"

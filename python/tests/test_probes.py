@@ -91,3 +91,11 @@ def test_calibration_errors_name_the_class_by_its_label():
     only_ok = y == "ok"
     with pytest.raises(ValueError, match="no row of class 'fraud'"):
         m.calibrate(X[only_ok], y[only_ok])
+
+
+def test_a_tagger_reads_tokens_with_a_trailing_tag_column():
+    sentences = [[("a", "DT"), ("x", "NN"), ("y", "VB")]] * 10
+    tags = [["B-NP", "I-NP", "B-VP"]] * 10
+    tagger = Tagger(max_iter=50).fit(sentences, tags)
+    tagged = [[(w, p, t) for (w, p), t in zip(sentences[0], tags[0])]]
+    assert tagger.predict(tagged) == tagger.predict(sentences[:1])

@@ -83,8 +83,8 @@ pub(crate) fn calibrate(
     match (before.0, &m.threshold) {
         (Some(p), Some(t)) if t.score != before.1 => note!(
             "the threshold at probability {p} moves with the calibration: score {} (was {})",
-            short_score(t.score),
-            short_score(before.1)
+            cut_text(t.score),
+            cut_text(before.1)
         ),
         (Some(p), None) => note!(
             "warning: the threshold at probability {p} is dropped: this calibration does not increase with \
@@ -131,11 +131,7 @@ pub(crate) fn threshold(
         Some(p) if t < f64::MAX => format!(", probability {p:.4}"),
         _ => String::new(),
     };
-    let threshold = match t {
-        f64::MIN => "none: every row is flagged".to_string(),
-        f64::MAX => "none: no row is flagged".to_string(),
-        t => short_score(t),
-    };
+    let threshold = cut_text(t);
     out!(
         "threshold {threshold}{probability}  (on {} rows of {}: precision {}, recall {}, flag rate {:.4})",
         dev.n_samples(),
@@ -155,5 +151,15 @@ fn short_score(t: f64) -> String {
         format!("{t:e}")
     } else {
         format!("{}", t + 0.0)
+    }
+}
+
+/// A cut-off as printed: its score, or what the sentinels `f64::MIN` and `f64::MAX` (every score, or none,
+/// reaches the probability asked for) mean.
+fn cut_text(t: f64) -> String {
+    match t {
+        f64::MIN => "none: every row is flagged".to_string(),
+        f64::MAX => "none: no row is flagged".to_string(),
+        t => short_score(t),
     }
 }

@@ -15,7 +15,7 @@
 
 use crate::error::OptimError;
 use crate::structural::problem::StructProblem;
-use crate::trainer::Fit;
+use crate::trainer::{Fit, StopReason};
 use maxmargin_core::objective::Lambda;
 use maxmargin_struct::LatentSpace;
 use rayon::prelude::*;
@@ -63,9 +63,9 @@ pub struct CccpRound {
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum CccpStop {
-    /// A round lowered the objective by at most the tolerance, or raised it by at most its convex solve's
-    /// certified gap (descent cannot be told apart from the solve's inexactness; the round before is kept),
-    /// or no completion changed.
+    /// A round lowered the objective by at most the tolerance, or raised it by at most the certified gap
+    /// its convex solve stopped at (descent cannot be told apart from the solve's inexactness; the round
+    /// before is kept), or no completion changed.
     Converged,
     /// A round raised the objective (its convex solve stopped short): the previous weights are kept.
     Rose,
@@ -268,9 +268,12 @@ where
         // w_t+1 ≤ that problem's optimum + gap ≤ F(w_t) + gap. A rise within the gap is the inexact solve's,
         // and says the rounds cannot descend further at this precision: they have converged (the kept
         // round stays). A larger rise is a solve that stopped short.
+        // Only a solve that stopped on its certificate says so: one cut short by a budget (a large gap) can
+        // hide a real rise, which its warning's advice is for.
+        let certified = matches!(fit.stop, StopReason::Converged | StopReason::Gap);
         let noise = fit.trace.last().and_then(|t| t.gap).unwrap_or(0.0).max(0.0);
         let stop = if objective > before {
-            Some(if objective - before <= noise {
+            Some(if certified && objective - before <= noise {
                 CccpStop::Converged
             } else {
                 CccpStop::Rose

@@ -80,10 +80,43 @@ impl LinearSvm {
         let source = data.source.clone();
         let whole = Whole::agree(comm, &data, start)?;
         let (n, d) = (whole.n, whole.d);
-        // Every shard's distinct labels, as one process reads the whole file's: a third label is refused as
-        // there (the smallest and largest alone took -1 and 3 for the classes, and blamed a row of 1).
-        let classes = Whole::classes(comm, &data, n)?;
-        let labels = BinaryLabels::from_labels(&source, &classes)?;
+        let (lo, hi) = data
+            .labels
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &l| {
+                (a.min(l), b.max(l))
+            });
+        let mut extremes = [hi, -lo];
+        comm.allreduce_max(&mut extremes)?;
+        let (lo, hi) = (-extremes[1], extremes[0]);
+        // A label between the smallest and the largest is a third class, refused as one process refuses it
+        // (the two alone were taken for the classes, and a valid row of the third was blamed): every rank
+        // agrees on the smallest such label.
+        let third = data.labels.iter().copied().find(|&l| l != lo && l != hi);
+        if let Some([mid]) = first_over_ranks(comm, third.map(|l| (l, [l])))? {
+            let labels = [lo, mid, hi].map(|l| l.to_string()).join(", ");
+            let path = source;
+            return Err(IoError::NotBinary {
+                path,
+                found: 3,
+                at_least: true,
+                labels,
+            }
+            .into());
+        }
+        if lo == hi {
+            return Err(IoError::NotBinary {
+                path: source,
+                found: 1,
+                at_least: false,
+                labels: lo.to_string(),
+            }
+            .into());
+        }
+        let labels = BinaryLabels {
+            negative: lo,
+            positive: hi,
+        };
         let labels = labels.with_positive(&source, p.positive)?;
         let y = labels.targets(&data).map_err(|e| file_line(e, start))?;
         // What one process records of its rows: the ranks' sketches, merged.
@@ -224,16 +257,21 @@ impl Whole {
         data: &maxmargin_io::libsvm::LabeledData,
         start: u64,
     ) -> Result<(), Error> {
-        let mine = (data.x.rows().zip(&data.lines)).find(|(r, _)| !r.norm_sq().is_finite());
-        let mine = match mine {
-            Some((row, &line)) => {
-                let line = maxmargin_io::shard::file_line(&data.source, start, line)? as f64;
-                let largest = row.values().iter().fold(0.0f64, |m, v| m.max(v.abs()));
-                // Shards hold the file's lines in order: the smallest line is the first.
-                Some((line, [line, largest]))
-            }
-            None => None,
-        };
+        let mine = data
+            .x
+            .rows()
+            .enumerate()
+            .find(|(_, r)| !r.norm_sq().is_finite());
+        let mine = mine.map(|(i, row)| {
+            // The file's line (reading the bytes before the shard; its own line, should that fail), so that
+            // every rank reaches the collectives below whatever happens here.
+            let local = data.lines.get(i).copied().unwrap_or(i + 1);
+            let line =
+                maxmargin_io::shard::file_line(&data.source, start, local).unwrap_or(local) as f64;
+            let largest = row.values().iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            // Shards hold the file's lines in order: the smallest line is the first.
+            (line, [line, largest])
+        });
         match first_over_ranks(comm, mine)? {
             Some([line, largest]) => Err(crate::limits::overflowing_row(
                 largest,
@@ -283,8 +321,8 @@ pub(crate) fn file_line(e: IoError, start: u64) -> Error {
 
 /// The first of the ranks' findings (a fault each may have found in its share), agreed by every rank: each
 /// gives `(key, numbers)` or `None`; all get the numbers of the smallest key (ties to the lowest rank), or
-/// `None` when no rank found one. Two allreduces, the second only when something was found, so that every
-/// rank can refuse the same input in the same words and none is left waiting.
+/// `None` when no rank found one. One allreduce, and two more when something was found, so that every rank
+/// can refuse the same input in the same words and none is left waiting.
 ///
 /// # Errors
 /// What the collective reports.

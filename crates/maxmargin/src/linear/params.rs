@@ -469,7 +469,11 @@ impl crate::checkpoint::SameProblem for LinearSvmParams {
             ("bias", &stored.bias, &self.bias),
             ("loss", &stored.loss, &self.loss),
             ("class weights", &stored.class_weights, &self.class_weights),
-            ("scaling", &stored.scale, &self.scale),
+            (
+                "scaling",
+                &stored.scale.to_string(),
+                &self.scale.to_string(),
+            ),
             ("kernel", &stored.kernel_choice(), &self.kernel_choice()),
             ("approximated kernel", &stored.approx, &self.approx),
             ("positive label", &positive(stored), &positive(self)),

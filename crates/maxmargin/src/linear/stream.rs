@@ -114,10 +114,12 @@ impl LinearSvm {
         // the run, as in memory. Otherwise the certified gap does.
         let epsilon_asked = matches!(p.solver, LinearSolver::Dcd(d)
             if d.epsilon < maxmargin_optim::DcdParams::default().epsilon);
+        // (The solver keeps the default target, which it checks once its ε test passes, as in memory.)
+        use crate::convergence::DEFAULT_GAP;
         let target = match p.budget.gap_tolerance {
             Some(gap) => Some(gap),
             None if epsilon_asked => None,
-            None => Some(crate::convergence::DEFAULT_GAP),
+            None => Some(DEFAULT_GAP),
         };
         let is_dcd = matches!(p.solver, LinearSolver::Dcd(_));
         // DCD certifies once per epoch of coordinate steps (a read of the file, about what the epoch's passes
@@ -176,7 +178,10 @@ impl LinearSvm {
                     .map(|f| f.0)
                 }
                 LinearSolver::Dcd(d) => {
-                    let mut s = Streamed::new(d.check()?.with_gap_target(target));
+                    let mut s = Streamed::new(
+                        d.check()?
+                            .with_gap_target(Some(target.unwrap_or(DEFAULT_GAP))),
+                    );
                     let init = |s: &mut Streamed<_>| Ok(s.init(&problem)?);
                     crate::checkpoint::train_stream(
                         &trainer, &mut s, &problem, init, tag, plan, observer,

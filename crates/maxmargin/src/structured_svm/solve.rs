@@ -340,7 +340,11 @@ impl crate::checkpoint::SameProblem for StructuredSvmParams {
             ("seed", &stored.seed, &self.seed),
             ("bias", &stored.bias, &self.bias),
             ("class weights", &stored.class_weights, &self.class_weights),
-            ("scaling", &stored.scale, &self.scale),
+            (
+                "scaling",
+                &stored.scale.to_string(),
+                &self.scale.to_string(),
+            ),
             ("kernel", &stored.kernel, &self.kernel),
             ("approximated kernel", &stored.approx, &self.approx),
             ("rescaling", &stored.rescaling, &self.rescaling),
