@@ -35,12 +35,9 @@ pub fn check_row_norms<L>(
     data: &maxmargin_io::libsvm::Dataset<L>,
     x: &maxmargin_core::vector::SparseRows,
 ) -> Result<(), Error> {
-    let Some(r) = x.rows().position(|r| !r.norm_sq().is_finite()) else {
+    let Some((r, largest)) = first_overflowing(x.rows()) else {
         return Ok(());
     };
-    let largest = (x.rows().nth(r).into_iter())
-        .flat_map(|row| row.values().iter().map(|v| v.abs()))
-        .fold(0.0f64, f64::max);
     let at = match data.lines.get(r) {
         Some(line) => format!("line {line} of {}", data.source.display()),
         None => format!("row {} of {}", r + 1, data.source.display()),
@@ -76,15 +73,18 @@ where
     G: IntoIterator<Item = &'a maxmargin_core::vector::SparseVec>,
 {
     groups.into_iter().enumerate().find_map(|(g, parts)| {
-        let (p, v) =
-            (parts.into_iter().enumerate()).find(|(_, v)| !v.as_row().norm_sq().is_finite())?;
-        let largest = v
-            .as_row()
-            .values()
-            .iter()
-            .fold(0.0f64, |m, x| m.max(x.abs()));
+        let (p, largest) = first_overflowing(parts.into_iter().map(|v| v.as_row()))?;
         Some((g, p, largest))
     })
+}
+
+/// The first row whose squared norm overflows a 64-bit float, and its largest `|x|`: what every overflow
+/// refusal names (rows in memory, the parts of sequences and graphs, a rank's share).
+pub(crate) fn first_overflowing<'a>(
+    rows: impl IntoIterator<Item = maxmargin_core::vector::SparseRow<'a>>,
+) -> Option<(usize, f64)> {
+    let (i, row) = (rows.into_iter().enumerate()).find(|(_, r)| !r.norm_sq().is_finite())?;
+    Some((i, row.values().iter().fold(0.0f64, |m, v| m.max(v.abs()))))
 }
 
 /// What [`check_row_norms`] and [`check_streamed`] say of a row whose squared norm overflows.

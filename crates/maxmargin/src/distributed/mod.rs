@@ -257,18 +257,12 @@ impl Whole {
         data: &maxmargin_io::libsvm::LabeledData,
         start: u64,
     ) -> Result<(), Error> {
-        let mine = data
-            .x
-            .rows()
-            .enumerate()
-            .find(|(_, r)| !r.norm_sq().is_finite());
-        let mine = mine.map(|(i, row)| {
+        let mine = crate::limits::first_overflowing(data.x.rows()).map(|(i, largest)| {
             // The file's line (reading the bytes before the shard; its own line, should that fail), so that
             // every rank reaches the collectives below whatever happens here.
             let local = data.lines.get(i).copied().unwrap_or(i + 1);
             let line =
                 maxmargin_io::shard::file_line(&data.source, start, local).unwrap_or(local) as f64;
-            let largest = row.values().iter().fold(0.0f64, |m, v| m.max(v.abs()));
             // Shards hold the file's lines in order: the smallest line is the first.
             (line, [line, largest])
         });

@@ -111,15 +111,17 @@ impl LinearModel {
     /// `f(x) = ⟨w, x⟩ + b` (a kernel model's `Σ_k coef_k K(s_k, x) + b`), on the row scaled as in training
     /// when the model has a scaler.
     pub fn decision_function(&self, x: SparseRow<'_>) -> f64 {
-        // Features beyond the model's are ignored (a kernel's distance would count them).
-        let x = x.below(self.n_input_features());
         if let Some(k) = &self.kernel {
+            // Features beyond the model's are ignored (the kernel's distance would count them); a linear
+            // model's dot product ignores them already, so its rows, the serving path, are not narrowed.
+            let x = x.below(self.n_input_features());
             return match &self.scaler {
                 Some(s) => k.value(s.transform_row(x).as_row()) + self.b,
                 None => k.value(x) + self.b,
             };
         }
         if let Some(map) = &self.features {
+            let x = x.below(self.n_input_features());
             return match &self.scaler {
                 Some(s) => map.score(s.transform_row(x).as_row(), &self.w) + self.b,
                 None => map.score(x, &self.w) + self.b,
