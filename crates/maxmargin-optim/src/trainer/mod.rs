@@ -133,6 +133,7 @@ impl Observer for () {}
 pub struct Trainer {
     budget: Budget,
     details: bool,
+    stop_every: Option<f64>,
 }
 
 impl Trainer {
@@ -144,6 +145,36 @@ impl Trainer {
         Ok(Self {
             budget: budget.check()?,
             details: false,
+            stop_every: None,
+        })
+    }
+
+    /// Tests the tolerance and the gap only at the evaluations that cross a multiple of `epochs` passes:
+    /// the stops of a run evaluated every `epochs` passes, for a run evaluated more often only to be watched
+    /// (a trace, step details), so that watching a run does not change where it stops. `epochs` should be
+    /// a multiple of the budget's `eval_every_epochs`. `None` (the default) tests at every evaluation.
+    ///
+    /// # Errors
+    /// [`OptimError::InvalidParam`] for a count that is not positive.
+    pub fn stopping_every(mut self, epochs: Option<f64>) -> Result<Self, OptimError> {
+        if let Some(e) = epochs
+            && !(e > 0.0)
+        {
+            return Err(OptimError::InvalidParam {
+                name: "stop_every",
+                value: e.to_string(),
+                reason: "must be positive",
+            });
+        }
+        self.stop_every = epochs;
+        Ok(self)
+    }
+
+    /// Whether an evaluation at `epoch`, the one before it at `before`, is one where the stops are tested.
+    fn tests_stops(&self, before: f64, epoch: f64) -> bool {
+        self.stop_every.is_none_or(|s| {
+            let multiple = |e: f64| (e / s + 1e-12).floor();
+            multiple(epoch) > multiple(before)
         })
     }
 
@@ -314,8 +345,16 @@ impl Trainer {
         // So does one that stopped on its certified gap: its last evaluation is of the state it resumes.
         let spent = agreed(before)?;
         let at = solver.progress(problem, &run.state);
+        let start_epoch = at.epoch;
+        let last_before = |trace: &[TraceRecord]| {
+            let n = trace.len();
+            (n >= 2).then(|| trace[n - 2].epoch).unwrap_or(0.0)
+        };
         let certified = run.trace.last().is_some_and(|r| {
-            r.iteration == at.iteration && r.epoch == at.epoch && self.gap_stop(r.objective, r.gap)
+            r.iteration == at.iteration
+                && r.epoch == at.epoch
+                && self.gap_stop(r.objective, r.gap)
+                && self.tests_stops(last_before(&run.trace), r.epoch)
         });
         let already = solver
             .stop(&run.state)
@@ -362,12 +401,14 @@ impl Trainer {
                     if self.details {
                         record.step = solver.detail(problem, &run.state);
                     }
+                    let before = run.trace.last().map_or(start_epoch, |r| r.epoch);
+                    let tests = self.tests_stops(before, p.epoch);
                     observer.on_eval(&record);
                     run.trace.push(record);
-                    if self.tolerance_stop(&run.trace) {
+                    if tests && self.tolerance_stop(&run.trace) {
                         break StopReason::Tolerance;
                     }
-                    if self.gap_stop(objective, certificate.gap) {
+                    if tests && self.gap_stop(objective, certificate.gap) {
                         break StopReason::Gap;
                     }
                 }

@@ -433,7 +433,7 @@ impl StructuredSvm {
                 epsilon: self.params.epsilon,
                 cache_mb: self.params.cache_mb,
             },
-            budget: self.params.budget(),
+            budget: self.params.untraced_budget(),
             gap_target: Some(self.gap_target()),
         };
         let fit = crate::parallel::with_threads(self.params.threads, || {

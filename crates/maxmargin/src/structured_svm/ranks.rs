@@ -111,7 +111,7 @@ impl StructuredSvm {
             lambda,
             rows,
         };
-        let trainer = Trainer::new(self.params.budget())?;
+        let trainer = self.params.trainer()?;
         let kind = self.checkpoint_kind();
         let (fit, _) = crate::distributed::checkpoint::train_over(
             comm,

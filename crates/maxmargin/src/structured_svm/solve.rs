@@ -100,7 +100,7 @@ impl StructuredSvm {
         let lambda = self.params.regularization.lambda(x.len())?;
         let problem =
             StructProblem::new(space, x, y, lambda)?.with_rescaling(self.params.rescaling)?;
-        let trainer = Trainer::new(self.params.budget())?;
+        let trainer = self.params.trainer()?;
         let rows = crate::inputs::space_digest(space, x, y, self.sample_weights.as_deref());
         let meta = (x.len(), space.dim(), lambda.get(), rows);
         let go = |observer: &mut (dyn Observer + Send)| -> Result<maxmargin_optim::Fit<Vec<f64>>, Error> {
@@ -139,7 +139,7 @@ impl StructuredSvm {
     ) -> Result<(maxmargin_optim::Fit<Vec<f64>>, f64), Error> {
         let lambda = self.params.regularization.lambda(x.len())?;
         let problem = StructProblem::new(space, x, y, lambda)?;
-        let trainer = Trainer::new(self.params.budget())?;
+        let trainer = self.params.trainer()?;
         let rows = crate::inputs::space_digest(space, x, y, self.sample_weights.as_deref());
         let meta = (x.len(), space.dim(), lambda.get(), rows);
         let fit = crate::parallel::with_threads(self.params.threads, || {
@@ -183,7 +183,7 @@ impl StructuredSvm {
         if weighted {
             problem = problem.with_example_weights(&weights)?;
         }
-        let trainer = Trainer::new(self.params.budget())?;
+        let trainer = self.params.trainer()?;
         let rows = crate::inputs::space_digest(space, &ex.x, &ex.y, self.sample_weights.as_deref());
         let meta = (n, space.dim(), lambda.get(), rows);
         let solver = maxmargin_optim::softmax::Softmax {
@@ -233,7 +233,7 @@ impl StructuredSvm {
                 bias,
                 loss: self.params.loss,
                 dcd,
-                budget: self.params.budget(),
+                budget: self.params.untraced_budget(),
                 gap_target: Some(self.gap_target()),
             };
             let samples = self.sample_weights.as_deref().unwrap_or_default();

@@ -26,7 +26,28 @@ impl StructuredSvmParams {
     }
 
     pub(super) fn budget(&self) -> Budget {
-        let needed = self.tolerance.is_some() || self.gap.is_some() || self.keep_best || self.trace;
+        self.budget_watched(self.trace)
+    }
+
+    /// The budget of a run that keeps its trace to itself (one-vs-rest and one-vs-one machines, whose
+    /// traces are not the run's): a trace does not change when it evaluates, hence where it stops.
+    pub(super) fn untraced_budget(&self) -> Budget {
+        self.budget_watched(false)
+    }
+
+    /// The trainer of a run: evaluated every 5 passes when only a trace reads the evaluations, its stops
+    /// tested where an untraced run's (every 20) would be, so that watching a run does not change its model.
+    pub(super) fn trainer(&self) -> Result<Trainer, OptimError> {
+        let watched_only = self.trace && self.eval_every.is_none() && !self.stops_on_evaluations();
+        Trainer::new(self.budget())?.stopping_every(watched_only.then_some(Self::CHEAP_EVAL_EVERY))
+    }
+
+    fn stops_on_evaluations(&self) -> bool {
+        self.tolerance.is_some() || self.gap.is_some() || self.keep_best
+    }
+
+    fn budget_watched(&self, trace: bool) -> Budget {
+        let needed = self.stops_on_evaluations() || trace;
         let mut budget = Budget::default();
         budget.max_epochs = self.max_passes;
         budget.max_seconds = self.max_seconds;
