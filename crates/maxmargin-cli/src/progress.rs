@@ -134,6 +134,14 @@ impl Observer for TrainingProgress {
         bar.set_message(msg);
     }
 
+    fn on_warning(&mut self, message: &str) {
+        if let Some(bar) = &self.bar {
+            bar.suspend(|| eprintln!("warning: {message}"));
+        } else {
+            eprintln!("warning: {message}");
+        }
+    }
+
     fn on_eval(&mut self, record: &TraceRecord) {
         self.objective = Some(record.objective);
         self.gap = record.gap;

@@ -420,8 +420,20 @@ where
         }
         _ => trainer.resume_over(comm, solver, problem, run, observer, None)?,
     };
-    if let Some(file) = &target {
-        store.save(file, &run)?;
+    // The model is trained whatever happens to its last checkpoint (a full disk): it is kept, and the
+    // caller hears that the file holds an earlier state, or none.
+    if let Some(file) = &target
+        && let Err(e) = store.save(file, &run)
+    {
+        let earlier = if plan.every_seconds.is_some() {
+            "holds the last periodic checkpoint, if one was written"
+        } else {
+            "was not written"
+        };
+        observer.on_warning(&format!(
+            "the final checkpoint could not be written ({e}): the trained model is kept, but {} {earlier}",
+            file.display()
+        ));
     }
     Ok((fit, run))
 }
@@ -550,3 +562,7 @@ where
     let run = (&Single as &dyn Collective, trainer, solver, problem);
     train_with(&store, run, init, plan, observer)
 }
+
+#[cfg(test)]
+#[path = "checkpoint_tests.rs"]
+mod tests;

@@ -123,6 +123,10 @@ pub trait Observer {
     fn stop_requested(&mut self) -> bool {
         false
     }
+
+    /// Something went wrong that does not undo the run (a final checkpoint that could not be written): the
+    /// caller keeps the trained model and hears why it should not count on the rest.
+    fn on_warning(&mut self, _message: &str) {}
 }
 
 /// The observer that does nothing.
