@@ -162,7 +162,7 @@ impl Trainer {
     /// [`OptimError::InvalidParam`] for a count that is not positive.
     pub fn stopping_every(mut self, epochs: Option<f64>) -> Result<Self, OptimError> {
         if let Some(e) = epochs
-            && !(e > 0.0)
+            && e.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
         {
             return Err(OptimError::InvalidParam {
                 name: "stop_every",
@@ -352,7 +352,7 @@ impl Trainer {
         let start_epoch = at.epoch;
         let last_before = |trace: &[TraceRecord]| {
             let n = trace.len();
-            (n >= 2).then(|| trace[n - 2].epoch).unwrap_or(0.0)
+            if n >= 2 { trace[n - 2].epoch } else { 0.0 }
         };
         let certified = run.trace.last().is_some_and(|r| {
             r.iteration == at.iteration
