@@ -22,7 +22,7 @@ pub(crate) fn train(cmd: &TrainCmd) -> Result<bool> {
     let report = svm.fit_graph(&data, options(cmd), &mut bar)?;
     bar.finish();
     report.model.save(&cmd.output)?;
-    finished(cmd, &svm, &report, true)
+    finished(cmd, &svm, &report, crate::report::Ran::InMemory)
 }
 
 /// The graph options the flags ask for (`--inference`, `--directed`, `--labels`, `--relaxed`).
@@ -45,7 +45,7 @@ pub(crate) fn finished(
     cmd: &TrainCmd,
     svm: &maxmargin::structured_svm::StructuredSvm,
     report: &maxmargin::structured_svm::GraphFitReport,
-    in_memory: bool,
+    ran: crate::report::Ran,
 ) -> Result<bool> {
     if report.relaxed {
         note!(
@@ -61,7 +61,7 @@ pub(crate) fn finished(
         &cmd.output,
         svm,
         (&report.model.model, &report.trace, &report.warnings),
-        (in_memory, report.certified),
+        (ran, report.certified),
     )
 }
 

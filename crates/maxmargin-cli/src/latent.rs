@@ -58,7 +58,7 @@ pub(crate) fn rounds_reported(
         maxmargin::optim::latent::CccpStop,
     ),
 ) -> Result<bool> {
-    let inner = structured::finished(args, output, svm, run, true)?;
+    let inner = structured::finished(args, output, svm, run, crate::report::Ran::InMemory)?;
     if !args.quiet {
         let objectives: Vec<String> = rounds
             .iter()

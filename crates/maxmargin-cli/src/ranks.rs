@@ -81,7 +81,12 @@ fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i
             return Ok(0);
         }
         report.model.save(output)?;
-        let converged = crate::graph::finished(cmd, &svm, &report, false)?;
+        let converged = crate::graph::finished(
+            cmd,
+            &svm,
+            &report,
+            crate::report::Ran::OverRanks(comm.size()),
+        )?;
         return Ok(if cmd.require_convergence && !converged {
             NOT_CONVERGED
         } else {
@@ -102,7 +107,7 @@ fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i
             output,
             &svm,
             (&report.model, &report.trace, &report.warnings),
-            false,
+            crate::report::Ran::OverRanks(comm.size()),
         )?;
         return Ok(if cmd.require_convergence && !converged {
             NOT_CONVERGED
@@ -124,7 +129,7 @@ fn train_on(comm: &dyn maxmargin::optim::Collective, cmd: &TrainCmd) -> Result<i
             output,
             &svm,
             (&report.model, &report.trace, &report.warnings),
-            false,
+            crate::report::Ran::OverRanks(comm.size()),
         )?
     } else {
         // Checkpoints: every rank writes and resumes its own FILE.rank<r>.

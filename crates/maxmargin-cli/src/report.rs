@@ -228,15 +228,18 @@ pub(crate) fn finished(
     output: &Path,
     svm: &maxmargin::StructuredSvm,
     (model, trace, warnings): TrainedRun<'_>,
-    in_memory: bool,
+    ran: Ran,
 ) -> Result<bool> {
-    finished_with(
-        args,
-        output,
-        svm,
-        (model, trace, warnings),
-        (in_memory, true),
-    )
+    finished_with(args, output, svm, (model, trace, warnings), (ran, true))
+}
+
+/// Where a structured run trained: in this process's memory, streamed from disk, or over MPI ranks (how
+/// many), as its summary says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ran {
+    InMemory,
+    Streamed,
+    OverRanks(usize),
 }
 
 /// As [`finished`], saying with `certified` whether the gap is a certificate (false for graph models
@@ -246,9 +249,13 @@ pub(crate) fn finished_with(
     output: &Path,
     svm: &maxmargin::StructuredSvm,
     (model, trace, warnings): TrainedRun<'_>,
-    (in_memory, certified): (bool, bool),
+    (ran, certified): (Ran, bool),
 ) -> Result<bool> {
     let t = &model.training;
+    let over = match ran {
+        Ran::OverRanks(n) => format!(" over {n} ranks"),
+        Ran::InMemory | Ran::Streamed => String::new(),
+    };
     crate::report::report(
         args,
         output,
@@ -256,7 +263,7 @@ pub(crate) fn finished_with(
             trace,
             warnings,
             what: format!(
-                "{} {}{} on {} examples",
+                "{} {}{}{over} on {} examples",
                 model.task.kind(),
                 format!("{:?}", svm.params().solver).to_lowercase(),
                 crate::structured::kernel_family(model),
@@ -268,7 +275,10 @@ pub(crate) fn finished_with(
             gap: t.gap,
             converged: t.converged,
             certified,
-            iterations: (t.iterations, iteration_unit(svm.params().solver, in_memory)),
+            iterations: (
+                t.iterations,
+                iteration_unit(svm.params().solver, ran == Ran::InMemory),
+            ),
             passes: (t.passes, "passes", "full passes"),
             tolerance: tolerance(svm),
         },

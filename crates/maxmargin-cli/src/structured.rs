@@ -299,7 +299,7 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
         output,
         &svm,
         (&report.model, &report.trace, &report.warnings),
-        true,
+        crate::report::Ran::InMemory,
     )
 }
 
@@ -313,7 +313,7 @@ pub(crate) fn train_streamed(cmd: &crate::TrainCmd, dir: &Path) -> Result<bool> 
         &cmd.output,
         &svm,
         (&report.model, &report.trace, &report.warnings),
-        false,
+        crate::report::Ran::Streamed,
     )
 }
 

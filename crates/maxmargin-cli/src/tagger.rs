@@ -120,7 +120,7 @@ pub fn train(data: &Path, output: &Path, name: Option<&str>, args: &TrainArgs) -
         output,
         &svm,
         (&fit.model.model, &fit.trace, &fit.warnings),
-        true,
+        crate::report::Ran::InMemory,
     )
 }
 

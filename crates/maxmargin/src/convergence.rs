@@ -126,7 +126,7 @@ const FEW_EXAMPLES: usize = 50;
 /// a 54% gap after 40,000 BCFW passes, each block's dual wanting more corners than it keeps; 1-slack
 /// converges there in tens of rounds).
 pub(crate) fn structured_advice(
-    scale: Scaling,
+    (scale, over_ranks): (Scaling, bool),
     max_abs_value: f64,
     (task, n): (crate::Task, usize),
     solver: crate::StructSolverKind,
@@ -134,7 +134,12 @@ pub(crate) fn structured_advice(
     use crate::StructSolverKind::{Bcfw, Oneslack, Ssg};
     let mut tips = Vec::new();
     if scale == Scaling::None && max_abs_value > 1.0 {
-        tips.push("--scale maxabs".to_string());
+        tips.push(if over_ranks {
+            // Over ranks `--scale` is refused (it needs every shard's statistics).
+            "features scaled to [-1, 1] in the file (--scale does not apply over ranks)".to_string()
+        } else {
+            "--scale maxabs".to_string()
+        });
     }
     tips.push("more passes (--max-passes) or a smaller --epsilon".to_string());
     if matches!(solver, Bcfw | Ssg) && n < FEW_EXAMPLES {

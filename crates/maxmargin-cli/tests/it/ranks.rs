@@ -181,6 +181,10 @@ mod with_mpi {
         let out = mpirun(2, &["train", s(&data), "--task", "graph", "-o", s(&model)]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success() && !err.contains("warning"), "{err}");
+        assert!(
+            err.contains("trained graph nslack over 2 ranks on 12 examples"),
+            "{err}"
+        );
         let read = |path: &Path| -> serde_json::Value {
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
         };

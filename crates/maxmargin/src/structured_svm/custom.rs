@@ -100,6 +100,7 @@ impl StructuredSvm {
                 scaler: None,
                 warnings: Vec::new(),
                 max_abs: 0.0,
+                over_ranks: false,
             },
         )?;
         let StructuredModel {

@@ -258,6 +258,7 @@ impl StructuredSvm {
             scaler,
             warnings,
             max_abs,
+            over_ranks: false,
         };
         self.finish(fit, lambda, shape, report)
     }
@@ -398,6 +399,7 @@ impl StructuredSvm {
             scaler,
             warnings,
             max_abs,
+            over_ranks: false,
         };
         Ok((ex, report))
     }

@@ -245,6 +245,7 @@ impl StructuredSvm {
             scaler,
             warnings,
             max_abs,
+            over_ranks: false,
         };
         let report = self.finish(fit, lambda, (ex.x.len(), d, l), report)?;
         let calls = (space.inference_calls(), space.uncertified_calls());

@@ -249,6 +249,7 @@ impl MulticlassParts {
             scaler: self.scaler,
             warnings: self.warnings,
             max_abs: self.max_abs,
+            over_ranks: false,
         }
     }
 }
@@ -260,6 +261,8 @@ struct ReportParts {
     scaler: Option<Scaler>,
     warnings: Vec<String>,
     max_abs: f64,
+    /// Trained over MPI ranks, where `--scale` does not apply (the advice says to scale the file).
+    over_ranks: bool,
 }
 
 /// Inputs and outputs of a task, ready for its space.

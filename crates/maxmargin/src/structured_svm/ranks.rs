@@ -212,6 +212,7 @@ impl StructuredSvm {
             scaler: None,
             warnings: Vec::new(),
             max_abs: widths[2],
+            over_ranks: true,
         };
         self.finish(fit, lambda.get(), (n, d, l), parts)
     }
@@ -282,6 +283,7 @@ impl StructuredSvm {
             scaler: None,
             warnings: Vec::new(),
             max_abs: max_abs[0],
+            over_ranks: true,
         };
         let mut report = self.finish(fit, lambda.get(), (whole.n, whole.d, k), parts)?;
         report.model.inputs = Some(Box::new(crate::inputs::Inputs {
@@ -397,6 +399,7 @@ impl StructuredSvm {
             scaler: None,
             warnings,
             max_abs: max_abs[0],
+            over_ranks: true,
         };
         let report = self.finish(fit, lambda.get(), (n, d, l), parts)?;
         let mut report = super::graph::graph_report(report, &space, (inference, forests), calls);

@@ -266,6 +266,7 @@ impl StructuredSvm {
             scaler,
             mut warnings,
             max_abs,
+            over_ranks,
         } = report;
         let (n, n_features, n_labels) = shape;
         let gap = fit.trace.last().and_then(|r| r.gap);
@@ -293,7 +294,7 @@ impl StructuredSvm {
                     tolerance,
                 },
                 &crate::convergence::structured_advice(
-                    self.params.scale,
+                    (self.params.scale, over_ranks),
                     max_abs,
                     (self.params.task, n),
                     self.params.solver,

@@ -127,6 +127,7 @@ impl StructuredSvm {
             scaler,
             warnings,
             max_abs,
+            over_ranks: false,
         };
         let mut report = self.finish(fit, lambda.get(), (n, d, k), parts)?;
         // What an in-memory run records of its rows, taken as the stream parsed them.
