@@ -186,8 +186,15 @@ proptest! {
         let record = fit.trace.last().unwrap();
         let dual = record.dual.unwrap();
         // Whatever the stop, the certificate is honest: dual ≤ optimum ≤ objective.
-        prop_assert!(dual <= best * (1.0 + 1e-9) + 1e-14, "dual {} above the optimum {}", dual, best);
-        prop_assert!(fit.objective >= best * (1.0 - 1e-9) - 1e-14);
+        // The reference is the conic solver's, precise to about 1e-9 (seed 713: 0.6620636132, ours 7.6e-10
+        // lower): the bounds are checked to 1e-8.
+        prop_assert!(dual <= best * (1.0 + 1e-8) + 1e-14, "dual {} above the optimum {}", dual, best);
+        prop_assert!(
+            fit.objective >= best * (1.0 - 1e-8) - 1e-14,
+            "objective {} below the optimum {}",
+            fit.objective,
+            best
+        );
         // Rows that share a direction with opposite labels (the duplicate) couple two duals whose only
         // curvature is the entropy's, ~1/C against Q_ii ~ ‖x‖²: coordinate descent crawls there, as
         // LIBLINEAR's does (features of 30 at λ = 10⁻³). Features of at most 1 converge by the solver's own
