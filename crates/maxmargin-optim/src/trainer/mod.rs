@@ -348,6 +348,11 @@ impl Trainer {
         // no step: the same model again. Periodic checkpoints are written only where no stop applied.
         // So does one that stopped on its certified gap: its last evaluation is of the state it resumes.
         let spent = agreed(before)?;
+        let (mut lowest, mut rose) = (f64::INFINITY, false);
+        for r in &run.trace {
+            rose |= r.objective > lowest;
+            lowest = lowest.min(r.objective);
+        }
         let at = solver.progress(problem, &run.state);
         let start_epoch = at.epoch;
         let last_before = |trace: &[TraceRecord]| {
@@ -391,7 +396,12 @@ impl Trainer {
                         run.next_eval += self.budget.eval_every_epochs;
                     }
                     let objective = finite(solver.objective(problem, &run.state)?, p)?;
-                    if self.budget.keep_best
+                    // Past the first rise of the objective (a primal that is not descending: a dual
+                    // method on ill-conditioned data, a stochastic one) the best evaluated output is kept
+                    // too, for a run that ends on a budget above it; before any rise nothing is copied.
+                    rose |= objective > lowest;
+                    lowest = lowest.min(objective);
+                    if (self.budget.keep_best || rose)
                         && run.best.as_ref().is_none_or(|b| objective < b.objective)
                     {
                         run.best = Some(Best {
@@ -431,8 +441,16 @@ impl Trainer {
         run.state = solver.finish(problem, run.state);
         let mut output = solver.output(problem, &run.state);
         let mut objective = solver.objective(problem, &run.state)?;
+        // The best evaluated output replaces the last one when asked (keep_best), or when the run stopped
+        // short of its certificate (a budget, an interruption) above it: the certificate below (this
+        // objective against the last state's lower bound) holds for either.
+        let certified_stop = matches!(
+            stop,
+            StopReason::Converged | StopReason::Gap | StopReason::Tolerance
+        );
         if let Some(b) = &run.best
             && b.objective < objective
+            && (self.budget.keep_best || !certified_stop)
         {
             output = b.output.clone();
             objective = b.objective;

@@ -183,3 +183,53 @@ fn a_stop_asked_by_the_observer_ends_the_run_at_that_step_evaluated_and_certifie
     assert_eq!(last.objective, fit.objective);
     assert!(last.gap.unwrap() >= -1e-12);
 }
+
+/// A solver whose objective at step `t` is `OBJECTIVES[t - 1]` (one step a pass), its output the step.
+struct Scripted;
+
+const OBJECTIVES: [f64; 6] = [3.0, 1.0, 2.0, 5.0, 1.5, 6.0];
+
+impl maxmargin_optim::Solver<()> for Scripted {
+    type State = u64;
+    type Output = u64;
+    fn init(&mut self, _: &()) -> Result<u64, maxmargin_optim::OptimError> {
+        Ok(0)
+    }
+    fn step(&mut self, _: &(), t: &mut u64) -> Result<(), maxmargin_optim::OptimError> {
+        *t += 1;
+        Ok(())
+    }
+    fn progress(&self, _: &(), t: &u64) -> maxmargin_optim::Progress {
+        maxmargin_optim::Progress {
+            iteration: *t,
+            epoch: *t as f64,
+        }
+    }
+    fn output(&self, _: &(), t: &u64) -> u64 {
+        *t
+    }
+    fn objective(&self, _: &(), t: &u64) -> Result<f64, maxmargin_optim::OptimError> {
+        Ok(OBJECTIVES[(*t as usize).clamp(1, OBJECTIVES.len()) - 1])
+    }
+}
+
+/// A run that ends on its budget above an evaluated objective it had reached after the objective first
+/// rose returns that output (step 5, objective 1.5, not the last step's 6); what came before the first
+/// rise is not copied (step 2's 1.0 is what keep_best finds).
+#[test]
+fn a_run_cut_short_above_its_best_evaluation_since_a_rise_returns_that_one() {
+    let run = |budget: Budget| {
+        Trainer::new(budget.evaluating_every(1.0))
+            .unwrap()
+            .run(&mut Scripted, &(), &mut ())
+            .unwrap()
+    };
+    let fit = run(Budget::epochs(6.0));
+    assert_eq!((fit.output, fit.objective), (5, 1.5));
+    assert_eq!(fit.stop, StopReason::MaxEpochs);
+    let kept = run(Budget::epochs(6.0).keeping_best());
+    assert_eq!((kept.output, kept.objective), (2, 1.0));
+    // Cut at step 4 (objective 5): step 3's 2.0 is the best since the rise.
+    let early = run(Budget::epochs(4.0));
+    assert_eq!((early.output, early.objective), (3, 2.0));
+}
