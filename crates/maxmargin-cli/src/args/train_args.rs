@@ -64,12 +64,12 @@ pub(crate) struct TrainArgs {
     /// cut-off; precision, recall and probabilities are its) [default: the larger label].
     #[arg(long, value_name = "L", allow_negative_numbers = true, help_heading = BINARY)]
     pub(crate) pos_label: Option<f64>,
-    /// λ in λ/2‖w‖² + (1/n)Σ hinge [binary and multiclass default: C = 1, as LIBLINEAR, LIBSVM and
-    /// scikit-learn; multilabel and chain: λ = 0.01; graph: λ = 1, as a graph's loss adds up over all its
-    /// nodes].
+    /// λ in λ/2‖w‖² + (1/n)Σ hinge [binary, multiclass and multilabel default: C = 1, as LIBLINEAR, LIBSVM
+    /// and scikit-learn; chain: λ = 0.01; graph: λ = 1, as a graph's loss adds up over all its nodes].
     #[arg(long, conflicts_with = "c", help_heading = COMMON)]
     pub(crate) lambda: Option<f64>,
-    /// C in LIBLINEAR's ½‖w‖² + CΣ hinge; converted to λ = 1/(C n) [binary and multiclass default: 1].
+    /// C in LIBLINEAR's ½‖w‖² + CΣ hinge; converted to λ = 1/(C n) [binary, multiclass and multilabel
+    /// default: 1].
     #[arg(short = 'c', long = "cost", help_heading = COMMON)]
     pub(crate) c: Option<f64>,
     /// Passes over the data [default: 1000 for dcd, which stops on its own test first; 10 for pegasos; for
