@@ -213,13 +213,19 @@ pub fn check_mapped_rows(n_samples: usize, components: usize) -> Result<(), Erro
     Ok(())
 }
 
-/// Classes beyond half the examples (and more than 50) are refused when some label has a fraction: the
+/// Classes beyond half the examples (and more than 50) are refused when some label has a fraction, and so
+/// are more than 20 classes of fewer than 10 rows each on average when half of them have fractions: the
 /// labels look like regression targets. Whole-number labels are classes however many there are (few-shot
 /// data of a thousand classes, or a Python caller's class indices): the models' sizes are checked by
 /// [`check_weights`] and [`check_dual_table`].
 pub fn check_classes(source: &Path, classes: &[f64], n_samples: usize) -> Result<(), Error> {
     let n_classes = classes.len();
-    if n_classes > 50 && n_classes > n_samples / 2 && classes.iter().any(|c| c.fract() != 0.0) {
+    let fractional = classes.iter().filter(|c| c.fract() != 0.0).count();
+    // Many classes, most of them with fractions, few rows each (a housing-style target of 211 prices in
+    // tenths over 506 rows had trained 211 classes silently).
+    let mostly_fractional =
+        n_classes > 20 && n_samples < 10 * n_classes && 2 * fractional >= n_classes;
+    if mostly_fractional || (n_classes > 50 && n_classes > n_samples / 2 && fractional > 0) {
         return Err(OptimError::InvalidParam {
             name: "class labels",
             value: format!("{n_classes} distinct in {n_samples} rows of {}", source.display()),

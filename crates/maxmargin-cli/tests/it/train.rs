@@ -491,6 +491,11 @@ fn sizes_follow_the_data() {
         .map(|i| format!("{:.3} 1:{} 2:{}\n", f64::from(i) * 0.37, i % 7, i % 3))
         .collect();
     let regression = file("reg.svm", &regression);
+    // Prices in tenths: 60 distinct over 300 rows (five each), most with a fraction.
+    let prices: String = (0..300)
+        .map(|i| format!("{:.1} 1:{}\n", 20.0 + f64::from(i % 60) * 0.3, i % 7))
+        .collect();
+    let prices = file("prices.svm", &prices);
     for (args, needle) in [
         (
             vec!["train", s(&big), "-o", o],
@@ -510,6 +515,10 @@ fn sizes_follow_the_data() {
         ),
         (
             vec!["train", "--task", "multiclass", s(&regression), "-o", o],
+            "regression",
+        ),
+        (
+            vec!["train", "--task", "multiclass", s(&prices), "-o", o],
             "regression",
         ),
         (
