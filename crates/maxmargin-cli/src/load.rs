@@ -345,16 +345,24 @@ fn fits_model(
             );
         }
     }
-    if let (Some((i, l, distinct)), true) = (first_beyond, another_task) {
+    if let (Some((beyond, _, distinct)), true) = (first_beyond, another_task) {
         let names: Vec<String> = classes.iter().map(ToString::to_string).collect();
+        // The row to blame is the first whose label is none of the model's classes (the label that makes one
+        // too many may be a class of the model's, met after a foreign one).
+        let i = data
+            .labels
+            .iter()
+            .position(|&l| !l.is_nan() && !known.contains(&key(l)))
+            .unwrap_or(beyond);
+        let l = data.labels[i];
         let most = if shape.counts_unknown {
             format!(", and {unknown_rows} of its {labelled} rows have labels the model never saw")
         } else {
             String::new()
         };
         bail!(
-            "{}:{}: label {l} makes {distinct} distinct labels, more than the {} classes of {} ({}){most}: \
-             the data is for another task or model",
+            "{}:{}:1: label: {l} is none of the {} classes of {} ({}), and the file has {distinct} distinct \
+             labels or more{most}: the data is for another task or model",
             data_path.display(),
             data.lines.get(i).copied().unwrap_or(i + 1),
             classes.len(),

@@ -429,8 +429,18 @@ fn on_data(e: anyhow::Error, data: &Path) -> anyhow::Error {
             Some(maxmargin::optim::OptimError::NonFinite { .. })
         )
     });
+    let not_binary = |io: Option<&maxmargin::io::IoError>| matches!(io, Some(maxmargin::io::IoError::NotBinary { found, at_least, .. }) if *found > 2 || *at_least);
+    let many_classes = e.chain().any(|c| {
+        not_binary(c.downcast_ref::<maxmargin::io::IoError>())
+            || matches!(c.downcast_ref::<maxmargin::Error>(), Some(maxmargin::Error::Io(io)) if not_binary(Some(io)))
+    });
     if overflowed {
         anyhow::anyhow!("{}: {e}", data.display())
+    } else if many_classes {
+        anyhow::anyhow!(
+            "{}; train more than two classes with --task multiclass (or --task multilabel for sets of labels)",
+            one_line(&e)
+        )
     } else {
         e
     }

@@ -67,11 +67,28 @@ fn data_of_another_task_is_refused_and_unseen_features_are_counted() {
     for cmd in ["predict", "eval"] {
         let err = fails(&[cmd, s(&model), s(&iris)], 1);
         assert!(
-            err.contains("3 distinct labels, more than the 2 classes of")
-                && err.contains("(-1, 1)"),
+            err.contains("iris.svm:1:1: label: 0 is none of the 2 classes of")
+                && err.contains("(-1, 1), and the file has 3 distinct labels"),
             "{err}"
         );
     }
+    // Binary training of more than two classes points to the tasks that take them.
+    let err = fails(
+        &["train", s(&iris), "-o", s(&tmp.path().join("x.model"))],
+        1,
+    );
+    assert!(
+        err.contains("found 3") && err.contains("--task multiclass"),
+        "{err}"
+    );
+    // The row blamed is the first with a foreign label, not the one that makes a label too many.
+    let mixed = tmp.path().join("mixed.svm");
+    std::fs::write(&mixed, "2 1:1\n2 1:1\n1 1:1\n-1 1:1\n").unwrap();
+    let err = fails(&["eval", s(&model), s(&mixed)], 1);
+    assert!(
+        err.contains("mixed.svm:1:1: label: 2 is none of the 2 classes"),
+        "{err}"
+    );
     // Unlabelled rows (one placeholder label) predict; features beyond the model's 13 are counted once.
     let extra = tmp.path().join("extra.svm");
     std::fs::write(&extra, "0 1:0.5 20:1 30:2\n0 2:1\n0 14:1\n").unwrap();

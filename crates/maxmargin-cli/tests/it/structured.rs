@@ -349,7 +349,7 @@ fn eval_counts_labels_training_never_saw_as_errors() {
     std::fs::write(&other, "1 1:1\n4 1:1\n5 1:1\n6 1:1\n").unwrap();
     let err = fails(&["eval", s(&model), s(&other)], 1);
     assert!(
-        err.contains("other.svm:4: label 6 makes 4 distinct labels, more than the 3 classes")
+        err.contains("other.svm:2:1: label: 4 is none of the 3 classes")
             && err.contains("3 of its 4 rows have labels the model never saw"),
         "{err}"
     );
