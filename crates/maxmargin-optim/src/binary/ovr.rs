@@ -127,6 +127,7 @@ impl OneVsRest {
         n_classes: usize,
         (class_weights, sample_weights): (&[f64], &[f64]),
     ) -> Result<Fit<Vec<f64>>, OptimError> {
+        let start = std::time::Instant::now();
         let fits = self.fit_weighted(x, classes, n_classes, class_weights, sample_weights)?;
         let d = x.n_features();
         let with_bias = self.bias != Bias::None;
@@ -138,7 +139,7 @@ impl OneVsRest {
                 w[m * width + d] = fit.output.b;
             }
         }
-        let fit = Fit::combined(fits);
+        let fit = Fit::combined(fits, start.elapsed().as_secs_f64());
         Ok(Fit {
             output: w,
             objective: fit.objective,

@@ -108,6 +108,7 @@ impl KernelMulticlass {
         }
         let trainer = Trainer::new(self.budget)?;
         self.smo.check()?;
+        let start = std::time::Instant::now();
         let weight = |c: u32| class_weights.get(c as usize).copied().unwrap_or(1.0);
         // Machines in parallel, each with an equal share of the cache (the cache changes only the speed:
         // a machine's result is the same with any share, so the model does not depend on the threads).
@@ -182,7 +183,7 @@ impl KernelMulticlass {
             .into_par_iter()
             .map(machine)
             .collect::<Result<_, _>>()?;
-        Ok(Fit::combined(fits))
+        Ok(Fit::combined(fits, start.elapsed().as_secs_f64()))
     }
 }
 
