@@ -212,7 +212,10 @@ pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) ->
             data_path.display()
         );
     }
-    crate::report::advise_before_training(&data.x, args.scale.is_some_and(|s| s != ScaleArg::None));
+    crate::report::advise_before_training(
+        &data.x,
+        args.scale.is_some_and(|s| s != ScaleArg::None) || crate::report::nonlinear_kernel(args),
+    );
     if let Some(path) = &args.sample_weights {
         let weights = crate::groups::read_sample_weights(path, data.n_samples(), data_path)?;
         // The facade's checks of the weights as a whole (not all zero) name the file here.

@@ -25,6 +25,13 @@ pub fn advise_before_training(x: &maxmargin::core::vector::SparseRows, scaled: b
     }
 }
 
+/// A kernel other than the linear one: SMO on it gets no scaling note (it speaks of linear solvers).
+pub(crate) fn nonlinear_kernel(args: &crate::TrainArgs) -> bool {
+    args.kernel
+        .kernel
+        .is_some_and(|k| k != crate::KernelArg::Linear)
+}
+
 /// A finished run, as the command reports it.
 pub struct Finished<'a> {
     /// Every evaluation.
@@ -239,6 +246,7 @@ pub(crate) fn finished(
 pub(crate) enum Ran {
     InMemory,
     Streamed,
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     OverRanks(usize),
 }
 

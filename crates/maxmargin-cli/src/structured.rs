@@ -264,7 +264,8 @@ pub fn train(data: &Path, output: &Path, task: TaskArg, args: &TrainArgs) -> Res
             let rows = crate::load::read_labelled(data)?;
             crate::report::advise_before_training(
                 &rows.x,
-                args.scale.is_some_and(|s| s != crate::ScaleArg::None),
+                args.scale.is_some_and(|s| s != crate::ScaleArg::None)
+                    || crate::report::nonlinear_kernel(args),
             );
             if let Some(path) = &args.sample_weights {
                 let weights = crate::groups::read_sample_weights(path, rows.n_samples(), data)?;

@@ -532,3 +532,30 @@ fn features_beyond_a_kernel_models_are_ignored_as_the_warning_says() {
         assert_eq!(String::from_utf8(wide.stdout).unwrap(), narrow, "{task}");
     }
 }
+
+/// The note on unscaled rows speaks of linear solvers' convergence: an RBF or polynomial kernel SVM does not
+/// get it (pixels of 0–255 at γ = scale converged at once under it), a linear model does.
+#[test]
+fn unscaled_rows_are_noted_for_linear_models_not_for_kernel_svms() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("pixels.svm");
+    let rows: String = (0..60)
+        .map(|i| {
+            let label = if i % 2 == 0 { 1 } else { -1 };
+            format!(
+                "{label} 1:{} 2:{}\n",
+                (i * 37) % 256,
+                if label > 0 { 200 } else { 30 }
+            )
+        })
+        .collect();
+    std::fs::write(&data, rows).unwrap();
+    let model = tmp.path().join("m.model");
+    let note = "consider --scale";
+    let linear = ok_stderr(&["train", s(&data), "-o", s(&model)]);
+    assert!(linear.contains(note), "{linear}");
+    for kernel in ["rbf", "poly"] {
+        let err = ok_stderr(&["train", s(&data), "-o", s(&model), "--kernel", kernel]);
+        assert!(!err.contains(note), "{kernel}: {err}");
+    }
+}

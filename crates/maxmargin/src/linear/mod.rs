@@ -319,7 +319,9 @@ impl LinearSvm {
             n_samples: n,
         };
         let mut warnings = Vec::new();
-        let scaler = crate::convergence::fit_scaler(self.params.scale, &data.x, &mut warnings)?;
+        let kernel = self.params.kernel_choice().map(|k| k.kind);
+        let scaler =
+            crate::convergence::fit_scaler_for(self.params.scale, &data.x, kernel, &mut warnings)?;
         let scaled = scaler.as_ref().map(|s| s.transform(&data.x));
         let x = scaled.as_ref().unwrap_or(&data.x);
         crate::limits::check_row_norms(data, x)?;

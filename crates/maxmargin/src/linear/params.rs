@@ -440,7 +440,7 @@ impl LinearSvmParams {
 
 impl LinearSvmParams {
     /// The kernel a kernel SVM was asked for (`None` for the linear solvers).
-    fn kernel_choice(&self) -> Option<KernelChoice> {
+    pub(crate) fn kernel_choice(&self) -> Option<KernelChoice> {
         match self.solver {
             LinearSolver::Smo { kernel, .. } => Some(kernel),
             _ => None,

@@ -33,7 +33,8 @@ impl StructuredSvm {
         x: &maxmargin_core::vector::SparseRows,
         warnings: &mut Vec<String>,
     ) -> Result<(Option<Scaler>, Option<maxmargin_core::vector::SparseRows>), Error> {
-        let scaler = crate::convergence::fit_scaler(self.params.scale, x, warnings)?;
+        let kernel = self.params.kernel.map(|k| k.kind);
+        let scaler = crate::convergence::fit_scaler_for(self.params.scale, x, kernel, warnings)?;
         let scaled = scaler.as_ref().map(|s| s.transform(x));
         Ok((scaler, scaled))
     }
