@@ -439,8 +439,11 @@ impl LinearSvm {
                 fit
             }
         };
-        let advice =
-            crate::convergence::binary_advice(self.params.solver.kind(), self.params.scale, x);
+        let advice = crate::convergence::binary_advice(
+            (self.params.solver.kind(), self.params.loss),
+            self.params.scale,
+            x,
+        );
         let end = Finished::of(&fit);
         let mut model = self.model(fit.output, on, end, scaler, &advice, &mut warnings)?;
         match map {

@@ -284,6 +284,15 @@ impl StructuredSvm {
             ));
         } else if !converged {
             let solver = format!("{:?}", self.params.solver).to_lowercase();
+            let mut advice = crate::convergence::structured_advice(
+                (self.params.scale, over_ranks),
+                max_abs,
+                (self.params.task, n),
+                self.params.solver,
+            );
+            if self.params.loss == maxmargin_optim::BinaryLoss::Logistic {
+                advice = format!("{advice}, {}", crate::convergence::NEWTON_TIP);
+            }
             warnings.push(crate::convergence::warning(
                 &crate::convergence::Stopped {
                     solver,
@@ -293,12 +302,7 @@ impl StructuredSvm {
                     gap,
                     tolerance,
                 },
-                &crate::convergence::structured_advice(
-                    (self.params.scale, over_ranks),
-                    max_abs,
-                    (self.params.task, n),
-                    self.params.solver,
-                ),
+                &advice,
             ));
         }
         let model = StructuredModel {
