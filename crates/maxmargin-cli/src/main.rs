@@ -415,6 +415,25 @@ fn streamed(cmd: &TrainCmd, format: FormatArg) -> Result<bool> {
     }
 }
 
+/// Whether line `line` of `data` (whose label did not parse) reads as CoNLL text: two or more columns and no
+/// `index:value` feature. Only the first 64 KiB are read, through gzip when the file is compressed.
+fn looks_like_conll(data: &Path, line: usize) -> bool {
+    use std::io::{BufRead, Read};
+    let Ok(file) = maxmargin::io::open_maybe_gz(data) else {
+        return false;
+    };
+    let reader = std::io::BufReader::new(file.take(1 << 16));
+    let Some(Ok(text)) = reader.lines().nth(line.saturating_sub(1)) else {
+        return false;
+    };
+    let columns: Vec<&str> = text.split_ascii_whitespace().collect();
+    let feature = |t: &str| {
+        t.split_once(':')
+            .is_some_and(|(i, v)| i.parse::<u64>().is_ok() && v.parse::<f64>().is_ok())
+    };
+    columns.len() >= 2 && !columns.iter().any(|t| feature(t))
+}
+
 /// A training error that arose from the values of `data` rather than a place in it (the objective
 /// overflowing) names the file, as errors at a line do.
 fn on_data(e: anyhow::Error, data: &Path) -> anyhow::Error {
@@ -434,8 +453,31 @@ fn on_data(e: anyhow::Error, data: &Path) -> anyhow::Error {
         not_binary(c.downcast_ref::<maxmargin::io::IoError>())
             || matches!(c.downcast_ref::<maxmargin::Error>(), Some(maxmargin::Error::Io(io)) if not_binary(Some(io)))
     });
+    let label_line = e.chain().find_map(|c| {
+        let io = c
+            .downcast_ref::<maxmargin::io::IoError>()
+            .or_else(|| match c.downcast_ref() {
+                Some(maxmargin::Error::Io(io)) => Some(io),
+                _ => None,
+            });
+        match io {
+            Some(maxmargin::io::IoError::Parse {
+                line,
+                column: 1,
+                field: "label",
+                ..
+            }) => Some(*line),
+            _ => None,
+        }
+    });
     if overflowed {
         anyhow::anyhow!("{}: {e}", data.display())
+    } else if label_line.is_some_and(|l| looks_like_conll(data, l)) {
+        anyhow::anyhow!(
+            "{}; the file looks like CoNLL columns (a token and its tags on each line, no index:value \
+             features): train a tagger with --task chain --format conll",
+            one_line(&e)
+        )
     } else if many_classes {
         anyhow::anyhow!(
             "{}; train more than two classes with --task multiclass (or --task multilabel for sets of labels)",

@@ -200,3 +200,31 @@ fn a_cache_is_refused_by_every_reader_of_text() {
         );
     }
 }
+
+/// CoNLL text given without `--format conll` is refused at its first label, as before, and pointed to the
+/// tagger; LIBSVM rows with a bad label are not.
+#[test]
+fn conll_text_read_as_rows_points_to_the_tagger() {
+    let tmp = tempfile::tempdir().unwrap();
+    let conll = tmp.path().join("ner.txt");
+    std::fs::write(
+        &conll,
+        "-DOCSTART- -X- -X- O\n\nPeter NNP B-NP B-PER\nran VBD B-VP O\n",
+    )
+    .unwrap();
+    let model = tmp.path().join("m.model");
+    for task in ["binary", "chain", "multiclass"] {
+        let err = fails(&["train", s(&conll), "--task", task, "-o", s(&model)], 1);
+        assert!(
+            err.contains("ner.txt:1:1: label:") && err.contains("--task chain --format conll"),
+            "{task}: {err}"
+        );
+    }
+    let rows = tmp.path().join("rows.svm");
+    std::fs::write(&rows, "yes 1:0.5 3:1\n").unwrap();
+    let err = fails(&["train", s(&rows), "-o", s(&model)], 1);
+    assert!(
+        err.contains("rows.svm:1:1: label") && !err.contains("CoNLL"),
+        "{err}"
+    );
+}
