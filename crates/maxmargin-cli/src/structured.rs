@@ -205,6 +205,22 @@ fn params(
             );
         }
     }
+    // ε is BCFW's relative gap tolerance, as --gap is: given both, one would be ignored. SSG has no ε.
+    if args.epsilon.is_some() {
+        if p.solver == StructSolverKind::Bcfw && args.gap.is_some() {
+            bail!(
+                "--epsilon and --gap are both BCFW's relative gap tolerance: give one of them (--gap {} would \
+                 rule)",
+                args.gap.unwrap_or_default()
+            );
+        }
+        if p.solver == StructSolverKind::Ssg {
+            bail!(
+                "--epsilon does not apply to --solver ssg, which has no test of its own: it stops on its \
+                 certified relative gap (--gap) or its budget"
+            );
+        }
+    }
     if let Some(b) = args.blocks {
         if p.solver != StructSolverKind::Bcfw {
             let trained_by = match p.solver {

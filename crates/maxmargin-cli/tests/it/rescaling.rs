@@ -149,3 +149,46 @@ fn slack_rescaling_is_refused_where_it_cannot_apply() {
     );
     assert!(!out.exists());
 }
+
+/// A flag that a structured solver would ignore is refused by name: `--epsilon` beside `--gap` for BCFW
+/// (both its relative gap tolerance: `--gap 0.1 --epsilon 0.5` ran as `--gap 0.1`), `--epsilon` for SSG.
+#[test]
+fn tolerances_a_structured_solver_would_ignore_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let iris = tmp.path().join("iris.svm");
+    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    let model = tmp.path().join("m.json");
+    let base = ["train", "--task", "multiclass", s(&iris), "-o", s(&model)];
+    fn with<'a>(base: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
+        [base, more].concat()
+    }
+    let err = fails(
+        &with(
+            &base,
+            &["--solver", "bcfw", "--gap", "0.1", "--epsilon", "0.5"],
+        ),
+        1,
+    );
+    assert!(err.contains("--epsilon and --gap are both BCFW's"), "{err}");
+    let err = fails(&with(&base, &["--solver", "ssg", "--epsilon", "0.5"]), 1);
+    assert!(
+        err.contains("--epsilon does not apply to --solver ssg"),
+        "{err}"
+    );
+    ok(&with(
+        &base,
+        &["--solver", "bcfw", "--epsilon", "0.05", "-q"],
+    ));
+    ok(&with(
+        &base,
+        &[
+            "--solver",
+            "oneslack",
+            "--gap",
+            "0.05",
+            "--epsilon",
+            "0.05",
+            "-q",
+        ],
+    ));
+}
