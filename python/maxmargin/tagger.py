@@ -47,12 +47,30 @@ def _rows(sentences):
     return out
 
 
-def _tags(tags):
+def _tags(tags, originals=None):
+    """Tags as strings, each a word without whitespace (a tagger file writes a tag per token on a line of
+    columns). With a dict ``originals``, records each string's original value (an int tag predicts as an
+    int); two values with one string (``1`` and ``"1"``) are refused."""
     out = []
     for i, sentence in enumerate(tags):
         if isinstance(sentence, str) or not isinstance(sentence, Iterable):
             raise ValueError(f"tags of sentence {i}: a list of tags, got {sentence!r}")
-        out.append([str(t) for t in sentence])
+        these = []
+        for j, t in enumerate(sentence):
+            text = str(t)
+            if not text or any(c.isspace() for c in text):
+                raise ValueError(
+                    f"sentence {i}, tag {j}: {t!r}; a tag is a word without whitespace (a tagger file "
+                    "writes it as a column)"
+                )
+            if originals is not None:
+                if originals.setdefault(text, t) != t or type(originals[text]) is not type(t):
+                    raise ValueError(
+                        f"sentence {i}, tag {j}: {t!r} and {originals[text]!r} are one tag as text; give "
+                        "tags of one type"
+                    )
+            these.append(text)
+        out.append(these)
     return out
 
 
@@ -79,9 +97,10 @@ class Tagger(_Learner):
 
     Parameters
     ----------
-    template : str, default="chunking"
+    template : str, default="auto"
         ``"chunking"`` (CoNLL-2000: word and POS columns), ``"ner"`` (the word and any further columns), a
-        template file's path, or a template's text (CRF++'s ``U`` and ``B`` lines).
+        template file's path, or a template's text (CRF++'s ``U`` and ``B`` lines). ``"auto"`` chooses as the
+        command does: ``"chunking"`` for tokens of two columns or more, ``"ner"`` for words alone.
     C : float, default=None
         ``½‖w‖² + C Σ_i ξ_i`` over sentences (``None``: the command's default, λ = 0.01).
     solver : {"bcfw", "oneslack", "nslack", "ssg"}, default="bcfw"
@@ -99,7 +118,7 @@ class Tagger(_Learner):
         ``--blocks``; see :class:`~maxmargin.learners.FrankWolfeSSVM`).
     """
 
-    def __init__(self, template="chunking", C=None, solver="bcfw", max_iter=None, gap=None, verbose=0,
+    def __init__(self, template="auto", C=None, solver="bcfw", max_iter=None, gap=None, verbose=0,
                  n_jobs=1, random_state=None, min_count=1, class_weight=None, blocks=1):
         self.template = template
         self.blocks = blocks
@@ -134,16 +153,22 @@ class Tagger(_Learner):
         self._check()
         learning = _learning(self.solver, self.C, self.max_iter, None, self.gap, self.random_state, self.n_jobs,
                              self.verbose, "margin", self.blocks)
-        rows, tags = _nonempty(_rows(sentences), _tags(tags))
+        originals = {}
+        rows, tags = _nonempty(_rows(sentences), _tags(tags, originals))
         if not rows:
             raise ValueError("every sentence is empty: give sentences with tokens to train on")
+        template = str(self.template)
+        if template == "auto":
+            template = "chunking" if min(len(t) for s in rows for t in s) >= 2 else "ner"
         with errors_in(_TAGGER_FLAGS):
             fitted, result = _core.fit_tagger(
-                rows, tags, str(self.template), learning, min_count=int(self.min_count),
+                rows, tags, template, learning, min_count=int(self.min_count),
                 class_weight=None if self.class_weight is None else
                 {str(t): float(w) for t, w in self.class_weight.items()},
             )
         self._fitted = fitted
+        # Tags given as other values than strings (ints) are given back as they were.
+        self._tag_values = {k: v for k, v in originals.items() if not isinstance(v, str)}
         # Tagger.fit calls _record itself: the caller's line is three frames up.
         self._record(result, stacklevel=3)
         return self
@@ -151,7 +176,10 @@ class Tagger(_Learner):
     @property
     def tags_(self):
         """The tags the tagger knows."""
-        return self._fitted_model().tags
+        return [self._tag_value(t) for t in self._fitted_model().tags]
+
+    def _tag_value(self, text):
+        return getattr(self, "_tag_values", {}).get(text, text)
 
     @property
     def w(self):
@@ -175,7 +203,7 @@ class Tagger(_Learner):
         self._columns(rows)
         fitted, nonempty = self._fitted_model(), _nonempty(rows)[0]
         tagged = iter(fitted.tag(nonempty) if nonempty else [])
-        return [next(tagged) if sentence else [] for sentence in rows]
+        return [[self._tag_value(t) for t in next(tagged)] if sentence else [] for sentence in rows]
 
     def evaluate(self, sentences, tags):
         """conlleval's chunk precision, recall and F1, and the token accuracy, as a dict (empty sentences,
@@ -194,7 +222,8 @@ class Tagger(_Learner):
         return self.evaluate(sentences, tags)["token_accuracy"]
 
     def save(self, path):
-        """Writes the tagger file ``maxmargin predict`` reads (JSON for a ``.json`` path)."""
+        """Writes the tagger file ``maxmargin predict`` reads (JSON for a ``.json`` path). The file holds tags
+        as text: tags fitted as other values (ints) load back as their text."""
         self._fitted_model().save(str(path))
 
     @classmethod

@@ -99,3 +99,18 @@ def test_a_tagger_reads_tokens_with_a_trailing_tag_column():
     tagger = Tagger(max_iter=50).fit(sentences, tags)
     tagged = [[(w, p, t) for (w, p), t in zip(sentences[0], tags[0])]]
     assert tagger.predict(tagged) == tagger.predict(sentences[:1])
+
+
+def test_a_tagger_of_words_alone_takes_the_ner_template_and_gives_tags_back_as_given():
+    # Words alone (no POS column): the default template chooses as the command does, not "chunking", which
+    # reads two columns. Integer tags predict as integers; tags that a tagger file cannot hold are refused.
+    sentences = [["the", "cat", "sat"], ["a", "dog", "ran"], ["the", "dog", "sat"]] * 4
+    tags = [[1, 2, 3]] * 12
+    tagger = Tagger(max_iter=30).fit(sentences, tags)
+    assert tagger.predict([["the", "cat", "sat"]]) == [[1, 2, 3]]
+    assert tagger.tags_ == [1, 2, 3]
+    for bad in ([["B X", "O", "O"]] + [["O"] * 3] * 11, [["", "O", "O"]] + [["O"] * 3] * 11):
+        with pytest.raises(ValueError, match="without whitespace"):
+            Tagger(max_iter=5).fit(sentences, bad)
+    with pytest.raises(ValueError, match="one tag as text"):
+        Tagger(max_iter=5).fit(sentences, [[1, "1", 2]] + [[1, 2, 3]] * 11)
