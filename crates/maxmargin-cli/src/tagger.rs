@@ -211,22 +211,39 @@ fn read(tagger: &AnyTagger, data: &Path) -> Result<Vec<Sentence>> {
     )?)
 }
 
-/// The tagged text: each token's columns as read (the gold tag too, when there), then the predicted tag; a
-/// blank line after each sentence (conlleval reads this back).
+/// The tagged text, line for line as the input (conlleval reads it back, and `paste` lines it up): each
+/// token's line as read (the gold tag too, when there) with the predicted tag appended (after a tab on lines
+/// with tabs, else a space); blank and `-DOCSTART-` lines as they are.
 pub fn predict(model_path: &Path, data: &Path) -> Result<Vec<String>> {
+    use std::io::Read;
     let tagger = AnyTagger::load(model_path)?;
-    let sentences = read(&tagger, data)?;
+    maxmargin::io::cache::refuse(data)?;
+    // The text is read once (standard input cannot be read twice): parsed into sentences, then walked again
+    // for its lines.
+    let mut text = Vec::new();
+    maxmargin::io::open_maybe_gz(crate::load::not_csv(data, "CoNLL")?)?
+        .read_to_end(&mut text)
+        .with_context(|| data.display().to_string())?;
+    let layout = Layout::Inputs(tagger.features().inputs());
+    let sentences = conll::read_layout(text.as_slice(), data, layout)?;
     let tags = tagger.tag_from(&sentences, data)?;
+    let mut predicted = tags.iter().flatten();
     let mut lines = Vec::with_capacity(sentences.iter().map(|s| s.len() + 1).sum());
-    for (s, predicted) in sentences.iter().zip(&tags) {
-        for (t, tag) in predicted.iter().enumerate() {
-            let mut line: Vec<&str> = s.row(t).collect();
-            if let Some(gold) = s.tags.get(t) {
-                line.push(gold);
+    let mut ended_in_token = false;
+    conll::visit_lines(text.as_slice(), data, |line, token| {
+        ended_in_token = token;
+        let tag = token.then(|| predicted.next()).flatten();
+        lines.push(match tag {
+            Some(tag) => {
+                let sep = if line.contains('\t') { '\t' } else { ' ' };
+                format!("{}{sep}{tag}", line.trim_end_matches([' ', '\t']))
             }
-            line.push(tag);
-            lines.push(line.join(" "));
-        }
+            None => line.to_string(),
+        });
+        Ok(())
+    })?;
+    // The last sentence ends with a blank line, as every sentence does for conlleval.
+    if ended_in_token {
         lines.push(String::new());
     }
     Ok(lines)

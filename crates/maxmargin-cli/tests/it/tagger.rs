@@ -354,9 +354,14 @@ fn ner_layout_with_docstart_lines() {
         assert_eq!(e["per_type"][kind]["support"].as_u64(), Some(40), "{e}");
         assert_eq!(e["per_type"][kind]["f1"].as_f64(), Some(1.0), "{e}");
     }
+    // The output is the input line for line, `-DOCSTART-` and blank lines included, each token's line
+    // with its predicted tag appended.
     let tagged = ok(&["predict", s(&model), s(&train)]);
+    let input = std::fs::read_to_string(&train).unwrap();
+    assert_eq!(tagged.lines().count(), input.lines().count(), "{tagged}");
+    assert!(tagged.starts_with("-DOCSTART- -X- -X- O\n\n"), "{tagged}");
     assert!(
-        tagged.lines().next().unwrap().ends_with("I-PER I-PER"),
+        tagged.lines().nth(2).unwrap().ends_with("I-PER I-PER"),
         "{tagged}"
     );
 }

@@ -221,6 +221,26 @@ pub fn read_layout(
     Ok(out)
 }
 
+/// Every line of CoNLL text as read, without its line end, and whether it is a token's (the lines [`read`]
+/// takes tokens from, in order; blank and `-DOCSTART-` lines are not): for output that mirrors its input
+/// line for line.
+///
+/// # Errors
+/// As reading text does ([`IoError::Io`], an over-long line, invalid UTF-8).
+pub fn visit_lines(
+    reader: impl std::io::BufRead,
+    path: &Path,
+    mut visit: impl FnMut(&str, bool) -> Result<(), IoError>,
+) -> Result<(), IoError> {
+    let mut text = crate::lines::Lines::new(reader, path);
+    while let Some((_, buf)) = text.next_line()? {
+        let line = buf.trim_end_matches(['\n', '\r']);
+        let first = line.split_ascii_whitespace().next();
+        visit(line, first.is_some_and(|f| f != "-DOCSTART-"))?;
+    }
+    Ok(())
+}
+
 /// The 1-based line of token `token` of sentence `sentence` (both 0-based, as [`read`] numbers them) in a
 /// CoNLL file, found by reading the file again (for an error about one of its cells); `None` when the file
 /// cannot be read or is shorter.
