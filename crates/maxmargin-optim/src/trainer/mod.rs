@@ -129,6 +129,14 @@ pub trait Observer {
     fn on_warning(&mut self, _message: &str) {}
 }
 
+/// What a run's counted evaluations have seen: the lowest objective, whether one rose above it, and the
+/// epoch of the last.
+struct Seen {
+    lowest: f64,
+    rose: bool,
+    counted: f64,
+}
+
 /// The observer that does nothing.
 impl Observer for () {}
 
@@ -138,6 +146,7 @@ pub struct Trainer {
     budget: Budget,
     details: bool,
     stop_every: Option<f64>,
+    best_since_rise: bool,
 }
 
 impl Trainer {
@@ -150,7 +159,16 @@ impl Trainer {
             budget: budget.check()?,
             details: false,
             stop_every: None,
+            best_since_rise: true,
         })
+    }
+
+    /// Keeps the last output of a run cut short by a budget, not the best evaluated since the objective
+    /// first rose: for a method that does not minimize the objective it is evaluated by (the perceptron).
+    #[must_use]
+    pub fn keeping_the_last(mut self) -> Self {
+        self.best_since_rise = false;
+        self
     }
 
     /// Tests the tolerance and the gap only at the evaluations that cross a multiple of `epochs` passes:
@@ -174,12 +192,38 @@ impl Trainer {
         Ok(self)
     }
 
-    /// Whether an evaluation at `epoch`, the one before it at `before`, is one where the stops are tested.
-    fn tests_stops(&self, before: f64, epoch: f64) -> bool {
-        self.stop_every.is_none_or(|s| {
-            let multiple = |e: f64| (e / s + 1e-12).floor();
-            multiple(epoch) > multiple(before)
-        })
+    /// Whether an evaluation at `epoch`, the last counted one at `before`, counts: it is one an unwatched
+    /// run makes too (it crosses a multiple of the stops' cadence, `stop_every` or else the evaluations'),
+    /// where the stops are tested and the best output since a rise is kept. Evaluations made only for a
+    /// watcher (a trace, step details) do not count, so watching a run does not change its model.
+    fn counts(&self, before: f64, epoch: f64) -> bool {
+        let s = self.stop_every.unwrap_or(self.budget.eval_every_epochs);
+        let multiple = |e: f64| (e / s + 1e-12).floor();
+        s.is_finite() && multiple(epoch) > multiple(before)
+    }
+
+    /// Past the first rise of the objective among the counted evaluations (a primal that is not
+    /// descending: a dual method on ill-conditioned data, a stochastic one), the best evaluated output is
+    /// kept too, for a run that ends on a budget above it; before any rise nothing is copied.
+    fn consider<P, S: Solver<P>>(
+        &self,
+        (solver, problem): (&S, &P),
+        run: &mut Run<S::State, S::Output>,
+        (objective, p): (f64, Progress),
+        seen: &mut Seen,
+    ) {
+        seen.rose |= objective > seen.lowest;
+        seen.lowest = seen.lowest.min(objective);
+        seen.counted = p.epoch;
+        if (self.budget.keep_best || (seen.rose && self.best_since_rise))
+            && run.best.as_ref().is_none_or(|b| objective < b.objective)
+        {
+            run.best = Some(Best {
+                objective,
+                output: solver.output(problem, &run.state),
+                progress: p,
+            });
+        }
     }
 
     /// Evaluates after every step and records the solver's [`StepDetail`] (weights, the step's examples and
@@ -348,22 +392,27 @@ impl Trainer {
         // no step: the same model again. Periodic checkpoints are written only where no stop applied.
         // So does one that stopped on its certified gap: its last evaluation is of the state it resumes.
         let spent = agreed(before)?;
-        let (mut lowest, mut rose) = (f64::INFINITY, false);
-        for r in &run.trace {
-            rose |= r.objective > lowest;
-            lowest = lowest.min(r.objective);
-        }
         let at = solver.progress(problem, &run.state);
-        let start_epoch = at.epoch;
-        let last_before = |trace: &[TraceRecord]| {
-            let n = trace.len();
-            if n >= 2 { trace[n - 2].epoch } else { 0.0 }
+        // What the counted evaluations so far saw (a resumed run's trace holds them).
+        let mut seen = Seen {
+            lowest: f64::INFINITY,
+            rose: false,
+            counted: if run.trace.is_empty() { at.epoch } else { 0.0 },
         };
+        let mut last_counted = false;
+        for r in &run.trace {
+            last_counted = self.counts(seen.counted, r.epoch);
+            if last_counted {
+                seen.rose |= r.objective > seen.lowest;
+                seen.lowest = seen.lowest.min(r.objective);
+                seen.counted = r.epoch;
+            }
+        }
         let certified = run.trace.last().is_some_and(|r| {
             r.iteration == at.iteration
                 && r.epoch == at.epoch
+                && last_counted
                 && self.gap_stop(r.objective, r.gap)
-                && self.tests_stops(last_before(&run.trace), r.epoch)
         });
         let already = solver
             .stop(&run.state)
@@ -396,27 +445,15 @@ impl Trainer {
                         run.next_eval += self.budget.eval_every_epochs;
                     }
                     let objective = finite(solver.objective(problem, &run.state)?, p)?;
-                    // Past the first rise of the objective (a primal that is not descending: a dual
-                    // method on ill-conditioned data, a stochastic one) the best evaluated output is kept
-                    // too, for a run that ends on a budget above it; before any rise nothing is copied.
-                    rose |= objective > lowest;
-                    lowest = lowest.min(objective);
-                    if (self.budget.keep_best || rose)
-                        && run.best.as_ref().is_none_or(|b| objective < b.objective)
-                    {
-                        run.best = Some(Best {
-                            objective,
-                            output: solver.output(problem, &run.state),
-                            progress: p,
-                        });
+                    let tests = self.counts(seen.counted, p.epoch);
+                    if tests {
+                        self.consider((&*solver, problem), &mut run, (objective, p), &mut seen);
                     }
                     let certificate = solver.certificate(problem, &run.state, objective)?;
                     let mut record = record(p, elapsed(), objective, certificate);
                     if self.details {
                         record.step = solver.detail(problem, &run.state);
                     }
-                    let before = run.trace.last().map_or(start_epoch, |r| r.epoch);
-                    let tests = self.tests_stops(before, p.epoch);
                     observer.on_eval(&record);
                     run.trace.push(record);
                     if tests && self.tolerance_stop(&run.trace) {
@@ -439,8 +476,15 @@ impl Trainer {
             }
         };
         run.state = solver.finish(problem, run.state);
+        let p = solver.progress(problem, &run.state);
+        let own = finite(solver.objective(problem, &run.state)?, p)?;
+        // The final evaluation is one an unwatched run makes in its loop when the run stopped where that
+        // run evaluates (a run resumed from this one's checkpoint then goes on as one that never stopped).
+        if already.is_none() && self.counts(seen.counted, p.epoch) {
+            self.consider((&*solver, problem), &mut run, (own, p), &mut seen);
+        }
         let mut output = solver.output(problem, &run.state);
-        let mut objective = solver.objective(problem, &run.state)?;
+        let mut objective = own;
         // The best evaluated output replaces the last one when asked (keep_best), or when the run stopped
         // short of its certificate (a budget, an interruption) above it: the certificate below (this
         // objective against the last state's lower bound) holds for either.
@@ -455,30 +499,48 @@ impl Trainer {
             output = b.output.clone();
             objective = b.objective;
         }
-        let p = solver.progress(problem, &run.state);
-        finite(objective, p)?;
-        let certificate = solver.certificate(problem, &run.state, objective)?;
-        if run.trace.last().is_none_or(|r| r.iteration != p.iteration) {
-            let mut record = record(p, elapsed(), objective, certificate);
+        // The run's own trace (checkpointed) ends with the state's own evaluation; the fit's, with the
+        // output it returns.
+        let certificate = solver.certificate(problem, &run.state, own)?;
+        let seconds = if run.trace.last().is_none_or(|r| r.iteration != p.iteration) {
+            let mut record = record(p, elapsed(), own, certificate);
             if self.details {
                 record.step = solver.detail(problem, &run.state);
             }
-            observer.on_eval(&record);
             run.trace.push(record);
-        } else if let Some(last) = run.trace.last_mut() {
-            let seconds = last.seconds;
+            None
+        } else {
+            run.trace.last_mut().map(|last| {
+                let seconds = last.seconds;
+                *last = TraceRecord {
+                    seconds,
+                    step: last.step.take(),
+                    ..record(p, seconds, own, certificate)
+                };
+                seconds
+            })
+        };
+        let mut trace = run.trace.clone();
+        if objective != own
+            && let Some(last) = trace.last_mut()
+        {
+            let certificate = solver.certificate(problem, &run.state, objective)?;
             *last = TraceRecord {
-                seconds,
                 step: last.step.take(),
-                ..record(p, seconds, objective, certificate)
+                ..record(p, last.seconds, objective, certificate)
             };
+        }
+        if seconds.is_none()
+            && let Some(last) = trace.last()
+        {
+            observer.on_eval(last);
         }
         run.seconds = elapsed();
         Ok((
             Fit {
                 output,
                 objective,
-                trace: run.trace.clone(),
+                trace,
                 stop,
                 progress: p,
             },

@@ -233,3 +233,35 @@ fn a_run_cut_short_above_its_best_evaluation_since_a_rise_returns_that_one() {
     let early = run(Budget::epochs(4.0));
     assert_eq!((early.output, early.objective), (3, 2.0));
 }
+
+/// The best since a rise is a function of the unwatched run: resumed from the checkpoint of a run cut at
+/// any step it is what the uninterrupted run returns; evaluations made only for a watcher (stops tested at
+/// none of them) keep nothing; a trainer keeping the last output keeps it.
+#[test]
+fn the_best_since_a_rise_resumes_exactly_and_ignores_watchers() {
+    let trainer = |epochs: f64| Trainer::new(Budget::epochs(epochs).evaluating_every(1.0)).unwrap();
+    let whole = trainer(6.0).run(&mut Scripted, &(), &mut ()).unwrap();
+    for cut in 1..6 {
+        let first = trainer(f64::from(cut));
+        let run = first.start(&Scripted, &(), 0);
+        let (_, run) = first
+            .resume(&mut Scripted, &(), run, &mut (), None)
+            .unwrap();
+        let (fit, _) = trainer(6.0)
+            .resume(&mut Scripted, &(), run, &mut (), None)
+            .unwrap();
+        assert_eq!(
+            (fit.output, fit.objective),
+            (whole.output, whole.objective),
+            "cut at {cut}"
+        );
+    }
+    let watched = trainer(6.0).stopping_every(Some(f64::INFINITY)).unwrap();
+    let fit = watched.run(&mut Scripted, &(), &mut ()).unwrap();
+    assert_eq!((fit.output, fit.objective), (6, 6.0));
+    let last = trainer(6.0)
+        .keeping_the_last()
+        .run(&mut Scripted, &(), &mut ())
+        .unwrap();
+    assert_eq!((last.output, last.objective), (6, 6.0));
+}

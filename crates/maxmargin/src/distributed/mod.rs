@@ -134,7 +134,8 @@ impl LinearSvm {
             lambda: lambda.get(),
             rows: crate::inputs::examples_digest(data.x.rows(), &y, weights.as_deref()),
         };
-        let trainer = Trainer::new(p.run_budget())?;
+        let trainer = Trainer::new(p.run_budget())?
+            .stopping_every(p.watched_only().then_some(f64::INFINITY))?;
         let kind = self.checkpoint_kind();
         let tag = (kind.as_str(), made, p);
         let plan = (&self.plan, problem.n_samples());

@@ -349,7 +349,9 @@ impl LinearSvm {
             }
             .into());
         }
-        let trainer = Trainer::new(self.params.run_budget())?.with_step_details(self.step_details);
+        let trainer = Trainer::new(self.params.run_budget())?
+            .with_step_details(self.step_details)
+            .stopping_every(self.params.watched_only().then_some(f64::INFINITY))?;
         let made = crate::checkpoint::Made {
             n_samples: n,
             dim: problem.n_features(),

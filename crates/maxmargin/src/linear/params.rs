@@ -424,6 +424,16 @@ impl LinearSvmParams {
         })
     }
 
+    /// Whether the evaluations of a run are made only for a watcher (a trace, step details): an unwatched
+    /// run would make none, so they test no stop and keep no best output.
+    pub(crate) fn watched_only(&self) -> bool {
+        let b = self.budget;
+        b.eval_every_epochs.is_infinite()
+            && b.tolerance.is_none()
+            && b.gap_tolerance.is_none()
+            && !b.keep_best
+    }
+
     /// The trainer's budget: evaluations once per pass when something reads them and the budget does not
     /// say how often.
     pub(crate) fn run_budget(&self) -> Budget {

@@ -39,7 +39,14 @@ impl StructuredSvmParams {
     /// tested where an untraced run's (every 20) would be, so that watching a run does not change its model.
     pub(super) fn trainer(&self) -> Result<Trainer, OptimError> {
         let watched_only = self.trace && self.eval_every.is_none() && !self.stops_on_evaluations();
-        Trainer::new(self.budget())?.stopping_every(watched_only.then_some(Self::CHEAP_EVAL_EVERY))
+        let trainer = Trainer::new(self.budget())?
+            .stopping_every(watched_only.then_some(Self::CHEAP_EVAL_EVERY))?;
+        // The perceptron does not minimize the objective it is evaluated by: its last average is its output.
+        Ok(if self.solver == StructSolverKind::Perceptron {
+            trainer.keeping_the_last()
+        } else {
+            trainer
+        })
     }
 
     fn stops_on_evaluations(&self) -> bool {
