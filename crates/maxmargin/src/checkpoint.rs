@@ -308,6 +308,25 @@ where
     Ok(file)
 }
 
+/// An observer for runs that have no other: it keeps what the run warns of (a final checkpoint that could
+/// not be written) for the run's report, or prints it on standard error where no report carries it (a
+/// rank's own checkpoint file).
+pub(crate) enum Heard {
+    /// Kept for the report.
+    Kept(Vec<String>),
+    /// Printed as `warning: ...`.
+    Printed,
+}
+
+impl Observer for Heard {
+    fn on_warning(&mut self, message: &str) {
+        match self {
+            Self::Kept(w) => w.push(message.to_string()),
+            Self::Printed => eprintln!("warning: {message}"),
+        }
+    }
+}
+
 /// Where a run's checkpoints are read and written: one file for one process ([`OneFile`]), or each rank's
 /// own file over ranks (`distributed::checkpoint::RankFiles`). Both check what a file was made for.
 pub(crate) trait Store<St, O> {
@@ -425,13 +444,9 @@ where
     if let Some(file) = &target
         && let Err(e) = store.save(file, &run)
     {
-        let earlier = if plan.every_seconds.is_some() {
-            "holds the last periodic checkpoint, if one was written"
-        } else {
-            "was not written"
-        };
         observer.on_warning(&format!(
-            "the final checkpoint could not be written ({e}): the trained model is kept, but {} {earlier}",
+            "the final checkpoint could not be written ({e}): the trained model is kept, but {} is not this \
+             run's end (an earlier checkpoint, if one is there, resumes from before it)",
             file.display()
         ));
     }

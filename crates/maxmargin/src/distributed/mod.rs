@@ -210,7 +210,7 @@ where
         init,
         tag,
         plan,
-        &mut (),
+        &mut crate::checkpoint::Heard::Printed,
     )?;
     Ok(fit)
 }

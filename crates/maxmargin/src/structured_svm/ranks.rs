@@ -121,7 +121,7 @@ impl StructuredSvm {
             |s| Ok(s.init(p)?),
             (&kind, made, &self.params),
             (&self.plan, n_local),
-            &mut (),
+            &mut crate::checkpoint::Heard::Printed,
         )?;
         Ok(fit)
     }

@@ -111,7 +111,14 @@ impl StructuredSvm {
             .and_then(|problem| {
                 let init = |s: &mut Streamed<_>| Ok(s.init(&problem)?);
                 let train = crate::checkpoint::train_stream;
-                train(&trainer, &mut ssg, &problem, init, tag, &self.plan, &mut ()).map(|f| f.0)
+                let mut heard = crate::checkpoint::Heard::Kept(Vec::new());
+                let fit = train(
+                    &trainer, &mut ssg, &problem, init, tag, &self.plan, &mut heard,
+                );
+                if let crate::checkpoint::Heard::Kept(w) = heard {
+                    warnings.extend(w);
+                }
+                fit.map(|f| f.0)
             })
             .map_err(|e| match source.failed.take() {
                 Some(io) => Error::from(io),
