@@ -232,11 +232,20 @@ pub fn predict(model_path: &Path, data: &Path) -> Result<Vec<String>> {
     let mut ended_in_token = false;
     conll::visit_lines(text.as_slice(), data, |line, token| {
         ended_in_token = token;
-        let tag = token.then(|| predicted.next()).flatten();
+        // A token's columns, then its predicted tag, one separator between them (conlleval splits on one);
+        // a `-DOCSTART-` line gets the outside tag, so that every line of columns has as many.
+        let docstart = !token && line.split_ascii_whitespace().next() == Some("-DOCSTART-");
+        let tag = if token {
+            predicted.next().map(String::as_str)
+        } else {
+            docstart.then_some("O")
+        };
         lines.push(match tag {
             Some(tag) => {
-                let sep = if line.contains('\t') { '\t' } else { ' ' };
-                format!("{}{sep}{tag}", line.trim_end_matches([' ', '\t']))
+                let sep = if line.contains('\t') { "\t" } else { " " };
+                let mut cells: Vec<&str> = line.split_ascii_whitespace().collect();
+                cells.push(tag);
+                cells.join(sep)
             }
             None => line.to_string(),
         });

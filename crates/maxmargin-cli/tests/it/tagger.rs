@@ -359,7 +359,7 @@ fn ner_layout_with_docstart_lines() {
     let tagged = ok(&["predict", s(&model), s(&train)]);
     let input = std::fs::read_to_string(&train).unwrap();
     assert_eq!(tagged.lines().count(), input.lines().count(), "{tagged}");
-    assert!(tagged.starts_with("-DOCSTART- -X- -X- O\n\n"), "{tagged}");
+    assert!(tagged.starts_with("-DOCSTART- -X- -X- O O\n\n"), "{tagged}");
     assert!(
         tagged.lines().nth(2).unwrap().ends_with("I-PER I-PER"),
         "{tagged}"
