@@ -227,16 +227,30 @@ pub fn check_classes(source: &Path, classes: &[f64], n_samples: usize) -> Result
     // tenths over 506 rows had trained 211 classes silently).
     let mostly_fractional =
         n_classes > 20 && n_samples < 10 * n_classes && 2 * fractional >= n_classes;
-    if mostly_fractional || (n_classes > 50 && n_classes > n_samples / 2 && fractional > 0) {
-        return Err(OptimError::InvalidParam {
-            name: "class labels",
-            value: format!("{n_classes} distinct in {n_samples} rows of {}", source.display()),
-            reason: "look like regression targets, not classes (they have fractions, and a multiclass model \
-                     needs several examples per class)",
-        }
-        .into());
+    if mostly_fractional {
+        return Err(regression(source, n_classes, n_samples));
+    }
+    check_class_count(source, classes, n_samples)
+}
+
+/// The part of [`check_classes`] that a share of the classes cannot pass when the whole does (a rank's own
+/// classes against the whole file's rows): more than 50 classes, beyond half the rows, one with a fraction.
+pub fn check_class_count(source: &Path, classes: &[f64], n_samples: usize) -> Result<(), Error> {
+    let n_classes = classes.len();
+    if n_classes > 50 && n_classes > n_samples / 2 && classes.iter().any(|c| c.fract() != 0.0) {
+        return Err(regression(source, n_classes, n_samples));
     }
     Ok(())
+}
+
+fn regression(source: &Path, n_classes: usize, n_samples: usize) -> Error {
+    OptimError::InvalidParam {
+        name: "class labels",
+        value: format!("{n_classes} distinct in {n_samples} rows of {}", source.display()),
+        reason: "look like regression targets, not classes (they have fractions, and a multiclass model \
+                 needs several examples per class); number the classes as whole numbers if they are classes",
+    }
+    .into()
 }
 
 /// A multiclass model needs rows of two classes at least: one class alone trains a model that predicts it

@@ -286,7 +286,7 @@ impl Whole {
         let mut mine = data.labels.clone();
         mine.sort_by(f64::total_cmp);
         mine.dedup();
-        crate::limits::check_classes(&data.source, &mine, n)?;
+        crate::limits::check_class_count(&data.source, &mine, n)?;
         let mut widest = [mine.len() as f64];
         comm.allreduce_max(&mut widest)?;
         let (width, rank) = (widest[0] as usize, comm.rank());
