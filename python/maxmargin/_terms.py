@@ -20,8 +20,17 @@ def errors_in(flags):
         yield
     except ValueError as e:
         if len(e.args) == 1 and isinstance(e.args[0], str):
-            e.args = (translated(e.args[0], flags),)
+            e.args = (rows_numbered_from_0(translated(e.args[0], flags)),)
         raise
+
+
+# The extension names an array's row as a file's line (`at line 6 of <array>`, numbered from 1).
+_ARRAY_LINE = re.compile(r"\bline (\d+) of <array>")
+
+
+def rows_numbered_from_0(message):
+    """``message`` with the extension's array lines (from 1) as rows of ``X`` (from 0)."""
+    return _ARRAY_LINE.sub(lambda m: f"row {int(m.group(1)) - 1} of X", message)
 
 
 # The extension names a graph as a file's line (`X (graphs numbered from 1):2:1: edges: ...`); Python numbers

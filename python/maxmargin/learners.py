@@ -31,7 +31,8 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
 from . import _core
-from ._terms import graph_errors_in, graphs_numbered_from_0, tags_numbered_from_0, translated, unitless
+from ._terms import (graph_errors_in, graphs_numbered_from_0, rows_numbered_from_0, tags_numbered_from_0,
+                     translated, unitless)
 from ._decision import _reading
 from .models import ChainCRF, EdgeFeatureGraphCRF, GraphCRF, MultiClassClf, MultiLabelClf, StructuredModel, _Model
 
@@ -65,6 +66,8 @@ _FLAGS = [
     ("--solver ssg", "SubgradientSSVM"),
     ("--solver dcd", "maxmargin.sklearn.MaxMarginClassifier(multi_class='crammer_singer')"),
     ("(--scale)", "(scaling X)"),
+    ("or --scale", "or scaling X"),
+    (" (--tolerance)", ""),
     ("--max-passes", "max_iter"),
     ("--epochs", "max_iter"),
     ("--epsilon", "tol"),
@@ -75,7 +78,7 @@ _FLAGS = [
 
 
 def _in_python_terms(message):
-    return unitless(tags_numbered_from_0(graphs_numbered_from_0(translated(message, _FLAGS))))
+    return unitless(rows_numbered_from_0(tags_numbered_from_0(graphs_numbered_from_0(translated(message, _FLAGS)))))
 
 
 def _positive(v):

@@ -22,7 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _core
-from ._terms import errors_in, translated, unitless
+from ._terms import errors_in, rows_numbered_from_0, translated, unitless
 from ._decision import _csr, _Decisions, _reading
 
 __all__ = ["MaxMarginClassifier", "MaxMarginSVC", "expected_failed_checks"]
@@ -48,10 +48,13 @@ _FLAGS = [
     ("(--kernel)", "(kernel=...)"),
     ("--kernel", "kernel"),
     ("--approx", "approximation"),
+    ("--scale maxabs or minmax", "scale='maxabs' or 'minmax'"),
     ("--scale maxabs", "scale='maxabs'"),
     ("--scale minmax", "scale='minmax'"),
     ("--scale standard", "scale='standard'"),
     ("(--scale)", "(scale=...)"),
+    ("or --scale", "or scale=..."),
+    (" (--tolerance)", ""),
     ("--max-passes", "max_iter"),
     ("--solver dcd", "solver='dcd'"),
     ("more passes (--epochs, --iterations)", "a larger max_iter"),
@@ -67,7 +70,7 @@ _FLAGS = [
 
 
 def _in_python_terms(message):
-    return unitless(translated(message, _FLAGS))
+    return unitless(rows_numbered_from_0(translated(message, _FLAGS)))
 
 
 def _is_calibrated(estimator):

@@ -64,10 +64,11 @@ def _tags(tags, originals=None):
                     "writes it as a column)"
                 )
             if originals is not None:
-                if originals.setdefault(text, t) != t or type(originals[text]) is not type(t):
+                seen = originals.setdefault(text, t)
+                if isinstance(seen, str) != isinstance(t, str) or not (seen is t or seen == t):
                     raise ValueError(
-                        f"sentence {i}, tag {j}: {t!r} and {originals[text]!r} are one tag as text; give "
-                        "tags of one type"
+                        f"sentence {i}, tag {j}: {t!r} and {seen!r} are one tag as text; give tags of one "
+                        "type"
                     )
             these.append(text)
         out.append(these)
@@ -143,8 +144,7 @@ class Tagger(_Learner):
             if not isinstance(self.class_weight, dict):
                 raise ValueError(f"class_weight={self.class_weight!r}: give a dict from tag to weight, or None")
             for tag, w in self.class_weight.items():
-                if not isinstance(tag, str) or isinstance(w, bool) or not isinstance(w, (int, float)) \
-                        or not (0 <= w < float("inf")):
+                if isinstance(w, bool) or not isinstance(w, (int, float)) or not (0 <= w < float("inf")):
                     raise ValueError(f"class_weight[{tag!r}]={w!r}: give tag names and finite weights >= 0")
 
     def fit(self, sentences, tags):

@@ -114,3 +114,16 @@ def test_a_tagger_of_words_alone_takes_the_ner_template_and_gives_tags_back_as_g
             Tagger(max_iter=5).fit(sentences, bad)
     with pytest.raises(ValueError, match="one tag as text"):
         Tagger(max_iter=5).fit(sentences, [[1, "1", 2]] + [[1, 2, 3]] * 11)
+
+
+def test_messages_name_rows_of_x_from_0_and_tags_of_one_value_in_two_types_are_one():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 4))
+    y = (X[:, 0] > 0).astype(int)
+    X[5, 3] = 1e200
+    with pytest.raises(ValueError, match="row 5 of X") as e:
+        MaxMarginClassifier().fit(X, y)
+    assert "--" not in str(e.value) and "line" not in str(e.value)
+    sentences = [["the", "cat", "sat"]] * 6
+    tags = [[np.int64(1), 2, 3]] + [[1, 2, 3]] * 5
+    assert Tagger(max_iter=5).fit(sentences, tags).tags_ == [1, 2, 3]
