@@ -78,7 +78,8 @@ _FLAGS = [
 
 
 def _in_python_terms(message):
-    return unitless(rows_numbered_from_0(tags_numbered_from_0(graphs_numbered_from_0(translated(message, _FLAGS)))))
+    translated_ = graphs_numbered_from_0(translated(message, _FLAGS))
+    return unitless(rows_numbered_from_0(tags_numbered_from_0(translated_)))
 
 
 def _positive(v):

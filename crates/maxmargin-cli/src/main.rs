@@ -448,10 +448,19 @@ fn on_data(e: anyhow::Error, data: &Path) -> anyhow::Error {
             Some(maxmargin::optim::OptimError::NonFinite { .. })
         )
     });
-    let not_binary = |io: Option<&maxmargin::io::IoError>| matches!(io, Some(maxmargin::io::IoError::NotBinary { found, at_least, .. }) if *found > 2 || *at_least);
+    use maxmargin::io::IoError;
+    let not_binary = |io: Option<&IoError>| match io {
+        Some(IoError::NotBinary {
+            found, at_least, ..
+        }) => *found > 2 || *at_least,
+        _ => false,
+    };
     let many_classes = e.chain().any(|c| {
-        not_binary(c.downcast_ref::<maxmargin::io::IoError>())
-            || matches!(c.downcast_ref::<maxmargin::Error>(), Some(maxmargin::Error::Io(io)) if not_binary(Some(io)))
+        let wrapped = match c.downcast_ref::<maxmargin::Error>() {
+            Some(maxmargin::Error::Io(io)) => Some(io),
+            _ => None,
+        };
+        not_binary(c.downcast_ref::<IoError>()) || not_binary(wrapped)
     });
     let label_line = e.chain().find_map(|c| {
         let io = c
@@ -480,7 +489,8 @@ fn on_data(e: anyhow::Error, data: &Path) -> anyhow::Error {
         )
     } else if many_classes {
         anyhow::anyhow!(
-            "{}; train more than two classes with --task multiclass (or --task multilabel for sets of labels)",
+            "{}; train more than two classes with --task multiclass (or --task multilabel for sets of \
+             labels)",
             one_line(&e)
         )
     } else {

@@ -209,8 +209,8 @@ fn params(
     if args.epsilon.is_some() {
         if p.solver == StructSolverKind::Bcfw && args.gap.is_some() {
             bail!(
-                "--epsilon and --gap are both BCFW's relative gap tolerance: give one of them (--gap {} would \
-                 rule)",
+                "--epsilon and --gap are both BCFW's relative gap tolerance: give one of them (--gap {} \
+                 would rule)",
                 args.gap.unwrap_or_default()
             );
         }

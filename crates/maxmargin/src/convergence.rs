@@ -127,8 +127,8 @@ pub(crate) fn binary_advice(
 /// Logistic regression's dual coordinate descent crawls on badly scaled rows (unscaled covtype-shaped data:
 /// objective 3.6 after 1000 passes, above w = 0's ln 2); Newton's method on the multinomial model does not
 /// mind the scale (0.127, certified, in 0.5 s; two classes give the binary model at twice the λ).
-pub(crate) const NEWTON_TIP: &str = "or --task multiclass --loss softmax (logistic regression by Newton's method, which badly scaled rows do \
-     not slow)";
+pub(crate) const NEWTON_TIP: &str = "or --task multiclass --loss softmax (logistic regression by Newton's \
+                                     method, which badly scaled rows do not slow)";
 
 /// Fewer examples than this make each of BCFW's and SSG's blocks a large part of the problem.
 const FEW_EXAMPLES: usize = 50;

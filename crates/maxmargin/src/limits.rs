@@ -159,10 +159,10 @@ pub fn check_weights(
                 source.display(),
                 weights as f64 * 8.0 / 1e9
             ),
-            reason: "is far beyond what the data's nonzeros need (a model keeps a dense weight per feature and \
-                     label, allocated for at most 64 per nonzero plus 16,777,216): renumber the features and \
-                     labels consecutively where the file skips numbers, else keep fewer features (hash them \
-                     into fewer columns, or keep the frequent ones) or fewer labels",
+            reason: "is far beyond what the data's nonzeros need (a model keeps a dense weight per feature \
+                     and label, allocated for at most 64 per nonzero plus 16,777,216): renumber the features \
+                     and labels consecutively where the file skips numbers, else keep fewer features (hash \
+                     them into fewer columns, or keep the frequent ones) or fewer labels",
         }
         .into());
     }

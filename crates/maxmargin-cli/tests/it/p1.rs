@@ -177,8 +177,8 @@ fn in_memory_runs_give_the_fixtures_model_bytes() {
 }
 
 /// A trace only watches: with `--trace` (evaluations every 5 passes) a run stops where the untraced run
-/// (every 20) does and saves the same bytes. On iris the n-slack cutting planes had stopped at pass 10 instead
-/// of 11, and one-vs-rest at 31 full passes instead of 55.
+/// (every 20) does and saves the same bytes. On iris the n-slack cutting planes had stopped at pass 10
+/// instead of 11, and one-vs-rest at 31 full passes instead of 55.
 #[test]
 fn a_trace_does_not_change_where_a_run_stops() {
     let tmp = tempfile::tempdir().unwrap();

@@ -256,13 +256,13 @@ impl StructuredSvmParams {
 
     /// Defaults for `task`: the Crammer–Singer dual (`dcd`) for multiclass at C = 1 in LIBLINEAR's convention
     /// (λ = 1/n, as `-s 4`, scikit-learn's `LinearSVC` and LIBSVM default to), BCFW at C = 1 for multilabel
-    /// and at λ = 0.01 for chains and custom spaces, and n-slack cutting planes at λ = 1 for graphs (whose Hamming
-    /// loss adds up over hundreds or thousands of nodes, where a sequence has tens of tokens: at λ = 0.01 a
-    /// 12 × 12 grid was at a 60% gap after 200 passes, at λ = 1 converged in 55, with test accuracy within
-    /// half a point). n-slack for graphs: each of its passes calls the oracle (dear on graphs with cycles)
-    /// once per graph and solves the working set of every answer so far, so it needs a fraction of BCFW's
-    /// passes; to a certified 1% gap on generated noisy shapes it took 0.13–0.54× BCFW's time from 12 × 12
-    /// pictures up (200 of 64 × 64: 67 s against 295 s on one thread, 45 s on two, where BCFW's steps do
+    /// and at λ = 0.01 for chains and custom spaces, and n-slack cutting planes at λ = 1 for graphs (whose
+    /// Hamming loss adds up over hundreds or thousands of nodes, where a sequence has tens of tokens: at λ =
+    /// 0.01 a 12 × 12 grid was at a 60% gap after 200 passes, at λ = 1 converged in 55, with test accuracy
+    /// within half a point). n-slack for graphs: each of its passes calls the oracle (dear on graphs with
+    /// cycles) once per graph and solves the working set of every answer so far, so it needs a fraction of
+    /// BCFW's passes; to a certified 1% gap on generated noisy shapes it took 0.13–0.54× BCFW's time from 12
+    /// × 12 pictures up (200 of 64 × 64: 67 s against 295 s on one thread, 45 s on two, where BCFW's steps do
     /// not share out), and 1.0–1.8× on 500 to 1,000 pictures of 4 × 4 to 8 × 8, each under half a second
     /// (docs/BENCHMARKS.md). Stop at ε = 0.01 (BCFW: a 1% duality gap; the others, their own test and a 1%
     /// gap) or 1000 passes.
