@@ -23,6 +23,10 @@ __all__ = ["ChainCRF", "EdgeFeatureGraphCRF", "GraphCRF", "MultiClassClf", "Mult
 def _csr(rows):
     """``(indptr, indices, data, n_features)`` of a 2-D array or sparse matrix, as the extension reads."""
     X = rows
+    if not sp.issparse(X) and np.ndim(X) != 2:
+        raise ValueError(
+            f"Expected a 2D array of rows, got {np.ndim(X)}D; reshape one row with X.reshape(1, -1)"
+        )
     if not (sp.issparse(X) and X.format == "csr" and X.dtype == np.float64 and X.has_canonical_format):
         X = sp.csr_matrix(X, dtype=np.float64, copy=True)
         X.sum_duplicates()
@@ -166,7 +170,9 @@ class MultiLabelClf(_Model):
         return out
 
     def _losses(self, Y, Y_pred):
-        Y, Y_pred = np.asarray(Y), np.asarray(Y_pred)
+        # A sparse indicator matrix (as fit takes) is compared densely, as fit reads it.
+        Y = Y.toarray() if sp.issparse(Y) else np.asarray(Y)
+        Y_pred = Y_pred.toarray() if sp.issparse(Y_pred) else np.asarray(Y_pred)
         return float(np.sum(Y != Y_pred)), float(Y.size)
 
 

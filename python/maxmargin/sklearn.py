@@ -109,6 +109,15 @@ def _fit_inputs(estimator, X, y, sample_weight):
     weights = None
     if sample_weight is not None:
         weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        weighted = np.unique(y_index[weights > 0])
+        if len(weighted) < 2:
+            # A class weighted 0 throughout is no class to separate from (scikit-learn's SVC refuses so too):
+            # the model would predict the other everywhere and say "converged".
+            kept = ", ".join(repr(estimator.classes_[c]) for c in weighted) or "none"
+            raise ValueError(
+                f"sample_weight is positive for rows of fewer than two classes (those of {kept}): a "
+                "classifier needs rows of at least two classes with positive weight"
+            )
         if np.all(weights == 1.0):
             weights = None
     return X, y, y_index, weights

@@ -127,3 +127,20 @@ def test_messages_name_rows_of_x_from_0_and_tags_of_one_value_in_two_types_are_o
     sentences = [["the", "cat", "sat"]] * 6
     tags = [[np.int64(1), 2, 3]] + [[1, 2, 3]] * 5
     assert Tagger(max_iter=5).fit(sentences, tags).tags_ == [1, 2, 3]
+
+
+def test_one_row_sparse_labels_and_zero_weighted_classes_are_handled_as_scikit_learn_does():
+    import scipy.sparse as sp
+    from maxmargin.models import MultiLabelClf
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 5))
+    y = (X[:, 0] > 0).astype(int)
+    svm = FrankWolfeSSVM(MultiClassClf(), max_iter=20).fit(X, y)
+    with pytest.raises(ValueError, match="2D"):
+        svm.predict(X[0])
+    Y = np.stack([y, (X[:, 1] > 0).astype(int)], axis=1)
+    multi = FrankWolfeSSVM(MultiLabelClf(), max_iter=20).fit(X, sp.csr_matrix(Y))
+    assert multi.score(X, sp.csr_matrix(Y)) == multi.score(X, Y)
+    weights = np.where(y == 1, 0.0, 1.0)
+    with pytest.raises(ValueError, match="fewer than two classes"):
+        MaxMarginClassifier().fit(X, y, sample_weight=weights)
