@@ -449,35 +449,27 @@ fn on_data(e: anyhow::Error, data: &Path) -> anyhow::Error {
         )
     });
     use maxmargin::io::IoError;
-    let not_binary = |io: Option<&IoError>| match io {
-        Some(IoError::NotBinary {
-            found, at_least, ..
-        }) => *found > 2 || *at_least,
-        _ => false,
+    // The data errors in the chain, raised by io itself or carried by the facade's error.
+    let io_errors = || {
+        e.chain().filter_map(|c| {
+            c.downcast_ref::<IoError>()
+                .or_else(|| match c.downcast_ref() {
+                    Some(maxmargin::Error::Io(io)) => Some(io),
+                    _ => None,
+                })
+        })
     };
-    let many_classes = e.chain().any(|c| {
-        let wrapped = match c.downcast_ref::<maxmargin::Error>() {
-            Some(maxmargin::Error::Io(io)) => Some(io),
-            _ => None,
-        };
-        not_binary(c.downcast_ref::<IoError>()) || not_binary(wrapped)
-    });
-    let label_line = e.chain().find_map(|c| {
-        let io = c
-            .downcast_ref::<maxmargin::io::IoError>()
-            .or_else(|| match c.downcast_ref() {
-                Some(maxmargin::Error::Io(io)) => Some(io),
-                _ => None,
-            });
-        match io {
-            Some(maxmargin::io::IoError::Parse {
-                line,
-                column: 1,
-                field: "label",
-                ..
-            }) => Some(*line),
-            _ => None,
-        }
+    let many_classes = io_errors().any(
+        |io| matches!(io, IoError::NotBinary { found, at_least, .. } if *found > 2 || *at_least),
+    );
+    let label_line = io_errors().find_map(|io| match io {
+        IoError::Parse {
+            line,
+            column: 1,
+            field: "label",
+            ..
+        } => Some(*line),
+        _ => None,
     });
     if overflowed {
         anyhow::anyhow!("{}: {e}", data.display())

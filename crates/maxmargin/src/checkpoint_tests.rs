@@ -23,15 +23,6 @@ fn full(file: &Path, why: &str) -> Error {
     .into()
 }
 
-#[derive(Default)]
-struct Heard(Vec<String>);
-
-impl Observer for Heard {
-    fn on_warning(&mut self, message: &str) {
-        self.0.push(message.to_string());
-    }
-}
-
 /// A final checkpoint that cannot be written leaves the trained model to the caller, with a warning that
 /// names the file and why; the model is the one a run without a checkpoint gives.
 #[test]
@@ -51,18 +42,21 @@ fn a_final_checkpoint_that_cannot_be_written_keeps_the_model() {
         let run = (&Single as &dyn Collective, &trainer, &mut solver, &problem);
         train_with(&FullDisk, run, init, plan, heard).unwrap().0
     };
-    let mut heard = Heard::default();
+    let mut heard = Heard::Kept(Vec::new());
     let plain = fit(&CheckpointPlan::default(), &mut heard);
-    assert!(heard.0.is_empty());
+    assert!(matches!(&heard, Heard::Kept(w) if w.is_empty()));
     let saved = fit(
         &CheckpointPlan::default().save_to(Path::new("run.ckpt")),
         &mut heard,
     );
     assert_eq!(saved.output, plain.output);
-    assert_eq!(heard.0.len(), 1, "{:?}", heard.0);
+    let Heard::Kept(warnings) = heard else {
+        unreachable!("the observer keeps what it hears")
+    };
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(
-        heard.0[0].contains("run.ckpt") && heard.0[0].contains("No space left"),
+        warnings[0].contains("run.ckpt") && warnings[0].contains("No space left"),
         "{}",
-        heard.0[0]
+        warnings[0]
     );
 }

@@ -142,7 +142,7 @@ pub(crate) fn structured_advice(
     (scale, over_ranks): (Scaling, bool),
     max_abs_value: f64,
     (task, n): (crate::Task, usize),
-    solver: crate::StructSolverKind,
+    (solver, loss): (crate::StructSolverKind, maxmargin_optim::BinaryLoss),
 ) -> String {
     use crate::StructSolverKind::{Bcfw, Oneslack, Ssg};
     let mut tips = Vec::new();
@@ -171,6 +171,9 @@ pub(crate) fn structured_advice(
     );
     if solver != best && same_model {
         tips.push(format!("--solver {}", format!("{best:?}").to_lowercase()));
+    }
+    if loss == maxmargin_optim::BinaryLoss::Logistic {
+        tips.push(NEWTON_TIP.to_string());
     }
     tips.join(", ")
 }

@@ -182,8 +182,7 @@ fn in_memory_runs_give_the_fixtures_model_bytes() {
 #[test]
 fn a_trace_does_not_change_where_a_run_stops() {
     let tmp = tempfile::tempdir().unwrap();
-    let iris = tmp.path().join("iris.svm");
-    std::fs::write(&iris, maxmargin::datasets::IRIS).unwrap();
+    let iris = data(tmp.path(), "iris");
     for solver in ["nslack", "ovr"] {
         let trace = tmp.path().join(format!("{solver}.jsonl"));
         let mut models = Vec::new();

@@ -284,15 +284,12 @@ impl StructuredSvm {
             ));
         } else if !converged {
             let solver = format!("{:?}", self.params.solver).to_lowercase();
-            let mut advice = crate::convergence::structured_advice(
+            let advice = crate::convergence::structured_advice(
                 (self.params.scale, over_ranks),
                 max_abs,
                 (self.params.task, n),
-                self.params.solver,
+                (self.params.solver, self.params.loss),
             );
-            if self.params.loss == maxmargin_optim::BinaryLoss::Logistic {
-                advice = format!("{advice}, {}", crate::convergence::NEWTON_TIP);
-            }
             warnings.push(crate::convergence::warning(
                 &crate::convergence::Stopped {
                     solver,
