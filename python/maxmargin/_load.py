@@ -97,7 +97,7 @@ def _hyperparameters(model, defaults):
     else:
         out["fit_intercept"] = p["bias"] != "none"
         out["loss"] = p["loss"]
-        if solver in ("dcd", "pegasos", "subgradient"):
+        if solver in ("dcd", "newton", "pegasos", "subgradient"):
             out["solver"] = solver
     return {key: value for key, value in out.items() if key in defaults}
 

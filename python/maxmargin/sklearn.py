@@ -248,13 +248,15 @@ class MaxMarginClassifier(_KeptModel, LinearClassifierMixin, BaseEstimator):
         classes it is the multinomial (softmax) loss.
     multi_class : {"auto", "ovr", "crammer_singer", "multinomial"}, default="auto"
         More than two classes: one binary model per class (``"ovr"``, the ``"auto"`` of the hinge and the
-        squared hinge with ``solver="dcd"``), Crammer and Singer's joint multiclass SVM (``"crammer_singer"``,
-        the ``"auto"`` of pegasos and subgradient), or the multinomial model (``"multinomial"``, the logistic
-        loss's ``"auto"``).
-    solver : {"dcd", "pegasos", "subgradient"}, default="dcd"
-        Dual coordinate descent (the default, certified and fastest), Pegasos, or the batch subgradient
-        method (two classes; with more, ``multi_class="crammer_singer"`` takes the stochastic subgradient
-        method).
+        squared hinge with ``solver="auto"`` or ``"dcd"``), Crammer and Singer's joint multiclass SVM
+        (``"crammer_singer"``, the ``"auto"`` of pegasos and subgradient), or the multinomial model
+        (``"multinomial"``, the logistic loss's ``"auto"``).
+    solver : {"auto", "dcd", "newton", "pegasos", "subgradient"}, default="auto"
+        Dual coordinate descent, Newton's method in the primal (two classes, ``"squared_hinge"`` or
+        ``"logistic"``; LIBLINEAR's primal solvers), Pegasos, or the batch subgradient method (two classes;
+        with more, ``multi_class="crammer_singer"`` takes the stochastic subgradient method). ``"auto"``
+        chooses as ``LinearSVC``'s ``dual="auto"`` does: Newton for two classes, a smooth loss and more rows
+        than features (unless ``tol`` is given), dual coordinate descent otherwise.
     tol : float, default=None
         Dual coordinate descent's stopping tolerance (LIBLINEAR's ε; ``None``: 0.1 for two classes, 0.01 for
         more).
@@ -298,7 +300,7 @@ class MaxMarginClassifier(_KeptModel, LinearClassifierMixin, BaseEstimator):
         "C": [Interval(Real, 0, None, closed="neither")],
         "loss": [StrOptions({"hinge", "squared_hinge", "logistic"})],
         "multi_class": [StrOptions({"auto", "ovr", "crammer_singer", "multinomial"})],
-        "solver": [StrOptions({"dcd", "pegasos", "subgradient"})],
+        "solver": [StrOptions({"auto", "dcd", "newton", "pegasos", "subgradient"})],
         "tol": [Interval(Real, 0, None, closed="neither"), None],
         "gap": [Interval(Real, 0, None, closed="left"), None],
         "max_iter": [Interval(Real, 0, None, closed="neither"), None],
@@ -314,7 +316,7 @@ class MaxMarginClassifier(_KeptModel, LinearClassifierMixin, BaseEstimator):
         C=1.0,
         loss="hinge",
         multi_class="auto",
-        solver="dcd",
+        solver="auto",
         tol=None,
         gap=None,
         max_iter=None,

@@ -9,7 +9,7 @@ use maxmargin::core::vector::{SharedSlice, SparseRows};
 use maxmargin::io::libsvm::LabeledData;
 use maxmargin::linear::KernelChoice;
 use maxmargin::optim::SmoParams;
-use maxmargin::optim::{Bias, BinaryLoss, DcdParams};
+use maxmargin::optim::{Bias, BinaryLoss, DcdParams, Newton};
 use maxmargin::structured_svm::{
     StructSolverKind, StructTrainingSummary, StructuredSvmParams, Task,
 };

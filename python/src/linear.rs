@@ -11,7 +11,7 @@ use crate::kernel::Trained;
 #[pyfunction]
 #[pyo3(signature = (
     x, y, sample_weight=None, *, c=1.0, loss="hinge",
-    multi_class="auto", solver="dcd", tol=None, gap=None, max_iter=None, class_weight=Vec::new(),
+    multi_class="auto", solver="auto", tol=None, gap=None, max_iter=None, class_weight=Vec::new(),
     fit_intercept=true, random_state=0, scale="none", classes=None, verbose=0
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -115,17 +115,34 @@ fn fit_binary(
     s: Settings<'_>,
     watch: &mut Watch<'_>,
 ) -> Result<(Trained, Vec<String>), maxmargin::Error> {
+    // "auto": Newton's method in the primal where it suits the shape (a smooth loss, more rows than
+    // features; scikit-learn's dual="auto"), unless dcd's tol was given.
+    let primal = LinearSvmParams::new()
+        .loss(s.loss)
+        .primal_suits(data.n_samples(), data.x.n_features());
+    let newton = || {
+        LinearSolver::Newton(Newton {
+            gap_target: s.gap.unwrap_or(Newton::default().gap_target),
+            ..Newton::default()
+        })
+    };
     let solver = match s.solver {
-        "dcd" => LinearSolver::Dcd(match s.tol {
+        "auto" if primal && s.tol.is_none() => newton(),
+        "newton" => newton(),
+        "dcd" | "auto" => LinearSolver::Dcd(match s.tol {
             Some(tol) => DcdParams::new().epsilon(tol),
             None => DcdParams::new(),
         }),
         "pegasos" => LinearSolver::from(SolverKind::Pegasos),
         "subgradient" => LinearSolver::from(SolverKind::Subgradient),
-        other => return Err(refused("solver", other, "give dcd, pegasos or subgradient")),
+        other => {
+            let why = "give auto, dcd, newton, pegasos or subgradient";
+            return Err(refused("solver", other, why));
+        }
     };
     if s.tol.is_some() && !matches!(solver, LinearSolver::Dcd(_)) {
-        let why = "is dcd's stopping tolerance; pegasos and subgradient stop on max_iter or gap";
+        let why =
+            "is dcd's stopping tolerance; newton, pegasos and subgradient stop on max_iter or gap";
         return Err(refused("tol", "set", why));
     }
     let mut p = LinearSvmParams::new()
@@ -164,7 +181,17 @@ fn fit_multiclass(
     s: Settings<'_>,
     watch: &mut Watch<'_>,
 ) -> Result<(Trained, Vec<String>), maxmargin::Error> {
-    let kind = match (s.loss, s.multi_class, s.solver) {
+    // More classes: "auto" is dcd's family; the multinomial model is trained by Newton's method anyway.
+    let solver = match (s.solver, s.loss, s.multi_class) {
+        ("auto", _, _) | ("newton", BinaryLoss::Logistic, "auto" | "multinomial") => "dcd",
+        ("newton", _, _) => {
+            let why = "trains two classes (squared_hinge or logistic), or more by the multinomial \
+                       model (loss=logistic); give auto or dcd";
+            return Err(refused("solver", "newton", why));
+        }
+        (other, _, _) => other,
+    };
+    let kind = match (s.loss, s.multi_class, solver) {
         (BinaryLoss::Logistic, "auto" | "multinomial", "dcd") => StructSolverKind::Softmax,
         (_, "ovr", "dcd") | (BinaryLoss::Hinge | BinaryLoss::SquaredHinge, "auto", "dcd") => {
             StructSolverKind::Ovr
@@ -188,7 +215,7 @@ fn fit_multiclass(
         (_, "ovr", "subgradient" | "pegasos") => {
             let why = "trains the Crammer-Singer objective with more than two classes: give \
                        multi_class=auto or crammer_singer, or solver=dcd for one-vs-rest";
-            return Err(refused("solver", s.solver, why));
+            return Err(refused("solver", solver, why));
         }
         (_, "auto" | "multinomial", solver) => {
             return Err(refused(

@@ -14,6 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import check_estimator
 
@@ -70,6 +71,42 @@ def test_binary_dcd_reaches_linear_svcs_optimum_and_certifies_it():
     assert a <= b * (1 + 1e-6)
     assert abs(a - b) <= 1e-5 * b
     assert np.mean(ours.predict(X) == theirs.predict(X)) > 0.99
+
+
+def test_newton_reaches_liblinears_primal_optimum_on_rows_beyond_features():
+    # More rows than features, dense and unscaled: solver="auto" trains the smooth losses by Newton's method
+    # in the primal (LinearSVC's dual="auto" makes the same choice), certified, at LIBLINEAR's optimum.
+    X, y = make_classification(n_samples=3000, n_features=60, n_informative=10, flip_y=0.05, random_state=3)
+    X = X * 20.0
+    for loss, theirs in [
+        ("squared_hinge", LinearSVC(C=1.0, dual=False, tol=1e-10, max_iter=100_000)),
+        ("logistic", LogisticRegression(C=1.0, tol=1e-10, max_iter=100_000)),
+    ]:
+        ours = MaxMarginClassifier(C=1.0, loss=loss, fit_intercept=False, gap=1e-9).fit(X, y)
+        assert ours.converged_, loss
+        assert ours.get_params()["solver"] == "auto"
+        theirs.set_params(fit_intercept=False).fit(X, y)
+        a = smooth_objective(ours, X, y, loss)
+        b = smooth_objective(theirs, X, y, loss)
+        assert a <= b * (1 + 1e-7), (loss, a, b)
+        assert abs(a - b) <= 1e-6 * b, (loss, a, b)
+        assert abs(ours.objective_ - a) <= 1e-9 * a, (loss, ours.objective_, a)
+        # tol is dcd's stopping rule, refused with newton.
+        with pytest.raises(ValueError, match="tol"):
+            MaxMarginClassifier(loss=loss, solver="newton", tol=0.1).fit(X, y)
+    with pytest.raises(ValueError, match="differentiable"):
+        MaxMarginClassifier(loss="hinge", solver="newton").fit(X, y)
+
+
+def smooth_objective(model, X, y, loss):
+    """½‖w‖² + C Σ ℓ (C = 1, no intercept) of a fitted linear model."""
+    w = np.ravel(model.coef_)
+    z = np.where(y == 1, 1.0, -1.0) * (X @ w)
+    if loss == "logistic":
+        data = np.sum(np.logaddexp(0.0, -z))
+    else:
+        data = np.sum(np.maximum(0.0, 1.0 - z) ** 2)
+    return 0.5 * w @ w + data
 
 
 def test_multiclass_crammer_singer_and_one_vs_rest_fit_iris():

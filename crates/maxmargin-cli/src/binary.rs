@@ -28,9 +28,10 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
         SolverArg::Dcd => SolverKind::Dcd,
         SolverArg::Pegasos => SolverKind::Pegasos,
         SolverArg::Subgradient => SolverKind::Subgradient,
+        SolverArg::Newton => SolverKind::Newton,
         other => bail!(
             "--solver {} applies to structured tasks (--task multiclass|multilabel|chain); binary takes dcd, \
-             pegasos, subgradient or smo",
+             pegasos, subgradient, smo or newton",
             other.name()
         ),
     };
@@ -44,12 +45,14 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
     ];
     let dcd_only = [
         ("--blocks", args.blocks.is_some()),
+        ("--warm-start", args.warm_start.is_some()),
+    ];
+    let smooth_losses = [
         (
             "--loss squared-hinge",
             args.loss == Some(LossArg::SquaredHinge),
         ),
         ("--loss logistic", args.loss == Some(LossArg::Logistic)),
-        ("--warm-start", args.warm_start.is_some()),
     ];
     // --max-passes has a binary counterpart; the others have none.
     refuse(
@@ -77,6 +80,24 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
     }
     if solver != SolverKind::Dcd {
         refuse(&dcd_only, &format!("applies to --solver dcd, not {solver}"))?;
+    }
+    if !matches!(solver, SolverKind::Dcd | SolverKind::Newton) {
+        refuse(
+            &smooth_losses,
+            &format!("applies to --solver dcd or newton, not {solver}"),
+        )?;
+    }
+    if solver == SolverKind::Newton {
+        if !matches!(args.loss, Some(LossArg::SquaredHinge | LossArg::Logistic)) {
+            bail!(
+                "--solver newton trains a differentiable loss: give --loss squared-hinge or --loss logistic \
+                 (the hinge is trained by dcd, the default)"
+            );
+        }
+        refuse(
+            &[("--epsilon", args.epsilon.is_some())],
+            "does not apply to --solver newton, which stops on its certified relative gap (--gap)",
+        )?;
     }
     if !matches!(solver, SolverKind::Dcd | SolverKind::Smo) {
         refuse(
@@ -106,7 +127,10 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
             "applies to kernel SVMs (--kernel), not to a linear model",
         )?;
     }
-    if matches!(solver, SolverKind::Dcd | SolverKind::Smo) {
+    if matches!(
+        solver,
+        SolverKind::Dcd | SolverKind::Smo | SolverKind::Newton
+    ) {
         refuse(
             &[("--step", args.step.is_some())],
             &format!("applies to --solver pegasos or subgradient, not {solver}"),
@@ -156,6 +180,10 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
         }),
         SolverKind::Subgradient => LinearSolver::Subgradient(SubgradientParams { step }),
         SolverKind::Smo => args.kernel.solver(args.epsilon),
+        SolverKind::Newton => LinearSolver::Newton(Newton {
+            gap_target: args.gap.unwrap_or(Newton::default().gap_target),
+            ..Newton::default()
+        }),
         other => bail!("--solver {other} is not a binary solver of this command"),
     };
     // A kernel SVM's intercept is unregularized (as LIBSVM's); a linear model's is a feature by default.
@@ -197,11 +225,37 @@ pub(crate) fn params(args: &TrainArgs) -> Result<LinearSvmParams> {
     Ok(p)
 }
 
+/// The parameters for `data` when no solver was asked for: Newton's method in the primal where it suits the
+/// problem's shape ([`LinearSvmParams::primal_suits`]), unless a flag only DCD reads was given.
+pub(crate) fn chosen_for(
+    mut p: LinearSvmParams,
+    args: &TrainArgs,
+    x: &SparseRows,
+) -> LinearSvmParams {
+    let dcd_flags = args.epsilon.is_some()
+        || args.blocks.is_some()
+        || args.warm_start.is_some()
+        || args.trace_weights;
+    if args.solver.is_none()
+        && !dcd_flags
+        && matches!(p.solver, LinearSolver::Dcd(_))
+        && p.primal_suits(x.n_rows(), x.n_features())
+    {
+        p.solver = LinearSolver::Newton(Newton {
+            gap_target: args.gap.unwrap_or(Newton::default().gap_target),
+            ..Newton::default()
+        });
+    }
+    p
+}
+
 /// Trains, saves and reports a binary model; returns whether it converged.
 pub(crate) fn train_binary(data_path: &Path, output: &Path, args: &TrainArgs) -> Result<bool> {
-    let mut svm = params(args)?.check()?;
-    svm = svm.checkpoints(args.checkpoints());
+    let p = params(args)?;
+    p.clone().check()?;
     let data = crate::load::read_labelled(data_path)?;
+    let mut svm = chosen_for(p, args, &data.x).check()?;
+    svm = svm.checkpoints(args.checkpoints());
     // A batch beyond the rows would make each step take every row, some many times (cv's folds and a rank's
     // share hold fewer rows than the file, so this is the whole file's count, checked here).
     if let Some(k) = args.batch_size.filter(|&k| k > data.n_samples()) {
@@ -347,6 +401,7 @@ fn iteration_unit(solver: &maxmargin::linear::LinearSolver, in_memory: bool) -> 
         LinearSolver::Dcd(_) if in_memory => "passes over the active rows",
         LinearSolver::Smo { .. } => "pair steps",
         LinearSolver::Pegasos(_) => "steps",
+        LinearSolver::Newton(_) => "Newton steps",
         _ => "iterations",
     }
 }

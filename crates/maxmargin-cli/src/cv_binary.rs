@@ -34,7 +34,9 @@ pub(crate) fn cv(cmd: &CvCmd) -> Result<bool> {
         return crate::cv_structured::cv(cmd, task);
     }
     let params = crate::binary::params(args)?;
+    params.clone().check()?;
     let data = crate::load::read_labelled(&cmd.data)?;
+    let params = crate::binary::chosen_for(params, args, &data.x);
     if data.n_samples() == 0 {
         return Err(maxmargin::io::IoError::Empty {
             path: data.source.clone(),

@@ -110,7 +110,7 @@ fn params(
             SolverArg::Nslack => StructSolverKind::Nslack,
             SolverArg::Ssg => StructSolverKind::Ssg,
             SolverArg::Perceptron => StructSolverKind::Perceptron,
-            SolverArg::Pegasos | SolverArg::Subgradient | SolverArg::Smo => bail!(
+            SolverArg::Pegasos | SolverArg::Subgradient | SolverArg::Smo | SolverArg::Newton => bail!(
                 "--solver {} applies to binary training; --task {name} takes bcfw, oneslack, nslack, ssg or \
                  perceptron (multiclass also dcd or ovr, and with --kernel ovo or ovr)",
                 s.name()

@@ -25,6 +25,7 @@ pub mod collective;
 mod error;
 pub(crate) mod face;
 pub(crate) mod gap_target;
+pub mod newton;
 pub mod random;
 pub mod sampler;
 pub mod step;
@@ -44,6 +45,7 @@ pub use cutting_plane::{
 };
 pub use dcd::{Dcd, DcdParams, DcdRanks};
 pub use error::OptimError;
+pub use newton::{Newton, NewtonState, Smooth};
 pub use pegasos::{Pegasos, PegasosParams};
 pub use perceptron::{Perceptron, PerceptronParams};
 pub use problem::{Bias, BinaryLoss, BinaryProblem, LinearWeights};

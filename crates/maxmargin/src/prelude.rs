@@ -8,5 +8,6 @@ pub use maxmargin_core::objective::Regularization;
 pub use maxmargin_core::vector::{SparseRows, SparseVec};
 pub use maxmargin_io::libsvm::LabeledData;
 pub use maxmargin_optim::{
-    Bias, Budget, DcdParams, PegasosParams, Sampling, StepRule, StopReason, SubgradientParams,
+    Bias, Budget, DcdParams, Newton, PegasosParams, Sampling, StepRule, StopReason,
+    SubgradientParams,
 };

@@ -20,6 +20,7 @@ mod inspect;
 mod kernel;
 mod latent;
 mod latent_chain;
+mod newton;
 mod outputs;
 mod p1;
 mod pictures;

@@ -15,8 +15,35 @@ const RUNS: &[(&str, &str, &[&str])] = &[
         "heart",
         &["--bias", "unregularized"],
     ),
-    ("heart-dcd-squared", "heart", &["--loss", "squared-hinge"]),
-    ("heart-dcd-logistic", "heart", &["--loss", "logistic"]),
+    (
+        "heart-dcd-squared",
+        "heart",
+        &["--solver", "dcd", "--loss", "squared-hinge"],
+    ),
+    (
+        "heart-dcd-logistic",
+        "heart",
+        &["--solver", "dcd", "--loss", "logistic"],
+    ),
+    // More rows than features: a smooth loss is trained by Newton unless a solver is asked for.
+    (
+        "heart-newton-squared",
+        "heart",
+        &["--loss", "squared-hinge"],
+    ),
+    ("heart-newton-logistic", "heart", &["--loss", "logistic"]),
+    (
+        "heart-newton-unregularized",
+        "heart",
+        &[
+            "--solver",
+            "newton",
+            "--loss",
+            "logistic",
+            "--bias",
+            "unregularized",
+        ],
+    ),
     ("heart-dcd-blocks", "heart", &["--blocks", "3"]),
     ("heart-dcd-gap", "heart", &["-c", "10", "--gap", "1e-4"]),
     (

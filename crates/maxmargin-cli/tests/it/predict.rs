@@ -105,8 +105,8 @@ fn issue_24_logistic_regression_gives_its_own_probabilities() {
             "--loss logistic applies to --solver dcd",
         ),
         (
-            &["--bias", "unregularized"][..],
-            "not supported with the logistic loss",
+            &["--solver", "dcd", "--bias", "unregularized"][..],
+            "not supported by dcd with the logistic loss",
         ),
         (&["--blocks", "2"][..], "one block"),
     ] {

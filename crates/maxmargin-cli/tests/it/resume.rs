@@ -257,6 +257,8 @@ fn a_checkpoint_resumes_only_with_the_problem_it_was_made_for() {
                 "unregularized",
                 "--loss",
                 "squared-hinge",
+                "--solver",
+                "dcd",
             ][..],
             "loss hinge; this run has squared-hinge",
         ),

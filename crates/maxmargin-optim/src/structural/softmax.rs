@@ -1,7 +1,6 @@
 //! Multinomial (softmax) logistic regression, `min_W λ/2‖W‖² + (1/n)Σ c_i [log Σ_k e^{⟨w_k, x_i⟩} − ⟨w_{y_i},
-//! x_i⟩]`, by Newton's method with conjugate-gradient inner solves and a backtracking line search (truncated
-//! Newton; the primal is smooth and λ-strongly convex, so each step decreases it and the last steps converge
-//! quadratically).
+//! x_i⟩]`, by truncated Newton ([`crate::newton`]; the primal is smooth and λ-strongly convex, so each step
+//! decreases it and the last steps converge quadratically).
 //!
 //! The certificate is exact. With `q_i ∈ Δ_K` the dual is `D(q) = (1/n)Σ c_i H(q_i) − λ/2‖W(q)‖²`, `H` the
 //! entropy and `W(q) = (1/(λn))Σ c_i (e_{y_i} − q_i) x_iᵀ`; taking `q_i` the model's own probabilities
@@ -12,10 +11,10 @@
 //! parallel and their contributions summed in row order, so the result does not depend on the thread count.
 
 use crate::error::{OptimError, invalid};
-use crate::trainer::{Certificate, Progress, Solver, StopReason};
+use crate::newton::Smooth;
+use crate::trainer::Certificate;
 use maxmargin_core::objective::Lambda;
 use maxmargin_core::vector::SparseVec;
-use serde::{Deserialize, Serialize};
 
 /// A softmax problem: rows (any constant feature already appended), class indices, the classes, λ and
 /// per-example weights.
@@ -227,187 +226,50 @@ impl<'a> SoftmaxProblem<'a> {
     }
 }
 
-/// Newton's method's settings.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Softmax {
-    /// Stop when the duality gap is at most this fraction of the objective.
-    pub gap_target: f64,
-    /// Conjugate-gradient steps per Newton step at most.
-    pub max_cg: usize,
-}
+/// Newton's method on a softmax problem ([`crate::newton::Newton`], whose settings these are).
+pub type Softmax = crate::newton::Newton;
 
-impl Default for Softmax {
-    fn default() -> Self {
-        Self {
-            gap_target: 1e-3,
-            max_cg: 100,
-        }
-    }
-}
+/// Newton's state on a softmax problem: the weights, class-major.
+pub type SoftmaxState = crate::newton::NewtonState;
 
-/// Newton's state: the weights and what the last step found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SoftmaxState {
-    /// The weights, class-major.
-    pub w: Vec<f64>,
-    /// Newton steps taken.
-    pub iteration: u64,
-    /// Passes over the rows so far (each gradient, Hessian product and line-search trial is one).
-    pub passes: f64,
-    converged: bool,
-    /// No step along the last Newton direction decreased the objective (rounding): the run stops.
-    #[serde(default)]
-    stalled: bool,
-}
-
-impl Softmax {
-    /// Checks the settings.
-    ///
-    /// # Errors
-    /// [`OptimError::InvalidParam`] for a gap target that is not finite and > 0.
-    pub fn check(self) -> Result<Self, OptimError> {
-        if !(self.gap_target.is_finite() && self.gap_target > 0.0) {
-            return Err(invalid("gap", self.gap_target, "must be finite and > 0"));
-        }
-        Ok(self)
-    }
-}
-
-impl Solver<SoftmaxProblem<'_>> for Softmax {
-    type State = SoftmaxState;
+impl Smooth for SoftmaxProblem<'_> {
+    type Point = Vec<f64>;
     type Output = Vec<f64>;
 
-    fn init(&mut self, p: &SoftmaxProblem<'_>) -> Result<SoftmaxState, OptimError> {
-        Ok(SoftmaxState {
-            w: vec![0.0; p.k * p.d],
-            iteration: 0,
-            passes: 0.0,
-            converged: false,
-            stalled: false,
-        })
+    fn dim(&self) -> usize {
+        self.k * self.d
     }
 
-    fn step(&mut self, p: &SoftmaxProblem<'_>, st: &mut SoftmaxState) -> Result<(), OptimError> {
-        if st.converged {
-            return Ok(());
-        }
-        let (loss, prob) = p.probabilities(&st.w);
-        let f = p.objective_from(&st.w, &loss);
-        let g = p.gradient(&st.w, &prob);
-        st.passes += 1.0;
-        let cert = p.certificate_from(&st.w, &prob, &g, f);
-        if cert.gap.is_some_and(|gap| gap <= self.gap_target * f.abs()) {
-            st.converged = true;
-            return Ok(());
-        }
-        // Conjugate gradients on H d = −g, preconditioned by H's diagonal (features of any scale), to a
-        // relative residual of min(0.5, √‖g‖) (truncated Newton).
-        let g_norm = maxmargin_core::vector::norm_sq(&g).sqrt();
-        let tol = g_norm * g_norm.sqrt().min(0.5);
-        let diag = p.hessian_diagonal(&prob);
-        st.passes += 1.0;
-        let precondition =
-            |r: &[f64]| -> Vec<f64> { r.iter().zip(&diag).map(|(r, h)| r / h).collect() };
-        let dot = |a: &[f64], b: &[f64]| -> f64 { a.iter().zip(b).map(|(a, b)| a * b).sum() };
-        let mut dir = vec![0.0; g.len()];
-        let mut r: Vec<f64> = g.iter().map(|v| -v).collect();
-        let mut z = precondition(&r);
-        let mut s = z.clone();
-        let mut rz = dot(&r, &z);
-        for _ in 0..self.max_cg {
-            if maxmargin_core::vector::norm_sq(&r).sqrt() <= tol {
-                break;
-            }
-            let hs = p.hessian_times(&prob, &s);
-            st.passes += 1.0;
-            let shs = dot(&s, &hs);
-            if shs <= 0.0 {
-                break;
-            }
-            let alpha = rz / shs;
-            dir.iter_mut().zip(&s).for_each(|(d, v)| *d += alpha * v);
-            r.iter_mut().zip(&hs).for_each(|(v, h)| *v -= alpha * h);
-            z = precondition(&r);
-            let rz_new = dot(&r, &z);
-            let beta = rz_new / rz;
-            rz = rz_new;
-            s.iter_mut().zip(&z).for_each(|(v, z)| *v = z + beta * *v);
-        }
-        if dir.iter().all(|v| *v == 0.0) {
-            dir = precondition(&g.iter().map(|v| -v).collect::<Vec<_>>());
-        }
-        // Backtracking (Armijo) along the Newton direction.
-        let slope: f64 = g.iter().zip(&dir).map(|(a, b)| a * b).sum();
-        let mut t = 1.0;
-        let mut moved = false;
-        for _ in 0..40 {
-            let trial: Vec<f64> = st.w.iter().zip(&dir).map(|(w, d)| w + t * d).collect();
-            let ft = p.objective(&trial);
-            st.passes += 1.0;
-            if ft <= f + 1e-4 * t * slope {
-                st.w = trial;
-                moved = true;
-                break;
-            }
-            t *= 0.5;
-        }
-        st.stalled = !moved;
-        st.iteration += 1;
-        Ok(())
+    fn evaluate(&self, w: &[f64]) -> (f64, Vec<f64>) {
+        let (loss, prob) = self.probabilities(w);
+        (self.objective_from(w, &loss), prob)
     }
 
-    fn progress(&self, p: &SoftmaxProblem<'_>, st: &SoftmaxState) -> Progress {
-        let _ = p;
-        Progress {
-            iteration: st.iteration,
-            epoch: st.passes,
-        }
+    fn gradient(&self, w: &[f64], p: &Vec<f64>) -> Vec<f64> {
+        SoftmaxProblem::gradient(self, w, p)
     }
 
-    fn output(&self, _p: &SoftmaxProblem<'_>, st: &SoftmaxState) -> Vec<f64> {
-        st.w.clone()
+    fn hessian_times(&self, p: &Vec<f64>, v: &[f64]) -> Vec<f64> {
+        SoftmaxProblem::hessian_times(self, p, v)
     }
 
-    fn objective(&self, p: &SoftmaxProblem<'_>, st: &SoftmaxState) -> Result<f64, OptimError> {
-        Ok(p.objective(&st.w))
+    fn hessian_diagonal(&self, p: &Vec<f64>) -> Vec<f64> {
+        SoftmaxProblem::hessian_diagonal(self, p)
     }
 
-    fn certificate(
-        &self,
-        p: &SoftmaxProblem<'_>,
-        st: &SoftmaxState,
-        objective: f64,
-    ) -> Result<Certificate, OptimError> {
-        let (_, prob) = p.probabilities(&st.w);
-        let g = p.gradient(&st.w, &prob);
-        Ok(p.certificate_from(&st.w, &prob, &g, objective))
+    fn certificate(&self, w: &[f64], p: &Vec<f64>, g: &[f64], objective: f64) -> Certificate {
+        self.certificate_from(w, p, g, objective)
     }
 
-    fn check_state(&self, p: &SoftmaxProblem<'_>, st: &SoftmaxState) -> Result<(), OptimError> {
-        if st.w.len() != p.k * p.d || !st.w.iter().all(|v| v.is_finite()) {
-            return Err(invalid(
-                "state",
-                st.w.len(),
-                "weights do not fit the problem",
-            ));
-        }
-        Ok(())
-    }
-
-    fn stop(&self, st: &SoftmaxState) -> Option<StopReason> {
-        if st.converged {
-            Some(StopReason::Converged)
-        } else {
-            // The objective can no longer decrease in floating point: the certificate says how far it is.
-            st.stalled.then_some(StopReason::Tolerance)
-        }
+    fn output(&self, w: &[f64]) -> Vec<f64> {
+        w.to_vec()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trainer::{Budget, Trainer};
+    use crate::trainer::{Budget, StopReason, Trainer};
 
     fn rows() -> (Vec<SparseVec>, Vec<u32>) {
         let pts = [

@@ -157,7 +157,7 @@ impl LinearSvm {
                     "a smaller --epsilon, or more rounds (--epochs)",
                 )
             }
-            LinearSolver::Subgradient(_) | LinearSolver::Smo { .. } => {
+            LinearSolver::Subgradient(_) | LinearSolver::Smo { .. } | LinearSolver::Newton(_) => {
                 return Err(refuse(
                     "solver",
                     p.solver.to_string(),

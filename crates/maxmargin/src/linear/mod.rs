@@ -14,6 +14,7 @@ use maxmargin_core::vector::{SparseRow, SparseRows, norm_sq};
 use maxmargin_io::IoError;
 use maxmargin_io::libsvm::{BinaryLabels, LabeledData};
 use maxmargin_io::model_file;
+use maxmargin_optim::newton::Newton;
 use maxmargin_optim::{
     Bias, BinaryLoss, BinaryProblem, Budget, DcdParams, LinearWeights, Observer, OptimError,
     PegasosParams, Sampling, SmoParams, Solver, StepRule, StopReason, SubgradientParams,
@@ -426,6 +427,15 @@ impl LinearSvm {
                 fit
             }
             LinearSolver::Smo { .. } => unreachable!("trained above"),
+            LinearSolver::Newton(n) => {
+                let primal = maxmargin_optim::binary::primal::Primal::new(problem)?;
+                let mut s = n.check()?;
+                let init = |s: &mut Newton| Ok(s.init(&primal)?);
+                let (fit, _) = crate::checkpoint::train(
+                    &trainer, &mut s, &primal, init, tag, &self.plan, observer,
+                )?;
+                fit
+            }
             LinearSolver::Dcd(d) => {
                 let target = self.params.budget.gap_tolerance;
                 let target = target.unwrap_or(crate::convergence::DEFAULT_GAP);

@@ -17,6 +17,9 @@ pub enum SolverKind {
     Dcd,
     /// A kernel SVM by SMO (LIBSVM's `-s 0`): the decision is a sum over support vectors.
     Smo,
+    /// Truncated Newton in the primal, for the squared hinge and logistic losses (LIBLINEAR's `-s 2` and
+    /// `-s 0`): on rows ≫ features it takes tens of passes where DCD takes hundreds.
+    Newton,
 }
 
 impl std::fmt::Display for SolverKind {
@@ -26,6 +29,7 @@ impl std::fmt::Display for SolverKind {
             Self::Subgradient => "subgradient",
             Self::Dcd => "dcd",
             Self::Smo => "smo",
+            Self::Newton => "newton",
         })
     }
 }
@@ -38,10 +42,11 @@ impl std::str::FromStr for SolverKind {
             "subgradient" => Ok(Self::Subgradient),
             "dcd" => Ok(Self::Dcd),
             "smo" => Ok(Self::Smo),
+            "newton" => Ok(Self::Newton),
             _ => Err(OptimError::InvalidParam {
                 name: "solver",
                 value: s.into(),
-                reason: "must be pegasos, subgradient, dcd or smo",
+                reason: "must be pegasos, subgradient, dcd, smo or newton",
             }),
         }
     }
@@ -64,6 +69,9 @@ pub enum LinearSolver {
         /// The kernel.
         kernel: KernelChoice,
     },
+    /// Truncated Newton in the primal (the squared hinge and logistic losses), stopping on its certified
+    /// relative gap.
+    Newton(Newton),
 }
 
 impl LinearSolver {
@@ -74,6 +82,7 @@ impl LinearSolver {
             Self::Pegasos(_) => SolverKind::Pegasos,
             Self::Subgradient(_) => SolverKind::Subgradient,
             Self::Smo { .. } => SolverKind::Smo,
+            Self::Newton(_) => SolverKind::Newton,
         }
     }
 
@@ -88,7 +97,7 @@ impl LinearSolver {
         let own = match self {
             Self::Dcd(d) => &mut d.seed,
             Self::Pegasos(p) => &mut p.seed,
-            Self::Subgradient(_) | Self::Smo { .. } => return Ok(()),
+            Self::Subgradient(_) | Self::Smo { .. } | Self::Newton(_) => return Ok(()),
         };
         if *own != 0 && *own != seed {
             return Err(OptimError::InvalidParam {
@@ -132,6 +141,12 @@ impl From<KernelChoice> for LinearSolver {
     }
 }
 
+impl From<Newton> for LinearSolver {
+    fn from(p: Newton) -> Self {
+        Self::Newton(p)
+    }
+}
+
 impl From<SubgradientParams> for LinearSolver {
     fn from(p: SubgradientParams) -> Self {
         Self::Subgradient(p)
@@ -149,6 +164,7 @@ impl From<SolverKind> for LinearSolver {
                 smo: SmoParams::default(),
                 kernel: KernelChoice::default(),
             },
+            SolverKind::Newton => Self::Newton(Newton::default()),
         }
     }
 }
@@ -338,7 +354,7 @@ impl LinearSvmParams {
                 LinearSolver::Subgradient(_) => {
                     b.max_iterations = Some(Self::DEFAULT_SUBGRADIENT_ITERATIONS)
                 }
-                LinearSolver::Dcd(_) | LinearSolver::Smo { .. } => {
+                LinearSolver::Dcd(_) | LinearSolver::Smo { .. } | LinearSolver::Newton(_) => {
                     b.max_epochs = Some(Self::DEFAULT_DCD_EPOCHS)
                 }
             }
@@ -363,6 +379,18 @@ impl LinearSvmParams {
             }
             LinearSolver::Subgradient(p) => {
                 p.check()?;
+            }
+            LinearSolver::Newton(p) => {
+                p.check()?;
+                if self.loss == BinaryLoss::Hinge {
+                    return Err(OptimError::InvalidParam {
+                        name: "loss",
+                        value: "hinge".into(),
+                        reason: "cannot apply to newton, which needs a differentiable loss: give \
+                                 squared-hinge or logistic, or train the hinge by dcd",
+                    }
+                    .into());
+                }
             }
             LinearSolver::Smo { smo, kernel } => {
                 smo.check()?;
@@ -422,6 +450,20 @@ impl LinearSvmParams {
             params: self,
             plan: crate::checkpoint::CheckpointPlan::default(),
         })
+    }
+
+    /// Whether Newton's method in the primal ([`SolverKind::Newton`]) is the solver to choose when none was
+    /// asked for, on `n_rows` rows of `n_features` columns: the loss is smooth (the squared hinge or the
+    /// logistic loss) and the rows outnumber the features the model weighs (the approximated kernel's
+    /// components, if any). DCD's passes grow with the condition of the rows' `n × n` Gram matrix and
+    /// Newton's with the `d × d` Hessian's: on 8000 dense rows of 1000 features DCD ends its 1000 passes
+    /// uncertified where Newton certifies in 10 steps (scikit-learn's `dual="auto"` makes the same choice).
+    pub fn primal_suits(&self, n_rows: usize, n_features: usize) -> bool {
+        let d = self
+            .approx
+            .as_ref()
+            .map_or(n_features, |a| a.dimension(n_rows));
+        self.loss != BinaryLoss::Hinge && n_rows > d
     }
 
     /// Whether the evaluations of a run are made only for a watcher (a trace, step details): an unwatched

@@ -86,6 +86,8 @@ impl From<LinearSvmParams> for ParamsRecord {
             LinearSolver::Pegasos(g) => (g, stored_step(g.step), dcd.epsilon, dcd.blocks),
             LinearSolver::Subgradient(s) => (pegasos, stored_step(s.step), dcd.epsilon, dcd.blocks),
             LinearSolver::Smo { smo, .. } => (pegasos, None, smo.epsilon, dcd.blocks),
+            // Newton's relative gap target is its epsilon (its conjugate-gradient cap is not a flag).
+            LinearSolver::Newton(n) => (pegasos, None, n.gap_target, dcd.blocks),
         };
         let (kernel, cache_mb) = match p.solver {
             LinearSolver::Smo { smo, kernel } => (Some(kernel), smo.cache_mb),
@@ -155,6 +157,10 @@ impl From<ParamsRecord> for LinearSvmParams {
                 },
                 kernel: r.kernel.unwrap_or_default(),
             },
+            SolverKind::Newton => LinearSolver::Newton(Newton {
+                gap_target: r.epsilon,
+                ..Newton::default()
+            }),
         };
         let mut budget = Budget::default();
         budget.max_iterations = r.iterations;

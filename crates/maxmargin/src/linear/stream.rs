@@ -69,6 +69,11 @@ impl LinearSvm {
                 "cannot be streamed: a kernel SVM reads every row's kernel values at every step";
             return Err(refuse("solver", "smo", why));
         }
+        if let LinearSolver::Newton(_) = p.solver {
+            let why = "cannot be streamed yet: its conjugate gradients read every row at every step; \
+                       dcd (the default) streams";
+            return Err(refuse("solver", "newton", why));
+        }
         if let Some(a) = &p.approx {
             let why =
                 "is not streamed yet: its map is fitted on rows in memory; train without --stream";
@@ -188,7 +193,7 @@ impl LinearSvm {
                     )
                     .map(|f| f.0)
                 }
-                LinearSolver::Smo { .. } => unreachable!("refused above"),
+                LinearSolver::Smo { .. } | LinearSolver::Newton(_) => unreachable!("refused above"),
             }
         }
         .map_err(|e| match (e, source.failed.take()) {

@@ -178,8 +178,8 @@ impl Dcd {
             return Err(invalid(
                 "bias",
                 "unregularized",
-                "is not supported with the logistic loss; use feature (a regularized constant feature, \
-                     as LIBLINEAR's -B 1) or none",
+                "is not supported by dcd with the logistic loss; use feature (a regularized constant \
+                 feature, as LIBLINEAR's -B 1) or none, or train by newton",
             ));
         }
         if self.params.blocks > 1 {
