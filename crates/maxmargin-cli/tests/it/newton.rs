@@ -157,3 +157,40 @@ fn a_newton_run_stopped_by_its_budget_resumes_to_the_uninterrupted_bits() {
         std::fs::read(&resumed).unwrap()
     );
 }
+
+/// Rows enough for Newton's sums to be cut into chunks summed in parallel: the same bytes on one thread as
+/// on two.
+#[test]
+fn newton_models_do_not_depend_on_the_thread_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut next = maxmargin::testing::Lcg::new(7);
+    let mut text = String::new();
+    for _ in 0..6000 {
+        let x: Vec<f64> = (0..6).map(|_| 4.0 * next.unit() - 2.0).collect();
+        let y = if x[0] - x[1] + 0.5 * x[2] + next.unit() - 0.5 > 0.0 {
+            1
+        } else {
+            -1
+        };
+        text.push_str(&y.to_string());
+        for (j, v) in x.iter().enumerate() {
+            text.push_str(&format!(" {}:{v:.3}", j + 1));
+        }
+        text.push('\n');
+    }
+    let data = tmp.path().join("rows.svm");
+    std::fs::write(&data, text).unwrap();
+    for loss in ["squared-hinge", "logistic"] {
+        let mut bytes = Vec::new();
+        for threads in ["1", "2"] {
+            let model = tmp.path().join(format!("{loss}-{threads}.model"));
+            let args = ["train", s(&data), "--loss", loss, "--threads", threads];
+            ok(&[&args[..], &["-o", s(&model), "-q"]].concat());
+            bytes.push(std::fs::read(&model).unwrap());
+        }
+        assert_eq!(bytes[0], bytes[1], "{loss}");
+        let model = tmp.path().join(format!("{loss}-1.model"));
+        let m = maxmargin::linear::LinearModel::load(&model).unwrap();
+        assert!(m.training.converged, "{loss}");
+    }
+}

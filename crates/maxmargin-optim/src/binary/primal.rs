@@ -17,6 +17,11 @@ use maxmargin_core::hinge::sigmoid;
 use maxmargin_core::vector::norm_sq;
 use rayon::prelude::*;
 
+/// Rows per chunk of [`Primal::add_rows`] at least, chunks at most, and the floats all chunks may hold.
+const ROWS_PER_CHUNK: usize = 2048;
+const MAX_CHUNKS: usize = 8;
+const CHUNK_FLOATS: usize = 1 << 22;
+
 /// A binary problem with a differentiable loss, as [`crate::newton::Newton`] minimizes it.
 #[derive(Debug, Clone, Copy)]
 pub struct Primal<'a> {
@@ -63,16 +68,43 @@ impl<'a> Primal<'a> {
         out
     }
 
-    /// `Σ_i coef_i x̃_i` added to `out`, rows in order (`x̃_i` with its constant 1 when `b` is a variable).
+    /// `Σ_i coef_i x̃_i` added to `out` (`x̃_i` with its constant 1 when `b` is a variable). The rows are cut
+    /// into chunks by their count and the width alone (never by the threads): each chunk is summed into its
+    /// own vector, in parallel, and the chunks are added in order, so the bits do not depend on the thread
+    /// count. Narrow problems of many rows gain most; wide ones keep one chunk (a vector per chunk).
     fn add_rows(&self, coef: &[f64], out: &mut [f64]) {
-        let d = self.d;
-        for (i, &a) in coef.iter().enumerate() {
-            if a != 0.0 {
-                self.problem.x().row(i).axpy(a, &mut out[..d]);
-                if self.bias {
-                    out[d] += a;
+        let (n, width) = (coef.len(), out.len());
+        let chunks = (n / ROWS_PER_CHUNK)
+            .min(MAX_CHUNKS)
+            .min(CHUNK_FLOATS / width.max(1))
+            .max(1);
+        let size = n.div_ceil(chunks);
+        let sum_into = |range: std::ops::Range<usize>, into: &mut [f64]| {
+            let d = self.d;
+            for i in range {
+                let a = coef[i];
+                if a != 0.0 {
+                    self.problem.x().row(i).axpy(a, &mut into[..d]);
+                    if self.bias {
+                        into[d] += a;
+                    }
                 }
             }
+        };
+        if chunks == 1 {
+            sum_into(0..n, out);
+            return;
+        }
+        let parts: Vec<Vec<f64>> = (0..chunks)
+            .into_par_iter()
+            .map(|c| {
+                let mut part = vec![0.0; width];
+                sum_into(c * size..((c + 1) * size).min(n), &mut part);
+                part
+            })
+            .collect();
+        for part in parts {
+            out.iter_mut().zip(&part).for_each(|(o, p)| *o += p);
         }
     }
 
@@ -293,8 +325,9 @@ mod tests {
                 let gap = fit.trace.last().and_then(|r| r.gap).unwrap();
                 assert!((-1e-12..1e-10).contains(&gap), "{loss:?} {bias:?}: {gap}");
                 let a = p.objective(&fit.output);
-                // DCD's reference where it solves the problem (its unregularized bias takes the hinge).
-                if bias != Bias::Unregularized {
+                // DCD's reference where it solves the problem (not the logistic loss with an
+                // unregularized bias).
+                if !(bias == Bias::Unregularized && loss == BinaryLoss::Logistic) {
                     let mut dcd = crate::dcd::DcdParams::new().epsilon(1e-9).check().unwrap();
                     let reference = Trainer::new(Budget::epochs(100_000.0))
                         .unwrap()

@@ -153,8 +153,17 @@ impl Dcd {
     /// on a jump of `s`, balances the duals and hands over to the pair steps, and returns `false`.
     pub(super) fn settle_bias(&self, problem: &BinaryProblem<'_>, st: &mut DcdState) -> bool {
         let s: f64 = st.alpha.iter().zip(problem.y()).map(|(a, y)| a * y).sum();
+        // The squared hinge's box is unbounded: its duals' scale is C (times the largest example weight).
         let box_max = st.upper.iter().copied().fold(0.0, f64::max);
-        if s.abs() <= self.epsilon(st) * box_max {
+        let scale = if box_max.is_finite() {
+            box_max
+        } else {
+            let most = (0..problem.n_samples())
+                .map(|i| problem.weight(i))
+                .fold(0.0, f64::max);
+            Self::c(problem) * most
+        };
+        if s.abs() <= self.epsilon(st) * scale {
             return true;
         }
         if s > 0.0 {
