@@ -97,7 +97,8 @@ def _hyperparameters(model, defaults):
     else:
         out["fit_intercept"] = p["bias"] != "none"
         out["loss"] = p["loss"]
+        # Newton is what solver="auto" chooses for two classes of a smooth loss on more rows than columns.
         if solver in ("dcd", "newton", "pegasos", "subgradient"):
-            out["solver"] = solver
+            out["solver"] = "auto" if solver == "newton" else solver
     return {key: value for key, value in out.items() if key in defaults}
 

@@ -57,6 +57,7 @@ _FLAGS = [
     (" (--tolerance)", ""),
     ("--max-passes", "max_iter"),
     ("--solver dcd", "solver='dcd'"),
+    ("--solver newton", "solver='newton'"),
     ("more passes (--epochs, --iterations)", "a larger max_iter"),
     ("more passes (--epochs)", "a larger max_iter"),
     ("--epochs", "max_iter"),

@@ -232,10 +232,7 @@ pub(crate) fn chosen_for(
     args: &TrainArgs,
     x: &SparseRows,
 ) -> LinearSvmParams {
-    let dcd_flags = args.epsilon.is_some()
-        || args.blocks.is_some()
-        || args.warm_start.is_some()
-        || args.trace_weights;
+    let dcd_flags = args.epsilon.is_some() || args.blocks.is_some() || args.warm_start.is_some();
     if args.solver.is_none()
         && !dcd_flags
         && matches!(p.solver, LinearSolver::Dcd(_))

@@ -48,12 +48,18 @@ pub trait Smooth {
 
     /// The output of the variables `w`.
     fn output(&self, w: &[f64]) -> Self::Output;
+
+    /// The weights after a step, for a trace followed step by step. The default reports nothing.
+    fn detail(&self, _w: &[f64]) -> Option<crate::trainer::StepDetail> {
+        None
+    }
 }
 
 /// Newton's method's settings.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Newton {
-    /// Stop when the duality gap is at most this fraction of the objective.
+    /// Stop when the duality gap is at most this fraction of the objective (0: run until no step lowers the
+    /// objective, or the budget ends).
     pub gap_target: f64,
     /// Conjugate-gradient steps per Newton step at most.
     pub max_cg: usize,
@@ -72,11 +78,11 @@ impl Newton {
     /// Checks the settings.
     ///
     /// # Errors
-    /// [`OptimError::InvalidParam`] for a gap target that is not finite and > 0, or no conjugate-gradient
+    /// [`OptimError::InvalidParam`] for a gap target that is not finite and >= 0, or no conjugate-gradient
     /// step.
     pub fn check(self) -> Result<Self, OptimError> {
-        if !(self.gap_target.is_finite() && self.gap_target > 0.0) {
-            return Err(invalid("gap", self.gap_target, "must be finite and > 0"));
+        if !(self.gap_target.is_finite() && self.gap_target >= 0.0) {
+            return Err(invalid("gap", self.gap_target, "must be finite and >= 0"));
         }
         if self.max_cg == 0 {
             return Err(invalid("max_cg", self.max_cg, "must be at least 1"));
@@ -174,8 +180,9 @@ impl<P: Smooth> Solver<P> for Newton {
             let ft = p.value(&trial);
             st.passes += 1.0;
             if ft <= f + 1e-4 * t * slope {
+                // A step that changes no variable (rounding) is no move: the run stops.
+                moved = trial != st.w;
                 st.w = trial;
-                moved = true;
                 break;
             }
             t *= 0.5;
@@ -220,6 +227,10 @@ impl<P: Smooth> Solver<P> for Newton {
             ));
         }
         Ok(())
+    }
+
+    fn detail(&self, p: &P, st: &NewtonState) -> Option<crate::trainer::StepDetail> {
+        p.detail(&st.w)
     }
 
     fn stop(&self, st: &NewtonState) -> Option<StopReason> {

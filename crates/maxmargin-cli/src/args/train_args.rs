@@ -37,8 +37,8 @@ pub(crate) struct TrainArgs {
     pub(crate) kernel: KernelFlags,
     #[command(flatten)]
     pub(crate) structural: StructFlags,
-    /// Stop once the duality gap is at most this fraction of the objective (dcd, and structured solvers with
-    /// a gap), checked every --eval-every passes.
+    /// Stop once the duality gap is at most this fraction of the objective (dcd, newton, and structured
+    /// solvers with a gap), checked every --eval-every passes (newton: every step).
     #[arg(long, help_heading = COMMON, value_parser = values::parse_gap)]
     pub(crate) gap: Option<f64>,
     /// Write the run's whole state here at the end (and every --checkpoint-every seconds), atomically, to
@@ -125,7 +125,8 @@ pub(crate) struct TrainArgs {
     #[arg(short = 'w', long = "weight", value_parser = values::parse_class_weight, allow_hyphen_values = true, help_heading = COMMON)]
     pub(crate) class_weights: Vec<ClassWeight>,
     /// hinge (default), squared-hinge, or logistic (logistic regression: its scores are log-odds and
-    /// predict --probability gives its own probabilities), the last two with --solver dcd; softmax for
+    /// predict --probability gives its own probabilities), the last two with --solver dcd or newton (newton
+    /// by default when the rows outnumber the features); softmax for
     /// --task multiclass (multinomial logistic regression, by Newton's method).
     #[arg(long, value_enum, help_heading = BINARY)]
     pub(crate) loss: Option<LossArg>,

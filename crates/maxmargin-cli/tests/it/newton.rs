@@ -156,6 +156,39 @@ fn a_newton_run_stopped_by_its_budget_resumes_to_the_uninterrupted_bits() {
         std::fs::read(&straight).unwrap(),
         std::fs::read(&resumed).unwrap()
     );
+    // A checkpoint of the other solver names the flag that resumes it.
+    let dcd = ["--solver", "dcd", "--checkpoint", s(&ck), "-o", s(&resumed)];
+    std::fs::remove_file(&ck).unwrap();
+    ok(&[&run[..], &dcd].concat());
+    let err = fails(
+        &[&run[..], &["--resume", s(&ck), "-o", s(&resumed)]].concat(),
+        1,
+    );
+    assert!(err.contains("resume it with --solver dcd"), "{err}");
+}
+
+/// Watching a run does not change its model: --trace-weights follows Newton's steps.
+#[test]
+fn trace_weights_follow_newtons_steps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = heart(tmp.path());
+    let (plain, traced, trace) = (
+        tmp.path().join("a.model"),
+        tmp.path().join("b.model"),
+        tmp.path().join("t.jsonl"),
+    );
+    let run = ["train", s(&data), "--loss", "logistic", "-q"];
+    ok(&[&run[..], &["-o", s(&plain)]].concat());
+    let watch = ["--trace-weights", "--trace", s(&trace), "-o", s(&traced)];
+    ok(&[&run[..], &watch].concat());
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["step"]["weights"].as_array().unwrap().len(), 13);
+    let (a, b) = (
+        maxmargin::linear::LinearModel::load(&plain).unwrap(),
+        maxmargin::linear::LinearModel::load(&traced).unwrap(),
+    );
+    assert_eq!((a.w, a.b), (b.w, b.b));
 }
 
 /// Rows enough for Newton's sums to be cut into chunks summed in parallel: the same bytes on one thread as

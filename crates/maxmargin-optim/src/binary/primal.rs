@@ -44,6 +44,22 @@ impl<'a> Primal<'a> {
                 "needs a differentiable loss (squared-hinge or logistic); the hinge is trained by dcd",
             ));
         }
+        if problem.bias() == Bias::Unregularized {
+            let weight_of = |class: f64| -> f64 {
+                (0..problem.n_samples())
+                    .filter(|&i| problem.y()[i] == class)
+                    .map(|i| problem.weight(i))
+                    .sum()
+            };
+            if weight_of(1.0) == 0.0 || weight_of(-1.0) == 0.0 {
+                return Err(invalid(
+                    "bias",
+                    "unregularized",
+                    "has no optimum when one class weighs nothing (the intercept runs off): give both \
+                     classes weight, or bias feature or none",
+                ));
+            }
+        }
         Ok(Self {
             problem,
             d: problem.n_features(),
@@ -277,6 +293,14 @@ impl Smooth for Primal<'_> {
 
     fn output(&self, v: &[f64]) -> LinearWeights {
         self.weights(v)
+    }
+
+    fn detail(&self, v: &[f64]) -> Option<crate::trainer::StepDetail> {
+        Some(super::problem::detail(
+            &self.problem,
+            self.weights(v),
+            Vec::new(),
+        ))
     }
 }
 

@@ -429,7 +429,13 @@ impl LinearSvm {
             LinearSolver::Smo { .. } => unreachable!("trained above"),
             LinearSolver::Newton(n) => {
                 let primal = maxmargin_optim::binary::primal::Primal::new(problem)?;
-                let mut s = n.check()?;
+                // The run's gap, when asked, is Newton's target (its own stop, checked every step).
+                let target = self.params.budget.gap_tolerance.unwrap_or(n.gap_target);
+                let mut s = Newton {
+                    gap_target: target,
+                    ..n
+                }
+                .check()?;
                 let init = |s: &mut Newton| Ok(s.init(&primal)?);
                 let (fit, _) = crate::checkpoint::train(
                     &trainer, &mut s, &primal, init, tag, &self.plan, observer,
