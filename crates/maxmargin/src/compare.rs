@@ -419,8 +419,16 @@ fn one_family(
     };
     let started = Instant::now();
     let mut best: Option<(f64, Option<f64>, f64)> = None;
+    // Logistic regression on more rows than features is trained as `train` trains it by default: by Newton's
+    // method in the primal, which badly conditioned rows do not slow.
+    let shaped = |mut p: LinearSvmParams| {
+        if family == Family::Logistic && p.primal_suits(train.n_samples(), train.x.n_features()) {
+            p.solver = LinearSolver::Newton(maxmargin_optim::Newton::default());
+        }
+        p
+    };
     for &gamma in &gammas {
-        let p = family.params(base, 1.0, gamma, params.components);
+        let p = shaped(family.params(base, 1.0, gamma, params.components));
         let path = regularization_path(&p, train, &params.cs, params.folds, params.seed)?;
         if let Some((c, auc)) = best_c(&path, Metric::RocAuc)
             && best.is_none_or(|(_, _, b)| auc > b)
@@ -431,8 +439,7 @@ fn one_family(
     let select_seconds = started.elapsed().as_secs_f64();
     let (c, gamma, cv_roc_auc) = best.unwrap_or((params.cs[0], gammas[0], f64::NAN));
     let started = Instant::now();
-    let model = family
-        .params(base, c, gamma, params.components)
+    let model = shaped(family.params(base, c, gamma, params.components))
         .check()?
         .fit(train)?;
     let fit_seconds = started.elapsed().as_secs_f64();
