@@ -272,12 +272,9 @@ impl Smooth for Primal<'_> {
                 .enumerate()
                 .map(|(i, a)| self.problem.weight(i) * a * y[i] / (lambda * n))
                 .collect();
-            let mut w = vec![0.0; self.d];
-            for (i, &a) in coef.iter().enumerate() {
-                if a != 0.0 {
-                    self.problem.x().row(i).axpy(a, &mut w);
-                }
-            }
+            let mut w = vec![0.0; self.dim()];
+            self.add_rows(&coef, &mut w);
+            w.truncate(self.d);
             w
         } else {
             v.iter().zip(g).map(|(a, b)| a - b / lambda).collect()
